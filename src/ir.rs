@@ -252,6 +252,43 @@ impl Function {
     pub fn block_count(&self) -> usize {
         self.blocks.len()
     }
+
+    /// Calls `f` on every value the function mentions, defined or read:
+    /// parameters, then for each block in order its phi destinations and
+    /// arguments, its instructions' destinations and arguments, and its
+    /// terminator's argument. Values may repeat.
+    pub fn for_each_value_mention(&self, mut f: impl FnMut(Value)) {
+        for &p in &self.params {
+            f(p);
+        }
+        for data in self.blocks.values() {
+            for phi in &data.phis {
+                f(phi.dest);
+                phi.args.iter().for_each(|&a| f(a));
+            }
+            for inst in &data.insts {
+                if let Some(d) = inst.dest {
+                    f(d);
+                }
+                inst.op.for_each_arg(&mut f);
+            }
+            if let Some(a) = data.term.arg() {
+                f(a);
+            }
+        }
+    }
+
+    /// Sets `value_count` to one more than the largest value number the
+    /// function mentions, or to 0 when it mentions none. This is the
+    /// `value_count` the text-form parser computes, so it makes a function
+    /// comparable with the result of printing and parsing it again. A mention
+    /// of `Value(u32::MAX)`, which no `value_count` can cover, saturates to
+    /// `u32::MAX`.
+    pub fn trim_value_count(&mut self) {
+        let mut count = 0u32;
+        self.for_each_value_mention(|v| count = count.max(v.0.saturating_add(1)));
+        self.value_count = count;
+    }
 }
 
 /// A whole program in SSA form: one function per source function.

@@ -1,1 +1,286 @@
-fn main() {}
+//! The `ssaref` command line. See README.md, "Command line".
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use ssaref::braun::BraunOptions;
+use ssaref::outcome::{End, Outcome};
+use ssaref::pipeline::{self, Config, Verdict};
+use ssaref::{ast, ir_text, lexer, parser};
+use std::process::ExitCode;
+
+// The oracle is compiled into the binary from its own source: the package
+// `ssaref-interp` depends on `ssaref`, so `ssaref` cannot depend on it (see
+// ARCHITECTURE.md). The code is the same; only the build unit differs.
+#[path = "../interp/src/lib.rs"]
+#[allow(dead_code)]
+mod interp;
+
+/// Exit code for a program that did not finish within its fuel.
+const EXIT_OUT_OF_FUEL: u8 = 4;
+/// Exit code for bad input (syntax errors, bad arguments).
+const EXIT_BAD_INPUT: u8 = 1;
+/// Exit code for an internal error of ssaref (a checker or a stage failed).
+const EXIT_INTERNAL: u8 = 3;
+
+#[derive(Parser, Debug)]
+#[command(name = "ssaref", version, about = "Verified reference implementation of SSA back-end algorithms")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Runs a program: prints each `out` value, then `return V` or `trap divide-error`.
+    Run(RunArgs),
+    /// Prints a stage of the pipeline: the canonical source, or the SSA IR.
+    Emit(EmitArgs),
+    /// Runs every stage and every checker on a program and compares outcomes.
+    Check(CheckArgs),
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum Stage {
+    /// Interpret the AST.
+    Source,
+    /// Interpret Braun et al.'s SSA (the furthest stage today).
+    Ssa,
+    /// Interpret the reference SSA of Cytron et al.
+    Cytron,
+}
+
+#[derive(Args, Debug)]
+struct ConstructionArgs {
+    /// Use the marker algorithm of Braun et al. §3.3.
+    #[arg(long)]
+    marker: bool,
+    /// Skip Algorithm 5 (redundant phi SCC removal).
+    #[arg(long)]
+    no_scc: bool,
+    /// Skip the witness cache of §3.1.
+    #[arg(long)]
+    no_witness: bool,
+    /// No constant folding.
+    #[arg(long)]
+    no_fold: bool,
+    /// No arithmetic simplification.
+    #[arg(long)]
+    no_simplify: bool,
+    /// No common subexpression elimination.
+    #[arg(long)]
+    no_cse: bool,
+    /// No copy propagation.
+    #[arg(long)]
+    no_copy_prop: bool,
+    /// No on-the-fly optimization at all (same as the four --no-* above).
+    #[arg(long)]
+    no_opt: bool,
+    /// Skip the checkers between passes.
+    #[arg(long)]
+    no_check: bool,
+}
+
+impl ConstructionArgs {
+    fn config(&self) -> Config {
+        let braun = BraunOptions {
+            marker: self.marker,
+            remove_redundant_sccs: !self.no_scc,
+            witness_cache: !self.no_witness,
+            fold_constants: !(self.no_fold || self.no_opt),
+            simplify_arithmetic: !(self.no_simplify || self.no_opt),
+            cse: !(self.no_cse || self.no_opt),
+            copy_propagation: !(self.no_copy_prop || self.no_opt),
+        };
+        Config { braun, check: !self.no_check }
+    }
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    /// The program (`*.src`).
+    file: String,
+    /// Arguments of `main` (64-bit integers).
+    #[arg(allow_negative_numbers = true)]
+    args: Vec<String>,
+    /// Which stage to run.
+    #[arg(long, value_enum, default_value_t = Stage::Ssa)]
+    stage: Stage,
+    /// Fuel budget (steps) before the run is stopped.
+    #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
+    fuel: u64,
+    #[command(flatten)]
+    construction: ConstructionArgs,
+}
+
+#[derive(Args, Debug)]
+struct EmitArgs {
+    /// The program (`*.src`).
+    file: String,
+    /// Which stage to print.
+    #[arg(long, value_enum, default_value_t = Stage::Ssa)]
+    stage: Stage,
+    #[command(flatten)]
+    construction: ConstructionArgs,
+}
+
+#[derive(Args, Debug)]
+struct CheckArgs {
+    /// The program (`*.src`).
+    file: String,
+    /// Arguments of `main`.
+    #[arg(allow_negative_numbers = true)]
+    args: Vec<String>,
+    /// Fuel budget of the source run.
+    #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
+    fuel: u64,
+    /// Check all 128 combinations of construction options (default: four
+    /// representative ones).
+    #[arg(long)]
+    all_variants: bool,
+}
+
+/// An error to print and the exit code that goes with it.
+struct Failure {
+    message: String,
+    code: u8,
+}
+
+fn bad_input(message: String) -> Failure {
+    Failure { message, code: EXIT_BAD_INPUT }
+}
+
+fn internal(message: String) -> Failure {
+    Failure { message: format!("internal error: {message}"), code: EXIT_INTERNAL }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(a) => cmd_run(a),
+        Command::Emit(a) => cmd_emit(a),
+        Command::Check(a) => cmd_check(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(f) => {
+            eprintln!("{}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+/// Reads and parses a program; errors come out as `FILE:LINE:COL: message`.
+fn load(file: &str) -> Result<(String, ast::Program), Failure> {
+    let src = std::fs::read_to_string(file).map_err(|e| bad_input(format!("{file}: cannot read: {e}")))?;
+    let program = parser::parse_program(&src).map_err(|d| bad_input(d.with_file(file)))?;
+    Ok((src, program))
+}
+
+/// Parses the arguments of `main` and checks their number against its
+/// parameters; a bad count is reported at `main`'s position.
+fn parse_args(file: &str, src: &str, program: &ast::Program, raw: &[String]) -> Result<Vec<i64>, Failure> {
+    let args = raw
+        .iter()
+        .map(|a| a.parse::<i64>().map_err(|_| bad_input(format!("argument `{a}` is not a 64-bit integer"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    let main = program.main().expect("the parser requires `main`");
+    if args.len() > main.params.len() {
+        let pos = main_position(src);
+        return Err(bad_input(format!(
+            "{file}:{pos}: too many arguments: `main` takes {} but {} were given",
+            main.params.len(),
+            args.len()
+        )));
+    }
+    Ok(args)
+}
+
+/// Where `fn main` starts in the source (1:1 if it cannot be found).
+fn main_position(src: &str) -> ssaref::diag::Pos {
+    let Ok(tokens) = lexer::tokenize(src) else { return ssaref::diag::Pos::START };
+    tokens
+        .windows(2)
+        .find(|w| w[0].kind == lexer::TokenKind::Fn && w[1].text == "main")
+        .map_or(ssaref::diag::Pos::START, |w| w[0].pos)
+}
+
+fn print_outcome(outcome: &Outcome) -> ExitCode {
+    print!("{}", outcome.render());
+    if outcome.end == End::OutOfFuel {
+        eprintln!("the program ran out of fuel (raise it with --fuel)");
+        return ExitCode::from(EXIT_OUT_OF_FUEL);
+    }
+    ExitCode::SUCCESS
+}
+
+fn cmd_run(a: RunArgs) -> Result<ExitCode, Failure> {
+    let (src, program) = load(&a.file)?;
+    let args = parse_args(&a.file, &src, &program, &a.args)?;
+    let outcome = match a.stage {
+        Stage::Source => interp::run_ast(&program, &args, a.fuel),
+        Stage::Ssa => {
+            let module = pipeline::build_ssa(&program, &a.construction.config()).map_err(|e| internal(e.to_string()))?;
+            interp::run_ssa(&module, &args, a.fuel)
+        }
+        Stage::Cytron => {
+            let module = ssaref::cytron::construct_cytron(&program);
+            ssaref::verifier::verify_module(&module).map_err(|e| internal(e.to_string()))?;
+            interp::run_ssa(&module, &args, a.fuel)
+        }
+    }
+    .map_err(|e| internal(e.to_string()))?;
+    Ok(print_outcome(&outcome))
+}
+
+fn cmd_emit(a: EmitArgs) -> Result<ExitCode, Failure> {
+    let (_, program) = load(&a.file)?;
+    let text = match a.stage {
+        Stage::Source => ssaref::ast_print::print_program(&program),
+        Stage::Ssa => {
+            let module = pipeline::build_ssa(&program, &a.construction.config()).map_err(|e| internal(e.to_string()))?;
+            ir_text::print_module(&module)
+        }
+        Stage::Cytron => ir_text::print_module(&ssaref::cytron::construct_cytron(&program)),
+    };
+    print!("{text}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
+    let (src, program) = load(&a.file)?;
+    let args = parse_args(&a.file, &src, &program, &a.args)?;
+    let variants = if a.all_variants {
+        BraunOptions::every_combination()
+    } else {
+        vec![
+            BraunOptions::plain(),
+            BraunOptions { marker: true, ..BraunOptions::plain() },
+            BraunOptions::all_on(),
+            BraunOptions { marker: true, ..BraunOptions::all_on() },
+        ]
+    };
+    match pipeline::differential(&program, &args, &interp::Interp, &variants, a.fuel) {
+        Verdict::Agree { outcome, stages } => {
+            for s in &stages {
+                println!("agree  {}", s.stage);
+            }
+            print!("{}", outcome.render_full());
+            Ok(ExitCode::SUCCESS)
+        }
+        Verdict::Inconclusive => {
+            eprintln!("the source program ran out of fuel: nothing to compare");
+            Ok(ExitCode::from(EXIT_OUT_OF_FUEL))
+        }
+        Verdict::Diverge { stage, expected, got } => {
+            let got = match got {
+                Ok(o) => o.render_full(),
+                Err(e) => format!("error: {e}\n"),
+            };
+            Err(internal(format!(
+                "stage {stage} diverges from the source\n--- source\n{}--- {stage}\n{got}",
+                expected.render_full()
+            )))
+        }
+        Verdict::CheckFailed(e) => Err(internal(e.to_string())),
+        Verdict::SourceError(e) => Err(internal(e)),
+    }
+}

@@ -1,0 +1,259 @@
+//! The SSA engine: runs an `ir::Function` directly, block by block.
+//!
+//! Values live in a dense table indexed by value number, sized
+//! `value_count`. A slot is empty until a parameter, phi or instruction
+//! defining it runs, and reading an empty slot is
+//! [`InterpError::UseOfUndefinedValue`]: a dynamic check that every executed
+//! use is preceded by a definition on the path taken, which a correct SSA
+//! construction guarantees.
+//!
+//! Phis are parallel copies on the incoming edge. Taking the edge from `P`
+//! to `B` selects argument `i` of every phi of `B`, where `B.preds[i]` is
+//! that edge: the first occurrence of `P` in `B.preds` for a jump or a
+//! then-edge, the second one for the else-edge of a `br c, B, B`. All the
+//! selected arguments are read before any phi destination is written.
+//!
+//! Malformed input (a missing block, a value number out of range, a phi
+//! whose arity differs from its block's predecessor count, an edge missing
+//! from the predecessor list of a block with phis, an instruction whose
+//! destination does not match its operation) is reported as
+//! [`InterpError::Malformed`] when execution reaches it; the engine never
+//! panics on it.
+
+use ssaref::entity::EntityRef;
+use ssaref::ir::{Block, Function, Inst, Op, Terminator, Value};
+use ssaref::outcome::{End, Outcome, Trap};
+
+use super::{check_args, semantics, InterpError, Machine};
+
+/// The value table of one run.
+struct Values {
+    slots: Vec<Option<i64>>,
+    /// The function's `value_count`, for error messages.
+    value_count: u32,
+}
+
+impl Values {
+    /// Reads `v` for a use in `block`.
+    #[inline]
+    fn get(&self, v: Value, block: Block) -> Result<i64, InterpError> {
+        match self.slots.get(v.index()) {
+            Some(Some(x)) => Ok(*x),
+            Some(None) => Err(InterpError::UseOfUndefinedValue { value: v, block }),
+            None => Err(self.out_of_range(v)),
+        }
+    }
+
+    /// Defines `v`.
+    #[inline]
+    fn set(&mut self, v: Value, x: i64) -> Result<(), InterpError> {
+        match self.slots.get_mut(v.index()) {
+            Some(slot) => {
+                *slot = Some(x);
+                Ok(())
+            }
+            None => Err(self.out_of_range(v)),
+        }
+    }
+
+    #[cold]
+    fn out_of_range(&self, v: Value) -> InterpError {
+        InterpError::Malformed(format!(
+            "{v} is out of range (value_count {})",
+            self.value_count
+        ))
+    }
+}
+
+/// Runs `f` with the given arguments and fuel budget.
+pub(super) fn run(f: &Function, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
+    check_args(f.params.len(), args)?;
+    let mut values = Values {
+        slots: vec![None; table_len(f)],
+        value_count: f.value_count,
+    };
+    for (i, &p) in f.params.iter().enumerate() {
+        values.set(p, args.get(i).copied().unwrap_or(0))?;
+    }
+    let mut m = Machine::new(fuel);
+    let mut block = Function::ENTRY;
+    let entry = f
+        .blocks
+        .get(block)
+        .ok_or_else(|| malformed(format!("{} has no blocks", f.name)))?;
+    if !entry.phis.is_empty() {
+        return Err(malformed(format!("the entry block {block} has phis")));
+    }
+    // Reused for every parallel copy, so that taking an edge allocates
+    // nothing once the buffer has grown to the largest phi count.
+    let mut incoming: Vec<i64> = Vec::new();
+    let end = 'run: loop {
+        // Every block reached here was looked up when its edge was taken.
+        let data = f.blocks.get(block).ok_or_else(|| missing_block(block))?;
+        for inst in &data.insts {
+            if !m.burn(1) {
+                break 'run End::OutOfFuel;
+            }
+            if let Err(trap) = exec(inst, block, &mut values, &mut m)? {
+                break 'run End::Trap(trap);
+            }
+        }
+        if !m.burn(1) {
+            break End::OutOfFuel;
+        }
+        // The successor and which occurrence of `block` in its `preds` the
+        // edge taken is.
+        let (target, occurrence) = match data.term {
+            Terminator::Return(v) => break End::Return(values.get(v, block)?),
+            Terminator::Jump(target) => (target, 0),
+            Terminator::Branch {
+                cond,
+                then_dest,
+                else_dest,
+            } => {
+                if values.get(cond, block)? != 0 {
+                    (then_dest, 0)
+                } else {
+                    (else_dest, usize::from(then_dest == else_dest))
+                }
+            }
+        };
+        let next = f.blocks.get(target).ok_or_else(|| {
+            malformed(format!(
+                "{block} branches to {target}, which does not exist"
+            ))
+        })?;
+        if !next.phis.is_empty() {
+            let edge = next
+                .preds
+                .iter()
+                .enumerate()
+                .filter(|&(_, &p)| p == block)
+                .nth(occurrence)
+                .map(|(i, _)| i)
+                .ok_or_else(|| {
+                    malformed(format!(
+                        "the edge {block} -> {target} (occurrence {occurrence}) is missing from the \
+                         predecessors of {target}"
+                    ))
+                })?;
+            if !m.burn(next.phis.len() as u64) {
+                break End::OutOfFuel;
+            }
+            incoming.clear();
+            for phi in &next.phis {
+                if phi.args.len() != next.preds.len() {
+                    return Err(malformed(format!(
+                        "the phi defining {} in {target} has {} arguments for {} predecessors",
+                        phi.dest,
+                        phi.args.len(),
+                        next.preds.len()
+                    )));
+                }
+                incoming.push(values.get(phi.args[edge], target)?);
+            }
+            for (phi, &x) in next.phis.iter().zip(&incoming) {
+                values.set(phi.dest, x)?;
+            }
+        }
+        block = target;
+    };
+    Ok(m.finish(end))
+}
+
+/// Above this `value_count`, the table is sized by the values the function
+/// actually mentions instead, so that a corrupt `value_count` (up to
+/// `u32::MAX`) does not make the oracle allocate gigabytes and abort.
+const LARGE_VALUE_COUNT: u32 = 1 << 20;
+
+/// The size of the value table: `value_count`, unless that is suspiciously
+/// large. Every value the function mentions and `value_count` covers gets a
+/// slot either way, so the outcome does not depend on the choice.
+fn table_len(f: &Function) -> usize {
+    if f.value_count <= LARGE_VALUE_COUNT {
+        return f.value_count as usize;
+    }
+    let mut max = f.params.iter().map(|p| p.index() + 1).max().unwrap_or(0);
+    let mut see = |v: Value| max = max.max(v.index() + 1);
+    for data in f.blocks.values() {
+        for phi in &data.phis {
+            see(phi.dest);
+            phi.args.iter().for_each(|&a| see(a));
+        }
+        for inst in &data.insts {
+            if let Some(d) = inst.dest {
+                see(d);
+            }
+            inst.op.for_each_arg(&mut see);
+        }
+        if let Terminator::Branch { cond: v, .. } | Terminator::Return(v) = data.term {
+            see(v);
+        }
+    }
+    max.min(f.value_count as usize)
+}
+
+/// Executes one instruction of `block`. The outer error is a bug of the
+/// input; the inner one is a program trap.
+#[inline]
+fn exec(
+    inst: &Inst,
+    block: Block,
+    values: &mut Values,
+    m: &mut Machine,
+) -> Result<Result<(), Trap>, InterpError> {
+    let result = match inst.op {
+        Op::Const(c) => c,
+        Op::Undef => {
+            return Err(InterpError::UndefExecuted {
+                block,
+                value: inst.dest,
+            })
+        }
+        Op::Copy(a) => values.get(a, block)?,
+        Op::Unary(op, a) => semantics::unary(op, values.get(a, block)?),
+        Op::Binary(op, a, b) => {
+            match semantics::binary(op, values.get(a, block)?, values.get(b, block)?) {
+                Ok(x) => x,
+                Err(trap) => return Ok(Err(trap)),
+            }
+        }
+        Op::Load(a) => m.load(values.get(a, block)?),
+        Op::Store { addr, value } => {
+            no_dest(inst, block)?;
+            m.store(values.get(addr, block)?, values.get(value, block)?);
+            return Ok(Ok(()));
+        }
+        Op::Out(a) => {
+            no_dest(inst, block)?;
+            m.trace.push(values.get(a, block)?);
+            return Ok(Ok(()));
+        }
+    };
+    let dest = inst.dest.ok_or_else(|| {
+        malformed(format!(
+            "an instruction in {block} defining a value has no destination"
+        ))
+    })?;
+    values.set(dest, result)?;
+    Ok(Ok(()))
+}
+
+/// Fails when `inst`, which defines no value, names a destination.
+fn no_dest(inst: &Inst, block: Block) -> Result<(), InterpError> {
+    match inst.dest {
+        None => Ok(()),
+        Some(d) => Err(malformed(format!(
+            "a store or out in {block} names the destination {d}"
+        ))),
+    }
+}
+
+#[cold]
+fn missing_block(b: Block) -> InterpError {
+    malformed(format!("{b} does not exist"))
+}
+
+fn malformed(m: String) -> InterpError {
+    InterpError::Malformed(m)
+}

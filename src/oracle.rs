@@ -1,0 +1,21 @@
+//! The interface through which the library reaches the oracle.
+//!
+//! The oracle (crate `ssaref-interp`, directory `interp/`) depends on this
+//! library for its data types, so the library cannot depend on it. The
+//! differential driver in `pipeline.rs` takes an `&dyn Oracle` instead; the
+//! oracle implements this trait, and the binary, the tests and the fuzz
+//! targets hand it in.
+
+use crate::ast;
+use crate::ir;
+use crate::outcome::Outcome;
+
+/// An independent evaluator of every stage of the pipeline.
+pub trait Oracle {
+    /// Runs `main` of a source program. `Err` means the oracle could not run
+    /// it at all (not a program trap).
+    fn run_source(&self, program: &ast::Program, args: &[i64], fuel: u64) -> Result<Outcome, String>;
+
+    /// Runs `main` of an SSA module (phis as parallel copies on edges).
+    fn run_ssa(&self, module: &ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, String>;
+}

@@ -1,0 +1,207 @@
+//! The pipeline: every pass in order, with the checkers between them, and
+//! the differential driver that runs every stage in the oracle.
+//!
+//! Passes today (later stages append to this list):
+//! 1. `parser::parse_program` (source text to AST; not run here);
+//! 2. `braun::construct_program` (AST to SSA, Braun et al.), followed by the
+//!    checks of [`check_construction`]: the SSA verifier, pruned, no trivial
+//!    phi, minimal, and phi count against `cytron::construct_cytron`.
+//!
+//! Architecture invariant: every IR handed from one pass to the next is
+//! checked when [`Config::check`] is on, which is the default in debug
+//! builds, in release builds with debug assertions (our release profile), and
+//! in every test.
+
+use crate::ast::Program;
+use crate::braun::{construct_program, BraunOptions};
+use crate::checkers;
+use crate::cytron::construct_cytron;
+use crate::ir::Module;
+use crate::oracle::Oracle;
+use crate::outcome::{End, Outcome};
+use crate::reducibility::is_reducible;
+use crate::verifier::verify_module;
+use std::fmt;
+
+/// How the pipeline runs.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub braun: BraunOptions,
+    /// Run the checkers between passes.
+    pub check: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { braun: BraunOptions::default(), check: cfg!(debug_assertions) }
+    }
+}
+
+/// A pass produced IR that a checker rejects: a bug of ssaref.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct PassError {
+    /// The pass whose output failed (e.g. `braun[phi+scc]`).
+    pub pass: String,
+    /// The checker that failed (e.g. `verify`, `minimal`).
+    pub check: &'static str,
+    pub message: String,
+}
+
+impl fmt::Display for PassError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "after {}: check `{}` failed: {}", self.pass, self.check, self.message)
+    }
+}
+
+impl std::error::Error for PassError {}
+
+/// Builds the SSA form of a valid program and, when `config.check` is on,
+/// checks it.
+pub fn build_ssa(program: &Program, config: &Config) -> Result<Module, PassError> {
+    let module = construct_program(program, &config.braun);
+    if config.check {
+        check_construction(program, &module, &config.braun)?;
+    }
+    Ok(module)
+}
+
+/// The checks of the construction (issue "Foundation", §5):
+/// - the SSA verifier;
+/// - pruned: every phi feeds a non-phi use (Braun et al. §4);
+/// - no trivial phi (Alg. 3 removed them all);
+/// - minimal, no redundant phi set (§3.2), required when Algorithm 5 ran, or
+///   when the CFG is reducible and no on-the-fly optimization ran
+///   (Theorem 1; copy propagation, CSE and folding can make the data flow
+///   irreducible, §3.2);
+/// - phi count ≤ Cytron et al.'s when Algorithm 5 ran or every CFG is
+///   reducible, and equal when every CFG is reducible and no on-the-fly
+///   optimization ran.
+pub fn check_construction(program: &Program, module: &Module, opts: &BraunOptions) -> Result<(), PassError> {
+    let cytron = construct_cytron(program);
+    verify_module(&cytron).map_err(|e| PassError {
+        pass: "cytron".into(),
+        check: "verify",
+        message: e.to_string(),
+    })?;
+    check_construction_against(module, opts, &cytron)
+}
+
+/// [`check_construction`] with Cytron et al.'s SSA of the same program
+/// already built (and verified), so that several variants can share it.
+pub fn check_construction_against(module: &Module, opts: &BraunOptions, cytron: &Module) -> Result<(), PassError> {
+    let pass = format!("braun[{}]", opts.describe());
+    let fail = |check: &'static str, message: String| PassError { pass: pass.clone(), check, message };
+    verify_module(module).map_err(|e| fail("verify", e.to_string()))?;
+    let all_reducible = module.functions.iter().all(is_reducible);
+    for f in &module.functions {
+        checkers::check_pruned(f).map_err(|e| fail("pruned", e.to_string()))?;
+        checkers::check_no_trivial_phis(f).map_err(|e| fail("no-trivial-phi", e.to_string()))?;
+        let must_be_minimal = opts.remove_redundant_sccs || (is_reducible(f) && opts.no_optimizations());
+        if must_be_minimal {
+            checkers::check_minimal(f).map_err(|e| fail("minimal", e.to_string()))?;
+        }
+    }
+    // Without Algorithm 5, irreducible control flow keeps redundant phi
+    // SCCs (Fig. 5), so the bound holds only with it or on reducible CFGs.
+    if opts.remove_redundant_sccs || all_reducible {
+        checkers::compare_phi_counts(module, cytron).map_err(|e| fail("phi-count<=cytron", e.to_string()))?;
+    }
+    if all_reducible && opts.no_optimizations() {
+        for (b, c) in module.functions.iter().zip(&cytron.functions) {
+            if b.phi_count() != c.phi_count() {
+                return Err(fail(
+                    "phi-count=cytron",
+                    format!(
+                        "`{}` is reducible and unoptimized but has {} phis where Cytron et al. place {}",
+                        b.name,
+                        b.phi_count(),
+                        c.phi_count()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The outcome of one stage in the differential check.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct StageResult {
+    /// `source`, `cytron`, or `ssa[<variant>]`.
+    pub stage: String,
+    /// The outcome, or why the oracle could not run the stage.
+    pub outcome: Result<Outcome, String>,
+}
+
+/// What the differential check concluded.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Verdict {
+    /// Every stage gave the source's outcome.
+    Agree { outcome: Outcome, stages: Vec<StageResult> },
+    /// The source program ran out of fuel: nothing to compare.
+    Inconclusive,
+    /// A stage's outcome differs from the source's (the first such stage).
+    Diverge { stage: String, expected: Outcome, got: Result<Outcome, String> },
+    /// A pass produced IR that a checker rejects.
+    CheckFailed(PassError),
+    /// The oracle could not run the source program.
+    SourceError(String),
+}
+
+impl Verdict {
+    /// True for `Agree` and `Inconclusive`.
+    pub fn is_ok(&self) -> bool {
+        matches!(self, Verdict::Agree { .. } | Verdict::Inconclusive)
+    }
+}
+
+/// Fuel for the stages after the source, which count steps differently:
+/// a stage that runs out of this much is a divergence, not a long program.
+pub fn later_stage_fuel(fuel: u64) -> u64 {
+    fuel.saturating_mul(8).saturating_add(10_000)
+}
+
+/// Runs every stage of a valid program and compares each outcome with the
+/// source's. The stages: the AST (reference), Cytron et al.'s SSA, and
+/// Braun et al.'s SSA for each option set in `variants`. Every checker runs.
+///
+/// Fuel: the source runs with `fuel`; if it runs out, the verdict is
+/// `Inconclusive`. Later stages get [`later_stage_fuel`], and running out
+/// there is a divergence.
+pub fn differential(
+    program: &Program,
+    args: &[i64],
+    oracle: &dyn Oracle,
+    variants: &[BraunOptions],
+    fuel: u64,
+) -> Verdict {
+    let expected = match oracle.run_source(program, args, fuel) {
+        Ok(o) => o,
+        Err(e) => return Verdict::SourceError(e),
+    };
+    if expected.end == End::OutOfFuel {
+        return Verdict::Inconclusive;
+    }
+    let later = later_stage_fuel(fuel);
+    let mut stages = vec![StageResult { stage: "source".into(), outcome: Ok(expected.clone()) }];
+    let cytron = construct_cytron(program);
+    if let Err(e) = verify_module(&cytron) {
+        return Verdict::CheckFailed(PassError { pass: "cytron".into(), check: "verify", message: e.to_string() });
+    }
+    let mut modules = vec![("cytron".to_string(), cytron)];
+    for opts in variants {
+        let module = construct_program(program, opts);
+        if let Err(e) = check_construction_against(&module, opts, &modules[0].1) {
+            return Verdict::CheckFailed(e);
+        }
+        modules.push((format!("ssa[{}]", opts.describe()), module));
+    }
+    for (stage, module) in modules {
+        let got = oracle.run_ssa(&module, args, later);
+        if got.as_ref() != Ok(&expected) {
+            return Verdict::Diverge { stage, expected, got };
+        }
+        stages.push(StageResult { stage, outcome: got });
+    }
+    Verdict::Agree { outcome: expected, stages }
+}

@@ -1,0 +1,82 @@
+//! Shared helpers of the integration tests: the oracle adapter and the
+//! reader of test-case headers (`tests/cases/*.src`, format in README.md,
+//! "Test cases").
+
+#![allow(dead_code)] // Each test binary uses a different subset.
+
+use ssaref::outcome::Outcome;
+
+/// The oracle of crate `ssaref-interp`, behind the library's `Oracle` trait.
+pub use ssaref_interp::Interp as InterpOracle;
+
+/// A test case: its description, arguments and expected outcome text.
+#[derive(Clone, Debug)]
+pub struct Case {
+    pub description: String,
+    pub args: Vec<i64>,
+    /// The expected outcome as `Outcome::render_full` prints it.
+    pub expect: String,
+    /// The program text after the header.
+    pub body: String,
+}
+
+/// Reads a case header. Errors name the line: `LINE: message`.
+pub fn parse_case(text: &str) -> Result<Case, String> {
+    let mut description = Vec::new();
+    let mut args = Vec::new();
+    let mut expect: Option<Vec<String>> = None;
+    let mut body_start = text.len();
+    let mut offset = 0;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let trimmed = line.trim_end();
+        let Some(comment) = trimmed.strip_prefix("//") else {
+            body_start = offset;
+            break;
+        };
+        offset += line.len();
+        let comment = comment.strip_prefix(' ').unwrap_or(comment);
+        if let Some(exp) = expect.as_mut() {
+            exp.push(comment.to_string());
+        } else if let Some(rest) = comment.strip_prefix("args:") {
+            for a in rest.split_whitespace() {
+                args.push(a.parse::<i64>().map_err(|_| format!("{}: bad argument `{a}`", i + 1))?);
+            }
+        } else if comment.trim() == "expect:" {
+            expect = Some(Vec::new());
+        } else {
+            description.push(comment.to_string());
+        }
+    }
+    let expect = expect.ok_or("no `// expect:` block in the header")?;
+    let mut expect_text = expect.join("\n");
+    expect_text.push('\n');
+    Ok(Case { description: description.join("\n"), args, expect: expect_text, body: text[body_start..].to_string() })
+}
+
+/// Rewrites a case file's expect block with `outcome` (bless mode).
+pub fn bless_case(text: &str, outcome: &Outcome) -> String {
+    let mut out = String::new();
+    let mut lines = text.split_inclusive('\n').peekable();
+    while let Some(line) = lines.next() {
+        if line.trim_end() == "// expect:" {
+            out.push_str(line);
+            while lines.peek().is_some_and(|l| l.starts_with("//")) {
+                lines.next();
+            }
+            for l in outcome.render_full().lines() {
+                out.push_str("// ");
+                out.push_str(l);
+                out.push('\n');
+            }
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// Runs `f` on a thread with a 2 MiB stack (the size cargo test gives its
+/// threads), to show that deep inputs do not need a bigger one.
+pub fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new().stack_size(2 << 20).spawn(f).expect("spawn").join().expect("no panic")
+}
