@@ -111,16 +111,45 @@ pub struct CfgBlock {
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum CfgInst {
     /// `dest = var`: the current value of a variable.
-    Read { dest: Temp, var: Var },
+    Read {
+        dest: Temp,
+        var: Var,
+    },
     /// `var = src`.
-    Write { var: Var, src: Temp },
-    Const { dest: Temp, value: i64 },
-    Copy { dest: Temp, src: Temp },
-    Unary { dest: Temp, op: UnOp, arg: Temp },
-    Binary { dest: Temp, op: BinOp, lhs: Temp, rhs: Temp },
-    Load { dest: Temp, addr: Temp },
-    Store { addr: Temp, value: Temp },
-    Out { value: Temp },
+    Write {
+        var: Var,
+        src: Temp,
+    },
+    Const {
+        dest: Temp,
+        value: i64,
+    },
+    Copy {
+        dest: Temp,
+        src: Temp,
+    },
+    Unary {
+        dest: Temp,
+        op: UnOp,
+        arg: Temp,
+    },
+    Binary {
+        dest: Temp,
+        op: BinOp,
+        lhs: Temp,
+        rhs: Temp,
+    },
+    Load {
+        dest: Temp,
+        addr: Temp,
+    },
+    Store {
+        addr: Temp,
+        value: Temp,
+    },
+    Out {
+        value: Temp,
+    },
 }
 
 /// How a block of a [`VarCfg`] ends.
@@ -128,7 +157,11 @@ pub enum CfgInst {
 pub enum CfgTerm {
     Jump(Block),
     /// Goes to `then_dest` when `cond` is not 0, else to `else_dest`.
-    Branch { cond: Temp, then_dest: Block, else_dest: Block },
+    Branch {
+        cond: Temp,
+        then_dest: Block,
+        else_dest: Block,
+    },
     Return(Temp),
 }
 
@@ -530,8 +563,11 @@ impl<'a> Lowering<'a> {
                 RawTerm::Branch(cond, t, f) => CfgTerm::Branch { cond, then_dest: renumber(t), else_dest: renumber(f) },
                 RawTerm::Return(v) => CfgTerm::Return(v),
             };
-            let pushed =
-                blocks.push(CfgBlock { preds: std::mem::take(&mut preds[new]), insts: std::mem::take(&mut data.insts), term });
+            let pushed = blocks.push(CfgBlock {
+                preds: std::mem::take(&mut preds[new]),
+                insts: std::mem::take(&mut data.insts),
+                term,
+            });
             debug_assert_eq!(pushed, new);
         }
         VarCfg { name, params: self.params, vars: self.vars, temp_count: self.temp_count, blocks }

@@ -56,6 +56,7 @@ use crate::ir::{Block, BlockData, Function, Inst, Module, Op, Phi, Terminator, V
 /// is reachable, `preds` matches the terminators, every value is defined once
 /// and its definition dominates its uses, and there is no `undef`.
 pub fn construct_cytron(program: &ast::Program) -> Module {
+    debug_assert!(program.validate().is_ok(), "construct_cytron needs a valid program");
     let functions =
         program.functions.iter().map(|f| construct_cytron_from_cfg(&cfg_lowering::lower_function(f))).collect();
     Module { functions }
@@ -65,9 +66,12 @@ pub fn construct_cytron(program: &ast::Program) -> Module {
 /// documentation). Values are numbered densely in definition order:
 /// parameters, then block by block the phis and the instructions.
 pub fn construct_cytron_from_cfg(cfg: &VarCfg) -> Function {
-    let dom = DomTree::compute_from_edges(cfg.blocks.len(), Function::ENTRY, |b| cfg.succs(b), |b| {
-        cfg.blocks[b].preds.clone()
-    });
+    let dom = DomTree::compute_from_edges(
+        cfg.blocks.len(),
+        Function::ENTRY,
+        |b| cfg.succs(b),
+        |b| cfg.blocks[b].preds.clone(),
+    );
     let frontiers = dominance_frontiers(cfg, &dom);
     let phi_vars = place_phis(cfg, &frontiers);
     let mut func = rename(cfg, &dom, &phi_vars);
@@ -333,10 +337,7 @@ fn rename(cfg: &VarCfg, dom: &DomTree, phi_vars: &EntityVec<Block, Vec<Var>>) ->
         .blocks
         .iter()
         .map(|(b, data)| {
-            phi_vars[b]
-                .iter()
-                .map(|&var| PendingPhi { var, dest: None, args: vec![None; data.preds.len()] })
-                .collect()
+            phi_vars[b].iter().map(|&var| PendingPhi { var, dest: None, args: vec![None; data.preds.len()] }).collect()
         })
         .collect();
 

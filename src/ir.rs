@@ -4,7 +4,8 @@
 //! predecessors. A block holds phis, then instructions, then one
 //! [`Terminator`]; having the terminator in its own field makes "no
 //! instruction after a terminator" true by construction. The text form
-//! (`*.ssa`) is specified in README.md, "The SSA text form", and implemented in
+//! (`*.ssa`) is specified in the module documentation of `ir_text.rs` (copied
+//! in README.md, "The SSA text form") and implemented in
 //! `ir_text.rs`.
 //!
 //! Phis are parallel copies on the incoming edges: the `i`-th argument of

@@ -16,6 +16,7 @@ pub mod fuzzing;
 pub mod ir;
 pub mod ir_text;
 pub mod lexer;
+pub mod mir;
 pub mod op;
 pub mod oracle;
 pub mod outcome;

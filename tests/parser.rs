@@ -857,19 +857,32 @@ fn fuzz_parse_smoke() {
 
 #[test]
 fn fuzz_seeds_are_valid_programs() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/parse");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/parse");
     let mut seeds = 0;
     for entry in std::fs::read_dir(&dir).expect("the fuzz seed directory") {
         let path = entry.expect("a directory entry").path();
-        let is_seed = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with("seed-"));
-        if is_seed {
-            let src = std::fs::read_to_string(&path).expect("a readable seed");
-            assert_round_trip(&parse_ok(&src));
-            seeds += 1;
-        }
+        let src = std::fs::read_to_string(&path).expect("a readable seed");
+        assert_round_trip(&parse_ok(&src));
+        seeds += 1;
     }
     assert!(seeds >= 5, "only {seeds} seeds in {}", dir.display());
+}
+
+#[test]
+fn test_cases_round_trip() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).expect("the test case directory") {
+        let path = entry.expect("a directory entry").path();
+        if path.extension().is_some_and(|e| e == "src") {
+            let src = std::fs::read_to_string(&path).expect("a readable case");
+            // Some cases may be meant not to parse; every one that parses
+            // must survive the round trip.
+            if let Ok(p) = parse_program(&src) {
+                assert_round_trip(&p);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 0, "no parsable case in {}", dir.display());
 }
