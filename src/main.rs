@@ -36,6 +36,8 @@ enum Command {
     Emit(EmitArgs),
     /// Runs every stage and every checker on a program and compares outcomes.
     Check(CheckArgs),
+    /// Generates random programs as `.src` text, or (`--stats`) measures what they contain.
+    Gen(GenArgs),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -138,6 +140,34 @@ struct CheckArgs {
     all_variants: bool,
 }
 
+#[derive(Args, Debug)]
+struct GenArgs {
+    /// Seed of the (first) program; program i of --count is seed S+i.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Number of programs.
+    #[arg(long, default_value_t = 1)]
+    count: u64,
+    /// Print a table of what the programs contain instead of the programs.
+    #[arg(long)]
+    stats: bool,
+    /// Kind of program: swarm, everything, structured, gotos, patterns, pressure.
+    #[arg(long, default_value = "swarm")]
+    shape: String,
+    /// Target size in statements (default: the shape's).
+    #[arg(long)]
+    size: Option<usize>,
+    /// Turn swarm testing off: every feature of the shape in every program.
+    #[arg(long)]
+    no_swarm: bool,
+    /// Write the programs to DIR/gen-SEED.src (needed for --count > 1 without --stats).
+    #[arg(long, value_name = "DIR")]
+    out: Option<String>,
+    /// Fuel budget of each run (with --stats).
+    #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
+    fuel: u64,
+}
+
 /// An error to print and the exit code that goes with it.
 struct Failure {
     message: String,
@@ -158,6 +188,7 @@ fn main() -> ExitCode {
         Command::Run(a) => cmd_run(a),
         Command::Emit(a) => cmd_emit(a),
         Command::Check(a) => cmd_check(a),
+        Command::Gen(a) => cmd_gen(a),
     };
     match result {
         Ok(code) => code,
@@ -282,5 +313,41 @@ fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
         }
         Verdict::CheckFailed(e) => Err(internal(e.to_string())),
         Verdict::SourceError(e) => Err(internal(e)),
+    }
+}
+
+fn cmd_gen(a: GenArgs) -> Result<ExitCode, Failure> {
+    let shape = ssaref::gen::Shape::from_name(&a.shape).ok_or_else(|| Failure {
+        message: format!("unknown shape `{}` (swarm, everything, structured, gotos, patterns, pressure)", a.shape),
+        code: 2,
+    })?;
+    let mut config = shape.config();
+    if let Some(size) = a.size {
+        config.size = size;
+    }
+    if a.no_swarm {
+        config.swarm = false;
+    }
+    if a.stats {
+        let stats = ssaref::gen::stats::collect(a.seed, a.count, &config, &interp::Interp, a.fuel);
+        print!("{stats}");
+        return Ok(if stats.disagreements > 0 { ExitCode::from(EXIT_INTERNAL) } else { ExitCode::SUCCESS });
+    }
+    let seeds = (0..a.count).map(|i| a.seed.wrapping_add(i));
+    match &a.out {
+        None if a.count > 1 => Err(Failure { message: "--count > 1 needs --stats or --out DIR".into(), code: 2 }),
+        None => {
+            print!("{}", ssaref::gen::TestCase::from_seed(a.seed, &config).to_source());
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| bad_input(format!("{dir}: {e}")))?;
+            for seed in seeds {
+                let path = format!("{dir}/gen-{seed}.src");
+                let text = ssaref::gen::TestCase::from_seed(seed, &config).to_source();
+                std::fs::write(&path, text).map_err(|e| bad_input(format!("{path}: {e}")))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }

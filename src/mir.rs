@@ -19,7 +19,9 @@
 //! ([`Annot`]), so that `alloc_checker.rs` can check, without trusting the
 //! allocator, that each operand location holds the value the SSA program
 //! reads there (after regalloc2's checker). The annotations do not affect
-//! execution.
+//! execution. They name *copy-canonical* values: a value defined by
+//! `copy s` is annotated as `s` (recursively), because a copy and its source
+//! are the same value, and a coalesced copy leaves no instruction behind.
 
 use crate::entity::EntityVec;
 use crate::ir::{BinOp, Block, UnOp, Value};

@@ -113,7 +113,7 @@ impl BinOp {
         BinOp::ALL.into_iter().find(|op| op.mnemonic() == s)
     }
 
-    /// Binding strength in the source grammar: 3 is `|`, 11 is `* / %`.
+    /// Binding strength in the source grammar: 3 is `|`, 10 is `* / %`.
     /// (`||` is 1 and `&&` is 2; they are not `BinOp`s.)
     pub fn precedence(self) -> u8 {
         match self {

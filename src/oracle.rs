@@ -8,6 +8,7 @@
 
 use crate::ast;
 use crate::ir;
+use crate::mir;
 use crate::outcome::Outcome;
 
 /// An independent evaluator of every stage of the pipeline.
@@ -18,4 +19,10 @@ pub trait Oracle {
 
     /// Runs `main` of an SSA module (phis as parallel copies on edges).
     fn run_ssa(&self, module: &ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, String>;
+
+    /// Runs `main` of an allocated machine-IR module (registers and spill
+    /// slots; the phi annotations are not executed, the code SSA
+    /// elimination placed in the predecessors is). Reading a register or
+    /// slot that was never written is an `Err`, not a program outcome.
+    fn run_mir(&self, module: &mir::MModule, args: &[i64], fuel: u64) -> Result<Outcome, String>;
 }

@@ -161,6 +161,85 @@ pub fn later_stage_fuel(fuel: u64) -> u64 {
     fuel.saturating_mul(8).saturating_add(10_000)
 }
 
+/// What [`differential_full`] runs.
+#[derive(Clone, Debug)]
+pub struct DiffConfig {
+    /// Construction variants, each checked and interpreted.
+    pub variants: Vec<BraunOptions>,
+    /// Register counts for route 1 (empty: no allocation).
+    pub regs: Vec<usize>,
+    /// Route-1 option sets to run for each K (`k` is overwritten).
+    pub regalloc: Vec<crate::regalloc::RegallocOptions>,
+    /// Fuel of the source run.
+    pub fuel: u64,
+}
+
+impl DiffConfig {
+    /// Four construction variants, and route 1 with and without the §6
+    /// optimizations for each K in `regs`.
+    pub fn standard(regs: &[usize], fuel: u64) -> Self {
+        let all = crate::regalloc::RegallocOptions::with_k(2);
+        DiffConfig {
+            variants: vec![
+                BraunOptions::plain(),
+                BraunOptions { marker: true, ..BraunOptions::plain() },
+                BraunOptions::all_on(),
+                BraunOptions { marker: true, ..BraunOptions::all_on() },
+            ],
+            regs: regs.to_vec(),
+            regalloc: vec![all, all.without_section_6()],
+            fuel,
+        }
+    }
+}
+
+/// Runs every stage: the source, Cytron's SSA, each construction variant,
+/// and for each K and route-1 option set, the SSA after each allocation pass
+/// and the allocated machine IR. Route 1 starts from the SSA of
+/// `BraunOptions::all_on()` (copy propagation on, so the swap and lost-copy
+/// situations occur). Returns the first divergence or failed check.
+pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, config: &DiffConfig) -> Verdict {
+    let first = differential(program, args, oracle, &config.variants, config.fuel);
+    let (expected, mut stages) = match first {
+        Verdict::Agree { outcome, stages } => (outcome, stages),
+        other => return other,
+    };
+    if config.regs.is_empty() {
+        return Verdict::Agree { outcome: expected, stages };
+    }
+    let later = later_stage_fuel(config.fuel);
+    let ssa = construct_program(program, &BraunOptions::all_on());
+    for &k in &config.regs {
+        for ra in &config.regalloc {
+            let opts = crate::regalloc::RegallocOptions { k, ..*ra };
+            let tag = if opts.store_hoisting { "opt" } else { "plain" };
+            let (mir, reports) = match crate::regalloc::allocate_module(&ssa, &opts) {
+                Ok(x) => x,
+                Err(e) => return Verdict::CheckFailed(e),
+            };
+            // The SSA after each allocation pass is still SSA: run it.
+            let npasses = reports.first().map_or(0, |r| r.stages.len());
+            for i in 0..npasses {
+                let name = reports[0].stages[i].0;
+                let module = Module { functions: reports.iter().map(|r| r.stages[i].1.clone()).collect() };
+                let stage = format!("ssa-ra[k={k},{tag}]/{name}");
+                let got = oracle.run_ssa(&module, args, later);
+                if got.as_ref() != Ok(&expected) {
+                    return Verdict::Diverge { stage, expected, got };
+                }
+                stages.push(StageResult { stage, outcome: got });
+            }
+            let stage = format!("alloc[k={k},{tag}]");
+            let got = oracle.run_mir(&mir, args, later);
+            if got.as_ref() != Ok(&expected) {
+                return Verdict::Diverge { stage, expected, got };
+            }
+            stages.push(StageResult { stage, outcome: got });
+        }
+    }
+    Verdict::Agree { outcome: expected, stages }
+}
+
 /// Runs every stage of a valid program and compares each outcome with the
 /// source's. The stages: the AST (reference), Cytron et al.'s SSA, and
 /// Braun et al.'s SSA for each option set in `variants`. Every checker runs.

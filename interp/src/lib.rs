@@ -55,6 +55,7 @@ use ssaref::ir::{Block, Value};
 use ssaref::outcome::{End, Outcome};
 
 mod ast_engine;
+mod mir_engine;
 pub mod semantics;
 mod ssa_engine;
 
@@ -93,6 +94,18 @@ pub enum InterpError {
         /// The block whose phi, instruction or terminator read it.
         block: Block,
     },
+    /// An operation or a terminator read a register or a spill slot that
+    /// nothing has written in this run (machine engine): a value the
+    /// allocated code lost, or never stored.
+    UseOfUndefinedLocation {
+        /// The location read.
+        loc: ssaref::mir::Loc,
+        /// The block of the reading instruction or terminator.
+        block: Block,
+        /// The index of the reading instruction in its block, or `None` for
+        /// the terminator.
+        inst: Option<usize>,
+    },
     /// The input is not well formed: a bad block or value number, a phi
     /// whose arity differs from its block's predecessor count, an unknown
     /// label, a `break` outside a loop, and so on.
@@ -122,6 +135,26 @@ impl fmt::Display for InterpError {
                 write!(
                     f,
                     "{block} reads {value}, which has not been defined in this run"
+                )
+            }
+            InterpError::UseOfUndefinedLocation {
+                loc,
+                block,
+                inst: Some(i),
+            } => {
+                write!(
+                    f,
+                    "instruction {i} of {block} reads {loc}, which has not been written in this run"
+                )
+            }
+            InterpError::UseOfUndefinedLocation {
+                loc,
+                block,
+                inst: None,
+            } => {
+                write!(
+                    f,
+                    "the terminator of {block} reads {loc}, which has not been written in this run"
                 )
             }
             InterpError::Malformed(m) => write!(f, "malformed input: {m}"),
@@ -154,6 +187,19 @@ pub fn run_ssa(
 ) -> Result<Outcome, InterpError> {
     let main = module.main().ok_or(InterpError::NoMain)?;
     ssa_engine::run(main, args, fuel)
+}
+
+/// Runs the function `main` of an allocated machine-IR module: the code
+/// over registers and spill slots that register allocation and SSA
+/// elimination produce. Annotations are not executed (see the
+/// `mir_engine` module).
+pub fn run_mir(
+    module: &ssaref::mir::MModule,
+    args: &[i64],
+    fuel: u64,
+) -> Result<Outcome, InterpError> {
+    let main = module.main().ok_or(InterpError::NoMain)?;
+    mir_engine::run(main, args, fuel)
 }
 
 /// Fails when `main` gets more arguments than it has parameters.
@@ -237,5 +283,14 @@ impl ssaref::oracle::Oracle for Interp {
         fuel: u64,
     ) -> Result<Outcome, String> {
         run_ssa(module, args, fuel).map_err(|e| e.to_string())
+    }
+
+    fn run_mir(
+        &self,
+        module: &ssaref::mir::MModule,
+        args: &[i64],
+        fuel: u64,
+    ) -> Result<Outcome, String> {
+        run_mir(module, args, fuel).map_err(|e| e.to_string())
     }
 }

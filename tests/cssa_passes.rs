@@ -1,0 +1,800 @@
+//! The SSA-level passes and analyses of Pereira's allocator (route 1):
+//! liveness (§4.1), critical-edge splitting, PhiLifting (§4.2), the
+//! phi-congruence classes and the CSSA check (§4.3; Pereira and Palsberg
+//! §3), intervals (§4.1), PhiMemCoalesce (§4.4), register pressure and loop
+//! depth. The theorems checked here are argued in
+//! `proofs-notes/phi-lifting.md`:
+//!
+//! - Theorem 1 (PhiLifting does not raise the register pressure, no
+//!   critical edges): `corpus_pipeline_keeps_semantics_cssa_and_pressure`
+//!   and `generated_programs_keep_semantics_cssa_and_pressure`;
+//! - PhiLifting yields CSSA, one class per phi: the same two tests, and
+//!   `swap_problem_is_not_cssa_before_lifting_and_is_after`;
+//! - PhiMemCoalesce keeps CSSA and never raises the pressure: the same.
+//!
+//! Every stage is also verified (`verifier::verify_function`), interpreted
+//! against the source program, and its liveness compared with an
+//! independent per-use path exploration, its intervals with Lemma 1
+//! interference on every pair of values.
+
+mod common;
+
+use ssaref::braun::{construct_program, BraunOptions};
+use ssaref::critical_edges::{has_critical_edges, split_critical_edges};
+use ssaref::cssa::{check_cssa, phi_congruence_classes};
+use ssaref::entity::{EntityRef, EntitySet, EntityVec};
+use ssaref::intervals::{compute_intervals, is_well_formed, merge, union_intersects};
+use ssaref::ir::{Block, Function, Module, Op, Value};
+use ssaref::ir_text::{parse_module, print_function};
+use ssaref::liveness::{
+    compute_liveness, interfere, live_after_each_inst, live_before_each_inst, Interference,
+};
+use ssaref::loops::loop_depth;
+use ssaref::oracle::Oracle;
+use ssaref::phi_lifting::{phi_lifting, LiftKind, LiftedCopy};
+use ssaref::phi_mem_coalesce::phi_mem_coalesce;
+use ssaref::pressure::{max_pressure, pressure_profile};
+use ssaref::verifier::verify_function;
+use std::path::PathBuf;
+
+const FUEL: u64 = 1_000_000;
+
+fn case_files() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/cases exists")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "src"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn members(s: &EntitySet<Value>) -> Vec<Value> {
+    s.iter().collect()
+}
+
+fn set_of(values: &[u32]) -> Vec<Value> {
+    let mut v: Vec<Value> = values.iter().map(|&n| Value(n)).collect();
+    v.sort();
+    v
+}
+
+fn parse_one(text: &str) -> Function {
+    let m = parse_module(text).unwrap_or_else(|d| panic!("test IR parses: {d}"));
+    let f = m.functions.into_iter().next().expect("one function");
+    verify_function(&f).unwrap_or_else(|e| panic!("test IR verifies: {e}"));
+    f
+}
+
+// ---------------------------------------------------------------------------
+// An independent liveness: per-use path exploration (the SSA-specific
+// algorithm, Brandner et al.), written without the dataflow of liveness.rs.
+// ---------------------------------------------------------------------------
+
+fn reference_liveness(f: &Function) -> (Vec<Vec<Value>>, Vec<Vec<Value>>) {
+    let n = f.blocks.len();
+    let defs = f.def_blocks();
+    let mut live_in = vec![std::collections::BTreeSet::new(); n];
+    let mut live_out = vec![std::collections::BTreeSet::new(); n];
+    // Marks `v` live-in at `b` and walks up to its definition.
+    let up = |v: Value,
+                  b: Block,
+                  live_in: &mut Vec<std::collections::BTreeSet<Value>>,
+                  live_out: &mut Vec<std::collections::BTreeSet<Value>>| {
+        let mut stack = vec![b];
+        while let Some(b) = stack.pop() {
+            if defs[v] == Some(b) || !live_in[b.index()].insert(v) {
+                continue;
+            }
+            for &p in &f.blocks[b].preds {
+                live_out[p.index()].insert(v);
+                stack.push(p);
+            }
+        }
+    };
+    for &p in &f.params {
+        live_in[0].insert(p);
+    }
+    for (b, data) in f.blocks.iter() {
+        for phi in &data.phis {
+            live_in[b.index()].insert(phi.dest);
+            for (&a, &p) in phi.args.iter().zip(&data.preds) {
+                live_out[p.index()].insert(a);
+                up(a, p, &mut live_in, &mut live_out);
+            }
+        }
+        let mut uses = Vec::new();
+        for inst in &data.insts {
+            inst.op.for_each_arg(|a| uses.push(a));
+        }
+        uses.extend(data.term.arg());
+        for a in uses {
+            up(a, b, &mut live_in, &mut live_out);
+        }
+    }
+    let to_vec = |s: Vec<std::collections::BTreeSet<Value>>| s.into_iter().map(|x| x.into_iter().collect()).collect();
+    (to_vec(live_in), to_vec(live_out))
+}
+
+/// Compares liveness with the reference and intervals with interference
+/// (Lemma 1) on every pair of values.
+fn check_analyses(f: &Function, stage: &str) -> Result<(), String> {
+    let live = compute_liveness(f);
+    let (ref_in, ref_out) = reference_liveness(f);
+    for b in f.blocks.keys() {
+        if members(&live.live_in[b]) != ref_in[b.index()] {
+            return Err(format!(
+                "{stage}: live_in[{b}] = {:?}, path exploration says {:?}",
+                members(&live.live_in[b]),
+                ref_in[b.index()]
+            ));
+        }
+        if members(&live.live_out[b]) != ref_out[b.index()] {
+            return Err(format!(
+                "{stage}: live_out[{b}] = {:?}, path exploration says {:?}",
+                members(&live.live_out[b]),
+                ref_out[b.index()]
+            ));
+        }
+    }
+    let intervals = compute_intervals(f, &live);
+    let interference = Interference::new(f, &live);
+    let defined: Vec<Value> = {
+        let defs = f.def_blocks();
+        (0..f.value_count).map(Value).filter(|&v| defs[v].is_some()).collect()
+    };
+    for &a in &defined {
+        if !is_well_formed(intervals.ranges(a)) || intervals.ranges(a).is_empty() {
+            return Err(format!("{stage}: bad ranges of {a}: {:?}", intervals.ranges(a)));
+        }
+    }
+    for (i, &a) in defined.iter().enumerate() {
+        for &b in &defined[i + 1..] {
+            let by_lemma = interference.interfere(a, b);
+            let by_intervals = intervals.overlap(a, b);
+            if by_lemma != by_intervals {
+                return Err(format!(
+                    "{stage}: {a} and {b}: interfere (Lemma 1) = {by_lemma}, ranges overlap = {by_intervals} \
+                     ({:?} vs {:?})",
+                    intervals.ranges(a),
+                    intervals.ranges(b)
+                ));
+            }
+        }
+    }
+    // The one-shot `interfere` agrees with the precomputed one (sampled: it
+    // rescans the function on each call).
+    for (i, &a) in defined.iter().enumerate().step_by(7) {
+        for &b in defined[i + 1..].iter().step_by(5) {
+            if interfere(f, &live, a, b) != interference.interfere(a, b) {
+                return Err(format!("{stage}: interfere({a}, {b}) disagrees with Interference"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The result of running the three passes on one module.
+struct Stages {
+    split: Module,
+    lifted: Module,
+    coalesced: Module,
+    pressure: Vec<(usize, usize, usize)>,
+    removed: usize,
+    kept: usize,
+}
+
+/// Runs split → lift → coalesce on every function, checking after each pass
+/// the verifier, the analyses, no critical edges, CSSA (after lifting and
+/// coalescing), Theorem 1 and that coalescing does not raise the pressure.
+fn run_stages(m: &Module) -> Result<Stages, String> {
+    let mut stages = Stages {
+        split: Module { functions: Vec::new() },
+        lifted: Module { functions: Vec::new() },
+        coalesced: Module { functions: Vec::new() },
+        pressure: Vec::new(),
+        removed: 0,
+        kept: 0,
+    };
+    for f in &m.functions {
+        let name = &f.name;
+        let mut split = f.clone();
+        let inserted = split_critical_edges(&mut split);
+        let ctx = |stage: &str, g: &Function| format!("`{name}` after {stage}:\n{}", print_function(g));
+        verify_function(&split).map_err(|e| format!("{}\n{e}", ctx("split", &split)))?;
+        if has_critical_edges(&split) {
+            return Err(format!("{}\ncritical edges remain", ctx("split", &split)));
+        }
+        if split.block_count() != f.block_count() + inserted {
+            return Err(format!("`{name}`: split reports {inserted} blocks"));
+        }
+        let mut again = split.clone();
+        if split_critical_edges(&mut again) != 0 || again != split {
+            return Err(format!("`{name}`: splitting twice changed something"));
+        }
+        check_analyses(&split, &format!("`{name}` split")).map_err(|e| format!("{}\n{e}", ctx("split", &split)))?;
+
+        let mut lifted = split.clone();
+        let copies = phi_lifting(&mut lifted);
+        verify_function(&lifted).map_err(|e| format!("{}\n{e}", ctx("lifting", &lifted)))?;
+        check_lifted_shape(&split, &lifted, &copies).map_err(|e| format!("{}\n{e}", ctx("lifting", &lifted)))?;
+        check_cssa(&lifted).map_err(|e| format!("{}\n{e}", ctx("lifting", &lifted)))?;
+        check_analyses(&lifted, &format!("`{name}` lifted")).map_err(|e| format!("{}\n{e}", ctx("lifting", &lifted)))?;
+
+        let mut coalesced = lifted.clone();
+        let stats = phi_mem_coalesce(&mut coalesced, &copies);
+        verify_function(&coalesced).map_err(|e| format!("{}\n{e}", ctx("coalescing", &coalesced)))?;
+        check_cssa(&coalesced).map_err(|e| format!("{}\n{e}", ctx("coalescing", &coalesced)))?;
+        check_analyses(&coalesced, &format!("`{name}` coalesced"))
+            .map_err(|e| format!("{}\n{e}", ctx("coalescing", &coalesced)))?;
+        if stats.removed + stats.kept != copies.len() || stats.kept_copies.len() != stats.kept {
+            return Err(format!("`{name}`: coalescing stats {stats:?} for {} copies", copies.len()));
+        }
+        let copies_left = coalesced.blocks.values().flat_map(|d| &d.insts).filter(|i| matches!(i.op, Op::Copy(_))).count();
+        let copies_before = split.blocks.values().flat_map(|d| &d.insts).filter(|i| matches!(i.op, Op::Copy(_))).count();
+        if copies_left != copies_before + stats.kept {
+            return Err(format!("`{name}`: {copies_left} copies left, expected {copies_before} + {}", stats.kept));
+        }
+
+        let p_split = max_pressure(&split, &compute_liveness(&split));
+        let p_lifted = max_pressure(&lifted, &compute_liveness(&lifted));
+        let p_coalesced = max_pressure(&coalesced, &compute_liveness(&coalesced));
+        if p_lifted > p_split {
+            return Err(format!(
+                "{}\nTheorem 1 fails: pressure {p_split} before PhiLifting, {p_lifted} after",
+                ctx("lifting", &lifted)
+            ));
+        }
+        if p_coalesced > p_lifted {
+            return Err(format!(
+                "{}\nPhiMemCoalesce raised the pressure from {p_lifted} to {p_coalesced}",
+                ctx("coalescing", &coalesced)
+            ));
+        }
+        stages.pressure.push((p_split, p_lifted, p_coalesced));
+        stages.removed += stats.removed;
+        stages.kept += stats.kept;
+        stages.split.functions.push(split);
+        stages.lifted.functions.push(lifted);
+        stages.coalesced.functions.push(coalesced);
+    }
+    Ok(stages)
+}
+
+/// After lifting: every phi's class is exactly the phi (its new destination
+/// and its lifted arguments), every other value is alone, and the copies are
+/// where the module documentation of phi_lifting.rs says.
+fn check_lifted_shape(before: &Function, after: &Function, copies: &[LiftedCopy]) -> Result<(), String> {
+    let classes = phi_congruence_classes(after);
+    let mut in_phi = EntitySet::with_capacity(after.value_count as usize);
+    for data in after.blocks.values() {
+        for phi in &data.phis {
+            let mut expected: Vec<Value> = phi.args.iter().copied().chain([phi.dest]).collect();
+            expected.sort();
+            let class = classes.members(classes.class_of(phi.dest));
+            if class != expected.as_slice() {
+                return Err(format!("the class of {} is {class:?}, expected {expected:?}", phi.dest));
+            }
+            for &v in &expected {
+                in_phi.insert(v);
+            }
+        }
+    }
+    for v in (0..after.value_count).map(Value) {
+        if !in_phi.contains(v) && classes.members(classes.class_of(v)).len() != 1 {
+            return Err(format!("{v} is in no phi but not alone in its class"));
+        }
+    }
+    if copies.len() != before.blocks.values().map(|d| d.phis.len() * (d.preds.len() + 1)).sum::<usize>() {
+        return Err(format!("{} copies for the phis of the function", copies.len()));
+    }
+    for c in copies {
+        let data = &after.blocks[c.block];
+        let pos = data.insts.iter().position(|i| i.dest == Some(c.copy) && i.op == Op::Copy(c.source));
+        let Some(pos) = pos else {
+            return Err(format!("copy {c:?} not found"));
+        };
+        match c.kind {
+            LiftKind::Arg { phi_block, phi_dest, edge } => {
+                let phi = after.blocks[phi_block].phis.iter().find(|p| p.dest == phi_dest);
+                if phi.map(|p| p.args[edge]) != Some(c.copy) || after.blocks[phi_block].preds[edge] != c.block {
+                    return Err(format!("copy {c:?} does not feed its phi"));
+                }
+                // Only copies follow it.
+                if data.insts[pos..].iter().any(|i| !matches!(i.op, Op::Copy(_))) {
+                    return Err(format!("argument copy {c:?} is not at the end of {}", c.block));
+                }
+            }
+            LiftKind::Dest { phi_block } => {
+                if phi_block != c.block || !data.phis.iter().any(|p| p.dest == c.source) {
+                    return Err(format!("destination copy {c:?} is not in its phi's block"));
+                }
+                if data.insts[..pos].iter().any(|i| !matches!(i.op, Op::Copy(_))) {
+                    return Err(format!("destination copy {c:?} is not at the start of {}", c.block));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs `main` of each stage and compares with the source's outcome.
+fn check_semantics(program: &ssaref::ast::Program, args: &[i64], stages: &Stages) -> Result<(), String> {
+    let expected = ssaref_interp::run_ast(program, args, FUEL).map_err(|e| e.to_string())?;
+    if expected.end == ssaref::outcome::End::OutOfFuel {
+        return Ok(());
+    }
+    let later = ssaref::pipeline::later_stage_fuel(FUEL);
+    for (stage, m) in [("split", &stages.split), ("lifted", &stages.lifted), ("coalesced", &stages.coalesced)] {
+        let got = common::InterpOracle.run_ssa(m, args, later).map_err(|e| format!("{stage}: {e}"))?;
+        if got != expected {
+            return Err(format!("{stage}: outcome {} but the source gives {}", got.render(), expected.render()));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn corpus_pipeline_keeps_semantics_cssa_and_pressure() {
+    let mut failures = Vec::new();
+    let mut report = Vec::new();
+    let (mut raised, mut checked) = (0, 0);
+    for path in case_files() {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let text = std::fs::read_to_string(&path).expect("readable case");
+        let case = common::parse_case(&text).expect("case header parses");
+        let program = ssaref::parser::parse_program(&text).expect("case parses");
+        for (variant, opts) in [("all_on", BraunOptions::all_on()), ("plain", BraunOptions::plain())] {
+            let module = construct_program(&program, &opts);
+            match run_stages(&module) {
+                Ok(stages) => {
+                    if let Err(e) = check_semantics(&program, &case.args, &stages) {
+                        failures.push(format!("{name} [{variant}]: {e}"));
+                    }
+                    for (f, &(a, b, c)) in module.functions.iter().zip(&stages.pressure) {
+                        report.push(format!(
+                            "{name} [{variant}] {}: pressure {a} -> lifted {b} -> coalesced {c}; copies removed {} kept {}",
+                            f.name, stages.removed, stages.kept
+                        ));
+                        if b < a {
+                            raised += 1;
+                        }
+                    }
+                    checked += 1;
+                }
+                Err(e) => failures.push(format!("{name} [{variant}]: {e}")),
+            }
+        }
+    }
+    for line in &report {
+        eprintln!("{line}");
+    }
+    eprintln!("{checked} case variants checked; pressure strictly lower after lifting in {raised} functions");
+    assert!(failures.is_empty(), "failures:\n{}", failures.join("\n\n"));
+    assert!(checked >= 2 * 36);
+}
+
+// ---------------------------------------------------------------------------
+// The swap problem: copy propagation makes the SSA non-CSSA.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn swap_problem_is_not_cssa_before_lifting_and_is_after() {
+    let text = "fn main(n) { var x = 1; var y = 2; var i = 0; \
+                while (i < n) { var t = x; x = y; y = t; i = i + 1; } out x; return y; }";
+    let program = ssaref::parser::parse_program(text).expect("parses");
+    let module = construct_program(&program, &BraunOptions::all_on());
+    let mut f = module.main().expect("main").clone();
+    split_critical_edges(&mut f);
+    let err = check_cssa(&f).expect_err("the swap problem's phis interfere");
+    assert!(err.to_string().contains("not in CSSA form"));
+    // The header phis of x and y read each other on the back edge, so they
+    // are in one class, and both are live at the header's start.
+    let header = f.blocks.keys().find(|&b| f.blocks[b].phis.len() >= 2).expect("loop header");
+    let dests: Vec<Value> = f.blocks[header].phis.iter().map(|p| p.dest).collect();
+    let classes = phi_congruence_classes(&f);
+    assert!(dests.iter().all(|&d| classes.class_of(d) == err.class), "{err}");
+    let live = compute_liveness(&f);
+    assert!(interfere(&f, &live, dests[0], dests[1]));
+
+    let copies = phi_lifting(&mut f);
+    verify_function(&f).expect("lifted verifies");
+    check_cssa(&f).expect("CSSA after lifting");
+    let stats = phi_mem_coalesce(&mut f, &copies);
+    check_cssa(&f).expect("CSSA after coalescing");
+    assert!(stats.kept >= 1, "the swap needs a copy: {stats:?}");
+    for n in 0..5 {
+        let expected = ssaref_interp::run_ast(&program, &[n], FUEL).unwrap();
+        let m = Module { functions: vec![f.clone()] };
+        assert_eq!(ssaref_interp::run_ssa(&m, &[n], FUEL).unwrap(), expected, "n = {n}");
+    }
+}
+
+#[test]
+fn lost_copy_case_is_not_cssa_with_copy_propagation() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cases/lost_copy.src");
+    let program = ssaref::parser::parse_program(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut f = construct_program(&program, &BraunOptions::all_on()).main().unwrap().clone();
+    split_critical_edges(&mut f);
+    assert!(check_cssa(&f).is_err(), "y (the old x) is live after the loop with the new x");
+    let copies = phi_lifting(&mut f);
+    check_cssa(&f).unwrap();
+    phi_mem_coalesce(&mut f, &copies);
+    check_cssa(&f).unwrap();
+    // Without copy propagation, the copy `y = x` keeps the program CSSA.
+    let mut plain = construct_program(&program, &BraunOptions::plain()).main().unwrap().clone();
+    split_critical_edges(&mut plain);
+    check_cssa(&plain).unwrap();
+}
+
+// ---------------------------------------------------------------------------
+// Liveness on hand-written IR.
+// ---------------------------------------------------------------------------
+
+const LOOP: &str = "
+fn main(v0) {
+b0:
+    v1 = const 0
+    v2 = const 1
+    jump b1
+b1(b0, b2):
+    v3 = phi v1, v5
+    v4 = lt v3, v0
+    br v4, b2, b3
+b2(b1):
+    v5 = add v3, v2
+    jump b1
+b3(b1):
+    ret v3
+}
+";
+
+#[test]
+fn liveness_of_a_counting_loop() {
+    let f = parse_one(LOOP);
+    let live = compute_liveness(&f);
+    let b = |i| Block(i);
+    assert_eq!(members(&live.live_in[b(0)]), set_of(&[0]));
+    // v1 flows into the phi from b0: live at the end of b0, not in b1's live-in.
+    assert_eq!(members(&live.live_out[b(0)]), set_of(&[0, 1, 2]));
+    assert_eq!(members(&live.live_in[b(1)]), set_of(&[0, 2, 3]));
+    // v4 is the branch condition: used at the end of b1 but not live out.
+    assert_eq!(members(&live.live_out[b(1)]), set_of(&[0, 2, 3]));
+    assert_eq!(members(&live.live_in[b(2)]), set_of(&[0, 2, 3]));
+    // v5 is the phi argument from b2; v3 dies in b2.
+    assert_eq!(members(&live.live_out[b(2)]), set_of(&[0, 2, 5]));
+    assert_eq!(members(&live.live_in[b(3)]), set_of(&[3]));
+    assert!(live.live_out[b(3)].is_empty());
+
+    let after = live_after_each_inst(&f, b(1), &live);
+    assert_eq!(after.len(), 1);
+    assert_eq!(members(&after[0]), set_of(&[0, 2, 3, 4]));
+    let after = live_after_each_inst(&f, b(2), &live);
+    assert_eq!(members(&after[0]), set_of(&[0, 2, 5]));
+    let before = live_before_each_inst(&f, b(2), &live);
+    assert_eq!(members(&before[0]), set_of(&[0, 2, 3]));
+
+    // v3 dies at the add that defines v5: no interference. v1 dies at the
+    // end of b0, where the phi v3 is not yet defined.
+    assert!(!interfere(&f, &live, Value(3), Value(5)));
+    assert!(!interfere(&f, &live, Value(1), Value(3)));
+    assert!(interfere(&f, &live, Value(0), Value(3)));
+    assert!(interfere(&f, &live, Value(2), Value(5)));
+    assert!(interfere(&f, &live, Value(3), Value(4)));
+    assert!(!interfere(&f, &live, Value(3), Value(3)));
+    check_cssa(&f).expect("the loop is CSSA");
+    assert_eq!(max_pressure(&f, &live), 4);
+    let profile = pressure_profile(&f, &live);
+    assert_eq!(profile[b(1)], vec![3, 4, 4]);
+}
+
+#[test]
+fn phis_of_one_block_interfere_when_both_live_and_dead_phis_are_live_in() {
+    let f = parse_one(
+        "
+fn main(v0) {
+b0:
+    v1 = const 1
+    v2 = const 2
+    br v0, b1, b2
+b1(b0):
+    jump b3
+b2(b0):
+    jump b3
+b3(b1, b2):
+    v3 = phi v1, v2
+    v4 = phi v2, v1
+    v5 = phi v1, v1
+    v6 = add v3, v4
+    ret v6
+}
+",
+    );
+    let live = compute_liveness(&f);
+    // v5 is never used, but a phi destination is defined at the block start.
+    assert_eq!(members(&live.live_in[Block(3)]), set_of(&[3, 4, 5]));
+    assert!(interfere(&f, &live, Value(3), Value(4)));
+    assert!(interfere(&f, &live, Value(3), Value(5)));
+    // v1 and v2 are both phi arguments at the end of b1 and b2.
+    assert!(interfere(&f, &live, Value(1), Value(2)));
+    // No phi argument is live at the start of b3.
+    assert!(!interfere(&f, &live, Value(1), Value(3)));
+    // The class {v1, v2, v3, v4, v5} holds interfering values.
+    let err = check_cssa(&f).expect_err("not CSSA");
+    assert_eq!((err.a, err.b), (Value(1), Value(2)));
+    let classes = phi_congruence_classes(&f);
+    assert_eq!(classes.members(classes.class_of(Value(3))), set_of(&[1, 2, 3, 4, 5]).as_slice());
+    assert_eq!(classes.class_count(), 7 - 4);
+}
+
+#[test]
+fn liveness_on_an_irreducible_loop() {
+    // b1 and b2 form a cycle entered at both; v1 is used in b2 only, and must
+    // be live around the whole cycle.
+    let f = parse_one(
+        "
+fn main(v0) {
+b0:
+    v1 = const 7
+    br v0, b1, b2
+b1(b0, b2):
+    v2 = phi v0, v4
+    jump b2
+b2(b0, b1):
+    v3 = phi v0, v2
+    v4 = sub v3, v1
+    br v4, b1, b3
+b3(b2):
+    ret v4
+}
+",
+    );
+    let live = compute_liveness(&f);
+    assert_eq!(members(&live.live_in[Block(1)]), set_of(&[1, 2]));
+    assert_eq!(members(&live.live_out[Block(1)]), set_of(&[1, 2]));
+    assert_eq!(members(&live.live_in[Block(2)]), set_of(&[1, 3]));
+    assert_eq!(members(&live.live_out[Block(2)]), set_of(&[1, 4]));
+    assert_eq!(members(&live.live_out[Block(0)]), set_of(&[0, 1]));
+    check_analyses(&f, "irreducible").unwrap();
+    let depth = loop_depth(&f);
+    assert_eq!(depth.values().copied().collect::<Vec<_>>(), vec![0, 1, 1, 0]);
+}
+
+// ---------------------------------------------------------------------------
+// Critical edges.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn both_edges_of_a_branch_to_one_block_are_split_in_order() {
+    let mut f = parse_one(
+        "
+fn main(v0) {
+b0:
+    v1 = const 10
+    v2 = const 20
+    br v0, b1, b1
+b1(b0, b0):
+    v3 = phi v1, v2
+    ret v3
+}
+",
+    );
+    assert!(has_critical_edges(&f));
+    assert_eq!(split_critical_edges(&mut f), 2);
+    verify_function(&f).unwrap();
+    assert!(!has_critical_edges(&f));
+    assert_eq!(f.blocks[Block(1)].preds, vec![Block(2), Block(3)]);
+    assert_eq!(f.succs(Block(0)), vec![Block(2), Block(3)]);
+    for (arg, expected) in [(1, 10), (0, 20)] {
+        let out = ssaref_interp::run_ssa(&Module { functions: vec![f.clone()] }, &[arg], FUEL).unwrap();
+        assert_eq!(out.end, ssaref::outcome::End::Return(expected));
+    }
+    // A branch to a block with one predecessor is not split.
+    let mut g = parse_one(LOOP);
+    assert_eq!(split_critical_edges(&mut g), 0);
+}
+
+// ---------------------------------------------------------------------------
+// Intervals.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn interval_intersection_corner_cases() {
+    assert!(!union_intersects(&[], &[]));
+    assert!(!union_intersects(&[(1, 3)], &[]));
+    // Touching: 3 and 4 are different points.
+    assert!(!union_intersects(&[(1, 3)], &[(4, 5)]));
+    assert!(!union_intersects(&[(4, 5)], &[(1, 3)]));
+    // Sharing one end point.
+    assert!(union_intersects(&[(1, 3)], &[(3, 5)]));
+    assert!(union_intersects(&[(3, 5)], &[(1, 3)]));
+    // Single points.
+    assert!(union_intersects(&[(2, 2)], &[(2, 2)]));
+    assert!(!union_intersects(&[(2, 2)], &[(3, 3)]));
+    // Containment, and holes.
+    assert!(union_intersects(&[(0, 10)], &[(4, 5)]));
+    assert!(!union_intersects(&[(0, 1), (5, 6), (10, 12)], &[(2, 4), (7, 9), (13, 20)]));
+    assert!(union_intersects(&[(0, 1), (5, 6), (10, 12)], &[(2, 4), (7, 9), (12, 20)]));
+    assert!(!union_intersects(&[(0, u32::MAX - 1)], &[(u32::MAX, u32::MAX)]));
+    assert_eq!(merge(&[(1, 3)], &[(4, 5)]), vec![(1, 5)]);
+    assert_eq!(merge(&[(1, 2)], &[(4, 5)]), vec![(1, 2), (4, 5)]);
+    assert_eq!(merge(&[(1, 10)], &[(2, 3), (5, 12)]), vec![(1, 12)]);
+    assert_eq!(merge(&[], &[(7, 7)]), vec![(7, 7)]);
+    assert_eq!(merge(&[(0, 0)], &[(u32::MAX, u32::MAX)]), vec![(0, 0), (u32::MAX, u32::MAX)]);
+}
+
+/// Random interval lists against bit sets.
+#[test]
+fn interval_merge_and_intersection_agree_with_point_sets() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(0x5eed);
+    let random_list = |rng: &mut rand::rngs::SmallRng| {
+        let mut points = [false; 40];
+        for p in points.iter_mut() {
+            *p = rng.gen_bool(0.3);
+        }
+        let mut list: Vec<(u32, u32)> = Vec::new();
+        for (i, &on) in points.iter().enumerate() {
+            if on {
+                match list.last_mut() {
+                    // Sometimes leave adjacent intervals apart: still well formed.
+                    Some(last) if last.1 + 1 == i as u32 && rng.gen_bool(0.7) => last.1 = i as u32,
+                    _ => list.push((i as u32, i as u32)),
+                }
+            }
+        }
+        (points, list)
+    };
+    for _ in 0..2000 {
+        let (pa, a) = random_list(&mut rng);
+        let (pb, b) = random_list(&mut rng);
+        let expected = pa.iter().zip(&pb).any(|(x, y)| *x && *y);
+        assert_eq!(union_intersects(&a, &b), expected, "{a:?} {b:?}");
+        let m = merge(&a, &b);
+        assert!(is_well_formed(&m));
+        assert!(m.windows(2).all(|w| w[0].1 + 1 < w[1].0), "joined: {m:?}");
+        for p in 0..40u32 {
+            let inside = m.iter().any(|&(x, y)| x <= p && p <= y);
+            assert_eq!(inside, pa[p as usize] || pb[p as usize], "{a:?} + {b:?} = {m:?} at {p}");
+        }
+    }
+}
+
+#[test]
+fn a_value_that_dies_where_another_is_defined_does_not_overlap_it() {
+    let f = parse_one(LOOP);
+    let live = compute_liveness(&f);
+    let iv = compute_intervals(&f, &live);
+    // v3 dies at `v5 = add v3, v2` in b2.
+    let p = iv.inst_point(Block(2), 0);
+    assert!(iv.is_live_at(Value(5), p));
+    assert!(!iv.is_live_at(Value(3), p));
+    assert!(iv.is_live_at(Value(3), iv.block_start(Block(2))));
+    assert!(!iv.overlap(Value(3), Value(5)));
+    // The phi argument v5 is live at the end of b2 only, not at b1's start.
+    assert!(iv.is_live_at(Value(5), iv.block_end(&f, Block(2))));
+    assert!(!iv.is_live_at(Value(5), iv.block_start(Block(1))));
+    // A dead result occupies the point after its instruction.
+    let g = parse_one("fn main(v0) {\nb0:\n    v1 = add v0, v0\n    ret v0\n}\n");
+    let live = compute_liveness(&g);
+    let iv = compute_intervals(&g, &live);
+    assert_eq!(iv.ranges(Value(1)), &[(1, 1)]);
+    assert_eq!(iv.ranges(Value(0)), &[(0, 2)]);
+    assert!(interfere(&g, &live, Value(0), Value(1)));
+    assert_eq!(max_pressure(&g, &live), 2);
+}
+
+// ---------------------------------------------------------------------------
+// PhiLifting and PhiMemCoalesce on a small function.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn lifting_and_coalescing_the_counting_loop() {
+    let mut f = parse_one(LOOP);
+    let copies = phi_lifting(&mut f);
+    verify_function(&f).unwrap();
+    // One phi with two arguments: two argument copies and one destination copy.
+    assert_eq!(copies.len(), 3);
+    assert!(matches!(copies[2].kind, LiftKind::Dest { phi_block: Block(1) }));
+    assert_eq!(copies[2].copy, Value(3));
+    let stats = phi_mem_coalesce(&mut f, &copies);
+    verify_function(&f).unwrap();
+    check_cssa(&f).unwrap();
+    // v1 := const 0 and the phi never overlap, nor does the phi's
+    // destination copy; v5 = add v3, v2 and the lifted v3 do not either: all
+    // copies go.
+    assert_eq!((stats.removed, stats.kept), (3, 0), "{}", print_function(&f));
+    let m = Module { functions: vec![f] };
+    assert_eq!(ssaref_interp::run_ssa(&m, &[4], FUEL).unwrap().end, ssaref::outcome::End::Return(4));
+}
+
+#[test]
+#[should_panic(expected = "not a copy PhiLifting left")]
+fn coalescing_rejects_copies_it_cannot_find() {
+    let mut f = parse_one(LOOP);
+    let mut copies = phi_lifting(&mut f);
+    copies[0].source = Value(0);
+    phi_mem_coalesce(&mut f, &copies);
+}
+
+// ---------------------------------------------------------------------------
+// Loops.
+// ---------------------------------------------------------------------------
+
+/// Natural-loop nesting depth, computed directly from back edges (edges to a
+/// dominator) for a reducible function: the reference for `loop_depth`.
+fn natural_loop_depth(f: &Function) -> EntityVec<Block, u32> {
+    let dom = ssaref::dominance::DomTree::compute(f);
+    let mut bodies: std::collections::BTreeMap<Block, std::collections::BTreeSet<Block>> = Default::default();
+    for u in f.blocks.keys() {
+        for h in f.succs(u) {
+            if dom.dominates(h, u) {
+                let body = bodies.entry(h).or_default();
+                body.insert(h);
+                let mut stack = vec![u];
+                while let Some(x) = stack.pop() {
+                    if body.insert(x) {
+                        stack.extend(f.blocks[x].preds.iter().copied());
+                    }
+                }
+            }
+        }
+    }
+    let mut depth = EntityVec::from_elem(0u32, f.blocks.len());
+    for body in bodies.values() {
+        for &b in body {
+            depth[b] += 1;
+        }
+    }
+    depth
+}
+
+#[test]
+fn loop_depth_matches_natural_loops_on_reducible_functions() {
+    let mut compared = 0;
+    for path in case_files() {
+        let program = ssaref::parser::parse_program(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        for opts in [BraunOptions::all_on(), BraunOptions::plain()] {
+            for f in construct_program(&program, &opts).functions {
+                let mut g = f.clone();
+                split_critical_edges(&mut g);
+                for h in [f, g] {
+                    if ssaref::reducibility::is_reducible(&h) {
+                        assert_eq!(loop_depth(&h), natural_loop_depth(&h), "{}", print_function(&h));
+                        compared += 1;
+                    } else {
+                        // Every block on a cycle has depth at least 1.
+                        let depth = loop_depth(&h);
+                        for b in h.blocks.keys() {
+                            let on_cycle = ssaref::dominance::reverse_postorder(h.block_count(), b, |x| h.succs(x))
+                                .iter()
+                                .any(|&x| h.succs(x).contains(&b));
+                            assert_eq!(depth[b] >= 1, on_cycle, "{b} in\n{}", print_function(&h));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(compared > 50);
+}
+
+#[test]
+fn loop_depth_of_nested_loops() {
+    let program = ssaref::parser::parse_program(
+        "fn main(n) { var i = 0; var s = 0; while (i < n) { var j = 0; while (j < i) { s = s + j; j = j + 1; } i = i + 1; } return s; }",
+    )
+    .unwrap();
+    let f = construct_program(&program, &BraunOptions::plain()).main().unwrap().clone();
+    let depth = loop_depth(&f);
+    let max = depth.values().copied().max().unwrap();
+    assert_eq!(max, 2, "{}", print_function(&f));
+    assert_eq!(depth[Block(0)], 0);
+    // The block with `s = s + j` is at depth 2.
+    let inner = f
+        .blocks
+        .keys()
+        .find(|&b| f.blocks[b].insts.iter().any(|i| matches!(i.op, Op::Binary(ssaref::ir::BinOp::Add, ..))) && depth[b] == 2);
+    assert!(inner.is_some());
+}

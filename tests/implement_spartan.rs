@@ -1,0 +1,704 @@
+//! Tests of spill-free SSA elimination (`location_transfer_graph.rs`,
+//! `implement_spartan.rs`): Pereira and Palsberg, "SSA Elimination after
+//! Register Allocation", CC 2009 (../shared/seeds/000_4fdaa7045539350b.txt),
+//! and Fig. 7 of Pereira's technical report (§4.6,
+//! ../shared/seeds/003_2e84582824d38a3f.txt). The theorems they check are
+//! proved in proofs-notes/spill-free-ssa-elimination.md, which names each
+//! test below.
+//!
+//! The two bounded-exhaustive tests cover the location set of 6 registers
+//! and 3 slots: every spartan parallel copy over it is implemented and run
+//! (Theorem 3, with the §6 variants), and `check_spartan` is compared with
+//! `check_spartan_graph` on well-defined copies (Theorem 2 and its
+//! converse). By default the second runs all of them over 4 registers and 3
+//! slots and a deterministic slice of those over 6 and 3;
+//! `SSAREF_EXHAUSTIVE=full cargo test --release --test implement_spartan --
+//! --nocapture` runs all 10^9 of them and prints the counts.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use ssaref::implement_spartan::{
+    check_implementation, count, implement_component, implement_spartan, run_seq, Counts,
+    ElimOptions, SkipHooks,
+};
+use ssaref::location_transfer_graph::{Component, LocationTransferGraph, ParallelCopy, Store};
+use ssaref::mir::{Loc, MInst, Reg, Slot};
+use std::time::Instant;
+
+/// The register `R(i+1)` of the papers' figures is `Reg(i)`.
+fn r(i: u8) -> Loc {
+    Loc::Reg(Reg(i))
+}
+
+/// The memory location `mi` of the papers' figures is `Slot(i)`.
+fn m(i: u32) -> Loc {
+    Loc::Slot(Slot(i))
+}
+
+/// A parallel copy written as the papers do: destinations, then sources.
+fn copy(dsts: &[Loc], srcs: &[Loc]) -> ParallelCopy {
+    assert_eq!(dsts.len(), srcs.len());
+    ParallelCopy::new(dsts.iter().copied().zip(srcs.iter().copied()).collect())
+}
+
+fn full_run() -> bool {
+    std::env::var("SSAREF_EXHAUSTIVE").is_ok_and(|v| v == "full")
+}
+
+/// Location `i` of a set of `regs` registers followed by slots.
+fn loc_of(i: usize, regs: usize) -> Loc {
+    if i < regs {
+        Loc::Reg(Reg(i as u8))
+    } else {
+        Loc::Slot(Slot((i - regs) as u32))
+    }
+}
+
+/// The parallel copy that writes location `d` from `src[d]`, when set.
+fn copy_of(src: &[Option<usize>], regs: usize) -> ParallelCopy {
+    ParallelCopy::new(
+        src.iter()
+            .enumerate()
+            .filter_map(|(d, s)| s.map(|s| (loc_of(d, regs), loc_of(s, regs))))
+            .collect(),
+    )
+}
+
+/// Calls `f` on every partial injection from `0..n` to itself, given as
+/// `src[d]`: the source of destination `d`, if any. These are the
+/// well-defined parallel copies whose sources are distinct (condition 1).
+fn for_each_partial_injection(n: usize, f: &mut dyn FnMut(&[Option<usize>])) {
+    fn go(
+        d: usize,
+        src: &mut Vec<Option<usize>>,
+        used: &mut Vec<bool>,
+        f: &mut dyn FnMut(&[Option<usize>]),
+    ) {
+        if d == src.len() {
+            f(src);
+            return;
+        }
+        src[d] = None;
+        go(d + 1, src, used, f);
+        for s in 0..src.len() {
+            if !used[s] {
+                used[s] = true;
+                src[d] = Some(s);
+                go(d + 1, src, used, f);
+                used[s] = false;
+            }
+        }
+        src[d] = None;
+    }
+    go(0, &mut vec![None; n], &mut vec![false; n], f);
+}
+
+/// Condition 2 of the definition of spartan, on a partial injection, by
+/// indices, independently of `check_spartan`: a slot is never copied to
+/// another slot, and a slot that is written is read only by its own self
+/// loop.
+fn spartan_by_indices(src: &[Option<usize>], regs: usize) -> bool {
+    src.iter().enumerate().all(|(d, &s)| match s {
+        None => true,
+        Some(s) if d >= regs => {
+            let from_other_slot = s >= regs && s != d;
+            let read_elsewhere = src
+                .iter()
+                .enumerate()
+                .any(|(b, &x)| b != d && x == Some(d));
+            !from_other_slot && !read_elsewhere
+        }
+        Some(_) => true,
+    })
+}
+
+/// A deterministic 64-bit mix of `x` (splitmix64's finalizer).
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// Theorem 3 and the optimal instruction count, with the §6 variants, on
+/// every spartan parallel copy over 6 registers and 3 slots (see the note,
+/// "Tests"). The options of the second variant and the answers of its
+/// hooks vary from case to case.
+#[test]
+fn every_spartan_copy_over_6_registers_and_3_slots_is_implemented_optimally() {
+    const REGS: usize = 6;
+    const SLOTS: usize = 3;
+    let start = Instant::now();
+    let (mut injections, mut spartan, mut omissions) = (0u64, 0u64, 0usize);
+    let mut totals = Counts::default();
+    for_each_partial_injection(REGS + SLOTS, &mut |src| {
+        injections += 1;
+        let pc = copy_of(src, REGS);
+        let verdict = pc.check_spartan();
+        assert_eq!(
+            verdict.is_ok(),
+            spartan_by_indices(src, REGS),
+            "check_spartan says {verdict:?} on {pc}"
+        );
+        if verdict.is_err() {
+            return;
+        }
+        spartan += 1;
+
+        // Without options (the hooks would allow everything, but must not
+        // be asked): the exact parallel copy, optimally.
+        let insts = implement_spartan(&pc, &ElimOptions::default(), &SkipHooks::ALWAYS)
+            .unwrap_or_else(|e| panic!("the spartan copy {pc} is rejected: {e}"));
+        let counts = check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &insts)
+            .unwrap_or_else(|e| panic!("{e}"));
+        totals += counts;
+
+        // Component by component: a path of n nodes takes n - 1 moves,
+        // loads and stores, a cycle of n registers n - 1 swaps, a self loop
+        // nothing; and Algorithm 2 is their concatenation.
+        let graph = LocationTransferGraph::new(&pc).expect("a spartan copy is well defined");
+        let mut concatenated = Vec::new();
+        for c in graph.components().expect("a spartan graph has components") {
+            let code = implement_component(&c, &ElimOptions::default(), &SkipHooks::NEVER)
+                .unwrap_or_else(|e| panic!("{c} of {pc}: {e}"));
+            let k = count(&code);
+            match &c {
+                Component::Path(nodes) => {
+                    assert_eq!((code.len(), k.swaps), (nodes.len() - 1, 0), "{c}: {code:?}")
+                }
+                Component::Cycle(regs) => {
+                    assert_eq!((code.len(), k.swaps), (regs.len() - 1, regs.len() - 1), "{c}")
+                }
+                Component::SelfLoop(_) => assert!(code.is_empty(), "{c}: {code:?}"),
+            }
+            concatenated.extend(code);
+        }
+        assert_eq!(concatenated, insts, "Algorithm 2 on {pc}");
+
+        // Store hoisting and load lowering, with options and hook answers
+        // drawn from the case number.
+        let bits = mix(injections);
+        let opts = ElimOptions {
+            store_hoisting: bits & 1 == 1,
+            load_lowering: bits & 2 == 2,
+        };
+        let bit = |m: Slot, r: Reg| (bits >> (2 + m.0 as usize * REGS + r.0 as usize)) & 1 == 1;
+        let skip_store = |m: Slot, r: Reg| bit(m, r);
+        let skip_load = |m: Slot, r: Reg| !bit(m, r);
+        let hooks = SkipHooks {
+            skip_store: &skip_store,
+            skip_load: &skip_load,
+        };
+        let optimized = implement_spartan(&pc, &opts, &hooks).expect("spartan");
+        let k = check_implementation(&pc, &opts, &hooks, &optimized)
+            .unwrap_or_else(|e| panic!("{e}"));
+        omissions += counts.total() - k.total();
+    });
+    eprintln!(
+        "spartan copies over {REGS} registers and {SLOTS} slots: {injections} partial \
+         injections, {spartan} spartan, implemented with {totals:?} in all, {omissions} \
+         transfers omitted by the §6 variants; {:.1}s",
+        start.elapsed().as_secs_f64()
+    );
+    assert_eq!((injections, spartan), (17_572_114, 2_330_072));
+}
+
+/// Theorem 2 and its converse on every well-defined copy of a set: for all
+/// partial functions `src` from `0..n` to itself (`n = regs + slots`, the
+/// odometer value `i` gives `src[d]` as its base `n + 1` digit `d`, `n`
+/// meaning "no move"), those with `i % stride == 0`. Returns the number of
+/// copies checked and how many were spartan.
+fn check_theorem_2(regs: usize, slots: usize, stride: u64) -> (u64, u64) {
+    let n = regs + slots;
+    let base = n as u64 + 1;
+    let total = base.pow(n as u32);
+    let (mut checked, mut spartan) = (0u64, 0u64);
+    let mut i = 0;
+    while i < total {
+        let mut moves = Vec::with_capacity(n);
+        let mut x = i;
+        for d in 0..n {
+            let s = (x % base) as usize;
+            x /= base;
+            if s < n {
+                moves.push((loc_of(d, regs), loc_of(s, regs)));
+            }
+        }
+        let pc = ParallelCopy::new(moves);
+        let graph = LocationTransferGraph::new(&pc)
+            .unwrap_or_else(|e| panic!("{pc} has distinct destinations: {e}"));
+        let by_copy = pc.check_spartan();
+        let by_graph = graph.check_spartan_graph();
+        assert_eq!(
+            by_copy.is_ok(),
+            by_graph.is_ok(),
+            "{pc}: check_spartan says {by_copy:?}, check_spartan_graph says {by_graph:?}"
+        );
+        // A copy that is not spartan is rejected, without a panic.
+        if by_copy.is_ok() {
+            spartan += 1;
+        } else {
+            assert!(implement_spartan(&pc, &ElimOptions::default(), &SkipHooks::NEVER).is_err());
+        }
+        checked += 1;
+        i += stride;
+    }
+    (checked, spartan)
+}
+
+/// See the note, "Tests": Theorem 2 and its converse.
+#[test]
+fn check_spartan_and_check_spartan_graph_agree_on_well_defined_copies() {
+    let start = Instant::now();
+    let mut report = Vec::new();
+    let (full, slice_stride) = (full_run(), 9_973);
+    if full {
+        let (checked, spartan) = check_theorem_2(6, 3, 1);
+        assert_eq!(checked, 1_000_000_000);
+        report.push(format!("all {checked} over 6 registers and 3 slots ({spartan} spartan)"));
+    } else {
+        let (checked, spartan) = check_theorem_2(4, 3, 1);
+        assert_eq!(checked, 8u64.pow(7));
+        report.push(format!("all {checked} over 4 registers and 3 slots ({spartan} spartan)"));
+        let (checked, spartan) = check_theorem_2(6, 3, slice_stride);
+        report.push(format!(
+            "{checked} over 6 registers and 3 slots, one in {slice_stride} ({spartan} spartan)"
+        ));
+    }
+    eprintln!(
+        "check_spartan = check_spartan_graph on well-defined copies: {}; {:.1}s",
+        report.join("; "),
+        start.elapsed().as_secs_f64()
+    );
+}
+
+/// The five ϕ-functions of Fig. 7 of Pereira's report (§4.6), joining the
+/// blocks X and Y into Z. Rows: `t1(R1) t2(m2) t3(R2) t4(R3) t5(R4)`, column
+/// X: `t11(m1) t21(m2) t31(R4) t41(R2) t51(R3)`, column Y: `t12(R1) t22(R2)
+/// t32(R4) t42(m3) t52(R3)`. Both columns are spartan as printed.
+fn fig7() -> (Vec<Loc>, Vec<Loc>, Vec<Loc>) {
+    let z = vec![r(0), m(2), r(1), r(2), r(3)];
+    let x = vec![m(1), m(2), r(3), r(1), r(2)];
+    let y = vec![r(0), r(1), r(3), m(3), r(2)];
+    (z, x, y)
+}
+
+/// See the note, "Theorem 1" and "Fig. 7".
+#[test]
+fn pereira_fig7_allocation_is_frugal_and_its_columns_are_spartan() {
+    let (z, x, y) = fig7();
+    // Frugal, and no slot shared between two classes: the slots of the
+    // five congruence classes (rows) are m1, m2, none, m3, none.
+    let mut class_slots = Vec::new();
+    for i in 0..z.len() {
+        let mut slots: Vec<Loc> = [z[i], x[i], y[i]]
+            .into_iter()
+            .filter(|l| matches!(l, Loc::Slot(_)))
+            .collect();
+        slots.dedup();
+        assert!(slots.len() <= 1, "row {} uses two slots", i + 1);
+        class_slots.extend(slots);
+    }
+    assert_eq!(class_slots, vec![m(1), m(2), m(3)]);
+    for col in [&x, &y] {
+        let pc = copy(&z, col);
+        pc.check_spartan().unwrap_or_else(|e| panic!("{e}"));
+        LocationTransferGraph::new(&pc)
+            .unwrap()
+            .check_spartan_graph()
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+/// Column X: the permutation of R2, R3, R4 is a 3-cycle, implemented with
+/// 2 swaps; t1 comes from m1 by a load (the figure prints `st R1 [m1]`,
+/// but the copy needs a load; the note explains). t2 is a self loop on m2.
+#[test]
+fn pereira_fig7_column_x_needs_two_swaps_and_one_load() {
+    let (z, x, _) = fig7();
+    let pc = copy(&z, &x);
+    let graph = LocationTransferGraph::new(&pc).unwrap();
+    assert_eq!(
+        graph.components().unwrap(),
+        vec![
+            Component::Path(vec![m(1), r(0)]),
+            Component::Cycle(vec![Reg(1), Reg(2), Reg(3)]),
+            Component::SelfLoop(m(2)),
+        ]
+    );
+    let insts = implement_spartan(&pc, &ElimOptions::default(), &SkipHooks::NEVER).unwrap();
+    assert_eq!(
+        insts,
+        vec![
+            MInst::Reload {
+                dst: Reg(0),
+                slot: Slot(1)
+            },
+            // R4 ⊕ R3; R3 ⊕ R2, Algorithm 1's order for the cycle R2 → R3
+            // → R4 → R2. The figure swaps R2, R4 then R3, R4, which is the
+            // same order for the cycle listed from R3.
+            MInst::Swap { a: Reg(3), b: Reg(2) },
+            MInst::Swap { a: Reg(2), b: Reg(1) },
+        ]
+    );
+    let k = check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &insts).unwrap();
+    assert_eq!(
+        k,
+        Counts {
+            swaps: 2,
+            loads: 1,
+            ..Counts::default()
+        }
+    );
+    // The figure's own swaps, for the cycle listed from R3, are correct too.
+    let figure = vec![
+        MInst::Reload {
+            dst: Reg(0),
+            slot: Slot(1),
+        },
+        MInst::Swap { a: Reg(1), b: Reg(3) },
+        MInst::Swap { a: Reg(2), b: Reg(3) },
+    ];
+    check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &figure).unwrap();
+    assert_eq!(
+        implement_component(
+            &Component::Cycle(vec![Reg(2), Reg(3), Reg(1)]),
+            &ElimOptions::default(),
+            &SkipHooks::NEVER
+        )
+        .unwrap(),
+        vec![MInst::Swap { a: Reg(1), b: Reg(3) }, MInst::Swap { a: Reg(3), b: Reg(2) }]
+    );
+    // The printed store in place of the load leaves R1 wrong.
+    let printed = vec![
+        MInst::Spill {
+            slot: Slot(1),
+            src: Reg(0),
+        },
+        MInst::Swap { a: Reg(1), b: Reg(3) },
+        MInst::Swap { a: Reg(2), b: Reg(3) },
+    ];
+    let e = check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &printed)
+        .unwrap_err();
+    assert!(e.contains("wrong result"), "{e}");
+}
+
+/// Column Y: no cycle, hence no swap; one path m3 → R3 → R4 → R2 → m2,
+/// emitted from its end exactly as the figure prints it: `st R2 [m2]; R2 :=
+/// R4; R4 := R3; ld R3 [m3]`. With store hoisting the store goes.
+#[test]
+fn pereira_fig7_column_y_needs_no_swap() {
+    let (z, _, y) = fig7();
+    let pc = copy(&z, &y);
+    assert_eq!(
+        LocationTransferGraph::new(&pc).unwrap().components().unwrap(),
+        vec![
+            Component::Path(vec![m(3), r(2), r(3), r(1), m(2)]),
+            Component::SelfLoop(r(0)),
+        ]
+    );
+    let insts = implement_spartan(&pc, &ElimOptions::default(), &SkipHooks::NEVER).unwrap();
+    let expected = vec![
+        MInst::Spill {
+            slot: Slot(2),
+            src: Reg(1),
+        },
+        MInst::Move {
+            dst: Reg(1),
+            src: Reg(3),
+        },
+        MInst::Move {
+            dst: Reg(3),
+            src: Reg(2),
+        },
+        MInst::Reload {
+            dst: Reg(2),
+            slot: Slot(3),
+        },
+    ];
+    assert_eq!(insts, expected);
+    let k = check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &insts).unwrap();
+    assert_eq!(
+        k,
+        Counts {
+            moves: 2,
+            loads: 1,
+            stores: 1,
+            ..Counts::default()
+        }
+    );
+    let hoisting = ElimOptions {
+        store_hoisting: true,
+        load_lowering: false,
+    };
+    let hoisted = implement_spartan(&pc, &hoisting, &SkipHooks::ALWAYS).unwrap();
+    assert_eq!(hoisted, expected[1..]);
+    check_implementation(&pc, &hoisting, &SkipHooks::ALWAYS, &hoisted).unwrap();
+}
+
+/// Fig. 1 of Pereira and Palsberg, with one register r. In the SSA
+/// allocation of Fig. 1(b), the edge from L2 carries `(a, b) := (a2, b2)`
+/// with `a` in m and `a2` in m2: a copy between two slots, which the
+/// on-demand spilling of Fig. 1(c) implements through a third slot mb.
+/// Spill-free elimination rejects it. After CSSA (Fig. 1(d-e)), `a`, `a1`
+/// and `a3` share m and the `b`s share r, so both columns are `(m, r) :=
+/// (m, r)`: two self loops, no instruction, no extra location (the copy `a3
+/// = a2` through r is an ordinary instruction, allocated before).
+#[test]
+fn pereira_palsberg_fig1_needs_no_extra_location() {
+    let (reg, mem, m2) = (r(0), m(0), m(2));
+    let ssa_l2 = copy(&[mem, reg], &[m2, reg]);
+    assert!(ssa_l2.check_spartan().unwrap_err().contains("condition 2"));
+    let graph = LocationTransferGraph::new(&ssa_l2).unwrap();
+    assert!(graph.check_spartan_graph().is_err());
+    assert!(implement_spartan(&ssa_l2, &ElimOptions::default(), &SkipHooks::NEVER).is_err());
+
+    for column in [copy(&[mem, reg], &[mem, reg]), copy(&[mem, reg], &[mem, reg])] {
+        let insts = implement_spartan(&column, &ElimOptions::default(), &SkipHooks::NEVER).unwrap();
+        assert!(insts.is_empty(), "{insts:?}");
+        check_implementation(&column, &ElimOptions::default(), &SkipHooks::NEVER, &insts).unwrap();
+    }
+}
+
+/// The printed orders of Algorithm 1 are right, and the checker catches
+/// the opposite orders: a path emitted from its start, and a cycle's swaps
+/// in the other order (which rotates the wrong way when n ≥ 3).
+#[test]
+fn algorithm_1_orders_and_their_reversals() {
+    // A path r0 → r1 → r2 → m0: m0 := r2; r2 := r1; r1 := r0.
+    let path = copy(&[r(1), r(2), m(0)], &[r(0), r(1), r(2)]);
+    let insts = implement_spartan(&path, &ElimOptions::default(), &SkipHooks::NEVER).unwrap();
+    assert_eq!(
+        insts,
+        vec![
+            MInst::Spill {
+                slot: Slot(0),
+                src: Reg(2)
+            },
+            MInst::Move {
+                dst: Reg(2),
+                src: Reg(1)
+            },
+            MInst::Move {
+                dst: Reg(1),
+                src: Reg(0)
+            },
+        ]
+    );
+    let reversed: Vec<MInst> = insts.iter().rev().cloned().collect();
+    let e = check_implementation(&path, &ElimOptions::default(), &SkipHooks::NEVER, &reversed)
+        .unwrap_err();
+    assert!(e.contains("wrong result"), "{e}");
+
+    // A cycle r0 → r1 → r2 → r3 → r0: r3 ⊕ r2; r2 ⊕ r1; r1 ⊕ r0.
+    let cycle = copy(&[r(1), r(2), r(3), r(0)], &[r(0), r(1), r(2), r(3)]);
+    let insts = implement_spartan(&cycle, &ElimOptions::default(), &SkipHooks::NEVER).unwrap();
+    assert_eq!(
+        insts,
+        vec![
+            MInst::Swap { a: Reg(3), b: Reg(2) },
+            MInst::Swap { a: Reg(2), b: Reg(1) },
+            MInst::Swap { a: Reg(1), b: Reg(0) },
+        ]
+    );
+    let reversed: Vec<MInst> = insts.iter().rev().cloned().collect();
+    assert!(
+        check_implementation(&cycle, &ElimOptions::default(), &SkipHooks::NEVER, &reversed)
+            .is_err()
+    );
+    // A two-register cycle is one swap.
+    let swap = copy(&[r(0), r(1)], &[r(1), r(0)]);
+    assert_eq!(
+        implement_spartan(&swap, &ElimOptions::default(), &SkipHooks::NEVER).unwrap(),
+        vec![MInst::Swap { a: Reg(1), b: Reg(0) }]
+    );
+}
+
+/// §6.1 and §6.2 on the path m0 → r0 → r1 → m1, with the hooks deciding
+/// per slot and register.
+#[test]
+fn store_hoisting_and_load_lowering_omit_the_end_transfers() {
+    let pc = copy(&[r(0), r(1), m(1)], &[m(0), r(0), r(1)]);
+    let full = vec![
+        MInst::Spill {
+            slot: Slot(1),
+            src: Reg(1),
+        },
+        MInst::Move {
+            dst: Reg(1),
+            src: Reg(0),
+        },
+        MInst::Reload {
+            dst: Reg(0),
+            slot: Slot(0),
+        },
+    ];
+    let both = ElimOptions {
+        store_hoisting: true,
+        load_lowering: true,
+    };
+    let cases: [(ElimOptions, SkipHooks<'_>, &[MInst]); 4] = [
+        (ElimOptions::default(), SkipHooks::ALWAYS, &full),
+        (both, SkipHooks::NEVER, &full),
+        (both, SkipHooks::ALWAYS, &full[1..2]),
+        (
+            ElimOptions {
+                store_hoisting: false,
+                load_lowering: true,
+            },
+            SkipHooks::ALWAYS,
+            &full[..2],
+        ),
+    ];
+    for (opts, hooks, want) in cases {
+        let got = implement_spartan(&pc, &opts, &hooks).unwrap();
+        assert_eq!(got, want, "{opts:?}");
+        check_implementation(&pc, &opts, &hooks, &got).unwrap();
+    }
+    // The hooks receive the slot and the register of the omitted edge.
+    let asked = std::cell::RefCell::new(Vec::new());
+    let store = |m: Slot, r: Reg| {
+        asked.borrow_mut().push(("store", m, r));
+        m == Slot(7)
+    };
+    let load = |m: Slot, r: Reg| {
+        asked.borrow_mut().push(("load", m, r));
+        r == Reg(0)
+    };
+    let hooks = SkipHooks {
+        skip_store: &store,
+        skip_load: &load,
+    };
+    let got = implement_spartan(&pc, &both, &hooks).unwrap();
+    assert_eq!(got, full[..2]);
+    assert_eq!(
+        *asked.borrow(),
+        vec![("store", Slot(1), Reg(1)), ("load", Slot(0), Reg(0))]
+    );
+    check_implementation(&pc, &both, &hooks, &got).unwrap();
+}
+
+/// Copies that are not spartan are rejected by every entry point, with a
+/// message, and nothing panics.
+#[test]
+fn non_spartan_copies_are_rejected() {
+    let cases: Vec<(ParallelCopy, &str)> = vec![
+        // A windmill: r0 copied to r1 and r2 (condition 1).
+        (copy(&[r(1), r(2)], &[r(0), r(0)]), "condition 1"),
+        // A cycle through memory: (m0, r0) := (r0, m0) (condition 2).
+        (copy(&[m(0), r(0)], &[r(0), m(0)]), "condition 2"),
+        // Memory inside a path: r0 → m0 → r1 (condition 2).
+        (copy(&[m(0), r(1)], &[r(0), m(0)]), "condition 2"),
+        // Memory to memory (condition 2).
+        (copy(&[m(1)], &[m(0)]), "condition 2"),
+        // Two classes sharing a slot across the copy (see the note).
+        (copy(&[m(0), r(0)], &[r(1), m(0)]), "condition 2"),
+    ];
+    for (pc, why) in cases {
+        let e = pc.check_spartan().unwrap_err();
+        assert!(e.contains(why), "{pc}: {e}");
+        let graph = LocationTransferGraph::new(&pc).unwrap();
+        assert!(graph.check_spartan_graph().is_err(), "{pc}");
+        assert!(implement_spartan(&pc, &ElimOptions::default(), &SkipHooks::NEVER).is_err());
+    }
+    // Not even well defined: no graph, no meaning.
+    let ill = copy(&[r(0), r(0)], &[r(1), r(2)]);
+    assert!(!ill.is_well_defined());
+    assert!(ill.check_spartan().unwrap_err().contains("not well defined"));
+    assert!(LocationTransferGraph::new(&ill).is_err());
+    assert!(ill.apply(&Store::distinct(&ill.locations(), 0)).is_err());
+    assert!(implement_spartan(&ill, &ElimOptions::default(), &SkipHooks::NEVER).is_err());
+    // A component that a spartan graph cannot have is refused by Algorithm 1.
+    for c in [
+        Component::Path(vec![m(0), m(1)]),
+        Component::Path(vec![r(0), m(0), r(1)]),
+        Component::Path(vec![r(0)]),
+        Component::Cycle(vec![Reg(0)]),
+        Component::Cycle(vec![Reg(0), Reg(1), Reg(0)]),
+    ] {
+        assert!(implement_component(&c, &ElimOptions::default(), &SkipHooks::NEVER).is_err());
+    }
+}
+
+/// The parallel semantics swaps where a sequential reading would not, and
+/// `run_seq` refuses what is not Seq or reads an undefined location.
+#[test]
+fn apply_and_run_seq() {
+    let pc = copy(&[r(0), r(1), m(0)], &[r(1), r(0), r(1)]);
+    let before = Store::distinct(&[r(0), r(1), m(0)], 10);
+    let after = pc.apply(&before).unwrap();
+    let got: Vec<(Loc, i64)> = after.iter().collect();
+    assert_eq!(got, vec![(r(0), 11), (r(1), 10), (m(0), 11)]);
+
+    let mut s = Store::distinct(&[r(0)], 0);
+    assert!(run_seq(&[MInst::Move { dst: Reg(0), src: Reg(1) }], &mut s).is_err());
+    assert!(run_seq(&[MInst::Out { src: Reg(0) }], &mut s).is_err());
+    assert!(run_seq(&[MInst::Swap { a: Reg(0), b: Reg(0) }], &mut s).is_ok());
+}
+
+/// The checker fails code that uses a scratch register, even when the
+/// result is right, and code that is longer than the optimum.
+#[test]
+fn check_implementation_rejects_scratch_locations_and_extra_instructions() {
+    let pc = copy(&[r(0), r(1)], &[r(1), r(0)]);
+    let with_scratch = vec![
+        MInst::Move { dst: Reg(2), src: Reg(0) },
+        MInst::Move { dst: Reg(0), src: Reg(1) },
+        MInst::Move { dst: Reg(1), src: Reg(2) },
+    ];
+    let e = check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &with_scratch)
+        .unwrap_err();
+    assert!(e.contains("which the copy does not"), "{e}");
+    let long = vec![
+        MInst::Swap { a: Reg(0), b: Reg(1) },
+        MInst::Swap { a: Reg(0), b: Reg(1) },
+        MInst::Swap { a: Reg(0), b: Reg(1) },
+    ];
+    let e =
+        check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &long).unwrap_err();
+    assert!(e.contains("optimum"), "{e}");
+}
+
+#[test]
+fn count_sorts_instructions_by_kind() {
+    let insts = [
+        MInst::Move { dst: Reg(0), src: Reg(1) },
+        MInst::Swap { a: Reg(0), b: Reg(1) },
+        MInst::Swap { a: Reg(2), b: Reg(1) },
+        MInst::Reload {
+            dst: Reg(0),
+            slot: Slot(0),
+        },
+        MInst::Spill {
+            slot: Slot(0),
+            src: Reg(0),
+        },
+        MInst::Out { src: Reg(0) },
+    ];
+    let c = count(&insts);
+    assert_eq!(
+        c,
+        Counts {
+            moves: 1,
+            swaps: 2,
+            loads: 1,
+            stores: 1,
+            others: 1
+        }
+    );
+    assert_eq!(c.total(), insts.len());
+}
+
+/// About a second of the `implement_spartan` fuzz target on seeded random
+/// bytes (the same body as `fuzz/fuzz_targets/implement_spartan.rs`).
+#[test]
+fn fuzz_implement_spartan_smoke() {
+    let mut rng = SmallRng::seed_from_u64(0x5ba7_7a17);
+    ssaref::fuzzing::fuzz_implement_spartan(&[]);
+    ssaref::fuzzing::fuzz_implement_spartan(&[0xff; 64]);
+    for _ in 0..20_000 {
+        let len = rng.gen_range(0..200);
+        let data: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+        ssaref::fuzzing::fuzz_implement_spartan(&data);
+    }
+}
