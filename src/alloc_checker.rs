@@ -37,10 +37,15 @@
 //!   locations they name, whatever those are;
 //! * the edge from `P` into `B` (position `i` of `B.preds`), after `P`'s
 //!   code, writes `Value(dest)` into the `loc` of every phi of `B` at once,
-//!   and turns the other copies of each `dest` into `Stale(dest)` unless
-//!   `args[i]` is `dest` itself (then the phi does not change the value);
-//!   every other location keeps its state, in particular one that holds an
-//!   argument of a phi, which is a different SSA value from `dest`.
+//!   and turns the other copies of each `dest` into `Stale(dest)`, since a
+//!   phi is a new definition of `dest`; every other location keeps its
+//!   state, in particular one that holds an argument of a phi, which is a
+//!   different SSA value from `dest`.
+//!
+//! The kills are what make the invariant below hold at every point. They
+//! rarely decide a verdict: a location that still holds last trip's `d` at a
+//! use also reaches that use, along the shortest path, holding something
+//! that was never `d`, so the meet there is already `Conflict`.
 //!
 //! The entry state has each parameter's location holding the parameter and
 //! every other location `Unknown`. The states are computed to a fixpoint,
@@ -261,6 +266,14 @@ fn reg_label(r: Reg) -> String {
     }
 }
 
+/// A register's name and number, for the errors about numbers.
+fn reg_with_number(r: Reg) -> String {
+    match REGISTER_NAMES.get(usize::from(r.0)) {
+        Some(name) => format!("{name} (register #{})", r.0),
+        None => format!("register #{}", r.0),
+    }
+}
+
 fn loc_label(l: Loc) -> String {
     match l {
         Loc::Reg(r) => reg_label(r),
@@ -284,9 +297,8 @@ impl fmt::Display for AllocCheckError {
             ),
             AllocCheckErrorKind::RegisterOutOfRange { reg, k } => write!(
                 f,
-                "{} (#{}) is not one of the {k} allocatable registers",
-                reg_label(*reg),
-                reg.0
+                "{} is not one of the {k} allocatable registers",
+                reg_with_number(*reg)
             ),
             AllocCheckErrorKind::SlotOutOfRange { slot, slot_count } => {
                 write!(f, "slot {slot} is out of range (slot_count {slot_count})")
@@ -751,7 +763,7 @@ impl<'a> Checker<'a> {
             }
         }
         let mut state = out.clone();
-        enter_phis(&mut state, &data.phis, edge, |l| self.index(l));
+        enter_phis(&mut state, &data.phis, |l| self.index(l));
         Ok(state)
     }
 
@@ -819,15 +831,13 @@ fn define(state: &mut State, d: Value) {
     }
 }
 
-/// Applies the phis of a block on entry along predecessor edge `edge`: all
-/// destinations are written at once, each into its location.
-fn enter_phis(state: &mut State, phis: &[PhiAnnot], edge: usize, index: impl Fn(Loc) -> usize) {
+/// Applies the phis of a block on entry: all destinations are defined at
+/// once, each into its location.
+fn enter_phis(state: &mut State, phis: &[PhiAnnot], index: impl Fn(Loc) -> usize) {
+    // The kills come first: a phi's location may hold the destination of
+    // another phi of the block (a cycle), and must receive its own.
     for phi in phis {
-        // When the argument is the destination itself, the phi keeps the
-        // value, and the other copies of it stay current.
-        if phi.args[edge] != phi.dest {
-            define(state, phi.dest);
-        }
+        define(state, phi.dest);
     }
     for phi in phis {
         state[index(phi.loc)] = LocState::Value(phi.dest);

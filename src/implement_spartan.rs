@@ -301,13 +301,10 @@ pub fn check_implementation(
         format!("for {pc} with {opts:?}:\n{}", lines.join("\n"))
     };
     for inst in insts {
-        if !inst.is_transfer() {
+        let Some(named) = transfer_locations(inst) else {
             return Err(format!("{inst} is not a Seq instruction, {}", listing()));
-        }
-        if let Some(l) = named_locations(inst)
-            .into_iter()
-            .find(|l| locs.binary_search(l).is_err())
-        {
+        };
+        if let Some(l) = named.into_iter().find(|l| locs.binary_search(l).is_err()) {
             return Err(format!(
                 "{inst} names {l}, which the copy does not, {}",
                 listing()
@@ -397,22 +394,16 @@ pub fn check_implementation(
     Ok(counts)
 }
 
-/// The locations an instruction names, for the check that the code stays
-/// within the parallel copy's locations.
-pub fn named_locations(inst: &MInst) -> Vec<Loc> {
-    let mut locs: Vec<Loc> = inst
-        .reg_reads()
-        .into_iter()
-        .chain(inst.reg_writes())
-        .map(Loc::Reg)
-        .collect();
+/// The two locations a Seq transfer names (a swap or a copy between two
+/// registers, a load or a store between a register and a slot).
+fn transfer_locations(inst: &MInst) -> Option<[Loc; 2]> {
     match *inst {
-        MInst::Spill { slot, .. } | MInst::Reload { slot, .. } => locs.push(Loc::Slot(slot)),
-        _ => {}
+        MInst::Move { dst, src } => Some([Loc::Reg(dst), Loc::Reg(src)]),
+        MInst::Swap { a, b } => Some([Loc::Reg(a), Loc::Reg(b)]),
+        MInst::Spill { slot, src } => Some([Loc::Slot(slot), Loc::Reg(src)]),
+        MInst::Reload { dst, slot } => Some([Loc::Reg(dst), Loc::Slot(slot)]),
+        _ => None,
     }
-    locs.sort_unstable();
-    locs.dedup();
-    locs
 }
 
 /// Instruction counts, for statistics.

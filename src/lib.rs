@@ -36,6 +36,7 @@ pub mod phi_mem_coalesce;
 pub mod pipeline;
 pub mod pressure;
 pub mod regalloc;
+pub mod regalloc_stats;
 pub mod reducibility;
 pub mod spill;
 pub mod ssa_elimination;

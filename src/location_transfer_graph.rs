@@ -38,7 +38,6 @@
 //! oracle against which the tests and the fuzzer run the sequential code.
 
 use crate::mir::{Loc, Reg};
-use std::collections::BTreeMap;
 use std::fmt;
 
 /// A parallel copy `(l1, ..., ln) := (l1', ..., ln')`: every destination
@@ -54,7 +53,10 @@ pub struct ParallelCopy {
 /// notices code that reads a location it was not given.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct Store {
-    values: BTreeMap<Loc, i64>,
+    /// The defined locations and their values, sorted by location (a
+    /// parallel copy names few locations, so a sorted vector is the cheap
+    /// map here).
+    values: Vec<(Loc, i64)>,
 }
 
 impl Store {
@@ -75,17 +77,23 @@ impl Store {
 
     /// The value held by `l`, if the store defines it.
     pub fn get(&self, l: Loc) -> Option<i64> {
-        self.values.get(&l).copied()
+        self.values
+            .binary_search_by_key(&l, |&(k, _)| k)
+            .ok()
+            .map(|i| self.values[i].1)
     }
 
     /// Makes `l` hold `v`.
     pub fn set(&mut self, l: Loc, v: i64) {
-        self.values.insert(l, v);
+        match self.values.binary_search_by_key(&l, |&(k, _)| k) {
+            Ok(i) => self.values[i].1 = v,
+            Err(i) => self.values.insert(i, (l, v)),
+        }
     }
 
     /// The defined locations and their values, in location order.
     pub fn iter(&self) -> impl Iterator<Item = (Loc, i64)> + '_ {
-        self.values.iter().map(|(&l, &v)| (l, v))
+        self.values.iter().copied()
     }
 }
 
@@ -115,22 +123,22 @@ impl ParallelCopy {
     /// True when the destinations are pairwise distinct (§3, "well
     /// defined").
     pub fn is_well_defined(&self) -> bool {
-        self.check_well_defined().is_ok()
+        self.repeated_destination().is_none()
     }
 
     /// Like [`ParallelCopy::is_well_defined`], and names the destination
     /// written twice.
     pub fn check_well_defined(&self) -> Result<(), String> {
-        for (a, &(la, _)) in self.moves.iter().enumerate() {
-            for (b, &(lb, _)) in self.moves.iter().enumerate().skip(a + 1) {
-                if la == lb {
-                    return Err(format!(
-                        "not well defined: {la} is the destination of moves {a} and {b} of {self}"
-                    ));
-                }
-            }
+        match self.repeated_destination() {
+            None => Ok(()),
+            Some(v) => Err(v.describe(self)),
         }
-        Ok(())
+    }
+
+    /// True when the copy is well defined and spartan; the same test as
+    /// [`ParallelCopy::check_spartan`], without building a message.
+    pub fn is_spartan(&self) -> bool {
+        self.spartan_violation().is_none()
     }
 
     /// Checks that the copy is well defined and spartan, with the two
@@ -142,14 +150,34 @@ impl ParallelCopy {
     ///
     /// The error names the condition and the moves that break it.
     pub fn check_spartan(&self) -> Result<(), String> {
-        self.check_well_defined()?;
+        match self.spartan_violation() {
+            None => Ok(()),
+            Some(v) => Err(v.describe(self)),
+        }
+    }
+
+    /// The first pair of moves `a < b` with the same destination.
+    fn repeated_destination(&self) -> Option<CopyViolation> {
+        for (a, &(la, _)) in self.moves.iter().enumerate() {
+            for (b, &(lb, _)) in self.moves.iter().enumerate().skip(a + 1) {
+                if la == lb {
+                    return Some(CopyViolation::RepeatedDestination(a, b));
+                }
+            }
+        }
+        None
+    }
+
+    /// The first violation of well-definedness or of the two conditions.
+    fn spartan_violation(&self) -> Option<CopyViolation> {
+        if let Some(v) = self.repeated_destination() {
+            return Some(v);
+        }
         let moves = &self.moves;
         for (a, &(_, sa)) in moves.iter().enumerate() {
             for (b, &(_, sb)) in moves.iter().enumerate().skip(a + 1) {
                 if sa == sb {
-                    return Err(format!(
-                        "not spartan (condition 1): {sa} is the source of moves {a} and {b} of {self}"
-                    ));
+                    return Some(CopyViolation::RepeatedSource(a, b));
                 }
             }
         }
@@ -159,20 +187,11 @@ impl ParallelCopy {
                     continue;
                 };
                 if (la == lb_src) != (a == b) {
-                    return Err(if a == b {
-                        format!(
-                            "not spartan (condition 2): move {a} copies memory {lb_src} to memory {la} in {self}"
-                        )
-                    } else {
-                        format!(
-                            "not spartan (condition 2): memory {la} is the destination of move {a} \
-                             and the source of move {b} of {self}"
-                        )
-                    });
+                    return Some(CopyViolation::Memory(a, b));
                 }
             }
         }
-        Ok(())
+        None
     }
 
     /// The parallel semantics of §3: the store `ρ[l1 ← ρ(l1'), ..., ln ←
@@ -189,6 +208,42 @@ impl ParallelCopy {
             out.set(dst, v);
         }
         Ok(out)
+    }
+}
+
+/// Why a parallel copy is not well defined or not spartan, by the indices
+/// of the moves at fault; the message is only built when it is asked for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum CopyViolation {
+    /// Moves `a < b` write the same location.
+    RepeatedDestination(usize, usize),
+    /// Moves `a < b` read the same location (condition 1).
+    RepeatedSource(usize, usize),
+    /// Memory `la = lb'` with `a ≠ b`, or memory `la ≠ la'` (condition 2).
+    Memory(usize, usize),
+}
+
+impl CopyViolation {
+    fn describe(self, pc: &ParallelCopy) -> String {
+        match self {
+            CopyViolation::RepeatedDestination(a, b) => format!(
+                "not well defined: {} is the destination of moves {a} and {b} of {pc}",
+                pc.moves[a].0
+            ),
+            CopyViolation::RepeatedSource(a, b) => format!(
+                "not spartan (condition 1): {} is the source of moves {a} and {b} of {pc}",
+                pc.moves[a].1
+            ),
+            CopyViolation::Memory(a, b) if a == b => format!(
+                "not spartan (condition 2): move {a} copies memory {} to memory {} in {pc}",
+                pc.moves[a].1, pc.moves[a].0
+            ),
+            CopyViolation::Memory(a, b) => format!(
+                "not spartan (condition 2): memory {} is the destination of move {a} and the \
+                 source of move {b} of {pc}",
+                pc.moves[a].0
+            ),
+        }
     }
 }
 
@@ -305,23 +360,41 @@ impl LocationTransferGraph {
     /// location copied to two places) or a cycle through memory is not made
     /// of paths and cycles of registers; the error names the culprit.
     pub fn components(&self) -> Result<Vec<Component>, String> {
+        self.try_components().map_err(|v| v.describe(self))
+    }
+
+    /// True when the graph is spartan; the same test as
+    /// [`Self::check_spartan_graph`], without building a message.
+    pub fn is_spartan_graph(&self) -> bool {
+        self.spartan_graph_violation().is_none()
+    }
+
+    /// Checks the four conditions of a spartan graph (§4):
+    ///
+    /// 1. the connected components are cycles and paths;
+    /// 2. a cycle is all registers or a self loop `(m, m)`;
+    /// 3. in a path, only the first and the last node may be memory;
+    /// 4. there is no edge `(m1, m2)` with `m1 ≠ m2`.
+    ///
+    /// Conditions 1 and 2 are those under which [`Self::components`]
+    /// succeeds. Condition 4 adds something to 1-3 only for a path of two
+    /// nodes, since every edge of a longer path or of a cycle has a register
+    /// end; it is checked on every edge anyway, as the paper states it.
+    pub fn check_spartan_graph(&self) -> Result<(), String> {
+        match self.spartan_graph_violation() {
+            None => Ok(()),
+            Some(v) => Err(v.describe(self)),
+        }
+    }
+
+    fn try_components(&self) -> Result<Vec<Component>, GraphViolation> {
         let n = self.nodes.len();
-        for i in 0..n {
-            let out: Vec<Loc> = self.succs(i).map(|d| self.nodes[d]).collect();
-            if out.len() > 1 {
-                let list: Vec<String> = out.iter().map(|l| l.to_string()).collect();
-                return Err(format!(
-                    "not spartan: {} is copied to {} locations ({}), so its component is a \
-                     windmill, not a path or a cycle",
-                    self.nodes[i],
-                    out.len(),
-                    list.join(", ")
-                ));
-            }
+        if let Some(i) = (0..n).find(|&i| self.first_out[i + 1] - self.first_out[i] > 1) {
+            return Err(GraphViolation::Windmill(i));
         }
         let next = |i: usize| self.succs(i).next();
         let mut seen = vec![false; n];
-        let mut paths = Vec::new();
+        let mut components = Vec::new();
         for start in 0..n {
             if self.pred[start].is_some() {
                 continue;
@@ -337,85 +410,115 @@ impl LocationTransferGraph {
                 path.push(self.nodes[j]);
                 i = j;
             }
-            paths.push(Component::Path(path));
+            components.push(Component::Path(path));
         }
-        let mut cycles = Vec::new();
         for start in 0..n {
             if seen[start] {
                 continue;
             }
             // The remaining nodes all have in-degree 1 and out-degree 1, so
             // they lie on cycles.
-            let mut cycle = Vec::new();
+            let mut regs = Vec::new();
             let mut i = start;
             loop {
                 seen[i] = true;
-                cycle.push(self.nodes[i]);
+                match self.nodes[i] {
+                    Loc::Reg(r) => regs.push(r),
+                    Loc::Slot(_) if next(i) == Some(i) => {}
+                    Loc::Slot(_) => return Err(GraphViolation::MemoryCycle(i)),
+                }
                 i = next(i).expect("a node on a cycle has a successor");
                 if i == start {
                     break;
                 }
             }
-            if let [l] = cycle[..] {
-                cycles.push(Component::SelfLoop(l));
-                continue;
-            }
-            let regs: Vec<Reg> = cycle
-                .iter()
-                .filter_map(|l| match l {
-                    Loc::Reg(r) => Some(*r),
-                    Loc::Slot(_) => None,
-                })
-                .collect();
-            if regs.len() != cycle.len() {
-                let list: Vec<String> = cycle.iter().map(|l| l.to_string()).collect();
-                return Err(format!(
-                    "not spartan: the cycle {} goes through memory; it would need a \
-                     memory swap or a scratch location",
-                    list.join(" -> ")
-                ));
-            }
-            cycles.push(Component::Cycle(regs));
+            components.push(if next(start) == Some(start) {
+                Component::SelfLoop(self.nodes[start])
+            } else {
+                Component::Cycle(regs)
+            });
         }
-        paths.extend(cycles);
-        Ok(paths)
+        Ok(components)
     }
 
-    /// Checks the four conditions of a spartan graph (§4):
-    ///
-    /// 1. the connected components are cycles and paths;
-    /// 2. a cycle is all registers or a self loop `(m, m)`;
-    /// 3. in a path, only the first and the last node may be memory;
-    /// 4. there is no edge `(m1, m2)` with `m1 ≠ m2`.
-    ///
-    /// Conditions 1 and 2 are those under which [`Self::components`]
-    /// succeeds. Condition 4 adds something to 1-3 only for a path of two
-    /// nodes, since every edge of a longer path or of a cycle has a register
-    /// end; it is checked on every edge anyway, as the paper states it.
-    pub fn check_spartan_graph(&self) -> Result<(), String> {
-        let components = self.components()?;
+    fn spartan_graph_violation(&self) -> Option<GraphViolation> {
+        let components = match self.try_components() {
+            Ok(c) => c,
+            Err(v) => return Some(v),
+        };
         for c in &components {
             if let Component::Path(nodes) = c {
-                if let Some(m) = nodes[1..nodes.len() - 1]
+                if let Some(&m) = nodes[1..nodes.len() - 1]
                     .iter()
                     .find(|l| matches!(l, Loc::Slot(_)))
                 {
-                    return Err(format!(
-                        "not spartan: memory {m} is an inner node of the {c}; only the ends \
-                         of a path may be memory"
-                    ));
+                    return Some(GraphViolation::MemoryInsidePath(m, nodes[0]));
                 }
             }
         }
-        for (s, d) in self.edges() {
-            if let (Loc::Slot(_), Loc::Slot(_)) = (s, d) {
-                if s != d {
-                    return Err(format!(
-                        "not spartan: the edge ({s}, {d}) copies memory to other memory"
-                    ));
-                }
+        self.edges.iter().find_map(|&(s, d)| {
+            match (self.nodes[s], self.nodes[d]) {
+                (Loc::Slot(_), Loc::Slot(_)) if s != d => Some(GraphViolation::MemoryToMemory(s, d)),
+                _ => None,
             }
+        })
+    }
+}
+
+/// Why a location transfer graph is not spartan; the message is only built
+/// when it is asked for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum GraphViolation {
+    /// Node `i` has two or more successors.
+    Windmill(usize),
+    /// Memory node `i` lies on a cycle of two or more nodes.
+    MemoryCycle(usize),
+    /// Memory `m` is an inner node of the path that starts at the second
+    /// location.
+    MemoryInsidePath(Loc, Loc),
+    /// An edge between two distinct memory nodes.
+    MemoryToMemory(usize, usize),
+}
+
+impl GraphViolation {
+    fn describe(self, g: &LocationTransferGraph) -> String {
+        let list = |ls: Vec<Loc>, sep: &str| {
+            let s: Vec<String> = ls.iter().map(|l| l.to_string()).collect();
+            s.join(sep)
+        };
+        match self {
+            GraphViolation::Windmill(i) => {
+                let out: Vec<Loc> = g.succs(i).map(|d| g.nodes[d]).collect();
+                format!(
+                    "not spartan: {} is copied to {} locations ({}), so its component is a \
+                     windmill, not a path or a cycle",
+                    g.nodes[i],
+                    out.len(),
+                    list(out, ", ")
+                )
+            }
+            GraphViolation::MemoryCycle(i) => {
+                let mut cycle = vec![g.nodes[i]];
+                let mut j = g.succs(i).next().expect("on a cycle");
+                while j != i {
+                    cycle.push(g.nodes[j]);
+                    j = g.succs(j).next().expect("on a cycle");
+                }
+                format!(
+                    "not spartan: the cycle {} -> {} goes through memory; it would need a \
+                     memory swap or a scratch location",
+                    list(cycle, " -> "),
+                    g.nodes[i]
+                )
+            }
+            GraphViolation::MemoryInsidePath(m, first) => format!(
+                "not spartan: memory {m} is an inner node of the path from {first}; only the \
+                 ends of a path may be memory"
+            ),
+            GraphViolation::MemoryToMemory(s, d) => format!(
+                "not spartan: the edge ({}, {}) copies memory to other memory",
+                g.nodes[s], g.nodes[d]
+            ),
         }
-        Ok(())
     }
 }

@@ -4,6 +4,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use ssaref::braun::BraunOptions;
 use ssaref::outcome::{End, Outcome};
 use ssaref::pipeline::{self, Config, Verdict};
+use ssaref::regalloc::{allocate_module, RegallocOptions};
 use ssaref::{ast, ir_text, lexer, parser};
 use std::process::ExitCode;
 
@@ -36,6 +37,9 @@ enum Command {
     Emit(EmitArgs),
     /// Runs every stage and every checker on a program and compares outcomes.
     Check(CheckArgs),
+    /// Route-1 statistics (spills, slots, loads, stores, moves, swaps; static
+    /// and dynamic) with each optimization of Pereira and Palsberg §6 on and off.
+    Stats(StatsArgs),
     /// Generates random programs as `.src` text, or (`--stats`) measures what they contain.
     Gen(GenArgs),
 }
@@ -48,6 +52,45 @@ enum Stage {
     Ssa,
     /// Interpret the reference SSA of Cytron et al.
     Cytron,
+    /// Interpret the allocated machine IR (route 1: SSA-based register
+    /// allocation, then spill-free SSA elimination).
+    Alloc,
+}
+
+#[derive(Args, Debug)]
+struct AllocArgs {
+    /// Number of registers (2..=15): the first K of rax, rcx, rdx, rbx, rbp, rsi, rdi, r8..r15.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(2..=15))]
+    regs: u8,
+    /// Skip PhiMemCoalesce (Pereira §4.4).
+    #[arg(long)]
+    no_phi_mem_coalesce: bool,
+    /// Skip local and global register coalescing (Pereira §4.5).
+    #[arg(long)]
+    no_coalescing: bool,
+    /// Skip store hoisting (Pereira and Palsberg §6.1).
+    #[arg(long)]
+    no_store_hoisting: bool,
+    /// Skip load lowering (§6.2).
+    #[arg(long)]
+    no_load_lowering: bool,
+    /// Skip redundant memory transfer elimination (§6.3).
+    #[arg(long)]
+    no_rmte: bool,
+}
+
+impl AllocArgs {
+    fn options(&self) -> RegallocOptions {
+        RegallocOptions {
+            k: self.regs as usize,
+            phi_mem_coalesce: !self.no_phi_mem_coalesce,
+            coalescing: !self.no_coalescing,
+            store_hoisting: !self.no_store_hoisting,
+            load_lowering: !self.no_load_lowering,
+            redundant_memory_transfer_elimination: !self.no_rmte,
+            recycle_reloads: true,
+        }
+    }
 }
 
 #[derive(Args, Debug)]
@@ -104,8 +147,10 @@ struct RunArgs {
     #[arg(allow_negative_numbers = true)]
     args: Vec<String>,
     /// Which stage to run.
-    #[arg(long, value_enum, default_value_t = Stage::Ssa)]
+    #[arg(long, value_enum, default_value_t = Stage::Alloc)]
     stage: Stage,
+    #[command(flatten)]
+    alloc: AllocArgs,
     /// Fuel budget (steps) before the run is stopped.
     #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
     fuel: u64,
@@ -120,6 +165,11 @@ struct EmitArgs {
     /// Which stage to print.
     #[arg(long, value_enum, default_value_t = Stage::Ssa)]
     stage: Stage,
+    /// With `--stage alloc`, also print the SSA after each allocation pass.
+    #[arg(long)]
+    passes: bool,
+    #[command(flatten)]
+    alloc: AllocArgs,
     #[command(flatten)]
     construction: ConstructionArgs,
 }
@@ -168,6 +218,18 @@ struct GenArgs {
     fuel: u64,
 }
 
+#[derive(Args, Debug)]
+struct StatsArgs {
+    /// Programs (`*.src`); a `// args: ...` header line gives their arguments.
+    files: Vec<String>,
+    /// Number of registers.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(2..=15))]
+    regs: u8,
+    /// Fuel of each run.
+    #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
+    fuel: u64,
+}
+
 /// An error to print and the exit code that goes with it.
 struct Failure {
     message: String,
@@ -188,6 +250,7 @@ fn main() -> ExitCode {
         Command::Run(a) => cmd_run(a),
         Command::Emit(a) => cmd_emit(a),
         Command::Check(a) => cmd_check(a),
+        Command::Stats(a) => cmd_stats(a),
         Command::Gen(a) => cmd_gen(a),
     };
     match result {
@@ -257,6 +320,11 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, Failure> {
             ssaref::verifier::verify_module(&module).map_err(|e| internal(e.to_string()))?;
             interp::run_ssa(&module, &args, a.fuel)
         }
+        Stage::Alloc => {
+            let module = pipeline::build_ssa(&program, &a.construction.config()).map_err(|e| internal(e.to_string()))?;
+            let (mir, _) = allocate_module(&module, &a.alloc.options()).map_err(|e| internal(e.to_string()))?;
+            interp::run_mir(&mir, &args, a.fuel)
+        }
     }
     .map_err(|e| internal(e.to_string()))?;
     Ok(print_outcome(&outcome))
@@ -271,6 +339,23 @@ fn cmd_emit(a: EmitArgs) -> Result<ExitCode, Failure> {
             ir_text::print_module(&module)
         }
         Stage::Cytron => ir_text::print_module(&ssaref::cytron::construct_cytron(&program)),
+        Stage::Alloc => {
+            let module = pipeline::build_ssa(&program, &a.construction.config()).map_err(|e| internal(e.to_string()))?;
+            let (mir, reports) = allocate_module(&module, &a.alloc.options()).map_err(|e| internal(e.to_string()))?;
+            let mut text = String::new();
+            if a.passes {
+                let npasses = reports.first().map_or(0, |r| r.stages.len());
+                for i in 0..npasses {
+                    text.push_str(&format!("// after {}\n", reports[0].stages[i].0));
+                    for r in &reports {
+                        text.push_str(&ir_text::print_function(&r.stages[i].1));
+                    }
+                }
+                text.push_str("// allocated\n");
+            }
+            text.push_str(&ssaref::mir::print_module(&mir));
+            text
+        }
     };
     print!("{text}");
     Ok(ExitCode::SUCCESS)
@@ -350,4 +435,31 @@ fn cmd_gen(a: GenArgs) -> Result<ExitCode, Failure> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// The arguments a `// args: ...` header line gives, if any.
+fn header_args(file: &str, src: &str) -> Result<Vec<i64>, Failure> {
+    for (i, line) in src.lines().enumerate() {
+        let Some(rest) = line.trim().strip_prefix("// args:") else { continue };
+        return rest
+            .split_whitespace()
+            .map(|a| a.parse::<i64>().map_err(|_| bad_input(format!("{file}:{}:1: bad argument `{a}`", i + 1))))
+            .collect();
+    }
+    Ok(Vec::new())
+}
+
+fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
+    let mut corpus = Vec::new();
+    for file in &a.files {
+        let (src, program) = load(file)?;
+        let args = header_args(file, &src)?;
+        corpus.push((program, args));
+    }
+    if corpus.is_empty() {
+        return Err(bad_input("stats: give at least one program".into()));
+    }
+    let table = ssaref::regalloc_stats::comparison_table(&corpus, a.regs as usize, &interp::Interp, a.fuel).map_err(internal)?;
+    print!("{table}");
+    Ok(ExitCode::SUCCESS)
 }

@@ -287,3 +287,33 @@ pub fn print_function(f: &MFunction) -> String {
 pub fn print_module(m: &MModule) -> String {
     m.functions.iter().map(print_function).collect()
 }
+
+/// Dynamic counts of one run of allocated code: what the statistics of
+/// Pereira and Palsberg §7 (memory accesses, moves, swaps) count at run time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MirProfile {
+    /// Instructions and terminators executed.
+    pub executed: u64,
+    /// Executed `Reload`s (loads of spill slots).
+    pub loads: u64,
+    /// Executed `Spill`s (stores to spill slots).
+    pub stores: u64,
+    /// Executed register-to-register `Move`s.
+    pub moves: u64,
+    /// Executed `Swap`s.
+    pub swaps: u64,
+}
+
+impl MirProfile {
+    /// Counts one executed instruction.
+    pub fn count(&mut self, inst: &MInst) {
+        self.executed += 1;
+        match inst {
+            MInst::Reload { .. } => self.loads += 1,
+            MInst::Spill { .. } => self.stores += 1,
+            MInst::Move { .. } => self.moves += 1,
+            MInst::Swap { .. } => self.swaps += 1,
+            _ => {}
+        }
+    }
+}

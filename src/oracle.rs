@@ -25,4 +25,17 @@ pub trait Oracle {
     /// elimination placed in the predecessors is). Reading a register or
     /// slot that was never written is an `Err`, not a program outcome.
     fn run_mir(&self, module: &mir::MModule, args: &[i64], fuel: u64) -> Result<Outcome, String>;
+
+    /// Like [`Oracle::run_mir`], also counting the executed spill code,
+    /// moves and swaps (for statistics). An oracle that cannot count
+    /// returns `Err`.
+    fn profile_mir(
+        &self,
+        module: &mir::MModule,
+        args: &[i64],
+        fuel: u64,
+    ) -> Result<(Outcome, mir::MirProfile), String> {
+        let _ = (module, args, fuel);
+        Err("this oracle does not count executed instructions".into())
+    }
 }

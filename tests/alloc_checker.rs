@@ -461,36 +461,25 @@ fn accepts_the_correct_variant_of_every_bug() {
 }
 
 #[test]
-fn accepts_a_phi_whose_argument_is_its_own_destination() {
-    // `v2 = phi v1, v2` keeps its value on the back edge, so the copy of v2
-    // in slot 0, made on the first trip, stays current around the loop.
-    let f = function(
-        2,
-        1,
-        &[(reg(RAX), 0)],
-        vec![
-            block(&[], vec![], vec![konst(RCX, 4, 1)], jump(1)),
-            block(
-                &[0, 1],
-                vec![phi(2, reg(RCX), &[1, 2])],
-                vec![spill(0, RCX), reload(RCX, 0), out(RCX, 2)],
-                br(RAX, 0, 1, 2),
-            ),
-            block(&[1], vec![], vec![reload(RAX, 0)], ret(RAX, 2)),
-        ],
-    );
+fn accepts_a_value_spilled_before_a_loop_and_reloaded_in_it() {
+    // v0 is stored to slot 0 before the loop and reloaded on every trip:
+    // the slot keeps v0 across the back edge and the phis.
+    let mut f = swap_loop_allocated(true);
+    f.slot_count = 1;
+    f.blocks[Block(0)].insts.insert(0, spill(0, RAX));
+    f.blocks[Block(2)]
+        .insts
+        .splice(0..0, [reload(RBX, 0), out(RBX, 0)]);
     accept(&f);
-    assert!(check_module(&MModule {
-        functions: vec![f]
-    })
-    .is_ok());
+    assert_eq!(check_module(&MModule { functions: vec![f] }), Ok(()));
 }
 
 #[test]
 fn accepts_a_branch_to_the_same_block_twice() {
-    // `br v0, b1, b1`: b1 has two predecessor edges from b0, and its phi
-    // takes v1 on the then-edge and v2 on the else-edge, so the one copy at
-    // the end of b0 cannot satisfy both.
+    // `br v0, b1, b1`: b1 has two predecessor edges from b0, and the
+    // else-edge is the second. With the phi taking v1 on both edges the
+    // allocation is right; with v2 on the else-edge, the one location at
+    // the end of b0 cannot hold both.
     let mut f = function(
         3,
         0,
@@ -502,7 +491,12 @@ fn accepts_a_branch_to_the_same_block_twice() {
                 vec![konst(RCX, 1, 1), konst(RDX, 2, 2)],
                 br(RAX, 0, 1, 1),
             ),
-            block(&[0, 0], vec![phi(3, reg(RCX), &[1, 1])], vec![], ret(RCX, 3)),
+            block(
+                &[0, 0],
+                vec![phi(3, reg(RCX), &[1, 1])],
+                vec![],
+                ret(RCX, 3),
+            ),
         ],
     );
     accept(&f);
@@ -636,77 +630,94 @@ fn rejects_a_conflict_at_a_join() {
     );
 }
 
+/// `SWAP_LOOP_SSA` with an `out v5` on exit from the loop.
+const STALE_SSA: &str = "\
+fn main(v0) {
+b0:
+    v1 = const 10
+    v2 = const 20
+    jump b1
+b1(b0, b2):
+    v3 = phi v1, v4
+    v4 = phi v2, v3
+    v5 = phi v0, v7
+    br v5, b2, b3
+b2(b1):
+    out v3
+    v6 = const 1
+    v7 = sub v5, v6
+    jump b1
+b3(b1):
+    out v5
+    v8 = sub v3, v4
+    ret v8
+}";
+
+/// `STALE_SSA` allocated like `SWAP_LOOP_SSA`, where the loop counter v5
+/// is spilled at the start of the body and reloaded on exit. The slot then
+/// holds the counter of the last trip, not the current v5 that the header's
+/// phi defined since (or nothing, when the loop runs zero times).
+fn stale_allocated() -> MFunction {
+    let mut f = swap_loop_allocated(true);
+    f.slot_count = 1;
+    f.blocks[Block(2)].insts.insert(0, spill(0, RDX));
+    f.blocks[Block(3)]
+        .insts
+        .splice(0..0, [reload(RBX, 0), out(RBX, 5)]);
+    f
+}
+
 #[test]
 fn rejects_a_copy_from_an_earlier_trip_around_a_loop() {
-    // b1 defines v1 on every trip and spills it at the end; the reload at
-    // the start of the next trip fetches last trip's v1, not this one's.
-    let f = function(
-        2,
-        1,
-        &[(reg(RAX), 0)],
-        vec![
-            block(&[], vec![], vec![], jump(1)),
-            block(
-                &[0, 1],
-                vec![],
-                vec![
-                    konst(RCX, 3, 1),
-                    reload(RCX, 0),
-                    out(RCX, 1),
-                    konst(RCX, 3, 1),
-                    spill(0, RCX),
-                ],
-                br(RAX, 0, 1, 2),
-            ),
-            block(&[1], vec![], vec![], ret(RAX, 0)),
-        ],
-    );
-    // That is malformed SSA (two definitions of v1) as well as a bad
-    // allocation; what matters is that the reload is caught.
-    let e = reject(&f);
-    assert_eq!(
-        e.site,
+    let e = reject(&stale_allocated());
+    assert_wrong_value(
+        &e,
         Site::Inst {
-            block: Block(1),
-            index: 2
-        }
+            block: Block(3),
+            index: 1,
+        },
+        reg(RBX),
+        5,
+        LocState::Conflict,
     );
-    assert!(matches!(
-        e.kind,
-        AllocCheckErrorKind::WrongValue {
-            found: LocState::Conflict | LocState::Stale(_),
-            ..
-        }
-    ));
+    // Reloading from rdx's own copy instead is right.
+    let mut f = stale_allocated();
+    f.blocks[Block(3)].insts[0] = mov(RBX, RDX);
+    accept(&f);
 }
 
 #[test]
 fn rejects_a_register_beyond_k() {
-    // k = 2, and the allocator used rdx (register 2) as a scratch register
-    // to break the cycle instead of a swap.
-    let mut f = swap_loop_allocated(true);
-    f.k = 3;
-    let body = &mut f.blocks[Block(2)].insts;
-    let last = body.len() - 1;
-    body.splice(last.., [mov(RBX, RAX), mov(RAX, RCX), mov(RCX, RBX)]);
-    let e = check_no_scratch(&f).expect_err("rbx is register 3");
+    // With k = 4, the allocator broke the phi cycle through rbp, register
+    // 4, as a scratch register, instead of swapping.
+    let mut f = swap_loop_allocated(false);
+    let scratch = Reg(4);
+    f.blocks[Block(2)]
+        .insts
+        .extend([mov(scratch, RAX), mov(RAX, RCX), mov(RCX, scratch)]);
+    let e = check_no_scratch(&f).expect_err("rbp is register 4");
     assert_eq!(
         e.site,
         Site::Inst {
-            block: Block(0),
-            index: 1
+            block: Block(2),
+            index: 3
         },
         "{e}"
     );
     assert_eq!(
         e.kind,
-        AllocCheckErrorKind::RegisterOutOfRange { reg: RDX, k: 3 }
+        AllocCheckErrorKind::RegisterOutOfRange { reg: scratch, k: 4 }
+    );
+    assert_eq!(
+        e.to_string(),
+        "function `main`, block b2, instruction 3: rbp (register #4) is not one of the 4 \
+         allocatable registers"
     );
     assert_eq!(reject(&f), e);
-    // With four registers the same code is correct: rbx is free there.
-    f.k = 4;
+    // The values are right: with five registers the same code is accepted.
+    f.k = 5;
     accept(&f);
-    f.k = 3;
+    assert_eq!(check_no_scratch(&f), Ok(()));
     // A register that does not exist at all prints by its number.
     let mut g = clobber_allocated(false);
     g.blocks[Block(0)].term = MTerm::Return(Reg(20));
@@ -714,8 +725,20 @@ fn rejects_a_register_beyond_k() {
     assert_eq!(e.site, Site::Terminator(Block(0)));
     assert_eq!(
         e.to_string(),
-        "function `main`, block b0, terminator: register #20 (#20) is not one of the 2 \
-         allocatable registers"
+        "function `main`, block b0, terminator: register #20 is not one of the 2 allocatable \
+         registers"
+    );
+    let mut g = clobber_allocated(false);
+    g.params[1].0 = reg(RDX);
+    assert_eq!(
+        check_no_scratch(&g).map_err(|e| e.site),
+        Err(Site::Param(1))
+    );
+    let mut g = swap_loop_allocated(true);
+    g.blocks[Block(1)].phis[2].loc = Loc::Reg(Reg(4));
+    assert_eq!(
+        check_no_scratch(&g).map_err(|e| e.site),
+        Err(Site::Block(Block(1)))
     );
 }
 
@@ -733,10 +756,7 @@ fn kind_message(e: &AllocCheckError) -> String {
 fn rejects_bad_ranges() {
     let mut f = straight_allocated();
     f.k = 1;
-    assert_eq!(
-        reject(&f).kind,
-        AllocCheckErrorKind::RegisterCount { k: 1 }
-    );
+    assert_eq!(reject(&f).kind, AllocCheckErrorKind::RegisterCount { k: 1 });
     f.k = 16;
     assert_eq!(
         reject(&f).kind,
@@ -763,7 +783,10 @@ fn rejects_bad_ranges() {
     f.params[1].0 = reg(RAX);
     let e = reject(&f);
     assert_eq!(e.site, Site::Param(1));
-    assert!(kind_message(&e).contains("like an earlier parameter"), "{e}");
+    assert!(
+        kind_message(&e).contains("like an earlier parameter"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -771,7 +794,10 @@ fn rejects_annotations_that_do_not_fit() {
     let mut f = straight_allocated();
     f.blocks[Block(0)].insts[1].annot.reads.pop();
     let e = reject(&f);
-    assert!(kind_message(&e).contains("names 1 read value(s) for 2 register"), "{e}");
+    assert!(
+        kind_message(&e).contains("names 1 read value(s) for 2 register"),
+        "{e}"
+    );
 
     let mut f = straight_allocated();
     f.blocks[Block(0)].insts[1].annot.defines = None;
@@ -828,8 +854,13 @@ fn rejects_bad_control_flow() {
     f.blocks[Block(2)].term = MTerm::Jump(Block(0));
     f.blocks[Block(1)].preds = vec![Block(0)];
     f.blocks[Block(0)].preds = vec![Block(2)];
-    assert!(kind_message(&reject(&f)).contains("phi 0 defining v3 has 2 arguments")
-        || kind_message(&reject(&f)).contains("entry block"));
+    let e = reject(&f);
+    assert_eq!(e.site, Site::Block(Block(0)));
+    assert_eq!(kind_message(&e), "the entry block has predecessors");
+
+    let mut f = straight_allocated();
+    f.blocks[Block(0)].phis.push(phi(9, reg(RAX), &[]));
+    assert_eq!(kind_message(&reject(&f)), "the entry block has phis");
 
     let f = function(2, 0, &[], vec![]);
     assert!(kind_message(&reject(&f)).contains("no blocks"));
@@ -890,7 +921,9 @@ fn never_panics_on_random_garbage() {
                         slot: Slot(rng.gen_range(0..4)),
                     },
                 };
-                let reads = (0..rng.gen_range(0..3)).map(|_| any_value(&mut rng)).collect();
+                let reads = (0..rng.gen_range(0..3))
+                    .map(|_| any_value(&mut rng))
+                    .collect();
                 let defines = rng.gen_bool(0.6).then(|| any_value(&mut rng));
                 insts.push(MInstA {
                     inst,
@@ -913,7 +946,9 @@ fn never_panics_on_random_garbage() {
                 .map(|_| PhiAnnot {
                     dest: any_value(&mut rng),
                     loc: any_loc(&mut rng),
-                    args: (0..rng.gen_range(0..3)).map(|_| any_value(&mut rng)).collect(),
+                    args: (0..rng.gen_range(0..3))
+                        .map(|_| any_value(&mut rng))
+                        .collect(),
                 })
                 .collect();
             blocks.push(MBlock {
@@ -948,11 +983,15 @@ fn a_long_chain_of_blocks_needs_no_deep_stack() {
             let n = 20_000u32;
             let mut blocks = vec![block(&[], vec![], vec![], jump(1))];
             for b in 1..n {
+                // v(b) arrives in `here` and is moved on to `there`, where
+                // the next block's phi expects it.
                 let (here, there) = if b % 2 == 1 { (RCX, RAX) } else { (RAX, RCX) };
-                let insts = vec![mov(there, here)];
-                let next = if b + 1 < n { jump(b + 1) } else { ret(here, b) };
-                let insts = if b + 1 < n { insts } else { vec![] };
-                blocks.push(block(&[b - 1], vec![phi(b, reg(here), &[b - 1])], insts, next));
+                let dest = phi(b, reg(here), &[b - 1]);
+                blocks.push(if b + 1 < n {
+                    block(&[b - 1], vec![dest], vec![mov(there, here)], jump(b + 1))
+                } else {
+                    block(&[b - 1], vec![dest], vec![], ret(here, b))
+                });
             }
             let f = function(2, 0, &[(reg(RCX), 0)], blocks);
             check_allocation(&f)
@@ -986,7 +1025,11 @@ fn agree(ssa: &str, good: MFunction, bad: MFunction, args: &[i64]) {
     let expected = ssa_outcome(ssa, args);
     assert_eq!(mir_outcome(good, args), Ok(expected.clone()));
     let got = mir_outcome(bad, args);
-    assert_ne!(got, Ok(expected), "the rejected allocation computes the SSA outcome");
+    assert_ne!(
+        got,
+        Ok(expected),
+        "the rejected allocation computes the SSA outcome"
+    );
 }
 
 #[test]
@@ -1003,19 +1046,48 @@ fn accepted_allocations_compute_the_ssa_outcome() {
 
 #[test]
 fn the_clobbered_register_changes_the_result() {
-    agree(CLOBBER_SSA, clobber_allocated(false), clobber_allocated(true), &[3, 4]);
+    agree(
+        CLOBBER_SSA,
+        clobber_allocated(false),
+        clobber_allocated(true),
+        &[3, 4],
+    );
 }
 
 #[test]
 fn the_lost_swap_changes_the_trace() {
     let bad = mir_outcome(swap_loop_allocated(false), &[3]).expect("runs");
     assert_eq!(bad.trace, vec![10, 10, 10]);
-    agree(SWAP_LOOP_SSA, swap_loop_allocated(true), swap_loop_allocated(false), &[3]);
+    agree(
+        SWAP_LOOP_SSA,
+        swap_loop_allocated(true),
+        swap_loop_allocated(false),
+        &[3],
+    );
+}
+
+#[test]
+fn the_stale_copy_changes_the_trace_or_reads_an_unwritten_slot() {
+    let mut good = stale_allocated();
+    good.blocks[Block(3)].insts[0] = mov(RBX, RDX);
+    agree(STALE_SSA, good.clone(), stale_allocated(), &[3]);
+    let bad = mir_outcome(stale_allocated(), &[3]).expect("runs");
+    assert_eq!(bad.trace, vec![10, 20, 10, 1]);
+    agree(STALE_SSA, good, stale_allocated(), &[0]);
+    assert!(matches!(
+        mir_outcome(stale_allocated(), &[0]),
+        Err(InterpError::UseOfUndefinedLocation { .. })
+    ));
 }
 
 #[test]
 fn the_path_in_the_wrong_order_changes_the_result() {
-    agree(PATH_SSA, path_allocated(false), path_allocated(true), &[10, 3]);
+    agree(
+        PATH_SSA,
+        path_allocated(false),
+        path_allocated(true),
+        &[10, 3],
+    );
 }
 
 #[test]
@@ -1051,7 +1123,12 @@ fn the_conflict_shows_on_one_path_only() {
     // The checker rejects the allocation because of the then-path; on the
     // else-path the outcome is still right, which is why testing alone
     // needs the right input to notice.
-    agree(DIAMOND_SSA, diamond_allocated(false), diamond_allocated(true), &[1, 8]);
+    agree(
+        DIAMOND_SSA,
+        diamond_allocated(false),
+        diamond_allocated(true),
+        &[1, 8],
+    );
     assert_eq!(
         mir_outcome(diamond_allocated(true), &[0, 8]),
         Ok(ssa_outcome(DIAMOND_SSA, &[0, 8]))
@@ -1068,5 +1145,8 @@ fn a_register_beyond_k_is_malformed_for_the_oracle_too() {
         b: RCX,
     };
     assert!(check_no_scratch(&f).is_err());
-    assert!(matches!(mir_outcome(f, &[1, 2]), Err(InterpError::Malformed(_))));
+    assert!(matches!(
+        mir_outcome(f, &[1, 2]),
+        Err(InterpError::Malformed(_))
+    ));
 }

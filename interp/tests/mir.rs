@@ -122,7 +122,14 @@ fn const_and_return() {
 fn unary_operations() {
     let un = |op, x| {
         let m = straight(
-            vec![konst(RCX, x), MInst::Unary { op, dst: RAX, src: RCX }],
+            vec![
+                konst(RCX, x),
+                MInst::Unary {
+                    op,
+                    dst: RAX,
+                    src: RCX,
+                },
+            ],
             RAX,
         );
         returns(&m, &[])
@@ -591,24 +598,50 @@ fn register_counts_outside_the_target_are_malformed() {
         let m = module(k, 0, vec![], vec![block(vec![], MTerm::Return(RAX))]);
         assert!(malformed(&m).contains("registers"), "k = {k}");
     }
-    let m = module(15, 0, vec![], vec![block(vec![konst(Reg(14), 3)], MTerm::Return(Reg(14)))]);
+    let m = module(
+        15,
+        0,
+        vec![],
+        vec![block(vec![konst(Reg(14), 3)], MTerm::Return(Reg(14)))],
+    );
     assert_eq!(returns(&m, &[]), 3);
 }
 
 #[test]
 fn a_register_beyond_k_is_malformed() {
     // With k = 3, rbx (register 3) would be a scratch register.
-    let m = module(3, 0, vec![], vec![block(vec![konst(RBX, 1)], MTerm::Return(RAX))]);
+    let m = module(
+        3,
+        0,
+        vec![],
+        vec![block(vec![konst(RBX, 1)], MTerm::Return(RAX))],
+    );
     assert!(malformed(&m).contains("register 3 is not one of the 3 allocatable registers"));
-    let m = module(3, 0, vec![], vec![block(vec![konst(RAX, 1)], MTerm::Return(RBX))]);
+    let m = module(
+        3,
+        0,
+        vec![],
+        vec![block(vec![konst(RAX, 1)], MTerm::Return(RBX))],
+    );
     malformed(&m);
-    let m = module(3, 0, vec![Loc::Reg(Reg(200))], vec![block(vec![], MTerm::Return(RAX))]);
+    let m = module(
+        3,
+        0,
+        vec![Loc::Reg(Reg(200))],
+        vec![block(vec![], MTerm::Return(RAX))],
+    );
     malformed(&m);
     let m = module(
         3,
         0,
         vec![],
-        vec![block(vec![MInst::Swap { a: RAX, b: Reg(255) }], MTerm::Return(RAX))],
+        vec![block(
+            vec![MInst::Swap {
+                a: RAX,
+                b: Reg(255),
+            }],
+            MTerm::Return(RAX),
+        )],
     );
     malformed(&m);
     // Even in a block that is never reached.
@@ -642,7 +675,12 @@ fn a_slot_beyond_slot_count_is_malformed() {
         )],
     );
     assert!(malformed(&m).contains("slot 2 is out of range (slot_count 2)"));
-    let m = module(2, 0, vec![Loc::Slot(Slot(0))], vec![block(vec![], MTerm::Return(RAX))]);
+    let m = module(
+        2,
+        0,
+        vec![Loc::Slot(Slot(0))],
+        vec![block(vec![], MTerm::Return(RAX))],
+    );
     malformed(&m);
 }
 
@@ -690,7 +728,9 @@ fn bad_blocks_and_parameters_are_malformed() {
 
 #[test]
 fn the_oracle_trait_reaches_the_machine_engine() {
-    let o = Interp.run_mir(&countdown(), &[3], DEFAULT_FUEL).expect("runs");
+    let o = Interp
+        .run_mir(&countdown(), &[3], DEFAULT_FUEL)
+        .expect("runs");
     assert_eq!(o.trace, vec![3, 2, 1]);
     assert_eq!(o.end, End::Return(6));
     let e = Interp
