@@ -28,7 +28,9 @@ fn is_critical(f: &Function, from: Block, to: Block) -> bool {
 
 /// True when `f` has a critical edge.
 pub fn has_critical_edges(f: &Function) -> bool {
-    f.blocks.keys().any(|b| f.succs(b).into_iter().any(|s| is_critical(f, b, s)))
+    f.blocks
+        .keys()
+        .any(|b| f.succs(b).into_iter().any(|s| is_critical(f, b, s)))
 }
 
 /// Splits every critical edge of `f` (see the module documentation) and
@@ -67,7 +69,9 @@ pub fn split_critical_edges(f: &mut Function) -> usize {
             inserted += 1;
         }
         let mut next = new_succs.into_iter();
-        f.blocks[b].term.map_successors(|_| next.next().expect("same number of successors"));
+        f.blocks[b]
+            .term
+            .map_successors(|_| next.next().expect("same number of successors"));
     }
     inserted
 }

@@ -41,57 +41,42 @@ pub fn fuzz_parse(data: &[u8]) {
 ///   never panics;
 /// - on a spartan copy, with the options and omission hooks the bytes pick,
 ///   the code is correct, uses no location outside the copy and has the
-///   least number of instructions (`check_implementation`).
+///   least number of instructions (`check_implementation`), and so it is
+///   without options.
 ///
 /// The copy ranges over up to 15 registers and 4 slots. Half of the inputs
 /// (by the first byte) keep only the moves that leave the copy spartan, so
-/// that large spartan copies are common; their spartan-ness is then itself
-/// checked.
+/// that large spartan copies are common; that they are spartan is checked
+/// too.
 pub fn fuzz_implement_spartan(data: &[u8]) {
-    fn build(u: &mut Unstructured<'_>) -> arbitrary::Result<(bool, ParallelCopy, ElimOptions, u32, u32)> {
-        let constructive: bool = u.arbitrary()?;
-        let regs: u8 = u.int_in_range(1..=15)?;
-        let slots: u32 = u.int_in_range(0..=4)?;
-        let opts = ElimOptions { store_hoisting: u.arbitrary()?, load_lowering: u.arbitrary()? };
-        let (store_mask, load_mask): (u32, u32) = (u.arbitrary()?, u.arbitrary()?);
-        let loc = |i: u32| if i < u32::from(regs) { Loc::Reg(Reg(i as u8)) } else { Loc::Slot(Slot(i - u32::from(regs))) };
-        let count = u32::from(regs) + slots;
-        let mut moves: Vec<(Loc, Loc)> = Vec::new();
-        let n: usize = u.int_in_range(0..=24)?;
-        for _ in 0..n {
-            let d = loc(u.int_in_range(0..=count - 1)?);
-            let s = loc(u.int_in_range(0..=count - 1)?);
-            if constructive {
-                // Keep the copy spartan: destinations and sources stay
-                // distinct, a slot is either a self loop or only read or
-                // only written, and no move goes from a slot to another.
-                let dst_used = moves.iter().any(|&(md, _)| md == d);
-                let src_used = moves.iter().any(|&(_, ms)| ms == s);
-                let both_slots = matches!((d, s), (Loc::Slot(_), Loc::Slot(_)));
-                let slot_read_elsewhere = matches!(d, Loc::Slot(_)) && moves.iter().any(|&(_, ms)| ms == d);
-                let slot_written_elsewhere = matches!(s, Loc::Slot(_)) && moves.iter().any(|&(md, _)| md == s);
-                if dst_used || src_used || (both_slots && d != s) || slot_read_elsewhere || slot_written_elsewhere {
-                    continue;
-                }
-            }
-            moves.push((d, s));
-        }
-        Ok((constructive, ParallelCopy::new(moves), opts, store_mask, load_mask))
-    }
-
-    let Ok((constructive, pc, opts, store_mask, load_mask)) = build(&mut Unstructured::new(data)) else {
+    let mut u = Unstructured::new(data);
+    let Ok(case) = SpartanCase::build(&mut u) else {
         return;
     };
-    let bit = |mask: u32, m: Slot, r: Reg| mask >> ((m.0 * 15 + u32::from(r.0)) % 32) & 1 == 1;
+    let SpartanCase {
+        constructive,
+        pc,
+        opts,
+        store_mask,
+        load_mask,
+    } = case;
+    let bit = |mask: u32, m: Slot, r: Reg| (mask >> ((m.0 * 15 + u32::from(r.0)) % 32)) & 1 == 1;
     let skip_store = |m: Slot, r: Reg| bit(store_mask, m, r);
     let skip_load = |m: Slot, r: Reg| bit(load_mask, m, r);
-    let hooks = SkipHooks { skip_store: &skip_store, skip_load: &skip_load };
+    let hooks = SkipHooks {
+        skip_store: &skip_store,
+        skip_load: &skip_load,
+    };
 
     let graph = LocationTransferGraph::new(&pc);
-    assert_eq!(graph.is_ok(), pc.is_well_defined(), "graph construction and well-definedness disagree on {pc}");
+    assert_eq!(
+        graph.is_ok(),
+        pc.is_well_defined(),
+        "graph construction and well-definedness disagree on {pc}"
+    );
     let spartan = pc.check_spartan();
-    if constructive {
-        assert!(spartan.is_ok(), "a copy built to be spartan is rejected: {}", spartan.unwrap_err());
+    if let (true, Err(e)) = (constructive, &spartan) {
+        panic!("a copy built to be spartan is rejected: {e}");
     }
     if let Ok(graph) = &graph {
         let spartan_graph = graph.check_spartan_graph();
@@ -107,16 +92,95 @@ pub fn fuzz_implement_spartan(data: &[u8]) {
             if let Err(e) = check_implementation(&pc, &opts, &hooks, &insts) {
                 panic!("spill-free SSA elimination is wrong: {e}");
             }
-            // Without options, and with hooks that would allow everything,
-            // nothing is omitted.
-            let plain = implement_spartan(&pc, &ElimOptions::default(), &SkipHooks::ALWAYS)
-                .expect("a spartan copy is implemented");
-            if let Err(e) = check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &plain) {
+            // Without options, hooks that would allow everything are not
+            // asked, and nothing is omitted.
+            let plain = ElimOptions::default();
+            let insts = implement_spartan(&pc, &plain, &SkipHooks::ALWAYS)
+                .unwrap_or_else(|e| panic!("the spartan copy {pc} is rejected: {e}"));
+            if let Err(e) = check_implementation(&pc, &plain, &SkipHooks::NEVER, &insts) {
                 panic!("spill-free SSA elimination is wrong without options: {e}");
             }
         }
         (Err(_), Err(_)) => {}
-        (Ok(insts), Err(e)) => panic!("implement_spartan accepted a copy that is not spartan ({e}): {pc} gave {insts:?}"),
+        (Ok(insts), Err(e)) => {
+            panic!("implement_spartan accepted {pc}, which is not spartan ({e}): {insts:?}")
+        }
         (Err(e), Ok(())) => panic!("implement_spartan rejected the spartan copy {pc}: {e}"),
     }
 }
+
+/// The input of [`fuzz_implement_spartan`].
+struct SpartanCase {
+    /// Whether moves that would make the copy non-spartan were dropped.
+    constructive: bool,
+    pc: ParallelCopy,
+    opts: ElimOptions,
+    /// Bit `(m * 15 + r) % 32` answers `skip_store(m, r)`.
+    store_mask: u32,
+    /// Bit `(m * 15 + r) % 32` answers `skip_load(m, r)`.
+    load_mask: u32,
+}
+
+impl SpartanCase {
+    fn build(u: &mut Unstructured<'_>) -> arbitrary::Result<SpartanCase> {
+        let constructive: bool = u.arbitrary()?;
+        let regs: u32 = u.int_in_range(1..=15)?;
+        let slots: u32 = u.int_in_range(0..=4)?;
+        let opts = ElimOptions {
+            store_hoisting: u.arbitrary()?,
+            load_lowering: u.arbitrary()?,
+        };
+        let (store_mask, load_mask) = (u.arbitrary()?, u.arbitrary()?);
+        let loc = |i: u32| {
+            if i < regs {
+                Loc::Reg(Reg(i as u8))
+            } else {
+                Loc::Slot(Slot(i - regs))
+            }
+        };
+        let mut moves: Vec<(Loc, Loc)> = Vec::new();
+        let n: usize = u.int_in_range(0..=24)?;
+        for _ in 0..n {
+            let d = loc(u.int_in_range(0..=regs + slots - 1)?);
+            let s = loc(u.int_in_range(0..=regs + slots - 1)?);
+            // In constructive mode, keep the copy spartan: destinations and
+            // sources stay distinct, no move goes from a slot to another,
+            // and a slot is a self loop, only read or only written.
+            let is_slot = |l: Loc| matches!(l, Loc::Slot(_));
+            let breaks_spartan = moves.iter().any(|&(md, ms)| {
+                md == d || ms == s || (is_slot(d) && ms == d) || (is_slot(s) && md == s)
+            }) || (is_slot(d) && is_slot(s) && d != s);
+            if constructive && breaks_spartan {
+                continue;
+            }
+            moves.push((d, s));
+        }
+        Ok(SpartanCase {
+            constructive,
+            pc: ParallelCopy::new(moves),
+            opts,
+            store_mask,
+            load_mask,
+        })
+    }
+}
+
+/// Fuel of the source run in [`fuzz_construct`] (the interpreter's default).
+pub const CONSTRUCT_FUEL: u64 = 1_000_000;
+
+/// Builds a program from `data` with the generator of `crate::gen` (every
+/// byte string gives a valid program), then checks SSA construction on it:
+/// every variant of `gen::construction_variants` passes the checkers, and
+/// the oracle gives the AST, Cytron et al.'s SSA and every variant's SSA the
+/// same outcome (`pipeline::differential`). Panics with the program (as
+/// `.src` text, with its arguments) and both outcomes on any failure; a
+/// source that runs out of fuel is inconclusive, not a failure.
+pub fn fuzz_construct(data: &[u8], oracle: &dyn crate::oracle::Oracle) {
+    use crate::gen::{construction_variants, describe_failure, GenConfig, TestCase};
+    let tc = TestCase::from_bytes(&mut arbitrary::Unstructured::new(data), &GenConfig::default());
+    let verdict = crate::pipeline::differential(&tc.program, &tc.args, oracle, &construction_variants(), CONSTRUCT_FUEL);
+    if !verdict.is_ok() {
+        panic!("SSA construction fails on a generated program\n{}", describe_failure(&tc, &verdict));
+    }
+}
+

@@ -221,9 +221,8 @@ pub fn implement_spartan(
 ) -> Result<Vec<MInst>, String> {
     pc.check_spartan()?;
     let graph = LocationTransferGraph::new(pc)?;
-    graph.check_spartan_graph()?;
     let mut insts = Vec::new();
-    for c in graph.components()? {
+    for c in graph.spartan_components()? {
         insts.extend(implement_component(&c, opts, hooks)?);
     }
     Ok(insts)

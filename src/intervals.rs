@@ -149,7 +149,12 @@ pub fn compute_intervals(f: &Function, live: &Liveness) -> Intervals {
             point = point.checked_add(1).expect("program points fit u32");
         }
     }
-    Intervals { order, start, ranges, point_count: point }
+    Intervals {
+        order,
+        start,
+        ranges,
+        point_count: point,
+    }
 }
 
 /// True when two sorted lists of disjoint closed intervals share a point;

@@ -6,6 +6,7 @@ pub mod alloc_checker;
 pub mod ast;
 pub mod ast_print;
 pub mod braun;
+pub mod campaign;
 pub mod cfg_lowering;
 pub mod checkers;
 pub mod critical_edges;

@@ -301,8 +301,16 @@ pub struct Interference<'a> {
 impl<'a> Interference<'a> {
     /// Precomputes the live sets after every instruction of `f`.
     pub fn new(f: &Function, live: &'a Liveness) -> Self {
-        let after = f.blocks.keys().map(|b| live_after_each_inst(f, b, live)).collect();
-        Interference { live, defs: def_points(f), after }
+        let after = f
+            .blocks
+            .keys()
+            .map(|b| live_after_each_inst(f, b, live))
+            .collect();
+        Interference {
+            live,
+            defs: def_points(f),
+            after,
+        }
     }
 
     /// Where `v` is defined, if it is.

@@ -307,8 +307,11 @@ impl LocationTransferGraph {
                 .binary_search(&l)
                 .expect("every location of the copy is a node")
         };
-        let mut edges: Vec<(usize, usize)> =
-            pc.moves.iter().map(|&(d, s)| (index(s), index(d))).collect();
+        let mut edges: Vec<(usize, usize)> = pc
+            .moves
+            .iter()
+            .map(|&(d, s)| (index(s), index(d)))
+            .collect();
         edges.sort_unstable();
         let mut first_out = vec![0; nodes.len() + 1];
         for &(s, _) in &edges {
@@ -366,7 +369,7 @@ impl LocationTransferGraph {
     /// True when the graph is spartan; the same test as
     /// [`Self::check_spartan_graph`], without building a message.
     pub fn is_spartan_graph(&self) -> bool {
-        self.spartan_graph_violation().is_none()
+        self.try_spartan_components().is_ok()
     }
 
     /// Checks the four conditions of a spartan graph (§4):
@@ -381,10 +384,14 @@ impl LocationTransferGraph {
     /// nodes, since every edge of a longer path or of a cycle has a register
     /// end; it is checked on every edge anyway, as the paper states it.
     pub fn check_spartan_graph(&self) -> Result<(), String> {
-        match self.spartan_graph_violation() {
-            None => Ok(()),
-            Some(v) => Err(v.describe(self)),
-        }
+        self.spartan_components().map(|_| ())
+    }
+
+    /// The components of a spartan graph ([`Self::components`]), after the
+    /// check of [`Self::check_spartan_graph`]: what Algorithm 2 iterates
+    /// over.
+    pub fn spartan_components(&self) -> Result<Vec<Component>, String> {
+        self.try_spartan_components().map_err(|v| v.describe(self))
     }
 
     fn try_components(&self) -> Result<Vec<Component>, GraphViolation> {
@@ -441,27 +448,26 @@ impl LocationTransferGraph {
         Ok(components)
     }
 
-    fn spartan_graph_violation(&self) -> Option<GraphViolation> {
-        let components = match self.try_components() {
-            Ok(c) => c,
-            Err(v) => return Some(v),
-        };
+    fn try_spartan_components(&self) -> Result<Vec<Component>, GraphViolation> {
+        let components = self.try_components()?;
         for c in &components {
             if let Component::Path(nodes) = c {
                 if let Some(&m) = nodes[1..nodes.len() - 1]
                     .iter()
                     .find(|l| matches!(l, Loc::Slot(_)))
                 {
-                    return Some(GraphViolation::MemoryInsidePath(m, nodes[0]));
+                    return Err(GraphViolation::MemoryInsidePath(m, nodes[0]));
                 }
             }
         }
-        self.edges.iter().find_map(|&(s, d)| {
-            match (self.nodes[s], self.nodes[d]) {
-                (Loc::Slot(_), Loc::Slot(_)) if s != d => Some(GraphViolation::MemoryToMemory(s, d)),
-                _ => None,
+        for &(s, d) in &self.edges {
+            if let (Loc::Slot(_), Loc::Slot(_)) = (self.nodes[s], self.nodes[d]) {
+                if s != d {
+                    return Err(GraphViolation::MemoryToMemory(s, d));
+                }
             }
-        })
+        }
+        Ok(components)
     }
 }
 

@@ -62,29 +62,31 @@ pub fn loop_depth(f: &Function) -> EntityVec<Block, u32> {
         }
         removed.resize(next, false);
     }
+    // `in_region[b]` and `in_loop[b]` hold the number of the region or loop
+    // that `b` was last put in, so that no table is cleared between regions;
+    // `local[b]` is `b`'s index in the region being processed.
     let mut in_region = vec![u32::MAX; n];
+    let mut in_loop = vec![u32::MAX; n];
+    let mut is_entry = vec![u32::MAX; n];
+    let mut local = vec![usize::MAX; n];
     let mut regions: Vec<Vec<Block>> = vec![reachable];
-    let mut region_id = 0u32;
+    let (mut region_id, mut loop_id) = (0u32, 0u32);
     while let Some(region) = regions.pop() {
         region_id += 1;
-        for &b in &region {
+        for (i, &b) in region.iter().enumerate() {
             in_region[b.index()] = region_id;
+            local[b.index()] = i;
         }
         // The subgraph induced by the region, without the removed edges.
-        let local: Vec<usize> = {
-            let mut local = vec![usize::MAX; n];
-            for (i, &b) in region.iter().enumerate() {
-                local[b.index()] = i;
-            }
-            local
-        };
         let succs: Vec<Vec<usize>> = region
             .iter()
             .map(|&b| {
                 f.succs(b)
                     .into_iter()
                     .enumerate()
-                    .filter(|&(k, s)| in_region[s.index()] == region_id && !removed[edge_index[b] + k])
+                    .filter(|&(k, s)| {
+                        in_region[s.index()] == region_id && !removed[edge_index[b] + k]
+                    })
                     .map(|(_, s)| local[s.index()])
                     .collect()
             })
@@ -94,26 +96,28 @@ pub fn loop_depth(f: &Function) -> EntityVec<Block, u32> {
             if !is_loop {
                 continue;
             }
+            loop_id += 1;
             let blocks: Vec<Block> = comp.iter().map(|&i| region[i]).collect();
-            let mut in_comp = vec![false; n];
             for &b in &blocks {
-                in_comp[b.index()] = true;
+                in_loop[b.index()] = loop_id;
                 depth[b] += 1;
             }
             // The entries: blocks of the loop with a predecessor outside it.
             // (The function's entry has no predecessor, so it is on no cycle.)
-            let entries: Vec<Block> = blocks
-                .iter()
-                .copied()
-                .filter(|&b| f.blocks[b].preds.iter().any(|p| !in_comp[p.index()]))
-                .collect();
-            let mut is_entry = vec![false; n];
-            for &e in &entries {
-                is_entry[e.index()] = true;
+            for &b in &blocks {
+                if f.blocks[b]
+                    .preds
+                    .iter()
+                    .any(|p| in_loop[p.index()] != loop_id)
+                {
+                    is_entry[b.index()] = loop_id;
+                }
             }
+            // Remove the edges from the loop to its entries; what remains
+            // holds the nested loops.
             for &b in &blocks {
                 for (k, s) in f.succs(b).into_iter().enumerate() {
-                    if in_comp[s.index()] && is_entry[s.index()] {
+                    if in_loop[s.index()] == loop_id && is_entry[s.index()] == loop_id {
                         removed[edge_index[b] + k] = true;
                     }
                 }

@@ -4,6 +4,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use ssaref::braun::BraunOptions;
 use ssaref::outcome::{End, Outcome};
 use ssaref::pipeline::{self, Config, Verdict};
+use ssaref::braun::construct_program;
 use ssaref::regalloc::{allocate_module, RegallocOptions};
 use ssaref::{ast, ir_text, lexer, parser};
 use std::process::ExitCode;
@@ -37,6 +38,10 @@ enum Command {
     Emit(EmitArgs),
     /// Runs every stage and every checker on a program and compares outcomes.
     Check(CheckArgs),
+    /// A differential fuzzing campaign: generated programs through every stage.
+    Fuzz(FuzzArgs),
+    /// Replays a saved case: every stage's outcome, the IR after each pass, the allocated code.
+    Repro(ReproArgs),
     /// Route-1 statistics (spills, slots, loads, stores, moves, swaps; static
     /// and dynamic) with each optimization of Pereira and Palsberg §6 on and off.
     Stats(StatsArgs),
@@ -219,6 +224,43 @@ struct GenArgs {
 }
 
 #[derive(Args, Debug)]
+struct FuzzArgs {
+    /// Stop after this many seconds.
+    #[arg(long, default_value_t = 60)]
+    seconds: u64,
+    /// Stop after this many programs.
+    #[arg(long)]
+    count: Option<u64>,
+    /// Worker threads (default: every core).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// First seed; program i uses seed + i (default: from the clock, printed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Register counts to allocate with, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [2usize, 3, 4, 6, 8, 15])]
+    regs: Vec<usize>,
+    /// Where failing cases are written.
+    #[arg(long, default_value = "fuzz-cases")]
+    out: String,
+    /// Fuel of each source run.
+    #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
+    fuel: u64,
+}
+
+#[derive(Args, Debug)]
+struct ReproArgs {
+    /// A case written by `ssaref fuzz` (or any `*.src` with an `// args:` line).
+    case: String,
+    /// Register counts (default: the case's `// regs:` line, else 2,3,4,6,8,15).
+    #[arg(long, value_delimiter = ',')]
+    regs: Vec<usize>,
+    /// Fuel of the source run.
+    #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
+    fuel: u64,
+}
+
+#[derive(Args, Debug)]
 struct StatsArgs {
     /// Programs (`*.src`); a `// args: ...` header line gives their arguments.
     files: Vec<String>,
@@ -251,6 +293,8 @@ fn main() -> ExitCode {
         Command::Emit(a) => cmd_emit(a),
         Command::Check(a) => cmd_check(a),
         Command::Stats(a) => cmd_stats(a),
+        Command::Fuzz(a) => cmd_fuzz(a),
+        Command::Repro(a) => cmd_repro(a),
         Command::Gen(a) => cmd_gen(a),
     };
     match result {
@@ -462,4 +506,104 @@ fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
     let table = ssaref::regalloc_stats::comparison_table(&corpus, a.regs as usize, &interp::Interp, a.fuel).map_err(internal)?;
     print!("{table}");
     Ok(ExitCode::SUCCESS)
+}
+
+fn check_regs(regs: &[usize]) -> Result<(), Failure> {
+    match regs.iter().find(|k| !(2..=15).contains(*k)) {
+        Some(k) => Err(bad_input(format!("--regs: {k} is outside 2..=15"))),
+        None => Ok(()),
+    }
+}
+
+fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    check_regs(&a.regs)?;
+    let seed = a.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+    });
+    let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let handler_stop = Arc::clone(&stop);
+    // A second Ctrl-C while stopping kills the process as usual.
+    let _ = ctrlc::set_handler(move || {
+        if handler_stop.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    });
+    let regs_text: Vec<String> = a.regs.iter().map(|k| k.to_string()).collect();
+    eprintln!(
+        "ssaref fuzz: seed {seed}, {jobs} job(s), regs {}, {} s, cases go to {}/ (rerun with --seed {seed})",
+        regs_text.join(","),
+        a.seconds,
+        a.out
+    );
+    let config = ssaref::campaign::CampaignConfig {
+        duration: std::time::Duration::from_secs(a.seconds),
+        max_programs: a.count,
+        jobs,
+        seed,
+        regs: a.regs.clone(),
+        fuel: a.fuel,
+        out_dir: std::path::PathBuf::from(&a.out),
+        progress: true,
+    };
+    let summary = ssaref::campaign::run_campaign(&config, &interp::Interp, &stop);
+    print!("{}", summary.render(jobs));
+    Ok(if summary.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
+    let (src, program) = load(&a.case)?;
+    let args = parse_args(&a.case, &src, &program, &header_args(&a.case, &src)?.iter().map(|x| x.to_string()).collect::<Vec<_>>())?;
+    let regs = if !a.regs.is_empty() {
+        a.regs.clone()
+    } else {
+        src.lines()
+            .find_map(|l| l.trim().strip_prefix("// regs:"))
+            .map(|r| r.split_whitespace().filter_map(|k| k.parse().ok()).collect())
+            .unwrap_or_else(|| vec![2, 3, 4, 6, 8, 15])
+    };
+    check_regs(&regs)?;
+    let config = pipeline::DiffConfig::standard(&regs, a.fuel);
+    let verdict = pipeline::differential_full(&program, &args, &interp::Interp, &config);
+    let first_k = regs.first().copied().unwrap_or(4);
+    println!("== program (args {args:?})");
+    print!("{}", ssaref::ast_print::print_program(&program));
+    let ssa = construct_program(&program, &BraunOptions::all_on());
+    println!("== SSA (Braun et al., all optimizations)");
+    print!("{}", ir_text::print_module(&ssa));
+    match allocate_module(&ssa, &RegallocOptions::with_k(first_k)) {
+        Ok((mir, reports)) => {
+            let npasses = reports.first().map_or(0, |r| r.stages.len());
+            for i in 0..npasses {
+                println!("== after {} (K = {first_k})", reports[0].stages[i].0);
+                for r in &reports {
+                    print!("{}", ir_text::print_function(&r.stages[i].1));
+                }
+            }
+            println!("== allocated (K = {first_k})");
+            print!("{}", ssaref::mir::print_module(&mir));
+        }
+        Err(e) => println!("== allocation with K = {first_k} failed: {e}"),
+    }
+    println!("== stages");
+    match &verdict {
+        Verdict::Agree { outcome, stages } => {
+            for s in stages {
+                println!("agree    {}", s.stage);
+            }
+            print!("{}", outcome.render_full());
+            Ok(ExitCode::SUCCESS)
+        }
+        Verdict::Inconclusive => {
+            println!("the source ran out of fuel: nothing to compare");
+            Ok(ExitCode::from(EXIT_OUT_OF_FUEL))
+        }
+        other => {
+            let tc = ssaref::gen::TestCase { program: program.clone(), args: args.clone(), origin: a.case.clone() };
+            print!("{}", ssaref::gen::describe_failure(&tc, other));
+            Ok(ExitCode::from(1))
+        }
+    }
 }

@@ -194,13 +194,15 @@ pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, Spill
     let mut lowering_done = false;
     loop {
         let live = compute_liveness(f);
-        match find_overload(f, &live, &spilled, &reloads, &depth, opts.k) {
-            Some(Ok(v)) => {
-                spill_value(f, v, &mut spilled, &mut reloads);
+        match find_overloads(f, &live, &spilled, &reloads, &depth, opts.k) {
+            Ok(chosen) if !chosen.is_empty() => {
+                for v in chosen {
+                    spill_value(f, v, &mut spilled, &mut reloads);
+                }
                 continue;
             }
-            Some(Err(e)) => return Err(e),
-            None => {}
+            Ok(_) => {}
+            Err(e) => return Err(e),
         }
         if opts.load_lowering && !lowering_done {
             lowering_done = true;
@@ -232,68 +234,84 @@ pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, Spill
     Ok(SpillResult { spilled, reloads, lowered, max_demand })
 }
 
-/// The least-weight value live through the first overloaded point, or
-/// `None` when no point is overloaded.
-fn find_overload(
+/// One round of spill decisions: for each overloaded point, in order, the
+/// least-weight value live through it, unless a value chosen earlier in the
+/// round is already live through it (spilling that one lowers the demand
+/// there too). Liveness is recomputed between rounds, not after every
+/// spill, which keeps the spiller near-linear on programs with many spills.
+fn find_overloads(
     f: &Function,
     live: &Liveness,
     spilled: &EntitySet<Value>,
     reloads: &EntitySet<Value>,
     depth: &EntityVec<Block, u32>,
     k: usize,
-) -> Option<Result<Value, SpillError>> {
+) -> Result<Vec<Value>, SpillError> {
     let mut sizes = vec![0usize; f.value_count as usize];
-    let mut overloaded: Option<(Block, Point)> = None;
+    let mut overloaded: Vec<(Block, Point)> = Vec::new();
     for b in f.blocks.keys() {
         for p in block_points(f, b, &live.live_out[b], spilled) {
             for &v in &p.after {
                 sizes[v.index()] += 1;
             }
-            if overloaded.is_none() && p.demand > k {
-                overloaded = Some((b, p));
+            if p.demand > k {
+                overloaded.push((b, p));
             }
         }
     }
-    let (b, point) = overloaded?;
-    let data = &f.blocks[b];
-    let mut operands: Vec<Value> = Vec::new();
-    match point.inst {
-        Some(i) if i < data.insts.len() => {
-            data.insts[i].op.for_each_arg(|a| operands.push(a));
-            operands.extend(data.insts[i].dest);
-        }
-        Some(_) => operands.extend(data.term.arg()),
-        None => {}
+    if overloaded.is_empty() {
+        return Ok(Vec::new());
     }
     let w = weights(f, depth, &sizes);
-    // At the block start every resident value can go (phi results
-    // included); at an instruction, only the values live through it.
-    let through: Vec<Value> = match point.inst {
-        None => point.after.clone(),
-        Some(_) => point.after.iter().copied().filter(|v| point.before.contains(v)).collect(),
-    };
-    // An operand that stays live after the instruction may go too: its
-    // reload dies at the instruction. Other values are preferred, since
-    // spilling an operand does not lower the demand just before it.
-    let defined = match point.inst {
-        Some(i) if i < data.insts.len() => data.insts[i].dest,
-        _ => None,
-    };
-    let candidate = through
-        .into_iter()
-        .filter(|v| Some(*v) != defined && !reloads.contains(*v) && !spilled.contains(*v))
-        .min_by(|a, b| {
-            (operands.contains(a), w[a.index()])
-                .partial_cmp(&(operands.contains(b), w[b.index()]))
-                .unwrap_or(std::cmp::Ordering::Equal)
-                .then(a.cmp(b))
-        });
-    Some(candidate.ok_or_else(|| {
-        SpillError(format!(
-            "no value can be spilled at {b}, point {:?}: demand {} > K = {k}, live {:?}",
-            point.inst, point.demand, point.before
-        ))
-    }))
+    let mut chosen: Vec<Value> = Vec::new();
+    for (b, point) in &overloaded {
+        let data = &f.blocks[*b];
+        let mut operands: Vec<Value> = Vec::new();
+        let mut defined = None;
+        match point.inst {
+            Some(i) if i < data.insts.len() => {
+                data.insts[i].op.for_each_arg(|a| operands.push(a));
+                defined = data.insts[i].dest;
+            }
+            Some(_) => operands.extend(data.term.arg()),
+            None => {}
+        }
+        // At the block start every resident value can go (phi results
+        // included); at an instruction, only the values live through it.
+        let through: Vec<Value> = match point.inst {
+            None => point.after.clone(),
+            Some(_) => point.after.iter().copied().filter(|v| point.before.contains(v)).collect(),
+        };
+        let relieved = through.iter().filter(|v| chosen.contains(v) && !operands.contains(v)).count();
+        if point.demand.saturating_sub(relieved) <= k {
+            continue;
+        }
+        // An operand that stays live after the instruction may go too: its
+        // reload dies at the instruction. Other values are preferred, since
+        // spilling an operand does not lower the demand just before it.
+        let candidate = through
+            .into_iter()
+            .filter(|v| Some(*v) != defined && !reloads.contains(*v) && !spilled.contains(*v) && !chosen.contains(v))
+            .min_by(|a, b| {
+                (operands.contains(a), w[a.index()])
+                    .partial_cmp(&(operands.contains(b), w[b.index()]))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then(a.cmp(b))
+            });
+        match candidate {
+            Some(v) => chosen.push(v),
+            None if chosen.is_empty() => {
+                return Err(SpillError(format!(
+                    "no value can be spilled at {b}, point {:?}: demand {} > K = {k}, live {:?}",
+                    point.inst, point.demand, point.before
+                )))
+            }
+            // Values chosen earlier in the round may relieve it; the next
+            // round will tell.
+            None => {}
+        }
+    }
+    Ok(chosen)
 }
 
 /// Marks `v` spilled and gives each use other than a phi argument a reload

@@ -102,10 +102,7 @@ fn spartan_by_indices(src: &[Option<usize>], regs: usize) -> bool {
         None => true,
         Some(s) if d >= regs => {
             let from_other_slot = s >= regs && s != d;
-            let read_elsewhere = src
-                .iter()
-                .enumerate()
-                .any(|(b, &x)| b != d && x == Some(d));
+            let read_elsewhere = src.iter().enumerate().any(|(b, &x)| b != d && x == Some(d));
             !from_other_slot && !read_elsewhere
         }
         Some(_) => true,
@@ -120,35 +117,47 @@ fn mix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
+/// What [`check_spartan_space`] covered.
+#[derive(Default)]
+struct SpartanStats {
+    injections: u64,
+    sampled: u64,
+    spartan: u64,
+    omitted: usize,
+    counts: Counts,
+}
+
 /// Theorem 3 and the optimal instruction count, with the §6 variants, on
-/// every spartan parallel copy over 6 registers and 3 slots (see the note,
-/// "Tests"). The options of the second variant and the answers of its
-/// hooks vary from case to case.
-#[test]
-fn every_spartan_copy_over_6_registers_and_3_slots_is_implemented_optimally() {
-    const REGS: usize = 6;
-    const SLOTS: usize = 3;
-    let start = Instant::now();
-    let (mut injections, mut spartan, mut omissions) = (0u64, 0u64, 0usize);
-    let mut totals = Counts::default();
-    for_each_partial_injection(REGS + SLOTS, &mut |src| {
-        injections += 1;
-        let pc = copy_of(src, REGS);
+/// the spartan parallel copies over `regs` registers and `slots` slots:
+/// every partial injection (distinct destinations, distinct sources) whose
+/// number in the enumeration is a multiple of `stride`, filtered with
+/// `is_spartan` (itself compared with an independent reading of condition
+/// 2). The options of the second variant and the answers of its hooks vary
+/// from case to case.
+fn check_spartan_space(regs: usize, slots: usize, stride: u64) -> SpartanStats {
+    let mut st = SpartanStats::default();
+    for_each_partial_injection(regs + slots, &mut |src| {
+        st.injections += 1;
+        if (st.injections - 1) % stride != 0 {
+            return;
+        }
+        st.sampled += 1;
+        let pc = copy_of(src, regs);
         let verdict = pc.is_spartan();
         assert_eq!(
             verdict,
-            spartan_by_indices(src, REGS),
+            spartan_by_indices(src, regs),
             "is_spartan says {verdict} on {pc}"
         );
         // The message-building entry point decides the same way (checked on
         // a sample, since building the messages is most of its cost).
-        if injections % 64 == 0 {
+        if st.sampled % 64 == 0 {
             assert_eq!(pc.check_spartan().is_ok(), verdict, "{pc}");
         }
         if !verdict {
             return;
         }
-        spartan += 1;
+        st.spartan += 1;
 
         // Without options (the hooks would allow everything, but must not
         // be asked): the exact parallel copy, optimally.
@@ -156,7 +165,7 @@ fn every_spartan_copy_over_6_registers_and_3_slots_is_implemented_optimally() {
             .unwrap_or_else(|e| panic!("the spartan copy {pc} is rejected: {e}"));
         let counts = check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &insts)
             .unwrap_or_else(|e| panic!("{e}"));
-        totals += counts;
+        st.counts += counts;
 
         // Component by component: a path of n nodes takes n - 1 moves,
         // loads and stores, a cycle of n registers n - 1 swaps, a self loop
@@ -172,7 +181,11 @@ fn every_spartan_copy_over_6_registers_and_3_slots_is_implemented_optimally() {
                     assert_eq!((code.len(), k.swaps), (nodes.len() - 1, 0), "{c}: {code:?}")
                 }
                 Component::Cycle(regs) => {
-                    assert_eq!((code.len(), k.swaps), (regs.len() - 1, regs.len() - 1), "{c}")
+                    assert_eq!(
+                        (code.len(), k.swaps),
+                        (regs.len() - 1, regs.len() - 1),
+                        "{c}"
+                    )
                 }
                 Component::SelfLoop(_) => assert!(code.is_empty(), "{c}: {code:?}"),
             }
@@ -182,12 +195,12 @@ fn every_spartan_copy_over_6_registers_and_3_slots_is_implemented_optimally() {
 
         // Store hoisting and load lowering, with options and hook answers
         // drawn from the case number.
-        let bits = mix(injections);
+        let bits = mix(st.injections);
         let opts = ElimOptions {
             store_hoisting: bits & 1 == 1,
             load_lowering: bits & 2 == 2,
         };
-        let bit = |m: Slot, r: Reg| (bits >> (2 + m.0 as usize * REGS + r.0 as usize)) & 1 == 1;
+        let bit = |m: Slot, r: Reg| (bits >> (2 + m.0 as usize * regs + r.0 as usize)) & 1 == 1;
         let skip_store = |m: Slot, r: Reg| bit(m, r);
         let skip_load = |m: Slot, r: Reg| !bit(m, r);
         let hooks = SkipHooks {
@@ -195,41 +208,73 @@ fn every_spartan_copy_over_6_registers_and_3_slots_is_implemented_optimally() {
             skip_load: &skip_load,
         };
         let optimized = implement_spartan(&pc, &opts, &hooks).expect("spartan");
-        let k = check_implementation(&pc, &opts, &hooks, &optimized)
-            .unwrap_or_else(|e| panic!("{e}"));
-        omissions += counts.total() - k.total();
+        let k =
+            check_implementation(&pc, &opts, &hooks, &optimized).unwrap_or_else(|e| panic!("{e}"));
+        st.omitted += counts.total() - k.total();
     });
-    eprintln!(
-        "spartan copies over {REGS} registers and {SLOTS} slots: {injections} partial \
-         injections, {spartan} spartan, implemented with {totals:?} in all, {omissions} \
-         transfers omitted by the §6 variants; {:.1}s",
-        start.elapsed().as_secs_f64()
-    );
-    assert_eq!((injections, spartan), (17_572_114, 2_330_072));
+    st
 }
 
-/// Theorem 2 and its converse on every well-defined copy of a set: for all
-/// partial functions `src` from `0..n` to itself (`n = regs + slots`, the
-/// odometer value `i` gives `src[d]` as its base `n + 1` digit `d`, `n`
-/// meaning "no move"), those with `i % stride == 0`. Returns the number of
-/// copies checked and how many were spartan.
-fn check_theorem_2(regs: usize, slots: usize, stride: u64) -> (u64, u64) {
+/// See the note, "Tests": Theorem 3, optimality and the §6 variants. By
+/// default, every spartan copy over 6 registers and 2 slots and over 5
+/// registers and 3 slots, and one partial injection in 16 over 6 registers
+/// and 3 slots; all of them with `SSAREF_EXHAUSTIVE=full`.
+#[test]
+fn every_spartan_copy_is_implemented_correctly_and_optimally() {
+    // (registers, slots, stride, partial injections, spartan ones); the
+    // totals were counted by a separate program.
+    let spaces: &[(usize, usize, u64, u64, u64)] = if full_run() {
+        &[(6, 3, 1, 17_572_114, 2_330_072)]
+    } else {
+        &[
+            (6, 2, 1, 1_441_729, 421_768),
+            (5, 3, 1, 1_441_729, 215_348),
+            (6, 3, 16, 17_572_114, 0),
+        ]
+    };
+    for &(regs, slots, stride, injections, spartan) in spaces {
+        let start = Instant::now();
+        let st = check_spartan_space(regs, slots, stride);
+        eprintln!(
+            "spartan copies over {regs} registers and {slots} slots: {} partial injections, \
+             {} checked (one in {stride}), {} spartan, implemented with {:?}; the §6 variants \
+             omitted {} transfers; {:.1}s",
+            st.injections,
+            st.sampled,
+            st.spartan,
+            st.counts,
+            st.omitted,
+            start.elapsed().as_secs_f64()
+        );
+        assert_eq!(st.injections, injections);
+        if stride == 1 {
+            assert_eq!(st.spartan, spartan);
+        }
+    }
+}
+
+/// Theorem 2 and its converse on every well-defined copy of a set: for the
+/// partial functions `src` from `0..n` to itself (`n = regs + slots`; the
+/// number `i` gives `src[d]` as its base `n + 1` digit `d`, `n` meaning "no
+/// move"), those with `i % stride == part`. Returns the number of copies
+/// checked and how many were spartan.
+fn check_theorem_2(regs: usize, slots: usize, stride: u64, part: u64) -> (u64, u64) {
     let n = regs + slots;
     let base = n as u64 + 1;
     let total = base.pow(n as u32);
     let (mut checked, mut spartan) = (0u64, 0u64);
-    let mut i = 0;
+    let mut pc = ParallelCopy::default();
+    let mut i = part;
     while i < total {
-        let mut moves = Vec::with_capacity(n);
+        pc.moves.clear();
         let mut x = i;
         for d in 0..n {
             let s = (x % base) as usize;
             x /= base;
             if s < n {
-                moves.push((loc_of(d, regs), loc_of(s, regs)));
+                pc.moves.push((loc_of(d, regs), loc_of(s, regs)));
             }
         }
-        let pc = ParallelCopy::new(moves);
         let graph = LocationTransferGraph::new(&pc)
             .unwrap_or_else(|e| panic!("{pc} has distinct destinations: {e}"));
         let by_copy = pc.is_spartan();
@@ -257,23 +302,38 @@ fn check_theorem_2(regs: usize, slots: usize, stride: u64) -> (u64, u64) {
     (checked, spartan)
 }
 
-/// See the note, "Tests": Theorem 2 and its converse.
+/// See the note, "Tests": Theorem 2 and its converse. By default, all
+/// well-defined copies over 4 registers and 3 slots and one in 9973 over 6
+/// registers and 3 slots; all 10^9 of the latter with
+/// `SSAREF_EXHAUSTIVE=full` (on every core).
 #[test]
 fn check_spartan_and_check_spartan_graph_agree_on_well_defined_copies() {
     let start = Instant::now();
     let mut report = Vec::new();
-    let (full, slice_stride) = (full_run(), 9_973);
-    if full {
-        let (checked, spartan) = check_theorem_2(6, 3, 1);
-        assert_eq!(checked, 1_000_000_000);
-        report.push(format!("all {checked} over 6 registers and 3 slots ({spartan} spartan)"));
-    } else {
-        let (checked, spartan) = check_theorem_2(4, 3, 1);
-        assert_eq!(checked, 8u64.pow(7));
-        report.push(format!("all {checked} over 4 registers and 3 slots ({spartan} spartan)"));
-        let (checked, spartan) = check_theorem_2(6, 3, slice_stride);
+    if full_run() {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+        let parts: Vec<(u64, u64)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| scope.spawn(move || check_theorem_2(6, 3, threads, t)))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let checked: u64 = parts.iter().map(|p| p.0).sum();
+        let spartan: u64 = parts.iter().map(|p| p.1).sum();
+        assert_eq!(checked, 10u64.pow(9));
         report.push(format!(
-            "{checked} over 6 registers and 3 slots, one in {slice_stride} ({spartan} spartan)"
+            "all {checked} over 6 registers and 3 slots ({spartan} spartan, {threads} threads)"
+        ));
+    } else {
+        let (checked, spartan) = check_theorem_2(4, 3, 1, 0);
+        assert_eq!(checked, 8u64.pow(7));
+        report.push(format!(
+            "all {checked} over 4 registers and 3 slots ({spartan} spartan)"
+        ));
+        let stride = 9_973;
+        let (checked, spartan) = check_theorem_2(6, 3, stride, 0);
+        report.push(format!(
+            "{checked} over 6 registers and 3 slots, one in {stride} ({spartan} spartan)"
         ));
     }
     eprintln!(
@@ -348,8 +408,14 @@ fn pereira_fig7_column_x_needs_two_swaps_and_one_load() {
             // R4 ⊕ R3; R3 ⊕ R2, Algorithm 1's order for the cycle R2 → R3
             // → R4 → R2. The figure swaps R2, R4 then R3, R4, which is the
             // same order for the cycle listed from R3.
-            MInst::Swap { a: Reg(3), b: Reg(2) },
-            MInst::Swap { a: Reg(2), b: Reg(1) },
+            MInst::Swap {
+                a: Reg(3),
+                b: Reg(2)
+            },
+            MInst::Swap {
+                a: Reg(2),
+                b: Reg(1)
+            },
         ]
     );
     let k = check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &insts).unwrap();
@@ -367,8 +433,14 @@ fn pereira_fig7_column_x_needs_two_swaps_and_one_load() {
             dst: Reg(0),
             slot: Slot(1),
         },
-        MInst::Swap { a: Reg(1), b: Reg(3) },
-        MInst::Swap { a: Reg(2), b: Reg(3) },
+        MInst::Swap {
+            a: Reg(1),
+            b: Reg(3),
+        },
+        MInst::Swap {
+            a: Reg(2),
+            b: Reg(3),
+        },
     ];
     check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &figure).unwrap();
     assert_eq!(
@@ -378,7 +450,16 @@ fn pereira_fig7_column_x_needs_two_swaps_and_one_load() {
             &SkipHooks::NEVER
         )
         .unwrap(),
-        vec![MInst::Swap { a: Reg(1), b: Reg(3) }, MInst::Swap { a: Reg(3), b: Reg(2) }]
+        vec![
+            MInst::Swap {
+                a: Reg(1),
+                b: Reg(3)
+            },
+            MInst::Swap {
+                a: Reg(3),
+                b: Reg(2)
+            }
+        ]
     );
     // The printed store in place of the load leaves R1 wrong.
     let printed = vec![
@@ -386,8 +467,14 @@ fn pereira_fig7_column_x_needs_two_swaps_and_one_load() {
             slot: Slot(1),
             src: Reg(0),
         },
-        MInst::Swap { a: Reg(1), b: Reg(3) },
-        MInst::Swap { a: Reg(2), b: Reg(3) },
+        MInst::Swap {
+            a: Reg(1),
+            b: Reg(3),
+        },
+        MInst::Swap {
+            a: Reg(2),
+            b: Reg(3),
+        },
     ];
     let e = check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &printed)
         .unwrap_err();
@@ -402,7 +489,10 @@ fn pereira_fig7_column_y_needs_no_swap() {
     let (z, _, y) = fig7();
     let pc = copy(&z, &y);
     assert_eq!(
-        LocationTransferGraph::new(&pc).unwrap().components().unwrap(),
+        LocationTransferGraph::new(&pc)
+            .unwrap()
+            .components()
+            .unwrap(),
         vec![
             Component::Path(vec![m(3), r(2), r(3), r(1), m(2)]),
             Component::SelfLoop(r(0)),
@@ -464,7 +554,10 @@ fn pereira_palsberg_fig1_needs_no_extra_location() {
     assert!(graph.check_spartan_graph().is_err());
     assert!(implement_spartan(&ssa_l2, &ElimOptions::default(), &SkipHooks::NEVER).is_err());
 
-    for column in [copy(&[mem, reg], &[mem, reg]), copy(&[mem, reg], &[mem, reg])] {
+    for column in [
+        copy(&[mem, reg], &[mem, reg]),
+        copy(&[mem, reg], &[mem, reg]),
+    ] {
         let insts = implement_spartan(&column, &ElimOptions::default(), &SkipHooks::NEVER).unwrap();
         assert!(insts.is_empty(), "{insts:?}");
         check_implementation(&column, &ElimOptions::default(), &SkipHooks::NEVER, &insts).unwrap();
@@ -507,21 +600,36 @@ fn algorithm_1_orders_and_their_reversals() {
     assert_eq!(
         insts,
         vec![
-            MInst::Swap { a: Reg(3), b: Reg(2) },
-            MInst::Swap { a: Reg(2), b: Reg(1) },
-            MInst::Swap { a: Reg(1), b: Reg(0) },
+            MInst::Swap {
+                a: Reg(3),
+                b: Reg(2)
+            },
+            MInst::Swap {
+                a: Reg(2),
+                b: Reg(1)
+            },
+            MInst::Swap {
+                a: Reg(1),
+                b: Reg(0)
+            },
         ]
     );
     let reversed: Vec<MInst> = insts.iter().rev().cloned().collect();
-    assert!(
-        check_implementation(&cycle, &ElimOptions::default(), &SkipHooks::NEVER, &reversed)
-            .is_err()
-    );
+    assert!(check_implementation(
+        &cycle,
+        &ElimOptions::default(),
+        &SkipHooks::NEVER,
+        &reversed
+    )
+    .is_err());
     // A two-register cycle is one swap.
     let swap = copy(&[r(0), r(1)], &[r(1), r(0)]);
     assert_eq!(
         implement_spartan(&swap, &ElimOptions::default(), &SkipHooks::NEVER).unwrap(),
-        vec![MInst::Swap { a: Reg(1), b: Reg(0) }]
+        vec![MInst::Swap {
+            a: Reg(1),
+            b: Reg(0)
+        }]
     );
 }
 
@@ -615,7 +723,10 @@ fn non_spartan_copies_are_rejected() {
     // Not even well defined: no graph, no meaning.
     let ill = copy(&[r(0), r(0)], &[r(1), r(2)]);
     assert!(!ill.is_well_defined());
-    assert!(ill.check_spartan().unwrap_err().contains("not well defined"));
+    assert!(ill
+        .check_spartan()
+        .unwrap_err()
+        .contains("not well defined"));
     assert!(LocationTransferGraph::new(&ill).is_err());
     assert!(ill.apply(&Store::distinct(&ill.locations(), 0)).is_err());
     assert!(implement_spartan(&ill, &ElimOptions::default(), &SkipHooks::NEVER).is_err());
@@ -642,9 +753,23 @@ fn apply_and_run_seq() {
     assert_eq!(got, vec![(r(0), 11), (r(1), 10), (m(0), 11)]);
 
     let mut s = Store::distinct(&[r(0)], 0);
-    assert!(run_seq(&[MInst::Move { dst: Reg(0), src: Reg(1) }], &mut s).is_err());
+    assert!(run_seq(
+        &[MInst::Move {
+            dst: Reg(0),
+            src: Reg(1)
+        }],
+        &mut s
+    )
+    .is_err());
     assert!(run_seq(&[MInst::Out { src: Reg(0) }], &mut s).is_err());
-    assert!(run_seq(&[MInst::Swap { a: Reg(0), b: Reg(0) }], &mut s).is_ok());
+    assert!(run_seq(
+        &[MInst::Swap {
+            a: Reg(0),
+            b: Reg(0)
+        }],
+        &mut s
+    )
+    .is_ok());
 }
 
 /// The checker fails code that uses a scratch register, even when the
@@ -653,17 +778,40 @@ fn apply_and_run_seq() {
 fn check_implementation_rejects_scratch_locations_and_extra_instructions() {
     let pc = copy(&[r(0), r(1)], &[r(1), r(0)]);
     let with_scratch = vec![
-        MInst::Move { dst: Reg(2), src: Reg(0) },
-        MInst::Move { dst: Reg(0), src: Reg(1) },
-        MInst::Move { dst: Reg(1), src: Reg(2) },
+        MInst::Move {
+            dst: Reg(2),
+            src: Reg(0),
+        },
+        MInst::Move {
+            dst: Reg(0),
+            src: Reg(1),
+        },
+        MInst::Move {
+            dst: Reg(1),
+            src: Reg(2),
+        },
     ];
-    let e = check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &with_scratch)
-        .unwrap_err();
+    let e = check_implementation(
+        &pc,
+        &ElimOptions::default(),
+        &SkipHooks::NEVER,
+        &with_scratch,
+    )
+    .unwrap_err();
     assert!(e.contains("which the copy does not"), "{e}");
     let long = vec![
-        MInst::Swap { a: Reg(0), b: Reg(1) },
-        MInst::Swap { a: Reg(0), b: Reg(1) },
-        MInst::Swap { a: Reg(0), b: Reg(1) },
+        MInst::Swap {
+            a: Reg(0),
+            b: Reg(1),
+        },
+        MInst::Swap {
+            a: Reg(0),
+            b: Reg(1),
+        },
+        MInst::Swap {
+            a: Reg(0),
+            b: Reg(1),
+        },
     ];
     let e =
         check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &long).unwrap_err();
@@ -673,9 +821,18 @@ fn check_implementation_rejects_scratch_locations_and_extra_instructions() {
 #[test]
 fn count_sorts_instructions_by_kind() {
     let insts = [
-        MInst::Move { dst: Reg(0), src: Reg(1) },
-        MInst::Swap { a: Reg(0), b: Reg(1) },
-        MInst::Swap { a: Reg(2), b: Reg(1) },
+        MInst::Move {
+            dst: Reg(0),
+            src: Reg(1),
+        },
+        MInst::Swap {
+            a: Reg(0),
+            b: Reg(1),
+        },
+        MInst::Swap {
+            a: Reg(2),
+            b: Reg(1),
+        },
         MInst::Reload {
             dst: Reg(0),
             slot: Slot(0),
