@@ -153,12 +153,22 @@ impl<K: EntityRef, V> IndexMut<K> for EntityVec<K, V> {
     }
 }
 
-/// A set of entities, as a bit vector.
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
+/// A set of entities, as a bit vector. Two sets are equal when they have
+/// the same members, whatever their capacities.
+#[derive(Clone, Debug, Default)]
 pub struct EntitySet<K: EntityRef> {
     bits: Vec<u64>,
     _key: PhantomData<K>,
 }
+
+impl<K: EntityRef> PartialEq for EntitySet<K> {
+    fn eq(&self, other: &Self) -> bool {
+        let n = self.bits.len().max(other.bits.len());
+        (0..n).all(|i| self.bits.get(i).copied().unwrap_or(0) == other.bits.get(i).copied().unwrap_or(0))
+    }
+}
+
+impl<K: EntityRef> Eq for EntitySet<K> {}
 
 impl<K: EntityRef> EntitySet<K> {
     /// An empty set able to hold keys `0..n` without growing.
@@ -209,5 +219,25 @@ impl<K: EntityRef> EntitySet<K> {
     /// True when the set is empty.
     pub fn is_empty(&self) -> bool {
         self.bits.iter().all(|&w| w == 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    crate::entity!(Thing, "t");
+
+    #[test]
+    fn set_equality_ignores_capacity() {
+        let mut a: EntitySet<Thing> = EntitySet::with_capacity(8);
+        let mut b: EntitySet<Thing> = EntitySet::with_capacity(1000);
+        a.insert(Thing(3));
+        b.insert(Thing(3));
+        assert_eq!(a, b);
+        b.insert(Thing(700));
+        assert_ne!(a, b);
+        b.remove(Thing(700));
+        assert_eq!(a, b);
     }
 }

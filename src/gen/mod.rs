@@ -1092,10 +1092,10 @@ impl<'a, E: Entropy> Generator<'a, E> {
     }
 
     /// A loop around `body` that the budget bounds: a `while` (with
-    /// `cond`), or a label and a guarded backward `goto`. The body is
-    /// generated inside the loop by `make`.
+    /// `cond`), or, when `goto` is on, a label and a guarded backward
+    /// `goto`. The body is generated inside the loop by `make`.
     fn some_loop(&mut self, depth: usize, cond: Expr, make: impl FnOnce(&mut Self, usize) -> Vec<Stmt>) -> Vec<Stmt> {
-        if self.e.chance(70) {
+        if !self.on(Feature::Goto) || self.e.chance(70) {
             self.loop_depth += 1;
             let body = make(self, depth);
             self.loop_depth -= 1;
@@ -1189,10 +1189,10 @@ impl<'a, E: Entropy> Generator<'a, E> {
     }
 
     /// Code no path reaches: after a `return` or `continue` under an `if`,
-    /// or jumped over by a `goto`.
+    /// or (when `goto` is on) jumped over by a `goto`.
     fn unreachable_code(&mut self, depth: usize) -> Vec<Stmt> {
         let kind = self.e.below(3);
-        if kind == 0 || (kind == 1 && self.loop_depth == 0) {
+        if self.on(Feature::Goto) && (kind == 0 || (kind == 1 && self.loop_depth == 0)) {
             let skip = self.fresh_label();
             let mut out = vec![Stmt::Goto(skip.clone())];
             out.extend(self.filler(depth));
@@ -1201,7 +1201,7 @@ impl<'a, E: Entropy> Generator<'a, E> {
         }
         let c = self.nonconst_cond();
         let mut then = self.filler(depth);
-        then.push(if kind == 1 { Stmt::Continue } else { Stmt::Return(self.expr(1)) });
+        then.push(if kind == 1 && self.loop_depth > 0 { Stmt::Continue } else { Stmt::Return(self.expr(1)) });
         then.extend(self.filler(depth));
         vec![Stmt::If(c, Block::new(then), None)]
     }

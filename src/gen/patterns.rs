@@ -446,8 +446,8 @@ b3(b1, b2):
     ret v6
 }";
         assert!(has_fan_out(&func(src)));
-        // The same value on different edges is no fan-out.
-        let other = src.replace("v5 = phi v2, v1", "v5 = phi v1, v2");
+        // Different values on every edge: no fan-out.
+        let other = src.replace("v5 = phi v2, v1", "v5 = phi v0, v1");
         assert!(!has_fan_out(&func(&other)));
     }
 
@@ -503,7 +503,7 @@ b4(b2):
         // block, is not the situation.
         let other_cond = FIG1.replace("br v1, b3, b4", "br v2, b3, b4");
         assert!(!has_branch_use(&func(&other_cond)));
-        let same = FIG1.replace("v3 = phi v1, v2", "v3 = phi v2, v1");
+        let same = FIG1.replace("v3 = phi v1, v2", "v3 = phi v0, v1");
         assert!(!has_branch_use(&func(&same)), "u flows from the branching block: no copy conflicts with it");
     }
 

@@ -246,11 +246,13 @@ fn edits(tc: &TestCase) -> Vec<Edit> {
 
 /// Calls `out(path, replacement)` for each node of `root` that does not
 /// read the budget, outer nodes first: `0`, `1`, each operand, half a
-/// literal.
+/// literal. A literal operand of a node that reads the budget is kept too
+/// (the `1` of `budget - 1`, the `0` of `budget > 0`).
 fn expr_edits(root: &Expr, out: &mut impl FnMut(Vec<u8>, Expr)) {
-    let mut stack: Vec<(Vec<u8>, &Expr)> = vec![(Vec::new(), root)];
-    while let Some((at, e)) = stack.pop() {
-        if !reads_budget(e) {
+    let mut stack: Vec<(Vec<u8>, &Expr, bool)> = vec![(Vec::new(), root, false)];
+    while let Some((at, e, parent_reads_budget)) = stack.pop() {
+        let kept = parent_reads_budget && matches!(e, Expr::Lit(_));
+        if !reads_budget(e) && !kept {
             if *e != Expr::Lit(0) {
                 out(at.clone(), Expr::Lit(0));
             }
@@ -266,11 +268,11 @@ fn expr_edits(root: &Expr, out: &mut impl FnMut(Vec<u8>, Expr)) {
                 out(at.clone(), o.clone());
             }
         }
-        let ops = operands(e);
-        for (i, o) in ops.into_iter().enumerate().rev() {
+        let reads = reads_budget(e);
+        for (i, o) in operands(e).into_iter().enumerate().rev() {
             let mut p = at.clone();
             p.push(i as u8);
-            stack.push((p, o));
+            stack.push((p, o, reads));
         }
     }
 }
@@ -399,11 +401,18 @@ mod tests {
              if (budget > 0) { budget = budget - 1; goto L; } return 7; }",
             vec![5, 100],
         );
-        let size = |t: &TestCase| (t.statement_count(), format!("{:?}", t.program).len(), t.args.iter().map(|a| a.unsigned_abs()).sum::<u64>());
+        let nodes = |t: &TestCase| {
+            let mut n = 0;
+            crate::ast::walk_stmts(&t.program.functions[0].body, |s, _| {
+                n += slots(s).into_iter().map(super::super::expr_nodes).sum::<u64>()
+            });
+            n
+        };
         let mut n = 0;
         for c in candidates(&tc) {
             assert_eq!(c.program.validate(), Ok(()));
-            assert!(size(&c) != size(&tc), "a candidate changes something:\n{c:?}");
+            assert!(c != tc, "a candidate changes something:\n{c:?}");
+            assert!(c.statement_count() <= tc.statement_count() && nodes(&c) <= nodes(&tc), "{c:?}");
             assert!(c.origin.ends_with("shrunk"));
             n += 1;
         }
@@ -416,8 +425,8 @@ mod tests {
         for c in candidates(&tc) {
             let text = crate::ast_print::print_program(&c.program);
             if text.contains("while") {
-                assert!(text.contains("budget = budget - 1"), "{text}");
-                assert!(text.contains("while (budget >"), "{text}");
+                assert!(text.contains("budget = budget - 1;"), "{text}");
+                assert!(text.contains("while (budget > 0)"), "{text}");
             }
         }
     }
