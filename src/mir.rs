@@ -51,15 +51,19 @@ pub const MIN_REGS: usize = 2;
 pub const MAX_REGS: usize = 15;
 
 impl Reg {
-    /// The register's x86-64 name.
-    pub fn name(self) -> &'static str {
-        REGISTER_NAMES[self.0 as usize]
+    /// The register's x86-64 name, or `None` beyond the 15 allocatable ones.
+    pub fn name(self) -> Option<&'static str> {
+        REGISTER_NAMES.get(self.0 as usize).copied()
     }
 }
 
 impl fmt::Display for Reg {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        match self.name() {
+            Some(n) => f.write_str(n),
+            // Printing must not panic on malformed code: show the index.
+            None => write!(f, "r#{}", self.0),
+        }
     }
 }
 
@@ -156,7 +160,11 @@ pub struct MBlock {
     pub term_reads: Option<Value>,
 }
 
-/// An allocated function.
+/// An allocated function. Conventions (checked by `alloc_checker.rs` and
+/// the oracle): `b0` has no predecessors; `preds` agrees with the
+/// terminators as a multiset, the else-edge of `br c, B, B` being the second
+/// occurrence of the block in `B.preds`; parameters arrive in distinct
+/// locations.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct MFunction {
     pub name: String,

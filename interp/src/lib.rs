@@ -202,6 +202,20 @@ pub fn run_mir(
     mir_engine::run(main, args, fuel)
 }
 
+/// Runs `main` of an allocated module like [`run_mir`], and counts the
+/// executed spill code, moves and swaps. The counting is the only addition;
+/// the statistics of route 1 use it.
+pub fn profile_mir(
+    module: &ssaref::mir::MModule,
+    args: &[i64],
+    fuel: u64,
+) -> Result<(Outcome, ssaref::mir::MirProfile), InterpError> {
+    let main = module.main().ok_or(InterpError::NoMain)?;
+    let mut profile = ssaref::mir::MirProfile::default();
+    let outcome = mir_engine::run_counting(main, args, fuel, &mut profile)?;
+    Ok((outcome, profile))
+}
+
 /// Fails when `main` gets more arguments than it has parameters.
 fn check_args(params: usize, args: &[i64]) -> Result<(), InterpError> {
     if args.len() > params {
@@ -292,5 +306,14 @@ impl ssaref::oracle::Oracle for Interp {
         fuel: u64,
     ) -> Result<Outcome, String> {
         run_mir(module, args, fuel).map_err(|e| e.to_string())
+    }
+
+    fn profile_mir(
+        &self,
+        module: &ssaref::mir::MModule,
+        args: &[i64],
+        fuel: u64,
+    ) -> Result<(Outcome, ssaref::mir::MirProfile), String> {
+        profile_mir(module, args, fuel).map_err(|e| e.to_string())
     }
 }

@@ -31,7 +31,7 @@
 
 use ssaref::entity::EntityRef;
 use ssaref::ir::Block;
-use ssaref::mir::{Loc, MFunction, MInst, MTerm, Reg, Slot, MAX_REGS, MIN_REGS};
+use ssaref::mir::{Loc, MFunction, MInst, MTerm, MirProfile, Reg, Slot, MAX_REGS, MIN_REGS};
 use ssaref::outcome::{End, Outcome, Trap};
 
 use super::{check_args, semantics, InterpError, Machine};
@@ -113,6 +113,16 @@ impl Locations {
 
 /// Runs `f` with the given arguments and fuel budget.
 pub(super) fn run(f: &MFunction, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
+    run_counting(f, args, fuel, &mut MirProfile::default())
+}
+
+/// Runs `f`, counting the executed instructions by kind into `profile`.
+pub(super) fn run_counting(
+    f: &MFunction,
+    args: &[i64],
+    fuel: u64,
+    profile: &mut MirProfile,
+) -> Result<Outcome, InterpError> {
     check_args(f.params.len(), args)?;
     let slot_table_len = validate(f)?;
     let mut locs = Locations {
@@ -134,6 +144,7 @@ pub(super) fn run(f: &MFunction, args: &[i64], fuel: u64) -> Result<Outcome, Int
             if !m.burn(1) {
                 break 'run End::OutOfFuel;
             }
+            profile.count(&inst.inst);
             let site = Site {
                 block,
                 inst: Some(i),
@@ -145,6 +156,7 @@ pub(super) fn run(f: &MFunction, args: &[i64], fuel: u64) -> Result<Outcome, Int
         if !m.burn(1) {
             break End::OutOfFuel;
         }
+        profile.executed += 1;
         let site = Site { block, inst: None };
         block = match data.term {
             MTerm::Return(r) => break End::Return(locs.read(r, site)?),
