@@ -40,7 +40,8 @@ use crate::ast::{self, Expr, Stmt};
 use crate::dominance::reverse_postorder;
 use crate::entity::{EntityRef, EntityVec};
 use crate::ir::{self, BinOp, Block, BlockData, Inst, Op, Terminator, UnOp, Value};
-use std::collections::HashMap;
+// A fast non-cryptographic hasher: the keys are small integers we make.
+use rustc_hash::FxHashMap as HashMap;
 
 /// Which variant of the construction runs and which on-the-fly
 /// optimizations it performs. `Default` turns everything on.
@@ -296,17 +297,17 @@ impl Builder {
             opts,
             blocks: EntityVec::new(),
             alias: Vec::new(),
-            phis: HashMap::new(),
-            consts: HashMap::new(),
+            phis: HashMap::default(),
+            consts: HashMap::default(),
             value_count: 0,
-            vars: HashMap::new(),
+            vars: HashMap::default(),
             var_count: 0,
-            initial: HashMap::new(),
+            initial: HashMap::default(),
             params: Vec::new(),
             undef: None,
             cur: ir::Function::ENTRY,
             loops: Vec::new(),
-            labels: HashMap::new(),
+            labels: HashMap::default(),
             walk_stamp: Vec::new(),
             walk_epoch: 0,
             stats: BraunStats::default(),
@@ -322,7 +323,7 @@ impl Builder {
         }
         // Count the gotos to each label so that label blocks can be sealed
         // as soon as their last predecessor is known.
-        let mut goto_counts: HashMap<&str, usize> = HashMap::new();
+        let mut goto_counts: HashMap<&str, usize> = HashMap::default();
         let mut label_names: Vec<&str> = Vec::new();
         ast::walk_stmts(&func.body, |s, _| match s {
             Stmt::Goto(l) => *goto_counts.entry(l.as_str()).or_default() += 1,
@@ -1247,7 +1248,7 @@ impl Builder {
     /// (pruned SSA, §4), and emits the final function with dense numbers.
     fn emit_function(&mut self, name: &str, order: &[Block], reachable: &[bool]) -> ir::Function {
         // Mark the phis that feed real uses.
-        let mut live_phi: HashMap<Value, bool> = HashMap::new();
+        let mut live_phi: HashMap<Value, bool> = HashMap::default();
         let mut work: Vec<Value> = Vec::new();
         for &b in order {
             let mut uses = Vec::new();

@@ -177,10 +177,21 @@ pub const CONSTRUCT_FUEL: u64 = 1_000_000;
 /// source that runs out of fuel is inconclusive, not a failure.
 pub fn fuzz_construct(data: &[u8], oracle: &dyn crate::oracle::Oracle) {
     use crate::gen::{construction_variants, describe_failure, GenConfig, TestCase};
-    let tc = TestCase::from_bytes(&mut arbitrary::Unstructured::new(data), &GenConfig::default());
-    let verdict = crate::pipeline::differential(&tc.program, &tc.args, oracle, &construction_variants(), CONSTRUCT_FUEL);
+    let tc = TestCase::from_bytes(
+        &mut arbitrary::Unstructured::new(data),
+        &GenConfig::default(),
+    );
+    let verdict = crate::pipeline::differential(
+        &tc.program,
+        &tc.args,
+        oracle,
+        &construction_variants(),
+        CONSTRUCT_FUEL,
+    );
     if !verdict.is_ok() {
-        panic!("SSA construction fails on a generated program\n{}", describe_failure(&tc, &verdict));
+        panic!(
+            "SSA construction fails on a generated program\n{}",
+            describe_failure(&tc, &verdict)
+        );
     }
 }
-

@@ -92,10 +92,12 @@ pub struct SkipHooks<'a> {
     pub skip_load: &'a dyn Fn(Slot, Reg) -> bool,
 }
 
+/// The hook that refuses every omission.
 fn never(_: Slot, _: Reg) -> bool {
     false
 }
 
+/// The hook that allows every omission.
 fn always(_: Slot, _: Reg) -> bool {
     true
 }

@@ -39,6 +39,7 @@ pub mod pressure;
 pub mod regalloc;
 pub mod regalloc_stats;
 pub mod reducibility;
+pub mod sequentialize;
 pub mod spill;
 pub mod ssa_elimination;
 pub mod verifier;

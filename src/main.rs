@@ -447,7 +447,10 @@ fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
 
 fn cmd_gen(a: GenArgs) -> Result<ExitCode, Failure> {
     let shape = ssaref::gen::Shape::from_name(&a.shape).ok_or_else(|| Failure {
-        message: format!("unknown shape `{}` (swarm, everything, structured, gotos, patterns, pressure)", a.shape),
+        message: format!(
+            "unknown shape `{}` (swarm, everything, structured, gotos, patterns, pressure)",
+            a.shape
+        ),
         code: 2,
     })?;
     let mut config = shape.config();
@@ -460,13 +463,23 @@ fn cmd_gen(a: GenArgs) -> Result<ExitCode, Failure> {
     if a.stats {
         let stats = ssaref::gen::stats::collect(a.seed, a.count, &config, &interp::Interp, a.fuel);
         print!("{stats}");
-        return Ok(if stats.disagreements > 0 { ExitCode::from(EXIT_INTERNAL) } else { ExitCode::SUCCESS });
+        return Ok(if stats.disagreements > 0 {
+            ExitCode::from(EXIT_INTERNAL)
+        } else {
+            ExitCode::SUCCESS
+        });
     }
     let seeds = (0..a.count).map(|i| a.seed.wrapping_add(i));
     match &a.out {
-        None if a.count > 1 => Err(Failure { message: "--count > 1 needs --stats or --out DIR".into(), code: 2 }),
+        None if a.count > 1 => Err(Failure {
+            message: "--count > 1 needs --stats or --out DIR".into(),
+            code: 2,
+        }),
         None => {
-            print!("{}", ssaref::gen::TestCase::from_seed(a.seed, &config).to_source());
+            print!(
+                "{}",
+                ssaref::gen::TestCase::from_seed(a.seed, &config).to_source()
+            );
             Ok(ExitCode::SUCCESS)
         }
         Some(dir) => {
