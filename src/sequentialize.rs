@@ -113,6 +113,7 @@ where
     let mut to_do: Vec<L> = Vec::new();
     // `loc(a)`: the newest location holding the original value of the
     // source `a`. `pred(b)`: the source whose original value `b` must get.
+    // Lines 2 and 3 set both to `⊥` everywhere, which the empty maps are.
     let mut loc: HashMap<L, L> = HashMap::new();
     let mut pred: HashMap<L, L> = HashMap::new();
     // Lines 4 to 7: every source holds its own value, which is still needed;
