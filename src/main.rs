@@ -264,6 +264,15 @@ struct ReproArgs {
 struct StatsArgs {
     /// Programs (`*.src`); a `// args: ...` header line gives their arguments.
     files: Vec<String>,
+    /// Also this many generated programs (seeds `--seed`, `--seed`+1, ...).
+    #[arg(long, default_value_t = 0)]
+    gen: u64,
+    /// First seed of the generated programs.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Shape of the generated programs (see `ssaref gen --help`).
+    #[arg(long, default_value = "swarm")]
+    shape: String,
     /// Number of registers.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(2..=15))]
     regs: u8,
@@ -513,8 +522,15 @@ fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
         let args = header_args(file, &src)?;
         corpus.push((program, args));
     }
+    let shape = ssaref::gen::Shape::from_name(&a.shape)
+        .ok_or_else(|| bad_input(format!("stats: unknown shape `{}`", a.shape)))?;
+    let config = shape.config();
+    for i in 0..a.gen {
+        let tc = ssaref::gen::TestCase::from_seed(a.seed.wrapping_add(i), &config);
+        corpus.push((tc.program, tc.args));
+    }
     if corpus.is_empty() {
-        return Err(bad_input("stats: give at least one program".into()));
+        return Err(bad_input("stats: give at least one program, or --gen N".into()));
     }
     let table = ssaref::regalloc_stats::comparison_table(&corpus, a.regs as usize, &interp::Interp, a.fuel).map_err(internal)?;
     print!("{table}");

@@ -29,8 +29,9 @@ use ssaref::parser::parse_program;
 use ssaref::pipeline::{differential, Verdict};
 
 /// Cases per property when `QUICKCHECK_TESTS` is not set: the whole file
-/// then takes about 20 s in the test profile on two cores.
-const DEFAULT_TESTS: u64 = 1000;
+/// then takes about 8 s in the test profile on two idle cores (about 30 s
+/// when other jobs share them).
+const DEFAULT_TESTS: u64 = 2000;
 
 /// A runner with [`DEFAULT_TESTS`] cases, or `QUICKCHECK_TESTS`.
 fn runner() -> QuickCheck {
