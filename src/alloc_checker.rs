@@ -112,9 +112,7 @@ use std::fmt;
 use crate::dominance::reverse_postorder;
 use crate::entity::EntityRef;
 use crate::ir::{Block, Value};
-use crate::mir::{
-    Loc, MFunction, MInst, MModule, MTerm, PhiAnnot, Reg, Slot, MAX_REGS, MIN_REGS, REGISTER_NAMES,
-};
+use crate::mir::{Loc, MFunction, MInst, MModule, MTerm, PhiAnnot, Reg, Slot, MAX_REGS, MIN_REGS, REGISTER_NAMES};
 
 /// What a location holds at a program point, as far as the checker knows.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -170,12 +168,7 @@ pub enum Site {
     Terminator(Block),
     /// Phi number `phi` of `block`, on the edge from `pred`, which is
     /// `block.preds[edge]`.
-    PhiEdge {
-        pred: Block,
-        block: Block,
-        edge: usize,
-        phi: usize,
-    },
+    PhiEdge { pred: Block, block: Block, edge: usize, phi: usize },
 }
 
 impl Site {
@@ -184,10 +177,9 @@ impl Site {
     pub fn block(self) -> Option<Block> {
         match self {
             Site::Function | Site::Param(_) => None,
-            Site::Block(b)
-            | Site::Inst { block: b, .. }
-            | Site::Terminator(b)
-            | Site::PhiEdge { block: b, .. } => Some(b),
+            Site::Block(b) | Site::Inst { block: b, .. } | Site::Terminator(b) | Site::PhiEdge { block: b, .. } => {
+                Some(b)
+            }
         }
     }
 }
@@ -200,15 +192,9 @@ impl fmt::Display for Site {
             Site::Block(b) => write!(f, ", block {b}"),
             Site::Inst { block, index } => write!(f, ", block {block}, instruction {index}"),
             Site::Terminator(b) => write!(f, ", block {b}, terminator"),
-            Site::PhiEdge {
-                pred,
-                block,
-                edge,
-                phi,
-            } => write!(
-                f,
-                ", edge {pred} -> {block} (predecessor {edge}), phi {phi} of {block}"
-            ),
+            Site::PhiEdge { pred, block, edge, phi } => {
+                write!(f, ", edge {pred} -> {block} (predecessor {edge}), phi {phi} of {block}")
+            }
         }
     }
 }
@@ -218,11 +204,7 @@ impl fmt::Display for Site {
 pub enum AllocCheckErrorKind {
     /// A location that an instruction, a terminator or a phi edge reads does
     /// not hold the SSA value the program reads there.
-    WrongValue {
-        loc: Loc,
-        expected: Value,
-        found: LocState,
-    },
+    WrongValue { loc: Loc, expected: Value, found: LocState },
     /// A register numbered `k` or above: not one of the allocatable ones.
     RegisterOutOfRange { reg: Reg, k: usize },
     /// A spill slot numbered `slot_count` or above.
@@ -249,9 +231,7 @@ impl AllocCheckError {
     /// a register.
     pub fn register(&self) -> Option<Reg> {
         match self.kind {
-            AllocCheckErrorKind::WrongValue {
-                loc: Loc::Reg(r), ..
-            } => Some(r),
+            AllocCheckErrorKind::WrongValue { loc: Loc::Reg(r), .. } => Some(r),
             _ => None,
         }
     }
@@ -286,30 +266,19 @@ impl fmt::Display for AllocCheckError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "function `{}`{}: ", self.function, self.site)?;
         match &self.kind {
-            AllocCheckErrorKind::WrongValue {
-                loc,
-                expected,
-                found,
-            } => write!(
-                f,
-                "{} should hold {expected}, but it holds {found}",
-                loc_label(*loc)
-            ),
-            AllocCheckErrorKind::RegisterOutOfRange { reg, k } => write!(
-                f,
-                "{} is not one of the {k} allocatable registers",
-                reg_with_number(*reg)
-            ),
+            AllocCheckErrorKind::WrongValue { loc, expected, found } => {
+                write!(f, "{} should hold {expected}, but it holds {found}", loc_label(*loc))
+            }
+            AllocCheckErrorKind::RegisterOutOfRange { reg, k } => {
+                write!(f, "{} is not one of the {k} allocatable registers", reg_with_number(*reg))
+            }
             AllocCheckErrorKind::SlotOutOfRange { slot, slot_count } => {
                 write!(f, "slot {slot} is out of range (slot_count {slot_count})")
             }
-            AllocCheckErrorKind::RegisterCount { k } => write!(
-                f,
-                "{k} registers, but the target has {MIN_REGS} to {MAX_REGS}"
-            ),
-            AllocCheckErrorKind::BadAnnotation(m) | AllocCheckErrorKind::Malformed(m) => {
-                f.write_str(m)
+            AllocCheckErrorKind::RegisterCount { k } => {
+                write!(f, "{k} registers, but the target has {MIN_REGS} to {MAX_REGS}")
             }
+            AllocCheckErrorKind::BadAnnotation(m) | AllocCheckErrorKind::Malformed(m) => f.write_str(m),
         }
     }
 }
@@ -324,9 +293,7 @@ pub fn check_module(m: &MModule) -> Result<(), AllocCheckError> {
             return Err(AllocCheckError {
                 function: f.name.clone(),
                 site: Site::Function,
-                kind: AllocCheckErrorKind::Malformed(
-                    "another function of the module has the same name".to_string(),
-                ),
+                kind: AllocCheckErrorKind::Malformed("another function of the module has the same name".to_string()),
             });
         }
         check_allocation(f)?;
@@ -341,25 +308,15 @@ pub fn check_module(m: &MModule) -> Result<(), AllocCheckError> {
 /// register": a register numbered `k` would be one the allocator kept for
 /// itself beyond its budget.
 pub fn check_no_scratch(m: &MFunction) -> Result<(), AllocCheckError> {
-    let error = |site, kind| AllocCheckError {
-        function: m.name.clone(),
-        site,
-        kind,
-    };
+    let error = |site, kind| AllocCheckError { function: m.name.clone(), site, kind };
     if !(MIN_REGS..=MAX_REGS).contains(&m.k) {
-        return Err(error(
-            Site::Function,
-            AllocCheckErrorKind::RegisterCount { k: m.k },
-        ));
+        return Err(error(Site::Function, AllocCheckErrorKind::RegisterCount { k: m.k }));
     }
     let check = |r: Reg, site: Site| {
         if usize::from(r.0) < m.k {
             Ok(())
         } else {
-            Err(error(
-                site,
-                AllocCheckErrorKind::RegisterOutOfRange { reg: r, k: m.k },
-            ))
+            Err(error(site, AllocCheckErrorKind::RegisterOutOfRange { reg: r, k: m.k }))
         }
     };
     for (i, &(loc, _)) in m.params.iter().enumerate() {
@@ -408,14 +365,9 @@ pub fn check_allocation(m: &MFunction) -> Result<(), AllocCheckError> {
 fn edges(term: &MTerm) -> Vec<(Block, usize)> {
     match *term {
         MTerm::Jump(t) => vec![(t, 0)],
-        MTerm::Branch {
-            then_dest,
-            else_dest,
-            ..
-        } => vec![
-            (then_dest, 0),
-            (else_dest, usize::from(then_dest == else_dest)),
-        ],
+        MTerm::Branch { then_dest, else_dest, .. } => {
+            vec![(then_dest, 0), (else_dest, usize::from(then_dest == else_dest))]
+        }
         MTerm::Return(_) => vec![],
     }
 }
@@ -443,10 +395,7 @@ impl<'a> Checker<'a> {
                 Err(AllocCheckError {
                     function: m.name.clone(),
                     site,
-                    kind: AllocCheckErrorKind::SlotOutOfRange {
-                        slot: s,
-                        slot_count: m.slot_count,
-                    },
+                    kind: AllocCheckErrorKind::SlotOutOfRange { slot: s, slot_count: m.slot_count },
                 })
             }
         };
@@ -483,11 +432,7 @@ impl<'a> Checker<'a> {
     }
 
     fn error(&self, site: Site, kind: AllocCheckErrorKind) -> AllocCheckError {
-        AllocCheckError {
-            function: self.m.name.clone(),
-            site,
-            kind,
-        }
+        AllocCheckError { function: self.m.name.clone(), site, kind }
     }
 
     fn malformed(&self, site: Site, message: String) -> AllocCheckError {
@@ -514,10 +459,9 @@ impl<'a> Checker<'a> {
         let m = self.m;
         let n = m.blocks.len();
         if n == 0 {
-            return Err(self.malformed(
-                Site::Function,
-                "the function has no blocks (it needs the entry b0)".to_string(),
-            ));
+            return Err(
+                self.malformed(Site::Function, "the function has no blocks (it needs the entry b0)".to_string())
+            );
         }
         let mut incoming: Vec<Vec<Block>> = vec![Vec::new(); n];
         for (b, data) in m.blocks.iter() {
@@ -533,10 +477,7 @@ impl<'a> Checker<'a> {
         }
         for (b, data) in m.blocks.iter() {
             if let Some(p) = data.preds.iter().find(|p| p.index() >= n) {
-                return Err(self.malformed(
-                    Site::Block(b),
-                    format!("the predecessor {p} does not exist"),
-                ));
+                return Err(self.malformed(Site::Block(b), format!("the predecessor {p} does not exist")));
             }
             let mut listed = data.preds.clone();
             listed.sort();
@@ -556,16 +497,10 @@ impl<'a> Checker<'a> {
         }
         let entry = &m.blocks[Block(0)];
         if !entry.preds.is_empty() {
-            return Err(self.malformed(
-                Site::Block(Block(0)),
-                "the entry block has predecessors".to_string(),
-            ));
+            return Err(self.malformed(Site::Block(Block(0)), "the entry block has predecessors".to_string()));
         }
         if !entry.phis.is_empty() {
-            return Err(self.bad_annotation(
-                Site::Block(Block(0)),
-                "the entry block has phis".to_string(),
-            ));
+            return Err(self.bad_annotation(Site::Block(Block(0)), "the entry block has phis".to_string()));
         }
         Ok(())
     }
@@ -592,10 +527,9 @@ impl<'a> Checker<'a> {
                     ));
                 }
                 if let Some(j) = data.phis[..i].iter().position(|q| q.dest == phi.dest) {
-                    return Err(self.bad_annotation(
-                        Site::Block(b),
-                        format!("the phis {j} and {i} both define {}", phi.dest),
-                    ));
+                    return Err(
+                        self.bad_annotation(Site::Block(b), format!("the phis {j} and {i} both define {}", phi.dest))
+                    );
                 }
             }
             for (index, inst) in data.insts.iter().enumerate() {
@@ -656,25 +590,12 @@ impl<'a> Checker<'a> {
     }
 
     /// Fails unless `loc` holds `expected` in `state`.
-    fn expect(
-        &self,
-        state: &State,
-        loc: Loc,
-        expected: Value,
-        site: Site,
-    ) -> Result<(), AllocCheckError> {
+    fn expect(&self, state: &State, loc: Loc, expected: Value, site: Site) -> Result<(), AllocCheckError> {
         let found = state[self.index(loc)];
         if found == LocState::Value(expected) {
             Ok(())
         } else {
-            Err(self.error(
-                site,
-                AllocCheckErrorKind::WrongValue {
-                    loc,
-                    expected,
-                    found,
-                },
-            ))
+            Err(self.error(site, AllocCheckErrorKind::WrongValue { loc, expected, found }))
         }
     }
 
@@ -690,24 +611,14 @@ impl<'a> Checker<'a> {
                 }
             }
             match inst.inst {
-                MInst::Move { dst, src } => {
-                    state[self.index(Loc::Reg(dst))] = state[self.index(Loc::Reg(src))]
-                }
-                MInst::Swap { a, b } => {
-                    state.swap(self.index(Loc::Reg(a)), self.index(Loc::Reg(b)))
-                }
-                MInst::Spill { slot, src } => {
-                    state[self.index(Loc::Slot(slot))] = state[self.index(Loc::Reg(src))]
-                }
-                MInst::Reload { dst, slot } => {
-                    state[self.index(Loc::Reg(dst))] = state[self.index(Loc::Slot(slot))]
-                }
+                MInst::Move { dst, src } => state[self.index(Loc::Reg(dst))] = state[self.index(Loc::Reg(src))],
+                MInst::Swap { a, b } => state.swap(self.index(Loc::Reg(a)), self.index(Loc::Reg(b))),
+                MInst::Spill { slot, src } => state[self.index(Loc::Slot(slot))] = state[self.index(Loc::Reg(src))],
+                MInst::Reload { dst, slot } => state[self.index(Loc::Reg(dst))] = state[self.index(Loc::Slot(slot))],
                 _ => {
                     // An operation: `check_annotations` made sure that it
                     // names a definition exactly when it writes a register.
-                    if let (Some(d), Some(&dst)) =
-                        (inst.annot.defines, inst.inst.reg_writes().first())
-                    {
+                    if let (Some(d), Some(&dst)) = (inst.annot.defines, inst.inst.reg_writes().first()) {
                         define(state, d);
                         state[self.index(Loc::Reg(dst))] = LocState::Value(d);
                     }
@@ -715,9 +626,7 @@ impl<'a> Checker<'a> {
             }
         }
         if check {
-            if let (MTerm::Branch { cond: r, .. } | MTerm::Return(r), Some(v)) =
-                (&data.term, data.term_reads)
-            {
+            if let (MTerm::Branch { cond: r, .. } | MTerm::Return(r), Some(v)) = (&data.term, data.term_reads) {
                 self.expect(state, Loc::Reg(*r), v, Site::Terminator(b))?;
             }
         }
@@ -738,27 +647,18 @@ impl<'a> Checker<'a> {
     ) -> Result<State, AllocCheckError> {
         let data = &self.m.blocks[succ];
         // `check_cfg` made sure that the edge is in the list.
-        let edge = data
-            .preds
-            .iter()
-            .enumerate()
-            .filter(|&(_, &p)| p == pred)
-            .nth(occurrence)
-            .map(|(i, _)| i)
-            .ok_or_else(|| {
-                self.malformed(
-                    Site::Block(succ),
-                    format!("the edge from {pred} is missing from the predecessor list"),
-                )
-            })?;
+        let edge =
+            data.preds.iter().enumerate().filter(|&(_, &p)| p == pred).nth(occurrence).map(|(i, _)| i).ok_or_else(
+                || {
+                    self.malformed(
+                        Site::Block(succ),
+                        format!("the edge from {pred} is missing from the predecessor list"),
+                    )
+                },
+            )?;
         if check {
             for (phi_index, phi) in data.phis.iter().enumerate() {
-                let site = Site::PhiEdge {
-                    pred,
-                    block: succ,
-                    edge,
-                    phi: phi_index,
-                };
+                let site = Site::PhiEdge { pred, block: succ, edge, phi: phi_index };
                 self.expect(out, phi.loc, phi.args[edge], site)?;
             }
         }
@@ -771,12 +671,7 @@ impl<'a> Checker<'a> {
     fn check_values(&self) -> Result<(), AllocCheckError> {
         let m = self.m;
         let n = m.blocks.len();
-        let rpo = reverse_postorder(n, Block(0), |b| {
-            edges(&m.blocks[b].term)
-                .into_iter()
-                .map(|(t, _)| t)
-                .collect()
-        });
+        let rpo = reverse_postorder(n, Block(0), |b| edges(&m.blocks[b].term).into_iter().map(|(t, _)| t).collect());
         // The state on entry to each block; `None` until an edge reaches it.
         let mut entry: Vec<Option<State>> = vec![None; n];
         entry[0] = Some(self.entry_state());
@@ -845,9 +740,5 @@ fn enter_phis(state: &mut State, phis: &[PhiAnnot], index: impl Fn(Loc) -> usize
 }
 
 fn join(blocks: &[Block]) -> String {
-    blocks
-        .iter()
-        .map(|b| b.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
+    blocks.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", ")
 }

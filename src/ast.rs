@@ -120,9 +120,7 @@ impl Expr {
         match self {
             Expr::Lit(_) | Expr::Var(_) => 1,
             Expr::Load(e) | Expr::Unary(_, e) => 1 + e.depth(),
-            Expr::Binary(_, a, b) | Expr::LogicalAnd(a, b) | Expr::LogicalOr(a, b) => {
-                1 + a.depth().max(b.depth())
-            }
+            Expr::Binary(_, a, b) | Expr::LogicalAnd(a, b) | Expr::LogicalOr(a, b) => 1 + a.depth().max(b.depth()),
         }
     }
 

@@ -157,9 +157,7 @@ pub struct BraunStats {
 /// Precondition: `program.validate()` holds (the parser guarantees it).
 pub fn construct_program(program: &ast::Program, opts: &BraunOptions) -> ir::Module {
     debug_assert!(program.validate().is_ok(), "construct_program needs a valid program");
-    ir::Module {
-        functions: program.functions.iter().map(|f| construct_function(f, opts).0).collect(),
-    }
+    ir::Module { functions: program.functions.iter().map(|f| construct_function(f, opts).0).collect() }
 }
 
 /// Builds SSA for one function and reports what the construction did.
@@ -573,10 +571,7 @@ impl Builder {
 
     fn new_phi(&mut self, block: Block, complete: bool) -> Value {
         let v = self.new_value();
-        self.phis.insert(
-            v,
-            PhiData { args: Vec::new(), users: Vec::new(), complete, dead: false, witness: None },
-        );
+        self.phis.insert(v, PhiData { args: Vec::new(), users: Vec::new(), complete, dead: false, witness: None });
         self.blocks[block].phis.push(v);
         self.stats.phis_created += 1;
         v
@@ -647,9 +642,7 @@ impl Builder {
             }
             if let Some(s) = same {
                 // Two distinct witnesses: not trivial. Remember them.
-                let wi = first_index
-                    .or_else(|| args.iter().position(|&x| self.resolve_pure(x) == s))
-                    .unwrap_or(0);
+                let wi = first_index.or_else(|| args.iter().position(|&x| self.resolve_pure(x) == s)).unwrap_or(0);
                 self.phis.get_mut(&phi).expect("phi").witness = Some((wi as u32, i as u32));
                 return None;
             }

@@ -203,7 +203,10 @@ pub fn run_campaign(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), stop:
             });
         }
         // The progress thread stops once the workers are done.
-        while next.load(Ordering::Relaxed) < u64::MAX && !stop.load(Ordering::Relaxed) && start.elapsed() < config.duration {
+        while next.load(Ordering::Relaxed) < u64::MAX
+            && !stop.load(Ordering::Relaxed)
+            && start.elapsed() < config.duration
+        {
             if config.max_programs.is_some_and(|m| next.load(Ordering::Relaxed) >= m) {
                 break;
             }

@@ -100,7 +100,12 @@ fn live_across_division(f: &Function, spill: &SpillResult) -> EntitySet<Value> {
 
 /// Assigns registers (and slots to spilled values), never more than
 /// `spill.max_demand` registers.
-pub fn assign_registers(f: &Function, spill: &SpillResult, k: usize, opts: &ColoringOptions) -> Result<Assignment, ColoringError> {
+pub fn assign_registers(
+    f: &Function,
+    spill: &SpillResult,
+    k: usize,
+    opts: &ColoringOptions,
+) -> Result<Assignment, ColoringError> {
     let n = f.value_count as usize;
     let omega = spill.max_demand.clamp(1, k);
     let live = compute_liveness(f);
@@ -130,7 +135,11 @@ pub fn assign_registers(f: &Function, spill: &SpillResult, k: usize, opts: &Colo
         }
     }
 
-    let choose = |v: Value, occupied: &[Option<Value>], reg: &EntityVec<Value, Option<Reg>>, local: Option<Reg>| -> Option<Reg> {
+    let choose = |v: Value,
+                  occupied: &[Option<Value>],
+                  reg: &EntityVec<Value, Option<Reg>>,
+                  local: Option<Reg>|
+     -> Option<Reg> {
         let free: Vec<usize> = (0..omega).filter(|&r| occupied[r].is_none()).collect();
         if let Some(r) = local {
             if free.contains(&(r.0 as usize)) {
@@ -290,7 +299,10 @@ pub fn check_assignment(f: &Function, spill: &SpillResult, a: &Assignment, k: us
         class_slot.insert(classes.class_of(v).index(), s);
     }
     if spill.spilled.is_empty() && a.registers_used != max_demand {
-        return err(format!("nothing was spilled, yet {} registers are used for a maximum demand of {max_demand}", a.registers_used));
+        return err(format!(
+            "nothing was spilled, yet {} registers are used for a maximum demand of {max_demand}",
+            a.registers_used
+        ));
     }
     Ok(())
 }

@@ -28,9 +28,7 @@ fn is_critical(f: &Function, from: Block, to: Block) -> bool {
 
 /// True when `f` has a critical edge.
 pub fn has_critical_edges(f: &Function) -> bool {
-    f.blocks
-        .keys()
-        .any(|b| f.succs(b).into_iter().any(|s| is_critical(f, b, s)))
+    f.blocks.keys().any(|b| f.succs(b).into_iter().any(|s| is_critical(f, b, s)))
 }
 
 /// Splits every critical edge of `f` (see the module documentation) and
@@ -49,8 +47,7 @@ pub fn split_critical_edges(f: &mut Function) -> usize {
         let mut targets = Vec::with_capacity(succs.len());
         for (k, &s) in succs.iter().enumerate() {
             let occurrence = succs[..k].iter().filter(|&&t| t == s).count();
-            let index = pred_index(f, b, s, occurrence)
-                .expect("preds agree with the terminators (verifier check 2)");
+            let index = pred_index(f, b, s, occurrence).expect("preds agree with the terminators (verifier check 2)");
             targets.push((s, index, is_critical(f, b, s)));
         }
         let mut new_succs = succs.clone();
@@ -69,9 +66,7 @@ pub fn split_critical_edges(f: &mut Function) -> usize {
             inserted += 1;
         }
         let mut next = new_succs.into_iter();
-        f.blocks[b]
-            .term
-            .map_successors(|_| next.next().expect("same number of successors"));
+        f.blocks[b].term.map_successors(|_| next.next().expect("same number of successors"));
     }
     inserted
 }

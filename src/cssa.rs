@@ -51,10 +51,7 @@ impl PhiClasses {
 
     /// The classes with more than one member.
     pub fn nontrivial(&self) -> impl Iterator<Item = ClassId> + '_ {
-        self.members
-            .iter()
-            .filter(|(_, m)| m.len() > 1)
-            .map(|(c, _)| c)
+        self.members.iter().filter(|(_, m)| m.len() > 1).map(|(c, _)| c)
     }
 
     /// Builds the partition from a union-find forest over `0..n`.
@@ -143,12 +140,7 @@ pub fn check_cssa(f: &Function) -> Result<(), CssaError> {
         for (i, &a) in members.iter().enumerate() {
             for &b in &members[i + 1..] {
                 if interference.interfere(a, b) {
-                    return Err(CssaError {
-                        function: f.name.clone(),
-                        class: c,
-                        a,
-                        b,
-                    });
+                    return Err(CssaError { function: f.name.clone(), class: c, a, b });
                 }
             }
         }

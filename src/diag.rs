@@ -36,19 +36,12 @@ pub struct Diag {
 impl Diag {
     /// A diagnostic at `pos`.
     pub fn new(pos: Pos, message: impl Into<String>) -> Self {
-        Diag {
-            line: pos.line,
-            col: pos.col,
-            message: message.into(),
-        }
+        Diag { line: pos.line, col: pos.col, message: message.into() }
     }
 
     /// The position the diagnostic points at.
     pub fn pos(&self) -> Pos {
-        Pos {
-            line: self.line,
-            col: self.col,
-        }
+        Pos { line: self.line, col: self.col }
     }
 
     /// The diagnostic prefixed by a file name: `FILE:LINE:COL: message`.

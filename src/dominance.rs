@@ -144,10 +144,7 @@ impl DomTree {
 
     /// True when `a` dominates `b` (reflexive). False if either is unreachable.
     pub fn dominates(&self, a: Block, b: Block) -> bool {
-        self.is_reachable(a)
-            && self.is_reachable(b)
-            && self.pre[a] <= self.pre[b]
-            && self.post[b] <= self.post[a]
+        self.is_reachable(a) && self.is_reachable(b) && self.pre[a] <= self.pre[b] && self.post[b] <= self.post[a]
     }
 
     /// True when `a` strictly dominates `b`.

@@ -206,9 +206,10 @@ impl<K: EntityRef> EntitySet<K> {
 
     /// The members, in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = K> + '_ {
-        self.bits.iter().enumerate().flat_map(|(w, &word)| {
-            (0..64).filter(move |b| word & (1u64 << b) != 0).map(move |b| K::new(w * 64 + b))
-        })
+        self.bits
+            .iter()
+            .enumerate()
+            .flat_map(|(w, &word)| (0..64).filter(move |b| word & (1u64 << b) != 0).map(move |b| K::new(w * 64 + b)))
     }
 
     /// Number of members.

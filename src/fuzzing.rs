@@ -53,27 +53,14 @@ pub fn fuzz_implement_spartan(data: &[u8]) {
     let Ok(case) = SpartanCase::build(&mut u) else {
         return;
     };
-    let SpartanCase {
-        constructive,
-        pc,
-        opts,
-        store_mask,
-        load_mask,
-    } = case;
+    let SpartanCase { constructive, pc, opts, store_mask, load_mask } = case;
     let bit = |mask: u32, m: Slot, r: Reg| (mask >> ((m.0 * 15 + u32::from(r.0)) % 32)) & 1 == 1;
     let skip_store = |m: Slot, r: Reg| bit(store_mask, m, r);
     let skip_load = |m: Slot, r: Reg| bit(load_mask, m, r);
-    let hooks = SkipHooks {
-        skip_store: &skip_store,
-        skip_load: &skip_load,
-    };
+    let hooks = SkipHooks { skip_store: &skip_store, skip_load: &skip_load };
 
     let graph = LocationTransferGraph::new(&pc);
-    assert_eq!(
-        graph.is_ok(),
-        pc.is_well_defined(),
-        "graph construction and well-definedness disagree on {pc}"
-    );
+    assert_eq!(graph.is_ok(), pc.is_well_defined(), "graph construction and well-definedness disagree on {pc}");
     let spartan = pc.check_spartan();
     if let (true, Err(e)) = (constructive, &spartan) {
         panic!("a copy built to be spartan is rejected: {e}");
@@ -126,10 +113,7 @@ impl SpartanCase {
         let constructive: bool = u.arbitrary()?;
         let regs: u32 = u.int_in_range(1..=15)?;
         let slots: u32 = u.int_in_range(0..=4)?;
-        let opts = ElimOptions {
-            store_hoisting: u.arbitrary()?,
-            load_lowering: u.arbitrary()?,
-        };
+        let opts = ElimOptions { store_hoisting: u.arbitrary()?, load_lowering: u.arbitrary()? };
         let (store_mask, load_mask) = (u.arbitrary()?, u.arbitrary()?);
         let loc = |i: u32| {
             if i < regs {
@@ -147,21 +131,15 @@ impl SpartanCase {
             // sources stay distinct, no move goes from a slot to another,
             // and a slot is a self loop, only read or only written.
             let is_slot = |l: Loc| matches!(l, Loc::Slot(_));
-            let breaks_spartan = moves.iter().any(|&(md, ms)| {
-                md == d || ms == s || (is_slot(d) && ms == d) || (is_slot(s) && md == s)
-            }) || (is_slot(d) && is_slot(s) && d != s);
+            let breaks_spartan =
+                moves.iter().any(|&(md, ms)| md == d || ms == s || (is_slot(d) && ms == d) || (is_slot(s) && md == s))
+                    || (is_slot(d) && is_slot(s) && d != s);
             if constructive && breaks_spartan {
                 continue;
             }
             moves.push((d, s));
         }
-        Ok(SpartanCase {
-            constructive,
-            pc: ParallelCopy::new(moves),
-            opts,
-            store_mask,
-            load_mask,
-        })
+        Ok(SpartanCase { constructive, pc: ParallelCopy::new(moves), opts, store_mask, load_mask })
     }
 }
 
@@ -177,21 +155,10 @@ pub const CONSTRUCT_FUEL: u64 = 1_000_000;
 /// source that runs out of fuel is inconclusive, not a failure.
 pub fn fuzz_construct(data: &[u8], oracle: &dyn crate::oracle::Oracle) {
     use crate::gen::{construction_variants, describe_failure, GenConfig, TestCase};
-    let tc = TestCase::from_bytes(
-        &mut arbitrary::Unstructured::new(data),
-        &GenConfig::default(),
-    );
-    let verdict = crate::pipeline::differential(
-        &tc.program,
-        &tc.args,
-        oracle,
-        &construction_variants(),
-        CONSTRUCT_FUEL,
-    );
+    let tc = TestCase::from_bytes(&mut arbitrary::Unstructured::new(data), &GenConfig::default());
+    let verdict =
+        crate::pipeline::differential(&tc.program, &tc.args, oracle, &construction_variants(), CONSTRUCT_FUEL);
     if !verdict.is_ok() {
-        panic!(
-            "SSA construction fails on a generated program\n{}",
-            describe_failure(&tc, &verdict)
-        );
+        panic!("SSA construction fails on a generated program\n{}", describe_failure(&tc, &verdict));
     }
 }

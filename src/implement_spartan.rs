@@ -104,18 +104,12 @@ fn always(_: Slot, _: Reg) -> bool {
 
 impl SkipHooks<'static> {
     /// Hooks that never allow an omission.
-    pub const NEVER: SkipHooks<'static> = SkipHooks {
-        skip_store: &never,
-        skip_load: &never,
-    };
+    pub const NEVER: SkipHooks<'static> = SkipHooks { skip_store: &never, skip_load: &never };
 
     /// Hooks that allow every omission the options ask for: the paper's
     /// pseudo-code of §6.1 (every final store goes) and of §6.2 when every
     /// variable is marked to be lowered.
-    pub const ALWAYS: SkipHooks<'static> = SkipHooks {
-        skip_store: &always,
-        skip_load: &always,
-    };
+    pub const ALWAYS: SkipHooks<'static> = SkipHooks { skip_store: &always, skip_load: &always };
 }
 
 /// Implements one component of a spartan location transfer graph
@@ -125,11 +119,7 @@ impl SkipHooks<'static> {
 /// spartan graph can have: a path shorter than two nodes, with memory in
 /// its middle or with an edge between two slots, or a cycle of fewer than
 /// two registers or with a repeated register.
-pub fn implement_component(
-    c: &Component,
-    opts: &ElimOptions,
-    hooks: &SkipHooks<'_>,
-) -> Result<Vec<MInst>, String> {
+pub fn implement_component(c: &Component, opts: &ElimOptions, hooks: &SkipHooks<'_>) -> Result<Vec<MInst>, String> {
     match c {
         Component::SelfLoop(_) => Ok(Vec::new()),
         Component::Path(nodes) => implement_path(nodes, opts, hooks),
@@ -138,11 +128,7 @@ pub fn implement_component(
 }
 
 /// A path `l1 → r2 → ... → r(n-1) → ln`: `ln := r(n-1); ...; r2 := l1`.
-fn implement_path(
-    nodes: &[Loc],
-    opts: &ElimOptions,
-    hooks: &SkipHooks<'_>,
-) -> Result<Vec<MInst>, String> {
+fn implement_path(nodes: &[Loc], opts: &ElimOptions, hooks: &SkipHooks<'_>) -> Result<Vec<MInst>, String> {
     let n = nodes.len();
     if n < 2 {
         return Err(format!("a path needs at least two nodes: {nodes:?}"));
@@ -154,9 +140,7 @@ fn implement_path(
         return Err(format!("a path visits a node twice: {nodes:?}"));
     }
     if let Some(m) = nodes[1..n - 1].iter().find(|l| matches!(l, Loc::Slot(_))) {
-        return Err(format!(
-            "not spartan: memory {m} is an inner node of the path {nodes:?}"
-        ));
+        return Err(format!("not spartan: memory {m} is an inner node of the path {nodes:?}"));
     }
     let mut insts = Vec::with_capacity(n - 1);
     // The edges from the last to the first: the edge (nodes[i], nodes[i +
@@ -179,9 +163,7 @@ fn implement_path(
                 }
             }
             (Loc::Slot(a), Loc::Slot(b)) => {
-                return Err(format!(
-                    "not spartan: the edge ({a}, {b}) copies memory to other memory"
-                ));
+                return Err(format!("not spartan: the edge ({a}, {b}) copies memory to other memory"));
             }
         }
     }
@@ -191,9 +173,7 @@ fn implement_path(
 /// A cycle `r1 → r2 → ... → rn → r1`: `rn ⊕ r(n-1); ...; r2 ⊕ r1`.
 fn implement_cycle(regs: &[Reg]) -> Result<Vec<MInst>, String> {
     if regs.len() < 2 {
-        return Err(format!(
-            "a cycle needs at least two registers (a self loop is a SelfLoop): {regs:?}"
-        ));
+        return Err(format!("a cycle needs at least two registers (a self loop is a SelfLoop): {regs:?}"));
     }
     let mut distinct = regs.to_vec();
     distinct.sort_unstable();
@@ -204,11 +184,7 @@ fn implement_cycle(regs: &[Reg]) -> Result<Vec<MInst>, String> {
     // Before the swap of r(i+1) and ri (1-based), r(i+1) holds the value of
     // rn; the swap puts the value of ri in r(i+1), where the copy wants it,
     // and carries rn's value down to ri. After the last swap r1 holds rn's.
-    Ok(regs
-        .windows(2)
-        .rev()
-        .map(|w| MInst::Swap { a: w[1], b: w[0] })
-        .collect())
+    Ok(regs.windows(2).rev().map(|w| MInst::Swap { a: w[1], b: w[0] }).collect())
 }
 
 /// Implements a spartan parallel copy (Algorithm 2, `ImplementSpartan`):
@@ -216,11 +192,7 @@ fn implement_cycle(regs: &[Reg]) -> Result<Vec<MInst>, String> {
 /// concatenates the code of its components.
 ///
 /// Fails on a copy that is not well defined or not spartan, never panics.
-pub fn implement_spartan(
-    pc: &ParallelCopy,
-    opts: &ElimOptions,
-    hooks: &SkipHooks<'_>,
-) -> Result<Vec<MInst>, String> {
+pub fn implement_spartan(pc: &ParallelCopy, opts: &ElimOptions, hooks: &SkipHooks<'_>) -> Result<Vec<MInst>, String> {
     pc.check_spartan()?;
     let graph = LocationTransferGraph::new(pc)?;
     let mut insts = Vec::new();
@@ -236,9 +208,7 @@ pub fn implement_spartan(
 /// when code reads a location it was not given.
 pub fn run_seq(insts: &[MInst], store: &mut Store) -> Result<(), String> {
     let read = |store: &Store, l: Loc, i: usize| {
-        store
-            .get(l)
-            .ok_or_else(|| format!("instruction {i} reads {l}, which holds no value"))
+        store.get(l).ok_or_else(|| format!("instruction {i} reads {l}, which holds no value"))
     };
     for (i, inst) in insts.iter().enumerate() {
         match *inst {
@@ -260,11 +230,7 @@ pub fn run_seq(insts: &[MInst], store: &mut Store) -> Result<(), String> {
                 store.set(Loc::Reg(a), vb);
                 store.set(Loc::Reg(b), va);
             }
-            ref other => {
-                return Err(format!(
-                    "instruction {i} ({other}) is not a Seq instruction"
-                ))
-            }
+            ref other => return Err(format!("instruction {i} ({other}) is not a Seq instruction")),
         }
     }
     Ok(())
@@ -306,10 +272,7 @@ pub fn check_implementation(
             return Err(format!("{inst} is not a Seq instruction, {}", listing()));
         };
         if let Some(l) = named.into_iter().find(|l| locs.binary_search(l).is_err()) {
-            return Err(format!(
-                "{inst} names {l}, which the copy does not, {}",
-                listing()
-            ));
+            return Err(format!("{inst} names {l}, which the copy does not, {}", listing()));
         }
     }
 
@@ -379,18 +342,11 @@ pub fn check_implementation(
             .filter(|&(l, v)| got.get(l) != Some(v))
             .map(|(l, v)| format!("{l} holds {:?} instead of {v}", got.get(l)))
             .collect();
-        return Err(format!(
-            "wrong result ({}), {}",
-            wrong.join("; "),
-            listing()
-        ));
+        return Err(format!("wrong result ({}), {}", wrong.join("; "), listing()));
     }
     let counts = count(insts);
     if counts != expected {
-        return Err(format!(
-            "instruction counts {counts:?}, the optimum is {expected:?}, {}",
-            listing()
-        ));
+        return Err(format!("instruction counts {counts:?}, the optimum is {expected:?}, {}", listing()));
     }
     Ok(counts)
 }

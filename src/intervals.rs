@@ -132,8 +132,7 @@ impl Intervals {
 pub fn compute_intervals(f: &Function, live: &Liveness) -> Intervals {
     let order = layout_order(f);
     let mut start = EntityVec::from_elem(u32::MAX, f.blocks.len());
-    let mut ranges: EntityVec<Value, Vec<(u32, u32)>> =
-        EntityVec::from_elem(Vec::new(), f.value_count as usize);
+    let mut ranges: EntityVec<Value, Vec<(u32, u32)>> = EntityVec::from_elem(Vec::new(), f.value_count as usize);
     let mut point = 0u32;
     for &b in &order {
         start[b] = point;
@@ -149,12 +148,7 @@ pub fn compute_intervals(f: &Function, live: &Liveness) -> Intervals {
             point = point.checked_add(1).expect("program points fit u32");
         }
     }
-    Intervals {
-        order,
-        start,
-        ranges,
-        point_count: point,
-    }
+    Intervals { order, start, ranges, point_count: point }
 }
 
 /// True when two sorted lists of disjoint closed intervals share a point;

@@ -81,7 +81,10 @@ pub enum Op {
     /// `dest = mem[addr & 4095]`.
     Load(Value),
     /// `mem[addr & 4095] = value`.
-    Store { addr: Value, value: Value },
+    Store {
+        addr: Value,
+        value: Value,
+    },
     /// Appends the value to the output trace.
     Out(Value),
 }
@@ -91,7 +94,11 @@ pub enum Op {
 pub enum Terminator {
     Jump(Block),
     /// Goes to `then_dest` when `cond` is not 0, else to `else_dest`.
-    Branch { cond: Value, then_dest: Block, else_dest: Block },
+    Branch {
+        cond: Value,
+        then_dest: Block,
+        else_dest: Block,
+    },
     Return(Value),
 }
 

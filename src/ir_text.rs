@@ -141,9 +141,7 @@ use std::fmt::Write as _;
 
 use crate::diag::{Diag, Pos};
 use crate::entity::EntityVec;
-use crate::ir::{
-    BinOp, Block, BlockData, Function, Inst, Module, Op, Phi, Terminator, UnOp, Value,
-};
+use crate::ir::{BinOp, Block, BlockData, Function, Inst, Module, Op, Phi, Terminator, UnOp, Value};
 
 // ---------------------------------------------------------------------------
 // Printer
@@ -270,11 +268,7 @@ fn write_inst(out: &mut String, inst: &Inst) {
 fn write_terminator(out: &mut String, term: &Terminator) {
     let _ = match *term {
         Terminator::Jump(b) => write!(out, "jump {b}"),
-        Terminator::Branch {
-            cond,
-            then_dest,
-            else_dest,
-        } => {
+        Terminator::Branch { cond, then_dest, else_dest } => {
             write!(out, "br {cond}, {then_dest}, {else_dest}")
         }
         Terminator::Return(v) => write!(out, "ret {v}"),
@@ -307,10 +301,7 @@ struct Token<'a> {
 /// Converts a 1-based line and column to a diagnostic position, saturating
 /// on texts too large for `u32` positions.
 fn pos(line: usize, col: usize) -> Pos {
-    Pos {
-        line: u32::try_from(line).unwrap_or(u32::MAX),
-        col: u32::try_from(col).unwrap_or(u32::MAX),
-    }
+    Pos { line: u32::try_from(line).unwrap_or(u32::MAX), col: u32::try_from(col).unwrap_or(u32::MAX) }
 }
 
 /// True for the characters that may continue a word or an integer.
@@ -337,8 +328,7 @@ fn lex_line(text: &str, line: usize) -> Result<Cursor<'_>, Diag> {
         if rest.starts_with("//") {
             break;
         }
-        let starts_int =
-            c.is_ascii_digit() || (c == '-' && rest[1..].starts_with(|d: char| d.is_ascii_digit()));
+        let starts_int = c.is_ascii_digit() || (c == '-' && rest[1..].starts_with(|d: char| d.is_ascii_digit()));
         if c.is_ascii_alphabetic() || c == '_' || starts_int {
             chars.next();
             col += 1;
@@ -351,38 +341,18 @@ fn lex_line(text: &str, line: usize) -> Result<Cursor<'_>, Diag> {
                 col += 1;
                 end = i + d.len_utf8();
             }
-            let kind = if starts_int {
-                TokKind::Int
-            } else {
-                TokKind::Word
-            };
-            toks.push(Token {
-                kind,
-                text: &text[start..end],
-                col: start_col,
-            });
+            let kind = if starts_int { TokKind::Int } else { TokKind::Word };
+            toks.push(Token { kind, text: &text[start..end], col: start_col });
         } else if "(),:={}".contains(c) {
             chars.next();
             col += 1;
-            toks.push(Token {
-                kind: TokKind::Punct(c),
-                text: &text[start..start + 1],
-                col: start_col,
-            });
+            toks.push(Token { kind: TokKind::Punct(c), text: &text[start..start + 1], col: start_col });
         } else {
-            return Err(Diag::new(
-                pos(line, start_col),
-                format!("unexpected character {c:?}"),
-            ));
+            return Err(Diag::new(pos(line, start_col), format!("unexpected character {c:?}")));
         }
         end_col = col + 1;
     }
-    Ok(Cursor {
-        toks,
-        next: 0,
-        line,
-        end_col,
-    })
+    Ok(Cursor { toks, next: 0, line, end_col })
 }
 
 // ---------------------------------------------------------------------------
@@ -407,15 +377,11 @@ fn numbered(word: &str, prefix: char, max: u32, what: &str) -> Option<Result<u32
         return None;
     }
     if digits.len() > 1 && digits.starts_with('0') {
-        return Some(Err(format!(
-            "bad {what} `{word}`: no leading zeros allowed"
-        )));
+        return Some(Err(format!("bad {what} `{word}`: no leading zeros allowed")));
     }
     Some(match digits.parse::<u32>() {
         Ok(n) if n <= max => Ok(n),
-        _ => Err(format!(
-            "{what} `{word}` is out of range (the largest is {prefix}{max})"
-        )),
+        _ => Err(format!("{what} `{word}` is out of range (the largest is {prefix}{max})")),
     })
 }
 
@@ -435,8 +401,7 @@ fn parse_int(text: &str) -> Result<i64, String> {
     if text == "-0" {
         return Err("bad integer `-0`: write `0`".to_string());
     }
-    text.parse::<i64>()
-        .map_err(|_| format!("integer `{text}` does not fit in 64 bits"))
+    text.parse::<i64>().map_err(|_| format!("integer `{text}` does not fit in 64 bits"))
 }
 
 impl<'a> Cursor<'a> {
@@ -522,10 +487,7 @@ impl<'a> Cursor<'a> {
                 Ok(Value(n))
             }
             Some(Err(message)) => Err(self.error(message)),
-            None => Err(self.error(format!(
-                "expected a value such as `v0`, found {}",
-                self.found()
-            ))),
+            None => Err(self.error(format!("expected a value such as `v0`, found {}", self.found()))),
         }
     }
 
@@ -540,10 +502,7 @@ impl<'a> Cursor<'a> {
                 Ok(Block(n))
             }
             Some(Err(message)) => Err(self.error(message)),
-            None => Err(self.error(format!(
-                "expected a block such as `b0`, found {}",
-                self.found()
-            ))),
+            None => Err(self.error(format!("expected a block such as `b0`, found {}", self.found()))),
         }
     }
 
@@ -618,9 +577,7 @@ struct Parser {
 /// Parses a module in the text form. See the module documentation for the
 /// grammar and for what is left to the verifier.
 pub fn parse_module(src: &str) -> Result<Module, Diag> {
-    Ok(Module {
-        functions: parse_all(src)?.functions,
-    })
+    Ok(Module { functions: parse_all(src)?.functions })
 }
 
 /// Parses a text that holds exactly one function.
@@ -629,10 +586,7 @@ pub fn parse_function(src: &str) -> Result<Function, Diag> {
     match parser.functions.len() {
         1 => Ok(parser.functions.into_iter().next().expect("one function")),
         0 => Err(Diag::new(Pos::START, "expected one function, found none")),
-        _ => Err(Diag::new(
-            pos(parser.header_lines[1], 1),
-            "expected one function, found a second one",
-        )),
+        _ => Err(Diag::new(pos(parser.header_lines[1], 1), "expected one function, found a second one")),
     }
 }
 
@@ -650,10 +604,7 @@ fn parse_all(src: &str) -> Result<Parser, Diag> {
     if let Some(open) = &parser.open {
         return Err(Diag::new(
             eof,
-            format!(
-                "unexpected end of input: function `{}` is not closed by `}}`",
-                open.func.name
-            ),
+            format!("unexpected end of input: function `{}` is not closed by `}}`", open.func.name),
         ));
     }
     Ok(parser)
@@ -679,13 +630,11 @@ impl Parser {
                 self.functions.push(func);
                 Ok(())
             }
-            TokKind::Word if first.text == "fn" => Err(cur.error(format!(
-                "function `{}` is not closed: expected `}}` before the next `fn`",
-                open.func.name
-            ))),
-            TokKind::Word if numbered(first.text, 'b', u32::MAX, "block").is_some() => {
-                open.block_header(cur)
+            TokKind::Word if first.text == "fn" => {
+                Err(cur
+                    .error(format!("function `{}` is not closed: expected `}}` before the next `fn`", open.func.name)))
             }
+            TokKind::Word if numbered(first.text, 'b', u32::MAX, "block").is_some() => open.block_header(cur),
             _ => {
                 let item = body_line(cur)?;
                 open.add(cur, first.col, item)
@@ -720,20 +669,14 @@ fn function_header(cur: &mut Cursor<'_>) -> Result<Function, Diag> {
     }
     cur.expect_punct('{')?;
     cur.expect_end()?;
-    Ok(Function {
-        name,
-        params,
-        blocks: EntityVec::new(),
-        value_count: 0,
-    })
+    Ok(Function { name, params, blocks: EntityVec::new(), value_count: 0 })
 }
 
 /// Parses a phi, an instruction or a terminator.
 fn body_line(cur: &mut Cursor<'_>) -> Result<Item, Diag> {
     let first = cur.peek().expect("the line is not empty");
     let second_is_eq = matches!(cur.peek_second(), Some(t) if t.kind == TokKind::Punct('='));
-    let looks_like_value =
-        first.kind == TokKind::Word && numbered(first.text, 'v', MAX_VALUE, "value").is_some();
+    let looks_like_value = first.kind == TokKind::Word && numbered(first.text, 'v', MAX_VALUE, "value").is_some();
     let dest = if second_is_eq {
         let v = cur.expect_value()?;
         cur.bump();
@@ -751,10 +694,7 @@ fn body_line(cur: &mut Cursor<'_>) -> Result<Item, Diag> {
     let op = match mnemonic.text {
         "phi" => {
             let Some(dest) = dest else {
-                return Err(cur.error_at(
-                    mnemonic.col,
-                    "a phi must define a value: write `vN = phi ...`",
-                ));
+                return Err(cur.error_at(mnemonic.col, "a phi must define a value: write `vN = phi ...`"));
             };
             let args = cur.value_list_to_end()?;
             cur.expect_end()?;
@@ -772,11 +712,7 @@ fn body_line(cur: &mut Cursor<'_>) -> Result<Item, Diag> {
                     let then_dest = cur.expect_block()?;
                     cur.expect_punct(',')?;
                     let else_dest = cur.expect_block()?;
-                    Terminator::Branch {
-                        cond,
-                        then_dest,
-                        else_dest,
-                    }
+                    Terminator::Branch { cond, then_dest, else_dest }
                 }
                 _ => Terminator::Return(cur.expect_value()?),
             };
@@ -817,12 +753,7 @@ impl OpenFunction {
         let Some(term) = block.term else {
             return Err(cur.error_at(col, format!("block {} has no terminator", block.id)));
         };
-        self.func.blocks.push(BlockData {
-            preds: block.preds,
-            phis: block.phis,
-            insts: block.insts,
-            term,
-        });
+        self.func.blocks.push(BlockData { preds: block.preds, phis: block.phis, insts: block.insts, term });
         Ok(())
     }
 
@@ -833,9 +764,9 @@ impl OpenFunction {
         let mut preds = Vec::new();
         if cur.eat_punct('(') {
             if cur.next_is_punct(')') {
-                return Err(cur.error(format!(
-                    "empty predecessor list: write `{id}:` for a block without predecessors"
-                )));
+                return Err(
+                    cur.error(format!("empty predecessor list: write `{id}:` for a block without predecessors"))
+                );
             }
             preds.push(cur.expect_block()?);
             while cur.eat_punct(',') {
@@ -853,13 +784,7 @@ impl OpenFunction {
                 format!("expected block b{expected}, found {id}: blocks must appear in order b0, b1, ... without gaps"),
             ));
         }
-        self.block = Some(OpenBlock {
-            id,
-            preds,
-            phis: Vec::new(),
-            insts: Vec::new(),
-            term: None,
-        });
+        self.block = Some(OpenBlock { id, preds, phis: Vec::new(), insts: Vec::new(), term: None });
         Ok(())
     }
 
@@ -885,10 +810,7 @@ impl OpenFunction {
                 if !block.insts.is_empty() {
                     return Err(cur.error_at(
                         col,
-                        format!(
-                            "phi after a non-phi instruction in block {}: phis come first",
-                            block.id
-                        ),
+                        format!("phi after a non-phi instruction in block {}: phis come first", block.id),
                     ));
                 }
                 block.phis.push(phi);

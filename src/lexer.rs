@@ -10,9 +10,8 @@
 use crate::diag::{Diag, Pos};
 
 /// The reserved words of the source language.
-pub const KEYWORDS: [&str; 11] = [
-    "fn", "var", "mem", "if", "else", "while", "break", "continue", "goto", "out", "return",
-];
+pub const KEYWORDS: [&str; 11] =
+    ["fn", "var", "mem", "if", "else", "while", "break", "continue", "goto", "out", "return"];
 
 /// True when `s` is a reserved word.
 pub fn is_keyword(s: &str) -> bool {
@@ -230,11 +229,7 @@ pub struct Lexer<'a> {
 impl<'a> Lexer<'a> {
     /// A lexer at the start of `src`.
     pub fn new(src: &'a str) -> Self {
-        Lexer {
-            src,
-            offset: 0,
-            pos: Pos::START,
-        }
+        Lexer { src, offset: 0, pos: Pos::START }
     }
 
     /// The next token, or an error at a character that starts no token.
@@ -245,11 +240,7 @@ impl<'a> Lexer<'a> {
         let pos = self.pos;
         let bytes = self.src.as_bytes();
         let Some(&first) = bytes.get(start) else {
-            return Ok(Token {
-                kind: TokenKind::Eof,
-                text: "",
-                pos,
-            });
+            return Ok(Token { kind: TokenKind::Eof, text: "", pos });
         };
         let second = bytes.get(start + 1).copied();
         let kind = if first.is_ascii_alphabetic() || first == b'_' {
@@ -292,10 +283,7 @@ impl<'a> Lexer<'a> {
                 (b'~', _) => (TokenKind::Tilde, 1),
                 _ => {
                     let c = self.src[start..].chars().next().unwrap_or_default();
-                    return Err(Diag::new(
-                        pos,
-                        format!("unexpected character `{}`", c.escape_debug()),
-                    ));
+                    return Err(Diag::new(pos, format!("unexpected character `{}`", c.escape_debug())));
                 }
             };
             // Every punctuation token is ASCII, so it spans `len` columns.
@@ -303,11 +291,7 @@ impl<'a> Lexer<'a> {
             self.pos.col = self.pos.col.saturating_add(len as u32);
             kind
         };
-        Ok(Token {
-            kind,
-            text: &self.src[start..self.offset],
-            pos,
-        })
+        Ok(Token { kind, text: &self.src[start..self.offset], pos })
     }
 
     /// Skips whitespace and comments.
@@ -382,10 +366,8 @@ mod tests {
     #[test]
     fn positions_count_characters() {
         let tokens = tokenize("// é\n  x <= 10 // ü\n\ty").unwrap();
-        let seen: Vec<(TokenKind, &str, u32, u32)> = tokens
-            .iter()
-            .map(|t| (t.kind, t.text, t.pos.line, t.pos.col))
-            .collect();
+        let seen: Vec<(TokenKind, &str, u32, u32)> =
+            tokens.iter().map(|t| (t.kind, t.text, t.pos.line, t.pos.col)).collect();
         assert_eq!(
             seen,
             [

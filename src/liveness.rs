@@ -73,13 +73,7 @@ fn union_into(into: &mut EntitySet<Value>, from: &EntitySet<Value>) -> bool {
 /// the index of that edge in `to.preds`: the matching occurrence of `from`
 /// (the convention of the interpreter and of the IR documentation).
 pub fn pred_index(f: &Function, from: Block, to: Block, occurrence: usize) -> Option<usize> {
-    f.blocks[to]
-        .preds
-        .iter()
-        .enumerate()
-        .filter(|&(_, &p)| p == from)
-        .nth(occurrence)
-        .map(|(i, _)| i)
+    f.blocks[to].preds.iter().enumerate().filter(|&(_, &p)| p == from).nth(occurrence).map(|(i, _)| i)
 }
 
 /// For each outgoing edge of `b`, in terminator order, the successor and the
@@ -301,16 +295,8 @@ pub struct Interference<'a> {
 impl<'a> Interference<'a> {
     /// Precomputes the live sets after every instruction of `f`.
     pub fn new(f: &Function, live: &'a Liveness) -> Self {
-        let after = f
-            .blocks
-            .keys()
-            .map(|b| live_after_each_inst(f, b, live))
-            .collect();
-        Interference {
-            live,
-            defs: def_points(f),
-            after,
-        }
+        let after = f.blocks.keys().map(|b| live_after_each_inst(f, b, live)).collect();
+        Interference { live, defs: def_points(f), after }
     }
 
     /// Where `v` is defined, if it is.

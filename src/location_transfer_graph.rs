@@ -77,10 +77,7 @@ impl Store {
 
     /// The value held by `l`, if the store defines it.
     pub fn get(&self, l: Loc) -> Option<i64> {
-        self.values
-            .binary_search_by_key(&l, |&(k, _)| k)
-            .ok()
-            .map(|i| self.values[i].1)
+        self.values.binary_search_by_key(&l, |&(k, _)| k).ok().map(|i| self.values[i].1)
     }
 
     /// Makes `l` hold `v`.
@@ -202,9 +199,7 @@ impl ParallelCopy {
         self.check_well_defined()?;
         let mut out = store.clone();
         for &(dst, src) in &self.moves {
-            let v = store
-                .get(src)
-                .ok_or_else(|| format!("the store does not define the source {src} of {self}"))?;
+            let v = store.get(src).ok_or_else(|| format!("the store does not define the source {src} of {self}"))?;
             out.set(dst, v);
         }
         Ok(out)
@@ -226,14 +221,12 @@ enum CopyViolation {
 impl CopyViolation {
     fn describe(self, pc: &ParallelCopy) -> String {
         match self {
-            CopyViolation::RepeatedDestination(a, b) => format!(
-                "not well defined: {} is the destination of moves {a} and {b} of {pc}",
-                pc.moves[a].0
-            ),
-            CopyViolation::RepeatedSource(a, b) => format!(
-                "not spartan (condition 1): {} is the source of moves {a} and {b} of {pc}",
-                pc.moves[a].1
-            ),
+            CopyViolation::RepeatedDestination(a, b) => {
+                format!("not well defined: {} is the destination of moves {a} and {b} of {pc}", pc.moves[a].0)
+            }
+            CopyViolation::RepeatedSource(a, b) => {
+                format!("not spartan (condition 1): {} is the source of moves {a} and {b} of {pc}", pc.moves[a].1)
+            }
             CopyViolation::Memory(a, b) if a == b => format!(
                 "not spartan (condition 2): move {a} copies memory {} to memory {} in {pc}",
                 pc.moves[a].1, pc.moves[a].0
@@ -302,16 +295,8 @@ impl LocationTransferGraph {
     pub fn new(pc: &ParallelCopy) -> Result<Self, String> {
         pc.check_well_defined()?;
         let nodes = pc.locations();
-        let index = |l: Loc| {
-            nodes
-                .binary_search(&l)
-                .expect("every location of the copy is a node")
-        };
-        let mut edges: Vec<(usize, usize)> = pc
-            .moves
-            .iter()
-            .map(|&(d, s)| (index(s), index(d)))
-            .collect();
+        let index = |l: Loc| nodes.binary_search(&l).expect("every location of the copy is a node");
+        let mut edges: Vec<(usize, usize)> = pc.moves.iter().map(|&(d, s)| (index(s), index(d))).collect();
         edges.sort_unstable();
         let mut first_out = vec![0; nodes.len() + 1];
         for &(s, _) in &edges {
@@ -324,12 +309,7 @@ impl LocationTransferGraph {
         for &(s, d) in &edges {
             pred[d] = Some(s);
         }
-        Ok(LocationTransferGraph {
-            nodes,
-            edges,
-            first_out,
-            pred,
-        })
+        Ok(LocationTransferGraph { nodes, edges, first_out, pred })
     }
 
     /// The nodes, sorted.
@@ -339,17 +319,12 @@ impl LocationTransferGraph {
 
     /// The edges `(source, destination)`, sorted.
     pub fn edges(&self) -> Vec<(Loc, Loc)> {
-        self.edges
-            .iter()
-            .map(|&(s, d)| (self.nodes[s], self.nodes[d]))
-            .collect()
+        self.edges.iter().map(|&(s, d)| (self.nodes[s], self.nodes[d])).collect()
     }
 
     /// The successors of node `i`.
     fn succs(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
-        self.edges[self.first_out[i]..self.first_out[i + 1]]
-            .iter()
-            .map(|&(_, d)| d)
+        self.edges[self.first_out[i]..self.first_out[i + 1]].iter().map(|&(_, d)| d)
     }
 
     /// The connected components, when every node has out-degree at most 1
@@ -452,10 +427,7 @@ impl LocationTransferGraph {
         let components = self.try_components()?;
         for c in &components {
             if let Component::Path(nodes) = c {
-                if let Some(&m) = nodes[1..nodes.len() - 1]
-                    .iter()
-                    .find(|l| matches!(l, Loc::Slot(_)))
-                {
+                if let Some(&m) = nodes[1..nodes.len() - 1].iter().find(|l| matches!(l, Loc::Slot(_))) {
                     return Err(GraphViolation::MemoryInsidePath(m, nodes[0]));
                 }
             }
@@ -521,10 +493,9 @@ impl GraphViolation {
                 "not spartan: memory {m} is an inner node of the path from {first}; only the \
                  ends of a path may be memory"
             ),
-            GraphViolation::MemoryToMemory(s, d) => format!(
-                "not spartan: the edge ({}, {}) copies memory to other memory",
-                g.nodes[s], g.nodes[d]
-            ),
+            GraphViolation::MemoryToMemory(s, d) => {
+                format!("not spartan: the edge ({}, {}) copies memory to other memory", g.nodes[s], g.nodes[d])
+            }
         }
     }
 }

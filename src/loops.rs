@@ -84,9 +84,7 @@ pub fn loop_depth(f: &Function) -> EntityVec<Block, u32> {
                 f.succs(b)
                     .into_iter()
                     .enumerate()
-                    .filter(|&(k, s)| {
-                        in_region[s.index()] == region_id && !removed[edge_index[b] + k]
-                    })
+                    .filter(|&(k, s)| in_region[s.index()] == region_id && !removed[edge_index[b] + k])
                     .map(|(_, s)| local[s.index()])
                     .collect()
             })
@@ -105,11 +103,7 @@ pub fn loop_depth(f: &Function) -> EntityVec<Block, u32> {
             // The entries: blocks of the loop with a predecessor outside it.
             // (The function's entry has no predecessor, so it is on no cycle.)
             for &b in &blocks {
-                if f.blocks[b]
-                    .preds
-                    .iter()
-                    .any(|p| in_loop[p.index()] != loop_id)
-                {
+                if f.blocks[b].preds.iter().any(|p| in_loop[p.index()] != loop_id) {
                     is_entry[b.index()] = loop_id;
                 }
             }

@@ -1,10 +1,10 @@
 //! The `ssaref` command line. See README.md, "Command line".
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use ssaref::braun::construct_program;
 use ssaref::braun::BraunOptions;
 use ssaref::outcome::{End, Outcome};
 use ssaref::pipeline::{self, Config, Verdict};
-use ssaref::braun::construct_program;
 use ssaref::regalloc::{allocate_module, RegallocOptions};
 use ssaref::{ast, ir_text, lexer, parser};
 use std::process::ExitCode;
@@ -365,7 +365,8 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, Failure> {
     let outcome = match a.stage {
         Stage::Source => interp::run_ast(&program, &args, a.fuel),
         Stage::Ssa => {
-            let module = pipeline::build_ssa(&program, &a.construction.config()).map_err(|e| internal(e.to_string()))?;
+            let module =
+                pipeline::build_ssa(&program, &a.construction.config()).map_err(|e| internal(e.to_string()))?;
             interp::run_ssa(&module, &args, a.fuel)
         }
         Stage::Cytron => {
@@ -374,7 +375,8 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, Failure> {
             interp::run_ssa(&module, &args, a.fuel)
         }
         Stage::Alloc => {
-            let module = pipeline::build_ssa(&program, &a.construction.config()).map_err(|e| internal(e.to_string()))?;
+            let module =
+                pipeline::build_ssa(&program, &a.construction.config()).map_err(|e| internal(e.to_string()))?;
             let (mir, _) = allocate_module(&module, &a.alloc.options()).map_err(|e| internal(e.to_string()))?;
             interp::run_mir(&mir, &args, a.fuel)
         }
@@ -388,12 +390,14 @@ fn cmd_emit(a: EmitArgs) -> Result<ExitCode, Failure> {
     let text = match a.stage {
         Stage::Source => ssaref::ast_print::print_program(&program),
         Stage::Ssa => {
-            let module = pipeline::build_ssa(&program, &a.construction.config()).map_err(|e| internal(e.to_string()))?;
+            let module =
+                pipeline::build_ssa(&program, &a.construction.config()).map_err(|e| internal(e.to_string()))?;
             ir_text::print_module(&module)
         }
         Stage::Cytron => ir_text::print_module(&ssaref::cytron::construct_cytron(&program)),
         Stage::Alloc => {
-            let module = pipeline::build_ssa(&program, &a.construction.config()).map_err(|e| internal(e.to_string()))?;
+            let module =
+                pipeline::build_ssa(&program, &a.construction.config()).map_err(|e| internal(e.to_string()))?;
             let (mir, reports) = allocate_module(&module, &a.alloc.options()).map_err(|e| internal(e.to_string()))?;
             let mut text = String::new();
             if a.passes {
@@ -456,10 +460,7 @@ fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
 
 fn cmd_gen(a: GenArgs) -> Result<ExitCode, Failure> {
     let shape = ssaref::gen::Shape::from_name(&a.shape).ok_or_else(|| Failure {
-        message: format!(
-            "unknown shape `{}` (swarm, everything, structured, gotos, patterns, pressure)",
-            a.shape
-        ),
+        message: format!("unknown shape `{}` (swarm, everything, structured, gotos, patterns, pressure)", a.shape),
         code: 2,
     })?;
     let mut config = shape.config();
@@ -472,23 +473,13 @@ fn cmd_gen(a: GenArgs) -> Result<ExitCode, Failure> {
     if a.stats {
         let stats = ssaref::gen::stats::collect(a.seed, a.count, &config, &interp::Interp, a.fuel);
         print!("{stats}");
-        return Ok(if stats.disagreements > 0 {
-            ExitCode::from(EXIT_INTERNAL)
-        } else {
-            ExitCode::SUCCESS
-        });
+        return Ok(if stats.disagreements > 0 { ExitCode::from(EXIT_INTERNAL) } else { ExitCode::SUCCESS });
     }
     let seeds = (0..a.count).map(|i| a.seed.wrapping_add(i));
     match &a.out {
-        None if a.count > 1 => Err(Failure {
-            message: "--count > 1 needs --stats or --out DIR".into(),
-            code: 2,
-        }),
+        None if a.count > 1 => Err(Failure { message: "--count > 1 needs --stats or --out DIR".into(), code: 2 }),
         None => {
-            print!(
-                "{}",
-                ssaref::gen::TestCase::from_seed(a.seed, &config).to_source()
-            );
+            print!("{}", ssaref::gen::TestCase::from_seed(a.seed, &config).to_source());
             Ok(ExitCode::SUCCESS)
         }
         Some(dir) => {
@@ -532,7 +523,8 @@ fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
     if corpus.is_empty() {
         return Err(bad_input("stats: give at least one program, or --gen N".into()));
     }
-    let table = ssaref::regalloc_stats::comparison_table(&corpus, a.regs as usize, &interp::Interp, a.fuel).map_err(internal)?;
+    let table = ssaref::regalloc_stats::comparison_table(&corpus, a.regs as usize, &interp::Interp, a.fuel)
+        .map_err(internal)?;
     print!("{table}");
     Ok(ExitCode::SUCCESS)
 }
@@ -584,7 +576,12 @@ fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
 
 fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
     let (src, program) = load(&a.case)?;
-    let args = parse_args(&a.case, &src, &program, &header_args(&a.case, &src)?.iter().map(|x| x.to_string()).collect::<Vec<_>>())?;
+    let args = parse_args(
+        &a.case,
+        &src,
+        &program,
+        &header_args(&a.case, &src)?.iter().map(|x| x.to_string()).collect::<Vec<_>>(),
+    )?;
     let regs = if !a.regs.is_empty() {
         a.regs.clone()
     } else {

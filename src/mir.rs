@@ -132,7 +132,11 @@ pub struct MInstA {
 pub enum MTerm {
     Jump(Block),
     /// Goes to `then_dest` when `cond` is not 0.
-    Branch { cond: Reg, then_dest: Block, else_dest: Block },
+    Branch {
+        cond: Reg,
+        then_dest: Block,
+        else_dest: Block,
+    },
     Return(Reg),
 }
 

@@ -135,10 +135,7 @@ impl BinOp {
 
     /// True when `a op b == b op a` for all a, b.
     pub fn is_commutative(self) -> bool {
-        matches!(
-            self,
-            BinOp::Add | BinOp::Mul | BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Eq | BinOp::Ne
-        )
+        matches!(self, BinOp::Add | BinOp::Mul | BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Eq | BinOp::Ne)
     }
 }
 

@@ -30,10 +30,7 @@ type PResult<T> = Result<T, Diag>;
 
 /// The message of every "expression too deep" error.
 fn too_deep(pos: Pos) -> Diag {
-    Diag::new(
-        pos,
-        format!("expression nested deeper than {MAX_EXPR_DEPTH}"),
-    )
+    Diag::new(pos, format!("expression nested deeper than {MAX_EXPR_DEPTH}"))
 }
 
 /// An infix operator: a [`BinOp`] or one of the short-circuit operators.
@@ -109,10 +106,7 @@ impl Operand {
         if height > MAX_EXPR_DEPTH {
             return Err(too_deep(pos));
         }
-        Ok(Operand {
-            expr: make(Box::new(self.expr)),
-            height,
-        })
+        Ok(Operand { expr: make(Box::new(self.expr)), height })
     }
 
     /// `lhs op rhs`, or an error at the operator when it would be too deep.
@@ -145,11 +139,7 @@ impl<'a> Parser<'a> {
     fn new(src: &'a str) -> PResult<Self> {
         let mut lexer = Lexer::new(src);
         let tok = lexer.next_token()?;
-        Ok(Parser {
-            lexer,
-            tok,
-            nesting: 0,
-        })
+        Ok(Parser { lexer, tok, nesting: 0 })
     }
 
     /// Consumes the current token and returns it.
@@ -165,10 +155,7 @@ impl<'a> Parser<'a> {
 
     /// An error at the current token: "expected WHAT, found TOKEN".
     fn unexpected(&self, what: &str) -> Diag {
-        Diag::new(
-            self.tok.pos,
-            format!("expected {what}, found {}", self.tok.describe()),
-        )
+        Diag::new(self.tok.pos, format!("expected {what}, found {}", self.tok.describe()))
     }
 
     /// Consumes a token of kind `kind`, or fails.
@@ -207,10 +194,7 @@ impl<'a> Parser<'a> {
         self.expect(TokenKind::Fn)?;
         let name = self.ident()?;
         if !names.insert(name.text) {
-            return Err(Diag::new(
-                name.pos,
-                format!("duplicate function `{}`", name.text),
-            ));
+            return Err(Diag::new(name.pos, format!("duplicate function `{}`", name.text)));
         }
         self.expect(TokenKind::LParen)?;
         let mut params: Vec<String> = Vec::new();
@@ -219,10 +203,7 @@ impl<'a> Parser<'a> {
             loop {
                 let param = self.ident()?;
                 if !seen.insert(param.text) {
-                    return Err(Diag::new(
-                        param.pos,
-                        format!("duplicate parameter `{}`", param.text),
-                    ));
+                    return Err(Diag::new(param.pos, format!("duplicate parameter `{}`", param.text)));
                 }
                 params.push(param.text.to_string());
                 if !self.at(TokenKind::Comma) {
@@ -234,11 +215,7 @@ impl<'a> Parser<'a> {
         self.expect(TokenKind::RParen)?;
         self.expect(TokenKind::LBrace)?;
         let body = BodyParser::new(self).parse()?;
-        Ok(Function {
-            name: name.text.to_string(),
-            params,
-            body,
-        })
+        Ok(Function { name: name.text.to_string(), params, body })
     }
 
     /// `expr`: a loop over infix operators with an explicit stack of pending
@@ -250,8 +227,7 @@ impl<'a> Parser<'a> {
         let mut current = self.unary()?;
         loop {
             let next = Infix::of(self.tok.kind);
-            let binds_tighter =
-                |top: &Infix| next.is_some_and(|n| n.precedence() > top.precedence());
+            let binds_tighter = |top: &Infix| next.is_some_and(|n| n.precedence() > top.precedence());
             while let Some((lhs, op, pos)) = pending.pop_if(|(_, top, _)| !binds_tighter(top)) {
                 current = Operand::infix(lhs, op, pos, current)?;
             }
@@ -364,11 +340,7 @@ enum Open {
     /// The then-block of `if (cond)`.
     Then { cond: Expr, chain: ElseIfChain },
     /// The else-block of `if (cond) { then } else`.
-    Else {
-        cond: Expr,
-        then: Block,
-        chain: ElseIfChain,
-    },
+    Else { cond: Expr, then: Block, chain: ElseIfChain },
     /// The body of `while (cond)`.
     While(Expr),
 }
@@ -396,14 +368,7 @@ struct BodyParser<'p, 'a> {
 
 impl<'p, 'a> BodyParser<'p, 'a> {
     fn new(p: &'p mut Parser<'a>) -> Self {
-        BodyParser {
-            p,
-            stack: Vec::new(),
-            stmts: Vec::new(),
-            loops: 0,
-            labels: HashSet::new(),
-            gotos: Vec::new(),
-        }
+        BodyParser { p, stack: Vec::new(), stmts: Vec::new(), loops: 0, labels: HashSet::new(), gotos: Vec::new() }
     }
 
     /// Parses statements up to the `}` that closes the body (the `{` is
@@ -544,9 +509,7 @@ impl<'p, 'a> BodyParser<'p, 'a> {
                 self.loops -= 1;
                 Stmt::While(cond, block)
             }
-            Open::Else { cond, then, chain } => {
-                wrap_else_if_chain(chain, Stmt::If(cond, then, Some(block)))
-            }
+            Open::Else { cond, then, chain } => wrap_else_if_chain(chain, Stmt::If(cond, then, Some(block))),
             Open::Then { cond, chain } => {
                 if self.p.at(TokenKind::Else) {
                     self.else_head(cond, block, chain)?;

@@ -41,11 +41,7 @@ pub enum LiftKind {
     /// argument on edge `edge` (the index into `phi_block`'s `preds`) of the
     /// phi of `phi_block` whose destination, after lifting, is `phi_dest`
     /// (the new value `v_i`).
-    Arg {
-        phi_block: Block,
-        phi_dest: Value,
-        edge: usize,
-    },
+    Arg { phi_block: Block, phi_dest: Value, edge: usize },
     /// `a_i := v_i` at the start of the phi's block, after the phis.
     Dest { phi_block: Block },
 }
@@ -67,10 +63,7 @@ pub struct LiftedCopy {
 /// copies inserted: for each block with phis, in block order, for each phi in
 /// order, its argument copies in edge order, then its destination copy.
 pub fn phi_lifting(f: &mut Function) -> Vec<LiftedCopy> {
-    debug_assert!(
-        !has_critical_edges(f),
-        "PhiLifting needs a CFG without critical edges"
-    );
+    debug_assert!(!has_critical_edges(f), "PhiLifting needs a CFG without critical edges");
     let mut lifted = Vec::new();
     // Argument copies go at the end of each predecessor, in the order they
     // are created; they are collected first and appended at the end, so that
@@ -89,29 +82,16 @@ pub fn phi_lifting(f: &mut Function) -> Vec<LiftedCopy> {
                 let source = f.blocks[b].phis[p].args[edge];
                 let copy = f.new_value();
                 f.blocks[b].phis[p].args[edge] = copy;
-                arg_copies.push((
-                    pred,
-                    Inst {
-                        dest: Some(copy),
-                        op: Op::Copy(source),
-                    },
-                ));
+                arg_copies.push((pred, Inst { dest: Some(copy), op: Op::Copy(source) }));
                 lifted.push(LiftedCopy {
                     block: pred,
                     copy,
                     source,
-                    kind: LiftKind::Arg {
-                        phi_block: b,
-                        phi_dest: new_dest,
-                        edge,
-                    },
+                    kind: LiftKind::Arg { phi_block: b, phi_dest: new_dest, edge },
                 });
             }
             f.blocks[b].phis[p].dest = new_dest;
-            dest_copies.push(Inst {
-                dest: Some(old_dest),
-                op: Op::Copy(new_dest),
-            });
+            dest_copies.push(Inst { dest: Some(old_dest), op: Op::Copy(new_dest) });
             lifted.push(LiftedCopy {
                 block: b,
                 copy: old_dest,

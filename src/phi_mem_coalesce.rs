@@ -77,15 +77,8 @@ fn resolve(rename: &[u32], mut v: Value) -> Value {
 /// its block.
 pub fn phi_mem_coalesce(f: &mut Function, lifted: &[LiftedCopy]) -> CoalesceStats {
     for c in lifted {
-        let found = f.blocks[c.block]
-            .insts
-            .iter()
-            .any(|i| i.dest == Some(c.copy) && i.op == Op::Copy(c.source));
-        assert!(
-            found,
-            "`{} = copy {}` is not in {}: not a copy PhiLifting left",
-            c.copy, c.source, c.block
-        );
+        let found = f.blocks[c.block].insts.iter().any(|i| i.dest == Some(c.copy) && i.op == Op::Copy(c.source));
+        assert!(found, "`{} = copy {}` is not in {}: not a copy PhiLifting left", c.copy, c.source, c.block);
     }
     let live = compute_liveness(f);
     let intervals = compute_intervals(f, &live);
@@ -97,9 +90,7 @@ pub fn phi_mem_coalesce(f: &mut Function, lifted: &[LiftedCopy]) -> CoalesceStat
     let mut q_ranges: Vec<Vec<(u32, u32)>> = (0..classes.class_count())
         .map(|c| {
             let members = classes.members(crate::cssa::ClassId::new(c));
-            members
-                .iter()
-                .fold(Vec::new(), |acc, &v| merge(&acc, intervals.ranges(v)))
+            members.iter().fold(Vec::new(), |acc, &v| merge(&acc, intervals.ranges(v)))
         })
         .collect();
     let mut rename: Vec<u32> = (0..f.value_count).collect();
@@ -128,8 +119,7 @@ pub fn phi_mem_coalesce(f: &mut Function, lifted: &[LiftedCopy]) -> CoalesceStat
 
     // Delete the removed copies and rename every use.
     for data in f.blocks.values_mut() {
-        data.insts
-            .retain(|i| !i.dest.is_some_and(|d| removed_values.contains(d)));
+        data.insts.retain(|i| !i.dest.is_some_and(|d| removed_values.contains(d)));
         for phi in &mut data.phis {
             for a in &mut phi.args {
                 *a = resolve(&rename, *a);

@@ -78,11 +78,7 @@ pub fn build_ssa(program: &Program, config: &Config) -> Result<Module, PassError
 ///   optimization ran.
 pub fn check_construction(program: &Program, module: &Module, opts: &BraunOptions) -> Result<(), PassError> {
     let cytron = construct_cytron(program);
-    verify_module(&cytron).map_err(|e| PassError {
-        pass: "cytron".into(),
-        check: "verify",
-        message: e.to_string(),
-    })?;
+    verify_module(&cytron).map_err(|e| PassError { pass: "cytron".into(), check: "verify", message: e.to_string() })?;
     check_construction_against(module, opts, &cytron)
 }
 

@@ -27,23 +27,11 @@ use crate::liveness::Liveness;
 /// index `i + 1` the point right after instruction `i`, and the last index
 /// the end.
 pub fn pressure_profile(f: &Function, live: &Liveness) -> EntityVec<Block, Vec<usize>> {
-    f.blocks
-        .keys()
-        .map(|b| {
-            occupied_at_points(f, b, live)
-                .iter()
-                .map(|s| s.len())
-                .collect()
-        })
-        .collect()
+    f.blocks.keys().map(|b| occupied_at_points(f, b, live).iter().map(|s| s.len()).collect()).collect()
 }
 
 /// The maximum number of values live at once at any program point of `f`
 /// (0 for a function without values).
 pub fn max_pressure(f: &Function, live: &Liveness) -> usize {
-    pressure_profile(f, live)
-        .values()
-        .flat_map(|p| p.iter().copied())
-        .max()
-        .unwrap_or(0)
+    pressure_profile(f, live).values().flat_map(|p| p.iter().copied()).max().unwrap_or(0)
 }

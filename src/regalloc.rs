@@ -129,7 +129,8 @@ pub fn allocate_function(f: &Function, opts: &RegallocOptions) -> Result<(MFunct
         stages.push(("phi-mem-coalesce", f.clone()));
     }
 
-    let spill_opts = SpillOptions { k: opts.k, load_lowering: opts.load_lowering, recycle_reloads: opts.recycle_reloads };
+    let spill_opts =
+        SpillOptions { k: opts.k, load_lowering: opts.load_lowering, recycle_reloads: opts.recycle_reloads };
     let spilled = spill(&mut f, &spill_opts).map_err(|e| fail("spill", "demand<=K", e))?;
     verify_function(&f).map_err(|e| fail("spill", "verify", e))?;
     check_cssa(&f).map_err(|e| fail("spill", "cssa", e))?;

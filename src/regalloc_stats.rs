@@ -123,7 +123,19 @@ pub fn comparison_table(
     let _ = writeln!(
         s,
         "{:<24} {:>7} {:>6} {:>7} {:>7} {:>7} {:>6} | {:>9} {:>9} {:>9} {:>8} | {:>9} {:>9}",
-        "configuration", "spilled", "slots", "loads", "stores", "moves", "swaps", "dyn loads", "dyn store", "dyn moves", "dyn swap", "static mem", "dyn mem"
+        "configuration",
+        "spilled",
+        "slots",
+        "loads",
+        "stores",
+        "moves",
+        "swaps",
+        "dyn loads",
+        "dyn store",
+        "dyn moves",
+        "dyn swap",
+        "static mem",
+        "dyn mem"
     );
     for (name, c) in &counts {
         let _ = writeln!(

@@ -95,11 +95,7 @@ where
 /// output a deterministic function of the order of `copies`.
 ///
 /// Panics on the preconditions of [`sequentialize_parallel_copy`].
-pub fn sequentialize_with_circuit_test<L>(
-    copies: &[(L, L)],
-    spare: L,
-    test: CircuitTest,
-) -> Vec<(L, L)>
+pub fn sequentialize_with_circuit_test<L>(copies: &[(L, L)], spare: L, test: CircuitTest) -> Vec<(L, L)>
 where
     L: Copy + Eq + Hash + Ord + fmt::Debug,
 {
@@ -185,10 +181,7 @@ where
         if let Some(j) = seen.insert(b, i) {
             panic!("{b:?} is the destination of moves {j} and {i} of a parallel copy");
         }
-        assert!(
-            b != spare && a != spare,
-            "the spare location {spare:?} is named by move {i} of the parallel copy"
-        );
+        assert!(b != spare && a != spare, "the spare location {spare:?} is named by move {i} of the parallel copy");
     }
 }
 
@@ -240,10 +233,7 @@ where
             }
         }
         if mark.get(&x) == Some(&Mark::OnWalk) && pred.contains_key(&x) {
-            let first = walk
-                .iter()
-                .position(|&y| y == x)
-                .expect("a node on the walk is in the walk");
+            let first = walk.iter().position(|&y| y == x).expect("a node on the walk is in the walk");
             if walk[first..].iter().all(|y| out_degree[y] == 1) {
                 closed_cycles += 1;
             }
@@ -266,11 +256,7 @@ pub struct UndefinedRead<L> {
 
 impl<L: fmt::Debug> fmt::Display for UndefinedRead<L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "copy {} reads {:?}, which holds no value",
-            self.index, self.location
-        )
+        write!(f, "copy {} reads {:?}, which holds no value", self.index, self.location)
     }
 }
 
@@ -285,10 +271,7 @@ where
     V: Clone,
 {
     for (index, &(dst, src)) in seq.iter().enumerate() {
-        let v = store.get(&src).cloned().ok_or(UndefinedRead {
-            index,
-            location: src,
-        })?;
+        let v = store.get(&src).cloned().ok_or(UndefinedRead { index, location: src })?;
         store.insert(dst, v);
     }
     Ok(())

@@ -276,9 +276,8 @@ pub fn eliminate_ssa(
             }
             stats.parallel_copies += 1;
             let pc = ParallelCopy { moves };
-            pc.check_spartan().map_err(|e| {
-                EliminationError(format!("the phi column {b} -> {s} is not spartan (Theorem 1): {e}"))
-            })?;
+            pc.check_spartan()
+                .map_err(|e| EliminationError(format!("the phi column {b} -> {s} is not spartan (Theorem 1): {e}")))?;
             let hoisted_slots = &em.hoisted_slots;
             let skip_store = |slot: Slot, _: Reg| hoisted_slots.contains(&slot);
             let hooks = SkipHooks { skip_store: &skip_store, skip_load: &|_: Slot, _: Reg| false };
@@ -296,6 +295,7 @@ pub fn eliminate_ssa(
         };
         blocks.push(MBlock { preds: data.preds.clone(), phis, insts: out, term, term_reads });
     }
-    let params = f.params.iter().map(|&p| Ok((em.loc(p)?, em.canon[p]))).collect::<Result<Vec<_>, EliminationError>>()?;
+    let params =
+        f.params.iter().map(|&p| Ok((em.loc(p)?, em.canon[p]))).collect::<Result<Vec<_>, EliminationError>>()?;
     Ok((MFunction { name: f.name.clone(), k, slot_count: a.slot_count, params, blocks }, stats))
 }

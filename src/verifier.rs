@@ -155,12 +155,7 @@ struct Verifier<'a> {
 
 impl Verifier<'_> {
     fn error(&self, block: Option<Block>, value: Option<Value>, message: String) -> VerifyError {
-        VerifyError {
-            function: self.f.name.clone(),
-            block,
-            value,
-            message,
-        }
+        VerifyError { function: self.f.name.clone(), block, value, message }
     }
 
     /// The place of a use at the end of block `b` (after its last
@@ -183,11 +178,7 @@ impl Verifier<'_> {
         let f = self.f;
         let n = f.blocks.len();
         if n == 0 {
-            return Err(self.error(
-                None,
-                None,
-                "the function has no blocks (it needs the entry b0)".to_string(),
-            ));
+            return Err(self.error(None, None, "the function has no blocks (it needs the entry b0)".to_string()));
         }
         // Successors and predecessors in range, before anything indexes by them.
         for (b, data) in f.blocks.iter() {
@@ -196,20 +187,13 @@ impl Verifier<'_> {
                     return Err(self.error(
                         Some(b),
                         None,
-                        format!(
-                            "the terminator `{}` names {s}, which does not exist",
-                            format_terminator(&data.term)
-                        ),
+                        format!("the terminator `{}` names {s}, which does not exist", format_terminator(&data.term)),
                     ));
                 }
             }
             for &p in &data.preds {
                 if p.index() >= n {
-                    return Err(self.error(
-                        Some(b),
-                        None,
-                        format!("predecessor {p} does not exist"),
-                    ));
+                    return Err(self.error(Some(b), None, format!("predecessor {p} does not exist")));
                 }
             }
         }
@@ -250,11 +234,7 @@ impl Verifier<'_> {
         }
         let dom = DomTree::compute(f);
         if let Some(b) = f.blocks.keys().find(|&b| !dom.is_reachable(b)) {
-            return Err(self.error(
-                Some(b),
-                None,
-                format!("{b} is not reachable from the entry b0"),
-            ));
+            return Err(self.error(Some(b), None, format!("{b} is not reachable from the entry b0")));
         }
         Ok(dom)
     }
@@ -270,10 +250,7 @@ impl Verifier<'_> {
                 Err(self.error(
                     block,
                     Some(v),
-                    format!(
-                        "{v} is mentioned, but value_count is {} (values must be below it)",
-                        f.value_count
-                    ),
+                    format!("{v} is mentioned, but value_count is {} (values must be below it)", f.value_count),
                 ))
             }
         };
@@ -311,11 +288,7 @@ impl Verifier<'_> {
                 return Err(self.error(
                     block,
                     Some(v),
-                    format!(
-                        "{v} is defined twice: by {} and by {}",
-                        self.describe(first),
-                        self.describe(def)
-                    ),
+                    format!("{v} is defined twice: by {} and by {}", self.describe(first), self.describe(def)),
                 ));
             }
             defs.insert(v, def);
@@ -337,20 +310,14 @@ impl Verifier<'_> {
                         return Err(self.error(
                             Some(b),
                             Some(d),
-                            format!(
-                                "`{}` names a result, but `{mnemonic}` defines no value",
-                                format_inst(inst)
-                            ),
+                            format!("`{}` names a result, but `{mnemonic}` defines no value", format_inst(inst)),
                         ));
                     }
                     (None, true) => {
                         return Err(self.error(
                             Some(b),
                             None,
-                            format!(
-                                "`{}` names no result, but `{mnemonic}` defines a value",
-                                format_inst(inst)
-                            ),
+                            format!("`{}` names no result, but `{mnemonic}` defines a value", format_inst(inst)),
                         ));
                     }
                 }
@@ -392,38 +359,20 @@ impl Verifier<'_> {
         user: &dyn Fn() -> String,
     ) -> Result<(), VerifyError> {
         let Some(&def) = defs.get(&v) else {
-            return Err(self.error(
-                Some(site.reported_in),
-                Some(v),
-                format!("{v} {} but is never defined", user()),
-            ));
+            return Err(self.error(Some(site.reported_in), Some(v), format!("{v} {} but is never defined", user())));
         };
         let d = def.block();
         let at = site.block;
-        let ok = if d == at {
-            def.place() < site.place
-        } else {
-            dom.strictly_dominates(d, at)
-        };
+        let ok = if d == at { def.place() < site.place } else { dom.strictly_dominates(d, at) };
         if ok {
             return Ok(());
         }
         let why = if d == at {
-            format!(
-                "its definition {} does not come before the use",
-                self.describe(def)
-            )
+            format!("its definition {} does not come before the use", self.describe(def))
         } else {
-            format!(
-                "its definition {} does not dominate {at}",
-                self.describe(def)
-            )
+            format!("its definition {} does not dominate {at}", self.describe(def))
         };
-        Err(self.error(
-            Some(site.reported_in),
-            Some(v),
-            format!("{v} {}, but {why}", user()),
-        ))
+        Err(self.error(Some(site.reported_in), Some(v), format!("{v} {}, but {why}", user())))
     }
 
     fn check_uses(&self, defs: &HashMap<Value, Def>, dom: &DomTree) -> Result<(), VerifyError> {
@@ -431,32 +380,20 @@ impl Verifier<'_> {
             for phi in &data.phis {
                 for (&a, &p) in phi.args.iter().zip(&data.preds) {
                     let user = || format!("flows into `{}` from {p}", format_phi(phi));
-                    let site = UseSite {
-                        reported_in: b,
-                        block: p,
-                        place: self.end_of(p),
-                    };
+                    let site = UseSite { reported_in: b, block: p, place: self.end_of(p) };
                     self.check_use(defs, dom, a, site, &user)?;
                 }
             }
             for (i, inst) in data.insts.iter().enumerate() {
                 for a in inst.op.args() {
                     let user = || format!("is used by `{}` in {b}", format_inst(inst));
-                    let site = UseSite {
-                        reported_in: b,
-                        block: b,
-                        place: i.saturating_add(2),
-                    };
+                    let site = UseSite { reported_in: b, block: b, place: i.saturating_add(2) };
                     self.check_use(defs, dom, a, site, &user)?;
                 }
             }
             if let Some(a) = data.term.arg() {
                 let user = || format!("is used by `{}` in {b}", format_terminator(&data.term));
-                let site = UseSite {
-                    reported_in: b,
-                    block: b,
-                    place: self.end_of(b),
-                };
+                let site = UseSite { reported_in: b, block: b, place: self.end_of(b) };
                 self.check_use(defs, dom, a, site, &user)?;
             }
         }

@@ -12,15 +12,12 @@ use pretty_assertions::assert_eq;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use ssaref::alloc_checker::{
-    check_allocation, check_module, check_no_scratch, AllocCheckError, AllocCheckErrorKind,
-    LocState, Site,
+    check_allocation, check_module, check_no_scratch, AllocCheckError, AllocCheckErrorKind, LocState, Site,
 };
 use ssaref::entity::EntityVec;
 use ssaref::ir::{BinOp, Block, UnOp, Value};
 use ssaref::ir_text::parse_module;
-use ssaref::mir::{
-    Annot, Loc, MBlock, MFunction, MInst, MInstA, MModule, MTerm, PhiAnnot, Reg, Slot,
-};
+use ssaref::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MModule, MTerm, PhiAnnot, Reg, Slot};
 use ssaref::outcome::{End, Outcome};
 use ssaref::verifier::verify_module;
 use ssaref_interp::{run_mir, run_ssa, InterpError, DEFAULT_FUEL};
@@ -47,21 +44,12 @@ fn slot(s: u32) -> Loc {
 
 /// An operation defining `d` from the values `reads`.
 fn op(inst: MInst, reads: &[u32], d: Option<u32>) -> MInstA {
-    MInstA {
-        inst,
-        annot: Annot {
-            reads: reads.iter().map(|&n| v(n)).collect(),
-            defines: d.map(v),
-        },
-    }
+    MInstA { inst, annot: Annot { reads: reads.iter().map(|&n| v(n)).collect(), defines: d.map(v) } }
 }
 
 /// A transfer: no annotation.
 fn transfer(inst: MInst) -> MInstA {
-    MInstA {
-        inst,
-        annot: Annot::default(),
-    }
+    MInstA { inst, annot: Annot::default() }
 }
 
 fn konst(dst: Reg, imm: i64, d: u32) -> MInstA {
@@ -97,14 +85,7 @@ fn jump(b: u32) -> (MTerm, Option<Value>) {
 }
 
 fn br(cond: Reg, value: u32, then_dest: u32, else_dest: u32) -> (MTerm, Option<Value>) {
-    (
-        MTerm::Branch {
-            cond,
-            then_dest: Block(then_dest),
-            else_dest: Block(else_dest),
-        },
-        Some(v(value)),
-    )
+    (MTerm::Branch { cond, then_dest: Block(then_dest), else_dest: Block(else_dest) }, Some(v(value)))
 }
 
 fn ret(r: Reg, value: u32) -> (MTerm, Option<Value>) {
@@ -112,26 +93,11 @@ fn ret(r: Reg, value: u32) -> (MTerm, Option<Value>) {
 }
 
 fn phi(dest: u32, loc: Loc, args: &[u32]) -> PhiAnnot {
-    PhiAnnot {
-        dest: v(dest),
-        loc,
-        args: args.iter().map(|&n| v(n)).collect(),
-    }
+    PhiAnnot { dest: v(dest), loc, args: args.iter().map(|&n| v(n)).collect() }
 }
 
-fn block(
-    preds: &[u32],
-    phis: Vec<PhiAnnot>,
-    insts: Vec<MInstA>,
-    (term, term_reads): (MTerm, Option<Value>),
-) -> MBlock {
-    MBlock {
-        preds: preds.iter().map(|&b| Block(b)).collect(),
-        phis,
-        insts,
-        term,
-        term_reads,
-    }
+fn block(preds: &[u32], phis: Vec<PhiAnnot>, insts: Vec<MInstA>, (term, term_reads): (MTerm, Option<Value>)) -> MBlock {
+    MBlock { preds: preds.iter().map(|&b| Block(b)).collect(), phis, insts, term, term_reads }
 }
 
 fn function(k: usize, slot_count: u32, params: &[(Loc, u32)], blocks: Vec<MBlock>) -> MFunction {
@@ -165,15 +131,7 @@ fn reject(f: &MFunction) -> AllocCheckError {
 fn assert_wrong_value(e: &AllocCheckError, site: Site, loc: Loc, expected: u32, found: LocState) {
     assert_eq!(e.function, "main");
     assert_eq!(e.site, site, "{e}");
-    assert_eq!(
-        e.kind,
-        AllocCheckErrorKind::WrongValue {
-            loc,
-            expected: v(expected),
-            found
-        },
-        "{e}"
-    );
+    assert_eq!(e.kind, AllocCheckErrorKind::WrongValue { loc, expected: v(expected), found }, "{e}");
 }
 
 // ---------------------------------------------------------------------------
@@ -248,11 +206,7 @@ b3(b1):
 /// `SWAP_LOOP_SSA` with `k = 4`: v3 in rax, v4 in rcx, v5 in rdx. With
 /// `with_swap` false, the swap that implements the cycle is missing.
 fn swap_loop_allocated(with_swap: bool) -> MFunction {
-    let mut body = vec![
-        out(RAX, 3),
-        konst(RBX, 1, 6),
-        bin(BinOp::Sub, RDX, (RDX, 5), (RBX, 6), 7),
-    ];
+    let mut body = vec![out(RAX, 3), konst(RBX, 1, 6), bin(BinOp::Sub, RDX, (RDX, 5), (RBX, 6), 7)];
     if with_swap {
         body.push(swap(RAX, RCX));
     }
@@ -261,29 +215,15 @@ fn swap_loop_allocated(with_swap: bool) -> MFunction {
         0,
         &[(reg(RAX), 0)],
         vec![
-            block(
-                &[],
-                vec![],
-                vec![mov(RDX, RAX), konst(RAX, 10, 1), konst(RCX, 20, 2)],
-                jump(1),
-            ),
+            block(&[], vec![], vec![mov(RDX, RAX), konst(RAX, 10, 1), konst(RCX, 20, 2)], jump(1)),
             block(
                 &[0, 2],
-                vec![
-                    phi(3, reg(RAX), &[1, 4]),
-                    phi(4, reg(RCX), &[2, 3]),
-                    phi(5, reg(RDX), &[0, 7]),
-                ],
+                vec![phi(3, reg(RAX), &[1, 4]), phi(4, reg(RCX), &[2, 3]), phi(5, reg(RDX), &[0, 7])],
                 vec![],
                 br(RDX, 5, 2, 3),
             ),
             block(&[1], vec![], body, jump(1)),
-            block(
-                &[1],
-                vec![],
-                vec![bin(BinOp::Sub, RAX, (RAX, 3), (RCX, 4), 8)],
-                ret(RAX, 8),
-            ),
+            block(&[1], vec![], vec![bin(BinOp::Sub, RAX, (RAX, 3), (RCX, 4), 8)], ret(RAX, 8)),
         ],
     )
 }
@@ -308,10 +248,7 @@ fn clobber_allocated(clobber: bool) -> MFunction {
         vec![block(
             &[],
             vec![],
-            vec![
-                bin(BinOp::Add, dst, (RAX, 0), (RCX, 1), 2),
-                bin(BinOp::Mul, RAX, (RAX, 0), (dst, 2), 3),
-            ],
+            vec![bin(BinOp::Add, dst, (RAX, 0), (RCX, 1), 2), bin(BinOp::Mul, RAX, (RAX, 0), (dst, 2), 3)],
             ret(RAX, 3),
         )],
     )
@@ -335,11 +272,7 @@ b1(b0):
 /// rdx. The path must be implemented from its end: first rdx = rcx, then
 /// rcx = rax. With `wrong_order`, rcx is written before its value is read.
 fn path_allocated(wrong_order: bool) -> MFunction {
-    let copies = if wrong_order {
-        vec![mov(RCX, RAX), mov(RDX, RCX)]
-    } else {
-        vec![mov(RDX, RCX), mov(RCX, RAX)]
-    };
+    let copies = if wrong_order { vec![mov(RCX, RAX), mov(RDX, RCX)] } else { vec![mov(RDX, RCX), mov(RCX, RAX)] };
     let mut b0 = vec![konst(RDX, 100, 2), out(RDX, 2)];
     b0.extend(copies);
     function(
@@ -398,12 +331,7 @@ fn spill_allocated(bug: SpillBug) -> MFunction {
         reload(RCX, 1),
         bin(BinOp::Sub, RAX, (RAX, 0), (RCX, 1), 5),
     ]);
-    function(
-        2,
-        2,
-        &[(reg(RAX), 0), (reg(RCX), 1)],
-        vec![block(&[], vec![], insts, ret(RAX, 5))],
-    )
+    function(2, 2, &[(reg(RAX), 0), (reg(RCX), 1)], vec![block(&[], vec![], insts, ret(RAX, 5))])
 }
 
 /// A value live across a diamond that one arm must not clobber.
@@ -467,9 +395,7 @@ fn accepts_a_value_spilled_before_a_loop_and_reloaded_in_it() {
     let mut f = swap_loop_allocated(true);
     f.slot_count = 1;
     f.blocks[Block(0)].insts.insert(0, spill(0, RAX));
-    f.blocks[Block(2)]
-        .insts
-        .splice(0..0, [reload(RBX, 0), out(RBX, 0)]);
+    f.blocks[Block(2)].insts.splice(0..0, [reload(RBX, 0), out(RBX, 0)]);
     accept(&f);
     assert_eq!(check_module(&MModule { functions: vec![f] }), Ok(()));
 }
@@ -485,18 +411,8 @@ fn accepts_a_branch_to_the_same_block_twice() {
         0,
         &[(reg(RAX), 0)],
         vec![
-            block(
-                &[],
-                vec![],
-                vec![konst(RCX, 1, 1), konst(RDX, 2, 2)],
-                br(RAX, 0, 1, 1),
-            ),
-            block(
-                &[0, 0],
-                vec![phi(3, reg(RCX), &[1, 1])],
-                vec![],
-                ret(RCX, 3),
-            ),
+            block(&[], vec![], vec![konst(RCX, 1, 1), konst(RDX, 2, 2)], br(RAX, 0, 1, 1)),
+            block(&[0, 0], vec![phi(3, reg(RCX), &[1, 1])], vec![], ret(RCX, 3)),
         ],
     );
     accept(&f);
@@ -504,12 +420,7 @@ fn accepts_a_branch_to_the_same_block_twice() {
     let e = reject(&f);
     assert_wrong_value(
         &e,
-        Site::PhiEdge {
-            pred: Block(0),
-            block: Block(1),
-            edge: 1,
-            phi: 0,
-        },
+        Site::PhiEdge { pred: Block(0), block: Block(1), edge: 1, phi: 0 },
         reg(RCX),
         2,
         LocState::Value(v(1)),
@@ -522,21 +433,9 @@ fn accepts_a_branch_to_the_same_block_twice() {
 #[test]
 fn rejects_a_clobbered_register() {
     let e = reject(&clobber_allocated(true));
-    assert_wrong_value(
-        &e,
-        Site::Inst {
-            block: Block(0),
-            index: 1,
-        },
-        reg(RAX),
-        0,
-        LocState::Value(v(2)),
-    );
+    assert_wrong_value(&e, Site::Inst { block: Block(0), index: 1 }, reg(RAX), 0, LocState::Value(v(2)));
     assert_eq!(e.register(), Some(RAX));
-    assert_eq!(
-        e.to_string(),
-        "function `main`, block b0, instruction 1: rax should hold v0, but it holds v2"
-    );
+    assert_eq!(e.to_string(), "function `main`, block b0, instruction 1: rax should hold v0, but it holds v2");
 }
 
 #[test]
@@ -544,12 +443,7 @@ fn rejects_a_lost_swap_in_a_phi_cycle() {
     let e = reject(&swap_loop_allocated(false));
     assert_wrong_value(
         &e,
-        Site::PhiEdge {
-            pred: Block(2),
-            block: Block(1),
-            edge: 1,
-            phi: 0,
-        },
+        Site::PhiEdge { pred: Block(2), block: Block(1), edge: 1, phi: 0 },
         reg(RAX),
         4,
         LocState::Value(v(3)),
@@ -566,12 +460,7 @@ fn rejects_a_path_implemented_in_the_wrong_order() {
     let e = reject(&path_allocated(true));
     assert_wrong_value(
         &e,
-        Site::PhiEdge {
-            pred: Block(0),
-            block: Block(1),
-            edge: 0,
-            phi: 1,
-        },
+        Site::PhiEdge { pred: Block(0), block: Block(1), edge: 0, phi: 1 },
         reg(RDX),
         1,
         LocState::Value(v(0)),
@@ -581,31 +470,13 @@ fn rejects_a_path_implemented_in_the_wrong_order() {
 #[test]
 fn rejects_a_reload_from_the_wrong_slot() {
     let e = reject(&spill_allocated(SpillBug::WrongSlot));
-    assert_wrong_value(
-        &e,
-        Site::Inst {
-            block: Block(0),
-            index: 8,
-        },
-        reg(RAX),
-        0,
-        LocState::Value(v(1)),
-    );
+    assert_wrong_value(&e, Site::Inst { block: Block(0), index: 8 }, reg(RAX), 0, LocState::Value(v(1)));
 }
 
 #[test]
 fn rejects_a_missing_store() {
     let e = reject(&spill_allocated(SpillBug::MissingStore));
-    assert_wrong_value(
-        &e,
-        Site::Inst {
-            block: Block(0),
-            index: 7,
-        },
-        reg(RAX),
-        0,
-        LocState::Unknown,
-    );
+    assert_wrong_value(&e, Site::Inst { block: Block(0), index: 7 }, reg(RAX), 0, LocState::Unknown);
     assert_eq!(
         e.to_string(),
         "function `main`, block b0, instruction 7: rax should hold v0, but it holds nothing \
@@ -616,13 +487,7 @@ fn rejects_a_missing_store() {
 #[test]
 fn rejects_a_conflict_at_a_join() {
     let e = reject(&diamond_allocated(true));
-    assert_wrong_value(
-        &e,
-        Site::Terminator(Block(3)),
-        reg(RCX),
-        1,
-        LocState::Conflict,
-    );
+    assert_wrong_value(&e, Site::Terminator(Block(3)), reg(RCX), 1, LocState::Conflict);
     assert_eq!(
         e.to_string(),
         "function `main`, block b3, terminator: rcx should hold v1, but it holds different \
@@ -661,25 +526,14 @@ fn stale_allocated() -> MFunction {
     let mut f = swap_loop_allocated(true);
     f.slot_count = 1;
     f.blocks[Block(2)].insts.insert(0, spill(0, RDX));
-    f.blocks[Block(3)]
-        .insts
-        .splice(0..0, [reload(RBX, 0), out(RBX, 5)]);
+    f.blocks[Block(3)].insts.splice(0..0, [reload(RBX, 0), out(RBX, 5)]);
     f
 }
 
 #[test]
 fn rejects_a_copy_from_an_earlier_trip_around_a_loop() {
     let e = reject(&stale_allocated());
-    assert_wrong_value(
-        &e,
-        Site::Inst {
-            block: Block(3),
-            index: 1,
-        },
-        reg(RBX),
-        5,
-        LocState::Conflict,
-    );
+    assert_wrong_value(&e, Site::Inst { block: Block(3), index: 1 }, reg(RBX), 5, LocState::Conflict);
     // Reloading from rdx's own copy instead is right.
     let mut f = stale_allocated();
     f.blocks[Block(3)].insts[0] = mov(RBX, RDX);
@@ -692,22 +546,10 @@ fn rejects_a_register_beyond_k() {
     // 4, as a scratch register, instead of swapping.
     let mut f = swap_loop_allocated(false);
     let scratch = Reg(4);
-    f.blocks[Block(2)]
-        .insts
-        .extend([mov(scratch, RAX), mov(RAX, RCX), mov(RCX, scratch)]);
+    f.blocks[Block(2)].insts.extend([mov(scratch, RAX), mov(RAX, RCX), mov(RCX, scratch)]);
     let e = check_no_scratch(&f).expect_err("rbp is register 4");
-    assert_eq!(
-        e.site,
-        Site::Inst {
-            block: Block(2),
-            index: 3
-        },
-        "{e}"
-    );
-    assert_eq!(
-        e.kind,
-        AllocCheckErrorKind::RegisterOutOfRange { reg: scratch, k: 4 }
-    );
+    assert_eq!(e.site, Site::Inst { block: Block(2), index: 3 }, "{e}");
+    assert_eq!(e.kind, AllocCheckErrorKind::RegisterOutOfRange { reg: scratch, k: 4 });
     assert_eq!(
         e.to_string(),
         "function `main`, block b2, instruction 3: rbp (register #4) is not one of the 4 \
@@ -730,16 +572,10 @@ fn rejects_a_register_beyond_k() {
     );
     let mut g = clobber_allocated(false);
     g.params[1].0 = reg(RDX);
-    assert_eq!(
-        check_no_scratch(&g).map_err(|e| e.site),
-        Err(Site::Param(1))
-    );
+    assert_eq!(check_no_scratch(&g).map_err(|e| e.site), Err(Site::Param(1)));
     let mut g = swap_loop_allocated(true);
     g.blocks[Block(1)].phis[2].loc = Loc::Reg(Reg(4));
-    assert_eq!(
-        check_no_scratch(&g).map_err(|e| e.site),
-        Err(Site::Block(Block(1)))
-    );
+    assert_eq!(check_no_scratch(&g).map_err(|e| e.site), Err(Site::Block(Block(1))));
 }
 
 // ---------------------------------------------------------------------------
@@ -758,35 +594,17 @@ fn rejects_bad_ranges() {
     f.k = 1;
     assert_eq!(reject(&f).kind, AllocCheckErrorKind::RegisterCount { k: 1 });
     f.k = 16;
-    assert_eq!(
-        reject(&f).kind,
-        AllocCheckErrorKind::RegisterCount { k: 16 }
-    );
+    assert_eq!(reject(&f).kind, AllocCheckErrorKind::RegisterCount { k: 16 });
     let mut f = straight_allocated();
     f.slot_count = 1;
     let e = reject(&f);
-    assert_eq!(
-        e.kind,
-        AllocCheckErrorKind::SlotOutOfRange {
-            slot: Slot(1),
-            slot_count: 1
-        }
-    );
-    assert_eq!(
-        e.site,
-        Site::Inst {
-            block: Block(0),
-            index: 2
-        }
-    );
+    assert_eq!(e.kind, AllocCheckErrorKind::SlotOutOfRange { slot: Slot(1), slot_count: 1 });
+    assert_eq!(e.site, Site::Inst { block: Block(0), index: 2 });
     let mut f = straight_allocated();
     f.params[1].0 = reg(RAX);
     let e = reject(&f);
     assert_eq!(e.site, Site::Param(1));
-    assert!(
-        kind_message(&e).contains("like an earlier parameter"),
-        "{e}"
-    );
+    assert!(kind_message(&e).contains("like an earlier parameter"), "{e}");
 }
 
 #[test]
@@ -794,10 +612,7 @@ fn rejects_annotations_that_do_not_fit() {
     let mut f = straight_allocated();
     f.blocks[Block(0)].insts[1].annot.reads.pop();
     let e = reject(&f);
-    assert!(
-        kind_message(&e).contains("names 1 read value(s) for 2 register"),
-        "{e}"
-    );
+    assert!(kind_message(&e).contains("names 1 read value(s) for 2 register"), "{e}");
 
     let mut f = straight_allocated();
     f.blocks[Block(0)].insts[1].annot.defines = None;
@@ -866,10 +681,7 @@ fn rejects_bad_control_flow() {
     assert!(kind_message(&reject(&f)).contains("no blocks"));
 
     let g = straight_allocated();
-    let e = check_module(&MModule {
-        functions: vec![g.clone(), g],
-    })
-    .expect_err("two functions named main");
+    let e = check_module(&MModule { functions: vec![g.clone(), g] }).expect_err("two functions named main");
     assert!(kind_message(&e).contains("same name"));
 }
 
@@ -899,36 +711,16 @@ fn never_panics_on_random_garbage() {
                 let (d, a, b) = (any_reg(&mut rng), any_reg(&mut rng), any_reg(&mut rng));
                 let inst = match rng.gen_range(0..7) {
                     0 => MInst::Const { dst: d, imm: 1 },
-                    1 => MInst::Unary {
-                        op: UnOp::Neg,
-                        dst: d,
-                        src: a,
-                    },
-                    2 => MInst::Binary {
-                        op: BinOp::Add,
-                        dst: d,
-                        a,
-                        b,
-                    },
+                    1 => MInst::Unary { op: UnOp::Neg, dst: d, src: a },
+                    2 => MInst::Binary { op: BinOp::Add, dst: d, a, b },
                     3 => MInst::Move { dst: d, src: a },
                     4 => MInst::Swap { a, b },
-                    5 => MInst::Spill {
-                        slot: Slot(rng.gen_range(0..4)),
-                        src: a,
-                    },
-                    _ => MInst::Reload {
-                        dst: d,
-                        slot: Slot(rng.gen_range(0..4)),
-                    },
+                    5 => MInst::Spill { slot: Slot(rng.gen_range(0..4)), src: a },
+                    _ => MInst::Reload { dst: d, slot: Slot(rng.gen_range(0..4)) },
                 };
-                let reads = (0..rng.gen_range(0..3))
-                    .map(|_| any_value(&mut rng))
-                    .collect();
+                let reads = (0..rng.gen_range(0..3)).map(|_| any_value(&mut rng)).collect();
                 let defines = rng.gen_bool(0.6).then(|| any_value(&mut rng));
-                insts.push(MInstA {
-                    inst,
-                    annot: Annot { reads, defines },
-                });
+                insts.push(MInstA { inst, annot: Annot { reads, defines } });
             }
             let term = match rng.gen_range(0..3) {
                 0 => MTerm::Jump(Block(any_block(&mut rng))),
@@ -939,16 +731,12 @@ fn never_panics_on_random_garbage() {
                 },
                 _ => MTerm::Return(any_reg(&mut rng)),
             };
-            let preds: Vec<Block> = (0..rng.gen_range(0..3))
-                .map(|_| Block(any_block(&mut rng)))
-                .collect();
+            let preds: Vec<Block> = (0..rng.gen_range(0..3)).map(|_| Block(any_block(&mut rng))).collect();
             let phis = (0..rng.gen_range(0..2))
                 .map(|_| PhiAnnot {
                     dest: any_value(&mut rng),
                     loc: any_loc(&mut rng),
-                    args: (0..rng.gen_range(0..3))
-                        .map(|_| any_value(&mut rng))
-                        .collect(),
+                    args: (0..rng.gen_range(0..3)).map(|_| any_value(&mut rng)).collect(),
                 })
                 .collect();
             blocks.push(MBlock {
@@ -959,9 +747,7 @@ fn never_panics_on_random_garbage() {
                 term_reads: rng.gen_bool(0.7).then(|| any_value(&mut rng)),
             });
         }
-        let params: Vec<(Loc, u32)> = (0..rng.gen_range(0..3))
-            .map(|i| (any_loc(&mut rng), i))
-            .collect();
+        let params: Vec<(Loc, u32)> = (0..rng.gen_range(0..3)).map(|i| (any_loc(&mut rng), i)).collect();
         let f = function(rng.gen_range(0..17), rng.gen_range(0..5), &params, blocks);
         if let Err(e) = check_allocation(&f) {
             // Printing must not panic either.
@@ -1025,11 +811,7 @@ fn agree(ssa: &str, good: MFunction, bad: MFunction, args: &[i64]) {
     let expected = ssa_outcome(ssa, args);
     assert_eq!(mir_outcome(good, args), Ok(expected.clone()));
     let got = mir_outcome(bad, args);
-    assert_ne!(
-        got,
-        Ok(expected),
-        "the rejected allocation computes the SSA outcome"
-    );
+    assert_ne!(got, Ok(expected), "the rejected allocation computes the SSA outcome");
 }
 
 #[test]
@@ -1046,24 +828,14 @@ fn accepted_allocations_compute_the_ssa_outcome() {
 
 #[test]
 fn the_clobbered_register_changes_the_result() {
-    agree(
-        CLOBBER_SSA,
-        clobber_allocated(false),
-        clobber_allocated(true),
-        &[3, 4],
-    );
+    agree(CLOBBER_SSA, clobber_allocated(false), clobber_allocated(true), &[3, 4]);
 }
 
 #[test]
 fn the_lost_swap_changes_the_trace() {
     let bad = mir_outcome(swap_loop_allocated(false), &[3]).expect("runs");
     assert_eq!(bad.trace, vec![10, 10, 10]);
-    agree(
-        SWAP_LOOP_SSA,
-        swap_loop_allocated(true),
-        swap_loop_allocated(false),
-        &[3],
-    );
+    agree(SWAP_LOOP_SSA, swap_loop_allocated(true), swap_loop_allocated(false), &[3]);
 }
 
 #[test]
@@ -1074,47 +846,25 @@ fn the_stale_copy_changes_the_trace_or_reads_an_unwritten_slot() {
     let bad = mir_outcome(stale_allocated(), &[3]).expect("runs");
     assert_eq!(bad.trace, vec![10, 20, 10, 1]);
     agree(STALE_SSA, good, stale_allocated(), &[0]);
-    assert!(matches!(
-        mir_outcome(stale_allocated(), &[0]),
-        Err(InterpError::UseOfUndefinedLocation { .. })
-    ));
+    assert!(matches!(mir_outcome(stale_allocated(), &[0]), Err(InterpError::UseOfUndefinedLocation { .. })));
 }
 
 #[test]
 fn the_path_in_the_wrong_order_changes_the_result() {
-    agree(
-        PATH_SSA,
-        path_allocated(false),
-        path_allocated(true),
-        &[10, 3],
-    );
+    agree(PATH_SSA, path_allocated(false), path_allocated(true), &[10, 3]);
 }
 
 #[test]
 fn the_wrong_slot_changes_the_result() {
-    agree(
-        SPILL_SSA,
-        spill_allocated(SpillBug::None),
-        spill_allocated(SpillBug::WrongSlot),
-        &[10, 3],
-    );
+    agree(SPILL_SSA, spill_allocated(SpillBug::None), spill_allocated(SpillBug::WrongSlot), &[10, 3]);
 }
 
 #[test]
 fn the_missing_store_is_a_read_of_an_unwritten_slot() {
-    agree(
-        SPILL_SSA,
-        spill_allocated(SpillBug::None),
-        spill_allocated(SpillBug::MissingStore),
-        &[10, 3],
-    );
+    agree(SPILL_SSA, spill_allocated(SpillBug::None), spill_allocated(SpillBug::MissingStore), &[10, 3]);
     assert_eq!(
         mir_outcome(spill_allocated(SpillBug::MissingStore), &[10, 3]),
-        Err(InterpError::UseOfUndefinedLocation {
-            loc: reg(RAX),
-            block: Block(0),
-            inst: Some(7)
-        })
+        Err(InterpError::UseOfUndefinedLocation { loc: reg(RAX), block: Block(0), inst: Some(7) })
     );
 }
 
@@ -1123,30 +873,14 @@ fn the_conflict_shows_on_one_path_only() {
     // The checker rejects the allocation because of the then-path; on the
     // else-path the outcome is still right, which is why testing alone
     // needs the right input to notice.
-    agree(
-        DIAMOND_SSA,
-        diamond_allocated(false),
-        diamond_allocated(true),
-        &[1, 8],
-    );
-    assert_eq!(
-        mir_outcome(diamond_allocated(true), &[0, 8]),
-        Ok(ssa_outcome(DIAMOND_SSA, &[0, 8]))
-    );
+    agree(DIAMOND_SSA, diamond_allocated(false), diamond_allocated(true), &[1, 8]);
+    assert_eq!(mir_outcome(diamond_allocated(true), &[0, 8]), Ok(ssa_outcome(DIAMOND_SSA, &[0, 8])));
 }
 
 #[test]
 fn a_register_beyond_k_is_malformed_for_the_oracle_too() {
     let mut f = clobber_allocated(false);
-    f.blocks[Block(0)].insts[0].inst = MInst::Binary {
-        op: BinOp::Add,
-        dst: RDX,
-        a: RAX,
-        b: RCX,
-    };
+    f.blocks[Block(0)].insts[0].inst = MInst::Binary { op: BinOp::Add, dst: RDX, a: RAX, b: RCX };
     assert!(check_no_scratch(&f).is_err());
-    assert!(matches!(
-        mir_outcome(f, &[1, 2]),
-        Err(InterpError::Malformed(_))
-    ));
+    assert!(matches!(mir_outcome(f, &[1, 2]), Err(InterpError::Malformed(_))));
 }

@@ -50,7 +50,8 @@ fn fig1_local_value_numbering_reads_the_current_definition() {
     assert!(matches!(ops[1], Op::Binary(ssaref::ir::BinOp::Add, _, _)), "{ops:?}");
     // Without optimizations `b ← a` is a copy, and nothing folds.
     let plain = build(&p, BraunOptions::plain());
-    let copies = plain.functions[0].blocks.values().flat_map(|b| &b.insts).filter(|i| matches!(i.op, Op::Copy(_))).count();
+    let copies =
+        plain.functions[0].blocks.values().flat_map(|b| &b.insts).filter(|i| matches!(i.op, Op::Copy(_))).count();
     assert_eq!(copies, 1);
 }
 
@@ -70,7 +71,8 @@ fn fig2_global_value_numbering_places_one_header_phi() {
 /// The result equals Cytron's phi count (reducible, no optimization).
 #[test]
 fn fig3_while_loop_seals_the_header_last() {
-    let p = parse("fn main(n) { var i = 0; var s = 0; while (i < n) { if (i % 2) { s = s + i; } i = i + 1; } return s; }");
+    let p =
+        parse("fn main(n) { var i = 0; var s = 0; while (i < n) { if (i % 2) { s = s + i; } i = i + 1; } return s; }");
     let m = build(&p, BraunOptions::plain());
     let f = &m.functions[0];
     // i and s at the header, s at the if's join.
@@ -145,18 +147,27 @@ fn marker_variant_places_fewer_temporary_phis() {
 /// The witness cache (§3.1) answers repeated triviality checks.
 #[test]
 fn witness_cache_answers_rechecks() {
-    let p = parse("fn main(n) { var a = 0; var b = 0; while (n) { if (n & 1) { a = a + 1; b = a; } n = n - 1; } out a; out b; }");
+    let p = parse(
+        "fn main(n) { var a = 0; var b = 0; while (n) { if (n & 1) { a = a + 1; b = a; } n = n - 1; } out a; out b; }",
+    );
     let (with, stats) = construct_function(&p.functions[0], &BraunOptions::plain());
-    let (without, _) = construct_function(&p.functions[0], &BraunOptions { witness_cache: false, ..BraunOptions::plain() });
+    let (without, _) =
+        construct_function(&p.functions[0], &BraunOptions { witness_cache: false, ..BraunOptions::plain() });
     assert_eq!(with, without, "the cache changes speed, not the result");
     let _ = stats.witness_hits;
 }
 
 fn nested_ifs(depth: usize) -> Program {
-    let mut body = Block::new(vec![Stmt::Assign("x".into(), Expr::Binary(ssaref::ast::BinOp::Add, Box::new(Expr::Var("x".into())), Box::new(Expr::Lit(1))))]);
+    let mut body = Block::new(vec![Stmt::Assign(
+        "x".into(),
+        Expr::Binary(ssaref::ast::BinOp::Add, Box::new(Expr::Var("x".into())), Box::new(Expr::Lit(1))),
+    )]);
     for _ in 0..depth {
         body = Block::new(vec![
-            Stmt::Assign("x".into(), Expr::Binary(ssaref::ast::BinOp::Add, Box::new(Expr::Var("x".into())), Box::new(Expr::Lit(1)))),
+            Stmt::Assign(
+                "x".into(),
+                Expr::Binary(ssaref::ast::BinOp::Add, Box::new(Expr::Var("x".into())), Box::new(Expr::Lit(1))),
+            ),
             Stmt::If(Expr::Var("c".into()), body, None),
         ]);
     }
@@ -185,10 +196,15 @@ fn ten_thousand_nested_ifs_construct_without_stack_overflow() {
 #[test]
 fn a_million_statements_construct_without_stack_overflow() {
     let n = on_small_stack(|| {
-        let stmt = Stmt::Assign("x".into(), Expr::Binary(ssaref::ast::BinOp::Add, Box::new(Expr::Var("x".into())), Box::new(Expr::Var("y".into()))));
+        let stmt = Stmt::Assign(
+            "x".into(),
+            Expr::Binary(ssaref::ast::BinOp::Add, Box::new(Expr::Var("x".into())), Box::new(Expr::Var("y".into()))),
+        );
         let mut stmts = vec![stmt; 1_000_000];
         stmts.push(Stmt::Return(Expr::Var("x".into())));
-        let p = Program { functions: vec![Function { name: "main".into(), params: vec!["y".into()], body: Block::new(stmts) }] };
+        let p = Program {
+            functions: vec![Function { name: "main".into(), params: vec!["y".into()], body: Block::new(stmts) }],
+        };
         let m = construct_program(&p, &BraunOptions::all_on());
         ssaref::verifier::verify_module(&m).expect("valid SSA");
         m.functions[0].inst_count()

@@ -26,9 +26,7 @@ use ssaref::entity::{EntityRef, EntitySet, EntityVec};
 use ssaref::intervals::{compute_intervals, is_well_formed, merge, union_intersects};
 use ssaref::ir::{Block, Function, Module, Op, Value};
 use ssaref::ir_text::{parse_module, print_function};
-use ssaref::liveness::{
-    compute_liveness, interfere, live_after_each_inst, live_before_each_inst, Interference,
-};
+use ssaref::liveness::{compute_liveness, interfere, live_after_each_inst, live_before_each_inst, Interference};
 use ssaref::loops::loop_depth;
 use ssaref::oracle::Oracle;
 use ssaref::phi_lifting::{phi_lifting, LiftKind, LiftedCopy};
@@ -113,9 +111,7 @@ fn reference_liveness(f: &Function) -> (Vec<Vec<Value>>, Vec<Vec<Value>>) {
             up(a, b, &mut live_in, &mut live_out);
         }
     }
-    let to_vec = |s: Vec<std::collections::BTreeSet<Value>>| {
-        s.into_iter().map(|x| x.into_iter().collect()).collect()
-    };
+    let to_vec = |s: Vec<std::collections::BTreeSet<Value>>| s.into_iter().map(|x| x.into_iter().collect()).collect();
     (to_vec(live_in), to_vec(live_out))
 }
 
@@ -144,17 +140,11 @@ fn check_analyses(f: &Function, stage: &str) -> Result<(), String> {
     let interference = Interference::new(f, &live);
     let defined: Vec<Value> = {
         let defs = f.def_blocks();
-        (0..f.value_count)
-            .map(Value)
-            .filter(|&v| defs[v].is_some())
-            .collect()
+        (0..f.value_count).map(Value).filter(|&v| defs[v].is_some()).collect()
     };
     for &a in &defined {
         if !is_well_formed(intervals.ranges(a)) || intervals.ranges(a).is_empty() {
-            return Err(format!(
-                "{stage}: bad ranges of {a}: {:?}",
-                intervals.ranges(a)
-            ));
+            return Err(format!("{stage}: bad ranges of {a}: {:?}", intervals.ranges(a)));
         }
     }
     for (i, &a) in defined.iter().enumerate() {
@@ -176,9 +166,7 @@ fn check_analyses(f: &Function, stage: &str) -> Result<(), String> {
     for (i, &a) in defined.iter().enumerate().step_by(7) {
         for &b in defined[i + 1..].iter().step_by(5) {
             if interfere(f, &live, a, b) != interference.interfere(a, b) {
-                return Err(format!(
-                    "{stage}: interfere({a}, {b}) disagrees with Interference"
-                ));
+                return Err(format!("{stage}: interfere({a}, {b}) disagrees with Interference"));
             }
         }
     }
@@ -200,23 +188,16 @@ struct Stages {
 /// coalescing), Theorem 1 and that coalescing does not raise the pressure.
 fn run_stages(m: &Module) -> Result<Stages, String> {
     let mut stages = Stages {
-        split: Module {
-            functions: Vec::new(),
-        },
-        lifted: Module {
-            functions: Vec::new(),
-        },
-        coalesced: Module {
-            functions: Vec::new(),
-        },
+        split: Module { functions: Vec::new() },
+        lifted: Module { functions: Vec::new() },
+        coalesced: Module { functions: Vec::new() },
         per_function: Vec::new(),
     };
     for f in &m.functions {
         let name = &f.name;
         let mut split = f.clone();
         let inserted = split_critical_edges(&mut split);
-        let ctx =
-            |stage: &str, g: &Function| format!("`{name}` after {stage}:\n{}", print_function(g));
+        let ctx = |stage: &str, g: &Function| format!("`{name}` after {stage}:\n{}", print_function(g));
         verify_function(&split).map_err(|e| format!("{}\n{e}", ctx("split", &split)))?;
         if has_critical_edges(&split) {
             return Err(format!("{}\ncritical edges remain", ctx("split", &split)));
@@ -228,48 +209,31 @@ fn run_stages(m: &Module) -> Result<Stages, String> {
         if split_critical_edges(&mut again) != 0 || again != split {
             return Err(format!("`{name}`: splitting twice changed something"));
         }
-        check_analyses(&split, &format!("`{name}` split"))
-            .map_err(|e| format!("{}\n{e}", ctx("split", &split)))?;
+        check_analyses(&split, &format!("`{name}` split")).map_err(|e| format!("{}\n{e}", ctx("split", &split)))?;
 
         let mut lifted = split.clone();
         let copies = phi_lifting(&mut lifted);
         verify_function(&lifted).map_err(|e| format!("{}\n{e}", ctx("lifting", &lifted)))?;
-        check_lifted_shape(&split, &lifted, &copies)
-            .map_err(|e| format!("{}\n{e}", ctx("lifting", &lifted)))?;
+        check_lifted_shape(&split, &lifted, &copies).map_err(|e| format!("{}\n{e}", ctx("lifting", &lifted)))?;
         check_cssa(&lifted).map_err(|e| format!("{}\n{e}", ctx("lifting", &lifted)))?;
         check_analyses(&lifted, &format!("`{name}` lifted"))
             .map_err(|e| format!("{}\n{e}", ctx("lifting", &lifted)))?;
 
         let mut coalesced = lifted.clone();
         let stats = phi_mem_coalesce(&mut coalesced, &copies);
-        verify_function(&coalesced)
-            .map_err(|e| format!("{}\n{e}", ctx("coalescing", &coalesced)))?;
+        verify_function(&coalesced).map_err(|e| format!("{}\n{e}", ctx("coalescing", &coalesced)))?;
         check_cssa(&coalesced).map_err(|e| format!("{}\n{e}", ctx("coalescing", &coalesced)))?;
         check_analyses(&coalesced, &format!("`{name}` coalesced"))
             .map_err(|e| format!("{}\n{e}", ctx("coalescing", &coalesced)))?;
         if stats.removed + stats.kept != copies.len() || stats.kept_copies.len() != stats.kept {
-            return Err(format!(
-                "`{name}`: coalescing stats {stats:?} for {} copies",
-                copies.len()
-            ));
+            return Err(format!("`{name}`: coalescing stats {stats:?} for {} copies", copies.len()));
         }
-        let copies_left = coalesced
-            .blocks
-            .values()
-            .flat_map(|d| &d.insts)
-            .filter(|i| matches!(i.op, Op::Copy(_)))
-            .count();
-        let copies_before = split
-            .blocks
-            .values()
-            .flat_map(|d| &d.insts)
-            .filter(|i| matches!(i.op, Op::Copy(_)))
-            .count();
+        let copies_left =
+            coalesced.blocks.values().flat_map(|d| &d.insts).filter(|i| matches!(i.op, Op::Copy(_))).count();
+        let copies_before =
+            split.blocks.values().flat_map(|d| &d.insts).filter(|i| matches!(i.op, Op::Copy(_))).count();
         if copies_left != copies_before + stats.kept {
-            return Err(format!(
-                "`{name}`: {copies_left} copies left, expected {copies_before} + {}",
-                stats.kept
-            ));
+            return Err(format!("`{name}`: {copies_left} copies left, expected {copies_before} + {}", stats.kept));
         }
 
         let p_split = max_pressure(&split, &compute_liveness(&split));
@@ -287,9 +251,7 @@ fn run_stages(m: &Module) -> Result<Stages, String> {
                 ctx("coalescing", &coalesced)
             ));
         }
-        stages
-            .per_function
-            .push((p_split, p_lifted, p_coalesced, stats.removed, stats.kept));
+        stages.per_function.push((p_split, p_lifted, p_coalesced, stats.removed, stats.kept));
         stages.split.functions.push(split);
         stages.lifted.functions.push(lifted);
         stages.coalesced.functions.push(coalesced);
@@ -300,11 +262,7 @@ fn run_stages(m: &Module) -> Result<Stages, String> {
 /// After lifting: every phi's class is exactly the phi (its new destination
 /// and its lifted arguments), every other value is alone, and the copies are
 /// where the module documentation of phi_lifting.rs says.
-fn check_lifted_shape(
-    before: &Function,
-    after: &Function,
-    copies: &[LiftedCopy],
-) -> Result<(), String> {
+fn check_lifted_shape(before: &Function, after: &Function, copies: &[LiftedCopy]) -> Result<(), String> {
     let classes = phi_congruence_classes(after);
     let mut in_phi = EntitySet::with_capacity(after.value_count as usize);
     for data in after.blocks.values() {
@@ -313,10 +271,7 @@ fn check_lifted_shape(
             expected.sort();
             let class = classes.members(classes.class_of(phi.dest));
             if class != expected.as_slice() {
-                return Err(format!(
-                    "the class of {} is {class:?}, expected {expected:?}",
-                    phi.dest
-                ));
+                return Err(format!("the class of {} is {class:?}, expected {expected:?}", phi.dest));
             }
             for &v in &expected {
                 in_phi.insert(v);
@@ -328,65 +283,32 @@ fn check_lifted_shape(
             return Err(format!("{v} is in no phi but not alone in its class"));
         }
     }
-    if copies.len()
-        != before
-            .blocks
-            .values()
-            .map(|d| d.phis.len() * (d.preds.len() + 1))
-            .sum::<usize>()
-    {
-        return Err(format!(
-            "{} copies for the phis of the function",
-            copies.len()
-        ));
+    if copies.len() != before.blocks.values().map(|d| d.phis.len() * (d.preds.len() + 1)).sum::<usize>() {
+        return Err(format!("{} copies for the phis of the function", copies.len()));
     }
     for c in copies {
         let data = &after.blocks[c.block];
-        let pos = data
-            .insts
-            .iter()
-            .position(|i| i.dest == Some(c.copy) && i.op == Op::Copy(c.source));
+        let pos = data.insts.iter().position(|i| i.dest == Some(c.copy) && i.op == Op::Copy(c.source));
         let Some(pos) = pos else {
             return Err(format!("copy {c:?} not found"));
         };
         match c.kind {
-            LiftKind::Arg {
-                phi_block,
-                phi_dest,
-                edge,
-            } => {
-                let phi = after.blocks[phi_block]
-                    .phis
-                    .iter()
-                    .find(|p| p.dest == phi_dest);
-                if phi.map(|p| p.args[edge]) != Some(c.copy)
-                    || after.blocks[phi_block].preds[edge] != c.block
-                {
+            LiftKind::Arg { phi_block, phi_dest, edge } => {
+                let phi = after.blocks[phi_block].phis.iter().find(|p| p.dest == phi_dest);
+                if phi.map(|p| p.args[edge]) != Some(c.copy) || after.blocks[phi_block].preds[edge] != c.block {
                     return Err(format!("copy {c:?} does not feed its phi"));
                 }
                 // Only copies follow it.
-                if data.insts[pos..]
-                    .iter()
-                    .any(|i| !matches!(i.op, Op::Copy(_)))
-                {
-                    return Err(format!(
-                        "argument copy {c:?} is not at the end of {}",
-                        c.block
-                    ));
+                if data.insts[pos..].iter().any(|i| !matches!(i.op, Op::Copy(_))) {
+                    return Err(format!("argument copy {c:?} is not at the end of {}", c.block));
                 }
             }
             LiftKind::Dest { phi_block } => {
                 if phi_block != c.block || !data.phis.iter().any(|p| p.dest == c.source) {
                     return Err(format!("destination copy {c:?} is not in its phi's block"));
                 }
-                if data.insts[..pos]
-                    .iter()
-                    .any(|i| !matches!(i.op, Op::Copy(_)))
-                {
-                    return Err(format!(
-                        "destination copy {c:?} is not at the start of {}",
-                        c.block
-                    ));
+                if data.insts[..pos].iter().any(|i| !matches!(i.op, Op::Copy(_))) {
+                    return Err(format!("destination copy {c:?} is not at the start of {}", c.block));
                 }
             }
         }
@@ -395,30 +317,16 @@ fn check_lifted_shape(
 }
 
 /// Runs `main` of each stage and compares with the source's outcome.
-fn check_semantics(
-    program: &ssaref::ast::Program,
-    args: &[i64],
-    stages: &Stages,
-) -> Result<(), String> {
+fn check_semantics(program: &ssaref::ast::Program, args: &[i64], stages: &Stages) -> Result<(), String> {
     let expected = ssaref_interp::run_ast(program, args, FUEL).map_err(|e| e.to_string())?;
     if expected.end == ssaref::outcome::End::OutOfFuel {
         return Ok(());
     }
     let later = ssaref::pipeline::later_stage_fuel(FUEL);
-    for (stage, m) in [
-        ("split", &stages.split),
-        ("lifted", &stages.lifted),
-        ("coalesced", &stages.coalesced),
-    ] {
-        let got = common::InterpOracle
-            .run_ssa(m, args, later)
-            .map_err(|e| format!("{stage}: {e}"))?;
+    for (stage, m) in [("split", &stages.split), ("lifted", &stages.lifted), ("coalesced", &stages.coalesced)] {
+        let got = common::InterpOracle.run_ssa(m, args, later).map_err(|e| format!("{stage}: {e}"))?;
         if got != expected {
-            return Err(format!(
-                "{stage}: outcome {} but the source gives {}",
-                got.render(),
-                expected.render()
-            ));
+            return Err(format!("{stage}: outcome {} but the source gives {}", got.render(), expected.render()));
         }
     }
     Ok(())
@@ -433,19 +341,14 @@ fn corpus_pipeline_keeps_semantics_cssa_and_pressure() {
         let text = std::fs::read_to_string(&path).expect("readable case");
         let case = common::parse_case(&text).expect("case header parses");
         let program = ssaref::parser::parse_program(&text).expect("case parses");
-        for (variant, opts) in [
-            ("all_on", BraunOptions::all_on()),
-            ("plain", BraunOptions::plain()),
-        ] {
+        for (variant, opts) in [("all_on", BraunOptions::all_on()), ("plain", BraunOptions::plain())] {
             let module = construct_program(&program, &opts);
             match run_stages(&module) {
                 Ok(stages) => {
                     if let Err(e) = check_semantics(&program, &case.args, &stages) {
                         failures.push(format!("{name} [{variant}]: {e}"));
                     }
-                    for (f, &(a, b, c, removed, kept)) in
-                        module.functions.iter().zip(&stages.per_function)
-                    {
+                    for (f, &(a, b, c, removed, kept)) in module.functions.iter().zip(&stages.per_function) {
                         eprintln!(
                             "{name} [{variant}] {}: pressure {a} -> lifted {b} -> coalesced {c}; \
                              lifted copies removed {removed}, kept {kept}",
@@ -461,10 +364,7 @@ fn corpus_pipeline_keeps_semantics_cssa_and_pressure() {
     eprintln!("corpus: {totals}");
     assert!(failures.is_empty(), "failures:\n{}", failures.join("\n\n"));
     assert!(totals.modules >= 2 * 36);
-    assert!(
-        totals.removed > 0 && totals.kept > 0,
-        "coalescing both removes and keeps copies on the corpus"
-    );
+    assert!(totals.removed > 0 && totals.kept > 0, "coalescing both removes and keeps copies on the corpus");
 }
 
 /// Sums over many modules, for the report.
@@ -523,11 +423,7 @@ fn generated_programs_keep_semantics_cssa_and_pressure() {
     for seed in 0..300u64 {
         let shape = Shape::ALL[seed as usize % Shape::ALL.len()];
         let tc = TestCase::from_seed(seed, &shape.config());
-        let opts = if seed % 2 == 0 {
-            BraunOptions::all_on()
-        } else {
-            BraunOptions::plain()
-        };
+        let opts = if seed % 2 == 0 { BraunOptions::all_on() } else { BraunOptions::plain() };
         let module = construct_program(&tc.program, &opts);
         match run_stages(&module) {
             Ok(stages) => {
@@ -541,12 +437,9 @@ fn generated_programs_keep_semantics_cssa_and_pressure() {
                 }
                 totals.add(&stages);
             }
-            Err(e) => failures.push(format!(
-                "seed {seed} ({}, {}): {e}\n{}",
-                shape.name(),
-                opts.describe(),
-                tc.to_source()
-            )),
+            Err(e) => {
+                failures.push(format!("seed {seed} ({}, {}): {e}\n{}", shape.name(), opts.describe(), tc.to_source()))
+            }
         }
         if failures.len() >= 3 {
             break;
@@ -572,23 +465,13 @@ fn swap_problem_is_not_cssa_before_lifting_and_is_after() {
     assert!(err.to_string().contains("not in CSSA form"));
     // The header phis of x and y read each other on the back edge, so they
     // are in one class, and both are live at the header's start.
-    let header = f
-        .blocks
-        .keys()
-        .find(|&b| f.blocks[b].phis.len() >= 2)
-        .expect("loop header");
+    let header = f.blocks.keys().find(|&b| f.blocks[b].phis.len() >= 2).expect("loop header");
     let phis = &f.blocks[header].phis;
-    let dests: Vec<Value> = phis
-        .iter()
-        .filter(|p| p.args.iter().any(|a| phis.iter().any(|q| q.dest == *a)))
-        .map(|p| p.dest)
-        .collect();
+    let dests: Vec<Value> =
+        phis.iter().filter(|p| p.args.iter().any(|a| phis.iter().any(|q| q.dest == *a))).map(|p| p.dest).collect();
     assert_eq!(dests.len(), 2, "{}", print_function(&f));
     let classes = phi_congruence_classes(&f);
-    assert!(
-        dests.iter().all(|&d| classes.class_of(d) == err.class),
-        "{err}"
-    );
+    assert!(dests.iter().all(|&d| classes.class_of(d) == err.class), "{err}");
     let live = compute_liveness(&f);
     assert!(interfere(&f, &live, dests[0], dests[1]));
 
@@ -600,14 +483,8 @@ fn swap_problem_is_not_cssa_before_lifting_and_is_after() {
     assert!(stats.kept >= 1, "the swap needs a copy: {stats:?}");
     for n in 0..5 {
         let expected = ssaref_interp::run_ast(&program, &[n], FUEL).unwrap();
-        let m = Module {
-            functions: vec![f.clone()],
-        };
-        assert_eq!(
-            ssaref_interp::run_ssa(&m, &[n], FUEL).unwrap(),
-            expected,
-            "n = {n}"
-        );
+        let m = Module { functions: vec![f.clone()] };
+        assert_eq!(ssaref_interp::run_ssa(&m, &[n], FUEL).unwrap(), expected, "n = {n}");
     }
 }
 
@@ -615,24 +492,15 @@ fn swap_problem_is_not_cssa_before_lifting_and_is_after() {
 fn lost_copy_case_is_not_cssa_with_copy_propagation() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cases/lost_copy.src");
     let program = ssaref::parser::parse_program(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let mut f = construct_program(&program, &BraunOptions::all_on())
-        .main()
-        .unwrap()
-        .clone();
+    let mut f = construct_program(&program, &BraunOptions::all_on()).main().unwrap().clone();
     split_critical_edges(&mut f);
-    assert!(
-        check_cssa(&f).is_err(),
-        "y (the old x) is live after the loop with the new x"
-    );
+    assert!(check_cssa(&f).is_err(), "y (the old x) is live after the loop with the new x");
     let copies = phi_lifting(&mut f);
     check_cssa(&f).unwrap();
     phi_mem_coalesce(&mut f, &copies);
     check_cssa(&f).unwrap();
     // Without copy propagation, the copy `y = x` keeps the program CSSA.
-    let mut plain = construct_program(&program, &BraunOptions::plain())
-        .main()
-        .unwrap()
-        .clone();
+    let mut plain = construct_program(&program, &BraunOptions::plain()).main().unwrap().clone();
     split_critical_edges(&mut plain);
     check_cssa(&plain).unwrap();
 }
@@ -733,10 +601,7 @@ b3(b1, b2):
     let err = check_cssa(&f).expect_err("not CSSA");
     assert_eq!((err.a, err.b), (Value(1), Value(2)));
     let classes = phi_congruence_classes(&f);
-    assert_eq!(
-        classes.members(classes.class_of(Value(3))),
-        set_of(&[1, 2, 3, 4, 5]).as_slice()
-    );
+    assert_eq!(classes.members(classes.class_of(Value(3))), set_of(&[1, 2, 3, 4, 5]).as_slice());
     assert_eq!(classes.class_count(), 7 - 4);
 }
 
@@ -770,10 +635,7 @@ b3(b2):
     assert_eq!(members(&live.live_out[Block(0)]), set_of(&[0, 1]));
     check_analyses(&f, "irreducible").unwrap();
     let depth = loop_depth(&f);
-    assert_eq!(
-        depth.values().copied().collect::<Vec<_>>(),
-        vec![0, 1, 1, 0]
-    );
+    assert_eq!(depth.values().copied().collect::<Vec<_>>(), vec![0, 1, 1, 0]);
 }
 
 // ---------------------------------------------------------------------------
@@ -802,14 +664,7 @@ b1(b0, b0):
     assert_eq!(f.blocks[Block(1)].preds, vec![Block(2), Block(3)]);
     assert_eq!(f.succs(Block(0)), vec![Block(2), Block(3)]);
     for (arg, expected) in [(1, 10), (0, 20)] {
-        let out = ssaref_interp::run_ssa(
-            &Module {
-                functions: vec![f.clone()],
-            },
-            &[arg],
-            FUEL,
-        )
-        .unwrap();
+        let out = ssaref_interp::run_ssa(&Module { functions: vec![f.clone()] }, &[arg], FUEL).unwrap();
         assert_eq!(out.end, ssaref::outcome::End::Return(expected));
     }
     // A branch to a block with one predecessor is not split.
@@ -874,10 +729,7 @@ b4(b1):
 ",
     );
     assert_eq!(max_pressure(&before, &compute_liveness(&before)), 4);
-    assert_eq!(
-        max_pressure(&lifted_by_hand, &compute_liveness(&lifted_by_hand)),
-        5
-    );
+    assert_eq!(max_pressure(&lifted_by_hand, &compute_liveness(&lifted_by_hand)), 5);
     let mut split = before.clone();
     assert_eq!(split_critical_edges(&mut split), 1);
     phi_lifting(&mut split);
@@ -904,26 +756,14 @@ fn interval_intersection_corner_cases() {
     assert!(!union_intersects(&[(2, 2)], &[(3, 3)]));
     // Containment, and holes.
     assert!(union_intersects(&[(0, 10)], &[(4, 5)]));
-    assert!(!union_intersects(
-        &[(0, 1), (5, 6), (10, 12)],
-        &[(2, 4), (7, 9), (13, 20)]
-    ));
-    assert!(union_intersects(
-        &[(0, 1), (5, 6), (10, 12)],
-        &[(2, 4), (7, 9), (12, 20)]
-    ));
-    assert!(!union_intersects(
-        &[(0, u32::MAX - 1)],
-        &[(u32::MAX, u32::MAX)]
-    ));
+    assert!(!union_intersects(&[(0, 1), (5, 6), (10, 12)], &[(2, 4), (7, 9), (13, 20)]));
+    assert!(union_intersects(&[(0, 1), (5, 6), (10, 12)], &[(2, 4), (7, 9), (12, 20)]));
+    assert!(!union_intersects(&[(0, u32::MAX - 1)], &[(u32::MAX, u32::MAX)]));
     assert_eq!(merge(&[(1, 3)], &[(4, 5)]), vec![(1, 5)]);
     assert_eq!(merge(&[(1, 2)], &[(4, 5)]), vec![(1, 2), (4, 5)]);
     assert_eq!(merge(&[(1, 10)], &[(2, 3), (5, 12)]), vec![(1, 12)]);
     assert_eq!(merge(&[], &[(7, 7)]), vec![(7, 7)]);
-    assert_eq!(
-        merge(&[(0, 0)], &[(u32::MAX, u32::MAX)]),
-        vec![(0, 0), (u32::MAX, u32::MAX)]
-    );
+    assert_eq!(merge(&[(0, 0)], &[(u32::MAX, u32::MAX)]), vec![(0, 0), (u32::MAX, u32::MAX)]);
 }
 
 /// Random interval lists against bit sets.
@@ -958,11 +798,7 @@ fn interval_merge_and_intersection_agree_with_point_sets() {
         assert!(m.windows(2).all(|w| w[0].1 + 1 < w[1].0), "joined: {m:?}");
         for p in 0..40u32 {
             let inside = m.iter().any(|&(x, y)| x <= p && p <= y);
-            assert_eq!(
-                inside,
-                pa[p as usize] || pb[p as usize],
-                "{a:?} + {b:?} = {m:?} at {p}"
-            );
+            assert_eq!(inside, pa[p as usize] || pb[p as usize], "{a:?} + {b:?} = {m:?} at {p}");
         }
     }
 }
@@ -1002,12 +838,7 @@ fn lifting_and_coalescing_the_counting_loop() {
     verify_function(&f).unwrap();
     // One phi with two arguments: two argument copies and one destination copy.
     assert_eq!(copies.len(), 3);
-    assert!(matches!(
-        copies[2].kind,
-        LiftKind::Dest {
-            phi_block: Block(1)
-        }
-    ));
+    assert!(matches!(copies[2].kind, LiftKind::Dest { phi_block: Block(1) }));
     assert_eq!(copies[2].copy, Value(3));
     let stats = phi_mem_coalesce(&mut f, &copies);
     verify_function(&f).unwrap();
@@ -1015,17 +846,9 @@ fn lifting_and_coalescing_the_counting_loop() {
     // v1 := const 0 and the phi never overlap, nor does the phi's
     // destination copy; v5 = add v3, v2 and the lifted v3 do not either: all
     // copies go.
-    assert_eq!(
-        (stats.removed, stats.kept),
-        (3, 0),
-        "{}",
-        print_function(&f)
-    );
+    assert_eq!((stats.removed, stats.kept), (3, 0), "{}", print_function(&f));
     let m = Module { functions: vec![f] };
-    assert_eq!(
-        ssaref_interp::run_ssa(&m, &[4], FUEL).unwrap().end,
-        ssaref::outcome::End::Return(4)
-    );
+    assert_eq!(ssaref_interp::run_ssa(&m, &[4], FUEL).unwrap().end, ssaref::outcome::End::Return(4));
 }
 
 #[test]
@@ -1045,8 +868,7 @@ fn coalescing_rejects_copies_it_cannot_find() {
 /// dominator) for a reducible function: the reference for `loop_depth`.
 fn natural_loop_depth(f: &Function) -> EntityVec<Block, u32> {
     let dom = ssaref::dominance::DomTree::compute(f);
-    let mut bodies: std::collections::BTreeMap<Block, std::collections::BTreeSet<Block>> =
-        Default::default();
+    let mut bodies: std::collections::BTreeMap<Block, std::collections::BTreeSet<Block>> = Default::default();
     for u in f.blocks.keys() {
         for h in f.succs(u) {
             if dom.dominates(h, u) {
@@ -1074,29 +896,20 @@ fn natural_loop_depth(f: &Function) -> EntityVec<Block, u32> {
 fn loop_depth_matches_natural_loops_on_reducible_functions() {
     let mut compared = 0;
     for path in case_files() {
-        let program =
-            ssaref::parser::parse_program(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let program = ssaref::parser::parse_program(&std::fs::read_to_string(&path).unwrap()).unwrap();
         for opts in [BraunOptions::all_on(), BraunOptions::plain()] {
             for f in construct_program(&program, &opts).functions {
                 let mut g = f.clone();
                 split_critical_edges(&mut g);
                 for h in [f, g] {
                     if ssaref::reducibility::is_reducible(&h) {
-                        assert_eq!(
-                            loop_depth(&h),
-                            natural_loop_depth(&h),
-                            "{}",
-                            print_function(&h)
-                        );
+                        assert_eq!(loop_depth(&h), natural_loop_depth(&h), "{}", print_function(&h));
                         compared += 1;
                     } else {
                         // Every block on a cycle has depth at least 1.
                         let depth = loop_depth(&h);
                         for b in h.blocks.keys() {
-                            let on_cycle =
-                                ssaref::dominance::reverse_postorder(h.block_count(), b, |x| {
-                                    h.succs(x)
-                                })
+                            let on_cycle = ssaref::dominance::reverse_postorder(h.block_count(), b, |x| h.succs(x))
                                 .iter()
                                 .any(|&x| h.succs(x).contains(&b));
                             assert_eq!(depth[b] >= 1, on_cycle, "{b} in\n{}", print_function(&h));
@@ -1115,21 +928,14 @@ fn loop_depth_of_nested_loops() {
         "fn main(n) { var i = 0; var s = 0; while (i < n) { var j = 0; while (j < i) { s = s + j; j = j + 1; } i = i + 1; } return s; }",
     )
     .unwrap();
-    let f = construct_program(&program, &BraunOptions::plain())
-        .main()
-        .unwrap()
-        .clone();
+    let f = construct_program(&program, &BraunOptions::plain()).main().unwrap().clone();
     let depth = loop_depth(&f);
     let max = depth.values().copied().max().unwrap();
     assert_eq!(max, 2, "{}", print_function(&f));
     assert_eq!(depth[Block(0)], 0);
     // The block with `s = s + j` is at depth 2.
     let inner = f.blocks.keys().find(|&b| {
-        f.blocks[b]
-            .insts
-            .iter()
-            .any(|i| matches!(i.op, Op::Binary(ssaref::ir::BinOp::Add, ..)))
-            && depth[b] == 2
+        f.blocks[b].insts.iter().any(|i| matches!(i.op, Op::Binary(ssaref::ir::BinOp::Add, ..))) && depth[b] == 2
     });
     assert!(inner.is_some());
 }

@@ -172,11 +172,8 @@ fn program(cfg: &Cfg, placement: &[(Slot, Slot)]) -> Program {
             [] => stmts.push(Stmt::Return(Expr::Lit(0))),
             [t] => stmts.push(Stmt::Goto(label(*t))),
             [a, b] => {
-                let bit = bin(
-                    BinOp::And,
-                    bin(BinOp::Shr, var("p"), bin(BinOp::And, step, Expr::Lit(63))),
-                    Expr::Lit(1),
-                );
+                let bit =
+                    bin(BinOp::And, bin(BinOp::Shr, var("p"), bin(BinOp::And, step, Expr::Lit(63))), Expr::Lit(1));
                 stmts.push(Stmt::If(bit, Block::new(vec![Stmt::Goto(label(*a))]), None));
                 stmts.push(Stmt::Goto(label(*b)));
             }
@@ -214,7 +211,11 @@ fn check_one(program: &Program, variants: &[BraunOptions]) -> Result<bool, Strin
         for (name, m) in &modules {
             let got = InterpOracle.run_ssa(m, &[p], 1_000_000)?;
             if got != expected {
-                return Err(format!("{name} with p = {p}: {} instead of {}", got.render_full(), expected.render_full()));
+                return Err(format!(
+                    "{name} with p = {p}: {} instead of {}",
+                    got.render_full(),
+                    expected.render_full()
+                ));
             }
         }
     }
@@ -232,7 +233,8 @@ fn run(stride: usize) -> (usize, usize) {
         }
     }
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
-    let chunks: Vec<Vec<(Cfg, usize)>> = (0..threads).map(|t| jobs.iter().skip(t).step_by(threads).cloned().collect()).collect();
+    let chunks: Vec<Vec<(Cfg, usize)>> =
+        (0..threads).map(|t| jobs.iter().skip(t).step_by(threads).cloned().collect()).collect();
     let results: Vec<(usize, usize)> = std::thread::scope(|s| {
         let handles: Vec<_> = chunks
             .into_iter()
@@ -244,8 +246,10 @@ fn run(stride: usize) -> (usize, usize) {
                         let n = cfg.len();
                         let total = 9usize.pow(n as u32);
                         for code in (0..total).step_by(stride) {
-                            let placement: Vec<(Slot, Slot)> =
-                                (0..n).map(|i| (code / 9usize.pow(i as u32)) % 9).map(|d| (SLOTS[d % 3], SLOTS[d / 3])).collect();
+                            let placement: Vec<(Slot, Slot)> = (0..n)
+                                .map(|i| (code / 9usize.pow(i as u32)) % 9)
+                                .map(|d| (SLOTS[d % 3], SLOTS[d / 3]))
+                                .collect();
                             // x and y play symmetric roles (same constants,
                             // same kind of statements), so a placement and
                             // its mirror image are the same program up to

@@ -21,8 +21,7 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use ssaref::implement_spartan::{
-    check_implementation, count, implement_component, implement_spartan, run_seq, Counts,
-    ElimOptions, SkipHooks,
+    check_implementation, count, implement_component, implement_spartan, run_seq, Counts, ElimOptions, SkipHooks,
 };
 use ssaref::location_transfer_graph::{Component, LocationTransferGraph, ParallelCopy, Store};
 use ssaref::mir::{Loc, MInst, Reg, Slot};
@@ -60,10 +59,7 @@ fn loc_of(i: usize, regs: usize) -> Loc {
 /// The parallel copy that writes location `d` from `src[d]`, when set.
 fn copy_of(src: &[Option<usize>], regs: usize) -> ParallelCopy {
     ParallelCopy::new(
-        src.iter()
-            .enumerate()
-            .filter_map(|(d, s)| s.map(|s| (loc_of(d, regs), loc_of(s, regs))))
-            .collect(),
+        src.iter().enumerate().filter_map(|(d, s)| s.map(|s| (loc_of(d, regs), loc_of(s, regs)))).collect(),
     )
 }
 
@@ -71,12 +67,7 @@ fn copy_of(src: &[Option<usize>], regs: usize) -> ParallelCopy {
 /// `src[d]`: the source of destination `d`, if any. These are the
 /// well-defined parallel copies whose sources are distinct (condition 1).
 fn for_each_partial_injection(n: usize, f: &mut dyn FnMut(&[Option<usize>])) {
-    fn go(
-        d: usize,
-        src: &mut Vec<Option<usize>>,
-        used: &mut Vec<bool>,
-        f: &mut dyn FnMut(&[Option<usize>]),
-    ) {
+    fn go(d: usize, src: &mut Vec<Option<usize>>, used: &mut Vec<bool>, f: &mut dyn FnMut(&[Option<usize>])) {
         if d == src.len() {
             f(src);
             return;
@@ -148,11 +139,7 @@ fn check_spartan_space(regs: usize, slots: usize, stride: u64) -> SpartanStats {
         st.sampled += 1;
         let pc = copy_of(src, regs);
         let verdict = pc.is_spartan();
-        assert_eq!(
-            verdict,
-            spartan_by_indices(src, regs),
-            "is_spartan says {verdict} on {pc}"
-        );
+        assert_eq!(verdict, spartan_by_indices(src, regs), "is_spartan says {verdict} on {pc}");
         // Theorem 2 and its converse on this copy too.
         let graph = LocationTransferGraph::new(&pc).expect("a partial injection is well defined");
         assert_eq!(graph.is_spartan_graph(), verdict, "{pc}");
@@ -188,11 +175,7 @@ fn check_spartan_space(regs: usize, slots: usize, stride: u64) -> SpartanStats {
                     assert_eq!((code.len(), k.swaps), (nodes.len() - 1, 0), "{c}: {code:?}")
                 }
                 Component::Cycle(regs) => {
-                    assert_eq!(
-                        (code.len(), k.swaps),
-                        (regs.len() - 1, regs.len() - 1),
-                        "{c}"
-                    )
+                    assert_eq!((code.len(), k.swaps), (regs.len() - 1, regs.len() - 1), "{c}")
                 }
                 Component::SelfLoop(_) => assert!(code.is_empty(), "{c}: {code:?}"),
             }
@@ -203,20 +186,13 @@ fn check_spartan_space(regs: usize, slots: usize, stride: u64) -> SpartanStats {
         // Store hoisting and load lowering, with options and hook answers
         // drawn from the case number.
         let bits = mix(st.injections);
-        let opts = ElimOptions {
-            store_hoisting: bits & 1 == 1,
-            load_lowering: bits & 2 == 2,
-        };
+        let opts = ElimOptions { store_hoisting: bits & 1 == 1, load_lowering: bits & 2 == 2 };
         let bit = |m: Slot, r: Reg| (bits >> (2 + m.0 as usize * regs + r.0 as usize)) & 1 == 1;
         let skip_store = |m: Slot, r: Reg| bit(m, r);
         let skip_load = |m: Slot, r: Reg| !bit(m, r);
-        let hooks = SkipHooks {
-            skip_store: &skip_store,
-            skip_load: &skip_load,
-        };
+        let hooks = SkipHooks { skip_store: &skip_store, skip_load: &skip_load };
         let optimized = implement_spartan(&pc, &opts, &hooks).expect("spartan");
-        let k =
-            check_implementation(&pc, &opts, &hooks, &optimized).unwrap_or_else(|e| panic!("{e}"));
+        let k = check_implementation(&pc, &opts, &hooks, &optimized).unwrap_or_else(|e| panic!("{e}"));
         st.omitted += counts.total() - k.total();
     });
     st
@@ -233,11 +209,7 @@ fn every_spartan_copy_is_implemented_correctly_and_optimally() {
     let spaces: &[(usize, usize, u64, u64, u64)] = if full_run() {
         &[(6, 3, 1, 17_572_114, 2_330_072)]
     } else {
-        &[
-            (6, 2, 1, 1_441_729, 421_768),
-            (5, 3, 1, 1_441_729, 215_348),
-            (6, 3, 16, 17_572_114, 0),
-        ]
+        &[(6, 2, 1, 1_441_729, 421_768), (5, 3, 1, 1_441_729, 215_348), (6, 3, 16, 17_572_114, 0)]
     };
     for &(regs, slots, stride, injections, spartan) in spaces {
         let start = Instant::now();
@@ -282,8 +254,7 @@ fn check_theorem_2(regs: usize, slots: usize, stride: u64, part: u64) -> (u64, u
                 pc.moves.push((loc_of(d, regs), loc_of(s, regs)));
             }
         }
-        let graph = LocationTransferGraph::new(&pc)
-            .unwrap_or_else(|e| panic!("{pc} has distinct destinations: {e}"));
+        let graph = LocationTransferGraph::new(&pc).unwrap_or_else(|e| panic!("{pc} has distinct destinations: {e}"));
         let by_copy = pc.is_spartan();
         let by_graph = graph.is_spartan_graph();
         if by_copy != by_graph {
@@ -320,28 +291,21 @@ fn check_spartan_and_check_spartan_graph_agree_on_well_defined_copies() {
     if full_run() {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
         let parts: Vec<(u64, u64)> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|t| scope.spawn(move || check_theorem_2(6, 3, threads, t)))
-                .collect();
+            let handles: Vec<_> =
+                (0..threads).map(|t| scope.spawn(move || check_theorem_2(6, 3, threads, t))).collect();
             handles.into_iter().map(|h| h.join().unwrap()).collect()
         });
         let checked: u64 = parts.iter().map(|p| p.0).sum();
         let spartan: u64 = parts.iter().map(|p| p.1).sum();
         assert_eq!(checked, 10u64.pow(9));
-        report.push(format!(
-            "all {checked} over 6 registers and 3 slots ({spartan} spartan, {threads} threads)"
-        ));
+        report.push(format!("all {checked} over 6 registers and 3 slots ({spartan} spartan, {threads} threads)"));
     } else {
         let (checked, spartan) = check_theorem_2(4, 3, 1, 0);
         assert_eq!(checked, 8u64.pow(7));
-        report.push(format!(
-            "all {checked} over 4 registers and 3 slots ({spartan} spartan)"
-        ));
+        report.push(format!("all {checked} over 4 registers and 3 slots ({spartan} spartan)"));
         let stride = 9_973;
         let (checked, spartan) = check_theorem_2(6, 3, stride, 0);
-        report.push(format!(
-            "{checked} over 6 registers and 3 slots, one in {stride} ({spartan} spartan)"
-        ));
+        report.push(format!("{checked} over 6 registers and 3 slots, one in {stride} ({spartan} spartan)"));
     }
     eprintln!(
         "check_spartan = check_spartan_graph on well-defined copies: {}; {:.1}s",
@@ -369,10 +333,7 @@ fn pereira_fig7_allocation_is_frugal_and_its_columns_are_spartan() {
     // five congruence classes (rows) are m1, m2, none, m3, none.
     let mut class_slots = Vec::new();
     for i in 0..z.len() {
-        let mut slots: Vec<Loc> = [z[i], x[i], y[i]]
-            .into_iter()
-            .filter(|l| matches!(l, Loc::Slot(_)))
-            .collect();
+        let mut slots: Vec<Loc> = [z[i], x[i], y[i]].into_iter().filter(|l| matches!(l, Loc::Slot(_))).collect();
         slots.dedup();
         assert!(slots.len() <= 1, "row {} uses two slots", i + 1);
         class_slots.extend(slots);
@@ -381,10 +342,7 @@ fn pereira_fig7_allocation_is_frugal_and_its_columns_are_spartan() {
     for col in [&x, &y] {
         let pc = copy(&z, col);
         pc.check_spartan().unwrap_or_else(|e| panic!("{e}"));
-        LocationTransferGraph::new(&pc)
-            .unwrap()
-            .check_spartan_graph()
-            .unwrap_or_else(|e| panic!("{e}"));
+        LocationTransferGraph::new(&pc).unwrap().check_spartan_graph().unwrap_or_else(|e| panic!("{e}"));
     }
 }
 
@@ -408,46 +366,21 @@ fn pereira_fig7_column_x_needs_two_swaps_and_one_load() {
     assert_eq!(
         insts,
         vec![
-            MInst::Reload {
-                dst: Reg(0),
-                slot: Slot(1)
-            },
+            MInst::Reload { dst: Reg(0), slot: Slot(1) },
             // R4 ⊕ R3; R3 ⊕ R2, Algorithm 1's order for the cycle R2 → R3
             // → R4 → R2. The figure swaps R2, R4 then R3, R4, which is the
             // same order for the cycle listed from R3.
-            MInst::Swap {
-                a: Reg(3),
-                b: Reg(2)
-            },
-            MInst::Swap {
-                a: Reg(2),
-                b: Reg(1)
-            },
+            MInst::Swap { a: Reg(3), b: Reg(2) },
+            MInst::Swap { a: Reg(2), b: Reg(1) },
         ]
     );
     let k = check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &insts).unwrap();
-    assert_eq!(
-        k,
-        Counts {
-            swaps: 2,
-            loads: 1,
-            ..Counts::default()
-        }
-    );
+    assert_eq!(k, Counts { swaps: 2, loads: 1, ..Counts::default() });
     // The figure's own swaps, for the cycle listed from R3, are correct too.
     let figure = vec![
-        MInst::Reload {
-            dst: Reg(0),
-            slot: Slot(1),
-        },
-        MInst::Swap {
-            a: Reg(1),
-            b: Reg(3),
-        },
-        MInst::Swap {
-            a: Reg(2),
-            b: Reg(3),
-        },
+        MInst::Reload { dst: Reg(0), slot: Slot(1) },
+        MInst::Swap { a: Reg(1), b: Reg(3) },
+        MInst::Swap { a: Reg(2), b: Reg(3) },
     ];
     check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &figure).unwrap();
     assert_eq!(
@@ -457,34 +390,15 @@ fn pereira_fig7_column_x_needs_two_swaps_and_one_load() {
             &SkipHooks::NEVER
         )
         .unwrap(),
-        vec![
-            MInst::Swap {
-                a: Reg(1),
-                b: Reg(3)
-            },
-            MInst::Swap {
-                a: Reg(3),
-                b: Reg(2)
-            }
-        ]
+        vec![MInst::Swap { a: Reg(1), b: Reg(3) }, MInst::Swap { a: Reg(3), b: Reg(2) }]
     );
     // The printed store in place of the load leaves R1 wrong.
     let printed = vec![
-        MInst::Spill {
-            slot: Slot(1),
-            src: Reg(0),
-        },
-        MInst::Swap {
-            a: Reg(1),
-            b: Reg(3),
-        },
-        MInst::Swap {
-            a: Reg(2),
-            b: Reg(3),
-        },
+        MInst::Spill { slot: Slot(1), src: Reg(0) },
+        MInst::Swap { a: Reg(1), b: Reg(3) },
+        MInst::Swap { a: Reg(2), b: Reg(3) },
     ];
-    let e = check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &printed)
-        .unwrap_err();
+    let e = check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &printed).unwrap_err();
     assert!(e.contains("wrong result"), "{e}");
 }
 
@@ -496,49 +410,20 @@ fn pereira_fig7_column_y_needs_no_swap() {
     let (z, _, y) = fig7();
     let pc = copy(&z, &y);
     assert_eq!(
-        LocationTransferGraph::new(&pc)
-            .unwrap()
-            .components()
-            .unwrap(),
-        vec![
-            Component::Path(vec![m(3), r(2), r(3), r(1), m(2)]),
-            Component::SelfLoop(r(0)),
-        ]
+        LocationTransferGraph::new(&pc).unwrap().components().unwrap(),
+        vec![Component::Path(vec![m(3), r(2), r(3), r(1), m(2)]), Component::SelfLoop(r(0)),]
     );
     let insts = implement_spartan(&pc, &ElimOptions::default(), &SkipHooks::NEVER).unwrap();
     let expected = vec![
-        MInst::Spill {
-            slot: Slot(2),
-            src: Reg(1),
-        },
-        MInst::Move {
-            dst: Reg(1),
-            src: Reg(3),
-        },
-        MInst::Move {
-            dst: Reg(3),
-            src: Reg(2),
-        },
-        MInst::Reload {
-            dst: Reg(2),
-            slot: Slot(3),
-        },
+        MInst::Spill { slot: Slot(2), src: Reg(1) },
+        MInst::Move { dst: Reg(1), src: Reg(3) },
+        MInst::Move { dst: Reg(3), src: Reg(2) },
+        MInst::Reload { dst: Reg(2), slot: Slot(3) },
     ];
     assert_eq!(insts, expected);
     let k = check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &insts).unwrap();
-    assert_eq!(
-        k,
-        Counts {
-            moves: 2,
-            loads: 1,
-            stores: 1,
-            ..Counts::default()
-        }
-    );
-    let hoisting = ElimOptions {
-        store_hoisting: true,
-        load_lowering: false,
-    };
+    assert_eq!(k, Counts { moves: 2, loads: 1, stores: 1, ..Counts::default() });
+    let hoisting = ElimOptions { store_hoisting: true, load_lowering: false };
     let hoisted = implement_spartan(&pc, &hoisting, &SkipHooks::ALWAYS).unwrap();
     assert_eq!(hoisted, expected[1..]);
     check_implementation(&pc, &hoisting, &SkipHooks::ALWAYS, &hoisted).unwrap();
@@ -561,10 +446,7 @@ fn pereira_palsberg_fig1_needs_no_extra_location() {
     assert!(graph.check_spartan_graph().is_err());
     assert!(implement_spartan(&ssa_l2, &ElimOptions::default(), &SkipHooks::NEVER).is_err());
 
-    for column in [
-        copy(&[mem, reg], &[mem, reg]),
-        copy(&[mem, reg], &[mem, reg]),
-    ] {
+    for column in [copy(&[mem, reg], &[mem, reg]), copy(&[mem, reg], &[mem, reg])] {
         let insts = implement_spartan(&column, &ElimOptions::default(), &SkipHooks::NEVER).unwrap();
         assert!(insts.is_empty(), "{insts:?}");
         check_implementation(&column, &ElimOptions::default(), &SkipHooks::NEVER, &insts).unwrap();
@@ -582,23 +464,13 @@ fn algorithm_1_orders_and_their_reversals() {
     assert_eq!(
         insts,
         vec![
-            MInst::Spill {
-                slot: Slot(0),
-                src: Reg(2)
-            },
-            MInst::Move {
-                dst: Reg(2),
-                src: Reg(1)
-            },
-            MInst::Move {
-                dst: Reg(1),
-                src: Reg(0)
-            },
+            MInst::Spill { slot: Slot(0), src: Reg(2) },
+            MInst::Move { dst: Reg(2), src: Reg(1) },
+            MInst::Move { dst: Reg(1), src: Reg(0) },
         ]
     );
     let reversed: Vec<MInst> = insts.iter().rev().cloned().collect();
-    let e = check_implementation(&path, &ElimOptions::default(), &SkipHooks::NEVER, &reversed)
-        .unwrap_err();
+    let e = check_implementation(&path, &ElimOptions::default(), &SkipHooks::NEVER, &reversed).unwrap_err();
     assert!(e.contains("wrong result"), "{e}");
 
     // A cycle r0 → r1 → r2 → r3 → r0: r3 ⊕ r2; r2 ⊕ r1; r1 ⊕ r0.
@@ -607,36 +479,18 @@ fn algorithm_1_orders_and_their_reversals() {
     assert_eq!(
         insts,
         vec![
-            MInst::Swap {
-                a: Reg(3),
-                b: Reg(2)
-            },
-            MInst::Swap {
-                a: Reg(2),
-                b: Reg(1)
-            },
-            MInst::Swap {
-                a: Reg(1),
-                b: Reg(0)
-            },
+            MInst::Swap { a: Reg(3), b: Reg(2) },
+            MInst::Swap { a: Reg(2), b: Reg(1) },
+            MInst::Swap { a: Reg(1), b: Reg(0) },
         ]
     );
     let reversed: Vec<MInst> = insts.iter().rev().cloned().collect();
-    assert!(check_implementation(
-        &cycle,
-        &ElimOptions::default(),
-        &SkipHooks::NEVER,
-        &reversed
-    )
-    .is_err());
+    assert!(check_implementation(&cycle, &ElimOptions::default(), &SkipHooks::NEVER, &reversed).is_err());
     // A two-register cycle is one swap.
     let swap = copy(&[r(0), r(1)], &[r(1), r(0)]);
     assert_eq!(
         implement_spartan(&swap, &ElimOptions::default(), &SkipHooks::NEVER).unwrap(),
-        vec![MInst::Swap {
-            a: Reg(1),
-            b: Reg(0)
-        }]
+        vec![MInst::Swap { a: Reg(1), b: Reg(0) }]
     );
 }
 
@@ -646,35 +500,16 @@ fn algorithm_1_orders_and_their_reversals() {
 fn store_hoisting_and_load_lowering_omit_the_end_transfers() {
     let pc = copy(&[r(0), r(1), m(1)], &[m(0), r(0), r(1)]);
     let full = vec![
-        MInst::Spill {
-            slot: Slot(1),
-            src: Reg(1),
-        },
-        MInst::Move {
-            dst: Reg(1),
-            src: Reg(0),
-        },
-        MInst::Reload {
-            dst: Reg(0),
-            slot: Slot(0),
-        },
+        MInst::Spill { slot: Slot(1), src: Reg(1) },
+        MInst::Move { dst: Reg(1), src: Reg(0) },
+        MInst::Reload { dst: Reg(0), slot: Slot(0) },
     ];
-    let both = ElimOptions {
-        store_hoisting: true,
-        load_lowering: true,
-    };
+    let both = ElimOptions { store_hoisting: true, load_lowering: true };
     let cases: [(ElimOptions, SkipHooks<'_>, &[MInst]); 4] = [
         (ElimOptions::default(), SkipHooks::ALWAYS, &full),
         (both, SkipHooks::NEVER, &full),
         (both, SkipHooks::ALWAYS, &full[1..2]),
-        (
-            ElimOptions {
-                store_hoisting: false,
-                load_lowering: true,
-            },
-            SkipHooks::ALWAYS,
-            &full[..2],
-        ),
+        (ElimOptions { store_hoisting: false, load_lowering: true }, SkipHooks::ALWAYS, &full[..2]),
     ];
     for (opts, hooks, want) in cases {
         let got = implement_spartan(&pc, &opts, &hooks).unwrap();
@@ -691,16 +526,10 @@ fn store_hoisting_and_load_lowering_omit_the_end_transfers() {
         asked.borrow_mut().push(("load", m, r));
         r == Reg(0)
     };
-    let hooks = SkipHooks {
-        skip_store: &store,
-        skip_load: &load,
-    };
+    let hooks = SkipHooks { skip_store: &store, skip_load: &load };
     let got = implement_spartan(&pc, &both, &hooks).unwrap();
     assert_eq!(got, full[..2]);
-    assert_eq!(
-        *asked.borrow(),
-        vec![("store", Slot(1), Reg(1)), ("load", Slot(0), Reg(0))]
-    );
+    assert_eq!(*asked.borrow(), vec![("store", Slot(1), Reg(1)), ("load", Slot(0), Reg(0))]);
     check_implementation(&pc, &both, &hooks, &got).unwrap();
 }
 
@@ -730,10 +559,7 @@ fn non_spartan_copies_are_rejected() {
     // Not even well defined: no graph, no meaning.
     let ill = copy(&[r(0), r(0)], &[r(1), r(2)]);
     assert!(!ill.is_well_defined());
-    assert!(ill
-        .check_spartan()
-        .unwrap_err()
-        .contains("not well defined"));
+    assert!(ill.check_spartan().unwrap_err().contains("not well defined"));
     assert!(LocationTransferGraph::new(&ill).is_err());
     assert!(ill.apply(&Store::distinct(&ill.locations(), 0)).is_err());
     assert!(implement_spartan(&ill, &ElimOptions::default(), &SkipHooks::NEVER).is_err());
@@ -760,23 +586,9 @@ fn apply_and_run_seq() {
     assert_eq!(got, vec![(r(0), 11), (r(1), 10), (m(0), 11)]);
 
     let mut s = Store::distinct(&[r(0)], 0);
-    assert!(run_seq(
-        &[MInst::Move {
-            dst: Reg(0),
-            src: Reg(1)
-        }],
-        &mut s
-    )
-    .is_err());
+    assert!(run_seq(&[MInst::Move { dst: Reg(0), src: Reg(1) }], &mut s).is_err());
     assert!(run_seq(&[MInst::Out { src: Reg(0) }], &mut s).is_err());
-    assert!(run_seq(
-        &[MInst::Swap {
-            a: Reg(0),
-            b: Reg(0)
-        }],
-        &mut s
-    )
-    .is_ok());
+    assert!(run_seq(&[MInst::Swap { a: Reg(0), b: Reg(0) }], &mut s).is_ok());
 }
 
 /// The checker fails code that uses a scratch register, even when the
@@ -785,82 +597,33 @@ fn apply_and_run_seq() {
 fn check_implementation_rejects_scratch_locations_and_extra_instructions() {
     let pc = copy(&[r(0), r(1)], &[r(1), r(0)]);
     let with_scratch = vec![
-        MInst::Move {
-            dst: Reg(2),
-            src: Reg(0),
-        },
-        MInst::Move {
-            dst: Reg(0),
-            src: Reg(1),
-        },
-        MInst::Move {
-            dst: Reg(1),
-            src: Reg(2),
-        },
+        MInst::Move { dst: Reg(2), src: Reg(0) },
+        MInst::Move { dst: Reg(0), src: Reg(1) },
+        MInst::Move { dst: Reg(1), src: Reg(2) },
     ];
-    let e = check_implementation(
-        &pc,
-        &ElimOptions::default(),
-        &SkipHooks::NEVER,
-        &with_scratch,
-    )
-    .unwrap_err();
+    let e = check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &with_scratch).unwrap_err();
     assert!(e.contains("which the copy does not"), "{e}");
     let long = vec![
-        MInst::Swap {
-            a: Reg(0),
-            b: Reg(1),
-        },
-        MInst::Swap {
-            a: Reg(0),
-            b: Reg(1),
-        },
-        MInst::Swap {
-            a: Reg(0),
-            b: Reg(1),
-        },
+        MInst::Swap { a: Reg(0), b: Reg(1) },
+        MInst::Swap { a: Reg(0), b: Reg(1) },
+        MInst::Swap { a: Reg(0), b: Reg(1) },
     ];
-    let e =
-        check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &long).unwrap_err();
+    let e = check_implementation(&pc, &ElimOptions::default(), &SkipHooks::NEVER, &long).unwrap_err();
     assert!(e.contains("optimum"), "{e}");
 }
 
 #[test]
 fn count_sorts_instructions_by_kind() {
     let insts = [
-        MInst::Move {
-            dst: Reg(0),
-            src: Reg(1),
-        },
-        MInst::Swap {
-            a: Reg(0),
-            b: Reg(1),
-        },
-        MInst::Swap {
-            a: Reg(2),
-            b: Reg(1),
-        },
-        MInst::Reload {
-            dst: Reg(0),
-            slot: Slot(0),
-        },
-        MInst::Spill {
-            slot: Slot(0),
-            src: Reg(0),
-        },
+        MInst::Move { dst: Reg(0), src: Reg(1) },
+        MInst::Swap { a: Reg(0), b: Reg(1) },
+        MInst::Swap { a: Reg(2), b: Reg(1) },
+        MInst::Reload { dst: Reg(0), slot: Slot(0) },
+        MInst::Spill { slot: Slot(0), src: Reg(0) },
         MInst::Out { src: Reg(0) },
     ];
     let c = count(&insts);
-    assert_eq!(
-        c,
-        Counts {
-            moves: 1,
-            swaps: 2,
-            loads: 1,
-            stores: 1,
-            others: 1
-        }
-    );
+    assert_eq!(c, Counts { moves: 1, swaps: 2, loads: 1, stores: 1, others: 1 });
     assert_eq!(c.total(), insts.len());
 }
 

@@ -7,12 +7,9 @@ use pretty_assertions::assert_eq;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use ssaref::entity::EntityVec;
-use ssaref::ir::{
-    BinOp, Block, BlockData, Function, Inst, Module, Op, Phi, Terminator, UnOp, Value,
-};
+use ssaref::ir::{BinOp, Block, BlockData, Function, Inst, Module, Op, Phi, Terminator, UnOp, Value};
 use ssaref::ir_text::{
-    format_inst, format_phi, format_terminator, parse_function, parse_module, print_function,
-    print_module,
+    format_inst, format_phi, format_terminator, parse_function, parse_module, print_function, print_module,
 };
 
 /// The example of the module documentation, in canonical form (without its
@@ -128,49 +125,15 @@ fn example_round_trips_and_parses_to_the_expected_ir() {
     assert_eq!(main.blocks.len(), 4);
     let b1 = &main.blocks[Block(1)];
     assert_eq!(b1.preds, vec![Block(0), Block(2)]);
-    assert_eq!(
-        b1.phis,
-        vec![Phi {
-            dest: Value(4),
-            args: vec![Value(2), Value(6)]
-        }]
-    );
-    assert_eq!(
-        b1.insts,
-        vec![Inst {
-            dest: Some(Value(5)),
-            op: Op::Binary(BinOp::Lt, Value(4), Value(1))
-        }]
-    );
-    assert_eq!(
-        b1.term,
-        Terminator::Branch {
-            cond: Value(5),
-            then_dest: Block(2),
-            else_dest: Block(3)
-        }
-    );
+    assert_eq!(b1.phis, vec![Phi { dest: Value(4), args: vec![Value(2), Value(6)] }]);
+    assert_eq!(b1.insts, vec![Inst { dest: Some(Value(5)), op: Op::Binary(BinOp::Lt, Value(4), Value(1)) }]);
+    assert_eq!(b1.term, Terminator::Branch { cond: Value(5), then_dest: Block(2), else_dest: Block(3) });
     let b0 = &main.blocks[Block(0)];
     assert_eq!(b0.insts[0].op, Op::Const(-5));
-    assert_eq!(
-        b0.insts[2],
-        Inst {
-            dest: None,
-            op: Op::Store {
-                addr: Value(3),
-                value: Value(2)
-            }
-        }
-    );
+    assert_eq!(b0.insts[2], Inst { dest: None, op: Op::Store { addr: Value(3), value: Value(2) } });
     let other = &m.functions[1];
     assert_eq!(other.value_count, 1);
-    assert_eq!(
-        other.blocks[Block(0)].insts,
-        vec![Inst {
-            dest: Some(Value(0)),
-            op: Op::Undef
-        }]
-    );
+    assert_eq!(other.blocks[Block(0)].insts, vec![Inst { dest: Some(Value(0)), op: Op::Undef }]);
 }
 
 #[test]
@@ -187,13 +150,7 @@ fn extreme_constants_and_zero_argument_phis_round_trip() {
     let f = &m.functions[0];
     assert_eq!(f.blocks[Block(0)].insts[0].op, Op::Const(i64::MIN));
     assert_eq!(f.blocks[Block(0)].insts[1].op, Op::Const(i64::MAX));
-    assert_eq!(
-        f.blocks[Block(1)].phis,
-        vec![Phi {
-            dest: Value(7),
-            args: vec![]
-        }]
-    );
+    assert_eq!(f.blocks[Block(1)].phis, vec![Phi { dest: Value(7), args: vec![] }]);
     assert_eq!(f.value_count, u32::MAX);
 }
 
@@ -202,20 +159,8 @@ fn every_form_round_trips() {
     let m = round_trip(EVERY_FORM);
     let ops = &m.functions[0];
     assert_eq!(ops.blocks[Block(0)].insts.len(), 25);
-    assert_eq!(
-        ops.blocks[Block(0)].insts[23],
-        Inst {
-            dest: Some(Value(23)),
-            op: Op::Out(Value(22))
-        }
-    );
-    assert_eq!(
-        ops.blocks[Block(0)].insts[24],
-        Inst {
-            dest: None,
-            op: Op::Const(5)
-        }
-    );
+    assert_eq!(ops.blocks[Block(0)].insts[23], Inst { dest: Some(Value(23)), op: Op::Out(Value(22)) });
+    assert_eq!(ops.blocks[Block(0)].insts[24], Inst { dest: None, op: Op::Const(5) });
     assert_eq!(ops.blocks[Block(1)].preds, vec![Block(7), Block(u32::MAX)]);
     let empty = &m.functions[1];
     assert_eq!(empty.name, "fn");
@@ -226,10 +171,7 @@ fn every_form_round_trips() {
 #[test]
 fn empty_module_round_trips() {
     assert_eq!(round_trip("").functions.len(), 0);
-    assert_eq!(
-        parse_module("// only a comment\n\n   \n").unwrap(),
-        Module::default()
-    );
+    assert_eq!(parse_module("// only a comment\n\n   \n").unwrap(), Module::default());
 }
 
 #[test]
@@ -250,51 +192,18 @@ fn comments_whitespace_and_crlf_are_accepted_and_printed_canonically() {
 
 #[test]
 fn single_items_format_as_in_the_printer() {
-    assert_eq!(
-        format_phi(&Phi {
-            dest: Value(4),
-            args: vec![]
-        }),
-        "v4 = phi"
-    );
-    assert_eq!(
-        format_phi(&Phi {
-            dest: Value(4),
-            args: vec![Value(1), Value(2)]
-        }),
-        "v4 = phi v1, v2"
-    );
-    assert_eq!(
-        format_inst(&Inst {
-            dest: Some(Value(3)),
-            op: Op::Unary(UnOp::BitNot, Value(1))
-        }),
-        "v3 = bitnot v1"
-    );
-    assert_eq!(
-        format_inst(&Inst {
-            dest: None,
-            op: Op::Store {
-                addr: Value(1),
-                value: Value(2)
-            }
-        }),
-        "store v1, v2"
-    );
+    assert_eq!(format_phi(&Phi { dest: Value(4), args: vec![] }), "v4 = phi");
+    assert_eq!(format_phi(&Phi { dest: Value(4), args: vec![Value(1), Value(2)] }), "v4 = phi v1, v2");
+    assert_eq!(format_inst(&Inst { dest: Some(Value(3)), op: Op::Unary(UnOp::BitNot, Value(1)) }), "v3 = bitnot v1");
+    assert_eq!(format_inst(&Inst { dest: None, op: Op::Store { addr: Value(1), value: Value(2) } }), "store v1, v2");
     assert_eq!(format_terminator(&Terminator::Jump(Block(3))), "jump b3");
 }
 
 #[test]
 fn parse_function_wants_exactly_one_function() {
     assert_eq!(parse_function(DUPLICATE_PREDS).unwrap().name, "twice");
-    assert_eq!(
-        parse_function("").unwrap_err().to_string(),
-        "1:1: expected one function, found none"
-    );
-    assert_eq!(
-        parse_function(EXAMPLE).unwrap_err().to_string(),
-        "18:1: expected one function, found a second one"
-    );
+    assert_eq!(parse_function("").unwrap_err().to_string(), "1:1: expected one function, found none");
+    assert_eq!(parse_function(EXAMPLE).unwrap_err().to_string(), "18:1: expected one function, found a second one");
 }
 
 // ---------------------------------------------------------------------------
@@ -325,12 +234,7 @@ fn trim_value_count_counts_every_mention() {
     f.blocks[Block(3)].term = Terminator::Return(Value(40));
     f.trim_value_count();
     assert_eq!(f.value_count, 41);
-    let empty = Function {
-        name: "e".into(),
-        params: vec![],
-        blocks: EntityVec::new(),
-        value_count: 9,
-    };
+    let empty = Function { name: "e".into(), params: vec![], blocks: EntityVec::new(), value_count: 9 };
     let mut e = empty.clone();
     e.trim_value_count();
     assert_eq!(e.value_count, 0);
@@ -340,30 +244,15 @@ fn trim_value_count_counts_every_mention() {
 fn hand_built_function_with_spare_value_numbers_round_trips() {
     let mut blocks = EntityVec::new();
     let mut b0 = BlockData::new(Value(3));
-    b0.insts.push(Inst {
-        dest: Some(Value(3)),
-        op: Op::Const(7),
-    });
-    b0.term = Terminator::Branch {
-        cond: Value(0),
-        then_dest: Block(1),
-        else_dest: Block(1),
-    };
+    b0.insts.push(Inst { dest: Some(Value(3)), op: Op::Const(7) });
+    b0.term = Terminator::Branch { cond: Value(0), then_dest: Block(1), else_dest: Block(1) };
     blocks.push(b0);
     let mut b1 = BlockData::new(Value(9));
     b1.preds = vec![Block(0), Block(0)];
-    b1.phis.push(Phi {
-        dest: Value(9),
-        args: vec![Value(0), Value(3)],
-    });
+    b1.phis.push(Phi { dest: Value(9), args: vec![Value(0), Value(3)] });
     blocks.push(b1);
     // value_count is larger than needed, as passes may leave it.
-    let f = Function {
-        name: "spare".into(),
-        params: vec![Value(0)],
-        blocks,
-        value_count: 50,
-    };
+    let f = Function { name: "spare".into(), params: vec![Value(0)], blocks, value_count: 50 };
     assert_function_round_trips(&f);
     assert_eq!(parse_function(&print_function(&f)).unwrap().value_count, 10);
 }
@@ -414,24 +303,16 @@ fn random_function(rng: &mut SmallRng) -> Function {
     let mut blocks = EntityVec::new();
     for _ in 0..n {
         let mut data = BlockData::new(random_value(rng));
-        data.preds = (0..rng.gen_range(0..4))
-            .map(|_| random_block(rng, n))
-            .collect();
+        data.preds = (0..rng.gen_range(0..4)).map(|_| random_block(rng, n)).collect();
         for _ in 0..rng.gen_range(0..3) {
             let dest = random_value(rng);
-            let args = (0..rng.gen_range(0..4))
-                .map(|_| random_value(rng))
-                .collect();
+            let args = (0..rng.gen_range(0..4)).map(|_| random_value(rng)).collect();
             data.phis.push(Phi { dest, args });
         }
         for _ in 0..rng.gen_range(0..6) {
             let op = random_op(rng);
             // Usually the right shape, sometimes the wrong one.
-            let dest = if op.has_result() != rng.gen_ratio(1, 10) {
-                Some(random_value(rng))
-            } else {
-                None
-            };
+            let dest = if op.has_result() != rng.gen_ratio(1, 10) { Some(random_value(rng)) } else { None };
             data.insts.push(Inst { dest, op });
         }
         data.term = match rng.gen_range(0..3) {
@@ -445,16 +326,9 @@ fn random_function(rng: &mut SmallRng) -> Function {
         };
         blocks.push(data);
     }
-    let params = (0..rng.gen_range(0..4))
-        .map(|_| random_value(rng))
-        .collect();
+    let params = (0..rng.gen_range(0..4)).map(|_| random_value(rng)).collect();
     let names = ["main", "f", "_x9", "fn", "b0", "v1", "phi"];
-    Function {
-        name: names[rng.gen_range(0..names.len())].to_string(),
-        params,
-        blocks,
-        value_count: rng.gen(),
-    }
+    Function { name: names[rng.gen_range(0..names.len())].to_string(), params, blocks, value_count: rng.gen() }
 }
 
 #[test]
@@ -469,15 +343,11 @@ fn random_functions_round_trip_through_text() {
 fn random_modules_round_trip_through_text() {
     let mut rng = SmallRng::seed_from_u64(17);
     for _ in 0..200 {
-        let functions: Vec<Function> = (0..rng.gen_range(0..4))
-            .map(|_| random_function(&mut rng))
-            .collect();
+        let functions: Vec<Function> = (0..rng.gen_range(0..4)).map(|_| random_function(&mut rng)).collect();
         let m = Module { functions };
         let text = print_module(&m);
         let parsed = parse_module(&text).unwrap();
-        let expected = Module {
-            functions: m.functions.iter().map(trimmed).collect(),
-        };
+        let expected = Module { functions: m.functions.iter().map(trimmed).collect() };
         assert_eq!(parsed, expected);
         assert_eq!(print_module(&parsed), text);
     }
@@ -524,23 +394,14 @@ fn error_has_line_column_and_message() {
 
 #[test]
 fn unknown_mnemonic() {
-    assert_eq!(
-        error("fn f() {\nb0:\n    frob v1\n    ret v1\n}\n"),
-        "3:5: unknown mnemonic `frob`"
-    );
-    assert_eq!(
-        error("fn f() {\nb0:\n    v1 = Add v0, v0\n"),
-        "3:10: unknown mnemonic `Add`"
-    );
+    assert_eq!(error("fn f() {\nb0:\n    frob v1\n    ret v1\n}\n"), "3:5: unknown mnemonic `frob`");
+    assert_eq!(error("fn f() {\nb0:\n    v1 = Add v0, v0\n"), "3:10: unknown mnemonic `Add`");
 }
 
 #[test]
 fn blocks_out_of_order() {
     let src = "fn f(v0) {\nb0:\n    ret v0\nb2:\n    ret v0\n}\n";
-    assert_eq!(
-        error(src),
-        "4:1: expected block b1, found b2: blocks must appear in order b0, b1, ... without gaps"
-    );
+    assert_eq!(error(src), "4:1: expected block b1, found b2: blocks must appear in order b0, b1, ... without gaps");
     assert_eq!(
         error("fn f(v0) {\n  b1:\n    ret v0\n}\n"),
         "2:3: expected block b0, found b1: blocks must appear in order b0, b1, ... without gaps"
@@ -554,18 +415,9 @@ fn blocks_out_of_order() {
 
 #[test]
 fn missing_terminator() {
-    assert_eq!(
-        error("fn f(v0) {\nb0:\n    out v0\nb1:\n    ret v0\n}\n"),
-        "4:1: block b0 has no terminator"
-    );
-    assert_eq!(
-        error("fn f(v0) {\nb0:\n    out v0\n}\n"),
-        "4:1: block b0 has no terminator"
-    );
-    assert_eq!(
-        error("fn f(v0) {\nb0:\n}\n"),
-        "3:1: block b0 has no terminator"
-    );
+    assert_eq!(error("fn f(v0) {\nb0:\n    out v0\nb1:\n    ret v0\n}\n"), "4:1: block b0 has no terminator");
+    assert_eq!(error("fn f(v0) {\nb0:\n    out v0\n}\n"), "4:1: block b0 has no terminator");
+    assert_eq!(error("fn f(v0) {\nb0:\n}\n"), "3:1: block b0 has no terminator");
 }
 
 #[test]
@@ -591,52 +443,25 @@ fn instruction_after_terminator() {
 #[test]
 fn bad_numbers() {
     let inst = |i: &str| error(&format!("fn f() {{\nb0:\n    {i}\n    ret v0\n}}\n"));
-    assert_eq!(
-        inst("v0 = const 9223372036854775808"),
-        "3:16: integer `9223372036854775808` does not fit in 64 bits"
-    );
-    assert_eq!(
-        inst("v0 = const -9223372036854775809"),
-        "3:16: integer `-9223372036854775809` does not fit in 64 bits"
-    );
+    assert_eq!(inst("v0 = const 9223372036854775808"), "3:16: integer `9223372036854775808` does not fit in 64 bits");
+    assert_eq!(inst("v0 = const -9223372036854775809"), "3:16: integer `-9223372036854775809` does not fit in 64 bits");
     assert_eq!(
         inst("v0 = const 99999999999999999999999"),
         "3:16: integer `99999999999999999999999` does not fit in 64 bits"
     );
     assert_eq!(inst("v0 = const 12ab"), "3:16: bad integer `12ab`");
-    assert_eq!(
-        inst("v0 = const 007"),
-        "3:16: bad integer `007`: no leading zeros allowed"
-    );
+    assert_eq!(inst("v0 = const 007"), "3:16: bad integer `007`: no leading zeros allowed");
     assert_eq!(inst("v0 = const -0"), "3:16: bad integer `-0`: write `0`");
-    assert_eq!(
-        inst("v0 = const v1"),
-        "3:16: expected an integer, found `v1`"
-    );
-    assert_eq!(
-        inst("v0 = const"),
-        "3:15: expected an integer, found end of line"
-    );
-    assert_eq!(
-        inst("v01 = copy v1"),
-        "3:5: bad value `v01`: no leading zeros allowed"
-    );
-    assert_eq!(
-        inst("v4294967295 = copy v1"),
-        "3:5: value `v4294967295` is out of range (the largest is v4294967294)"
-    );
+    assert_eq!(inst("v0 = const v1"), "3:16: expected an integer, found `v1`");
+    assert_eq!(inst("v0 = const"), "3:15: expected an integer, found end of line");
+    assert_eq!(inst("v01 = copy v1"), "3:5: bad value `v01`: no leading zeros allowed");
+    assert_eq!(inst("v4294967295 = copy v1"), "3:5: value `v4294967295` is out of range (the largest is v4294967294)");
     assert_eq!(
         inst("v0 = copy v99999999999999999999"),
         "3:15: value `v99999999999999999999` is out of range (the largest is v4294967294)"
     );
-    assert_eq!(
-        inst("jump b4294967296"),
-        "3:10: block `b4294967296` is out of range (the largest is b4294967295)"
-    );
-    assert_eq!(
-        error("fn f() {\nb00:\n"),
-        "2:1: bad block `b00`: no leading zeros allowed"
-    );
+    assert_eq!(inst("jump b4294967296"), "3:10: block `b4294967296` is out of range (the largest is b4294967295)");
+    assert_eq!(error("fn f() {\nb00:\n"), "2:1: bad block `b00`: no leading zeros allowed");
 }
 
 #[test]
@@ -645,10 +470,7 @@ fn unterminated_function() {
         error("fn f(v0) {\nb0:\n    ret v0\n"),
         "4:1: unexpected end of input: function `f` is not closed by `}`"
     );
-    assert_eq!(
-        error("fn f(v0) {"),
-        "1:11: unexpected end of input: function `f` is not closed by `}`"
-    );
+    assert_eq!(error("fn f(v0) {"), "1:11: unexpected end of input: function `f` is not closed by `}`");
     assert_eq!(
         error("fn f(v0) {\nb0:\n    ret v0\nfn g() {\n}\n"),
         "4:1: function `f` is not closed: expected `}` before the next `fn`"
@@ -659,54 +481,21 @@ fn unterminated_function() {
 fn other_syntax_errors() {
     let body = |lines: &str| error(&format!("fn f(v0) {{\nb0:\n{lines}\n}}\n"));
     assert_eq!(body("    v1 = copy v0 #"), "3:18: unexpected character '#'");
-    assert_eq!(
-        body("    v1 = copy v0 / 2"),
-        "3:18: unexpected character '/'"
-    );
+    assert_eq!(body("    v1 = copy v0 / 2"), "3:18: unexpected character '/'");
     assert_eq!(body("    v1 = neg - v0"), "3:14: unexpected character '-'");
     assert_eq!(body("    v1 = copy v0 é"), "3:18: unexpected character 'é'");
     assert_eq!(body("    v1 = add v0 v0"), "3:17: expected `,`, found `v0`");
-    assert_eq!(
-        body("    v1 = add v0,"),
-        "3:17: expected a value such as `v0`, found end of line"
-    );
-    assert_eq!(
-        body("    v1 = copy x"),
-        "3:15: expected a value such as `v0`, found `x`"
-    );
-    assert_eq!(
-        body("    v1 = copy v0, v0"),
-        "3:17: expected end of line, found `,`"
-    );
+    assert_eq!(body("    v1 = add v0,"), "3:17: expected a value such as `v0`, found end of line");
+    assert_eq!(body("    v1 = copy x"), "3:15: expected a value such as `v0`, found `x`");
+    assert_eq!(body("    v1 = copy v0, v0"), "3:17: expected end of line, found `,`");
     assert_eq!(body("    v1 copy v0"), "3:5: expected `=` after `v1`");
-    assert_eq!(
-        body("    x = copy v0"),
-        "3:5: expected a value such as `v0`, found `x`"
-    );
-    assert_eq!(
-        body("    v1 ="),
-        "3:9: expected an instruction, found end of line"
-    );
-    assert_eq!(
-        body("    v1 = 5"),
-        "3:10: expected an instruction, found `5`"
-    );
-    assert_eq!(
-        body("    v1 = ret v0"),
-        "3:5: a terminator defines no value"
-    );
-    assert_eq!(
-        body("    phi v0"),
-        "3:5: a phi must define a value: write `vN = phi ...`"
-    );
-    assert_eq!(
-        body("    jump 3"),
-        "3:10: expected a block such as `b0`, found `3`"
-    );
-    assert_eq!(
-        body("    br v0, b1"),
-        "3:14: expected `,`, found end of line"
-    );
+    assert_eq!(body("    x = copy v0"), "3:5: expected a value such as `v0`, found `x`");
+    assert_eq!(body("    v1 ="), "3:9: expected an instruction, found end of line");
+    assert_eq!(body("    v1 = 5"), "3:10: expected an instruction, found `5`");
+    assert_eq!(body("    v1 = ret v0"), "3:5: a terminator defines no value");
+    assert_eq!(body("    phi v0"), "3:5: a phi must define a value: write `vN = phi ...`");
+    assert_eq!(body("    jump 3"), "3:10: expected a block such as `b0`, found `3`");
+    assert_eq!(body("    br v0, b1"), "3:14: expected `,`, found end of line");
     assert_eq!(
         body("    v1 = copy v0\n    v2 = phi v1\n    ret v2"),
         "4:5: phi after a non-phi instruction in block b0: phis come first"
@@ -715,51 +504,24 @@ fn other_syntax_errors() {
         error("fn f(v0) {\nb0:\n    jump b1\nb1():\n    ret v0\n}\n"),
         "4:4: empty predecessor list: write `b1:` for a block without predecessors"
     );
-    assert_eq!(
-        error("fn f(v0) {\nb0(b1\n"),
-        "2:6: expected `)`, found end of line"
-    );
-    assert_eq!(
-        error("fn f(v0) {\nb0\n"),
-        "2:3: expected `:`, found end of line"
-    );
-    assert_eq!(
-        error("fn f(v0) {\nb0: ret v0\n"),
-        "2:5: expected end of line, found `ret`"
-    );
-    assert_eq!(
-        error("fn f(v0) {\n    ret v0\n}\n"),
-        "2:5: instruction before the first block header `b0:`"
-    );
-    assert_eq!(
-        error("fn f(v0) {\nb0:\n    ret v0\n} }\n"),
-        "4:3: expected end of line, found `}`"
-    );
+    assert_eq!(error("fn f(v0) {\nb0(b1\n"), "2:6: expected `)`, found end of line");
+    assert_eq!(error("fn f(v0) {\nb0\n"), "2:3: expected `:`, found end of line");
+    assert_eq!(error("fn f(v0) {\nb0: ret v0\n"), "2:5: expected end of line, found `ret`");
+    assert_eq!(error("fn f(v0) {\n    ret v0\n}\n"), "2:5: instruction before the first block header `b0:`");
+    assert_eq!(error("fn f(v0) {\nb0:\n    ret v0\n} }\n"), "4:3: expected end of line, found `}`");
 }
 
 #[test]
 fn function_header_errors() {
     assert_eq!(error("b0:\n"), "1:1: expected `fn`, found `b0`");
     assert_eq!(error("\n  }\n"), "2:3: expected `fn`, found `}`");
-    assert_eq!(
-        error("fn (v0) {\n"),
-        "1:4: expected a function name, found `(`"
-    );
-    assert_eq!(
-        error("fn 5() {\n"),
-        "1:4: expected a function name, found `5`"
-    );
+    assert_eq!(error("fn (v0) {\n"), "1:4: expected a function name, found `(`");
+    assert_eq!(error("fn 5() {\n"), "1:4: expected a function name, found `5`");
     assert_eq!(error("fn f {\n"), "1:6: expected `(`, found `{`");
     assert_eq!(error("fn f(v0 v1) {\n"), "1:9: expected `)`, found `v1`");
-    assert_eq!(
-        error("fn f(v0,) {\n"),
-        "1:9: expected a value such as `v0`, found `)`"
-    );
+    assert_eq!(error("fn f(v0,) {\n"), "1:9: expected a value such as `v0`, found `)`");
     assert_eq!(error("fn f()\n{\n"), "1:7: expected `{`, found end of line");
-    assert_eq!(
-        error("fn f() { b0:\n"),
-        "1:10: expected end of line, found `b0`"
-    );
+    assert_eq!(error("fn f() { b0:\n"), "1:10: expected end of line, found `b0`");
 }
 
 #[test]
@@ -769,10 +531,7 @@ fn error_column_counts_characters_not_bytes() {
         error("fn f(v0) { // é é\nb0:\n    ret v0 // ééé\n    out v0 x\n}\n"),
         "4:12: expected end of line, found `x`"
     );
-    assert_eq!(
-        error("fn f(v0) {\nb0:\n    ret v0\n}\nééé%\n"),
-        "5:1: unexpected character 'é'"
-    );
+    assert_eq!(error("fn f(v0) {\nb0:\n    ret v0\n}\nééé%\n"), "5:1: unexpected character 'é'");
     assert_eq!(error("fn f() {\n  é"), "2:3: unexpected character 'é'");
 }
 
@@ -864,10 +623,7 @@ fn mutate(rng: &mut SmallRng, text: &str) -> String {
         }
         4 if !chars.is_empty() => {
             // Changes a digit, so numbers go out of order or out of range.
-            if let Some(p) = (0..chars.len())
-                .map(|k| (at + k) % chars.len())
-                .find(|&k| chars[k].is_ascii_digit())
-            {
+            if let Some(p) = (0..chars.len()).map(|k| (at + k) % chars.len()).find(|&k| chars[k].is_ascii_digit()) {
                 out[p] = char::from(b'0' + rng.gen_range(0..10u8));
             }
         }
@@ -897,8 +653,7 @@ fn mutated_texts_never_panic_and_what_parses_round_trips() {
                 // What parses prints canonically, and the canonical text is
                 // a fixed point.
                 let printed = print_module(&m);
-                let reparsed =
-                    parse_module(&printed).unwrap_or_else(|e| panic!("{e} in\n{printed}"));
+                let reparsed = parse_module(&printed).unwrap_or_else(|e| panic!("{e} in\n{printed}"));
                 assert_eq!(reparsed, m);
                 assert_eq!(print_module(&reparsed), printed);
                 // The verifier must not panic on whatever parsed.
@@ -908,10 +663,7 @@ fn mutated_texts_never_panic_and_what_parses_round_trips() {
                 rejected += 1;
                 // The position lies inside the text, or just past its end.
                 let lines: Vec<&str> = text.split('\n').collect();
-                assert!(
-                    e.line >= 1 && e.line as usize <= lines.len(),
-                    "{e} in\n{text}"
-                );
+                assert!(e.line >= 1 && e.line as usize <= lines.len(), "{e} in\n{text}");
                 let width = lines[e.line as usize - 1].chars().count();
                 assert!(e.col >= 1 && e.col as usize <= width + 1, "{e} in\n{text}");
                 assert!(!e.message.is_empty());
@@ -919,8 +671,5 @@ fn mutated_texts_never_panic_and_what_parses_round_trips() {
         }
     }
     // Both outcomes are common, so the test exercises both.
-    assert!(
-        parsed > 1000 && rejected > 1000,
-        "parsed {parsed}, rejected {rejected}"
-    );
+    assert!(parsed > 1000 && rejected > 1000, "parsed {parsed}, rejected {rejected}");
 }

@@ -79,83 +79,29 @@ fn un(op: UnOp, a: Expr) -> Expr {
 fn syntax_errors() {
     let cases: &[(&str, &str)] = &[
         ("", "1:1: expected `fn`, found end of file"),
-        (
-            "  \n // only a comment",
-            "2:19: expected `fn`, found end of file",
-        ),
-        (
-            "fn main() {\n    x = 1\n}\n",
-            "3:1: expected `;`, found `}`",
-        ),
-        (
-            "fn main() {\n    out ;\n}",
-            "2:9: expected expression, found `;`",
-        ),
+        ("  \n // only a comment", "2:19: expected `fn`, found end of file"),
+        ("fn main() {\n    x = 1\n}\n", "3:1: expected `;`, found `}`"),
+        ("fn main() {\n    out ;\n}", "2:9: expected expression, found `;`"),
         ("fn main() {", "1:12: expected `}`, found end of file"),
-        (
-            "fn main() { if (1) { out 1; }",
-            "1:30: expected `}`, found end of file",
-        ),
-        (
-            "fn main() { x + 1; }",
-            "1:15: expected `=` or `:`, found `+`",
-        ),
-        (
-            "fn main() { var if = 1; }",
-            "1:17: expected identifier, found `if`",
-        ),
-        (
-            "fn main() { out 1; } x",
-            "1:22: expected `fn`, found identifier `x`",
-        ),
-        (
-            "fn main() { else { } }",
-            "1:13: expected statement, found `else`",
-        ),
-        (
-            "fn main() { if (1) { } else out 1; }",
-            "1:29: expected `{` or `if`, found `out`",
-        ),
-        (
-            "fn main() { if 1 { } }",
-            "1:16: expected `(`, found literal `1`",
-        ),
-        (
-            "fn main() { while (1) out 1; }",
-            "1:23: expected `{`, found `out`",
-        ),
+        ("fn main() { if (1) { out 1; }", "1:30: expected `}`, found end of file"),
+        ("fn main() { x + 1; }", "1:15: expected `=` or `:`, found `+`"),
+        ("fn main() { var if = 1; }", "1:17: expected identifier, found `if`"),
+        ("fn main() { out 1; } x", "1:22: expected `fn`, found identifier `x`"),
+        ("fn main() { else { } }", "1:13: expected statement, found `else`"),
+        ("fn main() { if (1) { } else out 1; }", "1:29: expected `{` or `if`, found `out`"),
+        ("fn main() { if 1 { } }", "1:16: expected `(`, found literal `1`"),
+        ("fn main() { while (1) out 1; }", "1:23: expected `{`, found `out`"),
         ("fn main() { mem[1 = 2; }", "1:19: expected `]`, found `=`"),
         ("fn main() { out (1 + 2; }", "1:23: expected `)`, found `;`"),
-        (
-            "fn main() { out mem 1; }",
-            "1:21: expected `[`, found literal `1`",
-        ),
+        ("fn main() { out mem 1; }", "1:21: expected `[`, found literal `1`"),
         ("fn main(a,) { }", "1:11: expected identifier, found `)`"),
-        (
-            "fn main(a b) { }",
-            "1:11: expected `)`, found identifier `b`",
-        ),
+        ("fn main(a b) { }", "1:11: expected `)`, found identifier `b`"),
         ("fn 1() { }", "1:4: expected identifier, found literal `1`"),
-        (
-            "fn main() { goto 1; }",
-            "1:18: expected identifier, found literal `1`",
-        ),
-        (
-            "fn main() { out 1 2; }",
-            "1:19: expected `;`, found literal `2`",
-        ),
-        (
-            "fn main() {\n\tout x @ y;\n}",
-            "2:8: unexpected character `@`",
-        ),
-        (
-            "fn main() { out \u{e9}; }",
-            "1:17: unexpected character `\u{e9}`",
-        ),
-        (
-            "fn main() { out x; } // \u{e9}\u{e9}\n\u{1}",
-            "2:1: unexpected character `\\u{1}`",
-        ),
+        ("fn main() { goto 1; }", "1:18: expected identifier, found literal `1`"),
+        ("fn main() { out 1 2; }", "1:19: expected `;`, found literal `2`"),
+        ("fn main() {\n\tout x @ y;\n}", "2:8: unexpected character `@`"),
+        ("fn main() { out \u{e9}; }", "1:17: unexpected character `\u{e9}`"),
+        ("fn main() { out x; } // \u{e9}\u{e9}\n\u{1}", "2:1: unexpected character `\\u{1}`"),
         // Columns count characters, also inside comments.
         ("fn f() { }\n// \u{e9}", "2:5: no function named `main`"),
     ];
@@ -170,35 +116,17 @@ fn syntax_errors() {
 fn long_tokens_are_shortened_in_messages() {
     let long = "a".repeat(100);
     let got = error_of(&format!("fn main() {{ out 1 {long}; }}"));
-    assert_eq!(
-        got,
-        format!(
-            "1:19: expected `;`, found identifier `{}...`",
-            "a".repeat(32)
-        )
-    );
+    assert_eq!(got, format!("1:19: expected `;`, found identifier `{}...`", "a".repeat(32)));
 }
 
 #[test]
 fn label_errors() {
-    assert_eq!(
-        error_of("fn main() {\n    goto L;\n}"),
-        "2:5: unknown label `L`"
-    );
-    assert_eq!(
-        error_of("fn main() {\n    L:\n    out 1;\n    L:\n}"),
-        "4:5: duplicate label `L`"
-    );
+    assert_eq!(error_of("fn main() {\n    goto L;\n}"), "2:5: unknown label `L`");
+    assert_eq!(error_of("fn main() {\n    L:\n    out 1;\n    L:\n}"), "4:5: duplicate label `L`");
     // A duplicate in a nested block is still in the same function.
-    assert_eq!(
-        error_of("fn main() {\n    L:\n    while (1) {\n        L:\n    }\n}"),
-        "4:9: duplicate label `L`"
-    );
+    assert_eq!(error_of("fn main() {\n    L:\n    while (1) {\n        L:\n    }\n}"), "4:9: duplicate label `L`");
     // Labels are per function: a `goto` cannot reach another function.
-    assert_eq!(
-        error_of("fn f() {\n    L:\n}\nfn main() {\n    goto L;\n}"),
-        "5:5: unknown label `L`"
-    );
+    assert_eq!(error_of("fn f() {\n    L:\n}\nfn main() {\n    goto L;\n}"), "5:5: unknown label `L`");
     // The same label in two functions is fine, and a `goto` may jump
     // forwards, backwards, into and out of blocks.
     parse_ok(
@@ -206,27 +134,15 @@ fn label_errors() {
          fn main() { goto M; { M: } while (1) { goto L; } L: goto M; }",
     );
     // The first unknown label in text order is reported.
-    assert_eq!(
-        error_of("fn main() { goto A; goto B; }"),
-        "1:13: unknown label `A`"
-    );
+    assert_eq!(error_of("fn main() { goto A; goto B; }"), "1:13: unknown label `A`");
 }
 
 #[test]
 fn break_and_continue_outside_a_loop() {
-    assert_eq!(
-        error_of("fn main() {\n  break;\n}"),
-        "2:3: `break` outside a loop"
-    );
-    assert_eq!(
-        error_of("fn main() {\n  if (1) { { continue; } }\n}"),
-        "2:14: `continue` outside a loop"
-    );
+    assert_eq!(error_of("fn main() {\n  break;\n}"), "2:3: `break` outside a loop");
+    assert_eq!(error_of("fn main() {\n  if (1) { { continue; } }\n}"), "2:14: `continue` outside a loop");
     // After the loop has closed, `break` is outside it again.
-    assert_eq!(
-        error_of("fn main() { while (1) { break; } break; }"),
-        "1:34: `break` outside a loop"
-    );
+    assert_eq!(error_of("fn main() { while (1) { break; } break; }"), "1:34: `break` outside a loop");
     parse_ok(
         "fn main() { while (1) { if (1) { { break; } } else { continue; } \
          while (0) { break; } continue; } }",
@@ -237,20 +153,11 @@ fn break_and_continue_outside_a_loop() {
 fn literal_range() {
     let max = parse_expr("9223372036854775807");
     assert_eq!(max, Expr::Lit(i64::MAX));
-    assert_eq!(
-        error_of("fn main() { out 9223372036854775808; }"),
-        "1:17: literal out of range"
-    );
+    assert_eq!(error_of("fn main() { out 9223372036854775808; }"), "1:17: literal out of range");
     // `-MIN` does not fit either: the literal is positive, then negated.
-    assert_eq!(
-        error_of("fn main() {\n  out -9223372036854775808;\n}"),
-        "2:8: literal out of range"
-    );
+    assert_eq!(error_of("fn main() {\n  out -9223372036854775808;\n}"), "2:8: literal out of range");
     let huge = "9".repeat(10_000);
-    assert_eq!(
-        error_of(&format!("fn main() {{ out 1 + {huge}; }}")),
-        "1:21: literal out of range"
-    );
+    assert_eq!(error_of(&format!("fn main() {{ out 1 + {huge}; }}")), "1:21: literal out of range");
     assert_eq!(parse_expr("007"), Expr::Lit(7));
     assert_eq!(parse_expr("-5"), un(UnOp::Neg, Expr::Lit(5)));
 }
@@ -269,42 +176,26 @@ fn expression_depth_limit() {
     assert_round_trip(&p);
     // The 256th `+` is at column 17 + 2 * 256 - 1.
     let col = EXPR_COL + 2 * MAX_EXPR_DEPTH - 1;
-    assert_eq!(
-        error_of(&program(&chain(MAX_EXPR_DEPTH))),
-        format!("1:{col}: {too_deep}")
-    );
+    assert_eq!(error_of(&program(&chain(MAX_EXPR_DEPTH))), format!("1:{col}: {too_deep}"));
 
     // Prefix operators: n of them over a variable make height n + 1.
     let negs = |n: usize| format!("{}x", "-".repeat(n));
     let p = parse_ok(&program(&negs(MAX_EXPR_DEPTH - 1)));
     assert_round_trip(&p);
     // The error is at the operator whose node would be too tall: the first.
-    assert_eq!(
-        error_of(&program(&negs(MAX_EXPR_DEPTH))),
-        format!("1:{EXPR_COL}: {too_deep}")
-    );
+    assert_eq!(error_of(&program(&negs(MAX_EXPR_DEPTH))), format!("1:{EXPR_COL}: {too_deep}"));
 
     // Parentheses add no tree level, but their nesting is bounded too.
     let parens = |n: usize| format!("{}x{}", "(".repeat(n), ")".repeat(n));
-    assert_eq!(
-        parse_expr(&parens(MAX_EXPR_DEPTH)),
-        var("x"),
-        "256 nested parentheses are accepted"
-    );
+    assert_eq!(parse_expr(&parens(MAX_EXPR_DEPTH)), var("x"), "256 nested parentheses are accepted");
     let col = EXPR_COL + MAX_EXPR_DEPTH;
-    assert_eq!(
-        error_of(&program(&parens(MAX_EXPR_DEPTH + 1))),
-        format!("1:{col}: {too_deep}")
-    );
+    assert_eq!(error_of(&program(&parens(MAX_EXPR_DEPTH + 1))), format!("1:{col}: {too_deep}"));
 
     // `mem[` nests and adds a level: 255 loads over a leaf is height 256.
     let loads = |n: usize| format!("{}0{}", "mem[".repeat(n), "]".repeat(n));
     let p = parse_ok(&program(&loads(MAX_EXPR_DEPTH - 1)));
     assert_round_trip(&p);
-    assert_eq!(
-        error_of(&program(&loads(MAX_EXPR_DEPTH))),
-        format!("1:{EXPR_COL}: {too_deep}")
-    );
+    assert_eq!(error_of(&program(&loads(MAX_EXPR_DEPTH))), format!("1:{EXPR_COL}: {too_deep}"));
 
     // A right-nested tree, printed with parentheses, is accepted up to the
     // limit: the printer never emits more nesting than the tree height.
@@ -320,14 +211,8 @@ fn expression_depth_limit() {
 #[test]
 fn function_errors() {
     assert_eq!(error_of("fn f() {\n}\n"), "3:1: no function named `main`");
-    assert_eq!(
-        error_of("fn main() {}\nfn main() {}"),
-        "2:4: duplicate function `main`"
-    );
-    assert_eq!(
-        error_of("fn f(a, b, a) {}\nfn main() {}"),
-        "1:12: duplicate parameter `a`"
-    );
+    assert_eq!(error_of("fn main() {}\nfn main() {}"), "2:4: duplicate function `main`");
+    assert_eq!(error_of("fn f(a, b, a) {}\nfn main() {}"), "1:12: duplicate parameter `a`");
     // Parameters, functions, variables and labels are separate namespaces.
     parse_ok("fn a(a, b) { a: b = a; goto a; }\nfn main() { var main = 1; }");
 }
@@ -349,10 +234,7 @@ fn diag_display() {
     assert_eq!((d.line, d.col), (2, 7));
     assert_eq!(d.message, "expected expression, found `;`");
     assert_eq!(d.to_string(), "2:7: expected expression, found `;`");
-    assert_eq!(
-        d.with_file("prog.src"),
-        "prog.src:2:7: expected expression, found `;`"
-    );
+    assert_eq!(d.with_file("prog.src"), "prog.src:2:7: expected expression, found `;`");
     let _: &dyn std::error::Error = &d;
 }
 
@@ -453,28 +335,14 @@ fn else_block_with_one_if_is_else_if() {
     let a = parse_ok("fn main() { if (1) { } else if (2) { out 2; } }");
     let b = parse_ok("fn main() { if (1) { } else { if (2) { out 2; } } }");
     assert_eq!(a, b);
-    let inner = Stmt::If(
-        Expr::Lit(2),
-        Block::new(vec![Stmt::Out(Expr::Lit(2))]),
-        None,
-    );
-    let want = main_with(vec![Stmt::If(
-        Expr::Lit(1),
-        Block::default(),
-        Some(Block::new(vec![inner])),
-    )]);
+    let inner = Stmt::If(Expr::Lit(2), Block::new(vec![Stmt::Out(Expr::Lit(2))]), None);
+    let want = main_with(vec![Stmt::If(Expr::Lit(1), Block::default(), Some(Block::new(vec![inner])))]);
     assert_eq!(a, want);
 }
 
 /// `fn main() { stmts }`.
 fn main_with(stmts: Vec<Stmt>) -> Program {
-    Program {
-        functions: vec![Function {
-            name: "main".to_string(),
-            params: vec![],
-            body: Block::new(stmts),
-        }],
-    }
+    Program { functions: vec![Function { name: "main".to_string(), params: vec![], body: Block::new(stmts) }] }
 }
 
 #[test]
@@ -528,21 +396,12 @@ fn minimal_parentheses() {
         assert_eq!(parse_expr(&printed), e, "reparse of `{printed}`");
     }
     // The AST shapes of a few of them.
-    assert_eq!(
-        parse_expr("a - b - c"),
-        bin(BinOp::Sub, bin(BinOp::Sub, var("a"), var("b")), var("c"))
-    );
+    assert_eq!(parse_expr("a - b - c"), bin(BinOp::Sub, bin(BinOp::Sub, var("a"), var("b")), var("c")));
     assert_eq!(
         parse_expr("a || b && c"),
-        Expr::LogicalOr(
-            Box::new(var("a")),
-            Box::new(Expr::LogicalAnd(Box::new(var("b")), Box::new(var("c"))))
-        )
+        Expr::LogicalOr(Box::new(var("a")), Box::new(Expr::LogicalAnd(Box::new(var("b")), Box::new(var("c")))))
     );
-    assert_eq!(
-        parse_expr("-a * b"),
-        bin(BinOp::Mul, un(UnOp::Neg, var("a")), var("b"))
-    );
+    assert_eq!(parse_expr("-a * b"), bin(BinOp::Mul, un(UnOp::Neg, var("a")), var("b")));
 }
 
 /// A random expression of height at most `height`.
@@ -614,20 +473,13 @@ const DEEP: usize = 10_000;
 #[test]
 fn ten_thousand_nested_ifs() {
     on_small_stack(|| {
-        let src = format!(
-            "fn main() {{\nvar x = 1;\n{}out x;\n{}}}\n",
-            "if (x) {\n".repeat(DEEP),
-            "}\n".repeat(DEEP)
-        );
+        let src = format!("fn main() {{\nvar x = 1;\n{}out x;\n{}}}\n", "if (x) {\n".repeat(DEEP), "}\n".repeat(DEEP));
         let p = parse_ok(&src);
         assert_eq!(max_nesting(&p), (DEEP + 2, 0));
         let printed = assert_deep_round_trip(&p);
         // Indentation stops growing, so the text stays linear in size
         // (uncapped, it would be about 400 MB).
-        let widest = printed
-            .lines()
-            .map(|l| l.len() - l.trim_start().len())
-            .max();
+        let widest = printed.lines().map(|l| l.len() - l.trim_start().len()).max();
         assert_eq!(widest, Some(4 * MAX_INDENT_LEVELS));
         assert!(printed.len() < 10 << 20, "{}", printed.len());
     });
@@ -636,29 +488,18 @@ fn ten_thousand_nested_ifs() {
 #[test]
 fn ten_thousand_nested_loops_blocks_and_else_ifs() {
     on_small_stack(|| {
-        let src = format!(
-            "fn main() {{\n{}break;\n{}}}\n",
-            "while (1) { {\n".repeat(DEEP),
-            "} }\n".repeat(DEEP)
-        );
+        let src = format!("fn main() {{\n{}break;\n{}}}\n", "while (1) { {\n".repeat(DEEP), "} }\n".repeat(DEEP));
         let p = parse_ok(&src);
         assert_eq!(max_nesting(&p), (2 * DEEP + 1, DEEP));
         assert_deep_round_trip(&p);
 
-        let src = format!(
-            "fn main() {{\nif (0) {{ }}{} else {{ out 1; }}\n}}\n",
-            " else if (0) { }".repeat(DEEP)
-        );
+        let src = format!("fn main() {{\nif (0) {{ }}{} else {{ out 1; }}\n}}\n", " else if (0) { }".repeat(DEEP));
         let p = parse_ok(&src);
         assert_eq!(max_nesting(&p), (DEEP + 2, 0));
         let printed = assert_deep_round_trip(&p);
         assert_eq!(printed.matches("} else if (0) {").count(), DEEP);
 
-        let src = format!(
-            "fn main() {{\n{}out 1;\n{}}}\n",
-            "if (1) { } else {\n".repeat(DEEP),
-            "}\n".repeat(DEEP)
-        );
+        let src = format!("fn main() {{\n{}out 1;\n{}}}\n", "if (1) { } else {\n".repeat(DEEP), "}\n".repeat(DEEP));
         let p = parse_ok(&src);
         assert_deep_round_trip(&p);
     });
@@ -671,24 +512,12 @@ fn deep_errors_do_not_overflow() {
         let n = 100_000;
         let program = |e: String| format!("fn main() {{ out {e}; }}");
         let cases = [
-            (
-                program(format!("{}x{}", "(".repeat(n), ")".repeat(n))),
-                EXPR_COL + MAX_EXPR_DEPTH,
-            ),
+            (program(format!("{}x{}", "(".repeat(n), ")".repeat(n))), EXPR_COL + MAX_EXPR_DEPTH),
             (program(format!("{}x", "-".repeat(n))), EXPR_COL),
             (program(format!("{}x", "!~".repeat(n))), EXPR_COL),
-            (
-                program(format!("{}0{}", "mem[".repeat(n), "]".repeat(n))),
-                EXPR_COL + 4 * MAX_EXPR_DEPTH,
-            ),
-            (
-                program(format!("1{}", " * 1".repeat(n))),
-                EXPR_COL + 4 * MAX_EXPR_DEPTH - 2,
-            ),
-            (
-                program(format!("{}x", "(-".repeat(n))),
-                EXPR_COL + 2 * MAX_EXPR_DEPTH,
-            ),
+            (program(format!("{}0{}", "mem[".repeat(n), "]".repeat(n))), EXPR_COL + 4 * MAX_EXPR_DEPTH),
+            (program(format!("1{}", " * 1".repeat(n))), EXPR_COL + 4 * MAX_EXPR_DEPTH - 2),
+            (program(format!("{}x", "(-".repeat(n))), EXPR_COL + 2 * MAX_EXPR_DEPTH),
             // Unterminated: the error comes before the end of the text.
             (program("(".repeat(n)), EXPR_COL + MAX_EXPR_DEPTH),
         ];
@@ -706,10 +535,7 @@ fn deep_errors_do_not_overflow() {
 fn a_million_statements() {
     on_small_stack(|| {
         const N: usize = 1_000_000;
-        let src = format!(
-            "fn main() {{\nvar x = 0;\n{}out x;\n}}\n",
-            "x = x + 1;\n".repeat(N)
-        );
+        let src = format!("fn main() {{\nvar x = 0;\n{}out x;\n}}\n", "x = x + 1;\n".repeat(N));
         let start = Instant::now();
         let p = parse_ok(&src);
         let parse_time = start.elapsed();

@@ -35,13 +35,8 @@ const DEFAULT_TESTS: u64 = 2000;
 
 /// A runner with [`DEFAULT_TESTS`] cases, or `QUICKCHECK_TESTS`.
 fn runner() -> QuickCheck {
-    let tests = std::env::var("QUICKCHECK_TESTS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(DEFAULT_TESTS);
-    QuickCheck::new()
-        .tests(tests)
-        .max_tests(tests.saturating_mul(10))
+    let tests = std::env::var("QUICKCHECK_TESTS").ok().and_then(|n| n.parse().ok()).unwrap_or(DEFAULT_TESTS);
+    QuickCheck::new().tests(tests).max_tests(tests.saturating_mul(10))
 }
 
 /// The interpreter's default fuel (`ssaref_interp::DEFAULT_FUEL`).
@@ -52,31 +47,17 @@ const FUEL: u64 = ssaref_interp::DEFAULT_FUEL;
 fn ssa_of(tc: &TestCase, name: &str) -> String {
     let described = |o: &BraunOptions| name.contains(&format!("[{}]", o.describe()));
     match construction_variants().into_iter().find(described) {
-        Some(opts) => format!(
-            "--- SSA of {}\n{}",
-            name,
-            print_module(&construct_program(&tc.program, &opts))
-        ),
+        Some(opts) => format!("--- SSA of {}\n{}", name, print_module(&construct_program(&tc.program, &opts))),
         None => String::new(),
     }
 }
 
 /// Property (a): every stage agrees with the source and every checker passes.
 fn stages_agree(tc: TestCase) -> TestResult {
-    let verdict = differential(
-        &tc.program,
-        &tc.args,
-        &InterpOracle,
-        &construction_variants(),
-        FUEL,
-    );
+    let verdict = differential(&tc.program, &tc.args, &InterpOracle, &construction_variants(), FUEL);
     match verdict {
         Verdict::Agree { .. } | Verdict::Inconclusive => TestResult::passed(),
-        Verdict::Diverge {
-            stage,
-            expected,
-            got,
-        } => {
+        Verdict::Diverge { stage, expected, got } => {
             let got_text = match &got {
                 Ok(o) => o.render_full(),
                 Err(e) => format!("error: {e}\n"),
@@ -89,9 +70,7 @@ fn stages_agree(tc: TestCase) -> TestResult {
             ))
         }
         Verdict::CheckFailed(e) => TestResult::error(format!("{e}\n{}", ssa_of(&tc, &e.pass))),
-        Verdict::SourceError(e) => {
-            TestResult::error(format!("the oracle cannot run the source: {e}"))
-        }
+        Verdict::SourceError(e) => TestResult::error(format!("the oracle cannot run the source: {e}")),
     }
 }
 
@@ -100,34 +79,18 @@ fn stages_agree(tc: TestCase) -> TestResult {
 fn ir_text_round_trips(tc: TestCase) -> TestResult {
     let plain = BraunOptions::plain();
     let all = BraunOptions::all_on();
-    let variants = [
-        plain,
-        all,
-        BraunOptions {
-            marker: true,
-            ..all
-        },
-        BraunOptions {
-            remove_redundant_sccs: false,
-            ..plain
-        },
-    ];
+    let variants =
+        [plain, all, BraunOptions { marker: true, ..all }, BraunOptions { remove_redundant_sccs: false, ..plain }];
     for opts in variants {
         let mut module = construct_program(&tc.program, &opts);
         let text = print_module(&module);
         let parsed = match parse_module(&text) {
             Ok(m) => m,
             Err(e) => {
-                return TestResult::error(format!(
-                    "{}: the printed SSA does not parse: {e}\n{text}",
-                    opts.describe()
-                ))
+                return TestResult::error(format!("{}: the printed SSA does not parse: {e}\n{text}", opts.describe()))
             }
         };
-        module
-            .functions
-            .iter_mut()
-            .for_each(|f| f.trim_value_count());
+        module.functions.iter_mut().for_each(|f| f.trim_value_count());
         if parsed != module {
             return TestResult::error(format!(
                 "{}: print then parse changes the SSA (left: printed, right: reprinted)\n{}\n{:?}\n{:?}",

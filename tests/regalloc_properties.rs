@@ -47,7 +47,8 @@ fn high_pressure_programs_spill_and_agree() {
         let verdict = differential_full(&tc.program, &tc.args, &InterpOracle, &config());
         assert!(verdict.is_ok(), "{}", describe_failure(&tc, &verdict));
         let ssa = ssaref::braun::construct_program(&tc.program, &ssaref::braun::BraunOptions::all_on());
-        let (mir, _) = ssaref::regalloc::allocate_module(&ssa, &ssaref::regalloc::RegallocOptions::with_k(2)).expect("allocates");
+        let (mir, _) =
+            ssaref::regalloc::allocate_module(&ssa, &ssaref::regalloc::RegallocOptions::with_k(2)).expect("allocates");
         spilled_phi_classes += mir
             .functions
             .iter()

@@ -168,11 +168,7 @@ fn sweep(n: usize, stride: u64, offset: u64, test: CircuitTest) -> Sweep {
 /// `SSAREF_EXHAUSTIVE=full`, over up to 8 locations as well, 45,269,999.
 #[test]
 fn every_parallel_copy_over_up_to_7_locations_is_sequentialized_correctly_and_optimally() {
-    let (max_n, expected) = if full_run() {
-        (8, 45_269_999)
-    } else {
-        (7, 2_223_278)
-    };
+    let (max_n, expected) = if full_run() { (8, 45_269_999) } else { (7, 2_223_278) };
     let mut covered = 0;
     let start_all = Instant::now();
     for n in 0..=max_n {
@@ -186,11 +182,7 @@ fn every_parallel_copy_over_up_to_7_locations_is_sequentialized_correctly_and_op
             st.spare_writes,
             start.elapsed().as_secs_f64()
         );
-        assert!(
-            st.failures.is_empty(),
-            "{n} locations: failures (count, first case) {:?}",
-            st.failures
-        );
+        assert!(st.failures.is_empty(), "{n} locations: failures (count, first case) {:?}", st.failures);
         covered += st.cases;
     }
     eprintln!(
@@ -213,15 +205,9 @@ fn the_exhaustive_check_finds_the_printed_and_the_negated_circuit_tests_wrong() 
     for (test, expected_firsts) in [
         (
             CircuitTest::AsPrinted,
-            vec![
-                (Failure::WrongValue, vec![(0, 1), (1, 0)]),
-                (Failure::SpareMisused, vec![(0, 1)]),
-            ],
+            vec![(Failure::WrongValue, vec![(0, 1), (1, 0)]), (Failure::SpareMisused, vec![(0, 1)])],
         ),
-        (
-            CircuitTest::NegatedAsPrinted,
-            vec![(Failure::SpareMisused, vec![(0, 2), (1, 2)])],
-        ),
+        (CircuitTest::NegatedAsPrinted, vec![(Failure::SpareMisused, vec![(0, 2), (1, 2)])]),
     ] {
         let start = Instant::now();
         let mut firsts: Vec<(Failure, Vec<(u8, u8)>)> = Vec::new();
@@ -280,10 +266,7 @@ fn the_printed_test_emits_nothing_for_a_swap() {
     // `A = loc(pred(A))` holds once the move is done.
     assert_eq!(sequentialize_as_printed(&[(A, B)], N), vec![(A, B), (N, A)]);
     // The corrected test gets both right.
-    assert_eq!(
-        check(&swap, 2, &sequentialize_parallel_copy(&swap, 2)),
-        Ok(())
-    );
+    assert_eq!(check(&swap, 2, &sequentialize_parallel_copy(&swap, 2)), Ok(()));
     assert_eq!(sequentialize_parallel_copy(&[(A, B)], N), vec![(A, B)]);
 }
 
@@ -301,10 +284,7 @@ fn the_negated_test_wastes_copies_on_fan_out() {
     let seq = sequentialize_with_circuit_test(&fan_out, 3, CircuitTest::NegatedAsPrinted);
     assert_eq!(seq, vec![(B, C), (A, B), (3, B), (B, A), (3, A)]);
     assert_eq!(check(&fan_out, 3, &seq), Err(Failure::SpareMisused));
-    assert_eq!(
-        sequentialize_parallel_copy(&fan_out, 3),
-        vec![(B, C), (A, B)]
-    );
+    assert_eq!(sequentialize_parallel_copy(&fan_out, 3), vec![(B, C), (A, B)]);
 }
 
 /// The example of §III-C, "(a ↦ b, b ↦ c, c ↦ a, c ↦ d)", read with the
@@ -344,10 +324,7 @@ fn the_paper_example_with_the_circuit_reversed_gives_the_printed_sequence() {
 fn self_copies_are_ignored_and_each_closed_cycle_is_broken_once() {
     assert_eq!(sequentialize_parallel_copy(&[(A, A)], N), vec![]);
     assert_eq!(optimal_copy_count(&[(A, A), (B, A)]), 1);
-    assert_eq!(
-        sequentialize_parallel_copy(&[(A, A), (B, A)], N),
-        vec![(B, A)]
-    );
+    assert_eq!(sequentialize_parallel_copy(&[(A, A), (B, A)], N), vec![(B, A)]);
     let two_swaps = [(A, B), (B, A), (C, D), (D, C)];
     assert_eq!(optimal_copy_count(&two_swaps), 6);
     let seq = sequentialize_parallel_copy(&two_swaps, 4);
@@ -367,9 +344,7 @@ fn self_copies_are_ignored_and_each_closed_cycle_is_broken_once() {
 /// True when `f` holds of some sequence of `len` copies `(d, s)`, `d ≠ s`,
 /// over the locations `0..m`; the sequences are counted with an odometer.
 fn any_sequence(m: u8, len: usize, mut f: impl FnMut(&[(u8, u8)]) -> bool) -> bool {
-    let all: Vec<(u8, u8)> = (0..m)
-        .flat_map(|d| (0..m).filter(move |&s| s != d).map(move |s| (d, s)))
-        .collect();
+    let all: Vec<(u8, u8)> = (0..m).flat_map(|d| (0..m).filter(move |&s| s != d).map(move |s| (d, s))).collect();
     let mut digits = vec![0usize; len];
     let mut seq: Vec<(u8, u8)> = vec![all[0]; len];
     loop {
@@ -410,13 +385,9 @@ fn no_shorter_sequence_exists_over_up_to_3_locations() {
             for len in 0..optimum {
                 let found = any_sequence(m, len, |seq| {
                     let mut store = initial.clone();
-                    execute(seq, &mut store).is_ok()
-                        && (0..n as u8).all(|l| store[&l] == expected[&l])
+                    execute(seq, &mut store).is_ok() && (0..n as u8).all(|l| store[&l] == expected[&l])
                 });
-                assert!(
-                    !found,
-                    "{copies:?} has a sequence of {len} < {optimum} copies"
-                );
+                assert!(!found, "{copies:?} has a sequence of {len} < {optimum} copies");
             }
             cases += 1;
         }
@@ -433,13 +404,7 @@ fn execute_runs_in_order_and_reports_undefined_reads() {
     execute(&[(B, A), (A, B)], &mut store).unwrap();
     assert_eq!((store[&A], store[&B]), (10, 10));
     let err = execute(&[(C, A), (A, N)], &mut store).unwrap_err();
-    assert_eq!(
-        err,
-        UndefinedRead {
-            index: 1,
-            location: N
-        }
-    );
+    assert_eq!(err, UndefinedRead { index: 1, location: N });
     assert_eq!(store[&C], 10);
     assert_eq!(err.to_string(), "copy 1 reads 9, which holds no value");
 }

@@ -66,14 +66,8 @@ fn error_fields_name_function_block_and_value() {
     assert_eq!(e.function, "f");
     assert_eq!(e.block, Some(Block(0)));
     assert_eq!(e.value, Some(Value(2)));
-    assert_eq!(
-        e.message,
-        "v2 is used by `v1 = add v2, v0` in b0 but is never defined"
-    );
-    assert_eq!(
-        e.to_string(),
-        "function `f`, block b0: v2 is used by `v1 = add v2, v0` in b0 but is never defined"
-    );
+    assert_eq!(e.message, "v2 is used by `v1 = add v2, v0` in b0 but is never defined");
+    assert_eq!(e.to_string(), "function `f`, block b0: v2 is used by `v1 = add v2, v0` in b0 but is never defined");
     // `VerifyError` is an error type.
     let boxed: Box<dyn std::error::Error> = Box::new(e);
     assert!(boxed.to_string().starts_with("function `f`"));
@@ -94,10 +88,7 @@ fn check1_accepts_straight_line_and_diamond() {
 
 #[test]
 fn check1_rejects_no_blocks() {
-    assert_eq!(
-        rejection("fn f(v0) {\n}\n"),
-        "function `f`: the function has no blocks (it needs the entry b0)"
-    );
+    assert_eq!(rejection("fn f(v0) {\n}\n"), "function `f`: the function has no blocks (it needs the entry b0)");
 }
 
 #[test]
@@ -244,12 +235,8 @@ fn check4_accepts_phis_matching_predecessors() {
 
 #[test]
 fn check4_rejects_phi_with_wrong_arity() {
-    let too_few =
-        "fn f(v0) {\nb0:\n    br v0, b1, b1\nb1(b0, b0):\n    v1 = phi v0\n    ret v1\n}\n";
-    assert_eq!(
-        rejection(too_few),
-        "function `f`, block b1: `v1 = phi v0` has 1 argument, but b1 has 2 predecessors"
-    );
+    let too_few = "fn f(v0) {\nb0:\n    br v0, b1, b1\nb1(b0, b0):\n    v1 = phi v0\n    ret v1\n}\n";
+    assert_eq!(rejection(too_few), "function `f`, block b1: `v1 = phi v0` has 1 argument, but b1 has 2 predecessors");
     let too_many = "fn f(v0) {\nb0:\n    jump b1\nb1(b0):\n    v1 = phi v0, v0\n    ret v1\n}\n";
     assert_eq!(
         rejection(too_many),
@@ -326,7 +313,9 @@ fn check5_rejects_phi_argument_that_does_not_reach_its_edge() {
     );
     // A phi's argument from the entry edge cannot be a phi of the same block.
     assert_eq!(
-        rejection("fn f(v0) {\nb0:\n    jump b1\nb1(b0, b1):\n    v1 = phi v2, v0\n    v2 = phi v0, v1\n    jump b1\n}\n"),
+        rejection(
+            "fn f(v0) {\nb0:\n    jump b1\nb1(b0, b1):\n    v1 = phi v2, v0\n    v2 = phi v0, v1\n    jump b1\n}\n"
+        ),
         "function `f`, block b1: v2 flows into `v1 = phi v2, v0` from b0, \
          but its definition `v2 = phi v0, v1` in b1 does not dominate b0"
     );
@@ -353,14 +342,8 @@ fn check6_rejects_undef() {
 fn module_checks_every_function_and_unique_names() {
     let good = parse_module(&format!("{LOOP}fn g(v0) {{\nb0:\n    ret v0\n}}\n")).unwrap();
     assert_eq!(verify_module(&good), Ok(()));
-    let bad = parse_module(&format!(
-        "{LOOP}fn g() {{\nb0:\n    v0 = undef\n    ret v0\n}}\n"
-    ))
-    .unwrap();
-    assert!(verify_module(&bad)
-        .unwrap_err()
-        .to_string()
-        .starts_with("function `g`, block b0: `v0 = undef`"));
+    let bad = parse_module(&format!("{LOOP}fn g() {{\nb0:\n    v0 = undef\n    ret v0\n}}\n")).unwrap();
+    assert!(verify_module(&bad).unwrap_err().to_string().starts_with("function `g`, block b0: `v0 = undef`"));
     let twice = parse_module(&format!("{LOOP}{LOOP}")).unwrap();
     assert_eq!(
         verify_module(&twice).unwrap_err().to_string(),
@@ -381,10 +364,7 @@ fn long_chain_verifies_on_a_small_stack() {
         let mut data = BlockData::new(Value(0));
         if i > 0 {
             data.preds.push(Block(i - 1));
-            data.insts.push(Inst {
-                dest: Some(Value(i)),
-                op: Op::Copy(Value(i - 1)),
-            });
+            data.insts.push(Inst { dest: Some(Value(i)), op: Op::Copy(Value(i - 1)) });
         }
         if i + 1 < n {
             data.term = Terminator::Jump(Block(i + 1));
@@ -393,12 +373,7 @@ fn long_chain_verifies_on_a_small_stack() {
         }
         blocks.push(data);
     }
-    let f = Function {
-        name: "chain".into(),
-        params: vec![Value(0)],
-        blocks,
-        value_count: n,
-    };
+    let f = Function { name: "chain".into(), params: vec![Value(0)], blocks, value_count: n };
     let handle = std::thread::Builder::new()
         .stack_size(64 * 1024)
         .spawn(move || {
@@ -452,27 +427,14 @@ fn garbage(rng: &mut SmallRng) -> Function {
         }
         data.term = match rng.gen_range(0..3) {
             0 => Terminator::Jump(block(rng)),
-            1 => Terminator::Branch {
-                cond: value(rng),
-                then_dest: block(rng),
-                else_dest: block(rng),
-            },
+            1 => Terminator::Branch { cond: value(rng), then_dest: block(rng), else_dest: block(rng) },
             _ => Terminator::Return(value(rng)),
         };
         blocks.push(data);
     }
     let params = (0..rng.gen_range(0..3)).map(|_| value(rng)).collect();
-    let value_count = if rng.gen() {
-        rng.gen()
-    } else {
-        rng.gen_range(0..14)
-    };
-    Function {
-        name: "g".into(),
-        params,
-        blocks,
-        value_count,
-    }
+    let value_count = if rng.gen() { rng.gen() } else { rng.gen_range(0..14) };
+    Function { name: "g".into(), params, blocks, value_count }
 }
 
 #[test]

@@ -44,12 +44,7 @@ enum Op {
     /// `dst = op a`.
     Unary { op: UnOp, dst: Slot, a: Slot },
     /// `dst = a op b`, which may trap.
-    Binary {
-        op: BinOp,
-        dst: Slot,
-        a: Slot,
-        b: Slot,
-    },
+    Binary { op: BinOp, dst: Slot, a: Slot, b: Slot },
     /// `dst = (src != 0)`, the last step of `&&` and `||`.
     Bool { dst: Slot, src: Slot },
     /// `dst = mem[addr]`.
@@ -90,10 +85,7 @@ pub(super) fn compile(func: &Function) -> Result<Code, InterpError> {
     for p in &func.params {
         let slot = c.vars.len() as u32;
         if c.vars.insert(p, slot).is_some() {
-            return Err(malformed(format!(
-                "parameter `{p}` of `{}` appears twice",
-                func.name
-            )));
+            return Err(malformed(format!("parameter `{p}` of `{}` appears twice", func.name)));
         }
     }
     c.body(&func.body)?;
@@ -122,12 +114,10 @@ impl Code {
                 Op::Unary { op, dst, a } => {
                     slots[dst as usize] = semantics::unary(op, slots[a as usize]);
                 }
-                Op::Binary { op, dst, a, b } => {
-                    match semantics::binary(op, slots[a as usize], slots[b as usize]) {
-                        Ok(v) => slots[dst as usize] = v,
-                        Err(trap) => break End::Trap(trap),
-                    }
-                }
+                Op::Binary { op, dst, a, b } => match semantics::binary(op, slots[a as usize], slots[b as usize]) {
+                    Ok(v) => slots[dst as usize] = v,
+                    Err(trap) => break End::Trap(trap),
+                },
                 Op::Bool { dst, src } => slots[dst as usize] = i64::from(slots[src as usize] != 0),
                 Op::Load { dst, addr } => slots[dst as usize] = m.load(slots[addr as usize]),
                 Op::Store { addr, value } => m.store(slots[addr as usize], slots[value as usize]),
@@ -171,10 +161,7 @@ enum Work<'a> {
     /// Statements still to compile, in order.
     Stmts(std::slice::Iter<'a, Stmt>),
     /// The then-block of an `if` is compiled; `branch` skips it.
-    ThenDone {
-        branch: usize,
-        else_block: Option<&'a Block>,
-    },
+    ThenDone { branch: usize, else_block: Option<&'a Block> },
     /// The else-block of an `if` is compiled; `jump` (the end of the
     /// then-block) skips it.
     ElseDone { jump: usize },
@@ -239,9 +226,7 @@ impl<'a> Compiler<'a> {
                     work.pop();
                     self.emit(Op::Jump { target: head }, 0)?;
                     self.patch_here(exit)?;
-                    let done = loops
-                        .pop()
-                        .ok_or_else(|| malformed("loop stack underflow".into()))?;
+                    let done = loops.pop().ok_or_else(|| malformed("loop stack underflow".into()))?;
                     for b in done.breaks {
                         self.patch_here(b)?;
                     }
@@ -260,47 +245,25 @@ impl<'a> Compiler<'a> {
                 }
                 Stmt::If(cond, then_block, else_block) => {
                     let (c, cc) = self.operand(cond, 0, 1)?;
-                    let branch = self.emit(
-                        Op::JumpIfZero {
-                            cond: c,
-                            target: UNPATCHED,
-                        },
-                        1 + cc,
-                    )?;
-                    work.push(Work::ThenDone {
-                        branch,
-                        else_block: else_block.as_ref(),
-                    });
+                    let branch = self.emit(Op::JumpIfZero { cond: c, target: UNPATCHED }, 1 + cc)?;
+                    work.push(Work::ThenDone { branch, else_block: else_block.as_ref() });
                     work.push(Work::Stmts(then_block.stmts.iter()));
                 }
                 Stmt::While(cond, loop_body) => {
                     let head = self.here()?;
                     let (c, cc) = self.operand(cond, 0, 1)?;
-                    let exit = self.emit(
-                        Op::JumpIfZero {
-                            cond: c,
-                            target: UNPATCHED,
-                        },
-                        1 + cc,
-                    )?;
-                    loops.push(Loop {
-                        head,
-                        breaks: Vec::new(),
-                    });
+                    let exit = self.emit(Op::JumpIfZero { cond: c, target: UNPATCHED }, 1 + cc)?;
+                    loops.push(Loop { head, breaks: Vec::new() });
                     work.push(Work::LoopDone { head, exit });
                     work.push(Work::Stmts(loop_body.stmts.iter()));
                 }
                 Stmt::Break => {
                     let jump = self.emit(Op::Jump { target: UNPATCHED }, 1)?;
-                    let inner = loops
-                        .last_mut()
-                        .ok_or_else(|| malformed("`break` outside a loop".into()))?;
+                    let inner = loops.last_mut().ok_or_else(|| malformed("`break` outside a loop".into()))?;
                     inner.breaks.push(jump);
                 }
                 Stmt::Continue => {
-                    let inner = loops
-                        .last()
-                        .ok_or_else(|| malformed("`continue` outside a loop".into()))?;
+                    let inner = loops.last().ok_or_else(|| malformed("`continue` outside a loop".into()))?;
                     let target = inner.head;
                     self.emit(Op::Jump { target }, 1)?;
                 }
@@ -326,10 +289,7 @@ impl<'a> Compiler<'a> {
             }
         }
         for &(jump, label) in &self.gotos {
-            let target = *self
-                .labels
-                .get(label)
-                .ok_or_else(|| malformed(format!("`goto {label}` names no label")))?;
+            let target = *self.labels.get(label).ok_or_else(|| malformed(format!("`goto {label}` names no label")))?;
             Self::patch(&mut self.insns[jump], target);
         }
         Ok(())
@@ -339,12 +299,7 @@ impl<'a> Compiler<'a> {
     /// slot and the fuel still owed for `e` (1 for a leaf, which emits no
     /// instruction; the caller adds it to its own instruction's cost).
     /// Temporaries `base..` are free to use.
-    fn operand(
-        &mut self,
-        e: &'a Expr,
-        base: u32,
-        depth: usize,
-    ) -> Result<(Slot, u32), InterpError> {
+    fn operand(&mut self, e: &'a Expr, base: u32, depth: usize) -> Result<(Slot, u32), InterpError> {
         Self::check_depth(depth)?;
         match e {
             Expr::Lit(v) => Ok((self.constant(*v)?, 1)),
@@ -361,14 +316,7 @@ impl<'a> Compiler<'a> {
     /// only as the last step. The instructions doing that last step also
     /// charge `extra` (the enclosing statement's own unit). `depth` is the
     /// depth of `e` in its expression tree.
-    fn node(
-        &mut self,
-        e: &'a Expr,
-        base: u32,
-        dst: Slot,
-        extra: u32,
-        depth: usize,
-    ) -> Result<(), InterpError> {
+    fn node(&mut self, e: &'a Expr, base: u32, dst: Slot, extra: u32, depth: usize) -> Result<(), InterpError> {
         Self::check_depth(depth)?;
         match e {
             Expr::Lit(_) | Expr::Var(_) => {
@@ -394,21 +342,9 @@ impl<'a> Compiler<'a> {
                 // (for `||`); then the result is that decision, 0 or 1.
                 let (a, ca) = self.operand(lhs, base, depth + 1)?;
                 let decided = if is_and {
-                    self.emit(
-                        Op::JumpIfZero {
-                            cond: a,
-                            target: UNPATCHED,
-                        },
-                        1 + ca,
-                    )?
+                    self.emit(Op::JumpIfZero { cond: a, target: UNPATCHED }, 1 + ca)?
                 } else {
-                    self.emit(
-                        Op::JumpIfNotZero {
-                            cond: a,
-                            target: UNPATCHED,
-                        },
-                        1 + ca,
-                    )?
+                    self.emit(Op::JumpIfNotZero { cond: a, target: UNPATCHED }, 1 + ca)?
                 };
                 // The left value is dead from here on, so `base` is free.
                 let (b, cb) = self.operand(rhs, base, depth + 1)?;
@@ -427,9 +363,7 @@ impl<'a> Compiler<'a> {
     /// also bounds the compiler's recursion.
     fn check_depth(depth: usize) -> Result<(), InterpError> {
         if depth > MAX_EXPR_DEPTH {
-            Err(malformed(format!(
-                "expression deeper than {MAX_EXPR_DEPTH}"
-            )))
+            Err(malformed(format!("expression deeper than {MAX_EXPR_DEPTH}")))
         } else {
             Ok(())
         }
@@ -499,9 +433,7 @@ impl<'a> Compiler<'a> {
 
     fn patch(insn: &mut Insn, to: Pos) {
         match &mut insn.op {
-            Op::Jump { target }
-            | Op::JumpIfZero { target, .. }
-            | Op::JumpIfNotZero { target, .. } => {
+            Op::Jump { target } | Op::JumpIfZero { target, .. } | Op::JumpIfNotZero { target, .. } => {
                 *target = to;
             }
             _ => unreachable!("only jumps are patched"),
@@ -551,10 +483,6 @@ impl<'a> Compiler<'a> {
         }
         let mut init = vec![0; total];
         init[vars..vars + consts].copy_from_slice(&self.const_values);
-        Ok(Code {
-            insns,
-            init,
-            params,
-        })
+        Ok(Code { insns, init, params })
     }
 }

@@ -117,45 +117,22 @@ impl fmt::Display for InterpError {
         match self {
             InterpError::NoMain => f.write_str("no function named `main`"),
             InterpError::TooManyArguments { expected, got } => {
-                write!(
-                    f,
-                    "`main` takes {expected} argument(s) but {got} were given"
-                )
+                write!(f, "`main` takes {expected} argument(s) but {got} were given")
             }
-            InterpError::UndefExecuted {
-                block,
-                value: Some(v),
-            } => {
+            InterpError::UndefExecuted { block, value: Some(v) } => {
                 write!(f, "executed `{v} = undef` in {block}")
             }
             InterpError::UndefExecuted { block, value: None } => {
                 write!(f, "executed an `undef` instruction in {block}")
             }
             InterpError::UseOfUndefinedValue { value, block } => {
-                write!(
-                    f,
-                    "{block} reads {value}, which has not been defined in this run"
-                )
+                write!(f, "{block} reads {value}, which has not been defined in this run")
             }
-            InterpError::UseOfUndefinedLocation {
-                loc,
-                block,
-                inst: Some(i),
-            } => {
-                write!(
-                    f,
-                    "instruction {i} of {block} reads {loc}, which has not been written in this run"
-                )
+            InterpError::UseOfUndefinedLocation { loc, block, inst: Some(i) } => {
+                write!(f, "instruction {i} of {block} reads {loc}, which has not been written in this run")
             }
-            InterpError::UseOfUndefinedLocation {
-                loc,
-                block,
-                inst: None,
-            } => {
-                write!(
-                    f,
-                    "the terminator of {block} reads {loc}, which has not been written in this run"
-                )
+            InterpError::UseOfUndefinedLocation { loc, block, inst: None } => {
+                write!(f, "the terminator of {block} reads {loc}, which has not been written in this run")
             }
             InterpError::Malformed(m) => write!(f, "malformed input: {m}"),
         }
@@ -169,22 +146,14 @@ impl std::error::Error for InterpError {}
 /// The function is first compiled into the oracle's own flat code (see the
 /// `ast_engine` module), which is then executed; neither step recurses once
 /// per statement nesting level.
-pub fn run_ast(
-    program: &ssaref::ast::Program,
-    args: &[i64],
-    fuel: u64,
-) -> Result<Outcome, InterpError> {
+pub fn run_ast(program: &ssaref::ast::Program, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
     let main = program.main().ok_or(InterpError::NoMain)?;
     let code = ast_engine::compile(main)?;
     code.run(args, fuel)
 }
 
 /// Runs the function `main` of an SSA module.
-pub fn run_ssa(
-    module: &ssaref::ir::Module,
-    args: &[i64],
-    fuel: u64,
-) -> Result<Outcome, InterpError> {
+pub fn run_ssa(module: &ssaref::ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
     let main = module.main().ok_or(InterpError::NoMain)?;
     ssa_engine::run(main, args, fuel)
 }
@@ -193,11 +162,7 @@ pub fn run_ssa(
 /// over registers and spill slots that register allocation and SSA
 /// elimination produce. Annotations are not executed (see the
 /// `mir_engine` module).
-pub fn run_mir(
-    module: &ssaref::mir::MModule,
-    args: &[i64],
-    fuel: u64,
-) -> Result<Outcome, InterpError> {
+pub fn run_mir(module: &ssaref::mir::MModule, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
     let main = module.main().ok_or(InterpError::NoMain)?;
     mir_engine::run(main, args, fuel)
 }
@@ -219,10 +184,7 @@ pub fn profile_mir(
 /// Fails when `main` gets more arguments than it has parameters.
 fn check_args(params: usize, args: &[i64]) -> Result<(), InterpError> {
     if args.len() > params {
-        Err(InterpError::TooManyArguments {
-            expected: params,
-            got: args.len(),
-        })
+        Err(InterpError::TooManyArguments { expected: params, got: args.len() })
     } else {
         Ok(())
     }
@@ -237,11 +199,7 @@ struct Machine {
 
 impl Machine {
     fn new(fuel: u64) -> Self {
-        Machine {
-            trace: Vec::new(),
-            mem: vec![0; ssaref::ast::MEM_WORDS],
-            fuel,
-        }
+        Machine { trace: Vec::new(), mem: vec![0; ssaref::ast::MEM_WORDS], fuel }
     }
 
     /// Takes `cost` units of fuel; false (taking nothing) when too few are left.
@@ -266,11 +224,7 @@ impl Machine {
     }
 
     fn finish(self, end: End) -> Outcome {
-        Outcome {
-            trace: self.trace,
-            end,
-            mem: self.mem,
-        }
+        Outcome { trace: self.trace, end, mem: self.mem }
     }
 }
 
@@ -281,30 +235,15 @@ impl Machine {
 pub struct Interp;
 
 impl ssaref::oracle::Oracle for Interp {
-    fn run_source(
-        &self,
-        program: &ssaref::ast::Program,
-        args: &[i64],
-        fuel: u64,
-    ) -> Result<Outcome, String> {
+    fn run_source(&self, program: &ssaref::ast::Program, args: &[i64], fuel: u64) -> Result<Outcome, String> {
         run_ast(program, args, fuel).map_err(|e| e.to_string())
     }
 
-    fn run_ssa(
-        &self,
-        module: &ssaref::ir::Module,
-        args: &[i64],
-        fuel: u64,
-    ) -> Result<Outcome, String> {
+    fn run_ssa(&self, module: &ssaref::ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, String> {
         run_ssa(module, args, fuel).map_err(|e| e.to_string())
     }
 
-    fn run_mir(
-        &self,
-        module: &ssaref::mir::MModule,
-        args: &[i64],
-        fuel: u64,
-    ) -> Result<Outcome, String> {
+    fn run_mir(&self, module: &ssaref::mir::MModule, args: &[i64], fuel: u64) -> Result<Outcome, String> {
         run_mir(module, args, fuel).map_err(|e| e.to_string())
     }
 

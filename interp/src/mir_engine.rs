@@ -56,21 +56,14 @@ impl Locations {
     /// validated input; it is reported rather than assumed.
     #[inline]
     fn reg(&self, r: Reg) -> Result<Option<i64>, InterpError> {
-        self.regs
-            .get(usize::from(r.0))
-            .copied()
-            .ok_or_else(|| malformed(format!("register {} is out of range", r.0)))
+        self.regs.get(usize::from(r.0)).copied().ok_or_else(|| malformed(format!("register {} is out of range", r.0)))
     }
 
     /// The contents of `r` for an operation or a terminator, which must not
     /// read an undefined register.
     #[inline]
     fn read(&self, r: Reg, site: Site) -> Result<i64, InterpError> {
-        self.reg(r)?.ok_or(InterpError::UseOfUndefinedLocation {
-            loc: Loc::Reg(r),
-            block: site.block,
-            inst: site.inst,
-        })
+        self.reg(r)?.ok_or(InterpError::UseOfUndefinedLocation { loc: Loc::Reg(r), block: site.block, inst: site.inst })
     }
 
     #[inline]
@@ -86,10 +79,7 @@ impl Locations {
 
     #[inline]
     fn slot(&self, s: Slot) -> Result<Option<i64>, InterpError> {
-        self.slots
-            .get(s.0 as usize)
-            .copied()
-            .ok_or_else(|| malformed(format!("slot {} is out of range", s.0)))
+        self.slots.get(s.0 as usize).copied().ok_or_else(|| malformed(format!("slot {} is out of range", s.0)))
     }
 
     #[inline]
@@ -125,10 +115,7 @@ pub(super) fn run_counting(
 ) -> Result<Outcome, InterpError> {
     check_args(f.params.len(), args)?;
     let slot_table_len = validate(f)?;
-    let mut locs = Locations {
-        regs: vec![None; f.k],
-        slots: vec![None; slot_table_len],
-    };
+    let mut locs = Locations { regs: vec![None; f.k], slots: vec![None; slot_table_len] };
     for (i, &(loc, _)) in f.params.iter().enumerate() {
         locs.set(loc, Some(args.get(i).copied().unwrap_or(0)))?;
     }
@@ -136,19 +123,13 @@ pub(super) fn run_counting(
     let mut block = Block(0);
     let end = 'run: loop {
         // `validate` checked that every branch target exists, and the entry.
-        let data = f
-            .blocks
-            .get(block)
-            .ok_or_else(|| malformed(format!("{block} does not exist")))?;
+        let data = f.blocks.get(block).ok_or_else(|| malformed(format!("{block} does not exist")))?;
         for (i, inst) in data.insts.iter().enumerate() {
             if !m.burn(1) {
                 break 'run End::OutOfFuel;
             }
             profile.count(&inst.inst);
-            let site = Site {
-                block,
-                inst: Some(i),
-            };
+            let site = Site { block, inst: Some(i) };
             if let Err(trap) = exec(&inst.inst, site, &mut locs, &mut m)? {
                 break 'run End::Trap(trap);
             }
@@ -161,11 +142,7 @@ pub(super) fn run_counting(
         block = match data.term {
             MTerm::Return(r) => break End::Return(locs.read(r, site)?),
             MTerm::Jump(target) => target,
-            MTerm::Branch {
-                cond,
-                then_dest,
-                else_dest,
-            } => {
+            MTerm::Branch { cond, then_dest, else_dest } => {
                 if locs.read(cond, site)? != 0 {
                     then_dest
                 } else {
@@ -180,12 +157,7 @@ pub(super) fn run_counting(
 /// Executes one instruction. The outer error is a bug of the input; the
 /// inner one is a program trap.
 #[inline]
-fn exec(
-    inst: &MInst,
-    site: Site,
-    locs: &mut Locations,
-    m: &mut Machine,
-) -> Result<Result<(), Trap>, InterpError> {
+fn exec(inst: &MInst, site: Site, locs: &mut Locations, m: &mut Machine) -> Result<Result<(), Trap>, InterpError> {
     match *inst {
         MInst::Const { dst, imm } => locs.set_reg(dst, Some(imm))?,
         MInst::Unary { op, dst, src } => {
@@ -240,10 +212,7 @@ fn exec(
 fn validate(f: &MFunction) -> Result<usize, InterpError> {
     let name = &f.name;
     if !(MIN_REGS..=MAX_REGS).contains(&f.k) {
-        return Err(malformed(format!(
-            "{name} has {} registers; the target has {MIN_REGS} to {MAX_REGS}",
-            f.k
-        )));
+        return Err(malformed(format!("{name} has {} registers; the target has {MIN_REGS} to {MAX_REGS}", f.k)));
     }
     if f.blocks.is_empty() {
         return Err(malformed(format!("{name} has no blocks")));
@@ -287,12 +256,7 @@ fn validate(f: &MFunction) -> Result<usize, InterpError> {
     }
     for (b, data) in f.blocks.iter() {
         for inst in &data.insts {
-            for r in inst
-                .inst
-                .reg_reads()
-                .into_iter()
-                .chain(inst.inst.reg_writes())
-            {
+            for r in inst.inst.reg_reads().into_iter().chain(inst.inst.reg_writes()) {
                 check_reg(r, Some(b))?;
             }
             if let MInst::Spill { slot, .. } | MInst::Reload { slot, .. } = inst.inst {
@@ -301,11 +265,7 @@ fn validate(f: &MFunction) -> Result<usize, InterpError> {
         }
         let targets = match data.term {
             MTerm::Jump(t) => vec![t],
-            MTerm::Branch {
-                cond,
-                then_dest,
-                else_dest,
-            } => {
+            MTerm::Branch { cond, then_dest, else_dest } => {
                 check_reg(cond, Some(b))?;
                 vec![then_dest, else_dest]
             }
@@ -316,9 +276,7 @@ fn validate(f: &MFunction) -> Result<usize, InterpError> {
         };
         for t in targets {
             if t.index() >= f.blocks.len() {
-                return Err(malformed(format!(
-                    "{name}, {b}: the terminator branches to {t}, which does not exist"
-                )));
+                return Err(malformed(format!("{name}, {b}: the terminator branches to {t}, which does not exist")));
             }
         }
     }

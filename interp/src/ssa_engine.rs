@@ -58,29 +58,20 @@ impl Values {
 
     #[cold]
     fn out_of_range(&self, v: Value) -> InterpError {
-        InterpError::Malformed(format!(
-            "{v} is out of range (value_count {})",
-            self.value_count
-        ))
+        InterpError::Malformed(format!("{v} is out of range (value_count {})", self.value_count))
     }
 }
 
 /// Runs `f` with the given arguments and fuel budget.
 pub(super) fn run(f: &Function, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
     check_args(f.params.len(), args)?;
-    let mut values = Values {
-        slots: vec![None; table_len(f)],
-        value_count: f.value_count,
-    };
+    let mut values = Values { slots: vec![None; table_len(f)], value_count: f.value_count };
     for (i, &p) in f.params.iter().enumerate() {
         values.set(p, args.get(i).copied().unwrap_or(0))?;
     }
     let mut m = Machine::new(fuel);
     let mut block = Function::ENTRY;
-    let entry = f
-        .blocks
-        .get(block)
-        .ok_or_else(|| malformed(format!("{} has no blocks", f.name)))?;
+    let entry = f.blocks.get(block).ok_or_else(|| malformed(format!("{} has no blocks", f.name)))?;
     if !entry.phis.is_empty() {
         return Err(malformed(format!("the entry block {block} has phis")));
     }
@@ -106,11 +97,7 @@ pub(super) fn run(f: &Function, args: &[i64], fuel: u64) -> Result<Outcome, Inte
         let (target, occurrence) = match data.term {
             Terminator::Return(v) => break End::Return(values.get(v, block)?),
             Terminator::Jump(target) => (target, 0),
-            Terminator::Branch {
-                cond,
-                then_dest,
-                else_dest,
-            } => {
+            Terminator::Branch { cond, then_dest, else_dest } => {
                 if values.get(cond, block)? != 0 {
                     (then_dest, 0)
                 } else {
@@ -118,11 +105,10 @@ pub(super) fn run(f: &Function, args: &[i64], fuel: u64) -> Result<Outcome, Inte
                 }
             }
         };
-        let next = f.blocks.get(target).ok_or_else(|| {
-            malformed(format!(
-                "{block} branches to {target}, which does not exist"
-            ))
-        })?;
+        let next = f
+            .blocks
+            .get(target)
+            .ok_or_else(|| malformed(format!("{block} branches to {target}, which does not exist")))?;
         if !next.phis.is_empty() {
             let edge = next
                 .preds
@@ -196,28 +182,16 @@ fn table_len(f: &Function) -> usize {
 /// Executes one instruction of `block`. The outer error is a bug of the
 /// input; the inner one is a program trap.
 #[inline]
-fn exec(
-    inst: &Inst,
-    block: Block,
-    values: &mut Values,
-    m: &mut Machine,
-) -> Result<Result<(), Trap>, InterpError> {
+fn exec(inst: &Inst, block: Block, values: &mut Values, m: &mut Machine) -> Result<Result<(), Trap>, InterpError> {
     let result = match inst.op {
         Op::Const(c) => c,
-        Op::Undef => {
-            return Err(InterpError::UndefExecuted {
-                block,
-                value: inst.dest,
-            })
-        }
+        Op::Undef => return Err(InterpError::UndefExecuted { block, value: inst.dest }),
         Op::Copy(a) => values.get(a, block)?,
         Op::Unary(op, a) => semantics::unary(op, values.get(a, block)?),
-        Op::Binary(op, a, b) => {
-            match semantics::binary(op, values.get(a, block)?, values.get(b, block)?) {
-                Ok(x) => x,
-                Err(trap) => return Ok(Err(trap)),
-            }
-        }
+        Op::Binary(op, a, b) => match semantics::binary(op, values.get(a, block)?, values.get(b, block)?) {
+            Ok(x) => x,
+            Err(trap) => return Ok(Err(trap)),
+        },
         Op::Load(a) => m.load(values.get(a, block)?),
         Op::Store { addr, value } => {
             no_dest(inst, block)?;
@@ -230,11 +204,8 @@ fn exec(
             return Ok(Ok(()));
         }
     };
-    let dest = inst.dest.ok_or_else(|| {
-        malformed(format!(
-            "an instruction in {block} defining a value has no destination"
-        ))
-    })?;
+    let dest =
+        inst.dest.ok_or_else(|| malformed(format!("an instruction in {block} defining a value has no destination")))?;
     values.set(dest, result)?;
     Ok(Ok(()))
 }
@@ -243,9 +214,7 @@ fn exec(
 fn no_dest(inst: &Inst, block: Block) -> Result<(), InterpError> {
     match inst.dest {
         None => Ok(()),
-        Some(d) => Err(malformed(format!(
-            "a store or out in {block} names the destination {d}"
-        ))),
+        Some(d) => Err(malformed(format!("a store or out in {block} names the destination {d}"))),
     }
 }
 

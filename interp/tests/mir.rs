@@ -7,9 +7,7 @@
 
 use ssaref::entity::EntityVec;
 use ssaref::ir::{BinOp, Block, UnOp, Value};
-use ssaref::mir::{
-    Annot, Loc, MBlock, MFunction, MInst, MInstA, MModule, MTerm, PhiAnnot, Reg, Slot,
-};
+use ssaref::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MModule, MTerm, PhiAnnot, Reg, Slot};
 use ssaref::oracle::Oracle;
 use ssaref::outcome::{End, Outcome, Trap};
 use ssaref_interp::{run_mir, Interp, InterpError, DEFAULT_FUEL};
@@ -27,13 +25,7 @@ fn block(insts: Vec<MInst>, term: MTerm) -> MBlock {
     MBlock {
         preds: vec![],
         phis: vec![],
-        insts: insts
-            .into_iter()
-            .map(|inst| MInstA {
-                inst,
-                annot: Annot::default(),
-            })
-            .collect(),
+        insts: insts.into_iter().map(|inst| MInstA { inst, annot: Annot::default() }).collect(),
         term,
         term_reads: None,
     }
@@ -51,11 +43,7 @@ fn module(k: usize, slot_count: u32, params: Vec<Loc>, blocks: Vec<MBlock>) -> M
             name: "main".to_string(),
             k,
             slot_count,
-            params: params
-                .into_iter()
-                .enumerate()
-                .map(|(i, l)| (l, Value(i as u32)))
-                .collect(),
+            params: params.into_iter().enumerate().map(|(i, l)| (l, Value(i as u32))).collect(),
             blocks: bs,
         }],
     }
@@ -74,10 +62,7 @@ fn run(m: &MModule, args: &[i64]) -> Result<Outcome, InterpError> {
 /// The value `m` returns, failing on anything else.
 fn returns(m: &MModule, args: &[i64]) -> i64 {
     match run(m, args) {
-        Ok(Outcome {
-            end: End::Return(v),
-            ..
-        }) => v,
+        Ok(Outcome { end: End::Return(v), .. }) => v,
         other => panic!("expected a return, got {other:?}"),
     }
 }
@@ -99,10 +84,7 @@ fn bin(op: BinOp, dst: Reg, a: Reg, b: Reg) -> MInst {
 
 /// `a op b` computed by the engine, with `a` in rcx and `b` in rdx.
 fn binary(op: BinOp, a: i64, b: i64) -> End {
-    let m = straight(
-        vec![konst(RCX, a), konst(RDX, b), bin(op, RAX, RCX, RDX)],
-        RAX,
-    );
+    let m = straight(vec![konst(RCX, a), konst(RDX, b), bin(op, RAX, RCX, RDX)], RAX);
     run(&m, &[]).expect("runs").end
 }
 
@@ -112,26 +94,13 @@ fn binary(op: BinOp, a: i64, b: i64) -> End {
 #[test]
 fn const_and_return() {
     assert_eq!(returns(&straight(vec![konst(RBX, -42)], RBX), &[]), -42);
-    assert_eq!(
-        returns(&straight(vec![konst(RAX, i64::MIN)], RAX), &[]),
-        i64::MIN
-    );
+    assert_eq!(returns(&straight(vec![konst(RAX, i64::MIN)], RAX), &[]), i64::MIN);
 }
 
 #[test]
 fn unary_operations() {
     let un = |op, x| {
-        let m = straight(
-            vec![
-                konst(RCX, x),
-                MInst::Unary {
-                    op,
-                    dst: RAX,
-                    src: RCX,
-                },
-            ],
-            RAX,
-        );
+        let m = straight(vec![konst(RCX, x), MInst::Unary { op, dst: RAX, src: RCX }], RAX);
         returns(&m, &[])
     };
     assert_eq!(un(UnOp::Neg, 5), -5);
@@ -158,14 +127,7 @@ fn binary_operations_take_their_operands_in_order() {
 #[test]
 fn binary_operation_may_overwrite_its_operand() {
     // `rcx = sub rcx, rdx` reads both operands before writing.
-    let m = straight(
-        vec![
-            konst(RCX, 10),
-            konst(RDX, 4),
-            bin(BinOp::Sub, RCX, RCX, RDX),
-        ],
-        RCX,
-    );
+    let m = straight(vec![konst(RCX, 10), konst(RDX, 4), bin(BinOp::Sub, RCX, RCX, RDX)], RCX);
     assert_eq!(returns(&m, &[]), 6);
     let m = straight(vec![konst(RCX, 9), bin(BinOp::Mul, RCX, RCX, RCX)], RCX);
     assert_eq!(returns(&m, &[]), 81);
@@ -175,22 +137,13 @@ fn binary_operation_may_overwrite_its_operand() {
 fn division_traps_keep_the_trace_and_memory() {
     assert_eq!(binary(BinOp::Div, 1, 0), End::Trap(Trap::DivideError));
     assert_eq!(binary(BinOp::Rem, 1, 0), End::Trap(Trap::DivideError));
-    assert_eq!(
-        binary(BinOp::Div, i64::MIN, -1),
-        End::Trap(Trap::DivideError)
-    );
-    assert_eq!(
-        binary(BinOp::Rem, i64::MIN, -1),
-        End::Trap(Trap::DivideError)
-    );
+    assert_eq!(binary(BinOp::Div, i64::MIN, -1), End::Trap(Trap::DivideError));
+    assert_eq!(binary(BinOp::Rem, i64::MIN, -1), End::Trap(Trap::DivideError));
     let m = straight(
         vec![
             konst(RCX, 5),
             MInst::Out { src: RCX },
-            MInst::Store {
-                addr: RCX,
-                src: RCX,
-            },
+            MInst::Store { addr: RCX, src: RCX },
             konst(RDX, 0),
             bin(BinOp::Div, RAX, RCX, RDX),
             // Not reached.
@@ -211,15 +164,9 @@ fn load_store_and_out() {
             konst(RCX, -1),
             konst(RDX, 77),
             // mem[-1 & 4095] = mem[4095].
-            MInst::Store {
-                addr: RCX,
-                src: RDX,
-            },
+            MInst::Store { addr: RCX, src: RDX },
             konst(RBX, 4095),
-            MInst::Load {
-                dst: RAX,
-                addr: RBX,
-            },
+            MInst::Load { dst: RAX, addr: RBX },
             MInst::Out { src: RAX },
             MInst::Out { src: RCX },
         ],
@@ -294,20 +241,11 @@ fn spill_and_reload() {
     let m = straight(
         vec![
             konst(RCX, 11),
-            MInst::Spill {
-                slot: Slot(3),
-                src: RCX,
-            },
+            MInst::Spill { slot: Slot(3), src: RCX },
             konst(RCX, 0),
-            MInst::Reload {
-                dst: RAX,
-                slot: Slot(3),
-            },
+            MInst::Reload { dst: RAX, slot: Slot(3) },
             // The slot keeps its value after a reload.
-            MInst::Reload {
-                dst: RDX,
-                slot: Slot(3),
-            },
+            MInst::Reload { dst: RDX, slot: Slot(3) },
             bin(BinOp::Add, RAX, RAX, RDX),
             bin(BinOp::Add, RAX, RAX, RCX),
         ],
@@ -327,10 +265,7 @@ fn parameters_arrive_in_their_locations() {
         vec![Loc::Reg(RCX), Loc::Slot(Slot(1)), Loc::Reg(RAX)],
         vec![block(
             vec![
-                MInst::Reload {
-                    dst: RDX,
-                    slot: Slot(1),
-                },
+                MInst::Reload { dst: RDX, slot: Slot(1) },
                 bin(BinOp::Sub, RCX, RCX, RDX),
                 bin(BinOp::Sub, RAX, RCX, RAX),
             ],
@@ -341,13 +276,7 @@ fn parameters_arrive_in_their_locations() {
     // Missing arguments are 0.
     assert_eq!(returns(&m, &[100]), 100);
     assert_eq!(returns(&m, &[]), 0);
-    assert_eq!(
-        run(&m, &[1, 2, 3, 4]),
-        Err(InterpError::TooManyArguments {
-            expected: 3,
-            got: 4
-        })
-    );
+    assert_eq!(run(&m, &[1, 2, 3, 4]), Err(InterpError::TooManyArguments { expected: 3, got: 4 }));
 }
 
 // ---------------------------------------------------------------------------
@@ -358,34 +287,12 @@ fn parameters_arrive_in_their_locations() {
 /// annotations name registers that do not match the code and a slot beyond
 /// `slot_count`: the engine must not look at them.
 fn countdown() -> MModule {
-    let b0 = block(
-        vec![
-            MInst::Move { dst: RCX, src: RAX },
-            konst(RDX, 0),
-            konst(RBX, 1),
-        ],
-        MTerm::Jump(Block(1)),
-    );
-    let mut b1 = block(
-        vec![],
-        MTerm::Branch {
-            cond: RCX,
-            then_dest: Block(2),
-            else_dest: Block(3),
-        },
-    );
+    let b0 = block(vec![MInst::Move { dst: RCX, src: RAX }, konst(RDX, 0), konst(RBX, 1)], MTerm::Jump(Block(1)));
+    let mut b1 = block(vec![], MTerm::Branch { cond: RCX, then_dest: Block(2), else_dest: Block(3) });
     b1.preds = vec![Block(0), Block(2)];
-    b1.phis = vec![PhiAnnot {
-        dest: Value(9),
-        loc: Loc::Slot(Slot(99)),
-        args: vec![Value(7), Value(8)],
-    }];
+    b1.phis = vec![PhiAnnot { dest: Value(9), loc: Loc::Slot(Slot(99)), args: vec![Value(7), Value(8)] }];
     let mut b2 = block(
-        vec![
-            MInst::Out { src: RCX },
-            bin(BinOp::Add, RDX, RDX, RCX),
-            bin(BinOp::Sub, RCX, RCX, RBX),
-        ],
+        vec![MInst::Out { src: RCX }, bin(BinOp::Add, RDX, RDX, RCX), bin(BinOp::Sub, RCX, RCX, RBX)],
         MTerm::Jump(Block(1)),
     );
     b2.preds = vec![Block(1)];
@@ -409,14 +316,7 @@ fn a_branch_to_the_same_block_twice() {
         0,
         vec![Loc::Reg(RAX)],
         vec![
-            block(
-                vec![],
-                MTerm::Branch {
-                    cond: RAX,
-                    then_dest: Block(1),
-                    else_dest: Block(1),
-                },
-            ),
+            block(vec![], MTerm::Branch { cond: RAX, then_dest: Block(1), else_dest: Block(1) }),
             block(vec![MInst::Out { src: RAX }], MTerm::Return(RAX)),
         ],
     );
@@ -429,10 +329,7 @@ fn a_branch_to_the_same_block_twice() {
 
 #[test]
 fn fuel_counts_instructions_and_terminators() {
-    let m = straight(
-        vec![konst(RAX, 1), MInst::Out { src: RAX }, konst(RAX, 2)],
-        RAX,
-    );
+    let m = straight(vec![konst(RAX, 1), MInst::Out { src: RAX }, konst(RAX, 2)], RAX);
     let o = run_mir(&m, &[], 4).expect("runs");
     assert_eq!(o.end, End::Return(2));
     let o = run_mir(&m, &[], 3).expect("runs");
@@ -473,44 +370,17 @@ fn fuel_stops_an_infinite_loop() {
 fn an_operation_reading_an_unwritten_register_is_an_error() {
     let m = straight(vec![konst(RCX, 1), bin(BinOp::Add, RAX, RCX, RDX)], RAX);
     let e = run(&m, &[]).expect_err("rdx was never written");
-    assert_eq!(
-        e,
-        InterpError::UseOfUndefinedLocation {
-            loc: Loc::Reg(RDX),
-            block: Block(0),
-            inst: Some(1)
-        }
-    );
-    assert_eq!(
-        e.to_string(),
-        "instruction 1 of b0 reads rdx, which has not been written in this run"
-    );
+    assert_eq!(e, InterpError::UseOfUndefinedLocation { loc: Loc::Reg(RDX), block: Block(0), inst: Some(1) });
+    assert_eq!(e.to_string(), "instruction 1 of b0 reads rdx, which has not been written in this run");
 }
 
 #[test]
 fn a_terminator_reading_an_unwritten_register_is_an_error() {
     let m = straight(vec![konst(RCX, 1)], RAX);
     let e = run(&m, &[]).expect_err("rax was never written");
-    assert_eq!(
-        e,
-        InterpError::UseOfUndefinedLocation {
-            loc: Loc::Reg(RAX),
-            block: Block(0),
-            inst: None
-        }
-    );
-    assert_eq!(
-        e.to_string(),
-        "the terminator of b0 reads rax, which has not been written in this run"
-    );
-    let b0 = block(
-        vec![],
-        MTerm::Branch {
-            cond: RBX,
-            then_dest: Block(0),
-            else_dest: Block(0),
-        },
-    );
+    assert_eq!(e, InterpError::UseOfUndefinedLocation { loc: Loc::Reg(RAX), block: Block(0), inst: None });
+    assert_eq!(e.to_string(), "the terminator of b0 reads rax, which has not been written in this run");
+    let b0 = block(vec![], MTerm::Branch { cond: RBX, then_dest: Block(0), else_dest: Block(0) });
     assert!(matches!(
         run(&module(4, 0, vec![], vec![b0]), &[]),
         Err(InterpError::UseOfUndefinedLocation { inst: None, .. })
@@ -524,10 +394,7 @@ fn a_reload_of_an_unwritten_slot_is_caught_at_the_use() {
     let m = straight(
         vec![
             konst(RCX, 0),
-            MInst::Reload {
-                dst: RAX,
-                slot: Slot(2),
-            },
+            MInst::Reload { dst: RAX, slot: Slot(2) },
             MInst::Out { src: RCX },
             MInst::Out { src: RAX },
         ],
@@ -535,11 +402,7 @@ fn a_reload_of_an_unwritten_slot_is_caught_at_the_use() {
     );
     assert_eq!(
         run(&m, &[]),
-        Err(InterpError::UseOfUndefinedLocation {
-            loc: Loc::Reg(RAX),
-            block: Block(0),
-            inst: Some(3)
-        })
+        Err(InterpError::UseOfUndefinedLocation { loc: Loc::Reg(RAX), block: Block(0), inst: Some(3) })
     );
 }
 
@@ -551,10 +414,7 @@ fn transfers_carry_undefinedness_without_failing() {
         vec![
             konst(RAX, 5),
             MInst::Move { dst: RDX, src: RBX },
-            MInst::Spill {
-                slot: Slot(0),
-                src: RDX,
-            },
+            MInst::Spill { slot: Slot(0), src: RDX },
             MInst::Swap { a: RCX, b: RBX },
         ],
         RAX,
@@ -564,29 +424,11 @@ fn transfers_carry_undefinedness_without_failing() {
     let m = straight(vec![konst(RAX, 5), MInst::Swap { a: RAX, b: RCX }], RAX);
     assert_eq!(
         run(&m, &[]),
-        Err(InterpError::UseOfUndefinedLocation {
-            loc: Loc::Reg(RAX),
-            block: Block(0),
-            inst: None
-        })
+        Err(InterpError::UseOfUndefinedLocation { loc: Loc::Reg(RAX), block: Block(0), inst: None })
     );
     // And a move of garbage overwrites a defined register.
-    let m = straight(
-        vec![
-            konst(RCX, 5),
-            MInst::Move { dst: RCX, src: RDX },
-            MInst::Out { src: RCX },
-        ],
-        RCX,
-    );
-    assert!(matches!(
-        run(&m, &[]),
-        Err(InterpError::UseOfUndefinedLocation {
-            loc: Loc::Reg(RCX),
-            inst: Some(2),
-            ..
-        })
-    ));
+    let m = straight(vec![konst(RCX, 5), MInst::Move { dst: RCX, src: RDX }, MInst::Out { src: RCX }], RCX);
+    assert!(matches!(run(&m, &[]), Err(InterpError::UseOfUndefinedLocation { loc: Loc::Reg(RCX), inst: Some(2), .. })));
 }
 
 // ---------------------------------------------------------------------------
@@ -598,61 +440,27 @@ fn register_counts_outside_the_target_are_malformed() {
         let m = module(k, 0, vec![], vec![block(vec![], MTerm::Return(RAX))]);
         assert!(malformed(&m).contains("registers"), "k = {k}");
     }
-    let m = module(
-        15,
-        0,
-        vec![],
-        vec![block(vec![konst(Reg(14), 3)], MTerm::Return(Reg(14)))],
-    );
+    let m = module(15, 0, vec![], vec![block(vec![konst(Reg(14), 3)], MTerm::Return(Reg(14)))]);
     assert_eq!(returns(&m, &[]), 3);
 }
 
 #[test]
 fn a_register_beyond_k_is_malformed() {
     // With k = 3, rbx (register 3) would be a scratch register.
-    let m = module(
-        3,
-        0,
-        vec![],
-        vec![block(vec![konst(RBX, 1)], MTerm::Return(RAX))],
-    );
+    let m = module(3, 0, vec![], vec![block(vec![konst(RBX, 1)], MTerm::Return(RAX))]);
     assert!(malformed(&m).contains("register 3 is not one of the 3 allocatable registers"));
-    let m = module(
-        3,
-        0,
-        vec![],
-        vec![block(vec![konst(RAX, 1)], MTerm::Return(RBX))],
-    );
+    let m = module(3, 0, vec![], vec![block(vec![konst(RAX, 1)], MTerm::Return(RBX))]);
     malformed(&m);
-    let m = module(
-        3,
-        0,
-        vec![Loc::Reg(Reg(200))],
-        vec![block(vec![], MTerm::Return(RAX))],
-    );
+    let m = module(3, 0, vec![Loc::Reg(Reg(200))], vec![block(vec![], MTerm::Return(RAX))]);
     malformed(&m);
-    let m = module(
-        3,
-        0,
-        vec![],
-        vec![block(
-            vec![MInst::Swap {
-                a: RAX,
-                b: Reg(255),
-            }],
-            MTerm::Return(RAX),
-        )],
-    );
+    let m = module(3, 0, vec![], vec![block(vec![MInst::Swap { a: RAX, b: Reg(255) }], MTerm::Return(RAX))]);
     malformed(&m);
     // Even in a block that is never reached.
     let m = module(
         3,
         0,
         vec![],
-        vec![
-            block(vec![konst(RAX, 1)], MTerm::Return(RAX)),
-            block(vec![konst(RBX, 1)], MTerm::Return(RAX)),
-        ],
+        vec![block(vec![konst(RAX, 1)], MTerm::Return(RAX)), block(vec![konst(RBX, 1)], MTerm::Return(RAX))],
     );
     malformed(&m);
 }
@@ -663,24 +471,10 @@ fn a_slot_beyond_slot_count_is_malformed() {
         2,
         2,
         vec![],
-        vec![block(
-            vec![
-                konst(RAX, 1),
-                MInst::Spill {
-                    slot: Slot(2),
-                    src: RAX,
-                },
-            ],
-            MTerm::Return(RAX),
-        )],
+        vec![block(vec![konst(RAX, 1), MInst::Spill { slot: Slot(2), src: RAX }], MTerm::Return(RAX))],
     );
     assert!(malformed(&m).contains("slot 2 is out of range (slot_count 2)"));
-    let m = module(
-        2,
-        0,
-        vec![Loc::Slot(Slot(0))],
-        vec![block(vec![], MTerm::Return(RAX))],
-    );
+    let m = module(2, 0, vec![Loc::Slot(Slot(0))], vec![block(vec![], MTerm::Return(RAX))]);
     malformed(&m);
 }
 
@@ -691,17 +485,7 @@ fn a_huge_slot_count_costs_nothing() {
         u32::MAX,
         vec![],
         vec![block(
-            vec![
-                konst(RAX, 8),
-                MInst::Spill {
-                    slot: Slot(1),
-                    src: RAX,
-                },
-                MInst::Reload {
-                    dst: RCX,
-                    slot: Slot(1),
-                },
-            ],
+            vec![konst(RAX, 8), MInst::Spill { slot: Slot(1), src: RAX }, MInst::Reload { dst: RCX, slot: Slot(1) }],
             MTerm::Return(RCX),
         )],
     );
@@ -714,12 +498,7 @@ fn bad_blocks_and_parameters_are_malformed() {
     assert!(malformed(&m).contains("b5, which does not exist"));
     let m = module(2, 0, vec![], vec![]);
     assert!(malformed(&m).contains("no blocks"));
-    let m = module(
-        2,
-        0,
-        vec![Loc::Reg(RAX), Loc::Reg(RAX)],
-        vec![block(vec![], MTerm::Return(RAX))],
-    );
+    let m = module(2, 0, vec![Loc::Reg(RAX), Loc::Reg(RAX)], vec![block(vec![], MTerm::Return(RAX))]);
     assert!(malformed(&m).contains("same location"));
     let mut m = straight(vec![konst(RAX, 1)], RAX);
     m.functions[0].name = "other".to_string();
@@ -728,13 +507,9 @@ fn bad_blocks_and_parameters_are_malformed() {
 
 #[test]
 fn the_oracle_trait_reaches_the_machine_engine() {
-    let o = Interp
-        .run_mir(&countdown(), &[3], DEFAULT_FUEL)
-        .expect("runs");
+    let o = Interp.run_mir(&countdown(), &[3], DEFAULT_FUEL).expect("runs");
     assert_eq!(o.trace, vec![3, 2, 1]);
     assert_eq!(o.end, End::Return(6));
-    let e = Interp
-        .run_mir(&straight(vec![], RAX), &[], DEFAULT_FUEL)
-        .expect_err("rax is unwritten");
+    let e = Interp.run_mir(&straight(vec![], RAX), &[], DEFAULT_FUEL).expect_err("rax is unwritten");
     assert!(e.contains("reads rax"), "{e}");
 }

@@ -107,10 +107,7 @@ fn arithmetic_wraps() {
     assert_eq!(binop(BinOp::Sub, i64::MIN, 1), End::Return(i64::MAX));
     assert_eq!(binop(BinOp::Mul, i64::MAX, 2), End::Return(-2));
     assert_eq!(binop(BinOp::Mul, i64::MIN, -1), End::Return(i64::MIN));
-    assert_eq!(
-        eval(un(UnOp::Neg, var("a")), i64::MIN, 0),
-        End::Return(i64::MIN)
-    );
+    assert_eq!(eval(un(UnOp::Neg, var("a")), i64::MIN, 0), End::Return(i64::MIN));
     assert_eq!(eval(int(i64::MIN), 0, 0), End::Return(i64::MIN));
     assert_eq!(binop(BinOp::Add, 2, 3), End::Return(5));
 }
@@ -138,12 +135,7 @@ fn division_traps() {
 fn a_trap_keeps_the_trace_and_memory_so_far() {
     let p = program(
         &["a"],
-        vec![
-            out(lit(1)),
-            Stmt::Store(lit(9), lit(99)),
-            out(bin(BinOp::Div, lit(1), var("a"))),
-            out(lit(2)),
-        ],
+        vec![out(lit(1)), Stmt::Store(lit(9), lit(99)), out(bin(BinOp::Div, lit(1), var("a"))), out(lit(2))],
     );
     let o = run(&p, &[0]);
     assert_eq!(o.trace, vec![1]);
@@ -180,10 +172,7 @@ fn bitwise_operators() {
     assert_eq!(binop(BinOp::Xor, 0b1100, 0b1010), End::Return(0b0110));
     assert_eq!(eval(un(UnOp::BitNot, var("a")), 0, 0), End::Return(-1));
     assert_eq!(eval(un(UnOp::BitNot, var("a")), 5, 0), End::Return(-6));
-    assert_eq!(
-        eval(un(UnOp::BitNot, var("a")), i64::MIN, 0),
-        End::Return(i64::MAX)
-    );
+    assert_eq!(eval(un(UnOp::BitNot, var("a")), i64::MIN, 0), End::Return(i64::MAX));
 }
 
 #[test]
@@ -223,13 +212,7 @@ fn logical_operators_yield_0_or_1() {
     assert_eq!(eval(or(var("a"), var("b")), -4, 0), End::Return(1));
     assert_eq!(eval(or(var("a"), var("b")), 0, 0), End::Return(0));
     // Nested, and assigned to a variable the right side reads.
-    let p = program(
-        &["a", "b"],
-        vec![
-            assign("b", and(or(var("a"), var("b")), var("b"))),
-            ret(var("b")),
-        ],
-    );
+    let p = program(&["a", "b"], vec![assign("b", and(or(var("a"), var("b")), var("b"))), ret(var("b"))]);
     assert_eq!(run(&p, &[0, 5]).end, End::Return(1));
     assert_eq!(run(&p, &[3, 0]).end, End::Return(0));
 }
@@ -243,10 +226,7 @@ fn short_circuit_suppresses_a_trap_on_the_right() {
     assert_eq!(eval(and(var("a"), trap()), 1, 0), DIV);
     assert_eq!(eval(or(var("a"), trap()), 0, 0), DIV);
     // The same in a condition, where the value is only branched on.
-    let p = program(
-        &["a", "b"],
-        vec![if_(and(var("a"), trap()), vec![out(lit(1))]), out(lit(2))],
-    );
+    let p = program(&["a", "b"], vec![if_(and(var("a"), trap()), vec![out(lit(1))]), out(lit(2))]);
     assert_eq!(run(&p, &[0, 0]).trace, vec![2]);
     assert_eq!(run(&p, &[1, 0]).end, DIV);
 }
@@ -287,10 +267,7 @@ fn falling_off_main_returns_0() {
 
 #[test]
 fn missing_arguments_are_0_and_variables_start_at_0() {
-    let p = program(
-        &["a", "b", "c"],
-        vec![out(var("a")), out(var("b")), out(var("c")), out(var("x"))],
-    );
+    let p = program(&["a", "b", "c"], vec![out(var("a")), out(var("b")), out(var("c")), out(var("x"))]);
     assert_eq!(run(&p, &[5]).trace, vec![5, 0, 0, 0]);
     assert_eq!(run(&p, &[]).trace, vec![0, 0, 0, 0]);
     assert_eq!(run(&p, &[1, 2, 3]).trace, vec![1, 2, 3, 0]);
@@ -299,13 +276,7 @@ fn missing_arguments_are_0_and_variables_start_at_0() {
 #[test]
 fn too_many_arguments_is_an_error() {
     let p = program(&["a"], vec![ret(var("a"))]);
-    assert_eq!(
-        run_ast(&p, &[1, 2], DEFAULT_FUEL),
-        Err(InterpError::TooManyArguments {
-            expected: 1,
-            got: 2
-        })
-    );
+    assert_eq!(run_ast(&p, &[1, 2], DEFAULT_FUEL), Err(InterpError::TooManyArguments { expected: 1, got: 2 }));
 }
 
 #[test]
@@ -335,15 +306,7 @@ fn no_main_is_an_error() {
 
 #[test]
 fn goto_forward_and_backward() {
-    let forward = program(
-        &[],
-        vec![
-            Stmt::Goto("skip".into()),
-            out(lit(1)),
-            Stmt::Label("skip".into()),
-            out(lit(2)),
-        ],
-    );
+    let forward = program(&[], vec![Stmt::Goto("skip".into()), out(lit(1)), Stmt::Label("skip".into()), out(lit(2))]);
     assert_eq!(run(&forward, &[]).trace, vec![2]);
 
     let backward = program(
@@ -352,10 +315,7 @@ fn goto_forward_and_backward() {
             Stmt::Label("top".into()),
             assign("i", bin(BinOp::Add, var("i"), lit(1))),
             out(var("i")),
-            if_(
-                bin(BinOp::Lt, var("i"), lit(3)),
-                vec![Stmt::Goto("top".into())],
-            ),
+            if_(bin(BinOp::Lt, var("i"), lit(3)), vec![Stmt::Goto("top".into())]),
             ret(lit(9)),
         ],
     );
@@ -412,10 +372,7 @@ fn goto_into_a_loop_body_then_continue_and_break_use_that_loop() {
                             Stmt::Label("inner".into()),
                             assign("k", bin(BinOp::Add, var("k"), lit(1))),
                             out(var("k")),
-                            if_(
-                                bin(BinOp::Eq, bin(BinOp::Rem, var("k"), lit(2)), lit(0)),
-                                vec![Stmt::Break],
-                            ),
+                            if_(bin(BinOp::Eq, bin(BinOp::Rem, var("k"), lit(2)), lit(0)), vec![Stmt::Break]),
                         ],
                     ),
                     out(lit(30)),
@@ -424,38 +381,23 @@ fn goto_into_a_loop_body_then_continue_and_break_use_that_loop() {
             out(lit(999)),
         ],
     );
-    assert_eq!(
-        run(&p, &[]).trace,
-        vec![1, 20, 2, 30, 10, 20, 3, 20, 4, 30, 10, 20, 5, 20, 6, 30, 999]
-    );
+    assert_eq!(run(&p, &[]).trace, vec![1, 20, 2, 30, 10, 20, 3, 20, 4, 30, 10, 20, 5, 20, 6, 30, 999]);
 }
 
 #[test]
 fn malformed_control_flow_is_an_error_not_a_panic() {
     let unknown = program(&[], vec![Stmt::Goto("nowhere".into())]);
-    assert!(matches!(
-        run_ast(&unknown, &[], DEFAULT_FUEL),
-        Err(InterpError::Malformed(_))
-    ));
+    assert!(matches!(run_ast(&unknown, &[], DEFAULT_FUEL), Err(InterpError::Malformed(_))));
     let stray = program(&[], vec![Stmt::Break]);
-    assert!(matches!(
-        run_ast(&stray, &[], DEFAULT_FUEL),
-        Err(InterpError::Malformed(_))
-    ));
+    assert!(matches!(run_ast(&stray, &[], DEFAULT_FUEL), Err(InterpError::Malformed(_))));
     let twice = program(&[], vec![Stmt::Label("l".into()), Stmt::Label("l".into())]);
-    assert!(matches!(
-        run_ast(&twice, &[], DEFAULT_FUEL),
-        Err(InterpError::Malformed(_))
-    ));
+    assert!(matches!(run_ast(&twice, &[], DEFAULT_FUEL), Err(InterpError::Malformed(_))));
     let mut deep = var("a");
     for _ in 0..ssaref::ast::MAX_EXPR_DEPTH {
         deep = un(UnOp::Neg, deep);
     }
     let deep = program(&["a"], vec![ret(deep)]);
-    assert!(matches!(
-        run_ast(&deep, &[], DEFAULT_FUEL),
-        Err(InterpError::Malformed(_))
-    ));
+    assert!(matches!(run_ast(&deep, &[], DEFAULT_FUEL), Err(InterpError::Malformed(_))));
 }
 
 #[test]
@@ -492,13 +434,7 @@ fn expressions_at_the_depth_limit_run() {
 
 #[test]
 fn fuel_exhaustion_keeps_the_trace_and_memory_so_far() {
-    let p = program(
-        &[],
-        vec![
-            Stmt::Store(lit(5), lit(9)),
-            while_(lit(1), vec![out(lit(7))]),
-        ],
-    );
+    let p = program(&[], vec![Stmt::Store(lit(5), lit(9)), while_(lit(1), vec![out(lit(7))])]);
     let o = run_ast(&p, &[], 100).unwrap();
     assert_eq!(o.end, End::OutOfFuel);
     assert!(!o.trace.is_empty());
@@ -523,12 +459,7 @@ fn fuel_counts_statements_and_expression_nodes() {
 // Stack use: deep nesting and long functions on a small thread stack.
 
 fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(f)
-        .unwrap()
-        .join()
-        .unwrap()
+    std::thread::Builder::new().stack_size(2 << 20).spawn(f).unwrap().join().unwrap()
 }
 
 #[test]
@@ -537,10 +468,7 @@ fn ten_thousand_nested_ifs_run_on_a_2_mib_stack() {
         // x = x + 1; if (x > 0) { x = x + 1; if (x > 0) { ... out x; } }
         let mut body = vec![out(var("x"))];
         for _ in 0..10_000 {
-            body = vec![
-                assign("x", bin(BinOp::Add, var("x"), lit(1))),
-                if_(bin(BinOp::Gt, var("x"), lit(0)), body),
-            ];
+            body = vec![assign("x", bin(BinOp::Add, var("x"), lit(1))), if_(bin(BinOp::Gt, var("x"), lit(0)), body)];
         }
         let p = program(&[], body);
         run(&p, &[]).trace
@@ -556,11 +484,7 @@ fn ten_thousand_nested_whiles_with_break_run_on_a_2_mib_stack() {
         for _ in 0..10_000 {
             body = vec![while_(
                 lit(1),
-                vec![
-                    assign("n", bin(BinOp::Add, var("n"), lit(1))),
-                    Stmt::Block(Block::new(body)),
-                    Stmt::Break,
-                ],
+                vec![assign("n", bin(BinOp::Add, var("n"), lit(1))), Stmt::Block(Block::new(body)), Stmt::Break],
             )];
         }
         body.push(ret(var("n")));
@@ -572,9 +496,7 @@ fn ten_thousand_nested_whiles_with_break_run_on_a_2_mib_stack() {
 #[test]
 fn a_million_statements_run_on_a_2_mib_stack() {
     let o = on_small_stack(|| {
-        let body = (0..1_000_000)
-            .map(|i| Stmt::Store(lit(i & 4095), lit(i)))
-            .collect();
+        let body = (0..1_000_000).map(|i| Stmt::Store(lit(i & 4095), lit(i))).collect();
         run_ast(&program(&[], body), &[], u64::MAX).unwrap()
     });
     assert_eq!(o.end, End::Return(0));
@@ -597,10 +519,7 @@ fn b(i: u32) -> ir::Block {
 }
 
 fn def(dest: u32, op: Op) -> Inst {
-    Inst {
-        dest: Some(v(dest)),
-        op,
-    }
+    Inst { dest: Some(v(dest)), op }
 }
 
 fn eff(op: Op) -> Inst {
@@ -608,19 +527,11 @@ fn eff(op: Op) -> Inst {
 }
 
 fn phi(dest: u32, args: &[u32]) -> Phi {
-    Phi {
-        dest: v(dest),
-        args: args.iter().map(|&a| v(a)).collect(),
-    }
+    Phi { dest: v(dest), args: args.iter().map(|&a| v(a)).collect() }
 }
 
 fn block(preds: &[u32], phis: Vec<Phi>, insts: Vec<Inst>, term: Terminator) -> BlockData {
-    BlockData {
-        preds: preds.iter().map(|&p| b(p)).collect(),
-        phis,
-        insts,
-        term,
-    }
+    BlockData { preds: preds.iter().map(|&p| b(p)).collect(), phis, insts, term }
 }
 
 fn jump(to: u32) -> Terminator {
@@ -628,11 +539,7 @@ fn jump(to: u32) -> Terminator {
 }
 
 fn branch(cond: u32, then_dest: u32, else_dest: u32) -> Terminator {
-    Terminator::Branch {
-        cond: v(cond),
-        then_dest: b(then_dest),
-        else_dest: b(else_dest),
-    }
+    Terminator::Branch { cond: v(cond), then_dest: b(then_dest), else_dest: b(else_dest) }
 }
 
 fn module(params: &[u32], blocks: Vec<BlockData>, value_count: u32) -> Module {
@@ -658,12 +565,7 @@ fn run_m(m: &Module, args: &[i64]) -> Outcome {
 fn ssa_binop(op: BinOp, a: i64, c: i64) -> End {
     let m = module(
         &[0, 1],
-        vec![block(
-            &[],
-            vec![],
-            vec![def(2, Op::Binary(op, v(0), v(1)))],
-            Terminator::Return(v(2)),
-        )],
+        vec![block(&[], vec![], vec![def(2, Op::Binary(op, v(0), v(1)))], Terminator::Return(v(2)))],
         3,
     );
     run_m(&m, &[a, c]).end
@@ -686,16 +588,8 @@ fn ssa_operators_match_the_ast_engine() {
     assert_eq!(ssa_binop(BinOp::Rem, 3, 0), DIV);
     for op in UnOp::ALL {
         for a in samples {
-            let m = module(
-                &[0],
-                vec![block(
-                    &[],
-                    vec![],
-                    vec![def(1, Op::Unary(op, v(0)))],
-                    Terminator::Return(v(1)),
-                )],
-                2,
-            );
+            let m =
+                module(&[0], vec![block(&[], vec![], vec![def(1, Op::Unary(op, v(0)))], Terminator::Return(v(1)))], 2);
             assert_eq!(run_m(&m, &[a]).end, eval(un(op, var("a")), a, 0), "{op}{a}");
         }
     }
@@ -753,18 +647,8 @@ fn ssa_branch_to_the_same_block_twice_uses_the_edge_taken() {
     let m = module(
         &[0],
         vec![
-            block(
-                &[],
-                vec![],
-                vec![def(1, Op::Const(10)), def(2, Op::Const(20))],
-                branch(0, 1, 1),
-            ),
-            block(
-                &[0, 0],
-                vec![phi(3, &[1, 2])],
-                vec![],
-                Terminator::Return(v(3)),
-            ),
+            block(&[], vec![], vec![def(1, Op::Const(10)), def(2, Op::Const(20))], branch(0, 1, 1)),
+            block(&[0, 0], vec![phi(3, &[1, 2])], vec![], Terminator::Return(v(3))),
         ],
         4,
     );
@@ -783,23 +667,12 @@ fn ssa_use_of_an_undefined_value_is_detected() {
             block(&[], vec![], vec![], branch(0, 1, 2)),
             block(&[0], vec![], vec![def(1, Op::Const(5))], jump(3)),
             block(&[0], vec![], vec![], jump(3)),
-            block(
-                &[1, 2],
-                vec![],
-                vec![eff(Op::Out(v(1)))],
-                Terminator::Return(v(1)),
-            ),
+            block(&[1, 2], vec![], vec![eff(Op::Out(v(1)))], Terminator::Return(v(1))),
         ],
         2,
     );
     assert_eq!(run_m(&m, &[1]).trace, vec![5]);
-    assert_eq!(
-        run_ssa(&m, &[0], DEFAULT_FUEL),
-        Err(InterpError::UseOfUndefinedValue {
-            value: v(1),
-            block: b(3)
-        })
-    );
+    assert_eq!(run_ssa(&m, &[0], DEFAULT_FUEL), Err(InterpError::UseOfUndefinedValue { value: v(1), block: b(3) }));
 
     // The same through a phi argument: b3: v2 = phi v1, v1.
     let m = module(
@@ -808,23 +681,12 @@ fn ssa_use_of_an_undefined_value_is_detected() {
             block(&[], vec![], vec![], branch(0, 1, 2)),
             block(&[0], vec![], vec![def(1, Op::Const(5))], jump(3)),
             block(&[0], vec![], vec![], jump(3)),
-            block(
-                &[1, 2],
-                vec![phi(2, &[1, 1])],
-                vec![],
-                Terminator::Return(v(2)),
-            ),
+            block(&[1, 2], vec![phi(2, &[1, 1])], vec![], Terminator::Return(v(2))),
         ],
         3,
     );
     assert_eq!(run_m(&m, &[1]).end, End::Return(5));
-    assert!(matches!(
-        run_ssa(&m, &[0], DEFAULT_FUEL),
-        Err(InterpError::UseOfUndefinedValue {
-            value: Value(1),
-            ..
-        })
-    ));
+    assert!(matches!(run_ssa(&m, &[0], DEFAULT_FUEL), Err(InterpError::UseOfUndefinedValue { value: Value(1), .. })));
 }
 
 #[test]
@@ -840,23 +702,12 @@ fn ssa_executing_undef_is_detected() {
         2,
     );
     assert_eq!(run_m(&m, &[0]).end, End::Return(0));
-    assert_eq!(
-        run_ssa(&m, &[1], DEFAULT_FUEL),
-        Err(InterpError::UndefExecuted {
-            block: b(1),
-            value: Some(v(1))
-        })
-    );
+    assert_eq!(run_ssa(&m, &[1], DEFAULT_FUEL), Err(InterpError::UndefExecuted { block: b(1), value: Some(v(1)) }));
 }
 
 #[test]
 fn ssa_malformed_modules_are_errors_not_panics() {
-    let is_malformed = |m: &Module| {
-        matches!(
-            run_ssa(m, &[], DEFAULT_FUEL),
-            Err(InterpError::Malformed(_))
-        )
-    };
+    let is_malformed = |m: &Module| matches!(run_ssa(m, &[], DEFAULT_FUEL), Err(InterpError::Malformed(_)));
     // A jump to a block that does not exist.
     let m = module(&[], vec![block(&[], vec![], vec![], jump(7))], 0);
     assert!(is_malformed(&m));
@@ -865,12 +716,7 @@ fn ssa_malformed_modules_are_errors_not_panics() {
         &[],
         vec![
             block(&[], vec![], vec![def(0, Op::Const(1))], jump(1)),
-            block(
-                &[0, 0],
-                vec![phi(1, &[0])],
-                vec![],
-                Terminator::Return(v(1)),
-            ),
+            block(&[0, 0], vec![phi(1, &[0])], vec![], Terminator::Return(v(1))),
         ],
         2,
     );
@@ -886,22 +732,9 @@ fn ssa_malformed_modules_are_errors_not_panics() {
     );
     assert!(is_malformed(&m));
     // A value number beyond value_count, read and written.
-    let m = module(
-        &[],
-        vec![block(&[], vec![], vec![], Terminator::Return(v(3)))],
-        1,
-    );
+    let m = module(&[], vec![block(&[], vec![], vec![], Terminator::Return(v(3)))], 1);
     assert!(is_malformed(&m));
-    let m = module(
-        &[],
-        vec![block(
-            &[],
-            vec![],
-            vec![def(9, Op::Const(1))],
-            Terminator::Return(v(9)),
-        )],
-        1,
-    );
+    let m = module(&[], vec![block(&[], vec![], vec![def(9, Op::Const(1))], Terminator::Return(v(9)))], 1);
     assert!(is_malformed(&m));
     // No blocks at all, and a store that names a destination.
     assert!(is_malformed(&module(&[], vec![], 0)));
@@ -910,16 +743,7 @@ fn ssa_malformed_modules_are_errors_not_panics() {
         vec![block(
             &[],
             vec![],
-            vec![
-                def(0, Op::Const(1)),
-                def(
-                    1,
-                    Op::Store {
-                        addr: v(0),
-                        value: v(0),
-                    },
-                ),
-            ],
+            vec![def(0, Op::Const(1)), def(1, Op::Store { addr: v(0), value: v(0) })],
             Terminator::Return(v(0)),
         )],
         2,
@@ -938,10 +762,7 @@ fn ssa_arguments_memory_and_errors() {
             vec![
                 eff(Op::Out(v(0))),
                 eff(Op::Out(v(1))),
-                eff(Op::Store {
-                    addr: v(0),
-                    value: v(1),
-                }),
+                eff(Op::Store { addr: v(0), value: v(1) }),
                 def(2, Op::Load(v(0))),
             ],
             Terminator::Return(v(2)),
@@ -953,17 +774,8 @@ fn ssa_arguments_memory_and_errors() {
     let o = run_m(&m, &[-2, 77]);
     assert_eq!(o.end, End::Return(77));
     assert_eq!(o.mem[4094], 77);
-    assert_eq!(
-        run_ssa(&m, &[1, 2, 3], DEFAULT_FUEL),
-        Err(InterpError::TooManyArguments {
-            expected: 2,
-            got: 3
-        })
-    );
-    assert_eq!(
-        run_ssa(&Module::default(), &[], DEFAULT_FUEL),
-        Err(InterpError::NoMain)
-    );
+    assert_eq!(run_ssa(&m, &[1, 2, 3], DEFAULT_FUEL), Err(InterpError::TooManyArguments { expected: 2, got: 3 }));
+    assert_eq!(run_ssa(&Module::default(), &[], DEFAULT_FUEL), Err(InterpError::NoMain));
 }
 
 #[test]
@@ -986,10 +798,7 @@ fn ssa_and_ast_agree_on_a_loop() {
             while_(
                 bin(BinOp::Lt, var("i"), var("n")),
                 vec![
-                    assign(
-                        "s",
-                        bin(BinOp::Add, var("s"), bin(BinOp::Mul, var("i"), var("i"))),
-                    ),
+                    assign("s", bin(BinOp::Add, var("s"), bin(BinOp::Mul, var("i"), var("i")))),
                     Stmt::Store(var("i"), var("s")),
                     assign("i", bin(BinOp::Add, var("i"), lit(1))),
                 ],
@@ -1005,16 +814,7 @@ fn ssa_and_ast_agree_on_a_loop() {
     let m = module(
         &[0],
         vec![
-            block(
-                &[],
-                vec![],
-                vec![
-                    def(1, Op::Const(0)),
-                    def(10, Op::Const(1)),
-                    def(11, Op::Const(7)),
-                ],
-                jump(1),
-            ),
+            block(&[], vec![], vec![def(1, Op::Const(0)), def(10, Op::Const(1)), def(11, Op::Const(7))], jump(1)),
             block(
                 &[0, 2],
                 vec![phi(2, &[1, 6]), phi(3, &[1, 5])],
@@ -1027,10 +827,7 @@ fn ssa_and_ast_agree_on_a_loop() {
                 vec![
                     def(7, Op::Binary(BinOp::Mul, v(2), v(2))),
                     def(5, Op::Binary(BinOp::Add, v(3), v(7))),
-                    eff(Op::Store {
-                        addr: v(2),
-                        value: v(5),
-                    }),
+                    eff(Op::Store { addr: v(2), value: v(5) }),
                     def(6, Op::Binary(BinOp::Add, v(2), v(10))),
                 ],
                 jump(1),
@@ -1038,10 +835,7 @@ fn ssa_and_ast_agree_on_a_loop() {
             block(
                 &[1],
                 vec![],
-                vec![
-                    eff(Op::Out(v(3))),
-                    def(8, Op::Binary(BinOp::Rem, v(3), v(11))),
-                ],
+                vec![eff(Op::Out(v(3))), def(8, Op::Binary(BinOp::Rem, v(3), v(11)))],
                 Terminator::Return(v(8)),
             ),
         ],
@@ -1062,18 +856,10 @@ fn ssa_a_huge_value_count_does_not_exhaust_memory() {
     // and a mention beyond value_count is still reported as malformed.
     let mut m = module(
         &[0],
-        vec![block(
-            &[],
-            vec![],
-            vec![def(1, Op::Unary(UnOp::Neg, v(0)))],
-            Terminator::Return(v(1)),
-        )],
+        vec![block(&[], vec![], vec![def(1, Op::Unary(UnOp::Neg, v(0)))], Terminator::Return(v(1)))],
         u32::MAX,
     );
     assert_eq!(run_m(&m, &[4]).end, End::Return(-4));
     m.functions[0].value_count = 1;
-    assert!(matches!(
-        run_ssa(&m, &[4], DEFAULT_FUEL),
-        Err(InterpError::Malformed(_))
-    ));
+    assert!(matches!(run_ssa(&m, &[4], DEFAULT_FUEL), Err(InterpError::Malformed(_))));
 }

@@ -438,14 +438,8 @@ pub enum Shape {
 
 impl Shape {
     /// Every shape.
-    pub const ALL: [Shape; 6] = [
-        Shape::Swarm,
-        Shape::Everything,
-        Shape::Structured,
-        Shape::Gotos,
-        Shape::Patterns,
-        Shape::Pressure,
-    ];
+    pub const ALL: [Shape; 6] =
+        [Shape::Swarm, Shape::Everything, Shape::Structured, Shape::Gotos, Shape::Patterns, Shape::Pressure];
 
     /// The name `ssaref gen --shape` takes.
     pub fn name(self) -> &'static str {
@@ -482,10 +476,7 @@ impl Shape {
         };
         match self {
             Shape::Swarm => base,
-            Shape::Everything => GenConfig {
-                swarm: false,
-                ..base
-            },
+            Shape::Everything => GenConfig { swarm: false, ..base },
             Shape::Structured => base
                 .with(Feature::Goto, 0)
                 .with(Feature::Irreducible, 0)
@@ -504,11 +495,7 @@ impl Shape {
                 .with(Feature::LostCopy, 10)
                 .with(Feature::BranchUse, 10)
                 .with(Feature::FanOut, 10),
-            Shape::Pressure => GenConfig {
-                size: 60,
-                pressure_values: 28,
-                ..base.with(Feature::Pressure, 10)
-            },
+            Shape::Pressure => GenConfig { size: 60, pressure_values: 28, ..base.with(Feature::Pressure, 10) },
         }
     }
 }
@@ -540,16 +527,8 @@ impl TestCase {
     /// The program of any source of choices.
     pub fn from_entropy<E: Entropy>(e: &mut E, config: &GenConfig, origin: String) -> TestCase {
         let (program, args) = Generator::new(e, config).program();
-        debug_assert!(
-            program.validate().is_ok(),
-            "generated an invalid program: {:?}",
-            program.validate()
-        );
-        TestCase {
-            program,
-            args,
-            origin,
-        }
+        debug_assert!(program.validate().is_ok(), "generated an invalid program: {:?}", program.validate());
+        TestCase { program, args, origin }
     }
 
     /// The program as `.src` text, preceded by comment lines giving its
@@ -604,58 +583,21 @@ pub fn construction_variants() -> Vec<BraunOptions> {
     let all = BraunOptions::all_on();
     vec![
         plain,
-        BraunOptions {
-            marker: true,
-            ..plain
-        },
+        BraunOptions { marker: true, ..plain },
         all,
-        BraunOptions {
-            marker: true,
-            ..all
-        },
-        BraunOptions {
-            remove_redundant_sccs: false,
-            ..plain
-        },
-        BraunOptions {
-            remove_redundant_sccs: false,
-            marker: true,
-            ..plain
-        },
-        BraunOptions {
-            remove_redundant_sccs: false,
-            ..all
-        },
-        BraunOptions {
-            witness_cache: false,
-            ..all
-        },
-        BraunOptions {
-            fold_constants: true,
-            ..plain
-        },
-        BraunOptions {
-            simplify_arithmetic: true,
-            ..plain
-        },
+        BraunOptions { marker: true, ..all },
+        BraunOptions { remove_redundant_sccs: false, ..plain },
+        BraunOptions { remove_redundant_sccs: false, marker: true, ..plain },
+        BraunOptions { remove_redundant_sccs: false, ..all },
+        BraunOptions { witness_cache: false, ..all },
+        BraunOptions { fold_constants: true, ..plain },
+        BraunOptions { simplify_arithmetic: true, ..plain },
         BraunOptions { cse: true, ..plain },
-        BraunOptions {
-            copy_propagation: true,
-            ..plain
-        },
-        BraunOptions {
-            fold_constants: false,
-            ..all
-        },
-        BraunOptions {
-            simplify_arithmetic: false,
-            ..all
-        },
+        BraunOptions { copy_propagation: true, ..plain },
+        BraunOptions { fold_constants: false, ..all },
+        BraunOptions { simplify_arithmetic: false, ..all },
         BraunOptions { cse: false, ..all },
-        BraunOptions {
-            copy_propagation: false,
-            ..all
-        },
+        BraunOptions { copy_propagation: false, ..all },
     ]
 }
 
@@ -664,19 +606,12 @@ pub fn construction_variants() -> Vec<BraunOptions> {
 pub fn describe_failure(tc: &TestCase, verdict: &Verdict) -> String {
     let what = match verdict {
         Verdict::Agree { .. } | Verdict::Inconclusive => "no failure".to_string(),
-        Verdict::Diverge {
-            stage,
-            expected,
-            got,
-        } => {
+        Verdict::Diverge { stage, expected, got } => {
             let got = match got {
                 Ok(o) => o.render_full(),
                 Err(e) => format!("error: {e}\n"),
             };
-            format!(
-                "stage {stage} diverges from the source\n--- source\n{}--- {stage}\n{got}",
-                expected.render_full()
-            )
+            format!("stage {stage} diverges from the source\n--- source\n{}--- {stage}\n{got}", expected.render_full())
         }
         Verdict::CheckFailed(e) => format!("check failed: {e}\n"),
         Verdict::SourceError(e) => format!("the oracle cannot run the source: {e}\n"),
@@ -743,45 +678,17 @@ const SAFE_BINOPS: [BinOp; 14] = [
 ];
 
 /// The comparison operators.
-const COMPARISONS: [BinOp; 6] = [
-    BinOp::Eq,
-    BinOp::Ne,
-    BinOp::Lt,
-    BinOp::Le,
-    BinOp::Gt,
-    BinOp::Ge,
-];
+const COMPARISONS: [BinOp; 6] = [BinOp::Eq, BinOp::Ne, BinOp::Lt, BinOp::Le, BinOp::Gt, BinOp::Ge];
 
 /// Literals that often find edge cases.
-const INTERESTING: [i64; 16] = [
-    0,
-    1,
-    2,
-    3,
-    7,
-    8,
-    15,
-    16,
-    63,
-    64,
-    255,
-    4095,
-    4096,
-    1 << 31,
-    1 << 32,
-    i64::MAX,
-];
+const INTERESTING: [i64; 16] = [0, 1, 2, 3, 7, 8, 15, 16, 63, 64, 255, 4095, 4096, 1 << 31, 1 << 32, i64::MAX];
 
 /// Builders for expressions and statements.
 fn lit(v: i64) -> Expr {
     if v >= 0 {
         Expr::Lit(v)
     } else if v == i64::MIN {
-        bin(
-            BinOp::Sub,
-            Expr::Unary(UnOp::Neg, Box::new(Expr::Lit(i64::MAX))),
-            Expr::Lit(1),
-        )
+        bin(BinOp::Sub, Expr::Unary(UnOp::Neg, Box::new(Expr::Lit(i64::MAX))), Expr::Lit(1))
     } else {
         Expr::Unary(UnOp::Neg, Box::new(Expr::Lit(-v)))
     }
@@ -820,11 +727,7 @@ fn guarded_goto(label: &str, extra: Option<Expr>) -> Stmt {
         Some(c) => and(budget_left(), c),
         None => budget_left(),
     };
-    Stmt::If(
-        cond,
-        Block::new(vec![decrement(), Stmt::Goto(label.to_string())]),
-        None,
-    )
+    Stmt::If(cond, Block::new(vec![decrement(), Stmt::Goto(label.to_string())]), None)
 }
 
 /// The generator: the choices, the configuration, and what it has made so
@@ -980,10 +883,7 @@ impl<'a, E: Entropy> Generator<'a, E> {
         };
         let cost = static_cost(&body).max(1);
         let budget = (self.cfg.step_target / (2 * cost)).clamp(2, self.cfg.budget.max(2));
-        body.insert(
-            0,
-            Stmt::Var(BUDGET_VAR.to_string(), Expr::Lit(budget as i64)),
-        );
+        body.insert(0, Stmt::Var(BUDGET_VAR.to_string(), Expr::Lit(budget as i64)));
         program.functions[0].body = Block::new(body);
         let args = (0..nparams).map(|_| self.arg()).collect();
         (program, args)
@@ -1058,11 +958,7 @@ impl<'a, E: Entropy> Generator<'a, E> {
             Kind::Assign => {
                 let x = self.pool_var();
                 let e = self.expr(0);
-                one(if self.e.chance(25) {
-                    Stmt::Var(x, e)
-                } else {
-                    Stmt::Assign(x, e)
-                })
+                one(if self.e.chance(25) { Stmt::Var(x, e) } else { Stmt::Assign(x, e) })
             }
             Kind::Copy => {
                 let x = self.pool_var();
@@ -1141,11 +1037,7 @@ impl<'a, E: Entropy> Generator<'a, E> {
     /// the statements of the shape after it stay reachable.
     fn filler(&mut self, depth: usize) -> Vec<Stmt> {
         self.in_shape += 1;
-        let b = if self.e.chance(25) {
-            Vec::new()
-        } else {
-            self.block(depth + 1, 3)
-        };
+        let b = if self.e.chance(25) { Vec::new() } else { self.block(depth + 1, 3) };
         self.in_shape -= 1;
         b
     }
@@ -1214,12 +1106,7 @@ impl<'a, E: Entropy> Generator<'a, E> {
     /// A loop around `body` that the budget bounds: a `while` (with
     /// `cond`), or, when `goto` is on, a label and a guarded backward
     /// `goto`. The body is generated inside the loop by `make`.
-    fn some_loop(
-        &mut self,
-        depth: usize,
-        cond: Expr,
-        make: impl FnOnce(&mut Self, usize) -> Vec<Stmt>,
-    ) -> Vec<Stmt> {
+    fn some_loop(&mut self, depth: usize, cond: Expr, make: impl FnOnce(&mut Self, usize) -> Vec<Stmt>) -> Vec<Stmt> {
         if !self.on(Feature::Goto) || self.e.chance(70) {
             self.loop_depth += 1;
             let body = make(self, depth);
@@ -1289,10 +1176,7 @@ impl<'a, E: Entropy> Generator<'a, E> {
         let top = self.fresh_label();
         let mid = self.fresh_label();
         let c = self.nonconst_cond();
-        let mut out = vec![
-            Stmt::If(c, Block::new(vec![Stmt::Goto(mid.clone())]), None),
-            Stmt::Label(top.clone()),
-        ];
+        let mut out = vec![Stmt::If(c, Block::new(vec![Stmt::Goto(mid.clone())]), None), Stmt::Label(top.clone())];
         out.extend(self.filler(depth));
         out.push(Stmt::Label(mid));
         out.extend(self.filler(depth));
@@ -1305,11 +1189,7 @@ impl<'a, E: Entropy> Generator<'a, E> {
     fn goto_into_loop(&mut self, depth: usize) -> Vec<Stmt> {
         let into = self.fresh_label();
         let c = self.nonconst_cond();
-        let mut out = vec![Stmt::If(
-            c,
-            Block::new(vec![Stmt::Goto(into.clone())]),
-            None,
-        )];
+        let mut out = vec![Stmt::If(c, Block::new(vec![Stmt::Goto(into.clone())]), None)];
         let cond = self.cond();
         self.loop_depth += 1;
         let mut body = self.filler(depth);
@@ -1333,11 +1213,7 @@ impl<'a, E: Entropy> Generator<'a, E> {
         }
         let c = self.nonconst_cond();
         let mut then = self.filler(depth);
-        then.push(if kind == 1 && self.loop_depth > 0 {
-            Stmt::Continue
-        } else {
-            Stmt::Return(self.expr(1))
-        });
+        then.push(if kind == 1 && self.loop_depth > 0 { Stmt::Continue } else { Stmt::Return(self.expr(1)) });
         then.extend(self.filler(depth));
         vec![Stmt::If(c, Block::new(then), None)]
     }
@@ -1371,11 +1247,7 @@ impl<'a, E: Entropy> Generator<'a, E> {
         let tmp = self.fresh_var();
         let mut out = self.distinct_values(&vars);
         let cond = if self.e.chance(50) {
-            bin(
-                COMPARISONS[self.e.below(6) as usize],
-                var(&vars[0]),
-                self.expr(2),
-            )
+            bin(COMPARISONS[self.e.below(6) as usize], var(&vars[0]), self.expr(2))
         } else {
             self.cond()
         };
@@ -1402,10 +1274,7 @@ impl<'a, E: Entropy> Generator<'a, E> {
         let first = self.expr(1);
         let mut out = vec![assign(&vars[0], first)];
         for (i, v) in vars.iter().enumerate().skip(1) {
-            out.push(assign(
-                v,
-                bin(BinOp::Xor, var(&vars[0]), Expr::Lit(i as i64)),
-            ));
+            out.push(assign(v, bin(BinOp::Xor, var(&vars[0]), Expr::Lit(i as i64))));
         }
         out
     }
@@ -1428,39 +1297,16 @@ impl<'a, E: Entropy> Generator<'a, E> {
         let y = self.fresh_var();
         let (top, into, exit) = (self.fresh_label(), self.fresh_label(), self.fresh_label());
         let init = self.expr(1);
-        let mut out = vec![
-            assign(&x, init),
-            Stmt::Goto(into.clone()),
-            Stmt::Label(top.clone()),
-        ];
+        let mut out = vec![assign(&x, init), Stmt::Goto(into.clone()), Stmt::Label(top.clone())];
         let limit = self.e.range(1, 40) as i64;
-        let test = bin(
-            if self.e.chance(50) {
-                BinOp::Gt
-            } else {
-                BinOp::Ge
-            },
-            var(&x),
-            Expr::Lit(limit),
-        );
-        out.push(Stmt::While(
-            test,
-            Block::new(vec![
-                Stmt::Goto(exit.clone()),
-                Stmt::Label(into),
-                Stmt::Break,
-            ]),
-        ));
+        let test = bin(if self.e.chance(50) { BinOp::Gt } else { BinOp::Ge }, var(&x), Expr::Lit(limit));
+        out.push(Stmt::While(test, Block::new(vec![Stmt::Goto(exit.clone()), Stmt::Label(into), Stmt::Break])));
         out.extend(self.filler(depth));
         out.push(assign(&y, var(&x)));
         let step = self.e.range(1, 5) as i64;
         let next = match self.e.below(3) {
             0 => bin(BinOp::Add, var(&x), Expr::Lit(step)),
-            1 => bin(
-                BinOp::Add,
-                bin(BinOp::Mul, var(&x), Expr::Lit(3)),
-                Expr::Lit(step),
-            ),
+            1 => bin(BinOp::Add, bin(BinOp::Mul, var(&x), Expr::Lit(3)), Expr::Lit(step)),
             _ => bin(BinOp::Xor, var(&x), Expr::Lit(step)),
         };
         out.push(assign(&x, next));
@@ -1517,11 +1363,7 @@ impl<'a, E: Entropy> Generator<'a, E> {
         } else {
             let c = self.nonconst_cond();
             let then = copies(self, depth);
-            let els = if self.e.chance(50) {
-                Some(Block::new(self.filler(depth)))
-            } else {
-                None
-            };
+            let els = if self.e.chance(50) { Some(Block::new(self.filler(depth))) } else { None };
             out.push(Stmt::If(c, Block::new(then), els));
         }
         let mut used = var(&targets[0]);
@@ -1551,18 +1393,11 @@ impl<'a, E: Entropy> Generator<'a, E> {
             let mut body = g.filler(d);
             for i in 0..k {
                 let op = SAFE_BINOPS[g.e.below(8) as usize];
-                body.push(assign(
-                    &vars[i],
-                    bin(op, var(&vars[i]), var(&vars[(i + 1) % k])),
-                ));
+                body.push(assign(&vars[i], bin(op, var(&vars[i]), var(&vars[(i + 1) % k]))));
             }
             let c = g.nonconst_cond();
             let (a, b) = (g.e.below(k as u64) as usize, g.e.below(k as u64) as usize);
-            body.push(Stmt::If(
-                c,
-                Block::new(vec![assign(&vars[a], var(&vars[b]))]),
-                None,
-            ));
+            body.push(Stmt::If(c, Block::new(vec![assign(&vars[a], var(&vars[b]))]), None));
             body
         }));
         let mut sum = var(&vars[0]);
@@ -1587,13 +1422,8 @@ impl<'a, E: Entropy> Generator<'a, E> {
         const DIVISION: usize = 2;
         const LOGICAL: usize = 3;
         const LOAD: usize = 4;
-        let weights = [
-            BINARY_WEIGHT,
-            UNARY_WEIGHT,
-            self.w(Feature::Trapping),
-            self.w(Feature::Logical),
-            self.w(Feature::Mem),
-        ];
+        let weights =
+            [BINARY_WEIGHT, UNARY_WEIGHT, self.w(Feature::Trapping), self.w(Feature::Logical), self.w(Feature::Mem)];
         match self.e.weighted(&weights) {
             BINARY => {
                 let op = SAFE_BINOPS[self.e.below(SAFE_BINOPS.len() as u64) as usize];
@@ -1623,11 +1453,7 @@ impl<'a, E: Entropy> Generator<'a, E> {
     /// `a / b` or `a % b`. The divisor cannot be 0 or -1 unless this program
     /// may trap.
     fn division(&mut self, depth: usize) -> Expr {
-        let op = if self.e.chance(50) {
-            BinOp::Rem
-        } else {
-            BinOp::Div
-        };
+        let op = if self.e.chance(50) { BinOp::Rem } else { BinOp::Div };
         let a = self.expr(depth + 1);
         let b = if self.traps && self.e.chance(60) {
             match self.e.below(4) {
@@ -1725,11 +1551,7 @@ impl<'a, E: Entropy> Generator<'a, E> {
         let x = self.nonconst();
         match self.e.below(3) {
             0 => bin(BinOp::And, x, Expr::Lit(1)),
-            1 => bin(
-                COMPARISONS[self.e.below(6) as usize],
-                x,
-                Expr::Lit(self.e.range(0, 6) as i64),
-            ),
+            1 => bin(COMPARISONS[self.e.below(6) as usize], x, Expr::Lit(self.e.range(0, 6) as i64)),
             _ => x,
         }
     }
@@ -1786,9 +1608,7 @@ pub(crate) fn expr_nodes(e: &Expr) -> u64 {
     match e {
         Expr::Lit(_) | Expr::Var(_) => 1,
         Expr::Load(a) | Expr::Unary(_, a) => 1 + expr_nodes(a),
-        Expr::Binary(_, a, b) | Expr::LogicalAnd(a, b) | Expr::LogicalOr(a, b) => {
-            1 + expr_nodes(a) + expr_nodes(b)
-        }
+        Expr::Binary(_, a, b) | Expr::LogicalAnd(a, b) | Expr::LogicalOr(a, b) => 1 + expr_nodes(a) + expr_nodes(b),
     }
 }
 
@@ -1827,9 +1647,6 @@ mod tests {
     #[test]
     fn literals_are_never_negative_and_min_is_spelled_as_a_subtraction() {
         assert_eq!(lit(-3), Expr::Unary(UnOp::Neg, Box::new(Expr::Lit(3))));
-        assert_eq!(
-            crate::ast_print::print_expr(&lit(i64::MIN)),
-            "-9223372036854775807 - 1"
-        );
+        assert_eq!(crate::ast_print::print_expr(&lit(i64::MIN)), "-9223372036854775807 - 1");
     }
 }

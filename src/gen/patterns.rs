@@ -90,9 +90,7 @@ impl Patterns {
 fn phi_successor_on_edge(f: &Function, b: Block, i: usize) -> Vec<Option<usize>> {
     let phis = &f.blocks[b].phis;
     let index: HashMap<Value, usize> = phis.iter().enumerate().map(|(k, p)| (p.dest, k)).collect();
-    phis.iter()
-        .map(|p| p.args.get(i).and_then(|a| index.get(a).copied()))
-        .collect()
+    phis.iter().map(|p| p.args.get(i).and_then(|a| index.get(a).copied())).collect()
 }
 
 /// Two phis of one block that exchange their values on some edge.
@@ -155,11 +153,7 @@ pub fn has_rotation(f: &Function) -> bool {
 pub fn has_fan_out(f: &Function) -> bool {
     for data in f.blocks.values() {
         for i in 0..data.preds.len() {
-            let mut seen: Vec<Value> = data
-                .phis
-                .iter()
-                .filter_map(|p| p.args.get(i).copied())
-                .collect();
+            let mut seen: Vec<Value> = data.phis.iter().filter_map(|p| p.args.get(i).copied()).collect();
             seen.sort_unstable();
             if seen.windows(2).any(|w| w[0] == w[1]) {
                 return true;
@@ -174,10 +168,7 @@ pub fn has_fan_out(f: &Function) -> bool {
 pub fn has_critical_edge(f: &Function) -> bool {
     f.blocks.values().any(|d| {
         let succs = d.term.successors();
-        succs.len() >= 2
-            && succs
-                .iter()
-                .any(|&s| f.blocks.get(s).is_some_and(|sd| sd.preds.len() >= 2))
+        succs.len() >= 2 && succs.iter().any(|&s| f.blocks.get(s).is_some_and(|sd| sd.preds.len() >= 2))
     })
 }
 
@@ -186,23 +177,14 @@ pub fn has_critical_edge(f: &Function) -> bool {
 /// al., Fig. 1).
 pub fn has_branch_use(f: &Function) -> bool {
     for (p, data) in f.blocks.iter() {
-        let Terminator::Branch {
-            cond: u,
-            then_dest,
-            else_dest,
-        } = data.term
-        else {
+        let Terminator::Branch { cond: u, then_dest, else_dest } = data.term else {
             continue;
         };
         for s in [then_dest, else_dest] {
             let Some(sd) = f.blocks.get(s) else { continue };
             for phi in &sd.phis {
                 let has_u = phi.args.contains(&u);
-                let other_from_p = sd
-                    .preds
-                    .iter()
-                    .zip(&phi.args)
-                    .any(|(&pred, &a)| pred == p && a != u);
+                let other_from_p = sd.preds.iter().zip(&phi.args).any(|(&pred, &a)| pred == p && a != u);
                 if has_u && other_from_p {
                     return true;
                 }
@@ -291,8 +273,7 @@ impl Liveness {
                 }
             };
             for inst in &data.insts {
-                inst.op
-                    .for_each_arg(|a| read(a, &defs[bi], &mut upward[bi]));
+                inst.op.for_each_arg(|a| read(a, &defs[bi], &mut upward[bi]));
                 if let Some(d) = inst.dest {
                     defs[bi].insert(d.index());
                 }
@@ -312,13 +293,7 @@ impl Liveness {
             .blocks
             .values()
             .map(|d| {
-                let mut s: Vec<usize> = d
-                    .term
-                    .successors()
-                    .iter()
-                    .map(|b| b.index())
-                    .filter(|&i| i < n)
-                    .collect();
+                let mut s: Vec<usize> = d.term.successors().iter().map(|b| b.index()).filter(|&i| i < n).collect();
                 s.sort_unstable();
                 s.dedup();
                 s
@@ -353,17 +328,13 @@ impl Liveness {
 
     /// True when `v` is live at the entry of `b` (after its phis).
     pub fn is_live_in(&self, b: Block, v: Value) -> bool {
-        self.live_in
-            .get(b.index())
-            .is_some_and(|s| s.contains(v.index()))
+        self.live_in.get(b.index()).is_some_and(|s| s.contains(v.index()))
     }
 
     /// True when `v` is live at the end of `b` (phi arguments of its edges
     /// included).
     pub fn is_live_out(&self, b: Block, v: Value) -> bool {
-        self.live_out
-            .get(b.index())
-            .is_some_and(|s| s.contains(v.index()))
+        self.live_out.get(b.index()).is_some_and(|s| s.contains(v.index()))
     }
 }
 
@@ -426,17 +397,9 @@ b3(b1):
     #[test]
     fn swap_is_found_on_the_back_edge_and_not_without_it() {
         assert!(has_swap(&func(SWAP)));
-        assert!(
-            !has_rotation(&func(SWAP)),
-            "a 2-cycle is a swap, not a rotation"
-        );
-        let chain = SWAP
-            .replace("v2 = phi v3, v1", "v2 = phi v3, v4")
-            .replace("v4 = lt v1, v2", "v4 = lt v1, v0");
-        assert!(
-            !has_swap(&func(&chain)),
-            "v2 takes another value: no exchange"
-        );
+        assert!(!has_rotation(&func(SWAP)), "a 2-cycle is a swap, not a rotation");
+        let chain = SWAP.replace("v2 = phi v3, v1", "v2 = phi v3, v4").replace("v4 = lt v1, v2", "v4 = lt v1, v0");
+        assert!(!has_swap(&func(&chain)), "v2 takes another value: no exchange");
     }
 
     #[test]
@@ -543,10 +506,7 @@ b4(b2):
         let other_cond = FIG1.replace("br v1, b3, b4", "br v2, b3, b4");
         assert!(!has_branch_use(&func(&other_cond)));
         let same = FIG1.replace("v3 = phi v1, v2", "v3 = phi v0, v1");
-        assert!(
-            !has_branch_use(&func(&same)),
-            "u flows from the branching block: no copy conflicts with it"
-        );
+        assert!(!has_branch_use(&func(&same)), "u flows from the branching block: no copy conflicts with it");
     }
 
     /// Briggs et al.'s lost-copy problem after copy propagation: the loop
@@ -572,18 +532,9 @@ b2(b1):
         let f = func(LOST_COPY);
         assert!(has_lost_copy(&f));
         let live = Liveness::compute(&f);
-        assert!(
-            live.is_live_in(Block(2), Value(2)),
-            "x2 is used after the loop"
-        );
-        assert!(
-            !live.is_live_in(Block(1), Value(2)),
-            "a phi is defined at its block's entry"
-        );
-        assert!(
-            live.is_live_out(Block(1), Value(3)),
-            "x3 flows round the back edge"
-        );
+        assert!(live.is_live_in(Block(2), Value(2)), "x2 is used after the loop");
+        assert!(!live.is_live_in(Block(1), Value(2)), "a phi is defined at its block's entry");
+        assert!(live.is_live_out(Block(1), Value(3)), "x3 flows round the back edge");
         // Using x3 after the loop instead: nothing is lost.
         let fine = LOST_COPY.replace("b2(b1):\n    ret v2", "b2(b1):\n    ret v3");
         assert!(!has_lost_copy(&func(&fine)));

@@ -163,9 +163,7 @@ fn blocks_of(body: &Block) -> Vec<(Vec<Step>, &Block)> {
                         queue.push_back((step(Child::Else), e));
                     }
                 }
-                Stmt::While(_, body) | Stmt::Block(body) => {
-                    queue.push_back((step(Child::Body), body))
-                }
+                Stmt::While(_, body) | Stmt::Block(body) => queue.push_back((step(Child::Body), body)),
                 _ => {}
             }
         }
@@ -218,12 +216,7 @@ fn edits(tc: &TestCase) -> Vec<Edit> {
                 let mut start = 0;
                 while start + size <= n {
                     if !b.stmts[start..start + size].iter().any(protected) {
-                        removals.push(Edit::Remove {
-                            func,
-                            path: path.clone(),
-                            start,
-                            len: size,
-                        });
+                        removals.push(Edit::Remove { func, path: path.clone(), start, len: size });
                     }
                     start += size;
                 }
@@ -235,43 +228,20 @@ fn edits(tc: &TestCase) -> Vec<Edit> {
             for (index, s) in b.stmts.iter().enumerate() {
                 match s {
                     Stmt::If(c, _, e) if !reads_budget(c) => {
-                        unwraps.push(Edit::Unwrap {
-                            func,
-                            path: path.clone(),
-                            index,
-                            child: Child::Then,
-                        });
+                        unwraps.push(Edit::Unwrap { func, path: path.clone(), index, child: Child::Then });
                         if e.is_some() {
-                            unwraps.push(Edit::Unwrap {
-                                func,
-                                path: path.clone(),
-                                index,
-                                child: Child::Else,
-                            });
+                            unwraps.push(Edit::Unwrap { func, path: path.clone(), index, child: Child::Else });
                         }
                     }
-                    Stmt::While(..) | Stmt::Block(_) => unwraps.push(Edit::Unwrap {
-                        func,
-                        path: path.clone(),
-                        index,
-                        child: Child::Body,
-                    }),
-                    Stmt::Label(l) => labels.push(Edit::DropLabel {
-                        func,
-                        label: l.clone(),
-                    }),
+                    Stmt::While(..) | Stmt::Block(_) => {
+                        unwraps.push(Edit::Unwrap { func, path: path.clone(), index, child: Child::Body })
+                    }
+                    Stmt::Label(l) => labels.push(Edit::DropLabel { func, label: l.clone() }),
                     _ => {}
                 }
                 for (slot, root) in slots(s).into_iter().enumerate() {
                     expr_edits(root, &mut |at, with| {
-                        replaces.push(Edit::Replace {
-                            func,
-                            path: path.clone(),
-                            index,
-                            slot,
-                            at,
-                            with,
-                        })
+                        replaces.push(Edit::Replace { func, path: path.clone(), index, slot, at, with })
                     });
                 }
             }
@@ -286,10 +256,7 @@ fn edits(tc: &TestCase) -> Vec<Edit> {
             all.push(Edit::Arg { index, value: 0 });
         }
         if !(-2..=2).contains(&a) {
-            all.push(Edit::Arg {
-                index,
-                value: a / 2,
-            });
+            all.push(Edit::Arg { index, value: a / 2 });
         }
     }
     for (func, f) in tc.program.functions.iter().enumerate() {
@@ -381,8 +348,7 @@ fn node_at<'a>(root: &'a mut Expr, at: &[u8]) -> Option<&'a mut Expr> {
 fn drop_label(body: &mut Block, label: &str) {
     let mut stack: Vec<&mut Block> = vec![body];
     while let Some(b) = stack.pop() {
-        b.stmts
-            .retain(|s| !matches!(s, Stmt::Label(l) | Stmt::Goto(l) if l == label));
+        b.stmts.retain(|s| !matches!(s, Stmt::Label(l) | Stmt::Goto(l) if l == label));
         for s in b.stmts.iter_mut() {
             match s {
                 Stmt::If(_, t, e) => {
@@ -411,43 +377,22 @@ fn apply(tc: &TestCase, edit: &Edit) -> Option<TestCase> {
 
 fn apply_to(t: &mut TestCase, edit: &Edit) -> Option<()> {
     match edit {
-        Edit::Remove {
-            func,
-            path,
-            start,
-            len,
-        } => {
+        Edit::Remove { func, path, start, len } => {
             let b = block_at(&mut t.program.functions.get_mut(*func)?.body, path)?;
             b.stmts.drain(*start..*start + *len);
         }
-        Edit::Unwrap {
-            func,
-            path,
-            index,
-            child,
-        } => {
+        Edit::Unwrap { func, path, index, child } => {
             let b = block_at(&mut t.program.functions.get_mut(*func)?.body, path)?;
             let inner = match (b.stmts.get_mut(*index)?, child) {
                 (Stmt::If(_, then, _), Child::Then) => std::mem::take(&mut then.stmts),
                 (Stmt::If(_, _, Some(els)), Child::Else) => std::mem::take(&mut els.stmts),
-                (Stmt::While(_, body) | Stmt::Block(body), Child::Body) => {
-                    std::mem::take(&mut body.stmts)
-                }
+                (Stmt::While(_, body) | Stmt::Block(body), Child::Body) => std::mem::take(&mut body.stmts),
                 _ => return None,
             };
             b.stmts.splice(*index..*index + 1, inner);
         }
-        Edit::DropLabel { func, label } => {
-            drop_label(&mut t.program.functions.get_mut(*func)?.body, label)
-        }
-        Edit::Replace {
-            func,
-            path,
-            index,
-            slot,
-            at,
-            with,
-        } => {
+        Edit::DropLabel { func, label } => drop_label(&mut t.program.functions.get_mut(*func)?.body, label),
+        Edit::Replace { func, path, index, slot, at, with } => {
             let b = block_at(&mut t.program.functions.get_mut(*func)?.body, path)?;
             let root = slot_mut(b.stmts.get_mut(*index)?, *slot)?;
             *node_at(root, at)? = with.clone();
@@ -470,11 +415,7 @@ mod tests {
     use crate::parser::parse_program;
 
     fn case(src: &str, args: Vec<i64>) -> TestCase {
-        TestCase {
-            program: parse_program(src).expect("parses"),
-            args,
-            origin: "test".into(),
-        }
+        TestCase { program: parse_program(src).expect("parses"), args, origin: "test".into() }
     }
 
     #[test]
@@ -488,10 +429,7 @@ mod tests {
         let nodes = |t: &TestCase| {
             let mut n = 0;
             crate::ast::walk_stmts(&t.program.functions[0].body, |s, _| {
-                n += slots(s)
-                    .into_iter()
-                    .map(super::super::expr_nodes)
-                    .sum::<u64>()
+                n += slots(s).into_iter().map(super::super::expr_nodes).sum::<u64>()
             });
             n
         };
@@ -499,10 +437,7 @@ mod tests {
         for c in candidates(&tc) {
             assert_eq!(c.program.validate(), Ok(()));
             assert!(c != tc, "a candidate changes something:\n{c:?}");
-            assert!(
-                c.statement_count() <= tc.statement_count() && nodes(&c) <= nodes(&tc),
-                "{c:?}"
-            );
+            assert!(c.statement_count() <= tc.statement_count() && nodes(&c) <= nodes(&tc), "{c:?}");
             assert!(c.origin.ends_with("shrunk"));
             n += 1;
         }
@@ -511,10 +446,7 @@ mod tests {
 
     #[test]
     fn the_budget_decrement_is_never_removed() {
-        let tc = case(
-            "fn main() { var budget = 3; while (budget > 0) { budget = budget - 1; out 1; } }",
-            vec![],
-        );
+        let tc = case("fn main() { var budget = 3; while (budget > 0) { budget = budget - 1; out 1; } }", vec![]);
         for c in candidates(&tc) {
             let text = crate::ast_print::print_program(&c.program);
             if text.contains("while") {
@@ -526,18 +458,13 @@ mod tests {
 
     #[test]
     fn dropping_a_label_drops_its_gotos() {
-        let tc = case(
-            "fn main(p0) { if (p0) { goto L; } out 1; L: out 2; }",
-            vec![1],
-        );
+        let tc = case("fn main(p0) { if (p0) { goto L; } out 1; L: out 2; }", vec![1]);
         let dropped: Vec<TestCase> = candidates(&tc)
             .filter(|c| !crate::ast_print::print_program(&c.program).contains("L:"))
             .filter(|c| c.statement_count() == 3)
             .collect();
         assert!(
-            dropped
-                .iter()
-                .any(|c| !crate::ast_print::print_program(&c.program).contains("goto")),
+            dropped.iter().any(|c| !crate::ast_print::print_program(&c.program).contains("goto")),
             "no candidate drops the label and its goto"
         );
     }
@@ -548,10 +475,7 @@ mod tests {
         // budget and the final return at most.
         let has_div = |t: &TestCase| crate::ast_print::print_program(&t.program).contains('/');
         let config = GenConfig::default().with(super::super::Feature::Trapping, 30);
-        let tc = (0..100)
-            .map(|s| TestCase::from_seed(s, &config))
-            .find(has_div)
-            .expect("some program divides");
+        let tc = (0..100).map(|s| TestCase::from_seed(s, &config)).find(has_div).expect("some program divides");
         let small = minimize(&tc, has_div);
         assert!(has_div(&small));
         assert!(small.statement_count() <= 2, "{small:?}");

@@ -53,11 +53,7 @@ impl Stats {
         self.programs += 1;
         self.statements += tc.statement_count() as u64;
         let module = construct_program(&tc.program, &BraunOptions::all_on());
-        self.ssa_instructions += module
-            .functions
-            .iter()
-            .map(|f| (f.phi_count() + f.inst_count()) as u64)
-            .sum::<u64>();
+        self.ssa_instructions += module.functions.iter().map(|f| (f.phi_count() + f.inst_count()) as u64).sum::<u64>();
         let p = Patterns::of_module(&module);
         let flags = [
             (p.irreducible, &mut self.irreducible),
@@ -80,11 +76,7 @@ impl Stats {
                     End::OutOfFuel => self.out_of_fuel += 1,
                     End::Return(_) => {}
                 }
-                o.end == End::OutOfFuel
-                    || oracle
-                        .run_ssa(&module, &tc.args, later_stage_fuel(fuel))
-                        .as_ref()
-                        == Ok(o)
+                o.end == End::OutOfFuel || oracle.run_ssa(&module, &tc.args, later_stage_fuel(fuel)).as_ref() == Ok(o)
             }
             Err(_) => false,
         };
@@ -99,13 +91,7 @@ impl Stats {
 
 /// The statistics of `count` programs made from the seeds `first`,
 /// `first + 1`, ... with `config`, each run with `fuel`.
-pub fn collect(
-    first: u64,
-    count: u64,
-    config: &GenConfig,
-    oracle: &dyn Oracle,
-    fuel: u64,
-) -> Stats {
+pub fn collect(first: u64, count: u64, config: &GenConfig, oracle: &dyn Oracle, fuel: u64) -> Stats {
     let mut stats = Stats::default();
     for i in 0..count {
         let tc = TestCase::from_seed(first.wrapping_add(i), config);
@@ -120,18 +106,8 @@ impl fmt::Display for Stats {
         let n = self.programs.max(1) as f64;
         writeln!(f, "{:<34} {:>10} {:>8}", "quantity", "count", "%")?;
         writeln!(f, "{:<34} {:>10} {:>8.2}", "programs", self.programs, 100.0)?;
-        writeln!(
-            f,
-            "{:<34} {:>10.1}",
-            "mean statements (AST)",
-            self.statements as f64 / n
-        )?;
-        writeln!(
-            f,
-            "{:<34} {:>10.1}",
-            "mean SSA instructions (phis incl.)",
-            self.ssa_instructions as f64 / n
-        )?;
+        writeln!(f, "{:<34} {:>10.1}", "mean statements (AST)", self.statements as f64 / n)?;
+        writeln!(f, "{:<34} {:>10.1}", "mean SSA instructions (phis incl.)", self.ssa_instructions as f64 / n)?;
         let rows = [
             ("irreducible", self.irreducible),
             ("has phis", self.has_phis),
@@ -146,13 +122,7 @@ impl fmt::Display for Stats {
             ("AST-vs-SSA disagreement", self.disagreements),
         ];
         for (name, count) in rows {
-            writeln!(
-                f,
-                "{:<34} {:>10} {:>8.2}",
-                name,
-                count,
-                100.0 * count as f64 / n
-            )?;
+            writeln!(f, "{:<34} {:>10} {:>8.2}", name, count, 100.0 * count as f64 / n)?;
         }
         for origin in &self.disagreeing {
             writeln!(f, "disagreement: {origin}")?;
