@@ -1,0 +1,115 @@
+//! The `ssaref` command line: outputs, exit codes, and `FILE:LINE:COL:
+//! message` diagnostics for bad input (never a panic).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn ssaref(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ssaref")).args(args).output().expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn write(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("ssaref-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path: PathBuf = dir.join(name);
+    std::fs::write(&path, text).expect("write");
+    path.to_string_lossy().into()
+}
+
+#[test]
+fn run_prints_the_trace_then_the_end_at_every_stage() {
+    let f = write("ok.src", "fn main(a, b) { out a + b; out a / b; return 7; }\n");
+    for stage in ["source", "ssa", "cytron", "alloc"] {
+        let (code, out, err) = ssaref(&["run", &f, "3", "-4", "--stage", stage, "--regs", "2"]);
+        assert_eq!((code, out.as_str(), err.as_str()), (0, "-1\n0\nreturn 7\n", ""), "stage {stage}");
+    }
+    let (code, out, _) = ssaref(&["run", &f, "1", "0"]);
+    assert_eq!((code, out.as_str()), (0, "1\ntrap divide-error\n"), "a trap is an outcome");
+}
+
+#[test]
+fn bad_input_gives_file_line_col_and_exit_1() {
+    let cases = [
+        ("syntax.src", "fn main() {\n    out 1\n}\n", ":3:1: "),
+        ("label.src", "fn main() {\n  goto nowhere;\n}\n", ":2:3: "),
+        ("dup.src", "fn main() {\n L: L:\n}\n", ":2:5: "),
+        ("literal.src", "fn main() { return 99999999999999999999; }\n", ":1:20: "),
+    ];
+    for (name, text, pos) in cases {
+        let f = write(name, text);
+        let (code, out, err) = ssaref(&["run", &f]);
+        assert_eq!(code, 1, "{name}: {err}");
+        assert!(out.is_empty(), "{name}");
+        assert!(err.starts_with(&format!("{f}{pos}")), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+    }
+    let f = write("args.src", "// a header\nfn main(a) { return a; }\n");
+    let (code, _, err) = ssaref(&["run", &f, "1", "2"]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with(&format!("{f}:2:1: too many arguments")), "{err}");
+    let (code, _, err) = ssaref(&["run", &f, "x"]);
+    assert_eq!(code, 1, "{err}");
+    let (code, _, err) = ssaref(&["run", "/nonexistent/file.src"]);
+    assert_eq!(code, 1, "{err}");
+}
+
+#[test]
+fn out_of_fuel_exits_4() {
+    let f = write("loop.src", "fn main() { while (1) { } }\n");
+    let (code, out, err) = ssaref(&["run", &f, "--fuel", "1000"]);
+    assert_eq!(code, 4, "{err}");
+    assert_eq!(out, "out-of-fuel\n");
+}
+
+#[test]
+fn emit_alloc_shows_annotated_code_and_swap() {
+    let f = write(
+        "swap.src",
+        "fn main(a, b) { var x = a; var y = b; while (x) { var t = x; x = y; y = !t; } return y; }\n",
+    );
+    let (code, out, err) = ssaref(&["emit", &f, "--stage", "alloc", "--regs", "2", "--passes"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("// after phi-lifting"), "{out}");
+    assert!(out.contains("swap rcx, rax") || out.contains("swap rax, rcx"), "{out}");
+}
+
+#[test]
+fn gen_output_runs_and_fuzz_and_repro_work() {
+    let (code, program, err) = ssaref(&["gen", "--seed", "7"]);
+    assert_eq!(code, 0, "{err}");
+    let f = write("gen7.src", &program);
+    let args: Vec<String> = program
+        .lines()
+        .find_map(|l| l.strip_prefix("// args:"))
+        .map(|a| a.split_whitespace().map(String::from).collect())
+        .unwrap_or_default();
+    let mut run_args = vec!["run".to_string(), f.clone()];
+    run_args.extend(args);
+    let run_args: Vec<&str> = run_args.iter().map(String::as_str).collect();
+    let (code, _, err) = ssaref(&run_args);
+    assert!(code == 0 || code == 4, "{err}");
+    let out_dir = std::env::temp_dir().join(format!("ssaref-cli-fuzz-{}", std::process::id()));
+    let (code, out, err) = ssaref(&[
+        "fuzz",
+        "--count",
+        "5",
+        "--jobs",
+        "1",
+        "--seed",
+        "3",
+        "--regs",
+        "2,4",
+        "--out",
+        &out_dir.to_string_lossy(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("5 programs"), "{out}");
+    let (code, out, err) = ssaref(&["repro", &f, "--regs", "3"]);
+    assert!(code == 0 || code == 4, "{err}");
+    assert!(out.contains("== allocated (K = 3)"), "{out}");
+}
