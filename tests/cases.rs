@@ -11,24 +11,12 @@
 
 mod common;
 
-use common::{bless_case, parse_case, InterpOracle};
+use common::{bless_case, case_files, parse_case, InterpOracle};
 use pretty_assertions::assert_eq;
 use ssaref::braun::BraunOptions;
 use ssaref::pipeline::{differential, Verdict};
-use std::path::PathBuf;
 
 const FUEL: u64 = 1_000_000;
-
-fn case_files() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/cases exists")
-        .map(|e| e.expect("readable entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "src"))
-        .collect();
-    files.sort();
-    files
-}
 
 #[test]
 fn corpus_has_enough_cases() {

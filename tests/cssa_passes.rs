@@ -19,6 +19,8 @@
 
 mod common;
 
+use common::case_files;
+
 use ssaref::braun::{construct_program, BraunOptions};
 use ssaref::critical_edges::{has_critical_edges, split_critical_edges};
 use ssaref::cssa::{check_cssa, phi_congruence_classes};
@@ -36,17 +38,6 @@ use ssaref::verifier::verify_function;
 use std::path::PathBuf;
 
 const FUEL: u64 = 1_000_000;
-
-fn case_files() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/cases exists")
-        .map(|e| e.expect("readable entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "src"))
-        .collect();
-    files.sort();
-    files
-}
 
 fn members(s: &EntitySet<Value>) -> Vec<Value> {
     s.iter().collect()

@@ -18,6 +18,8 @@
 
 mod common;
 
+use common::case_files;
+
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use ssaref::braun::{construct_program, BraunOptions};
@@ -34,21 +36,9 @@ use ssaref::liveness::{compute_liveness, Interference};
 use ssaref::outcome::{End, Outcome};
 use ssaref::values::{intersect, value_interfere, ValueInterference};
 use ssaref::verifier::verify_function;
-use std::path::PathBuf;
 use std::time::Instant;
 
 const FUEL: u64 = 1_000_000;
-
-fn case_files() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/cases exists")
-        .map(|e| e.expect("readable entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "src"))
-        .collect();
-    files.sort();
-    files
-}
 
 fn parse_one(text: &str) -> Function {
     let m = parse_module(text).unwrap_or_else(|d| panic!("test IR parses: {d}"));

@@ -7,23 +7,11 @@
 
 mod common;
 
-use common::{parse_case, InterpOracle};
+use common::{case_files, parse_case, InterpOracle};
 use ssaref::braun::{construct_program, BraunOptions};
 use ssaref::mir::Reg;
 use ssaref::pipeline::{differential_full, DiffConfig, Verdict};
 use ssaref::regalloc::{allocate_module, RegallocOptions};
-use std::path::PathBuf;
-
-fn case_files() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/cases exists")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "src"))
-        .collect();
-    files.sort();
-    files
-}
 
 #[test]
 fn every_case_allocates_and_runs_for_every_k() {

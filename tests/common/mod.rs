@@ -10,6 +10,7 @@ use ssaref::outcome::Outcome;
 // Not every test binary that includes this module runs the oracle.
 #[allow(unused_imports)]
 pub use ssaref_interp::Interp as InterpOracle;
+use std::path::PathBuf;
 
 /// A test case: its description, arguments and expected outcome text.
 #[derive(Clone, Debug)]
@@ -81,4 +82,16 @@ pub fn bless_case(text: &str, outcome: &Outcome) -> String {
 /// threads), to show that deep inputs do not need a bigger one.
 pub fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     std::thread::Builder::new().stack_size(2 << 20).spawn(f).expect("spawn").join().expect("no panic")
+}
+
+/// The `.src` files of `tests/cases/`, sorted by name.
+pub fn case_files() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/cases exists")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "src"))
+        .collect();
+    files.sort();
+    files
 }
