@@ -1,16 +1,23 @@
 //! The pipeline: every pass in order, with the checkers between them, and
 //! the differential driver that runs every stage in the oracle.
 //!
-//! Passes today (later stages append to this list):
+//! Passes (later stages append to this list):
 //! 1. `parser::parse_program` (source text to AST; not run here);
 //! 2. `braun::construct_program` (AST to SSA, Braun et al.), followed by the
 //!    checks of [`check_construction`]: the SSA verifier, pruned, no trivial
-//!    phi, minimal, and phi count against `cytron::construct_cytron`.
+//!    phi, minimal, and phi count against `cytron::construct_cytron`;
+//! 3. route 1, `regalloc::allocate_function`, which lists its own passes
+//!    (critical edges, PhiLifting, PhiMemCoalesce, spilling, register
+//!    assignment, spill-free SSA elimination) and runs a checker after each.
+//!
+//! [`differential`] runs the construction stages in the oracle;
+//! [`differential_full`] adds, for each K, the SSA after each allocation
+//! pass and the allocated machine IR.
 //!
 //! Architecture invariant: every IR handed from one pass to the next is
 //! checked when [`Config::check`] is on, which is the default in debug
 //! builds, in release builds with debug assertions (our release profile), and
-//! in every test.
+//! in every test; route 1 always runs its checkers.
 
 use crate::ast::Program;
 use crate::braun::{construct_program, BraunOptions};
