@@ -28,14 +28,13 @@
 //!   with two or more predecessors;
 //! - irreducible: [`is_reducible`] is false.
 //!
-//! Liveness ([`Liveness`]) is the standard one for SSA form: a phi argument
-//! is used at the end of its predecessor (on that edge only), a phi defines
-//! its value at the entry of its block, so `LiveIn(B)` never holds the phis
-//! of `B`. It is computed by iterating to a fixed point over bit sets, in
-//! post-order, without recursion.
+//! Liveness is `liveness::compute_liveness` (Pereira §4.1: a phi argument
+//! is used at the end of its predecessor, on that edge only). Its live-in
+//! sets hold every phi result of their block; the lost-copy test only asks
+//! about *other* successors of the predecessor, so that changes nothing.
 
-use crate::entity::EntityRef;
 use crate::ir::{Block, Function, Module, Terminator, Value};
+use crate::liveness::compute_liveness;
 use crate::reducibility::is_reducible;
 use std::collections::HashMap;
 
@@ -200,7 +199,7 @@ pub fn has_lost_copy(f: &Function) -> bool {
     if f.phi_count() == 0 {
         return false;
     }
-    let live = Liveness::compute(f);
+    let live = compute_liveness(f);
     for (b, data) in f.blocks.iter() {
         for &p in &data.preds {
             let Some(pd) = f.blocks.get(p) else { continue };
@@ -208,162 +207,13 @@ pub fn has_lost_copy(f: &Function) -> bool {
                 if s == b {
                     continue;
                 }
-                if data.phis.iter().any(|phi| live.is_live_in(s, phi.dest)) {
+                if data.phis.iter().any(|phi| live.live_in[s].contains(phi.dest)) {
                     return true;
                 }
             }
         }
     }
     false
-}
-
-/// A set of values as bits.
-#[derive(Clone, PartialEq, Eq, Debug)]
-struct Bits(Vec<u64>);
-
-impl Bits {
-    fn new(n: usize) -> Self {
-        Bits(vec![0; n.div_ceil(64)])
-    }
-
-    fn insert(&mut self, v: usize) {
-        if let Some(w) = self.0.get_mut(v / 64) {
-            *w |= 1 << (v % 64);
-        }
-    }
-
-    fn contains(&self, v: usize) -> bool {
-        self.0.get(v / 64).is_some_and(|w| w & (1 << (v % 64)) != 0)
-    }
-}
-
-/// Live-in and live-out sets of every block, for SSA form: a phi argument
-/// is used at the end of its predecessor, a phi's value is defined at the
-/// entry of its block (so it is never in that block's live-in set).
-pub struct Liveness {
-    live_in: Vec<Bits>,
-    live_out: Vec<Bits>,
-}
-
-impl Liveness {
-    /// Computes the sets by iterating to a fixed point. Values numbered past
-    /// `value_count` are ignored.
-    pub fn compute(f: &Function) -> Liveness {
-        let n = f.blocks.len();
-        let nv = f.value_count as usize;
-        // Per block: values used before any definition in the block (phis
-        // excluded), values defined (phis included), and values used by the
-        // phis of successors on this block's edges.
-        let mut upward = vec![Bits::new(nv); n];
-        let mut defs = vec![Bits::new(nv); n];
-        let mut phi_uses = vec![Bits::new(nv); n];
-        for (b, data) in f.blocks.iter() {
-            let bi = b.index();
-            if b == Function::ENTRY {
-                for &p in &f.params {
-                    defs[bi].insert(p.index());
-                }
-            }
-            for phi in &data.phis {
-                defs[bi].insert(phi.dest.index());
-            }
-            let read = |v: Value, defs: &Bits, upward: &mut Bits| {
-                if !defs.contains(v.index()) {
-                    upward.insert(v.index());
-                }
-            };
-            for inst in &data.insts {
-                inst.op.for_each_arg(|a| read(a, &defs[bi], &mut upward[bi]));
-                if let Some(d) = inst.dest {
-                    defs[bi].insert(d.index());
-                }
-            }
-            if let Some(a) = data.term.arg() {
-                read(a, &defs[bi], &mut upward[bi]);
-            }
-            for phi in &data.phis {
-                for (&pred, &arg) in data.preds.iter().zip(&phi.args) {
-                    if let Some(slot) = phi_uses.get_mut(pred.index()) {
-                        slot.insert(arg.index());
-                    }
-                }
-            }
-        }
-        let succs: Vec<Vec<usize>> = f
-            .blocks
-            .values()
-            .map(|d| {
-                let mut s: Vec<usize> = d.term.successors().iter().map(|b| b.index()).filter(|&i| i < n).collect();
-                s.sort_unstable();
-                s.dedup();
-                s
-            })
-            .collect();
-        let order = postorder(&succs);
-        let mut live_in = vec![Bits::new(nv); n];
-        let mut live_out = vec![Bits::new(nv); n];
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for &b in &order {
-                let mut out = phi_uses[b].clone();
-                for &s in &succs[b] {
-                    for (o, i) in out.0.iter_mut().zip(&live_in[s].0) {
-                        *o |= i;
-                    }
-                }
-                let mut inn = upward[b].clone();
-                for ((i, o), d) in inn.0.iter_mut().zip(&out.0).zip(&defs[b].0) {
-                    *i |= o & !d;
-                }
-                if out != live_out[b] || inn != live_in[b] {
-                    live_out[b] = out;
-                    live_in[b] = inn;
-                    changed = true;
-                }
-            }
-        }
-        Liveness { live_in, live_out }
-    }
-
-    /// True when `v` is live at the entry of `b` (after its phis).
-    pub fn is_live_in(&self, b: Block, v: Value) -> bool {
-        self.live_in.get(b.index()).is_some_and(|s| s.contains(v.index()))
-    }
-
-    /// True when `v` is live at the end of `b` (phi arguments of its edges
-    /// included).
-    pub fn is_live_out(&self, b: Block, v: Value) -> bool {
-        self.live_out.get(b.index()).is_some_and(|s| s.contains(v.index()))
-    }
-}
-
-/// Every block in post-order of a depth-first search from block 0, then the
-/// blocks it does not reach; iterative.
-fn postorder(succs: &[Vec<usize>]) -> Vec<usize> {
-    let n = succs.len();
-    let mut seen = vec![false; n];
-    let mut order = Vec::with_capacity(n);
-    for root in 0..n {
-        if seen[root] {
-            continue;
-        }
-        seen[root] = true;
-        let mut stack = vec![(root, 0usize)];
-        while let Some((b, next)) = stack.last_mut() {
-            if let Some(&s) = succs[*b].get(*next) {
-                *next += 1;
-                if !seen[s] {
-                    seen[s] = true;
-                    stack.push((s, 0));
-                }
-            } else {
-                order.push(*b);
-                stack.pop();
-            }
-        }
-    }
-    order
 }
 
 #[cfg(test)]
@@ -531,10 +381,10 @@ b2(b1):
     fn lost_copy_is_a_phi_live_past_its_back_edge() {
         let f = func(LOST_COPY);
         assert!(has_lost_copy(&f));
-        let live = Liveness::compute(&f);
-        assert!(live.is_live_in(Block(2), Value(2)), "x2 is used after the loop");
-        assert!(!live.is_live_in(Block(1), Value(2)), "a phi is defined at its block's entry");
-        assert!(live.is_live_out(Block(1), Value(3)), "x3 flows round the back edge");
+        let live = compute_liveness(&f);
+        assert!(live.live_in[Block(2)].contains(Value(2)), "x2 is used after the loop");
+        assert!(!live.live_in[Block(2)].contains(Value(3)), "x3 is not used after the loop");
+        assert!(live.live_out[Block(1)].contains(Value(3)), "x3 flows round the back edge");
         // Using x3 after the loop instead: nothing is lost.
         let fine = LOST_COPY.replace("b2(b1):\n    ret v2", "b2(b1):\n    ret v3");
         assert!(!has_lost_copy(&func(&fine)));
