@@ -95,14 +95,9 @@ fn phi_locations(func: &Function, cap: usize) -> EntityVec<Value, Option<(Block,
     at
 }
 
-/// Checks that the function is in pruned SSA form: every phi transitively
-/// feeds a non-phi use, that is an instruction operand or a terminator
-/// operand, possibly through other phis (Braun et al., §4, after Choi et al.).
-///
-/// Marks the phis read by instructions and terminators, then the phi
-/// arguments of marked phis, with a worklist; the unmarked phis are dead.
-/// Time O(size of the function).
-pub fn check_pruned(func: &Function) -> Result<(), CheckError> {
+/// The phis that transitively feed a non-phi use (an instruction operand or
+/// a terminator operand): the phis a pruned function keeps.
+pub fn useful_phis(func: &Function) -> EntitySet<Value> {
     let cap = value_capacity(func);
     let at = phi_locations(func, cap);
     let mut useful: EntitySet<Value> = EntitySet::with_capacity(cap);
@@ -126,6 +121,18 @@ pub fn check_pruned(func: &Function) -> Result<(), CheckError> {
             mark(a, &mut useful, &mut work);
         }
     }
+    useful
+}
+
+/// Checks that the function is in pruned SSA form: every phi transitively
+/// feeds a non-phi use, that is an instruction operand or a terminator
+/// operand, possibly through other phis (Braun et al., §4, after Choi et al.).
+///
+/// Marks the phis read by instructions and terminators, then the phi
+/// arguments of marked phis, with a worklist; the unmarked phis are dead.
+/// Time O(size of the function).
+pub fn check_pruned(func: &Function) -> Result<(), CheckError> {
+    let useful = useful_phis(func);
     let dead: Vec<PhiName> = func
         .blocks
         .iter()

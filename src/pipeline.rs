@@ -138,31 +138,7 @@ pub fn check_construction_against(module: &Module, opts: &BraunOptions, cytron: 
 /// construction, which ends with dead-phi removal, does not. The phis both
 /// must agree on are the useful ones.
 pub fn useful_phi_count(f: &crate::ir::Function) -> usize {
-    use crate::entity::EntitySet;
-    let mut useful: EntitySet<crate::ir::Value> = EntitySet::with_capacity(f.value_count as usize);
-    let mut work = Vec::new();
-    let phi_args: std::collections::HashMap<crate::ir::Value, Vec<crate::ir::Value>> =
-        f.blocks.values().flat_map(|b| b.phis.iter().map(|p| (p.dest, p.args.clone()))).collect();
-    for b in f.blocks.values() {
-        let mut uses = Vec::new();
-        for inst in &b.insts {
-            inst.op.for_each_arg(|a| uses.push(a));
-        }
-        uses.extend(b.term.arg());
-        for u in uses {
-            if phi_args.contains_key(&u) && useful.insert(u) {
-                work.push(u);
-            }
-        }
-    }
-    while let Some(p) = work.pop() {
-        for &a in &phi_args[&p] {
-            if phi_args.contains_key(&a) && useful.insert(a) {
-                work.push(a);
-            }
-        }
-    }
-    useful.len()
+    checkers::useful_phis(f).len()
 }
 
 /// The outcome of one stage in the differential check.
