@@ -53,13 +53,16 @@ enum Command {
 enum Stage {
     /// Interpret the AST.
     Source,
-    /// Interpret Braun et al.'s SSA (the furthest stage today).
+    /// Interpret Braun et al.'s SSA.
     Ssa,
     /// Interpret the reference SSA of Cytron et al.
     Cytron,
     /// Interpret the allocated machine IR (route 1: SSA-based register
     /// allocation, then spill-free SSA elimination).
     Alloc,
+    /// Lower the allocated code to x86-64 (iced-x86), check it, and run it
+    /// under the Unicorn emulator.
+    X86,
 }
 
 #[derive(Args, Debug)]
@@ -152,7 +155,7 @@ struct RunArgs {
     #[arg(allow_negative_numbers = true)]
     args: Vec<String>,
     /// Which stage to run.
-    #[arg(long, value_enum, default_value_t = Stage::Alloc)]
+    #[arg(long, value_enum, default_value_t = Stage::X86)]
     stage: Stage,
     #[command(flatten)]
     alloc: AllocArgs,
@@ -380,6 +383,20 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, Failure> {
             let (mir, _) = allocate_module(&module, &a.alloc.options()).map_err(|e| internal(e.to_string()))?;
             interp::run_mir(&mir, &args, a.fuel)
         }
+        Stage::X86 => {
+            let module =
+                pipeline::build_ssa(&program, &a.construction.config()).map_err(|e| internal(e.to_string()))?;
+            let (mir, _) = allocate_module(&module, &a.alloc.options()).map_err(|e| internal(e.to_string()))?;
+            let code = pipeline::lower_and_check(&mir).map_err(|e| internal(e.to_string()))?;
+            // --fuel counts MIR steps; the budget counts x86 instructions.
+            match ssaref::emulator::run_x86(&code, &args, ssaref::emulator::budget_for(a.fuel)) {
+                Ok(o) => Ok(o),
+                Err(ssaref::emulator::EmuError::BudgetExhausted { .. }) => {
+                    Ok(Outcome { trace: Vec::new(), end: End::OutOfFuel, mem: Vec::new() })
+                }
+                Err(e) => return Err(internal(e.to_string())),
+            }
+        }
     }
     .map_err(|e| internal(e.to_string()))?;
     Ok(print_outcome(&outcome))
@@ -412,6 +429,13 @@ fn cmd_emit(a: EmitArgs) -> Result<ExitCode, Failure> {
             }
             text.push_str(&ssaref::mir::print_module(&mir));
             text
+        }
+        Stage::X86 => {
+            let module =
+                pipeline::build_ssa(&program, &a.construction.config()).map_err(|e| internal(e.to_string()))?;
+            let (mir, _) = allocate_module(&module, &a.alloc.options()).map_err(|e| internal(e.to_string()))?;
+            let code = pipeline::lower_and_check(&mir).map_err(|e| internal(e.to_string()))?;
+            ssaref::x86_lower::listing(&code)
         }
     };
     print!("{text}");
@@ -610,6 +634,13 @@ fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
             }
             println!("== allocated (K = {first_k})");
             print!("{}", ssaref::mir::print_module(&mir));
+            match pipeline::lower_and_check(&mir) {
+                Ok(code) => {
+                    println!("== x86-64 (K = {first_k})");
+                    print!("{}", ssaref::x86_lower::listing(&code));
+                }
+                Err(e) => println!("== x86-64 lowering with K = {first_k} failed: {e}"),
+            }
         }
         Err(e) => println!("== allocation with K = {first_k} failed: {e}"),
     }

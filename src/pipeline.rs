@@ -189,6 +189,9 @@ pub struct DiffConfig {
     pub regalloc: Vec<crate::regalloc::RegallocOptions>,
     /// Fuel of the source run.
     pub fuel: u64,
+    /// Lower the allocated code to x86-64, check it, and run it under
+    /// Unicorn (the `x86[...]` stages).
+    pub x86: bool,
 }
 
 impl DiffConfig {
@@ -206,6 +209,7 @@ impl DiffConfig {
             regs: regs.to_vec(),
             regalloc: vec![all, all.without_section_6()],
             fuel,
+            x86: true,
         }
     }
 }
@@ -252,9 +256,42 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
                 return Verdict::Diverge { stage, expected, got };
             }
             stages.push(StageResult { stage, outcome: got });
+            if config.x86 {
+                let stage = format!("x86[k={k},{tag}]");
+                let got = match lower_and_check(&mir) {
+                    Ok(code) => crate::emulator::run_x86(&code, args, crate::emulator::budget_for(later))
+                        .map_err(|e| e.to_string()),
+                    Err(e) => return Verdict::CheckFailed(e),
+                };
+                if got.as_ref() != Ok(&expected) {
+                    return Verdict::Diverge { stage, expected, got };
+                }
+                stages.push(StageResult { stage, outcome: got });
+            }
         }
     }
     Verdict::Agree { outcome: expected, stages }
+}
+
+/// Lowers `main` of an allocated module to x86-64 and runs the
+/// machine-code checker on the bytes.
+pub fn lower_and_check(mir: &crate::mir::MModule) -> Result<crate::x86_lower::X86Code, PassError> {
+    let main = mir.main().ok_or_else(|| PassError {
+        pass: "x86-lower".into(),
+        check: "lower",
+        message: "the program has no `main`".into(),
+    })?;
+    let code = crate::x86_lower::lower_function(main).map_err(|message| PassError {
+        pass: "x86-lower".into(),
+        check: "lower",
+        message,
+    })?;
+    crate::x86_check::check_machine_code(&code).map_err(|e| PassError {
+        pass: "x86-lower".into(),
+        check: "machine-code",
+        message: e.to_string(),
+    })?;
+    Ok(code)
 }
 
 /// Runs every stage of a valid program and compares each outcome with the

@@ -1,0 +1,516 @@
+//! Lowering of the allocated machine IR to x86-64 machine code, encoded by
+//! the `iced-x86` code assembler.
+//!
+//! Input: an [`MFunction`] of route 1 (Pereira's SSA-based allocation and
+//! Pereira and Palsberg's spill-free SSA elimination, "SSA Elimination after
+//! Register Allocation", CC 2009) or of route 2 (a conventional allocator).
+//! Every MIR register is one of the `K` allocatable x86-64 registers (the
+//! first `K` of rax, rcx, rdx, rbx, rbp, rsi, rdi, r8 ... r15), and the
+//! lowering must not use any other register: there is no scratch register
+//! (the paper's point: SSA elimination after allocation needs none, swaps
+//! are `xchg`). `x86_check.rs` checks the encoded bytes for this.
+//!
+//! # The machine model ([`layout`])
+//!
+//! * Code at [`layout::CODE_BASE`]; execution starts at the first byte
+//!   (block `b0`) and ends when it reaches [`X86Code::exit`].
+//! * Spill slot `s` is the quadword at `[rsp + 8*s]`. The harness sets rsp
+//!   so that `slot_count` slots fit above it and the pushes below it.
+//! * `mem` is 4096 quadwords at [`layout::MEM_BASE`]; word `i` is at
+//!   `MEM_BASE + 8*i`, reached with an absolute 32-bit displacement and an
+//!   index register scaled by 8.
+//! * The trace is a word count at [`layout::TRACE_COUNT`] and the words at
+//!   [`layout::TRACE_BASE`]; at most [`layout::TRACE_CAPACITY`] words.
+//! * A return stores the value at [`layout::RESULT`] and
+//!   [`layout::STATUS_RETURNED`] at [`layout::STATUS`]; a full trace stores
+//!   [`layout::STATUS_TRACE_FULL`] instead. Both then jump to the exit.
+//!
+//! # Instruction selection without a spare register
+//!
+//! * Two-address operations `dst = a op b`: `mov dst, a; op dst, b`, or
+//!   `op dst, b` when `dst` is `a`. When `dst` is `b` (and not `a`), a
+//!   commutative operation becomes `op dst, a`, and subtraction becomes
+//!   `neg dst; add dst, a` (`-b + a` wraps exactly as `a - b`).
+//! * Shifts use BMI2 `shlx`/`sarx`, three-operand forms whose count may be
+//!   in any register (the count is taken modulo 64, as the language says),
+//!   so rcx is no constraint. The emulator runs a Haswell model.
+//! * Comparisons: `cmp a, b; setcc dst8; movzx dst, dst8`; `!x` is
+//!   `test x, x; sete; movzx`.
+//! * `/` and `%` need the dividend in rdx:rax and leave the quotient in rax
+//!   and the remainder in rdx. The allocator only *prefers* to keep other
+//!   values out of rax and rdx around a division (see `coloring.rs`), so
+//!   the lowering saves them on the stack: push rax (and rdx when it is
+//!   allocatable, `K >= 3`), push the divisor, `mov rax, a; cqo;
+//!   idiv qword [rsp]`, put the result in the divisor's stack word, restore
+//!   rax and rdx, and load the result into `dst`. When `K = 2`, rdx holds
+//!   no value, so it is not saved, and the only instruction that names it
+//!   explicitly is the one that reads the remainder `idiv` left there.
+//!   `idiv` raises #DE exactly when the language traps: a zero divisor, or
+//!   `i64::MIN / -1`.
+//! * `mem[addr & 4095] = src` needs the masked address in a register.
+//!   It uses a register `r` other than `src` (there are at least two):
+//!   `push r; mov r, addr; and r, 4095; mov [MEM_BASE + 8*r], src; pop r`.
+//!   `out` likewise borrows a register other than its operand for the trace
+//!   index. Borrowing with push and pop is not a scratch register: the
+//!   borrowed register keeps its value.
+//! * Swaps are `xchg`, spills and reloads are `mov` to and from `[rsp+8s]`.
+//! * Branches: `test c, c; jne then; jmp else`, dropping the jump to the
+//!   next block.
+
+use crate::ir::{BinOp, Block, UnOp};
+use crate::mir::{Loc, MFunction, MInst, MInstA, MTerm, Reg, MAX_REGS, MIN_REGS};
+use iced_x86::code_asm::registers::gpr64::*;
+use iced_x86::code_asm::registers::gpr8::*;
+use iced_x86::code_asm::{qword_ptr, AsmRegister64, AsmRegister8, CodeAssembler, CodeLabel};
+use iced_x86::{BlockEncoderOptions, Decoder, DecoderOptions, Formatter, IntelFormatter};
+
+/// Fixed addresses of the machine model. All are below 2^31, so that code
+/// can name them as sign-extended 32-bit displacements.
+pub mod layout {
+    /// Where the code starts.
+    pub const CODE_BASE: u64 = 0x0010_0000;
+    /// Word `i` of `mem` is at `MEM_BASE + 8*i`.
+    pub const MEM_BASE: u64 = 0x0800_0000;
+    /// The returned value.
+    pub const RESULT: u64 = 0x0801_0000;
+    /// How the run ended ([`STATUS_RETURNED`], [`STATUS_TRACE_FULL`]); 0
+    /// until then.
+    pub const STATUS: u64 = 0x0801_0008;
+    /// The number of words in the trace.
+    pub const TRACE_COUNT: u64 = 0x0801_0010;
+    /// The page that holds `RESULT`, `STATUS` and `TRACE_COUNT`.
+    pub const CONTROL_PAGE: u64 = 0x0801_0000;
+    /// Trace word `i` is at `TRACE_BASE + 8*i`.
+    pub const TRACE_BASE: u64 = 0x0900_0000;
+    /// How many words the trace holds.
+    pub const TRACE_CAPACITY: u64 = 1 << 21;
+    /// The stack is mapped just below this address.
+    pub const STACK_TOP: u64 = 0x4000_0000;
+    /// The program returned.
+    pub const STATUS_RETURNED: u64 = 1;
+    /// An `out` found the trace full.
+    pub const STATUS_TRACE_FULL: u64 = 2;
+    /// Bytes the lowering may push below rsp at once (a division pushes 3
+    /// words).
+    pub const PUSH_RESERVE: u64 = 64;
+}
+
+/// One line of the annotated listing: where an instruction group starts
+/// and what it implements.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ListingNote {
+    /// Offset of the group's first byte from the start of the code.
+    pub offset: u32,
+    /// Set on the first group of a block.
+    pub block: Option<Block>,
+    /// The MIR instruction or terminator, with its SSA annotation.
+    pub text: String,
+}
+
+/// Encoded machine code for one function, and what the harness needs to
+/// run it.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct X86Code {
+    pub name: String,
+    /// The number of allocatable registers.
+    pub k: usize,
+    pub slot_count: u32,
+    /// Where each argument goes (register or slot), as in the MIR.
+    pub params: Vec<Loc>,
+    /// The encoded code, to be placed at [`layout::CODE_BASE`].
+    pub bytes: Vec<u8>,
+    /// The address at which execution ends.
+    pub exit: u64,
+    /// Offsets of the block starts, indexed by block number.
+    pub block_offsets: Vec<u32>,
+    /// Notes for the listing, in code order.
+    pub notes: Vec<ListingNote>,
+}
+
+const R64: [AsmRegister64; MAX_REGS] = [rax, rcx, rdx, rbx, rbp, rsi, rdi, r8, r9, r10, r11, r12, r13, r14, r15];
+const R8: [AsmRegister8; MAX_REGS] = [al, cl, dl, bl, bpl, sil, dil, r8b, r9b, r10b, r11b, r12b, r13b, r14b, r15b];
+const RAX: Reg = Reg(0);
+const RDX: Reg = Reg(2);
+
+struct Lowerer {
+    a: CodeAssembler,
+    k: usize,
+    labels: Vec<CodeLabel>,
+    exit: CodeLabel,
+    trace_full: CodeLabel,
+    /// `(instruction index in the assembler, block, text)` per group.
+    groups: Vec<(usize, Option<Block>, String)>,
+}
+
+type LResult<T> = Result<T, String>;
+
+fn asm_err(e: iced_x86::IcedError) -> String {
+    format!("x86 assembler: {e}")
+}
+
+impl Lowerer {
+    fn r64(&self, r: Reg) -> LResult<AsmRegister64> {
+        if usize::from(r.0) >= self.k {
+            return Err(format!("register {} is outside the {} allocatable ones", r, self.k));
+        }
+        Ok(R64[usize::from(r.0)])
+    }
+
+    fn r8(&self, r: Reg) -> LResult<AsmRegister8> {
+        self.r64(r)?;
+        Ok(R8[usize::from(r.0)])
+    }
+
+    /// An allocatable register other than `not`.
+    fn other_than(&self, not: Reg) -> Reg {
+        if not == Reg(0) {
+            Reg(1)
+        } else {
+            Reg(0)
+        }
+    }
+
+    fn slot_operand(slot: u32) -> LResult<iced_x86::code_asm::AsmMemoryOperand> {
+        let disp = i32::try_from(u64::from(slot) * 8).map_err(|_| format!("slot {slot} is too far from rsp"))?;
+        Ok(qword_ptr(rsp + disp))
+    }
+
+    fn inst(&mut self, i: &MInstA) -> LResult<()> {
+        match i.inst {
+            MInst::Const { dst, imm } => {
+                let d = self.r64(dst)?;
+                self.a.mov(d, imm).map_err(asm_err)?;
+            }
+            MInst::Unary { op, dst, src } => {
+                let (d, s) = (self.r64(dst)?, self.r64(src)?);
+                match op {
+                    UnOp::Neg | UnOp::BitNot => {
+                        if dst != src {
+                            self.a.mov(d, s).map_err(asm_err)?;
+                        }
+                        if op == UnOp::Neg {
+                            self.a.neg(d).map_err(asm_err)?;
+                        } else {
+                            self.a.not(d).map_err(asm_err)?;
+                        }
+                    }
+                    UnOp::Not => {
+                        let d8 = self.r8(dst)?;
+                        self.a.test(s, s).map_err(asm_err)?;
+                        self.a.sete(d8).map_err(asm_err)?;
+                        self.a.movzx(d, d8).map_err(asm_err)?;
+                    }
+                }
+            }
+            MInst::Binary { op, dst, a: x, b: y } => self.binary(op, dst, x, y)?,
+            MInst::Load { dst, addr } => {
+                let (d, s) = (self.r64(dst)?, self.r64(addr)?);
+                if dst != addr {
+                    self.a.mov(d, s).map_err(asm_err)?;
+                }
+                self.a.and(d, 4095).map_err(asm_err)?;
+                self.a.mov(d, qword_ptr(d * 8 + layout::MEM_BASE as i32)).map_err(asm_err)?;
+            }
+            MInst::Store { addr, src } => {
+                let s = self.r64(src)?;
+                let ad = self.r64(addr)?;
+                let r = if addr != src { addr } else { self.other_than(src) };
+                let t = self.r64(r)?;
+                self.a.push(t).map_err(asm_err)?;
+                if r != addr {
+                    self.a.mov(t, ad).map_err(asm_err)?;
+                }
+                self.a.and(t, 4095).map_err(asm_err)?;
+                self.a.mov(qword_ptr(t * 8 + layout::MEM_BASE as i32), s).map_err(asm_err)?;
+                self.a.pop(t).map_err(asm_err)?;
+            }
+            MInst::Out { src } => {
+                let s = self.r64(src)?;
+                let t = self.r64(self.other_than(src))?;
+                let full = self.trace_full;
+                self.a.cmp(qword_ptr(layout::TRACE_COUNT as i32), layout::TRACE_CAPACITY as i32).map_err(asm_err)?;
+                self.a.jae(full).map_err(asm_err)?;
+                self.a.push(t).map_err(asm_err)?;
+                self.a.mov(t, qword_ptr(layout::TRACE_COUNT as i32)).map_err(asm_err)?;
+                self.a.mov(qword_ptr(t * 8 + layout::TRACE_BASE as i32), s).map_err(asm_err)?;
+                self.a.inc(qword_ptr(layout::TRACE_COUNT as i32)).map_err(asm_err)?;
+                self.a.pop(t).map_err(asm_err)?;
+            }
+            MInst::Move { dst, src } => {
+                let (d, s) = (self.r64(dst)?, self.r64(src)?);
+                if dst != src {
+                    self.a.mov(d, s).map_err(asm_err)?;
+                }
+            }
+            MInst::Swap { a: x, b: y } => {
+                let (p, q) = (self.r64(x)?, self.r64(y)?);
+                if x != y {
+                    self.a.xchg(p, q).map_err(asm_err)?;
+                }
+            }
+            MInst::Spill { slot, src } => {
+                let s = self.r64(src)?;
+                let m = Self::slot_operand(slot.0)?;
+                self.a.mov(m, s).map_err(asm_err)?;
+            }
+            MInst::Reload { dst, slot } => {
+                let d = self.r64(dst)?;
+                let m = Self::slot_operand(slot.0)?;
+                self.a.mov(d, m).map_err(asm_err)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn binary(&mut self, op: BinOp, dst: Reg, x: Reg, y: Reg) -> LResult<()> {
+        let (d, p, q) = (self.r64(dst)?, self.r64(x)?, self.r64(y)?);
+        let a = &mut self.a;
+        match op {
+            BinOp::Add | BinOp::Mul | BinOp::And | BinOp::Or | BinOp::Xor => {
+                // Commutative: `dst = x op y` with dst holding one operand.
+                let other = if dst == x {
+                    q
+                } else if dst == y {
+                    p
+                } else {
+                    a.mov(d, p).map_err(asm_err)?;
+                    q
+                };
+                match op {
+                    BinOp::Add => a.add(d, other),
+                    BinOp::Mul => a.imul_2(d, other),
+                    BinOp::And => a.and(d, other),
+                    BinOp::Or => a.or(d, other),
+                    _ => a.xor(d, other),
+                }
+                .map_err(asm_err)?;
+            }
+            BinOp::Sub => {
+                if dst == x {
+                    a.sub(d, q).map_err(asm_err)?;
+                } else if dst == y {
+                    a.neg(d).map_err(asm_err)?;
+                    a.add(d, p).map_err(asm_err)?;
+                } else {
+                    a.mov(d, p).map_err(asm_err)?;
+                    a.sub(d, q).map_err(asm_err)?;
+                }
+            }
+            BinOp::Shl => a.shlx(d, p, q).map_err(asm_err)?,
+            BinOp::Shr => a.sarx(d, p, q).map_err(asm_err)?,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                let d8 = R8[usize::from(dst.0)];
+                a.cmp(p, q).map_err(asm_err)?;
+                match op {
+                    BinOp::Eq => a.sete(d8),
+                    BinOp::Ne => a.setne(d8),
+                    BinOp::Lt => a.setl(d8),
+                    BinOp::Le => a.setle(d8),
+                    BinOp::Gt => a.setg(d8),
+                    _ => a.setge(d8),
+                }
+                .map_err(asm_err)?;
+                a.movzx(d, d8).map_err(asm_err)?;
+            }
+            BinOp::Div | BinOp::Rem => {
+                // Stack, from rsp up: [divisor, then result], [saved rdx], [saved rax].
+                let save_rdx = self.k > usize::from(RDX.0);
+                a.push(rax).map_err(asm_err)?;
+                if save_rdx {
+                    a.push(rdx).map_err(asm_err)?;
+                }
+                a.push(q).map_err(asm_err)?;
+                if x != RAX {
+                    a.mov(rax, p).map_err(asm_err)?;
+                }
+                a.cqo().map_err(asm_err)?;
+                a.idiv(qword_ptr(rsp)).map_err(asm_err)?;
+                a.mov(qword_ptr(rsp), if op == BinOp::Div { rax } else { rdx }).map_err(asm_err)?;
+                let rax_at = if save_rdx {
+                    a.mov(rdx, qword_ptr(rsp + 8)).map_err(asm_err)?;
+                    16
+                } else {
+                    8
+                };
+                a.mov(rax, qword_ptr(rsp + rax_at)).map_err(asm_err)?;
+                a.mov(d, qword_ptr(rsp)).map_err(asm_err)?;
+                a.lea(rsp, qword_ptr(rsp + (rax_at + 8))).map_err(asm_err)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn term(&mut self, t: &MTerm, next: Option<Block>) -> LResult<()> {
+        match *t {
+            MTerm::Jump(b) => {
+                if Some(b) != next {
+                    let l = self.label(b)?;
+                    self.a.jmp(l).map_err(asm_err)?;
+                }
+            }
+            MTerm::Branch { cond, then_dest, else_dest } => {
+                let c = self.r64(cond)?;
+                let (lt, le) = (self.label(then_dest)?, self.label(else_dest)?);
+                self.a.test(c, c).map_err(asm_err)?;
+                if Some(then_dest) == next {
+                    self.a.je(le).map_err(asm_err)?;
+                } else {
+                    self.a.jne(lt).map_err(asm_err)?;
+                    if Some(else_dest) != next {
+                        self.a.jmp(le).map_err(asm_err)?;
+                    }
+                }
+            }
+            MTerm::Return(r) => {
+                let s = self.r64(r)?;
+                self.a.mov(qword_ptr(layout::RESULT as i32), s).map_err(asm_err)?;
+                self.a.mov(qword_ptr(layout::STATUS as i32), layout::STATUS_RETURNED as i32).map_err(asm_err)?;
+                let exit = self.exit;
+                self.a.jmp(exit).map_err(asm_err)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn label(&self, b: Block) -> LResult<CodeLabel> {
+        self.labels.get(b.0 as usize).copied().ok_or_else(|| format!("branch to missing block {b}"))
+    }
+}
+
+/// Lowers an allocated function to x86-64 machine code.
+///
+/// Fails (never panics) on malformed MIR: a register count outside
+/// `MIN_REGS..=MAX_REGS`, a register numbered `k` or above, a branch to a
+/// missing block, a slot too far from rsp.
+pub fn lower_function(f: &MFunction) -> Result<X86Code, String> {
+    if !(MIN_REGS..=MAX_REGS).contains(&f.k) {
+        return Err(format!("register count {} is outside {MIN_REGS}..={MAX_REGS}", f.k));
+    }
+    let mut a = CodeAssembler::new(64).map_err(asm_err)?;
+    let labels: Vec<CodeLabel> = (0..f.blocks.len()).map(|_| a.create_label()).collect();
+    let exit = a.create_label();
+    let trace_full = a.create_label();
+    let mut lw = Lowerer { a, k: f.k, labels, exit, trace_full, groups: Vec::new() };
+    for (b, data) in f.blocks.iter() {
+        let mut label = lw.labels[b.0 as usize];
+        lw.a.set_label(&mut label).map_err(asm_err)?;
+        lw.labels[b.0 as usize] = label;
+        let mut first = true;
+        for i in &data.insts {
+            let start = lw.a.instructions().len();
+            lw.inst(i)?;
+            lw.groups.push((start, first.then_some(b), format!("{}{}", i.inst, annot_suffix(i))));
+            first = false;
+        }
+        let start = lw.a.instructions().len();
+        let next = Block(b.0 + 1);
+        let next = (usize::try_from(next.0).is_ok_and(|n| n < f.blocks.len())).then_some(next);
+        lw.term(&data.term, next)?;
+        if lw.a.instructions().len() == start {
+            // A fall-through: nothing to encode, but the label needs an
+            // instruction to stand on.
+            lw.a.zero_bytes().map_err(asm_err)?;
+        }
+        let tr = data.term_reads.map(|v| format!("  ; <- {v}")).unwrap_or_default();
+        lw.groups.push((start, first.then_some(b), format!("{}{tr}", data.term)));
+    }
+    // The trace-full exit, then the exit itself: a `hlt` that is never
+    // executed, because the emulator stops when it reaches its address.
+    let start = lw.a.instructions().len();
+    let mut tf = lw.trace_full;
+    lw.a.set_label(&mut tf).map_err(asm_err)?;
+    lw.a.mov(qword_ptr(layout::STATUS as i32), layout::STATUS_TRACE_FULL as i32).map_err(asm_err)?;
+    lw.groups.push((start, None, "trace full".into()));
+    let start = lw.a.instructions().len();
+    let mut ex = lw.exit;
+    lw.a.set_label(&mut ex).map_err(asm_err)?;
+    lw.a.hlt().map_err(asm_err)?;
+    lw.exit = ex;
+    lw.groups.push((start, None, "exit".into()));
+
+    let result =
+        lw.a.assemble_options(layout::CODE_BASE, BlockEncoderOptions::RETURN_NEW_INSTRUCTION_OFFSETS)
+            .map_err(asm_err)?;
+    let offsets = &result.inner.new_instruction_offsets;
+    let offset_of = |idx: usize| -> u32 {
+        // Zero-byte pseudo-instructions have no offset of their own; the
+        // next encoded instruction (or the end) starts at the same place.
+        offsets[idx..].iter().copied().find(|&o| o != u32::MAX).unwrap_or(result.inner.code_buffer.len() as u32)
+    };
+    let block_offsets = lw.labels.iter().map(|l| result.label_ip(l).map(|ip| (ip - layout::CODE_BASE) as u32));
+    let block_offsets = block_offsets.collect::<Result<Vec<u32>, _>>().map_err(asm_err)?;
+    let exit_ip = result.label_ip(&lw.exit).map_err(asm_err)?;
+    let notes = lw.groups.iter().map(|(idx, block, text)| ListingNote {
+        offset: offset_of(*idx),
+        block: *block,
+        text: text.clone(),
+    });
+    let notes = notes.collect();
+    Ok(X86Code {
+        name: f.name.clone(),
+        k: f.k,
+        slot_count: f.slot_count,
+        params: f.params.iter().map(|(l, _)| *l).collect(),
+        bytes: result.inner.code_buffer,
+        exit: exit_ip,
+        block_offsets,
+        notes,
+    })
+}
+
+fn annot_suffix(i: &MInstA) -> String {
+    let reads: Vec<String> = i.annot.reads.iter().map(|v| v.to_string()).collect();
+    match (&i.annot.defines, reads.is_empty()) {
+        (Some(d), true) => format!("  ; {d}"),
+        (Some(d), false) => format!("  ; {d} <- {}", reads.join(", ")),
+        (None, false) => format!("  ; <- {}", reads.join(", ")),
+        (None, true) => String::new(),
+    }
+}
+
+/// The annotated disassembly: block labels, and before each group of
+/// machine instructions the MIR instruction it implements, with the SSA
+/// values that instruction defines and reads.
+pub fn listing(code: &X86Code) -> String {
+    let mut out = format!(
+        "; {}: {} bytes at {:#x}, K = {}, {} slot(s), exit at {:#x}\n",
+        code.name,
+        code.bytes.len(),
+        layout::CODE_BASE,
+        code.k,
+        code.slot_count,
+        code.exit
+    );
+    let params: Vec<String> = code.params.iter().enumerate().map(|(i, l)| format!("arg{i} in {l}")).collect();
+    if !params.is_empty() {
+        out.push_str(&format!("; {}\n", params.join(", ")));
+    }
+    let mut decoder = Decoder::with_ip(64, &code.bytes, layout::CODE_BASE, DecoderOptions::NONE);
+    let mut formatter = IntelFormatter::new();
+    formatter.options_mut().set_first_operand_char_index(8);
+    let mut text = String::new();
+    let mut notes = code.notes.iter().peekable();
+    while decoder.can_decode() {
+        let pos = decoder.position() as u32;
+        while let Some(n) = notes.peek() {
+            if n.offset > pos {
+                break;
+            }
+            if let Some(b) = n.block {
+                out.push_str(&format!("{b}:\n"));
+            }
+            out.push_str(&format!("                                    ; {}\n", n.text));
+            notes.next();
+        }
+        let ins = decoder.decode();
+        text.clear();
+        formatter.format(&ins, &mut text);
+        let bytes = &code.bytes[pos as usize..pos as usize + ins.len()];
+        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        out.push_str(&format!("  {:08x}  {:<24} {}\n", ins.ip(), hex, text));
+    }
+    for n in notes {
+        out.push_str(&format!("                                    ; {}\n", n.text));
+    }
+    out
+}
