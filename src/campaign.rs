@@ -55,6 +55,10 @@ pub struct CampaignSummary {
     pub checking: Duration,
     /// Stage outcomes compared, summed over programs.
     pub stages: u64,
+    /// Thread time per phase of the differential check.
+    pub phases: crate::pipeline::PhaseTimes,
+    /// Register counts per program (for the full-check rate).
+    pub regs_per_program: usize,
 }
 
 impl CampaignSummary {
@@ -76,11 +80,20 @@ impl CampaignSummary {
             self.failures.len(),
         );
         let total = (self.generation + self.checking).as_secs_f64().max(1e-9);
+        // A full check: one program, one K, every stage (the constructions
+        // and the source run are shared by the K of one program).
+        let full = self.programs * self.regs_per_program.max(1) as u64;
         s.push_str(&format!(
-            "thread time: generation {:.1}% , construction + allocation + checkers + interpretation {:.1}%\n",
-            100.0 * self.generation.as_secs_f64() / total,
-            100.0 * self.checking.as_secs_f64() / total
+            "{full} full checks (one program, one K, every stage incl. x86 under Unicorn): {:.0} per second per core of thread time\n",
+            full as f64 / total
         ));
+        s.push_str(&format!("thread time: generation {:.1}%", 100.0 * self.generation.as_secs_f64() / total));
+        for (name, d) in self.phases.named() {
+            s.push_str(&format!(", {name} {:.1}%", 100.0 * d.as_secs_f64() / total));
+        }
+        let accounted: f64 =
+            self.generation.as_secs_f64() + self.phases.named().iter().map(|(_, d)| d.as_secs_f64()).sum::<f64>();
+        s.push_str(&format!(", other {:.1}%\n", 100.0 * (total - accounted).max(0.0) / total));
         for (stage, n) in &self.histogram {
             s.push_str(&format!("  {n:>6} failing at {stage}\n"));
         }
@@ -157,14 +170,17 @@ pub fn run_campaign(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), stop:
                 let t0 = Instant::now();
                 let tc = TestCase::from_seed(seed, &gen_config);
                 let t1 = Instant::now();
+                let _ = crate::pipeline::take_phase_times();
                 let verdict = differential_full(&tc.program, &tc.args, oracle, &diff);
                 let t2 = Instant::now();
+                let phases = crate::pipeline::take_phase_times();
                 let failed = failing_stage(&verdict);
                 let written = failed.as_ref().map(|_| write_case(&config.out_dir, seed, &tc, &verdict, &config.regs));
                 let mut sum = summary.lock().expect("summary lock");
                 sum.programs += 1;
                 sum.generation += t1 - t0;
                 sum.checking += t2 - t1;
+                sum.phases.add(&phases);
                 match &verdict {
                     Verdict::Inconclusive => sum.inconclusive += 1,
                     Verdict::Agree { stages, .. } => sum.stages += stages.len() as u64,
@@ -219,5 +235,6 @@ pub fn run_campaign(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), stop:
     }
     let mut sum = summary.into_inner().expect("summary lock");
     sum.elapsed = start.elapsed();
+    sum.regs_per_program = config.regs.len();
     sum
 }

@@ -172,6 +172,74 @@ impl Verdict {
     }
 }
 
+/// Thread time spent in each phase of the differential check, summed over
+/// the calls of [`differential`] and [`differential_full`] on this thread
+/// since the last [`take_phase_times`]. For the campaign's summary: where
+/// the time goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PhaseTimes {
+    /// Running the source program (the reference outcome).
+    pub source: std::time::Duration,
+    /// Cytron's and Braun's constructions with their checkers.
+    pub construction: std::time::Duration,
+    /// Interpreting the SSA stages (constructions and allocation passes).
+    pub ssa_runs: std::time::Duration,
+    /// Route 1's passes with their checkers and the allocation checker.
+    pub allocation: std::time::Duration,
+    /// Interpreting the allocated machine IR.
+    pub mir_runs: std::time::Duration,
+    /// x86-64 lowering, encoding and the machine-code checker.
+    pub lowering: std::time::Duration,
+    /// Running the machine code under Unicorn.
+    pub emulation: std::time::Duration,
+}
+
+impl PhaseTimes {
+    /// Adds `other` to `self`.
+    pub fn add(&mut self, other: &PhaseTimes) {
+        self.source += other.source;
+        self.construction += other.construction;
+        self.ssa_runs += other.ssa_runs;
+        self.allocation += other.allocation;
+        self.mir_runs += other.mir_runs;
+        self.lowering += other.lowering;
+        self.emulation += other.emulation;
+    }
+
+    /// The phases with their names, in pipeline order.
+    pub fn named(&self) -> [(&'static str, std::time::Duration); 7] {
+        [
+            ("source run", self.source),
+            ("construction+checks", self.construction),
+            ("SSA runs", self.ssa_runs),
+            ("allocation+checks", self.allocation),
+            ("MIR runs", self.mir_runs),
+            ("x86 lowering+check", self.lowering),
+            ("Unicorn", self.emulation),
+        ]
+    }
+}
+
+thread_local! {
+    static PHASES: std::cell::Cell<PhaseTimes> = std::cell::Cell::new(PhaseTimes::default());
+}
+
+/// Charges the time since `since` to one phase; returns now.
+fn charge(since: std::time::Instant, phase: fn(&mut PhaseTimes) -> &mut std::time::Duration) -> std::time::Instant {
+    let now = std::time::Instant::now();
+    PHASES.with(|p| {
+        let mut t = p.get();
+        *phase(&mut t) += now - since;
+        p.set(t);
+    });
+    now
+}
+
+/// Returns this thread's phase times and resets them.
+pub fn take_phase_times() -> PhaseTimes {
+    PHASES.with(|p| p.take())
+}
+
 /// Fuel for the stages after the source, which count steps differently:
 /// a stage that runs out of this much is a divergence, not a long program.
 pub fn later_stage_fuel(fuel: u64) -> u64 {
@@ -229,7 +297,9 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
         return Verdict::Agree { outcome: expected, stages };
     }
     let later = later_stage_fuel(config.fuel);
+    let mut t = std::time::Instant::now();
     let ssa = construct_program(program, &BraunOptions::all_on());
+    t = charge(t, |p| &mut p.construction);
     for &k in &config.regs {
         for ra in &config.regalloc {
             let opts = crate::regalloc::RegallocOptions { k, ..*ra };
@@ -238,6 +308,7 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
                 Ok(x) => x,
                 Err(e) => return Verdict::CheckFailed(e),
             };
+            t = charge(t, |p| &mut p.allocation);
             // The SSA after each allocation pass is still SSA: run it.
             let npasses = reports.first().map_or(0, |r| r.stages.len());
             for i in 0..npasses {
@@ -250,17 +321,23 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
                 }
                 stages.push(StageResult { stage, outcome: got });
             }
+            t = charge(t, |p| &mut p.ssa_runs);
             let stage = format!("alloc[k={k},{tag}]");
             let got = oracle.run_mir(&mir, args, later);
             if got.as_ref() != Ok(&expected) {
                 return Verdict::Diverge { stage, expected, got };
             }
             stages.push(StageResult { stage, outcome: got });
+            t = charge(t, |p| &mut p.mir_runs);
             if config.x86 {
                 let stage = format!("x86[k={k},{tag}]");
                 let got = match lower_and_check(&mir) {
-                    Ok(code) => crate::emulator::run_x86(&code, args, crate::emulator::budget_for(later))
-                        .map_err(|e| e.to_string()),
+                    Ok(code) => {
+                        t = charge(t, |p| &mut p.lowering);
+                        let got = crate::emulator::run_x86(&code, args, crate::emulator::budget_for(later));
+                        t = charge(t, |p| &mut p.emulation);
+                        got.map_err(|e| e.to_string())
+                    }
                     Err(e) => return Verdict::CheckFailed(e),
                 };
                 if got.as_ref() != Ok(&expected) {
@@ -308,10 +385,12 @@ pub fn differential(
     variants: &[BraunOptions],
     fuel: u64,
 ) -> Verdict {
+    let t = std::time::Instant::now();
     let expected = match oracle.run_source(program, args, fuel) {
         Ok(o) => o,
         Err(e) => return Verdict::SourceError(e),
     };
+    let t = charge(t, |p| &mut p.source);
     if expected.end == End::OutOfFuel {
         return Verdict::Inconclusive;
     }
@@ -329,6 +408,7 @@ pub fn differential(
         }
         modules.push((format!("ssa[{}]", opts.describe()), module));
     }
+    let t = charge(t, |p| &mut p.construction);
     for (stage, module) in modules {
         let got = oracle.run_ssa(&module, args, later);
         if got.as_ref() != Ok(&expected) {
@@ -336,5 +416,6 @@ pub fn differential(
         }
         stages.push(StageResult { stage, outcome: got });
     }
+    charge(t, |p| &mut p.ssa_runs);
     Verdict::Agree { outcome: expected, stages }
 }
