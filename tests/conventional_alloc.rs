@@ -23,6 +23,7 @@
 mod common;
 
 use common::{case_files, parse_case, route2_module};
+use quickcheck::{QuickCheck, TestResult};
 use ssaref::alloc_checker::{check_allocation, AllocCheckErrorKind};
 use ssaref::conventional_alloc::{allocate_conventional, allocate_conventional_module, ConventionalAllocator};
 use ssaref::entity::EntityVec;
@@ -120,13 +121,12 @@ fn defined_several_times(f: &ssaref::ir::Function) -> usize {
 fn generated_programs_allocate_and_run() {
     let mut failures = Vec::new();
     let mut ran = 0;
-    let shapes = [Shape::Pressure, Shape::Pressure, Shape::Pressure, Shape::Pressure];
+    let mut linear_scan_slots = 0;
     for seed in 0..tests() {
-        let shape_config = if seed % 2 == 0 {
-            shapes[seed as usize % shapes.len()].config()
-        } else {
-            ssaref::gen::GenConfig::default()
-        };
+        // Every other program has high register pressure on purpose; the
+        // others go through every shape.
+        let shape = if seed % 2 == 0 { Shape::Pressure } else { Shape::ALL[(seed / 2) as usize % Shape::ALL.len()] };
+        let shape_config = shape.config();
         let tc = TestCase::from_seed(seed, &shape_config);
         let Ok(expected) = ssaref_interp::run_ast(&tc.program, &tc.args, FUEL) else { continue };
         if expected.end == End::OutOfFuel {
@@ -137,9 +137,36 @@ fn generated_programs_allocate_and_run() {
         let f = check_module(&format!("seed {seed}\n{}", tc.to_source()), &m, &tc.args, &expected);
         failures.extend(f);
         ran += 1;
+        if let Ok(mir) = allocate_conventional_module(&m, 2, ConventionalAllocator::LinearScan) {
+            linear_scan_slots += mir.functions.iter().map(|f| u64::from(f.slot_count)).sum::<u64>();
+        }
     }
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
     assert!(ran as u64 * 2 >= tests(), "too few programs ran to completion ({ran})");
+    assert!(linear_scan_slots > 0, "linear scan must spill at K = 2 on the pressure shape");
+}
+
+fn allocation_agrees(tc: TestCase) -> TestResult {
+    let Ok(expected) = ssaref_interp::run_ast(&tc.program, &tc.args, FUEL) else { return TestResult::discard() };
+    if expected.end == End::OutOfFuel {
+        return TestResult::discard();
+    }
+    let ssa = match build_ssa(&tc.program, &config()) {
+        Ok(m) => m,
+        Err(e) => return TestResult::error(format!("{e}\n{}", tc.to_source())),
+    };
+    let failures = check_module(&tc.to_source(), &route2_module(&ssa), &tc.args, &expected);
+    if failures.is_empty() {
+        TestResult::passed()
+    } else {
+        TestResult::error(failures.join("\n"))
+    }
+}
+
+/// The same property under quickcheck, which shrinks a failing program.
+#[test]
+fn quickcheck_programs_allocate_and_run() {
+    QuickCheck::new().tests(tests()).max_tests(tests() * 4).quickcheck(allocation_agrees as fn(TestCase) -> TestResult);
 }
 
 // ---------------------------------------------------------------------------
