@@ -9,7 +9,8 @@
 //!   `tests/cases/` and on generated programs, the allocated code runs in
 //!   the oracle to the source's outcome, and the allocation checker accepts
 //!   it (`allocate_conventional` runs it; a rejection is an `Err`):
-//!   `every_case_allocates_and_runs`, `generated_programs_allocate_and_run`;
+//!   `every_case_allocates_and_runs`, `generated_programs_allocate_and_run`,
+//!   `quickcheck_programs_allocate_and_run`;
 //! - linear scan's coalescing keeps the outcome: the same two tests run
 //!   `linear_scan::coalesce_copies`'s output in the oracle;
 //! - the copy annotations make the checker sound for variables defined
