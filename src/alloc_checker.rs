@@ -42,6 +42,33 @@
 //!   state, in particular one that holds an argument of a phi, which is a
 //!   different SSA value from `dest`.
 //!
+//! * a `Move`, `Spill` or `Reload` that carries a *copy annotation*
+//!   (`reads: [s]`, `defines: Some(d)`, see below) is checked and applied
+//!   like an operation: its source location must hold `Value(s)`, every
+//!   location holding `Value(d)` becomes `Stale(d)`, and its destination
+//!   holds `Value(d)`.
+//!
+//! # Route 2: copy annotations
+//!
+//! Route 1 allocates SSA code, whose values are copy-canonical (`mir.rs`),
+//! so its transfers carry no annotation: they move a value, and the value
+//! is the same wherever it goes. Route 2 (`conventional_alloc.rs`)
+//! allocates code after SSA destruction, where a value number is a program
+//! *variable* that may be defined many times and a copy `a = copy b` is a
+//! definition of `a`: once `b` is redefined, `a` still holds the old
+//! number, so naming both `b` would be wrong. Route 2 therefore uses the
+//! variables as the checker's values, annotates its operations with the
+//! variables they read and define (the `define` kill above is what makes a
+//! redefinition sound), and emits each program copy as one transfer (a
+//! move, a spill or a reload, the one that carries the number into the
+//! destination's location) annotated `reads: [b], defines: Some(a)`. The
+//! invariant below holds for such a transfer for the same reason as for an
+//! operation: the destination receives the current number of `b`, which is
+//! the new number of `a`. Unannotated transfers keep their route-1 meaning,
+//! and a `Swap` never carries an annotation, so nothing route 1 emits is
+//! checked differently: a partial annotation on a transfer (a read without
+//! a definition or the reverse, or two reads) is still rejected.
+//!
 //! The kills are what make the invariant below hold at every point. They
 //! rarely decide a verdict: a location that still holds last trip's `d` at a
 //! use also reaches that use, along the shortest path, holding something
@@ -102,7 +129,8 @@
 //! predecessor and the phis of a block have distinct locations and
 //! destinations, and each annotation has the shape of its instruction (an
 //! operation names one read per register operand and a definition exactly
-//! when it writes a register; a transfer names nothing; `term_reads` is
+//! when it writes a register; a transfer names nothing or is a move, spill
+//! or reload with a copy annotation; `term_reads` is
 //! present exactly for a branch or a return). Nothing here panics, whatever
 //! the input, and every walk is a loop over blocks or a worklist, never a
 //! recursion.
@@ -536,11 +564,14 @@ impl<'a> Checker<'a> {
                 let site = Site::Inst { block: b, index };
                 let (annot, inst) = (&inst.annot, &inst.inst);
                 if inst.is_transfer() {
-                    if !annot.reads.is_empty() || annot.defines.is_some() {
+                    let unannotated = annot.reads.is_empty() && annot.defines.is_none();
+                    let copy = annot.reads.len() == 1 && annot.defines.is_some() && !matches!(inst, MInst::Swap { .. });
+                    if !(unannotated || copy) {
                         return Err(self.bad_annotation(
                             site,
                             "a transfer carries an annotation, but it moves whatever its \
-                             source holds"
+                             source holds (only a move, spill or reload may carry a copy \
+                             annotation: one read and one definition)"
                                 .to_string(),
                         ));
                     }
@@ -609,6 +640,18 @@ impl<'a> Checker<'a> {
                 for (r, &v) in inst.inst.reg_reads().into_iter().zip(&inst.annot.reads) {
                     self.expect(state, Loc::Reg(r), v, site)?;
                 }
+            }
+            if let (Some((src, dst)), [source], Some(d)) =
+                (copy_locations(&inst.inst), inst.annot.reads.as_slice(), inst.annot.defines)
+            {
+                // A copy annotation (route 2): the transfer is the program's
+                // `d = copy source`, checked like an operation.
+                if check {
+                    self.expect(state, src, *source, Site::Inst { block: b, index })?;
+                }
+                define(state, d);
+                state[self.index(dst)] = LocState::Value(d);
+                continue;
             }
             match inst.inst {
                 MInst::Move { dst, src } => state[self.index(Loc::Reg(dst))] = state[self.index(Loc::Reg(src))],
@@ -713,6 +756,17 @@ impl<'a> Checker<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// The source and destination of a transfer that may carry a copy
+/// annotation (`Move`, `Spill`, `Reload`; not `Swap`, not an operation).
+fn copy_locations(inst: &MInst) -> Option<(Loc, Loc)> {
+    match *inst {
+        MInst::Move { dst, src } => Some((Loc::Reg(src), Loc::Reg(dst))),
+        MInst::Spill { slot, src } => Some((Loc::Reg(src), Loc::Slot(slot))),
+        MInst::Reload { dst, slot } => Some((Loc::Slot(slot), Loc::Reg(dst))),
+        _ => None,
     }
 }
 

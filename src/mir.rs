@@ -22,6 +22,10 @@
 //! execution. They name *copy-canonical* values: a value defined by
 //! `copy s` is annotated as `s` (recursively), because a copy and its source
 //! are the same value, and a coalesced copy leaves no instruction behind.
+//! Route 2 (`conventional_alloc.rs`) allocates code after SSA destruction,
+//! whose value numbers are variables defined several times; its annotations
+//! name those variables, and each program copy is a transfer with a copy
+//! annotation (`alloc_checker.rs`, "Route 2: copy annotations").
 
 use crate::entity::EntityVec;
 use crate::ir::{BinOp, Block, UnOp, Value};
@@ -113,10 +117,13 @@ pub struct Annot {
     /// The SSA values the instruction's register operands must hold, in
     /// operand order (`a`, `b` for `Binary`; `addr`, `src` for `Store`).
     /// Empty for `Move`, `Swap`, `Spill` and `Reload`, which move whatever
-    /// value their source holds.
+    /// value their source holds, except for a route-2 copy annotation
+    /// (`Move`, `Spill` or `Reload` only): `reads: [b]`, `defines: Some(a)`
+    /// for the program's `a = copy b`.
     pub reads: Vec<Value>,
     /// The SSA value the instruction defines, for operations. For transfers
-    /// (`Move`, `Swap`, `Spill`, `Reload`) this is `None`: the value travels.
+    /// (`Move`, `Swap`, `Spill`, `Reload`) this is `None`: the value travels
+    /// (except for a copy annotation, see `reads`).
     pub defines: Option<Value>,
 }
 

@@ -95,3 +95,38 @@ pub fn case_files() -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// Route 2's input shape, made from SSA for the tests of the conventional
+/// allocators: critical edges split, Method I copies
+/// (`copy_insertion::insert_copies`, which yields CSSA), then each phi
+/// congruence class (the phi's destination and arguments, all fresh after
+/// Method I) renamed to the phi's destination and the phis dropped. This is
+/// naive coalescing, valid in CSSA: the members of a class never interfere.
+/// The result has no phis, and its phi variables are defined several times.
+pub fn route2_function(f: &ssaref::ir::Function) -> ssaref::ir::Function {
+    use ssaref::ir::Value;
+    let mut g = f.clone();
+    ssaref::critical_edges::split_critical_edges(&mut g);
+    ssaref::copy_insertion::insert_copies(&mut g);
+    let mut rename: Vec<Value> = (0..g.value_count).map(Value).collect();
+    for data in g.blocks.values() {
+        for phi in &data.phis {
+            for &a in &phi.args {
+                rename[a.0 as usize] = phi.dest;
+            }
+        }
+    }
+    for data in g.blocks.values_mut() {
+        data.phis.clear();
+        for inst in &mut data.insts {
+            inst.dest = inst.dest.map(|d| rename[d.0 as usize]);
+            inst.op.map_args(|a| rename[a.0 as usize]);
+        }
+    }
+    g
+}
+
+/// [`route2_function`] on every function of a module.
+pub fn route2_module(m: &ssaref::ir::Module) -> ssaref::ir::Module {
+    ssaref::ir::Module { functions: m.functions.iter().map(route2_function).collect() }
+}
