@@ -162,3 +162,118 @@ pub fn fuzz_construct(data: &[u8], oracle: &dyn crate::oracle::Oracle) {
         panic!("SSA construction fails on a generated program\n{}", describe_failure(&tc, &verdict));
     }
 }
+
+/// The register counts [`fuzz_pipeline`] and [`fuzz_alloc_checker`] pick
+/// from (the first byte chooses).
+pub const FUZZ_REGS: [usize; 6] = [2, 3, 4, 6, 8, 15];
+
+/// The whole pipeline from bytes: the first byte picks K (of
+/// [`FUZZ_REGS`]) and whether route 1 runs with the §6 optimizations; the
+/// rest builds a program with the generator. Every stage runs, from the
+/// source to x86-64 under Unicorn, with every checker
+/// (`pipeline::differential_full`). Panics with the program (as `.src`
+/// text, with its arguments) and the diverging stage on any failure.
+pub fn fuzz_pipeline(data: &[u8], oracle: &dyn crate::oracle::Oracle) {
+    use crate::gen::{describe_failure, GenConfig, TestCase};
+    use crate::pipeline::{differential_full, DiffConfig};
+    let (&first, rest) = data.split_first().unwrap_or((&0, &[]));
+    let k = FUZZ_REGS[usize::from(first) % FUZZ_REGS.len()];
+    let tc = TestCase::from_bytes(&mut Unstructured::new(rest), &GenConfig::default());
+    let mut config = DiffConfig::standard(&[k], CONSTRUCT_FUEL);
+    config.variants.truncate(2);
+    let opts = config.regalloc[usize::from(first / 8) % config.regalloc.len()];
+    config.regalloc = vec![opts];
+    let verdict = differential_full(&tc.program, &tc.args, oracle, &config);
+    if !verdict.is_ok() {
+        panic!("the pipeline fails with K = {k}\n{}", describe_failure(&tc, &verdict));
+    }
+}
+
+/// The allocation checker on arbitrary programs: bytes build a program
+/// (first byte: K), route 1 allocates it, and the remaining bytes mutate
+/// the allocated code: an operand or destination register replaced by
+/// another, an instruction deleted, two neighbours exchanged, a slot
+/// renamed. The checker (`alloc_checker::check_allocation`) must accept
+/// the unmutated code, and whenever it accepts a mutant, the mutant must
+/// run to exactly the outcome of the original in the oracle's MIR engine:
+/// acceptance is a proof of correctness, so an accepted wrong mutant is a
+/// bug of the checker.
+pub fn fuzz_alloc_checker(data: &[u8], oracle: &dyn crate::oracle::Oracle) {
+    use crate::gen::{GenConfig, TestCase};
+    use crate::mir::{MFunction, MInst, MModule};
+    let (&first, rest) = data.split_first().unwrap_or((&0, &[]));
+    let k = FUZZ_REGS[usize::from(first) % FUZZ_REGS.len()];
+    let half = rest.len() / 2;
+    let (prog_bytes, mut_bytes) = rest.split_at(half);
+    let tc = TestCase::from_bytes(&mut Unstructured::new(prog_bytes), &GenConfig::default());
+    let ssa = crate::braun::construct_program(&tc.program, &crate::braun::BraunOptions::all_on());
+    let opts = crate::regalloc::RegallocOptions::with_k(k);
+    let (mir, _) = crate::regalloc::allocate_module(&ssa, &opts).unwrap_or_else(|e| panic!("allocation fails: {e}"));
+    let Some(main) = mir.main() else { return };
+    if let Err(e) = crate::alloc_checker::check_allocation(main) {
+        panic!("the checker rejects route 1's own allocation: {e}");
+    }
+    let fuel = crate::pipeline::later_stage_fuel(CONSTRUCT_FUEL);
+    let Ok(original) = oracle.run_mir(&mir, &tc.args, fuel) else { return };
+    if original.end == crate::outcome::End::OutOfFuel {
+        return;
+    }
+    let mut u = Unstructured::new(mut_bytes);
+    let mut mutant: MFunction = main.clone();
+    let nblocks = mutant.blocks.len();
+    let mutations: u8 = u.int_in_range(1..=3).unwrap_or(1);
+    for _ in 0..mutations {
+        let Ok(bi) = u.choose_index(nblocks) else { return };
+        let Some((_, block)) = mutant.blocks.iter_mut().nth(bi) else { return };
+        if block.insts.is_empty() {
+            continue;
+        }
+        let i = u.choose_index(block.insts.len()).unwrap_or(0);
+        let new_reg = crate::mir::Reg(u.int_in_range(0..=(k as u8 - 1)).unwrap_or(0));
+        match u.int_in_range(0..=3u8).unwrap_or(0) {
+            0 => {
+                block.insts.remove(i);
+            }
+            1 if i + 1 < block.insts.len() => block.insts.swap(i, i + 1),
+            2 => {
+                // Replace one register the instruction names.
+                let which: u8 = u.int_in_range(0..=2).unwrap_or(0);
+                let inst = &mut block.insts[i].inst;
+                let regs: Vec<&mut crate::mir::Reg> = match inst {
+                    MInst::Const { dst, .. } | MInst::Reload { dst, .. } => vec![dst],
+                    MInst::Unary { dst, src, .. } | MInst::Move { dst, src } => vec![dst, src],
+                    MInst::Binary { dst, a, b, .. } => vec![dst, a, b],
+                    MInst::Load { dst, addr } => vec![dst, addr],
+                    MInst::Store { addr, src } => vec![addr, src],
+                    MInst::Out { src } | MInst::Spill { src, .. } => vec![src],
+                    MInst::Swap { a, b } => vec![a, b],
+                };
+                let n = regs.len();
+                if let Some(r) = regs.into_iter().nth(usize::from(which) % n) {
+                    *r = new_reg;
+                }
+            }
+            _ => {
+                if let MInst::Spill { slot, .. } | MInst::Reload { slot, .. } = &mut block.insts[i].inst {
+                    if mutant.slot_count > 0 {
+                        slot.0 = u.int_in_range(0..=mutant.slot_count - 1).unwrap_or(0);
+                    }
+                }
+            }
+        }
+    }
+    if crate::alloc_checker::check_allocation(&mutant).is_err() {
+        return;
+    }
+    let module = MModule { functions: vec![mutant.clone()] };
+    let got = oracle.run_mir(&module, &tc.args, fuel);
+    if got.as_ref() != Ok(&original) {
+        panic!(
+            "the allocation checker accepts a mutant that computes something else\n--- program\n{}--- mutant\n{}--- original outcome\n{}--- mutant outcome\n{:?}",
+            crate::ast_print::print_program(&tc.program),
+            crate::mir::print_function(&mutant),
+            original.render_full(),
+            got.map(|o| o.render_full())
+        );
+    }
+}
