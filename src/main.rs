@@ -3,10 +3,10 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use ssaref::braun::construct_program;
 use ssaref::braun::BraunOptions;
+use ssaref::case_file::CaseFile;
 use ssaref::outcome::{End, Outcome};
 use ssaref::pipeline::{self, Config, Verdict};
 use ssaref::regalloc::{allocate_module, RegallocOptions};
-use ssaref::case_file::CaseFile;
 use ssaref::{ast, ir_text, parser};
 use std::process::ExitCode;
 
@@ -603,7 +603,8 @@ const DEFAULT_CASE_REGS: [usize; 6] = [2, 3, 4, 6, 8, 15];
 fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
     let case = load_case(&a.case)?;
     let (program, args) = (case.program, case.args);
-    let regs = if !a.regs.is_empty() { a.regs.clone() } else { case.regs.unwrap_or_else(|| DEFAULT_CASE_REGS.to_vec()) };
+    let regs =
+        if !a.regs.is_empty() { a.regs.clone() } else { case.regs.unwrap_or_else(|| DEFAULT_CASE_REGS.to_vec()) };
     check_regs(&regs)?;
     let config = pipeline::DiffConfig::standard(&regs, a.fuel);
     let verdict = pipeline::differential_full(&program, &args, &interp::Interp, &config);

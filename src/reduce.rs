@@ -199,13 +199,13 @@ pub struct Reduction {
 pub enum ReduceError {
     /// The case does not fail: its verdict is `Agree`, or `Inconclusive`
     /// (the source ran out of fuel).
-    NotFailing(Verdict),
+    NotFailing(Box<Verdict>),
 }
 
 impl fmt::Display for ReduceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ReduceError::NotFailing(Verdict::Inconclusive) => {
+            ReduceError::NotFailing(v) if **v == Verdict::Inconclusive => {
                 f.write_str("the case does not fail: its source runs out of fuel, so nothing is compared")
             }
             ReduceError::NotFailing(_) => f.write_str("the case does not fail: every stage agrees with the source"),
@@ -224,7 +224,7 @@ pub fn reduce(
     config: &ReduceConfig,
 ) -> Result<Reduction, ReduceError> {
     let verdict = differential_full(&tc.program, &tc.args, oracle, &DiffConfig::standard(regs, config.fuel));
-    let Some(failure) = Failure::of(&verdict) else { return Err(ReduceError::NotFailing(verdict)) };
+    let Some(failure) = Failure::of(&verdict) else { return Err(ReduceError::NotFailing(Box::new(verdict))) };
     let mut r = Reducer {
         oracle,
         config,
@@ -283,7 +283,8 @@ impl Reducer<'_> {
     /// Runs a candidate; its verdict if it fails like the original.
     fn test(&mut self, tc: &TestCase, regs: &[usize]) -> Option<Verdict> {
         self.stats.tests += 1;
-        let verdict = differential_full(&tc.program, &tc.args, self.oracle, &DiffConfig::standard(regs, self.config.fuel));
+        let verdict =
+            differential_full(&tc.program, &tc.args, self.oracle, &DiffConfig::standard(regs, self.config.fuel));
         match Failure::of(&verdict) {
             Some(f) if f == self.target => {
                 self.stats.accepted += 1;

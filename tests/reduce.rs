@@ -202,13 +202,13 @@ fn a_case_that_does_not_fail_is_refused() {
         origin: "test".into(),
     };
     let err = reduce(&tc, &[2], &InterpOracle, &ReduceConfig::new(FUEL)).expect_err("nothing fails");
-    assert!(matches!(err, ReduceError::NotFailing(Verdict::Agree { .. })), "{err:?}");
+    assert!(matches!(&err, ReduceError::NotFailing(v) if matches!(**v, Verdict::Agree { .. })), "{err:?}");
     let tc = TestCase {
         program: parser::parse_program("fn main() { while (1) { } }").expect("parses"),
         args: vec![],
         origin: "test".into(),
     };
     let err = reduce(&tc, &[2], &InterpOracle, &ReduceConfig::new(FUEL)).expect_err("out of fuel");
-    assert!(matches!(err, ReduceError::NotFailing(Verdict::Inconclusive)), "{err:?}");
+    assert!(matches!(&err, ReduceError::NotFailing(v) if **v == Verdict::Inconclusive), "{err:?}");
     assert!(err.to_string().contains("out of fuel"), "{err}");
 }
