@@ -117,7 +117,7 @@ pub fn stage_family(stage: &str) -> String {
     while let Some(at) = rest.find("k=") {
         out.push_str(&rest[..at + 2]);
         let after = &rest[at + 2..];
-        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let digits = leading_digits(after);
         if digits > 0 {
             out.push('*');
         }
@@ -130,8 +130,12 @@ pub fn stage_family(stage: &str) -> String {
 /// The register count a stage name gives (`alloc[k=4,opt]` gives 4).
 pub fn stage_k(stage: &str) -> Option<usize> {
     let after = &stage[stage.find("k=")? + 2..];
-    let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    after[..digits].parse().ok()
+    after[..leading_digits(after)].parse().ok()
+}
+
+/// The length of the run of ASCII digits that starts `s`.
+fn leading_digits(s: &str) -> usize {
+    s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len()
 }
 
 /// How much the reducer may do.
