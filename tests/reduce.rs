@@ -22,9 +22,20 @@ use ssaref::{ast, ir, parser};
 const FUEL: u64 = 100_000;
 
 /// The real oracle, except that `run_mir` appends 424242 to the trace of
-/// every allocated program for which `planted` holds.
+/// every allocated program for which `planted` holds, and `run_ssa` to that
+/// of every SSA program for which `planted_ssa` holds.
 struct PlantedOracle {
     planted: fn(&MModule) -> bool,
+    planted_ssa: fn(&ir::Module) -> bool,
+}
+
+fn never(_: &ir::Module) -> bool {
+    false
+}
+
+/// True when `main` has no `out`.
+fn prints_nothing(m: &ir::Module) -> bool {
+    !m.main().is_some_and(|f| f.blocks.iter().any(|(_, b)| b.insts.iter().any(|i| matches!(i.op, ir::Op::Out(_)))))
 }
 
 impl Oracle for PlantedOracle {
@@ -33,7 +44,11 @@ impl Oracle for PlantedOracle {
     }
 
     fn run_ssa(&self, module: &ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, String> {
-        InterpOracle.run_ssa(module, args, fuel)
+        let mut outcome = InterpOracle.run_ssa(module, args, fuel)?;
+        if (self.planted_ssa)(module) {
+            outcome.trace.push(424242);
+        }
+        Ok(outcome)
     }
 
     fn run_mir(&self, module: &MModule, args: &[i64], fuel: u64) -> Result<Outcome, String> {
@@ -127,7 +142,7 @@ fn source_ends(r: &Reduction) -> bool {
 
 #[test]
 fn a_large_program_reduces_to_a_multiplication_at_the_same_stage_with_k_2() {
-    let oracle = PlantedOracle { planted: multiplies };
+    let oracle = PlantedOracle { planted: multiplies, planted_ssa: never };
     let tc = large_failing_case(&oracle, 30);
     let r = reduce(&tc, &[6, 8], &oracle, &ReduceConfig::new(FUEL)).expect("the case fails");
     let text = ssaref::ast_print::print_program(&r.case.program);
@@ -151,7 +166,7 @@ fn a_large_program_reduces_to_a_multiplication_at_the_same_stage_with_k_2() {
 
 #[test]
 fn k_goes_down_only_as_far_as_the_failure_persists_and_reduction_is_deterministic() {
-    let oracle = PlantedOracle { planted: multiplies_with_4_registers };
+    let oracle = PlantedOracle { planted: multiplies_with_4_registers, planted_ssa: never };
     let tc = large_failing_case(&oracle, 15);
     let config = ReduceConfig::new(FUEL);
     let r = reduce(&tc, &[15, 6], &oracle, &config).expect("the case fails");
@@ -167,7 +182,7 @@ fn a_candidate_whose_source_runs_out_of_fuel_is_never_kept() {
     // The planted failure needs a loop in the allocated code. Removing the
     // increment, or replacing the condition by 1, gives smaller programs
     // that still loop, but forever: the reducer must not keep them.
-    let oracle = PlantedOracle { planted: loops };
+    let oracle = PlantedOracle { planted: loops, planted_ssa: never };
     let program = parser::parse_program(
         "fn main(a) { var i = 0; var s = 0; while (i < 3) { i = i + 1; s = s + a * i; mem[i] = s; } out s; return i; }",
     )
@@ -183,8 +198,24 @@ fn a_candidate_whose_source_runs_out_of_fuel_is_never_kept() {
 }
 
 #[test]
+fn a_candidate_failing_at_another_stage_is_not_kept() {
+    // Without its `out`s the program is smaller and still fails, but at the
+    // first SSA stage (`cytron`) instead of the allocated code.
+    let oracle = PlantedOracle { planted: multiplies, planted_ssa: prints_nothing };
+    let program =
+        parser::parse_program("fn main(a, b) { var x = a * b; out x; out a; mem[x] = 1; return 0; }").expect("parses");
+    let tc = TestCase { program, args: vec![3, 4], origin: "test".into() };
+    let r = reduce(&tc, &[2], &oracle, &ReduceConfig::new(FUEL)).expect("the case fails");
+    let text = ssaref::ast_print::print_program(&r.case.program);
+    assert!(matches!(&r.verdict, Verdict::Diverge { stage, .. } if stage == "alloc[k=2,opt]"), "{:?}", r.verdict);
+    assert!(r.stats.other_failures > 0, "{:?}", r.stats);
+    assert!(text.contains("out") && program_has_mul(&r.case.program), "{text}");
+    assert!(r.case.statement_count() <= 2, "{text}");
+}
+
+#[test]
 fn the_bound_on_tests_is_kept() {
-    let oracle = PlantedOracle { planted: multiplies };
+    let oracle = PlantedOracle { planted: multiplies, planted_ssa: never };
     let tc = large_failing_case(&oracle, 15);
     let config = ReduceConfig { max_tests: 7, fuel: FUEL };
     let r = reduce(&tc, &[6], &oracle, &config).expect("the case fails");
