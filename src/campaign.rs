@@ -10,6 +10,7 @@
 //! Everything is reproducible: program `i` of a campaign started with seed
 //! `S` is the program of seed `S + i`, whatever the number of threads.
 
+use crate::case_file::CaseFile;
 use crate::gen::{GenConfig, TestCase};
 use crate::oracle::Oracle;
 use crate::pipeline::{differential_full, DiffConfig, Verdict};
@@ -114,35 +115,22 @@ pub fn failing_stage(verdict: &Verdict) -> Option<String> {
     }
 }
 
-/// Writes a failing case; returns its path. The file is a valid program
-/// with a header in the format of `tests/cases/` (the expectation is the
-/// source's outcome), plus what failed and how to reproduce it.
+/// Writes a failing case; returns its path. The file is a case file
+/// (`case_file.rs`): the program with a header in the format of
+/// `tests/cases/` (the expectation is the source's outcome), plus what
+/// failed and how to reproduce it.
 pub fn write_case(dir: &Path, seed: u64, tc: &TestCase, verdict: &Verdict, regs: &[usize]) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(dir)?;
     let path = dir.join(format!("case-{seed}.src"));
-    let mut header = String::new();
-    let what = crate::gen::describe_failure(tc, verdict);
-    header.push_str(&format!("// ssaref fuzz failure, seed {seed}\n"));
-    let regs_text: Vec<String> = regs.iter().map(|k| k.to_string()).collect();
-    header.push_str(&format!("// regs: {}\n", regs_text.join(" ")));
-    header.push_str(&format!("// reproduce: ssaref repro {}\n", path.display()));
-    // The failure text, commented (the program is appended below).
-    let program_text = crate::ast_print::print_program(&tc.program);
-    let failure_part = what.split_once(&program_text).map_or(what.as_str(), |(_, rest)| rest);
-    for line in failure_part.lines().filter(|l| !l.is_empty()) {
-        header.push_str(&format!("// | {line}\n"));
-    }
-    let args: Vec<String> = tc.args.iter().map(|a| a.to_string()).collect();
-    header.push_str(&format!("// args: {}\n", args.join(" ")));
-    if let Verdict::Diverge { expected, .. } = verdict {
-        header.push_str("// expect:\n");
-        for l in expected.render_full().lines() {
-            header.push_str(&format!("// {l}\n"));
-        }
-    }
+    let case = CaseFile::for_failure(
+        &format!("ssaref fuzz failure, seed {seed}"),
+        &path.display().to_string(),
+        tc,
+        verdict,
+        regs,
+    );
     let mut file = std::fs::File::create(&path)?;
-    file.write_all(header.as_bytes())?;
-    file.write_all(program_text.as_bytes())?;
+    file.write_all(case.render().as_bytes())?;
     file.sync_all()?;
     Ok(path)
 }

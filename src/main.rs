@@ -3,10 +3,11 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use ssaref::braun::construct_program;
 use ssaref::braun::BraunOptions;
+use ssaref::case_file::CaseFile;
 use ssaref::outcome::{End, Outcome};
 use ssaref::pipeline::{self, Config, Verdict};
 use ssaref::regalloc::{allocate_module, RegallocOptions};
-use ssaref::{ast, ir_text, lexer, parser};
+use ssaref::{ast, ir_text, parser};
 use std::process::ExitCode;
 
 // The oracle is compiled into the binary from its own source: the package
@@ -42,6 +43,9 @@ enum Command {
     Fuzz(FuzzArgs),
     /// Replays a saved case: every stage's outcome, the IR after each pass, the allocated code.
     Repro(ReproArgs),
+    /// Shrinks a failing case while it fails the same way (same stage, K
+    /// lowered if it still fails); writes NAME.reduced.src next to it.
+    Reduce(ReduceArgs),
     /// Route-1 statistics (spills, slots, loads, stores, moves, swaps; static
     /// and dynamic) with each optimization of Pereira and Palsberg §6 on and off.
     Stats(StatsArgs),
@@ -264,6 +268,22 @@ struct ReproArgs {
 }
 
 #[derive(Args, Debug)]
+struct ReduceArgs {
+    /// A failing case as `ssaref fuzz` writes it (a case file, see README.md).
+    case: String,
+    /// Where to write the reduced case (default: next to CASE, as NAME.reduced.src).
+    #[arg(long, value_name = "PATH")]
+    out: Option<String>,
+    /// The most candidates to test (differential runs); the reducer then
+    /// stops with the smallest failing case found.
+    #[arg(long, value_name = "N", default_value_t = ssaref::reduce::ReduceConfig::DEFAULT_MAX_TESTS)]
+    max_tests: u64,
+    /// Fuel of each source run.
+    #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
+    fuel: u64,
+}
+
+#[derive(Args, Debug)]
 struct StatsArgs {
     /// Programs (`*.src`); a `// args: ...` header line gives their arguments.
     files: Vec<String>,
@@ -307,6 +327,7 @@ fn main() -> ExitCode {
         Command::Stats(a) => cmd_stats(a),
         Command::Fuzz(a) => cmd_fuzz(a),
         Command::Repro(a) => cmd_repro(a),
+        Command::Reduce(a) => cmd_reduce(a),
         Command::Gen(a) => cmd_gen(a),
     };
     match result {
@@ -346,11 +367,7 @@ fn parse_args(file: &str, src: &str, program: &ast::Program, raw: &[String]) -> 
 
 /// Where `fn main` starts in the source (1:1 if it cannot be found).
 fn main_position(src: &str) -> ssaref::diag::Pos {
-    let Ok(tokens) = lexer::tokenize(src) else { return ssaref::diag::Pos::START };
-    tokens
-        .windows(2)
-        .find(|w| w[0].kind == lexer::TokenKind::Fn && w[1].text == "main")
-        .map_or(ssaref::diag::Pos::START, |w| w[0].pos)
+    ssaref::case_file::main_position(src)
 }
 
 fn print_outcome(outcome: &Outcome) -> ExitCode {
@@ -598,22 +615,20 @@ fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
     Ok(if summary.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
+/// Reads a case file; errors come out as `FILE:LINE:COL: message`.
+fn load_case(file: &str) -> Result<CaseFile, Failure> {
+    let src = std::fs::read_to_string(file).map_err(|e| bad_input(format!("{file}: cannot read: {e}")))?;
+    CaseFile::parse(&src).map_err(|d| bad_input(d.with_file(file)))
+}
+
+/// The register counts of a case without a `// regs:` line (those of `ssaref fuzz`).
+const DEFAULT_CASE_REGS: [usize; 6] = [2, 3, 4, 6, 8, 15];
+
 fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
-    let (src, program) = load(&a.case)?;
-    let args = parse_args(
-        &a.case,
-        &src,
-        &program,
-        &header_args(&a.case, &src)?.iter().map(|x| x.to_string()).collect::<Vec<_>>(),
-    )?;
-    let regs = if !a.regs.is_empty() {
-        a.regs.clone()
-    } else {
-        src.lines()
-            .find_map(|l| l.trim().strip_prefix("// regs:"))
-            .map(|r| r.split_whitespace().filter_map(|k| k.parse().ok()).collect())
-            .unwrap_or_else(|| vec![2, 3, 4, 6, 8, 15])
-    };
+    let case = load_case(&a.case)?;
+    let (program, args) = (case.program, case.args);
+    let regs =
+        if !a.regs.is_empty() { a.regs.clone() } else { case.regs.unwrap_or_else(|| DEFAULT_CASE_REGS.to_vec()) };
     check_regs(&regs)?;
     let config = pipeline::DiffConfig::standard(&regs, a.fuel);
     let verdict = pipeline::differential_full(&program, &args, &interp::Interp, &config);
@@ -663,4 +678,53 @@ fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
             Ok(ExitCode::from(1))
         }
     }
+}
+
+/// `DIR/NAME.reduced.src` for `DIR/NAME.src` (or `DIR/NAME.reduced.src`
+/// for `DIR/NAME`).
+fn reduced_path(case: &str) -> String {
+    let stem = case.strip_suffix(".src").unwrap_or(case);
+    format!("{stem}.reduced.src")
+}
+
+fn cmd_reduce(a: ReduceArgs) -> Result<ExitCode, Failure> {
+    use ssaref::reduce::{reduce, ReduceConfig};
+    let case = load_case(&a.case)?;
+    let regs = case.regs.clone().unwrap_or_else(|| DEFAULT_CASE_REGS.to_vec());
+    let tc = case.test_case(format!("case {}", a.case));
+    let config = ReduceConfig { max_tests: a.max_tests.max(1), fuel: a.fuel };
+    let start = std::time::Instant::now();
+    let red = reduce(&tc, &regs, &interp::Interp, &config).map_err(|e| bad_input(format!("{}: {e}", a.case)))?;
+    let elapsed = start.elapsed();
+    let out = a.out.clone().unwrap_or_else(|| reduced_path(&a.case));
+    let origin = case.description.first().map_or(String::new(), |d| format!(" ({d})"));
+    let reduced = CaseFile::for_failure(
+        &format!("ssaref reduce: reduced from {}{origin}", a.case),
+        &out,
+        &red.case,
+        &red.verdict,
+        &red.regs,
+    );
+    std::fs::write(&out, reduced.render()).map_err(|e| bad_input(format!("{out}: cannot write: {e}")))?;
+    let s = &red.stats;
+    let k = |k: Option<usize>| k.map_or("-".to_string(), |k| k.to_string());
+    println!("reduced {}: {}", a.case, red.failure);
+    println!("  statements: {} -> {}", s.statements_before, s.statements_after);
+    println!("  K: {} -> {}", k(red.k_before), k(red.k_after));
+    println!(
+        "  candidates tried: {} in {:.1}s (kept {}; {} agreed, {} failed another way, {} ran out of fuel in the source; {} invalid edits skipped)",
+        s.tests,
+        elapsed.as_secs_f64(),
+        s.accepted,
+        s.passing,
+        s.other_failures,
+        s.inconclusive,
+        s.invalid
+    );
+    if s.stopped_early {
+        println!("  stopped by --max-tests {} before a fixpoint", config.max_tests);
+    }
+    println!("wrote {out} (replay: ssaref repro {out})");
+    print!("{}", ssaref::gen::describe_failure(&red.case, &red.verdict));
+    Ok(ExitCode::SUCCESS)
 }

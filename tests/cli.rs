@@ -113,3 +113,31 @@ fn gen_output_runs_and_fuzz_and_repro_work() {
     assert!(code == 0 || code == 4, "{err}");
     assert!(out.contains("== allocated (K = 3)"), "{out}");
 }
+
+#[test]
+fn reduce_refuses_a_case_that_does_not_fail() {
+    let f = write("passing.src", "// ssaref fuzz failure, seed 1\n// regs: 2\n// args: 3\nfn main(a) { out a * a; }\n");
+    let (code, out, err) = ssaref(&["reduce", &f]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("does not fail"), "{err}");
+    assert!(!std::path::Path::new(&f.replace(".src", ".reduced.src")).exists(), "wrote a reduced case");
+}
+
+#[test]
+fn reduce_and_repro_report_a_malformed_case_file_at_its_position() {
+    let cases = [
+        ("badregs.src", "// seed 1\n// regs: 2 99\nfn main() { return 0; }\n", ":2:12: bad register count `99`"),
+        ("badargs.src", "// args: 1 two\nfn main(a, b) { return 0; }\n", ":1:12: argument `two`"),
+        ("manyargs.src", "// args: 1 2\nfn main(a) { return a; }\n", ":2:1: too many arguments"),
+        ("syntax.src", "// args: 1\nfn main(a) { return a }\n", ":2:23: expected `;`"),
+    ];
+    for (name, text, pos) in cases {
+        let f = write(name, text);
+        for cmd in ["reduce", "repro"] {
+            let (code, out, err) = ssaref(&[cmd, &f]);
+            assert_eq!(code, 1, "{cmd} {name}: {out}{err}");
+            assert!(err.starts_with(&format!("{f}{pos}")), "{cmd} {name}: {err}");
+            assert!(!err.contains("panicked"), "{cmd} {name}: {err}");
+        }
+    }
+}

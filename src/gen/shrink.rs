@@ -5,12 +5,14 @@
 //! aggressive first:
 //! 1. remove statements: whole blocks, halves, quarters, ..., single ones;
 //! 2. unwrap a compound statement: an `if` becomes its then- or else-block,
-//!    a `while` or `{ .. }` its body, spliced into the enclosing block;
+//!    a `while` or `{ .. }` its body, spliced into the enclosing block; an
+//!    `if` loses its else-block;
 //! 3. drop a label together with every `goto` to it;
 //! 4. replace an expression by `0`, `1`, one of its operands, or (for a
 //!    literal) half of it;
-//! 5. set an argument to 0 or halve it; drop the last parameter when
-//!    nothing mentions it.
+//! 5. set an argument to 0 or halve it; drop a parameter that nothing
+//!    mentions (and its argument); drop a function other than `main` (the
+//!    language has no calls, so only `main` runs).
 //!
 //! Every candidate is checked with [`crate::ast::Program::validate`] and
 //! dropped if invalid (a `break` left outside its loop, a `goto` to a label
@@ -18,12 +20,16 @@
 //! a path, and the program is cloned and edited only when the candidate is
 //! asked for.
 //!
-//! Shrinking keeps termination: it never removes the decrement of the loop
+//! Shrinking keeps termination ([`ShrinkOptions::keep_budget`], on for
+//! quickcheck): it never removes the decrement of the loop
 //! budget ([`BUDGET_VAR`]) or an `if` that breaks out of a loop when the
 //! budget is spent, never unwraps an `if` whose condition reads the budget,
 //! and never rewrites an expression node that reads it (only its
 //! budget-free operands). Removing statements cannot turn a forward `goto`
-//! into a backward one, so every cycle keeps its budget test.
+//! into a backward one, so every cycle keeps its budget test. A user that
+//! rejects non-terminating candidates itself (the reducer, `reduce.rs`,
+//! which discards every candidate whose source run ends out of fuel) turns
+//! the protection off, so that the budget machinery can go too.
 //!
 //! Walks over statements use explicit stacks; expression paths are followed
 //! with loops.
@@ -81,16 +87,66 @@ enum Edit {
         index: usize,
         value: i64,
     },
+    DropElse {
+        func: usize,
+        path: Vec<Step>,
+        index: usize,
+    },
     DropParam {
+        func: usize,
+        index: usize,
+    },
+    DropFunction {
         func: usize,
     },
 }
 
+/// What the candidates may touch.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ShrinkOptions {
+    /// Keep the statements and expressions that bound loops by
+    /// [`BUDGET_VAR`] (see the module comment).
+    pub keep_budget: bool,
+}
+
+impl Default for ShrinkOptions {
+    fn default() -> Self {
+        ShrinkOptions { keep_budget: true }
+    }
+}
+
+/// The smaller versions of a test case as an indexed list: candidate `i`
+/// is built (cloned and edited) only when [`Candidates::get`] asks for it.
+pub struct Candidates {
+    base: TestCase,
+    edits: Vec<Edit>,
+}
+
+impl Candidates {
+    /// The candidates of `tc`, in the order of the module comment.
+    pub fn new(tc: &TestCase, options: ShrinkOptions) -> Self {
+        Candidates { base: tc.clone(), edits: edits(tc, options) }
+    }
+
+    /// The number of edits; some of them may give invalid programs.
+    pub fn len(&self) -> usize {
+        self.edits.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.edits.is_empty()
+    }
+
+    /// Candidate `i`, or `None` if its edit gives an invalid program.
+    pub fn get(&self, i: usize) -> Option<TestCase> {
+        apply(&self.base, self.edits.get(i)?)
+    }
+}
+
 /// The smaller versions of `tc`, most aggressive first, all valid.
 pub fn candidates(tc: &TestCase) -> impl Iterator<Item = TestCase> {
-    let edits = edits(tc);
-    let base = tc.clone();
-    edits.into_iter().filter_map(move |e| apply(&base, &e))
+    let list = Candidates::new(tc, ShrinkOptions::default());
+    (0..list.len()).filter_map(move |i| list.get(i))
 }
 
 /// Greedy minimization: while some candidate still `fails`, move to the
@@ -202,7 +258,9 @@ fn operands(e: &Expr) -> Vec<&Expr> {
 }
 
 /// Every edit of a test case, in the order of the module comment.
-fn edits(tc: &TestCase) -> Vec<Edit> {
+fn edits(tc: &TestCase, options: ShrinkOptions) -> Vec<Edit> {
+    let guarded = |e: &Expr| options.keep_budget && reads_budget(e);
+    let untouchable = |s: &Stmt| options.keep_budget && protected(s);
     let mut removals = Vec::new();
     let mut unwraps = Vec::new();
     let mut labels = Vec::new();
@@ -215,7 +273,7 @@ fn edits(tc: &TestCase) -> Vec<Edit> {
             while size >= 1 {
                 let mut start = 0;
                 while start + size <= n {
-                    if !b.stmts[start..start + size].iter().any(protected) {
+                    if !b.stmts[start..start + size].iter().any(untouchable) {
                         removals.push(Edit::Remove { func, path: path.clone(), start, len: size });
                     }
                     start += size;
@@ -227,10 +285,11 @@ fn edits(tc: &TestCase) -> Vec<Edit> {
             }
             for (index, s) in b.stmts.iter().enumerate() {
                 match s {
-                    Stmt::If(c, _, e) if !reads_budget(c) => {
+                    Stmt::If(c, _, e) if !guarded(c) => {
                         unwraps.push(Edit::Unwrap { func, path: path.clone(), index, child: Child::Then });
                         if e.is_some() {
                             unwraps.push(Edit::Unwrap { func, path: path.clone(), index, child: Child::Else });
+                            unwraps.push(Edit::DropElse { func, path: path.clone(), index });
                         }
                     }
                     Stmt::While(..) | Stmt::Block(_) => {
@@ -240,7 +299,7 @@ fn edits(tc: &TestCase) -> Vec<Edit> {
                     _ => {}
                 }
                 for (slot, root) in slots(s).into_iter().enumerate() {
-                    expr_edits(root, &mut |at, with| {
+                    expr_edits(root, options.keep_budget, &mut |at, with| {
                         replaces.push(Edit::Replace { func, path: path.clone(), index, slot, at, with })
                     });
                 }
@@ -260,24 +319,27 @@ fn edits(tc: &TestCase) -> Vec<Edit> {
         }
     }
     for (func, f) in tc.program.functions.iter().enumerate() {
-        if let Some(last) = f.params.last() {
-            if !mentions(&f.body, last) {
-                all.push(Edit::DropParam { func });
+        for (index, p) in f.params.iter().enumerate().rev() {
+            if !mentions(&f.body, p) {
+                all.push(Edit::DropParam { func, index });
             }
+        }
+        if f.name != "main" {
+            all.push(Edit::DropFunction { func });
         }
     }
     all
 }
 
-/// Calls `out(path, replacement)` for each node of `root` that does not
-/// read the budget, outer nodes first: `0`, `1`, each operand, half a
-/// literal. A literal operand of a node that reads the budget is kept too
-/// (the `1` of `budget - 1`, the `0` of `budget > 0`).
-fn expr_edits(root: &Expr, out: &mut impl FnMut(Vec<u8>, Expr)) {
+/// Calls `out(path, replacement)` for each node of `root`, outer nodes
+/// first: `0`, `1`, each operand, half a literal. With `keep_budget`, a
+/// node that reads the budget is left alone, and so is a literal operand of
+/// such a node (the `1` of `budget - 1`, the `0` of `budget > 0`).
+fn expr_edits(root: &Expr, keep_budget: bool, out: &mut impl FnMut(Vec<u8>, Expr)) {
     let mut stack: Vec<(Vec<u8>, &Expr, bool)> = vec![(Vec::new(), root, false)];
     while let Some((at, e, parent_reads_budget)) = stack.pop() {
-        let kept = parent_reads_budget && matches!(e, Expr::Lit(_));
-        if !reads_budget(e) && !kept {
+        let kept = keep_budget && (reads_budget(e) || (parent_reads_budget && matches!(e, Expr::Lit(_))));
+        if !kept {
             if *e != Expr::Lit(0) {
                 out(at.clone(), Expr::Lit(0));
             }
@@ -398,12 +460,28 @@ fn apply_to(t: &mut TestCase, edit: &Edit) -> Option<()> {
             *node_at(root, at)? = with.clone();
         }
         Edit::Arg { index, value } => *t.args.get_mut(*index)? = *value,
-        Edit::DropParam { func } => {
-            let f = t.program.functions.get_mut(*func)?;
-            f.params.pop();
-            if f.name == "main" {
-                t.args.truncate(f.params.len());
+        Edit::DropElse { func, path, index } => {
+            let b = block_at(&mut t.program.functions.get_mut(*func)?.body, path)?;
+            match b.stmts.get_mut(*index)? {
+                Stmt::If(_, _, els @ Some(_)) => *els = None,
+                _ => return None,
             }
+        }
+        Edit::DropParam { func, index } => {
+            let f = t.program.functions.get_mut(*func)?;
+            if *index >= f.params.len() {
+                return None;
+            }
+            f.params.remove(*index);
+            if f.name == "main" && *index < t.args.len() {
+                t.args.remove(*index);
+            }
+        }
+        Edit::DropFunction { func } => {
+            if *func >= t.program.functions.len() {
+                return None;
+            }
+            t.program.functions.remove(*func);
         }
     }
     Some(())
