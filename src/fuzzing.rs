@@ -189,16 +189,30 @@ pub fn fuzz_pipeline(data: &[u8], oracle: &dyn crate::oracle::Oracle) {
     }
 }
 
+/// What [`fuzz_alloc_checker`] did with its input (for the smoke test's
+/// statistics: a checker that rejects everything would pass vacuously).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum MutantVerdict {
+    /// No mutant was run (the program has no main, the original ran out of
+    /// fuel, or the bytes ran out before a mutation).
+    Skipped,
+    /// The checker rejected the mutant.
+    Rejected,
+    /// The checker accepted the mutant, and it computes what the original
+    /// computes.
+    AcceptedAndCorrect,
+}
+
 /// The allocation checker on arbitrary programs: bytes build a program
 /// (first byte: K), route 1 allocates it, and the remaining bytes mutate
 /// the allocated code: an operand or destination register replaced by
-/// another, an instruction deleted, two neighbours exchanged, a slot
-/// renamed. The checker (`alloc_checker::check_allocation`) must accept
+/// another, a transfer (move, swap, spill, reload) deleted or exchanged with
+/// a neighbour, a slot renamed. The checker (`alloc_checker::check_allocation`) must accept
 /// the unmutated code, and whenever it accepts a mutant, the mutant must
 /// run to exactly the outcome of the original in the oracle's MIR engine:
 /// acceptance is a proof of correctness, so an accepted wrong mutant is a
 /// bug of the checker.
-pub fn fuzz_alloc_checker(data: &[u8], oracle: &dyn crate::oracle::Oracle) {
+pub fn fuzz_alloc_checker(data: &[u8], oracle: &dyn crate::oracle::Oracle) -> MutantVerdict {
     use crate::gen::{GenConfig, TestCase};
     use crate::mir::{MFunction, MInst, MModule};
     let (&first, rest) = data.split_first().unwrap_or((&0, &[]));
@@ -209,32 +223,37 @@ pub fn fuzz_alloc_checker(data: &[u8], oracle: &dyn crate::oracle::Oracle) {
     let ssa = crate::braun::construct_program(&tc.program, &crate::braun::BraunOptions::all_on());
     let opts = crate::regalloc::RegallocOptions::with_k(k);
     let (mir, _) = crate::regalloc::allocate_module(&ssa, &opts).unwrap_or_else(|e| panic!("allocation fails: {e}"));
-    let Some(main) = mir.main() else { return };
+    let Some(main) = mir.main() else { return MutantVerdict::Skipped };
     if let Err(e) = crate::alloc_checker::check_allocation(main) {
         panic!("the checker rejects route 1's own allocation: {e}");
     }
     let fuel = crate::pipeline::later_stage_fuel(CONSTRUCT_FUEL);
-    let Ok(original) = oracle.run_mir(&mir, &tc.args, fuel) else { return };
+    let Ok(original) = oracle.run_mir(&mir, &tc.args, fuel) else { return MutantVerdict::Skipped };
     if original.end == crate::outcome::End::OutOfFuel {
-        return;
+        return MutantVerdict::Skipped;
     }
     let mut u = Unstructured::new(mut_bytes);
     let mut mutant: MFunction = main.clone();
     let nblocks = mutant.blocks.len();
     let mutations: u8 = u.int_in_range(1..=3).unwrap_or(1);
     for _ in 0..mutations {
-        let Ok(bi) = u.choose_index(nblocks) else { return };
-        let Some((_, block)) = mutant.blocks.iter_mut().nth(bi) else { return };
+        let Ok(bi) = u.choose_index(nblocks) else { return MutantVerdict::Skipped };
+        let Some((_, block)) = mutant.blocks.iter_mut().nth(bi) else { return MutantVerdict::Skipped };
         if block.insts.is_empty() {
             continue;
         }
         let i = u.choose_index(block.insts.len()).unwrap_or(0);
         let new_reg = crate::mir::Reg(u.int_in_range(0..=(k as u8 - 1)).unwrap_or(0));
+        // Operations stay, and stay in order: the checker vouches for the
+        // locations the operations read, not for the operations themselves
+        // (deleting an `out`, or exchanging a load with a store, is not an
+        // allocation error). Transfers may go anywhere or disappear.
+        let is_transfer = |j: usize| block.insts.get(j).is_some_and(|x| x.inst.is_transfer());
         match u.int_in_range(0..=3u8).unwrap_or(0) {
-            0 => {
+            0 if is_transfer(i) => {
                 block.insts.remove(i);
             }
-            1 if i + 1 < block.insts.len() => block.insts.swap(i, i + 1),
+            1 if i + 1 < block.insts.len() && (is_transfer(i) || is_transfer(i + 1)) => block.insts.swap(i, i + 1),
             2 => {
                 // Replace one register the instruction names.
                 let which: u8 = u.int_in_range(0..=2).unwrap_or(0);
@@ -262,8 +281,11 @@ pub fn fuzz_alloc_checker(data: &[u8], oracle: &dyn crate::oracle::Oracle) {
             }
         }
     }
+    if mutant == *main {
+        return MutantVerdict::Skipped;
+    }
     if crate::alloc_checker::check_allocation(&mutant).is_err() {
-        return;
+        return MutantVerdict::Rejected;
     }
     let module = MModule { functions: vec![mutant.clone()] };
     let got = oracle.run_mir(&module, &tc.args, fuel);
@@ -276,4 +298,5 @@ pub fn fuzz_alloc_checker(data: &[u8], oracle: &dyn crate::oracle::Oracle) {
             got.map(|o| o.render_full())
         );
     }
+    MutantVerdict::AcceptedAndCorrect
 }
