@@ -206,10 +206,48 @@ impl<K: EntityRef> EntitySet<K> {
 
     /// The members, in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = K> + '_ {
-        self.bits
-            .iter()
-            .enumerate()
-            .flat_map(|(w, &word)| (0..64).filter(move |b| word & (1u64 << b) != 0).map(move |b| K::new(w * 64 + b)))
+        self.bits.iter().enumerate().flat_map(|(w, &word)| {
+            // Visit only the set bits: clear the lowest one each step.
+            let mut rest = word;
+            std::iter::from_fn(move || {
+                if rest == 0 {
+                    return None;
+                }
+                let b = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                Some(K::new(w * 64 + b))
+            })
+        })
+    }
+
+    /// Adds every member of `from` (`self |= from`); returns true when
+    /// `self` grew.
+    pub fn union_with(&mut self, from: &EntitySet<K>) -> bool {
+        if self.bits.len() < from.bits.len() {
+            self.bits.resize(from.bits.len(), 0);
+        }
+        let mut grew = false;
+        for (a, &b) in self.bits.iter_mut().zip(&from.bits) {
+            let new = *a | b;
+            grew |= new != *a;
+            *a = new;
+        }
+        grew
+    }
+
+    /// Adds every member of `from` that is not in `except`
+    /// (`self |= from - except`); returns true when `self` grew.
+    pub fn union_with_difference(&mut self, from: &EntitySet<K>, except: &EntitySet<K>) -> bool {
+        if self.bits.len() < from.bits.len() {
+            self.bits.resize(from.bits.len(), 0);
+        }
+        let mut grew = false;
+        for (i, (a, &b)) in self.bits.iter_mut().zip(&from.bits).enumerate() {
+            let new = *a | (b & !except.bits.get(i).copied().unwrap_or(0));
+            grew |= new != *a;
+            *a = new;
+        }
+        grew
     }
 
     /// Number of members.
@@ -240,5 +278,26 @@ mod tests {
         assert_ne!(a, b);
         b.remove(Thing(700));
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn word_operations_agree_with_members() {
+        let set = |xs: &[u32], cap: usize| {
+            let mut s: EntitySet<Thing> = EntitySet::with_capacity(cap);
+            for &x in xs {
+                s.insert(Thing(x));
+            }
+            s
+        };
+        let a = set(&[0, 63, 64, 130], 10);
+        assert_eq!(a.iter().map(|t| t.0).collect::<Vec<_>>(), vec![0, 63, 64, 130]);
+        let mut u = set(&[1], 1);
+        assert!(u.union_with(&a));
+        assert!(!u.union_with(&a));
+        assert_eq!(u, set(&[0, 1, 63, 64, 130], 0));
+        let mut d = set(&[5], 300);
+        assert!(d.union_with_difference(&a, &set(&[63, 130], 0)));
+        assert_eq!(d, set(&[0, 5, 64], 0));
+        assert!(!d.union_with_difference(&a, &set(&[63, 130], 0)));
     }
 }

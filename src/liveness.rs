@@ -61,11 +61,7 @@ pub struct Liveness {
 
 /// Adds every member of `from` to `into`; returns true when `into` grew.
 fn union_into(into: &mut EntitySet<Value>, from: &EntitySet<Value>) -> bool {
-    let mut grew = false;
-    for v in from.iter() {
-        grew |= into.insert(v);
-    }
-    grew
+    into.union_with(from)
 }
 
 /// For the edge `from → to` that is the `occurrence`-th edge from `from` to
@@ -165,25 +161,28 @@ pub fn compute_liveness(f: &Function) -> Liveness {
     order.extend(f.blocks.keys().filter(|b| !seen[b.index()]));
     let mut on_list = vec![true; n];
     let mut worklist: std::collections::VecDeque<Block> = order.into_iter().collect();
+    // The phi destinations of each block, removed from its live-in on the
+    // way into a predecessor's live-out.
+    let phi_defs: EntityVec<Block, EntitySet<Value>> = f
+        .blocks
+        .values()
+        .map(|data| {
+            let mut d = EntitySet::with_capacity(0);
+            for phi in &data.phis {
+                d.insert(phi.dest);
+            }
+            d
+        })
+        .collect();
     while let Some(b) = worklist.pop_front() {
         on_list[b.index()] = false;
         // live_out[b] grows by the live-in of each successor minus its phis.
         let mut out = std::mem::replace(&mut live_out[b], EntitySet::with_capacity(0));
         for s in f.succs(b) {
-            let phis = &f.blocks[s].phis;
-            for v in live_in[s].iter() {
-                if !phis.iter().any(|p| p.dest == v) {
-                    out.insert(v);
-                }
-            }
+            out.union_with_difference(&live_in[s], &phi_defs[s]);
         }
         // live_in[b] grows by live_out[b] minus the block's definitions.
-        let mut grew = false;
-        for v in out.iter() {
-            if !kill[b].contains(v) {
-                grew |= live_in[b].insert(v);
-            }
-        }
+        let grew = live_in[b].union_with_difference(&out, &kill[b]);
         live_out[b] = out;
         if grew {
             for &p in &f.blocks[b].preds {
