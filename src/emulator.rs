@@ -1,7 +1,7 @@
 //! Execution of the lowered x86-64 code under the Unicorn emulator.
 //!
-//! One engine per thread is created on first use and reused: creating one
-//! costs far more than resetting one (see `ssaref bench-emulator`). The
+//! One engine per thread is created on first use and reused (`ssaref
+//! bench-emulator` measures a fresh engine per run against a reused one). The
 //! memory map is fixed (`x86_lower::layout`): code, `mem`, a control page
 //! (return value, status, trace count), the trace, and the stack. Between
 //! runs, the code is rewritten and Unicorn's translation cache for it
@@ -91,8 +91,9 @@ pub struct Emulator {
     uc: Unicorn<'static, HookState>,
     code_mapped: u64,
     stack_mapped: u64,
-    /// Bytes of code written by the previous run, for the cache flush.
-    last_code_len: u64,
+    /// The code of the previous run: the same code is neither rewritten nor
+    /// retranslated, and different code flushes the old translations.
+    last_code: Vec<u8>,
     /// The CPU state of a fresh engine. Restored before every run: a run
     /// that ended by #DE leaves the CPU in the middle of delivering the
     /// exception (the hook stopped it), and a second #DE would then be
@@ -120,7 +121,7 @@ impl Emulator {
         })
         .map_err(|e| uc_err("hook", e))?;
         let fresh = uc.context_init().map_err(|e| uc_err("save context", e))?;
-        Ok(Emulator { uc, code_mapped: 0, stack_mapped: 0, last_code_len: 0, fresh })
+        Ok(Emulator { uc, code_mapped: 0, stack_mapped: 0, last_code: Vec::new(), fresh })
     }
 
     fn ensure_code(&mut self, len: u64) -> Result<(), String> {
@@ -163,14 +164,16 @@ impl Emulator {
         self.ensure_code(len)?;
         let slot_bytes = u64::from(code.slot_count) * 8;
         self.ensure_stack(slot_bytes + layout::PUSH_RESERVE + 64)?;
-        // Forget the translations of the previous program's code.
-        if self.last_code_len > 0 {
-            self.uc
-                .ctl_remove_cache(layout::CODE_BASE, layout::CODE_BASE + self.last_code_len)
-                .map_err(|e| uc_err("flush cache", e))?;
+        if self.last_code != code.bytes {
+            // Forget the translations of the previous program's code.
+            if !self.last_code.is_empty() {
+                let end = layout::CODE_BASE + self.last_code.len() as u64;
+                self.uc.ctl_remove_cache(layout::CODE_BASE, end).map_err(|e| uc_err("flush cache", e))?;
+            }
+            self.uc.mem_write(layout::CODE_BASE, &code.bytes).map_err(|e| uc_err("write code", e))?;
+            self.last_code.clear();
+            self.last_code.extend_from_slice(&code.bytes);
         }
-        self.uc.mem_write(layout::CODE_BASE, &code.bytes).map_err(|e| uc_err("write code", e))?;
-        self.last_code_len = len;
         self.uc.mem_write(layout::MEM_BASE, &[0u8; MEM_BYTES as usize]).map_err(|e| uc_err("clear mem", e))?;
         self.uc.mem_write(layout::CONTROL_PAGE, &[0u8; 24]).map_err(|e| uc_err("clear control", e))?;
         self.uc.context_restore(&self.fresh).map_err(|e| uc_err("restore context", e))?;
@@ -259,4 +262,51 @@ pub fn run_x86(code: &X86Code, args: &[i64], budget: u64) -> Result<Outcome, Emu
 /// or terminator (a division), plus room for the exit.
 pub fn budget_for(mir_fuel: u64) -> u64 {
     mir_fuel.saturating_mul(12).saturating_add(64)
+}
+
+/// What [`bench_emulator`] measured, in milliseconds per run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EmulatorBench {
+    pub runs: usize,
+    /// A new engine for every run (open, map, run, close).
+    pub fresh_engine_ms: f64,
+    /// One engine, a different program every run (what a campaign does).
+    pub reused_new_code_ms: f64,
+    /// One engine, the same program again and again (translations cached).
+    pub reused_same_code_ms: f64,
+}
+
+/// Times the three ways of running `programs` side by side (for
+/// `ssaref bench-emulator`; a benchmark, not a test). Each is run with the
+/// given budget; outcomes are ignored.
+pub fn bench_emulator(programs: &[(X86Code, Vec<i64>)], budget: u64) -> Result<EmulatorBench, EmuError> {
+    use std::time::Instant;
+    let n = programs.len().max(1) as f64;
+    let t = Instant::now();
+    for (code, args) in programs {
+        let mut emu = Emulator::new()?;
+        let _ = emu.run(code, args, budget);
+    }
+    let fresh = t.elapsed().as_secs_f64() * 1e3 / n;
+    let mut emu = Emulator::new()?;
+    let t = Instant::now();
+    for (code, args) in programs {
+        let _ = emu.run(code, args, budget);
+    }
+    let reused = t.elapsed().as_secs_f64() * 1e3 / n;
+    // Each program twice in a row; only the second run, whose code is
+    // already translated, is timed.
+    let mut same = std::time::Duration::ZERO;
+    for (code, args) in programs {
+        let _ = emu.run(code, args, budget);
+        let t = Instant::now();
+        let _ = emu.run(code, args, budget);
+        same += t.elapsed();
+    }
+    Ok(EmulatorBench {
+        runs: programs.len(),
+        fresh_engine_ms: fresh,
+        reused_new_code_ms: reused,
+        reused_same_code_ms: same.as_secs_f64() * 1e3 / n,
+    })
 }

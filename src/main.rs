@@ -51,6 +51,22 @@ enum Command {
     Stats(StatsArgs),
     /// Generates random programs as `.src` text, or (`--stats`) measures what they contain.
     Gen(GenArgs),
+    /// Benchmark: Unicorn with a fresh engine per run, a reused engine on new
+    /// code, and a reused engine on the same code (milliseconds per run).
+    BenchEmulator(BenchEmulatorArgs),
+}
+
+#[derive(Args, Debug)]
+struct BenchEmulatorArgs {
+    /// Number of generated programs.
+    #[arg(long, default_value_t = 300)]
+    count: u64,
+    /// Seed of the first program.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Number of registers.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(2..=15))]
+    regs: u8,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -329,6 +345,7 @@ fn main() -> ExitCode {
         Command::Repro(a) => cmd_repro(a),
         Command::Reduce(a) => cmd_reduce(a),
         Command::Gen(a) => cmd_gen(a),
+        Command::BenchEmulator(a) => cmd_bench_emulator(a),
     };
     match result {
         Ok(code) => code,
@@ -726,5 +743,33 @@ fn cmd_reduce(a: ReduceArgs) -> Result<ExitCode, Failure> {
     }
     println!("wrote {out} (replay: ssaref repro {out})");
     print!("{}", ssaref::gen::describe_failure(&red.case, &red.verdict));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_bench_emulator(a: BenchEmulatorArgs) -> Result<ExitCode, Failure> {
+    let gen = ssaref::gen::GenConfig::default();
+    let opts = RegallocOptions::with_k(usize::from(a.regs));
+    let mut programs = Vec::new();
+    let mut instructions = 0usize;
+    for i in 0..a.count {
+        let tc = ssaref::gen::TestCase::from_seed(a.seed.wrapping_add(i), &gen);
+        let ssa = construct_program(&tc.program, &BraunOptions::all_on());
+        let (mir, _) = allocate_module(&ssa, &opts).map_err(|e| internal(e.to_string()))?;
+        let code = pipeline::lower_and_check(&mir).map_err(|e| internal(e.to_string()))?;
+        instructions += iced_x86::Decoder::new(64, &code.bytes, iced_x86::DecoderOptions::NONE).iter().count();
+        programs.push((code, tc.args));
+    }
+    let budget = ssaref::emulator::budget_for(pipeline::later_stage_fuel(interp::DEFAULT_FUEL));
+    let b = ssaref::emulator::bench_emulator(&programs, budget).map_err(|e| internal(e.to_string()))?;
+    println!(
+        "{} generated programs (seed {}), K = {}, {:.0} x86 instructions of code each on average",
+        b.runs,
+        a.seed,
+        a.regs,
+        instructions as f64 / b.runs.max(1) as f64
+    );
+    println!("fresh engine per run:          {:.3} ms/run", b.fresh_engine_ms);
+    println!("reused engine, new code:       {:.3} ms/run", b.reused_new_code_ms);
+    println!("reused engine, same code:      {:.3} ms/run", b.reused_same_code_ms);
     Ok(ExitCode::SUCCESS)
 }
