@@ -323,7 +323,13 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
             }
             t = charge(t, |p| &mut p.ssa_runs);
             let stage = format!("alloc[k={k},{tag}]");
-            let got = oracle.run_mir(&mir, args, later);
+            // The step count of the MIR run bounds the x86 run: a correct
+            // lowering executes at most `emulator::budget_for(steps)`
+            // instructions, so wrong code that loops is stopped early.
+            let (got, steps) = match oracle.profile_mir(&mir, args, later) {
+                Ok((o, profile)) => (Ok(o), Some(profile.executed)),
+                Err(_) => (oracle.run_mir(&mir, args, later), None),
+            };
             if got.as_ref() != Ok(&expected) {
                 return Verdict::Diverge { stage, expected, got };
             }
@@ -334,7 +340,8 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
                 let got = match lower_and_check(&mir) {
                     Ok(code) => {
                         t = charge(t, |p| &mut p.lowering);
-                        let got = crate::emulator::run_x86(&code, args, crate::emulator::budget_for(later));
+                        let budget = crate::emulator::budget_for(steps.unwrap_or(later));
+                        let got = crate::emulator::run_x86(&code, args, budget);
                         t = charge(t, |p| &mut p.emulation);
                         got.map_err(|e| e.to_string())
                     }
