@@ -27,6 +27,7 @@ pub mod ir;
 pub mod ir_text;
 pub mod lexer;
 pub mod liveness;
+pub mod liveness_check;
 pub mod location_transfer_graph;
 pub mod loops;
 pub mod mir;
