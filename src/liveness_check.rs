@@ -23,7 +23,12 @@
 //!   by forward edges only (`q` included), one bit set per block, computed
 //!   in post-order of the search.
 //! - `T↑_q`: the targets of the back edges whose source is in `R_q`.
-//! - `T_q`: `q` and, transitively, `T↑` of every block already in `T_q`.
+//! - `T_q`: `q` and, transitively, the members of `T↑_t` that `t` does not
+//!   reduced-reach, for every `t` already in `T_q` (back edges that go "up",
+//!   to the header of a loop enclosing `t`). Following a target that `t`
+//!   reduced-reaches would let the closure go through the definition block
+//!   and on to loops after it: the first version of this file did that, and
+//!   `tests/liveness_check.rs` caught it on a reducible CFG.
 //!
 //! # Query
 //!
@@ -150,7 +155,9 @@ impl LivenessCheck {
             ts.dedup();
             up_targets[b] = ts;
         }
-        // T_q: closure over T↑, by a worklist from each block.
+        // T_q: closure over the targets that q does not reduced-reach (the
+        // back edges that go "up", to a loop enclosing q), by a worklist
+        // from each block.
         let mut targets: EntityVec<Block, EntitySet<Block>> = EntityVec::from_elem(EntitySet::with_capacity(0), n);
         for &b in &post {
             let mut set = EntitySet::with_capacity(n);
@@ -158,7 +165,7 @@ impl LivenessCheck {
             let mut work = vec![b];
             while let Some(x) = work.pop() {
                 for &t in &up_targets[x] {
-                    if set.insert(t) {
+                    if !reduced_reach[x].contains(t) && set.insert(t) {
                         work.push(t);
                     }
                 }
