@@ -35,6 +35,7 @@ pub mod mir;
 pub mod op;
 pub mod oracle;
 pub mod out_of_ssa;
+pub mod out_of_ssa_stats;
 pub mod outcome;
 pub mod parser;
 pub mod phi_lifting;

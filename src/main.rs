@@ -279,6 +279,17 @@ struct StatsArgs {
     /// Fuel of each run.
     #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
     fuel: u64,
+    /// Which route: `pereira` (route 1, register allocation) or `boissinot`
+    /// (route 2, copies left by each out-of-SSA coalescing variant, Fig. 5).
+    #[arg(long, default_value = "pereira")]
+    route: String,
+    /// With `--route boissinot`: `check` (fast liveness check) or `sets`.
+    #[arg(long, default_value = "check")]
+    liveness: String,
+    /// With `--route boissinot`: the SSA construction, `all-on` (copies
+    /// propagated, as after optimization) or `plain` (copies kept).
+    #[arg(long, default_value = "all-on")]
+    construction: String,
 }
 
 /// An error to print and the exit code that goes with it.
@@ -522,6 +533,25 @@ fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
     }
     if corpus.is_empty() {
         return Err(bad_input("stats: give at least one program, or --gen N".into()));
+    }
+    if a.route == "boissinot" {
+        let liveness = match a.liveness.as_str() {
+            "check" => ssaref::out_of_ssa::LivenessMethod::Check,
+            "sets" => ssaref::out_of_ssa::LivenessMethod::Sets,
+            other => return Err(bad_input(format!("stats: unknown liveness method `{other}` (check, sets)"))),
+        };
+        let construction = match a.construction.as_str() {
+            "all-on" => BraunOptions::all_on(),
+            "plain" => BraunOptions::plain(),
+            other => return Err(bad_input(format!("stats: unknown construction `{other}` (all-on, plain)"))),
+        };
+        let table = ssaref::out_of_ssa_stats::copy_table(&corpus, &interp::Interp, a.fuel, liveness, &construction)
+            .map_err(internal)?;
+        print!("{table}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if a.route != "pereira" {
+        return Err(bad_input(format!("stats: unknown route `{}` (pereira, boissinot)", a.route)));
     }
     let table = ssaref::regalloc_stats::comparison_table(&corpus, a.regs as usize, &interp::Interp, a.fuel)
         .map_err(internal)?;
