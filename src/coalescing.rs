@@ -178,7 +178,8 @@ pub fn depth_weight(depth: u32) -> u64 {
 /// Every copy of `f` as an affinity, weighted by the loop depth of its
 /// block; `inserted` tells which ones belong to a phi.
 pub fn affinities(f: &Function, inserted: &[InsertedCopy], depth: &EntityVec<Block, u32>) -> Vec<Affinity> {
-    let phi_of: FxHashMap<Value, (Block, Value)> = inserted.iter().map(|c| (c.dest, (c.phi_block, c.phi_dest))).collect();
+    let phi_of: FxHashMap<Value, (Block, Value)> =
+        inserted.iter().map(|c| (c.dest, (c.phi_block, c.phi_dest))).collect();
     let mut out = Vec::new();
     for (b, data) in f.blocks.iter() {
         for (i, inst) in data.insts.iter().enumerate() {
@@ -222,7 +223,8 @@ impl InterferenceGraph {
             while i > 0 {
                 // The instructions `start..i` execute together: a parallel
                 // copy, or one instruction.
-                let start = groups.ranges(b).iter().find(|&&(_, e)| e as usize == i).map_or(i - 1, |&(s, _)| s as usize);
+                let start =
+                    groups.ranges(b).iter().find(|&&(_, e)| e as usize == i).map_or(i - 1, |&(s, _)| s as usize);
                 let dests: Vec<Value> = data.insts[start..i].iter().filter_map(|x| x.dest).collect();
                 for &d in &dests {
                     if universe.contains(&d) {
@@ -501,9 +503,7 @@ impl<'c, 'a> Coalescer<'c, 'a> {
         let mut chosen = Vec::new();
         loop {
             let degree = |i: usize| (0..n).filter(|&j| alive[j] && conflict[i][j]).count();
-            let best = (0..n)
-                .filter(|&i| alive[i])
-                .min_by_key(|&i| (degree(i), std::cmp::Reverse(cands[i].1), i));
+            let best = (0..n).filter(|&i| alive[i]).min_by_key(|&i| (degree(i), std::cmp::Reverse(cands[i].1), i));
             let Some(i) = best else { break };
             alive[i] = false;
             for j in 0..n {

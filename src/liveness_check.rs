@@ -22,13 +22,15 @@
 //! - `R_q`, the *reduced reachability* of `q`: the blocks reachable from `q`
 //!   by forward edges only (`q` included), one bit set per block, computed
 //!   in post-order of the search.
-//! - `T↑_q`: the targets of the back edges whose source is in `R_q`.
-//! - `T_q`: `q` and, transitively, the members of `T↑_t` that `t` does not
-//!   reduced-reach, for every `t` already in `T_q` (back edges that go "up",
-//!   to the header of a loop enclosing `t`). Following a target that `t`
-//!   reduced-reaches would let the closure go through the definition block
-//!   and on to loops after it: the first version of this file did that, and
-//!   `tests/liveness_check.rs` caught it on a reducible CFG.
+//! - `T↑_q`: the targets of the back edges whose source is in `R_q` and
+//!   which `q` does not reduced-reach itself (back edges that go "up", to the
+//!   header of a loop enclosing `q`). A target `t ∈ R_q` adds nothing: `R_t`
+//!   and `T↑_t` are then contained in `R_q` and `T↑_q`. Following such a
+//!   target in the closure below is even wrong: it lets the closure go
+//!   through the definition block and on to loops after it (the first
+//!   version of this file did that, and `tests/liveness_check.rs` caught it
+//!   on a reducible CFG).
+//! - `T_q`: `q` and, transitively, `T↑_t` for every `t` already in `T_q`.
 //!
 //! # Query
 //!
@@ -72,8 +74,10 @@ pub struct LivenessCheck {
     dom: DomTree,
     /// `R_q` for every block.
     reduced_reach: EntityVec<Block, EntitySet<Block>>,
-    /// `T_q` for every block (the transitive closure, `q` included).
-    targets: EntityVec<Block, EntitySet<Block>>,
+    /// `T_q` for every block (the transitive closure, `q` included), as a
+    /// list: it holds `q` and the headers of the loops around it, so it is
+    /// short, and a query walks it.
+    targets: EntityVec<Block, Vec<Block>>,
     /// `T↑_q` for every block.
     up_targets: EntityVec<Block, Vec<Block>>,
     /// True when no back edge of the search leads outside the blocks its
@@ -149,8 +153,11 @@ impl LivenessCheck {
         // T↑_q: back-edge targets whose source q reduced-reaches.
         let mut up_targets: EntityVec<Block, Vec<Block>> = EntityVec::from_elem(Vec::new(), n);
         for &b in &post {
-            let mut ts: Vec<Block> =
-                back.iter().filter(|&&(s, _)| reduced_reach[b].contains(s)).map(|&(_, t)| t).collect();
+            let mut ts: Vec<Block> = back
+                .iter()
+                .filter(|&&(s, t)| reduced_reach[b].contains(s) && !reduced_reach[b].contains(t))
+                .map(|&(_, t)| t)
+                .collect();
             ts.sort();
             ts.dedup();
             up_targets[b] = ts;
@@ -158,19 +165,19 @@ impl LivenessCheck {
         // T_q: closure over the targets that q does not reduced-reach (the
         // back edges that go "up", to a loop enclosing q), by a worklist
         // from each block.
-        let mut targets: EntityVec<Block, EntitySet<Block>> = EntityVec::from_elem(EntitySet::with_capacity(0), n);
+        let mut targets: EntityVec<Block, Vec<Block>> = EntityVec::from_elem(Vec::new(), n);
         for &b in &post {
-            let mut set = EntitySet::with_capacity(n);
-            set.insert(b);
+            let mut list = vec![b];
             let mut work = vec![b];
             while let Some(x) = work.pop() {
                 for &t in &up_targets[x] {
-                    if !reduced_reach[x].contains(t) && set.insert(t) {
+                    if !list.contains(&t) {
+                        list.push(t);
                         work.push(t);
                     }
                 }
             }
-            targets[b] = set;
+            targets[b] = list;
         }
         let (defs, uses) = def_use(f);
         let succs = f.blocks.keys().map(|b| f.succs(b).into_iter().filter(|s| s.index() < n).collect()).collect();
@@ -187,11 +194,12 @@ impl LivenessCheck {
         self.reducible
     }
 
-    /// Bytes held by the CFG precomputation (the two bit sets per block and
-    /// the `T↑` lists), for the benchmark.
+    /// Bytes held by the CFG precomputation (one bit set per block and the
+    /// `T↑` and `T` lists), for the benchmark.
     pub fn cfg_bytes(&self) -> usize {
         let n = self.reduced_reach.len();
-        2 * n * n.div_ceil(64) * 8 + self.up_targets.values().map(|t| t.len() * 4).sum::<usize>()
+        n * n.div_ceil(64) * 8
+            + self.up_targets.values().chain(self.targets.values()).map(|t| t.len() * 4).sum::<usize>()
     }
 
     fn def(&self, v: Value) -> Option<(Block, u32)> {
@@ -231,18 +239,18 @@ impl LivenessCheck {
             return false;
         }
         if !restricted_walk {
-            return self.targets[q].iter().any(|t| self.dom.strictly_dominates(d, t) && self.reaches_use(t, v));
+            return self.targets[q].iter().any(|&t| self.dom.strictly_dominates(d, t) && self.reaches_use(t, v));
         }
         // Walk the T↑ graph from q through blocks strictly dominated by d.
-        let mut seen = EntitySet::with_capacity(self.reduced_reach.len());
-        seen.insert(q);
+        let mut seen = vec![q];
         let mut work = vec![q];
         while let Some(t) = work.pop() {
             if self.reaches_use(t, v) {
                 return true;
             }
             for &u in &self.up_targets[t] {
-                if self.dom.strictly_dominates(d, u) && seen.insert(u) {
+                if self.dom.strictly_dominates(d, u) && !seen.contains(&u) {
+                    seen.push(u);
                     work.push(u);
                 }
             }

@@ -21,8 +21,7 @@
 //! as strict (`proofs-notes/out-of-ssa.md`), so one check serves all.
 
 use crate::coalescing::{
-    affinities, class_lists, coalesce, depth_weight, ClassTest, CoalescingOptions, CoalescingVariant,
-    InterferenceGraph,
+    affinities, class_lists, coalesce, depth_weight, ClassTest, CoalescingOptions, CoalescingVariant, InterferenceGraph,
 };
 use crate::copy_insertion::insert_copies;
 use crate::cssa::check_cssa;
@@ -273,7 +272,11 @@ pub fn translate_out_of_ssa(f: &Function, opts: &OutOfSsaOptions) -> Result<(Fun
                 let mut moves: Vec<(Value, Value)> = Vec::new();
                 for inst in &data.insts[i..end as usize] {
                     let (Some(d), Op::Copy(s)) = (inst.dest, &inst.op) else {
-                        return Err(fail(f, "parallel copy", format!("a non-copy instruction in a parallel copy of {b}")));
+                        return Err(fail(
+                            f,
+                            "parallel copy",
+                            format!("a non-copy instruction in a parallel copy of {b}"),
+                        ));
                     };
                     if result.shared.contains(&d) {
                         continue;

@@ -77,8 +77,9 @@ pub fn copy_table(
             let variant = row.variant.unwrap_or(CoalescingVariant::Intersect);
             let opts = OutOfSsaOptions { liveness, ..OutOfSsaOptions::fast(variant) };
             let (out, report) = translate_module(&module, &opts).map_err(|e| format!("program {k}: {e}"))?;
-            let (got, profile) =
-                oracle.profile_ssa(&out, args, crate::pipeline::later_stage_fuel(fuel)).map_err(|e| format!("program {k}: {e}"))?;
+            let (got, profile) = oracle
+                .profile_ssa(&out, args, crate::pipeline::later_stage_fuel(fuel))
+                .map_err(|e| format!("program {k}: {e}"))?;
             if got != expected {
                 return Err(format!(
                     "program {k}, {}: the destructed program gives {} but the source gives {}",
@@ -149,4 +150,26 @@ impl fmt::Display for CopyTable {
         }
         Ok(())
     }
+}
+
+/// The input of the out-of-SSA benchmark (`ssaref bench-out-of-ssa`): SSA
+/// functions built from generated programs of seeds `seed`, `seed + 1`, ...
+/// (each program's `main`, renamed `f<seed>`, with `size` statements) until
+/// they hold at least `instructions` instructions together, like a
+/// compilation unit of many functions.
+pub fn bench_module(instructions: usize, seed: u64, size: usize) -> crate::ir::Module {
+    let config = crate::gen::GenConfig { size, ..crate::gen::GenConfig::default() };
+    let mut module = crate::ir::Module::default();
+    let mut total = 0;
+    let mut s = seed;
+    while total < instructions {
+        let tc = crate::gen::TestCase::from_seed(s, &config);
+        for mut f in construct_program(&tc.program, &BraunOptions::all_on()).functions {
+            total += f.inst_count();
+            f.name = format!("f{s}");
+            module.functions.push(f);
+        }
+        s = s.wrapping_add(1);
+    }
+    module
 }

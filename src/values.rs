@@ -28,9 +28,9 @@
 //! for them [`intersect`] falls back to the plain test of `liveness.rs`
 //! (either one live at the other's definition), and each gets its own value.
 
+use crate::copy_insertion::{InsertedCopy, ParallelCopyPlace};
 use crate::dominance::DomTree;
 use crate::entity::{EntityRef, EntityVec};
-use crate::copy_insertion::{InsertedCopy, ParallelCopyPlace};
 use crate::ir::{Block, Function, Op, Value};
 use crate::liveness::{def_points, DefPoint, Interference, Liveness};
 use crate::liveness_check::LivenessCheck;

@@ -116,7 +116,10 @@ fn every_variant_agrees(tc: TestCase) -> TestResult {
 
 #[test]
 fn generated_every_variant_and_liveness_method_keeps_the_outcome() {
-    QuickCheck::new().tests(tests()).max_tests(tests() * 4).quickcheck(every_variant_agrees as fn(TestCase) -> TestResult);
+    QuickCheck::new()
+        .tests(tests())
+        .max_tests(tests() * 4)
+        .quickcheck(every_variant_agrees as fn(TestCase) -> TestResult);
 }
 
 /// Runs both the linear and the quadratic class test on every query that
