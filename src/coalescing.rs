@@ -303,6 +303,11 @@ impl Coalescing {
     }
 }
 
+/// A candidate class of the independent-set search: its root, the summed
+/// weight of its copies into the phi, and those copies as (source,
+/// destination) pairs.
+type Candidate = (Value, u64, Vec<(Value, Value)>);
+
 /// The coalescing state.
 pub struct Coalescer<'c, 'a> {
     ctx: &'c ValueInterference<'a>,
@@ -469,7 +474,7 @@ impl<'c, 'a> Coalescer<'c, 'a> {
         // Candidate classes: the operand side of each copy (the argument of
         // an end copy, the old phi destination of the copy after the phis),
         // with their weights and the copy pairs not to check.
-        let mut cands: Vec<(Value, u64, Vec<(Value, Value)>)> = Vec::new();
+        let mut cands: Vec<Candidate> = Vec::new();
         for a in copies {
             let operand = if self.find(a.dest) == phi_class { a.source } else { a.dest };
             let k = self.find(operand);

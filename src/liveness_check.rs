@@ -85,11 +85,11 @@ pub struct LivenessCheck {
     reducible: bool,
     /// Block of the definition of each value and its position: 0 for a
     /// parameter or a phi, `i + 1` for the `i`-th instruction.
-    defs: EntityVec<Value, Option<(Block, u32)>>,
+    defs: Defs,
     /// Every use of each value: the block and the position (`i` for the
     /// `i`-th instruction, the instruction count for the terminator,
     /// [`PHI_USE`] for a phi argument of an edge leaving the block).
-    uses: EntityVec<Value, Vec<(Block, u32)>>,
+    uses: Uses,
     /// The successors of each block, one per edge.
     succs: EntityVec<Block, Vec<Block>>,
 }
@@ -296,13 +296,17 @@ impl LivenessCheck {
     }
 }
 
+/// Where each value is defined: its block and position.
+type Defs = EntityVec<Value, Option<(Block, u32)>>;
+/// Where each value is used: blocks and positions.
+type Uses = EntityVec<Value, Vec<(Block, u32)>>;
+
 /// For each value, where it is defined and where it is used.
-#[allow(clippy::type_complexity)]
-fn def_use(f: &Function) -> (EntityVec<Value, Option<(Block, u32)>>, EntityVec<Value, Vec<(Block, u32)>>) {
+fn def_use(f: &Function) -> (Defs, Uses) {
     let mut n = f.value_count as usize;
     f.for_each_value_mention(|v| n = n.max(v.index() + 1));
-    let mut defs: EntityVec<Value, Option<(Block, u32)>> = EntityVec::from_elem(None, n);
-    let mut uses: EntityVec<Value, Vec<(Block, u32)>> = EntityVec::from_elem(Vec::new(), n);
+    let mut defs: Defs = EntityVec::from_elem(None, n);
+    let mut uses: Uses = EntityVec::from_elem(Vec::new(), n);
     for &p in &f.params {
         defs[p] = Some((Function::ENTRY, 0));
     }
