@@ -63,6 +63,7 @@ pub struct OutOfSsaOptions {
     pub liveness: LivenessMethod,
     pub class_test: ClassTest,
     /// Run the checkers between the steps (see the module documentation).
+    /// The input is verified either way.
     pub check: bool,
     /// Answer every linear class query with the quadratic test too
     /// (counted in [`OutOfSsaReport::linear_mismatches`]).
@@ -180,9 +181,9 @@ fn count_copies(f: &Function) -> usize {
 
 /// Translates `f` out of SSA form (see the module documentation).
 pub fn translate_out_of_ssa(f: &Function, opts: &OutOfSsaOptions) -> Result<(Function, OutOfSsaReport), PassError> {
-    if opts.check {
-        verify_function(f).map_err(|e| fail(f, "SSA verifier (input)", e.to_string()))?;
-    }
+    // The input is always verified, so that bad input is an error and never
+    // a panic in a later step.
+    verify_function(f).map_err(|e| fail(f, "SSA verifier (input)", e.to_string()))?;
     let mut report = OutOfSsaReport { original_copies: count_copies(f), ..Default::default() };
     // Step 1 and 2.
     let mut g = f.clone();

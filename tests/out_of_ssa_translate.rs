@@ -395,3 +395,26 @@ b2(b0, b1):
     let phi = parse_one(LOST_COPY);
     assert!(verify_conventional(&phi).is_err(), "phis are not conventional");
 }
+
+/// Input that is not strict SSA is an error, with or without the checks.
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    let m = parse_module(
+        "
+fn main(v0) {
+b0:
+    br v0, b1, b2
+b1(b0):
+    v1 = const 2
+    jump b2
+b2(b0, b1):
+    ret v1
+}
+",
+    )
+    .expect("parses");
+    for check in [true, false] {
+        let opts = OutOfSsaOptions { check, ..OutOfSsaOptions::default() };
+        assert!(translate_module(&m, &opts).is_err());
+    }
+}
