@@ -315,6 +315,16 @@ impl<'a> Interference<'a> {
         }
     }
 
+    /// True when `v` is live right after the `i`-th instruction of `b`.
+    pub fn live_after_inst(&self, v: Value, b: Block, i: usize) -> bool {
+        self.after.get(b).and_then(|a| a.get(i)).is_some_and(|set| set.contains(v))
+    }
+
+    /// True when `v` is in `live_in[b]`.
+    pub fn live_in(&self, v: Value, b: Block) -> bool {
+        self.live.live_in.get(b).is_some_and(|set| set.contains(v))
+    }
+
     /// True when `a` and `b` interfere: they differ and one is live at the
     /// definition point of the other.
     pub fn interfere(&self, a: Value, b: Value) -> bool {

@@ -54,6 +54,10 @@ enum Command {
     /// Benchmark: Unicorn with a fresh engine per run, a reused engine on new
     /// code, and a reused engine on the same code (milliseconds per run).
     BenchEmulator(BenchEmulatorArgs),
+    /// Times out-of-SSA translation (Boissinot et al. §IV-D) and measures its
+    /// peak memory: the fast configuration against Sreedhar III with an
+    /// interference graph and liveness sets.
+    BenchOutOfSsa(BenchArgs),
 }
 
 #[derive(Args, Debug)]
@@ -67,6 +71,19 @@ struct BenchEmulatorArgs {
     /// Number of registers.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(2..=15))]
     regs: u8,
+}
+
+#[derive(Args, Debug)]
+struct BenchArgs {
+    /// Sizes in instructions of the generated compilation units.
+    #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000,1000000")]
+    sizes: Vec<usize>,
+    /// First seed of the generated functions.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Statements per generated function.
+    #[arg(long, default_value_t = 150)]
+    function_size: usize,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -318,6 +335,17 @@ struct StatsArgs {
     /// Fuel of each run.
     #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
     fuel: u64,
+    /// Which route: `pereira` (route 1, register allocation) or `boissinot`
+    /// (route 2, copies left by each out-of-SSA coalescing variant, Fig. 5).
+    #[arg(long, default_value = "pereira")]
+    route: String,
+    /// With `--route boissinot`: `check` (fast liveness check) or `sets`.
+    #[arg(long, default_value = "check")]
+    liveness: String,
+    /// With `--route boissinot`: the SSA construction, `all-on` (copies
+    /// propagated, as after optimization) or `plain` (copies kept).
+    #[arg(long, default_value = "all-on")]
+    construction: String,
 }
 
 /// An error to print and the exit code that goes with it.
@@ -341,6 +369,7 @@ fn main() -> ExitCode {
         Command::Emit(a) => cmd_emit(a),
         Command::Check(a) => cmd_check(a),
         Command::Stats(a) => cmd_stats(a),
+        Command::BenchOutOfSsa(a) => cmd_bench_out_of_ssa(a),
         Command::Fuzz(a) => cmd_fuzz(a),
         Command::Repro(a) => cmd_repro(a),
         Command::Reduce(a) => cmd_reduce(a),
@@ -581,9 +610,144 @@ fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
     if corpus.is_empty() {
         return Err(bad_input("stats: give at least one program, or --gen N".into()));
     }
+    if a.route == "boissinot" {
+        let liveness = match a.liveness.as_str() {
+            "check" => ssaref::out_of_ssa::LivenessMethod::Check,
+            "sets" => ssaref::out_of_ssa::LivenessMethod::Sets,
+            other => return Err(bad_input(format!("stats: unknown liveness method `{other}` (check, sets)"))),
+        };
+        let construction = match a.construction.as_str() {
+            "all-on" => BraunOptions::all_on(),
+            "plain" => BraunOptions::plain(),
+            other => return Err(bad_input(format!("stats: unknown construction `{other}` (all-on, plain)"))),
+        };
+        let table = ssaref::out_of_ssa_stats::copy_table(&corpus, &interp::Interp, a.fuel, liveness, &construction)
+            .map_err(internal)?;
+        print!("{table}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if a.route != "pereira" {
+        return Err(bad_input(format!("stats: unknown route `{}` (pereira, boissinot)", a.route)));
+    }
     let table = ssaref::regalloc_stats::comparison_table(&corpus, a.regs as usize, &interp::Interp, a.fuel)
         .map_err(internal)?;
     print!("{table}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The global allocator of the binary counts the bytes in use and their
+/// peak, for `bench-out-of-ssa` (a relaxed atomic add per allocation).
+mod counting_alloc {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    pub struct Counting;
+
+    static CURRENT: AtomicUsize = AtomicUsize::new(0);
+    static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+    // SAFETY: every call is forwarded to the system allocator unchanged; the
+    // counters are only statistics.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            // SAFETY: forwarded with the caller's layout.
+            let p = unsafe { System.alloc(layout) };
+            if !p.is_null() {
+                let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+                PEAK.fetch_max(now, Ordering::Relaxed);
+            }
+            p
+        }
+
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            // SAFETY: forwarded with the caller's pointer and layout.
+            unsafe { System.dealloc(ptr, layout) };
+            CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+        }
+
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            // SAFETY: forwarded with the caller's arguments.
+            let p = unsafe { System.realloc(ptr, layout, new_size) };
+            if !p.is_null() {
+                if new_size >= layout.size() {
+                    let now = CURRENT.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size - layout.size();
+                    PEAK.fetch_max(now, Ordering::Relaxed);
+                } else {
+                    CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+                }
+            }
+            p
+        }
+    }
+
+    /// Bytes in use now.
+    pub fn current() -> usize {
+        CURRENT.load(Ordering::Relaxed)
+    }
+
+    /// Restarts the peak from the bytes in use now.
+    pub fn reset_peak() {
+        PEAK.store(CURRENT.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+
+    /// The most bytes in use since the last reset.
+    pub fn peak() -> usize {
+        PEAK.load(Ordering::Relaxed)
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: counting_alloc::Counting = counting_alloc::Counting;
+
+fn cmd_bench_out_of_ssa(a: BenchArgs) -> Result<ExitCode, Failure> {
+    use ssaref::coalescing::CoalescingVariant;
+    use ssaref::out_of_ssa::{translate_out_of_ssa, OutOfSsaOptions};
+    use std::time::Instant;
+    let fast = OutOfSsaOptions { check: false, ..OutOfSsaOptions::fast(CoalescingVariant::Value) };
+    let slow = OutOfSsaOptions { check: false, ..OutOfSsaOptions::sreedhar_iii_graph() };
+    println!(
+        "out-of-SSA: fast = Value, linear class test, liveness check, no graph; \
+         Sreedhar III = interference graph, liveness sets (checks off in both)"
+    );
+    println!(
+        "{:>9} {:>6} {:>8} | {:>10} {:>10} {:>7} | {:>10} {:>10} {:>7} | {:>6} {:>6}",
+        "insts", "funcs", "blocks", "fast ms", "fast KiB", "copies", "S-III ms", "S-III KiB", "copies", "time×", "mem×"
+    );
+    for &size in &a.sizes {
+        let module = ssaref::out_of_ssa_stats::bench_module(size, a.seed, a.function_size);
+        let insts: usize = module.functions.iter().map(|f| f.inst_count()).sum();
+        let blocks: usize = module.functions.iter().map(|f| f.block_count()).sum();
+        let mut results = Vec::new();
+        for opts in [&fast, &slow] {
+            let mut copies = 0;
+            counting_alloc::reset_peak();
+            let base = counting_alloc::current();
+            let start = Instant::now();
+            for f in &module.functions {
+                let (g, report) = translate_out_of_ssa(f, opts).map_err(|e| internal(e.to_string()))?;
+                copies += report.remaining_copies;
+                drop(g);
+            }
+            let ms = start.elapsed().as_secs_f64() * 1e3;
+            let kib = (counting_alloc::peak().saturating_sub(base)) as f64 / 1024.0;
+            results.push((ms, kib, copies));
+        }
+        let ((fm, fk, fc), (sm, sk, sc)) = (results[0], results[1]);
+        println!(
+            "{:>9} {:>6} {:>8} | {:>10.1} {:>10.0} {:>7} | {:>10.1} {:>10.0} {:>7} | {:>6.2} {:>6.2}",
+            insts,
+            module.functions.len(),
+            blocks,
+            fm,
+            fk,
+            fc,
+            sm,
+            sk,
+            sc,
+            sm / fm.max(1e-9),
+            sk / fk.max(1e-9)
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

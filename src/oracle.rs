@@ -11,6 +11,15 @@ use crate::ir;
 use crate::mir;
 use crate::outcome::Outcome;
 
+/// What [`Oracle::profile_ssa`] counts in one run of an `ir::Function`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct SsaProfile {
+    /// Instructions executed (terminators and phis not counted).
+    pub insts: u64,
+    /// `copy` instructions executed.
+    pub copies: u64,
+}
+
 /// An independent evaluator of every stage of the pipeline.
 pub trait Oracle {
     /// Runs `main` of a source program. `Err` means the oracle could not run
@@ -19,6 +28,14 @@ pub trait Oracle {
 
     /// Runs `main` of an SSA module (phis as parallel copies on edges).
     fn run_ssa(&self, module: &ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, String>;
+
+    /// Like [`Oracle::run_ssa`], also counting the executed instructions
+    /// and copies (for the statistics of out-of-SSA translation). An oracle
+    /// that cannot count returns `Err`.
+    fn profile_ssa(&self, module: &ir::Module, args: &[i64], fuel: u64) -> Result<(Outcome, SsaProfile), String> {
+        let _ = (module, args, fuel);
+        Err("this oracle does not count executed instructions".into())
+    }
 
     /// Runs `main` of an allocated machine-IR module (registers and spill
     /// slots; the phi annotations are not executed, the code SSA

@@ -41,7 +41,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 
 use crate::dominance::DomTree;
-use crate::entity::EntityRef;
+use crate::entity::{EntityRef, EntityVec};
 use crate::ir::{Block, Function, Module, Op, Value};
 use crate::ir_text::{format_inst, format_phi, format_terminator, op_mnemonic};
 
@@ -416,4 +416,122 @@ impl Verifier<'_> {
         }
         Ok(())
     }
+}
+
+/// Checks that `f` is a well-formed program in *conventional* (non-SSA)
+/// form, the output of out-of-SSA translation (`out_of_ssa.rs`): a value
+/// number names a variable that may be assigned several times. The checks
+/// are those of the SSA verifier that still make sense:
+///
+/// 1. and 2. as for SSA (entry without predecessors, every block reachable,
+///    `preds` agreeing with the terminators);
+/// 3. no phi; every value number below `value_count`; an instruction names a
+///    result exactly when its operation has one;
+/// 4. every use is reached by a definition on every path: a forward
+///    must-be-defined dataflow (parameters defined on entry, the meet an
+///    intersection over the predecessors) finds each operand defined before
+///    the instruction or terminator that reads it;
+/// 5. no `undef`.
+///
+/// The SSA verifier stays as it is; this check is separate so that it can
+/// never weaken it.
+pub fn verify_conventional(f: &Function) -> Result<(), VerifyError> {
+    let v = Verifier { f };
+    let dom = v.check_cfg()?;
+    let n = f.value_count as usize;
+    for (b, data) in f.blocks.iter() {
+        if let Some(phi) = data.phis.first() {
+            return Err(v.error(Some(b), Some(phi.dest), "conventional form has no phis".into()));
+        }
+        for inst in &data.insts {
+            if inst.dest.is_some() != inst.op.has_result() {
+                return Err(v.error(
+                    Some(b),
+                    inst.dest,
+                    format!("`{}` names a result exactly when its operation has one", format_inst(inst)),
+                ));
+            }
+        }
+    }
+    let mut too_big = None;
+    f.for_each_value_mention(|x| {
+        if x.index() >= n && too_big.is_none() {
+            too_big = Some(x);
+        }
+    });
+    if let Some(x) = too_big {
+        return Err(v.error(None, Some(x), format!("{x} is not below value_count {n}")));
+    }
+    // Must-be-defined sets at block entry, as bit vectors.
+    let words = n.div_ceil(64);
+    let full = vec![u64::MAX; words];
+    let mut din: EntityVec<Block, Vec<u64>> = EntityVec::from_elem(full, f.blocks.len());
+    let mut entry = vec![0u64; words];
+    for &p in &f.params {
+        entry[p.index() / 64] |= 1 << (p.index() % 64);
+    }
+    din[Function::ENTRY] = entry;
+    let transfer = |b: Block, set: &mut Vec<u64>| {
+        for inst in &f.blocks[b].insts {
+            if let Some(d) = inst.dest {
+                set[d.index() / 64] |= 1 << (d.index() % 64);
+            }
+        }
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in &dom.rpo {
+            let mut out = din[b].clone();
+            transfer(b, &mut out);
+            for s in f.succs(b) {
+                if s == Function::ENTRY {
+                    continue;
+                }
+                for (w, &o) in din[s].iter_mut().zip(&out) {
+                    let nw = *w & o;
+                    if nw != *w {
+                        *w = nw;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+    let has = |set: &[u64], x: Value| set[x.index() / 64] & (1 << (x.index() % 64)) != 0;
+    for &b in &dom.rpo {
+        let mut set = din[b].clone();
+        let data = &f.blocks[b];
+        for inst in &data.insts {
+            let mut missing = None;
+            inst.op.for_each_arg(|a| {
+                if !has(&set, a) && missing.is_none() {
+                    missing = Some(a);
+                }
+            });
+            if let Some(a) = missing {
+                return Err(v.error(
+                    Some(b),
+                    Some(a),
+                    format!("{a} is used by `{}` but not defined on every path to it", format_inst(inst)),
+                ));
+            }
+            if inst.op == Op::Undef {
+                return Err(v.error(Some(b), inst.dest, "conventional form has no undef".into()));
+            }
+            if let Some(d) = inst.dest {
+                set[d.index() / 64] |= 1 << (d.index() % 64);
+            }
+        }
+        if let Some(a) = data.term.arg() {
+            if !has(&set, a) {
+                return Err(v.error(
+                    Some(b),
+                    Some(a),
+                    format!("{a} is used by `{}` but not defined on every path to it", format_terminator(&data.term)),
+                ));
+            }
+        }
+    }
+    Ok(())
 }

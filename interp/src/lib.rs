@@ -158,6 +158,20 @@ pub fn run_ssa(module: &ssaref::ir::Module, args: &[i64], fuel: u64) -> Result<O
     ssa_engine::run(main, args, fuel)
 }
 
+/// Runs the function `main` of an SSA module like [`run_ssa`] (or of a
+/// destructed module, whose values are assigned several times), and counts
+/// the executed instructions and copies. The counting is the only addition.
+pub fn profile_ssa(
+    module: &ssaref::ir::Module,
+    args: &[i64],
+    fuel: u64,
+) -> Result<(Outcome, ssaref::oracle::SsaProfile), InterpError> {
+    let main = module.main().ok_or(InterpError::NoMain)?;
+    let mut profile = ssaref::oracle::SsaProfile::default();
+    let outcome = ssa_engine::run_counting(main, args, fuel, &mut profile)?;
+    Ok((outcome, profile))
+}
+
 /// Runs the function `main` of an allocated machine-IR module: the code
 /// over registers and spill slots that register allocation and SSA
 /// elimination produce. Annotations are not executed (see the
@@ -241,6 +255,15 @@ impl ssaref::oracle::Oracle for Interp {
 
     fn run_ssa(&self, module: &ssaref::ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, String> {
         run_ssa(module, args, fuel).map_err(|e| e.to_string())
+    }
+
+    fn profile_ssa(
+        &self,
+        module: &ssaref::ir::Module,
+        args: &[i64],
+        fuel: u64,
+    ) -> Result<(Outcome, ssaref::oracle::SsaProfile), String> {
+        profile_ssa(module, args, fuel).map_err(|e| e.to_string())
     }
 
     fn run_mir(&self, module: &ssaref::mir::MModule, args: &[i64], fuel: u64) -> Result<Outcome, String> {

@@ -22,6 +22,7 @@
 
 use ssaref::entity::EntityRef;
 use ssaref::ir::{Block, Function, Inst, Op, Terminator, Value};
+use ssaref::oracle::SsaProfile;
 use ssaref::outcome::{End, Outcome, Trap};
 
 use super::{check_args, semantics, InterpError, Machine};
@@ -64,6 +65,17 @@ impl Values {
 
 /// Runs `f` with the given arguments and fuel budget.
 pub(super) fn run(f: &Function, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
+    run_counting(f, args, fuel, &mut SsaProfile::default())
+}
+
+/// Runs `f` like [`run`], counting executed instructions and copies in
+/// `profile`.
+pub(super) fn run_counting(
+    f: &Function,
+    args: &[i64],
+    fuel: u64,
+    profile: &mut SsaProfile,
+) -> Result<Outcome, InterpError> {
     check_args(f.params.len(), args)?;
     let mut values = Values { slots: vec![None; table_len(f)], value_count: f.value_count };
     for (i, &p) in f.params.iter().enumerate() {
@@ -85,6 +97,8 @@ pub(super) fn run(f: &Function, args: &[i64], fuel: u64) -> Result<Outcome, Inte
             if !m.burn(1) {
                 break 'run End::OutOfFuel;
             }
+            profile.insts += 1;
+            profile.copies += u64::from(matches!(inst.op, Op::Copy(_)));
             if let Err(trap) = exec(inst, block, &mut values, &mut m)? {
                 break 'run End::Trap(trap);
             }

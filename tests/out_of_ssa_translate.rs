@@ -1,0 +1,420 @@
+//! Route 2 up to the destructed program: `out_of_ssa::translate_out_of_ssa`
+//! (Boissinot et al., CGO 2009) with every coalescing variant and both
+//! liveness methods. `proofs-notes/out-of-ssa.md` argues what is checked:
+//!
+//! - the destructed program runs to the source's outcome, for every variant
+//!   × liveness method, on every `tests/cases/*.src` (against its
+//!   `// expect:` block) and on generated programs (quickcheck,
+//!   `QUICKCHECK_TESTS`, default 150): `corpus_every_variant_*`,
+//!   `generated_every_variant_*`;
+//! - the checkers between the steps pass (CSSA after Method I, no
+//!   interference inside a class, conventional form at the end): the same
+//!   tests, which translate with `check` on;
+//! - the linear class test answers every query of coalescing like the
+//!   quadratic one: `linear_class_test_agrees_on_every_coalescing_query`;
+//! - the paper's figures: `swap_problem_*` (Fig. 3), `lost_copy_problem_*`
+//!   (Fig. 4), `branch_use_*` (Fig. 1);
+//! - copy counts move the way §III-E says on the paper's examples.
+
+mod common;
+
+use common::{case_files, parse_case};
+use quickcheck::{QuickCheck, TestResult};
+use ssaref::braun::{construct_program, BraunOptions};
+use ssaref::coalescing::{ClassTest, CoalescingVariant};
+use ssaref::gen::TestCase;
+use ssaref::ir::{Function, Module, Op};
+use ssaref::ir_text::{parse_module, print_function, print_module};
+use ssaref::out_of_ssa::{translate_module, translate_out_of_ssa, LivenessMethod, OutOfSsaOptions};
+use ssaref::outcome::{End, Outcome};
+use ssaref::verifier::verify_conventional;
+
+const FUEL: u64 = 1_000_000;
+
+fn all_options() -> Vec<OutOfSsaOptions> {
+    let mut v = Vec::new();
+    for variant in CoalescingVariant::ALL {
+        for liveness in LivenessMethod::ALL {
+            v.push(OutOfSsaOptions { liveness, ..OutOfSsaOptions::fast(variant) });
+        }
+    }
+    v
+}
+
+fn run_module(m: &Module, args: &[i64]) -> Result<Outcome, String> {
+    ssaref_interp::run_ssa(m, args, ssaref::pipeline::later_stage_fuel(FUEL)).map_err(|e| e.to_string())
+}
+
+/// Translates `module` with `opts` and compares the outcome with `expected`.
+fn check_translation(module: &Module, args: &[i64], expected: &Outcome, opts: &OutOfSsaOptions) -> Result<(), String> {
+    let (out, report) = translate_module(module, opts).map_err(|e| e.to_string())?;
+    if report.linear_mismatches != 0 {
+        return Err(format!("{} linear class queries disagree with the quadratic test", report.linear_mismatches));
+    }
+    let got = run_module(&out, args)?;
+    if &got != expected {
+        return Err(format!(
+            "outcome {} but the source gives {}\n{}",
+            got.render(),
+            expected.render(),
+            print_module(&out)
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+fn corpus_every_variant_and_liveness_method_keeps_the_outcome() {
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for path in case_files() {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let text = std::fs::read_to_string(&path).expect("readable case");
+        let case = parse_case(&text).expect("case header parses");
+        let program = ssaref::parser::parse_program(&text).expect("case parses");
+        let expected = ssaref_interp::run_ast(&program, &case.args, FUEL).expect("source runs");
+        assert_eq!(expected.render_full(), case.expect, "{name}: the source's outcome is the expected one");
+        if expected.end == End::OutOfFuel {
+            continue;
+        }
+        for (label, braun) in [("all_on", BraunOptions::all_on()), ("plain", BraunOptions::plain())] {
+            let module = construct_program(&program, &braun);
+            for opts in all_options() {
+                runs += 1;
+                if let Err(e) = check_translation(&module, &case.args, &expected, &opts) {
+                    failures.push(format!("{name} [{label}, {} {}]: {e}", opts.variant.name(), opts.liveness.name()));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n\n"));
+    assert!(runs >= 36 * 2 * 14);
+}
+
+fn tests() -> u64 {
+    std::env::var("QUICKCHECK_TESTS").ok().and_then(|v| v.parse().ok()).unwrap_or(150)
+}
+
+fn every_variant_agrees(tc: TestCase) -> TestResult {
+    let Ok(expected) = ssaref_interp::run_ast(&tc.program, &tc.args, FUEL) else { return TestResult::discard() };
+    if expected.end == End::OutOfFuel {
+        return TestResult::discard();
+    }
+    let module = construct_program(&tc.program, &BraunOptions::all_on());
+    for opts in all_options() {
+        if let Err(e) = check_translation(&module, &tc.args, &expected, &opts) {
+            return TestResult::error(format!(
+                "{} {}: {e}\n{}",
+                opts.variant.name(),
+                opts.liveness.name(),
+                tc.to_source()
+            ));
+        }
+    }
+    TestResult::passed()
+}
+
+#[test]
+fn generated_every_variant_and_liveness_method_keeps_the_outcome() {
+    QuickCheck::new()
+        .tests(tests())
+        .max_tests(tests() * 4)
+        .quickcheck(every_variant_agrees as fn(TestCase) -> TestResult);
+}
+
+/// Runs both the linear and the quadratic class test on every query that
+/// coalescing makes on the corpus and on generated programs (the
+/// `cross_check` option), for the variants that use the linear test, and
+/// also compares the results of the Linear, Quadratic and Graph
+/// configurations, which must coalesce identically.
+#[test]
+fn linear_class_test_agrees_on_every_coalescing_query() {
+    let mut modules = Vec::new();
+    for path in case_files() {
+        let text = std::fs::read_to_string(&path).expect("readable case");
+        let program = ssaref::parser::parse_program(&text).expect("case parses");
+        modules.push(construct_program(&program, &BraunOptions::all_on()));
+    }
+    for seed in 0..60u64 {
+        let tc = TestCase::from_seed(seed, &ssaref::gen::GenConfig::default());
+        modules.push(construct_program(&tc.program, &BraunOptions::all_on()));
+    }
+    let mut queries = 0;
+    for m in &modules {
+        for variant in [
+            CoalescingVariant::Intersect,
+            CoalescingVariant::Value,
+            CoalescingVariant::ValueIs,
+            CoalescingVariant::Sharing,
+        ] {
+            for liveness in LivenessMethod::ALL {
+                let opts = OutOfSsaOptions { liveness, cross_check: true, ..OutOfSsaOptions::fast(variant) };
+                let (linear, report) = translate_module(m, &opts).expect("translates");
+                assert_eq!(report.linear_mismatches, 0, "{}:\n{}", variant.name(), print_module(m));
+                queries += report.class_queries;
+                for class_test in [ClassTest::Quadratic, ClassTest::Graph] {
+                    let opts = OutOfSsaOptions { class_test, liveness: LivenessMethod::Sets, ..opts };
+                    let (other, _) = translate_module(m, &opts).expect("translates");
+                    assert_eq!(linear, other, "{} with {class_test:?}:\n{}", variant.name(), print_module(m));
+                }
+            }
+        }
+    }
+    assert!(queries > 1000, "{queries} queries");
+}
+
+// ---------------------------------------------------------------------------
+// The paper's examples.
+// ---------------------------------------------------------------------------
+
+fn parse_one(text: &str) -> Function {
+    let m = parse_module(text).unwrap_or_else(|d| panic!("test IR parses: {d}"));
+    m.functions.into_iter().next().expect("one function")
+}
+
+fn run_f(f: &Function, args: &[i64]) -> Outcome {
+    let m = Module { functions: vec![f.clone()] };
+    ssaref_interp::run_ssa(&m, args, FUEL).unwrap_or_else(|e| panic!("runs: {e}\n{}", print_function(f)))
+}
+
+fn copies(f: &Function) -> usize {
+    f.blocks.values().flat_map(|d| &d.insts).filter(|i| matches!(i.op, Op::Copy(_))).count()
+}
+
+/// Translates `f` with every variant and liveness method; checks the
+/// outcome on each argument list; returns the static copy count per
+/// variant (the same for both liveness methods).
+fn translate_everywhere(f: &Function, args: &[&[i64]]) -> Vec<(CoalescingVariant, usize)> {
+    let expected: Vec<Outcome> = args.iter().map(|a| run_f(f, a)).collect();
+    let mut counts = Vec::new();
+    for opts in all_options() {
+        let (g, report) = translate_out_of_ssa(f, &opts).unwrap_or_else(|e| panic!("{}: {e}", opts.variant.name()));
+        verify_conventional(&g).expect("conventional form");
+        assert!(g.blocks.values().all(|d| d.phis.is_empty()));
+        assert_eq!(report.remaining_copies, copies(&g));
+        for (a, e) in args.iter().zip(&expected) {
+            assert_eq!(&run_f(&g, a), e, "{} {}:\n{}", opts.variant.name(), opts.liveness.name(), print_function(&g));
+        }
+        if let Some(&(_, n)) = counts.iter().find(|(v, _)| *v == opts.variant) {
+            assert_eq!(n, copies(&g), "both liveness methods coalesce alike");
+        } else {
+            counts.push((opts.variant, copies(&g)));
+        }
+    }
+    counts
+}
+
+/// Fig. 3: the two header phis read each other on the back edge.
+const SWAP: &str = "
+fn main(v0) {
+b0:
+    v1 = const 1
+    v2 = const 2
+    v3 = const 0
+    v9 = const 1
+    jump b1
+b1(b0, b2):
+    v4 = phi v1, v5
+    v5 = phi v2, v4
+    v6 = phi v3, v7
+    v8 = lt v6, v0
+    br v8, b2, b3
+b2(b1):
+    v7 = add v6, v9
+    jump b1
+b3(b1):
+    out v4
+    ret v5
+}
+";
+
+#[test]
+fn swap_problem_ends_with_one_swap_through_a_fresh_variable() {
+    let f = parse_one(SWAP);
+    let counts = translate_everywhere(&f, &[&[0], &[1], &[2], &[5]]);
+    for (variant, n) in &counts {
+        // The loop counter needs one copy (v7 and v6 interfere? no: v6 dies
+        // at the add) and the swap needs three copies through the spare.
+        assert!(*n >= 3, "{}: a swap needs three copies, got {n}", variant.name());
+    }
+    let (g, report) = translate_out_of_ssa(&f, &OutOfSsaOptions::default()).expect("translates");
+    assert_eq!(report.cycle_copies, 1, "one cycle broken through the fresh variable:\n{}", print_function(&g));
+}
+
+/// Fig. 4: the lost-copy problem, after copy propagation the value of the
+/// phi is used after the loop while the back edge redefines it.
+const LOST_COPY: &str = "
+fn main(v0) {
+b0:
+    v1 = const 1
+    v5 = const 1
+    jump b1
+b1(b0, b1):
+    v2 = phi v1, v3
+    v3 = add v2, v5
+    v4 = lt v3, v0
+    br v4, b1, b2
+b2(b1):
+    ret v2
+}
+";
+
+#[test]
+fn lost_copy_problem_keeps_exactly_one_copy() {
+    let f = parse_one(LOST_COPY);
+    let counts = translate_everywhere(&f, &[&[0], &[1], &[3], &[10]]);
+    for (variant, n) in counts {
+        // x2 (v2) and x3 (v3) interfere, so one copy stays (Fig. 4(d)).
+        assert_eq!(n, 1, "{}", variant.name());
+    }
+}
+
+/// Fig. 1: a branch reads `u`, and the copy for the phi in the successor
+/// must go before the branch.
+const BRANCH_USE: &str = "
+fn main(v0) {
+b0:
+    v1 = const 3
+    br v0, b1, b2
+b1(b0):
+    v2 = add v0, v1
+    jump b3
+b2(b0):
+    v3 = sub v0, v1
+    v4 = lt v3, v1
+    br v3, b3, b4
+b3(b1, b2):
+    v5 = phi v2, v4
+    ret v5
+b4(b2):
+    ret v3
+}
+";
+
+#[test]
+fn branch_use_copy_goes_before_the_branch() {
+    let f = parse_one(BRANCH_USE);
+    translate_everywhere(&f, &[&[0], &[1], &[3], &[4], &[-7]]);
+}
+
+/// §III-A's example: `b = a; c = a` with all three live after; the value
+/// variants coalesce everything, Intersect keeps both copies.
+const TWO_COPIES: &str = "
+fn main(v0) {
+b0:
+    v1 = add v0, v0
+    v2 = copy v1
+    v3 = copy v1
+    v4 = add v2, v3
+    v5 = add v4, v1
+    ret v5
+}
+";
+
+#[test]
+fn value_based_interference_removes_copies_of_one_value() {
+    let f = parse_one(TWO_COPIES);
+    let counts = translate_everywhere(&f, &[&[4]]);
+    let of = |v: CoalescingVariant| counts.iter().find(|(x, _)| *x == v).unwrap().1;
+    assert_eq!(of(CoalescingVariant::Intersect), 2);
+    assert_eq!(of(CoalescingVariant::Value), 0);
+    assert_eq!(of(CoalescingVariant::Sharing), 0);
+    assert!(of(CoalescingVariant::Chaitin) <= 1);
+}
+
+/// Seeded programs of the default and `patterns` shapes, with both SSA
+/// constructions (copies propagated or kept), through every variant and
+/// liveness method.
+#[test]
+fn seeded_programs_every_variant_and_liveness_method_keep_the_outcome() {
+    use ssaref::gen::{GenConfig, Shape};
+    let mut failures = Vec::new();
+    let mut translated = 0;
+    for seed in 0..160u64 {
+        let config = if seed % 2 == 0 { Shape::Patterns.config() } else { GenConfig::default() };
+        let tc = TestCase::from_seed(seed, &config);
+        let Ok(expected) = ssaref_interp::run_ast(&tc.program, &tc.args, FUEL) else { continue };
+        if expected.end == End::OutOfFuel {
+            continue;
+        }
+        let braun = if seed % 4 < 2 { BraunOptions::all_on() } else { BraunOptions::plain() };
+        let module = construct_program(&tc.program, &braun);
+        for opts in all_options() {
+            translated += 1;
+            if let Err(e) = check_translation(&module, &tc.args, &expected, &opts) {
+                failures.push(format!(
+                    "seed {seed}, {} {}: {e}\n{}",
+                    opts.variant.name(),
+                    opts.liveness.name(),
+                    tc.to_source()
+                ));
+            }
+        }
+        if failures.len() >= 3 {
+            break;
+        }
+    }
+    assert!(failures.is_empty(), "failures:\n{}", failures.join("\n\n"));
+    assert!(translated > 100 * 14);
+}
+
+/// The conventional-form verifier rejects phis and a use that some path
+/// reaches without a definition, and accepts a variable assigned twice.
+#[test]
+fn conventional_verifier_accepts_reassignment_and_rejects_undefined_paths() {
+    let ok = parse_one(
+        "
+fn main(v0) {
+b0:
+    v1 = const 1
+    br v0, b1, b2
+b1(b0):
+    v1 = const 2
+    jump b2
+b2(b0, b1):
+    ret v1
+}
+",
+    );
+    verify_conventional(&ok).expect("a variable assigned on two paths is fine");
+    let bad = parse_one(
+        "
+fn main(v0) {
+b0:
+    br v0, b1, b2
+b1(b0):
+    v1 = const 2
+    jump b2
+b2(b0, b1):
+    ret v1
+}
+",
+    );
+    let e = verify_conventional(&bad).expect_err("v1 is undefined on the path b0 -> b2");
+    assert!(e.to_string().contains("not defined on every path"), "{e}");
+    let phi = parse_one(LOST_COPY);
+    assert!(verify_conventional(&phi).is_err(), "phis are not conventional");
+}
+
+/// Input that is not strict SSA is an error, with or without the checks.
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    let m = parse_module(
+        "
+fn main(v0) {
+b0:
+    br v0, b1, b2
+b1(b0):
+    v1 = const 2
+    jump b2
+b2(b0, b1):
+    ret v1
+}
+",
+    )
+    .expect("parses");
+    for check in [true, false] {
+        let opts = OutOfSsaOptions { check, ..OutOfSsaOptions::default() };
+        assert!(translate_module(&m, &opts).is_err());
+    }
+}
