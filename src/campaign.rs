@@ -38,6 +38,11 @@ pub struct CampaignConfig {
     pub out_dir: PathBuf,
     /// Print a progress line every second.
     pub progress: bool,
+    /// Run route 1 (SSA-based allocation).
+    pub route1: bool,
+    /// Route-2 configurations; program `i` runs `route2[i % len]` (none:
+    /// no route 2).
+    pub route2: Vec<crate::pipeline::Route2>,
 }
 
 /// The totals of a campaign.
@@ -141,7 +146,10 @@ pub fn run_campaign(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), stop:
     let next = AtomicU64::new(0);
     let summary = Mutex::new(CampaignSummary::default());
     let gen_config = GenConfig::default();
-    let diff = DiffConfig::standard(&config.regs, config.fuel);
+    let mut diff = DiffConfig::standard(&config.regs, config.fuel).route1_only();
+    if !config.route1 {
+        diff.regalloc.clear();
+    }
     let start = Instant::now();
     let done = AtomicBool::new(false);
     std::thread::scope(|s| {
@@ -159,6 +167,10 @@ pub fn run_campaign(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), stop:
                 let tc = TestCase::from_seed(seed, &gen_config);
                 let t1 = Instant::now();
                 let _ = crate::pipeline::take_phase_times();
+                let mut diff = diff.clone();
+                if !config.route2.is_empty() {
+                    diff.route2 = vec![config.route2[(i % config.route2.len() as u64) as usize]];
+                }
                 let verdict = differential_full(&tc.program, &tc.args, oracle, &diff);
                 let t2 = Instant::now();
                 let phases = crate::pipeline::take_phase_times();

@@ -117,6 +117,26 @@ impl CoalescingVariant {
         }
     }
 
+    /// The name in stage names and on the command line: lower case, no
+    /// spaces (`intersect`, `sreedhar-i`, `chaitin`, `value`,
+    /// `sreedhar-iii`, `value+is`, `sharing`).
+    pub fn slug(self) -> &'static str {
+        match self {
+            CoalescingVariant::Intersect => "intersect",
+            CoalescingVariant::SreedharI => "sreedhar-i",
+            CoalescingVariant::Chaitin => "chaitin",
+            CoalescingVariant::Value => "value",
+            CoalescingVariant::SreedharIII => "sreedhar-iii",
+            CoalescingVariant::ValueIs => "value+is",
+            CoalescingVariant::Sharing => "sharing",
+        }
+    }
+
+    /// The variant whose [`slug`](Self::slug) is `s`.
+    pub fn from_slug(s: &str) -> Option<CoalescingVariant> {
+        CoalescingVariant::ALL.into_iter().find(|v| v.slug() == s)
+    }
+
     /// The pairwise test the variant merges classes with.
     fn rule(self) -> Rule {
         match self {

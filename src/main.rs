@@ -94,12 +94,95 @@ enum Stage {
     Ssa,
     /// Interpret the reference SSA of Cytron et al.
     Cytron,
-    /// Interpret the allocated machine IR (route 1: SSA-based register
-    /// allocation, then spill-free SSA elimination).
+    /// Interpret route 2's destructed program (Boissinot et al.'s out-of-SSA
+    /// translation with `--coalescing` and `--liveness`).
+    OutOfSsa,
+    /// Interpret the allocated machine IR (`--route`: route 1's SSA-based
+    /// allocation and spill-free SSA elimination, or route 2's conventional
+    /// allocation).
     Alloc,
     /// Lower the allocated code to x86-64 (iced-x86), check it, and run it
     /// under the Unicorn emulator.
     X86,
+}
+
+/// Which back end runs after SSA construction.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum Route {
+    /// Route 1: Pereira's SSA-based register allocation, then Pereira and
+    /// Palsberg's spill-free SSA elimination.
+    #[value(alias = "pereira")]
+    SsaRa,
+    /// Route 2: Boissinot et al.'s out-of-SSA translation, then a
+    /// conventional register allocator.
+    Boissinot,
+}
+
+/// The back ends a campaign runs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum FuzzRoute {
+    /// Route 1 only.
+    #[value(alias = "pereira")]
+    SsaRa,
+    /// Route 2 only.
+    Boissinot,
+    /// Both routes on every program.
+    Both,
+}
+
+fn parse_coalescing(s: &str) -> Result<ssaref::coalescing::CoalescingVariant, String> {
+    ssaref::coalescing::CoalescingVariant::from_slug(s).ok_or_else(|| {
+        let names: Vec<&str> = ssaref::coalescing::CoalescingVariant::ALL.iter().map(|v| v.slug()).collect();
+        format!("unknown coalescing variant `{s}` (one of {})", names.join(", "))
+    })
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum LivenessArg {
+    /// The fast liveness check (Boissinot et al. 2008).
+    Check,
+    /// Live-in/live-out sets by data flow.
+    Sets,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum AllocatorArg {
+    /// Every variable in a stack slot (Pereira §5's baseline).
+    SpillEverything,
+    /// Linear scan over lifetime intervals with holes.
+    LinearScan,
+}
+
+#[derive(Args, Debug)]
+struct Route2Args {
+    /// Route 2's coalescing variant (Boissinot et al. §III-E): intersect,
+    /// sreedhar-i, chaitin, value, sreedhar-iii, value+is, sharing.
+    #[arg(long, value_parser = parse_coalescing, default_value = "sharing")]
+    coalescing: ssaref::coalescing::CoalescingVariant,
+    /// Route 2's liveness: the fast check or dataflow sets.
+    #[arg(long = "liveness", value_enum, default_value_t = LivenessArg::Check)]
+    liveness_method: LivenessArg,
+    /// Route 2's register allocator.
+    #[arg(long, value_enum, default_value_t = AllocatorArg::LinearScan)]
+    allocator: AllocatorArg,
+}
+
+impl Route2Args {
+    fn route2(&self) -> pipeline::Route2 {
+        use ssaref::out_of_ssa::{LivenessMethod, OutOfSsaOptions};
+        let liveness = match self.liveness_method {
+            LivenessArg::Check => LivenessMethod::Check,
+            LivenessArg::Sets => LivenessMethod::Sets,
+        };
+        let allocator = match self.allocator {
+            AllocatorArg::SpillEverything => ssaref::conventional_alloc::ConventionalAllocator::SpillEverything,
+            AllocatorArg::LinearScan => ssaref::conventional_alloc::ConventionalAllocator::LinearScan,
+        };
+        pipeline::Route2 {
+            out_of_ssa: OutOfSsaOptions { liveness, ..OutOfSsaOptions::fast(self.coalescing) },
+            allocator,
+        }
+    }
 }
 
 #[derive(Args, Debug)]
@@ -194,6 +277,11 @@ struct RunArgs {
     /// Which stage to run.
     #[arg(long, value_enum, default_value_t = Stage::X86)]
     stage: Stage,
+    /// Which back end produces the allocated code.
+    #[arg(long, value_enum, default_value_t = Route::SsaRa)]
+    route: Route,
+    #[command(flatten)]
+    route2: Route2Args,
     #[command(flatten)]
     alloc: AllocArgs,
     /// Fuel budget (steps) before the run is stopped.
@@ -210,9 +298,14 @@ struct EmitArgs {
     /// Which stage to print.
     #[arg(long, value_enum, default_value_t = Stage::Ssa)]
     stage: Stage,
-    /// With `--stage alloc`, also print the SSA after each allocation pass.
+    /// With `--stage alloc` or `x86`, also print the IR after each pass.
     #[arg(long)]
     passes: bool,
+    /// Which back end produces the allocated code.
+    #[arg(long, value_enum, default_value_t = Route::SsaRa)]
+    route: Route,
+    #[command(flatten)]
+    route2: Route2Args,
     #[command(flatten)]
     alloc: AllocArgs,
     #[command(flatten)]
@@ -286,6 +379,15 @@ struct FuzzArgs {
     /// Fuel of each source run.
     #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
     fuel: u64,
+    /// Which back ends: route 1 (`ssa-ra`), route 2 (`boissinot`) or both.
+    /// Route 2 rotates through every coalescing variant, liveness method and
+    /// allocator, one configuration per program (unless `--coalescing` fixes
+    /// the variant).
+    #[arg(long, value_enum, default_value_t = FuzzRoute::Both)]
+    route: FuzzRoute,
+    /// Only this coalescing variant in route 2.
+    #[arg(long, value_parser = parse_coalescing)]
+    coalescing: Option<ssaref::coalescing::CoalescingVariant>,
 }
 
 #[derive(Args, Debug)]
@@ -335,10 +437,10 @@ struct StatsArgs {
     /// Fuel of each run.
     #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
     fuel: u64,
-    /// Which route: `pereira` (route 1, register allocation) or `boissinot`
+    /// Which route: `ssa-ra` (route 1, register allocation) or `boissinot`
     /// (route 2, copies left by each out-of-SSA coalescing variant, Fig. 5).
-    #[arg(long, default_value = "pereira")]
-    route: String,
+    #[arg(long, value_enum, default_value_t = Route::SsaRa)]
+    route: Route,
     /// With `--route boissinot`: `check` (fast liveness check) or `sets`.
     #[arg(long, default_value = "check")]
     liveness: String,
@@ -425,6 +527,63 @@ fn print_outcome(outcome: &Outcome) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The back end's machine IR for `--stage alloc` and `--stage x86`: route 1,
+/// or route 2 with the chosen configuration. With `passes`, also the IR
+/// after each pass, as text.
+fn backend(
+    program: &ssaref::ast::Program,
+    construction: &ConstructionArgs,
+    route: Route,
+    alloc: &AllocArgs,
+    route2: &Route2Args,
+    passes: bool,
+) -> Result<(ssaref::mir::MModule, String), Failure> {
+    let module = pipeline::build_ssa(program, &construction.config()).map_err(|e| internal(e.to_string()))?;
+    let mut text = String::new();
+    let mir = match route {
+        Route::SsaRa => {
+            let (mir, reports) = allocate_module(&module, &alloc.options()).map_err(|e| internal(e.to_string()))?;
+            if passes {
+                let npasses = reports.first().map_or(0, |r| r.stages.len());
+                for i in 0..npasses {
+                    text.push_str(&format!("// after {}\n", reports[0].stages[i].0));
+                    for r in &reports {
+                        text.push_str(&ir_text::print_function(&r.stages[i].1));
+                    }
+                }
+            }
+            mir
+        }
+        Route::Boissinot => {
+            let r2 = route2.route2();
+            let (destructed, _) =
+                ssaref::out_of_ssa::translate_module(&module, &r2.out_of_ssa).map_err(|e| internal(e.to_string()))?;
+            if passes {
+                text.push_str(&format!("// after out-of-SSA ({})\n", r2.describe()));
+                text.push_str(&ir_text::print_module(&destructed));
+            }
+            ssaref::conventional_alloc::allocate_conventional_module(&destructed, usize::from(alloc.regs), r2.allocator)
+                .map_err(|e| internal(e.to_string()))?
+        }
+    };
+    if passes {
+        text.push_str("// allocated\n");
+    }
+    Ok((mir, text))
+}
+
+/// Route 2's destructed program (`--stage out-of-ssa`).
+fn destructed(
+    program: &ssaref::ast::Program,
+    construction: &ConstructionArgs,
+    route2: &Route2Args,
+) -> Result<ssaref::ir::Module, Failure> {
+    let module = pipeline::build_ssa(program, &construction.config()).map_err(|e| internal(e.to_string()))?;
+    let (destructed, _) = ssaref::out_of_ssa::translate_module(&module, &route2.route2().out_of_ssa)
+        .map_err(|e| internal(e.to_string()))?;
+    Ok(destructed)
+}
+
 fn cmd_run(a: RunArgs) -> Result<ExitCode, Failure> {
     let (src, program) = load(&a.file)?;
     let args = parse_args(&a.file, &src, &program, &a.args)?;
@@ -440,16 +599,13 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, Failure> {
             ssaref::verifier::verify_module(&module).map_err(|e| internal(e.to_string()))?;
             interp::run_ssa(&module, &args, a.fuel)
         }
+        Stage::OutOfSsa => interp::run_ssa(&destructed(&program, &a.construction, &a.route2)?, &args, a.fuel),
         Stage::Alloc => {
-            let module =
-                pipeline::build_ssa(&program, &a.construction.config()).map_err(|e| internal(e.to_string()))?;
-            let (mir, _) = allocate_module(&module, &a.alloc.options()).map_err(|e| internal(e.to_string()))?;
+            let (mir, _) = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, false)?;
             interp::run_mir(&mir, &args, a.fuel)
         }
         Stage::X86 => {
-            let module =
-                pipeline::build_ssa(&program, &a.construction.config()).map_err(|e| internal(e.to_string()))?;
-            let (mir, _) = allocate_module(&module, &a.alloc.options()).map_err(|e| internal(e.to_string()))?;
+            let (mir, _) = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, false)?;
             let code = pipeline::lower_and_check(&mir).map_err(|e| internal(e.to_string()))?;
             // --fuel counts MIR steps; the budget counts x86 instructions.
             match ssaref::emulator::run_x86(&code, &args, ssaref::emulator::budget_for(a.fuel)) {
@@ -475,30 +631,21 @@ fn cmd_emit(a: EmitArgs) -> Result<ExitCode, Failure> {
             ir_text::print_module(&module)
         }
         Stage::Cytron => ir_text::print_module(&ssaref::cytron::construct_cytron(&program)),
+        Stage::OutOfSsa => ir_text::print_module(&destructed(&program, &a.construction, &a.route2)?),
         Stage::Alloc => {
-            let module =
-                pipeline::build_ssa(&program, &a.construction.config()).map_err(|e| internal(e.to_string()))?;
-            let (mir, reports) = allocate_module(&module, &a.alloc.options()).map_err(|e| internal(e.to_string()))?;
-            let mut text = String::new();
-            if a.passes {
-                let npasses = reports.first().map_or(0, |r| r.stages.len());
-                for i in 0..npasses {
-                    text.push_str(&format!("// after {}\n", reports[0].stages[i].0));
-                    for r in &reports {
-                        text.push_str(&ir_text::print_function(&r.stages[i].1));
-                    }
-                }
-                text.push_str("// allocated\n");
-            }
+            let (mir, mut text) = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, a.passes)?;
             text.push_str(&ssaref::mir::print_module(&mir));
             text
         }
         Stage::X86 => {
-            let module =
-                pipeline::build_ssa(&program, &a.construction.config()).map_err(|e| internal(e.to_string()))?;
-            let (mir, _) = allocate_module(&module, &a.alloc.options()).map_err(|e| internal(e.to_string()))?;
+            let (mir, mut text) = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, a.passes)?;
+            if a.passes {
+                text.push_str(&ssaref::mir::print_module(&mir));
+                text.push_str("// x86-64\n");
+            }
             let code = pipeline::lower_and_check(&mir).map_err(|e| internal(e.to_string()))?;
-            ssaref::x86_lower::listing(&code)
+            text.push_str(&ssaref::x86_lower::listing(&code));
+            text
         }
     };
     print!("{text}");
@@ -610,7 +757,7 @@ fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
     if corpus.is_empty() {
         return Err(bad_input("stats: give at least one program, or --gen N".into()));
     }
-    if a.route == "boissinot" {
+    if a.route == Route::Boissinot {
         let liveness = match a.liveness.as_str() {
             "check" => ssaref::out_of_ssa::LivenessMethod::Check,
             "sets" => ssaref::out_of_ssa::LivenessMethod::Sets,
@@ -626,9 +773,6 @@ fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
         print!("{table}");
         return Ok(ExitCode::SUCCESS);
     }
-    if a.route != "pereira" {
-        return Err(bad_input(format!("stats: unknown route `{}` (pereira, boissinot)", a.route)));
-    }
     let table = ssaref::regalloc_stats::comparison_table(&corpus, a.regs as usize, &interp::Interp, a.fuel)
         .map_err(internal)?;
     print!("{table}");
@@ -639,12 +783,20 @@ fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
 /// peak, for `bench-out-of-ssa` (a relaxed atomic add per allocation).
 mod counting_alloc {
     use std::alloc::{GlobalAlloc, Layout, System};
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
     pub struct Counting;
 
     static CURRENT: AtomicUsize = AtomicUsize::new(0);
     static PEAK: AtomicUsize = AtomicUsize::new(0);
+    /// Off except in `bench-out-of-ssa`: counting on every allocation from
+    /// several threads would make them fight over the counters' cache line.
+    static ENABLED: AtomicBool = AtomicBool::new(false);
+
+    /// Starts counting (for the rest of the process).
+    pub fn enable() {
+        ENABLED.store(true, Ordering::Relaxed);
+    }
 
     // SAFETY: every call is forwarded to the system allocator unchanged; the
     // counters are only statistics.
@@ -652,7 +804,7 @@ mod counting_alloc {
         unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
             // SAFETY: forwarded with the caller's layout.
             let p = unsafe { System.alloc(layout) };
-            if !p.is_null() {
+            if !p.is_null() && ENABLED.load(Ordering::Relaxed) {
                 let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
                 PEAK.fetch_max(now, Ordering::Relaxed);
             }
@@ -662,13 +814,15 @@ mod counting_alloc {
         unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
             // SAFETY: forwarded with the caller's pointer and layout.
             unsafe { System.dealloc(ptr, layout) };
-            CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+            if ENABLED.load(Ordering::Relaxed) {
+                CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+            }
         }
 
         unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
             // SAFETY: forwarded with the caller's arguments.
             let p = unsafe { System.realloc(ptr, layout, new_size) };
-            if !p.is_null() {
+            if !p.is_null() && ENABLED.load(Ordering::Relaxed) {
                 if new_size >= layout.size() {
                     let now = CURRENT.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size - layout.size();
                     PEAK.fetch_max(now, Ordering::Relaxed);
@@ -703,6 +857,7 @@ fn cmd_bench_out_of_ssa(a: BenchArgs) -> Result<ExitCode, Failure> {
     use ssaref::coalescing::CoalescingVariant;
     use ssaref::out_of_ssa::{translate_out_of_ssa, OutOfSsaOptions};
     use std::time::Instant;
+    counting_alloc::enable();
     let fast = OutOfSsaOptions { check: false, ..OutOfSsaOptions::fast(CoalescingVariant::Value) };
     let slow = OutOfSsaOptions { check: false, ..OutOfSsaOptions::sreedhar_iii_graph() };
     println!(
@@ -790,6 +945,15 @@ fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
         fuel: a.fuel,
         out_dir: std::path::PathBuf::from(&a.out),
         progress: true,
+        route1: a.route != FuzzRoute::Boissinot,
+        route2: if a.route == FuzzRoute::SsaRa {
+            Vec::new()
+        } else {
+            pipeline::Route2::all()
+                .into_iter()
+                .filter(|r| a.coalescing.is_none_or(|v| r.out_of_ssa.variant == v))
+                .collect()
+        },
     };
     let summary = ssaref::campaign::run_campaign(&config, &interp::Interp, &stop);
     print!("{}", summary.render(jobs));

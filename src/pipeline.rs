@@ -190,6 +190,8 @@ pub struct PhaseTimes {
     pub mir_runs: std::time::Duration,
     /// x86-64 lowering, encoding and the machine-code checker.
     pub lowering: std::time::Duration,
+    /// Route 2's out-of-SSA translation with its checkers.
+    pub out_of_ssa: std::time::Duration,
     /// Running the machine code under Unicorn.
     pub emulation: std::time::Duration,
 }
@@ -203,15 +205,17 @@ impl PhaseTimes {
         self.allocation += other.allocation;
         self.mir_runs += other.mir_runs;
         self.lowering += other.lowering;
+        self.out_of_ssa += other.out_of_ssa;
         self.emulation += other.emulation;
     }
 
     /// The phases with their names, in pipeline order.
-    pub fn named(&self) -> [(&'static str, std::time::Duration); 7] {
+    pub fn named(&self) -> [(&'static str, std::time::Duration); 8] {
         [
             ("source run", self.source),
             ("construction+checks", self.construction),
             ("SSA runs", self.ssa_runs),
+            ("out-of-SSA+checks", self.out_of_ssa),
             ("allocation+checks", self.allocation),
             ("MIR runs", self.mir_runs),
             ("x86 lowering+check", self.lowering),
@@ -246,6 +250,49 @@ pub fn later_stage_fuel(fuel: u64) -> u64 {
     fuel.saturating_mul(8).saturating_add(10_000)
 }
 
+/// One configuration of route 2: Boissinot et al.'s out-of-SSA translation
+/// with a coalescing variant and a liveness method, then a conventional
+/// register allocator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Route2 {
+    pub out_of_ssa: crate::out_of_ssa::OutOfSsaOptions,
+    pub allocator: crate::conventional_alloc::ConventionalAllocator,
+}
+
+impl Route2 {
+    /// Every variant × liveness method × allocator (28 configurations), in
+    /// a fixed order, each with the fast configuration's linear class test
+    /// and every checker on.
+    pub fn all() -> Vec<Route2> {
+        use crate::coalescing::CoalescingVariant;
+        use crate::conventional_alloc::ConventionalAllocator;
+        use crate::out_of_ssa::{LivenessMethod, OutOfSsaOptions};
+        let mut out = Vec::new();
+        for allocator in ConventionalAllocator::ALL {
+            for liveness in LivenessMethod::ALL {
+                for variant in CoalescingVariant::ALL {
+                    let out_of_ssa = OutOfSsaOptions { liveness, ..OutOfSsaOptions::fast(variant) };
+                    out.push(Route2 { out_of_ssa, allocator });
+                }
+            }
+        }
+        out
+    }
+
+    /// The `i`-th configuration of [`Route2::all`], cyclically: a campaign
+    /// gives program `i` configuration `i`, so that consecutive programs
+    /// cover every configuration.
+    pub fn rotation(i: u64) -> Route2 {
+        let all = Route2::all();
+        all[(i % all.len() as u64) as usize]
+    }
+
+    /// `variant,liveness,allocator`, as in stage names.
+    pub fn describe(&self) -> String {
+        format!("{},{},{}", self.out_of_ssa.variant.slug(), self.out_of_ssa.liveness.name(), self.allocator.name())
+    }
+}
+
 /// What [`differential_full`] runs.
 #[derive(Clone, Debug)]
 pub struct DiffConfig {
@@ -260,6 +307,8 @@ pub struct DiffConfig {
     /// Lower the allocated code to x86-64, check it, and run it under
     /// Unicorn (the `x86[...]` stages).
     pub x86: bool,
+    /// Route-2 configurations, each run for every K of `regs`.
+    pub route2: Vec<Route2>,
 }
 
 impl DiffConfig {
@@ -278,7 +327,14 @@ impl DiffConfig {
             regalloc: vec![all, all.without_section_6()],
             fuel,
             x86: true,
+            route2: Route2::all(),
         }
+    }
+
+    /// Only route 1 (no route-2 configuration).
+    pub fn route1_only(mut self) -> Self {
+        self.route2.clear();
+        self
     }
 }
 
@@ -354,6 +410,56 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
             }
         }
     }
+    for r2 in &config.route2 {
+        let tag = r2.describe();
+        let (destructed, _) = match crate::out_of_ssa::translate_module(&ssa, &r2.out_of_ssa) {
+            Ok(x) => x,
+            Err(e) => return Verdict::CheckFailed(e),
+        };
+        t = charge(t, |p| &mut p.out_of_ssa);
+        // The destructed program has no phis; the oracle's SSA engine runs
+        // it as a register machine over its variables.
+        let stage = format!("out-of-ssa[{}]", tag.rsplit_once(',').map_or(tag.as_str(), |(a, _)| a));
+        let got = oracle.run_ssa(&destructed, args, later);
+        if got.as_ref() != Ok(&expected) {
+            return Verdict::Diverge { stage, expected, got };
+        }
+        stages.push(StageResult { stage, outcome: got });
+        t = charge(t, |p| &mut p.ssa_runs);
+        for &k in &config.regs {
+            let mir = match crate::conventional_alloc::allocate_conventional_module(&destructed, k, r2.allocator) {
+                Ok(m) => m,
+                Err(e) => return Verdict::CheckFailed(e),
+            };
+            t = charge(t, |p| &mut p.allocation);
+            let stage = format!("conv[k={k},{tag}]");
+            let (got, steps) = match oracle.profile_mir(&mir, args, later) {
+                Ok((o, profile)) => (Ok(o), Some(profile.executed)),
+                Err(_) => (oracle.run_mir(&mir, args, later), None),
+            };
+            if got.as_ref() != Ok(&expected) {
+                return Verdict::Diverge { stage, expected, got };
+            }
+            stages.push(StageResult { stage, outcome: got });
+            t = charge(t, |p| &mut p.mir_runs);
+            if config.x86 {
+                let stage = format!("x86-conv[k={k},{tag}]");
+                let code = match lower_and_check(&mir) {
+                    Ok(code) => code,
+                    Err(e) => return Verdict::CheckFailed(e),
+                };
+                t = charge(t, |p| &mut p.lowering);
+                let budget = crate::emulator::budget_for(steps.unwrap_or(later));
+                let got = crate::emulator::run_x86(&code, args, budget).map_err(|e| e.to_string());
+                t = charge(t, |p| &mut p.emulation);
+                if got.as_ref() != Ok(&expected) {
+                    return Verdict::Diverge { stage, expected, got };
+                }
+                stages.push(StageResult { stage, outcome: got });
+            }
+        }
+    }
+    let _ = t;
     Verdict::Agree { outcome: expected, stages }
 }
 
