@@ -168,7 +168,8 @@ pub fn fuzz_construct(data: &[u8], oracle: &dyn crate::oracle::Oracle) {
 pub const FUZZ_REGS: [usize; 6] = [2, 3, 4, 6, 8, 15];
 
 /// The whole pipeline from bytes: the first byte picks K (of
-/// [`FUZZ_REGS`]) and whether route 1 runs with the §6 optimizations; the
+/// [`FUZZ_REGS`]) and whether route 1 runs with the §6 optimizations, the
+/// second byte route 2's configuration (`pipeline::Route2::rotation`); the
 /// rest builds a program with the generator. Every stage runs, from the
 /// source to x86-64 under Unicorn, with every checker
 /// (`pipeline::differential_full`). Panics with the program (as `.src`
@@ -183,6 +184,8 @@ pub fn fuzz_pipeline(data: &[u8], oracle: &dyn crate::oracle::Oracle) {
     config.variants.truncate(2);
     let opts = config.regalloc[usize::from(first / 8) % config.regalloc.len()];
     config.regalloc = vec![opts];
+    // One route-2 configuration per input, picked by the second byte.
+    config.route2 = vec![crate::pipeline::Route2::rotation(u64::from(data.get(1).copied().unwrap_or(0)))];
     let verdict = differential_full(&tc.program, &tc.args, oracle, &config);
     if !verdict.is_ok() {
         panic!("the pipeline fails with K = {k}\n{}", describe_failure(&tc, &verdict));
