@@ -15,8 +15,13 @@
 //! `return v` (the status word says the code returned) or `trap
 //! divide-error` (the CPU raised #DE, interrupt 0), and the final `mem`.
 //! Everything else is an error of ssaref, not a program outcome: another
-//! exception, an access to unmapped memory, the instruction budget running
-//! out, a full trace.
+//! exception, an access to unmapped memory, the budget running out, a full
+//! trace.
+//!
+//! The budget counts block entries and is enforced by the code itself (see
+//! `x86_lower.rs`, "The budget"): the harness stores it at
+//! `layout::FUEL` before the run. Unicorn runs without an instruction count,
+//! which would make it instrument every instruction.
 
 use crate::ast::MEM_WORDS;
 use crate::mir::{Loc, MAX_REGS};
@@ -56,7 +61,7 @@ fn round_up(x: u64) -> u64 {
 /// budget set too low), never something the program did.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum EmuError {
-    /// The instruction budget ran out before the code reached its exit.
+    /// The budget of block entries ran out before the code reached its exit.
     BudgetExhausted { budget: u64, pc: u64 },
     /// Anything else: a fault, an unexpected interrupt, a full trace, bad
     /// parameters, Unicorn itself failing.
@@ -67,7 +72,7 @@ impl std::fmt::Display for EmuError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             EmuError::BudgetExhausted { budget, pc } => {
-                write!(f, "the instruction budget of {budget} ran out (at {pc:#x})")
+                write!(f, "the budget of {budget} block entries ran out (at {pc:#x})")
             }
             EmuError::Fault(m) => f.write_str(m),
         }
@@ -154,7 +159,7 @@ impl Emulator {
         Ok(())
     }
 
-    /// Runs `code` with `args`, executing at most `budget` instructions.
+    /// Runs `code` with `args`, entering at most `budget` blocks.
     pub fn run(&mut self, code: &X86Code, args: &[i64], budget: u64) -> Result<Outcome, EmuError> {
         if args.len() > code.params.len() {
             let n = code.params.len();
@@ -175,7 +180,9 @@ impl Emulator {
             self.last_code.extend_from_slice(&code.bytes);
         }
         self.uc.mem_write(layout::MEM_BASE, &[0u8; MEM_BYTES as usize]).map_err(|e| uc_err("clear mem", e))?;
-        self.uc.mem_write(layout::CONTROL_PAGE, &[0u8; 24]).map_err(|e| uc_err("clear control", e))?;
+        let mut control = [0u8; layout::CONTROL_BYTES];
+        control[24..32].copy_from_slice(&budget.to_le_bytes());
+        self.uc.mem_write(layout::CONTROL_PAGE, &control).map_err(|e| uc_err("clear control", e))?;
         self.uc.context_restore(&self.fresh).map_err(|e| uc_err("restore context", e))?;
         for r in REGS {
             self.uc.reg_write(r, 0).map_err(|e| uc_err("reset register", e))?;
@@ -204,9 +211,9 @@ impl Emulator {
             }
         }
         self.uc.get_data_mut().interrupt = None;
-        let started = self.uc.emu_start(layout::CODE_BASE, code.exit, 0, budget as usize);
+        let started = self.uc.emu_start(layout::CODE_BASE, code.exit, 0, 0);
         let interrupt = self.uc.get_data().interrupt;
-        let mut control = [0u8; 24];
+        let mut control = [0u8; layout::CONTROL_BYTES];
         self.uc.mem_read(layout::CONTROL_PAGE, &mut control).map_err(|e| uc_err("read control", e))?;
         let word = |i: usize| u64::from_le_bytes(control[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
         let (result, status, count) = (word(0) as i64, word(1), word(2));
@@ -222,9 +229,13 @@ impl Emulator {
                 layout::STATUS_TRACE_FULL => {
                     return Err(EmuError::Fault(format!("the trace is full ({} words)", layout::TRACE_CAPACITY)));
                 }
-                _ => {
+                layout::STATUS_OUT_OF_FUEL => {
                     let pc = self.uc.pc_read().unwrap_or(0);
                     return Err(EmuError::BudgetExhausted { budget, pc });
+                }
+                other => {
+                    let pc = self.uc.pc_read().unwrap_or(0);
+                    return Err(EmuError::Fault(format!("the code stopped at {pc:#x} with status {other}")));
                 }
             },
         };
@@ -257,11 +268,11 @@ pub fn run_x86(code: &X86Code, args: &[i64], budget: u64) -> Result<Outcome, Emu
     })
 }
 
-/// The instruction budget for a stage whose MIR run may take `mir_fuel`
-/// steps: the lowering emits at most 12 instructions per MIR instruction
-/// or terminator (a division), plus room for the exit.
+/// The budget (block entries) for a stage whose MIR run takes at most
+/// `mir_fuel` steps: every block entered executes its terminator, one MIR
+/// step, so a correct lowering enters at most that many blocks.
 pub fn budget_for(mir_fuel: u64) -> u64 {
-    mir_fuel.saturating_mul(12).saturating_add(64)
+    mir_fuel.saturating_add(1)
 }
 
 /// What [`bench_emulator`] measured, in milliseconds per run.

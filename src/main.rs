@@ -607,7 +607,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, Failure> {
         Stage::X86 => {
             let (mir, _) = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, false)?;
             let code = pipeline::lower_and_check(&mir).map_err(|e| internal(e.to_string()))?;
-            // --fuel counts MIR steps; the budget counts x86 instructions.
+            // --fuel counts MIR steps; the x86 budget counts block entries.
             match ssaref::emulator::run_x86(&code, &args, ssaref::emulator::budget_for(a.fuel)) {
                 Ok(o) => Ok(o),
                 Err(ssaref::emulator::EmuError::BudgetExhausted { .. }) => {

@@ -380,8 +380,8 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
             t = charge(t, |p| &mut p.ssa_runs);
             let stage = format!("alloc[k={k},{tag}]");
             // The step count of the MIR run bounds the x86 run: a correct
-            // lowering executes at most `emulator::budget_for(steps)`
-            // instructions, so wrong code that loops is stopped early.
+            // lowering enters at most `emulator::budget_for(steps)` blocks,
+            // so wrong code that loops is stopped early.
             let (got, steps) = match oracle.profile_mir(&mir, args, later) {
                 Ok((o, profile)) => (Ok(o), Some(profile.executed)),
                 Err(_) => (oracle.run_mir(&mir, args, later), None),

@@ -24,6 +24,16 @@
 //! * A return stores the value at [`layout::RESULT`] and
 //!   [`layout::STATUS_RETURNED`] at [`layout::STATUS`]; a full trace stores
 //!   [`layout::STATUS_TRACE_FULL`] instead. Both then jump to the exit.
+//! * The budget: every block starts with `sub qword [FUEL], 1; jb stop`,
+//!   which touches no register (flags are never live across a block
+//!   boundary: a branch tests its condition right before jumping). A run
+//!   that enters more blocks than [`layout::FUEL`] held stores
+//!   [`layout::STATUS_OUT_OF_FUEL`] and exits. Every loop goes through a
+//!   block start, so every run ends. The budget is in the code rather than
+//!   in Unicorn's instruction count because counting instructions makes
+//!   Unicorn instrument every instruction, which made a run about three
+//!   times slower (`ssaref bench-emulator`, measured when this was chosen:
+//!   0.42 against 0.15 ms per run of new code).
 //!
 //! # Instruction selection without a spare register
 //!
@@ -78,6 +88,10 @@ pub mod layout {
     pub const STATUS: u64 = 0x0801_0008;
     /// The number of words in the trace.
     pub const TRACE_COUNT: u64 = 0x0801_0010;
+    /// Block entries left before the run is stopped (the budget).
+    pub const FUEL: u64 = 0x0801_0018;
+    /// Bytes of the control words (`RESULT` to `FUEL`).
+    pub const CONTROL_BYTES: usize = 32;
     /// The page that holds `RESULT`, `STATUS` and `TRACE_COUNT`.
     pub const CONTROL_PAGE: u64 = 0x0801_0000;
     /// Trace word `i` is at `TRACE_BASE + 8*i`.
@@ -90,6 +104,8 @@ pub mod layout {
     pub const STATUS_RETURNED: u64 = 1;
     /// An `out` found the trace full.
     pub const STATUS_TRACE_FULL: u64 = 2;
+    /// A block was entered with no fuel left.
+    pub const STATUS_OUT_OF_FUEL: u64 = 3;
     /// Bytes the lowering may push below rsp at once (a division pushes 3
     /// words).
     pub const PUSH_RESERVE: u64 = 64;
@@ -138,6 +154,7 @@ struct Lowerer {
     labels: Vec<CodeLabel>,
     exit: CodeLabel,
     trace_full: CodeLabel,
+    out_of_fuel: CodeLabel,
     /// `(instruction index in the assembler, block, text)` per group.
     groups: Vec<(usize, Option<Block>, String)>,
 }
@@ -390,17 +407,20 @@ pub fn lower_function(f: &MFunction) -> Result<X86Code, String> {
     let labels: Vec<CodeLabel> = (0..f.blocks.len()).map(|_| a.create_label()).collect();
     let exit = a.create_label();
     let trace_full = a.create_label();
-    let mut lw = Lowerer { a, k: f.k, labels, exit, trace_full, groups: Vec::new() };
+    let out_of_fuel = a.create_label();
+    let mut lw = Lowerer { a, k: f.k, labels, exit, trace_full, out_of_fuel, groups: Vec::new() };
     for (b, data) in f.blocks.iter() {
         let mut label = lw.labels[b.0 as usize];
         lw.a.set_label(&mut label).map_err(asm_err)?;
         lw.labels[b.0 as usize] = label;
-        let mut first = true;
+        let start = lw.a.instructions().len();
+        lw.a.sub(qword_ptr(layout::FUEL as i32), 1).map_err(asm_err)?;
+        lw.a.jb(lw.out_of_fuel).map_err(asm_err)?;
+        lw.groups.push((start, Some(b), "block budget".into()));
         for i in &data.insts {
             let start = lw.a.instructions().len();
             lw.inst(i)?;
-            lw.groups.push((start, first.then_some(b), format!("{}{}", i.inst, annot_suffix(i))));
-            first = false;
+            lw.groups.push((start, None, format!("{}{}", i.inst, annot_suffix(i))));
         }
         let start = lw.a.instructions().len();
         let next = Block(b.0 + 1);
@@ -412,15 +432,23 @@ pub fn lower_function(f: &MFunction) -> Result<X86Code, String> {
             lw.a.zero_bytes().map_err(asm_err)?;
         }
         let tr = data.term_reads.map(|v| format!("  ; <- {v}")).unwrap_or_default();
-        lw.groups.push((start, first.then_some(b), format!("{}{tr}", data.term)));
+        lw.groups.push((start, None, format!("{}{tr}", data.term)));
     }
-    // The trace-full exit, then the exit itself: a `hlt` that is never
-    // executed, because the emulator stops when it reaches its address.
+    // The trace-full and out-of-fuel exits, then the exit itself: a `hlt`
+    // that is never executed, because the emulator stops when it reaches
+    // its address.
     let start = lw.a.instructions().len();
     let mut tf = lw.trace_full;
     lw.a.set_label(&mut tf).map_err(asm_err)?;
     lw.a.mov(qword_ptr(layout::STATUS as i32), layout::STATUS_TRACE_FULL as i32).map_err(asm_err)?;
+    let exit = lw.exit;
+    lw.a.jmp(exit).map_err(asm_err)?;
     lw.groups.push((start, None, "trace full".into()));
+    let start = lw.a.instructions().len();
+    let mut oof = lw.out_of_fuel;
+    lw.a.set_label(&mut oof).map_err(asm_err)?;
+    lw.a.mov(qword_ptr(layout::STATUS as i32), layout::STATUS_OUT_OF_FUEL as i32).map_err(asm_err)?;
+    lw.groups.push((start, None, "out of fuel".into()));
     let start = lw.a.instructions().len();
     let mut ex = lw.exit;
     lw.a.set_label(&mut ex).map_err(asm_err)?;
