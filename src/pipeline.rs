@@ -377,37 +377,13 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
                 }
                 stages.push(StageResult { stage, outcome: got });
             }
-            t = charge(t, |p| &mut p.ssa_runs);
-            let stage = format!("alloc[k={k},{tag}]");
-            // The step count of the MIR run bounds the x86 run: a correct
-            // lowering enters at most `emulator::budget_for(steps)` blocks,
-            // so wrong code that loops is stopped early.
-            let (got, steps) = match oracle.profile_mir(&mir, args, later) {
-                Ok((o, profile)) => (Ok(o), Some(profile.executed)),
-                Err(_) => (oracle.run_mir(&mir, args, later), None),
-            };
-            if got.as_ref() != Ok(&expected) {
-                return Verdict::Diverge { stage, expected, got };
+            charge(t, |p| &mut p.ssa_runs);
+            let (mir_stage, x86_stage) = (format!("alloc[k={k},{tag}]"), format!("x86[k={k},{tag}]"));
+            if let Err(v) = allocated_stages(&mir, (mir_stage, x86_stage), args, oracle, config, &expected, &mut stages)
+            {
+                return v;
             }
-            stages.push(StageResult { stage, outcome: got });
-            t = charge(t, |p| &mut p.mir_runs);
-            if config.x86 {
-                let stage = format!("x86[k={k},{tag}]");
-                let got = match lower_and_check(&mir) {
-                    Ok(code) => {
-                        t = charge(t, |p| &mut p.lowering);
-                        let budget = crate::emulator::budget_for(steps.unwrap_or(later));
-                        let got = crate::emulator::run_x86(&code, args, budget);
-                        t = charge(t, |p| &mut p.emulation);
-                        got.map_err(|e| e.to_string())
-                    }
-                    Err(e) => return Verdict::CheckFailed(e),
-                };
-                if got.as_ref() != Ok(&expected) {
-                    return Verdict::Diverge { stage, expected, got };
-                }
-                stages.push(StageResult { stage, outcome: got });
-            }
+            t = std::time::Instant::now();
         }
     }
     for r2 in &config.route2 {
@@ -431,36 +407,59 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
                 Ok(m) => m,
                 Err(e) => return Verdict::CheckFailed(e),
             };
-            t = charge(t, |p| &mut p.allocation);
-            let stage = format!("conv[k={k},{tag}]");
-            let (got, steps) = match oracle.profile_mir(&mir, args, later) {
-                Ok((o, profile)) => (Ok(o), Some(profile.executed)),
-                Err(_) => (oracle.run_mir(&mir, args, later), None),
-            };
-            if got.as_ref() != Ok(&expected) {
-                return Verdict::Diverge { stage, expected, got };
+            charge(t, |p| &mut p.allocation);
+            let names = (format!("conv[k={k},{tag}]"), format!("x86-conv[k={k},{tag}]"));
+            if let Err(v) = allocated_stages(&mir, names, args, oracle, config, &expected, &mut stages) {
+                return v;
             }
-            stages.push(StageResult { stage, outcome: got });
-            t = charge(t, |p| &mut p.mir_runs);
-            if config.x86 {
-                let stage = format!("x86-conv[k={k},{tag}]");
-                let code = match lower_and_check(&mir) {
-                    Ok(code) => code,
-                    Err(e) => return Verdict::CheckFailed(e),
-                };
-                t = charge(t, |p| &mut p.lowering);
-                let budget = crate::emulator::budget_for(steps.unwrap_or(later));
-                let got = crate::emulator::run_x86(&code, args, budget).map_err(|e| e.to_string());
-                t = charge(t, |p| &mut p.emulation);
-                if got.as_ref() != Ok(&expected) {
-                    return Verdict::Diverge { stage, expected, got };
-                }
-                stages.push(StageResult { stage, outcome: got });
-            }
+            t = std::time::Instant::now();
         }
     }
     let _ = t;
     Verdict::Agree { outcome: expected, stages }
+}
+
+/// The stages of one allocated module: the MIR in the oracle, then (with
+/// `config.x86`) the x86-64 lowering, the machine-code checker, and the run
+/// under Unicorn. `names` are the two stage names. Pushes the agreeing
+/// stages; returns the verdict of the first disagreement or failed check.
+fn allocated_stages(
+    mir: &crate::mir::MModule,
+    names: (String, String),
+    args: &[i64],
+    oracle: &dyn Oracle,
+    config: &DiffConfig,
+    expected: &Outcome,
+    stages: &mut Vec<StageResult>,
+) -> Result<(), Verdict> {
+    let later = later_stage_fuel(config.fuel);
+    let t = std::time::Instant::now();
+    // The step count of the MIR run bounds the x86 run: a correct lowering
+    // enters at most `emulator::budget_for(steps)` blocks, so wrong code
+    // that loops is stopped early.
+    let (got, steps) = match oracle.profile_mir(mir, args, later) {
+        Ok((o, profile)) => (Ok(o), Some(profile.executed)),
+        Err(_) => (oracle.run_mir(mir, args, later), None),
+    };
+    let (mir_stage, x86_stage) = names;
+    if got.as_ref() != Ok(expected) {
+        return Err(Verdict::Diverge { stage: mir_stage, expected: expected.clone(), got });
+    }
+    stages.push(StageResult { stage: mir_stage, outcome: got });
+    let t = charge(t, |p| &mut p.mir_runs);
+    if !config.x86 {
+        return Ok(());
+    }
+    let code = lower_and_check(mir).map_err(Verdict::CheckFailed)?;
+    let t = charge(t, |p| &mut p.lowering);
+    let budget = crate::emulator::budget_for(steps.unwrap_or(later));
+    let got = crate::emulator::run_x86(&code, args, budget).map_err(|e| e.to_string());
+    charge(t, |p| &mut p.emulation);
+    if got.as_ref() != Ok(expected) {
+        return Err(Verdict::Diverge { stage: x86_stage, expected: expected.clone(), got });
+    }
+    stages.push(StageResult { stage: x86_stage, outcome: got });
+    Ok(())
 }
 
 /// Lowers `main` of an allocated module to x86-64 and runs the

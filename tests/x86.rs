@@ -19,25 +19,6 @@ use ssaref::outcome::{End, Trap};
 use ssaref::x86_check::check_machine_code;
 use ssaref::x86_lower::{layout, lower_function, X86Code};
 
-const BINOPS: [BinOp; 16] = [
-    BinOp::Add,
-    BinOp::Sub,
-    BinOp::Mul,
-    BinOp::Div,
-    BinOp::Rem,
-    BinOp::Shl,
-    BinOp::Shr,
-    BinOp::And,
-    BinOp::Or,
-    BinOp::Xor,
-    BinOp::Eq,
-    BinOp::Ne,
-    BinOp::Lt,
-    BinOp::Le,
-    BinOp::Gt,
-    BinOp::Ge,
-];
-
 /// Operand pairs that trap for no operator (divisors 3, 2, -1, 65, 7),
 /// with shift counts that exercise the modulo-64 rule.
 const PAIRS: [(i64, i64); 6] = [(7, 3), (-7, 2), (i64::MIN, 3), (5, -1), (123_456_789_012, 65), (0, 7)];
@@ -105,7 +86,7 @@ fn triples(k: usize) -> Vec<(u8, u8, u8)> {
 fn every_binary_operation_with_every_register_assignment() {
     let mut cases = 0;
     for k in [2, 3, 4, 15] {
-        for op in BINOPS {
+        for op in BinOp::ALL {
             let mut insts = Vec::new();
             for (d, a, b) in triples(k) {
                 for (x, y) in PAIRS {
