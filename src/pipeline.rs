@@ -379,7 +379,8 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
             }
             charge(t, |p| &mut p.ssa_runs);
             let (mir_stage, x86_stage) = (format!("alloc[k={k},{tag}]"), format!("x86[k={k},{tag}]"));
-            if let Err(v) = allocated_stages(&mir, (mir_stage, x86_stage), args, oracle, config, &expected, &mut stages)
+            if let Some(v) =
+                allocated_stages(&mir, (mir_stage, x86_stage), args, oracle, config, &expected, &mut stages)
             {
                 return v;
             }
@@ -409,7 +410,7 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
             };
             charge(t, |p| &mut p.allocation);
             let names = (format!("conv[k={k},{tag}]"), format!("x86-conv[k={k},{tag}]"));
-            if let Err(v) = allocated_stages(&mir, names, args, oracle, config, &expected, &mut stages) {
+            if let Some(v) = allocated_stages(&mir, names, args, oracle, config, &expected, &mut stages) {
                 return v;
             }
             t = std::time::Instant::now();
@@ -422,7 +423,8 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
 /// The stages of one allocated module: the MIR in the oracle, then (with
 /// `config.x86`) the x86-64 lowering, the machine-code checker, and the run
 /// under Unicorn. `names` are the two stage names. Pushes the agreeing
-/// stages; returns the verdict of the first disagreement or failed check.
+/// stages; returns the verdict of the first disagreement or failed check,
+/// or `None` when every stage agrees.
 fn allocated_stages(
     mir: &crate::mir::MModule,
     names: (String, String),
@@ -431,7 +433,7 @@ fn allocated_stages(
     config: &DiffConfig,
     expected: &Outcome,
     stages: &mut Vec<StageResult>,
-) -> Result<(), Verdict> {
+) -> Option<Verdict> {
     let later = later_stage_fuel(config.fuel);
     let t = std::time::Instant::now();
     // The step count of the MIR run bounds the x86 run: a correct lowering
@@ -443,23 +445,26 @@ fn allocated_stages(
     };
     let (mir_stage, x86_stage) = names;
     if got.as_ref() != Ok(expected) {
-        return Err(Verdict::Diverge { stage: mir_stage, expected: expected.clone(), got });
+        return Some(Verdict::Diverge { stage: mir_stage, expected: expected.clone(), got });
     }
     stages.push(StageResult { stage: mir_stage, outcome: got });
     let t = charge(t, |p| &mut p.mir_runs);
     if !config.x86 {
-        return Ok(());
+        return None;
     }
-    let code = lower_and_check(mir).map_err(Verdict::CheckFailed)?;
+    let code = match lower_and_check(mir) {
+        Ok(code) => code,
+        Err(e) => return Some(Verdict::CheckFailed(e)),
+    };
     let t = charge(t, |p| &mut p.lowering);
     let budget = crate::emulator::budget_for(steps.unwrap_or(later));
     let got = crate::emulator::run_x86(&code, args, budget).map_err(|e| e.to_string());
     charge(t, |p| &mut p.emulation);
     if got.as_ref() != Ok(expected) {
-        return Err(Verdict::Diverge { stage: x86_stage, expected: expected.clone(), got });
+        return Some(Verdict::Diverge { stage: x86_stage, expected: expected.clone(), got });
     }
     stages.push(StageResult { stage: x86_stage, outcome: got });
-    Ok(())
+    None
 }
 
 /// Lowers `main` of an allocated module to x86-64 and runs the
