@@ -779,10 +779,14 @@ fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The global allocator of the binary counts the bytes in use and their
-/// peak, for `bench-out-of-ssa` (a relaxed atomic add per allocation).
+/// The global allocator of the binary: mimalloc (faster than glibc's malloc
+/// on the passes' many small allocations; see ARCHITECTURE.md,
+/// "Dependencies"), which also counts the bytes in use and their peak for
+/// `bench-out-of-ssa` (a relaxed atomic add per allocation, only once that
+/// command enables it).
 mod counting_alloc {
-    use std::alloc::{GlobalAlloc, Layout, System};
+    use mimalloc::MiMalloc as System;
+    use std::alloc::{GlobalAlloc, Layout};
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
     pub struct Counting;
