@@ -785,7 +785,7 @@ fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
 /// `bench-out-of-ssa` (a relaxed atomic add per allocation, only once that
 /// command enables it).
 mod counting_alloc {
-    use mimalloc::MiMalloc as System;
+    use mimalloc::MiMalloc;
     use std::alloc::{GlobalAlloc, Layout};
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -802,12 +802,12 @@ mod counting_alloc {
         ENABLED.store(true, Ordering::Relaxed);
     }
 
-    // SAFETY: every call is forwarded to the system allocator unchanged; the
+    // SAFETY: every call is forwarded to mimalloc unchanged; the
     // counters are only statistics.
     unsafe impl GlobalAlloc for Counting {
         unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
             // SAFETY: forwarded with the caller's layout.
-            let p = unsafe { System.alloc(layout) };
+            let p = unsafe { MiMalloc.alloc(layout) };
             if !p.is_null() && ENABLED.load(Ordering::Relaxed) {
                 let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
                 PEAK.fetch_max(now, Ordering::Relaxed);
@@ -817,7 +817,7 @@ mod counting_alloc {
 
         unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
             // SAFETY: forwarded with the caller's pointer and layout.
-            unsafe { System.dealloc(ptr, layout) };
+            unsafe { MiMalloc.dealloc(ptr, layout) };
             if ENABLED.load(Ordering::Relaxed) {
                 CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
             }
@@ -825,7 +825,7 @@ mod counting_alloc {
 
         unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
             // SAFETY: forwarded with the caller's arguments.
-            let p = unsafe { System.realloc(ptr, layout, new_size) };
+            let p = unsafe { MiMalloc.realloc(ptr, layout, new_size) };
             if !p.is_null() && ENABLED.load(Ordering::Relaxed) {
                 if new_size >= layout.size() {
                     let now = CURRENT.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size - layout.size();
