@@ -13,7 +13,7 @@
 use crate::case_file::CaseFile;
 use crate::gen::{GenConfig, TestCase};
 use crate::oracle::Oracle;
-use crate::pipeline::{differential_full, DiffConfig, Verdict};
+use crate::pipeline::{differential_full_catching, DiffConfig, Verdict};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -117,6 +117,7 @@ pub fn failing_stage(verdict: &Verdict) -> Option<String> {
         Verdict::Diverge { stage, .. } => Some(stage.split('[').next().unwrap_or(stage).to_string()),
         Verdict::CheckFailed(e) => Some(format!("check {} ({})", e.pass, e.check)),
         Verdict::SourceError(_) => Some("source".into()),
+        Verdict::Panic(_) => Some("panic".into()),
     }
 }
 
@@ -171,7 +172,7 @@ pub fn run_campaign(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), stop:
                 if !config.route2.is_empty() {
                     diff.route2 = vec![config.route2[(i % config.route2.len() as u64) as usize]];
                 }
-                let verdict = differential_full(&tc.program, &tc.args, oracle, &diff);
+                let verdict = differential_full_catching(&tc.program, &tc.args, oracle, &diff);
                 let t2 = Instant::now();
                 let phases = crate::pipeline::take_phase_times();
                 let failed = failing_stage(&verdict);

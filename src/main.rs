@@ -688,7 +688,7 @@ fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
             )))
         }
         Verdict::CheckFailed(e) => Err(internal(e.to_string())),
-        Verdict::SourceError(e) => Err(internal(e)),
+        Verdict::SourceError(e) | Verdict::Panic(e) => Err(internal(e)),
     }
 }
 
@@ -980,7 +980,7 @@ fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
         if !a.regs.is_empty() { a.regs.clone() } else { case.regs.unwrap_or_else(|| DEFAULT_CASE_REGS.to_vec()) };
     check_regs(&regs)?;
     let config = pipeline::DiffConfig::standard(&regs, a.fuel);
-    let verdict = pipeline::differential_full(&program, &args, &interp::Interp, &config);
+    let verdict = pipeline::differential_full_catching(&program, &args, &interp::Interp, &config);
     let first_k = regs.first().copied().unwrap_or(4);
     println!("== program (args {args:?})");
     print!("{}", ssaref::ast_print::print_program(&program));

@@ -163,6 +163,9 @@ pub enum Verdict {
     CheckFailed(PassError),
     /// The oracle could not run the source program.
     SourceError(String),
+    /// A pass or checker panicked (a bug of ssaref): the panic's message.
+    /// Only [`differential_full_catching`] returns it.
+    Panic(String),
 }
 
 impl Verdict {
@@ -465,6 +468,26 @@ fn allocated_stages(
     }
     stages.push(StageResult { stage: x86_stage, outcome: got });
     None
+}
+
+/// [`differential_full`], with a panic anywhere in the pipeline turned into
+/// [`Verdict::Panic`], so that a campaign writes the case to disk and goes
+/// on instead of losing it with the thread.
+pub fn differential_full_catching(program: &Program, args: &[i64], oracle: &dyn Oracle, config: &DiffConfig) -> Verdict {
+    let run = std::panic::AssertUnwindSafe(|| differential_full(program, args, oracle, config));
+    match std::panic::catch_unwind(run) {
+        Ok(v) => v,
+        Err(payload) => {
+            let message = if let Some(s) = payload.downcast_ref::<&str>() {
+                (*s).to_string()
+            } else if let Some(s) = payload.downcast_ref::<String>() {
+                s.clone()
+            } else {
+                "a panic without a message".to_string()
+            };
+            Verdict::Panic(message)
+        }
+    }
 }
 
 /// Lowers `main` of an allocated module to x86-64 and runs the

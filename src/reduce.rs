@@ -46,7 +46,7 @@ use crate::gen::shrink::{Candidates, ShrinkOptions};
 use crate::gen::TestCase;
 use crate::oracle::Oracle;
 use crate::outcome::End;
-use crate::pipeline::{differential_full, DiffConfig, Verdict};
+use crate::pipeline::{differential_full_catching, DiffConfig, Verdict};
 use std::fmt;
 
 /// How a case fails, with K abstracted: what every kept candidate shares.
@@ -59,6 +59,8 @@ pub enum Failure {
     CheckFailed { pass: String, check: &'static str },
     /// The oracle could not run the source program.
     SourceError,
+    /// A pass panicked with this message.
+    Panic { message: String },
 }
 
 /// What a diverging stage gave instead of the source's outcome.
@@ -88,6 +90,7 @@ impl Failure {
             }
             Verdict::CheckFailed(e) => Some(Failure::CheckFailed { pass: stage_family(&e.pass), check: e.check }),
             Verdict::SourceError(_) => Some(Failure::SourceError),
+            Verdict::Panic(message) => Some(Failure::Panic { message: message.clone() }),
         }
     }
 }
@@ -105,6 +108,7 @@ impl fmt::Display for Failure {
             }
             Failure::CheckFailed { pass, check } => write!(f, "check `{check}` fails after {pass}"),
             Failure::SourceError => f.write_str("the oracle cannot run the source"),
+            Failure::Panic { message } => write!(f, "ssaref panics: {message}"),
         }
     }
 }
@@ -227,7 +231,7 @@ pub fn reduce(
     oracle: &dyn Oracle,
     config: &ReduceConfig,
 ) -> Result<Reduction, ReduceError> {
-    let verdict = differential_full(&tc.program, &tc.args, oracle, &DiffConfig::standard(regs, config.fuel));
+    let verdict = differential_full_catching(&tc.program, &tc.args, oracle, &DiffConfig::standard(regs, config.fuel));
     let Some(failure) = Failure::of(&verdict) else { return Err(ReduceError::NotFailing(Box::new(verdict))) };
     let mut r = Reducer {
         oracle,
@@ -288,7 +292,7 @@ impl Reducer<'_> {
     fn test(&mut self, tc: &TestCase, regs: &[usize]) -> Option<Verdict> {
         self.stats.tests += 1;
         let verdict =
-            differential_full(&tc.program, &tc.args, self.oracle, &DiffConfig::standard(regs, self.config.fuel));
+            differential_full_catching(&tc.program, &tc.args, self.oracle, &DiffConfig::standard(regs, self.config.fuel));
         match Failure::of(&verdict) {
             Some(f) if f == self.target => {
                 self.stats.accepted += 1;

@@ -615,6 +615,7 @@ pub fn describe_failure(tc: &TestCase, verdict: &Verdict) -> String {
         }
         Verdict::CheckFailed(e) => format!("check failed: {e}\n"),
         Verdict::SourceError(e) => format!("the oracle cannot run the source: {e}\n"),
+        Verdict::Panic(m) => format!("ssaref panicked: {m}\n"),
     };
     format!("{}\n{what}", tc.to_source())
 }
