@@ -473,7 +473,12 @@ fn allocated_stages(
 /// [`differential_full`], with a panic anywhere in the pipeline turned into
 /// [`Verdict::Panic`], so that a campaign writes the case to disk and goes
 /// on instead of losing it with the thread.
-pub fn differential_full_catching(program: &Program, args: &[i64], oracle: &dyn Oracle, config: &DiffConfig) -> Verdict {
+pub fn differential_full_catching(
+    program: &Program,
+    args: &[i64],
+    oracle: &dyn Oracle,
+    config: &DiffConfig,
+) -> Verdict {
     let run = std::panic::AssertUnwindSafe(|| differential_full(program, args, oracle, config));
     match std::panic::catch_unwind(run) {
         Ok(v) => v,

@@ -291,8 +291,12 @@ impl Reducer<'_> {
     /// Runs a candidate; its verdict if it fails like the original.
     fn test(&mut self, tc: &TestCase, regs: &[usize]) -> Option<Verdict> {
         self.stats.tests += 1;
-        let verdict =
-            differential_full_catching(&tc.program, &tc.args, self.oracle, &DiffConfig::standard(regs, self.config.fuel));
+        let verdict = differential_full_catching(
+            &tc.program,
+            &tc.args,
+            self.oracle,
+            &DiffConfig::standard(regs, self.config.fuel),
+        );
         match Failure::of(&verdict) {
             Some(f) if f == self.target => {
                 self.stats.accepted += 1;
