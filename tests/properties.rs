@@ -71,6 +71,7 @@ fn stages_agree(tc: TestCase) -> TestResult {
         }
         Verdict::CheckFailed(e) => TestResult::error(format!("{e}\n{}", ssa_of(&tc, &e.pass))),
         Verdict::SourceError(e) => TestResult::error(format!("the oracle cannot run the source: {e}")),
+        Verdict::Panic(m) => TestResult::error(format!("ssaref panicked: {m}")),
     }
 }
 
