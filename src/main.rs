@@ -326,6 +326,9 @@ struct CheckArgs {
     /// representative ones).
     #[arg(long)]
     all_variants: bool,
+    /// Register counts for both back ends, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [2usize, 3, 4, 6, 8, 15])]
+    regs: Vec<usize>,
 }
 
 #[derive(Args, Debug)]
@@ -665,7 +668,10 @@ fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
             BraunOptions { marker: true, ..BraunOptions::all_on() },
         ]
     };
-    match pipeline::differential(&program, &args, &interp::Interp, &variants, a.fuel) {
+    check_regs(&a.regs)?;
+    let mut config = pipeline::DiffConfig::standard(&a.regs, a.fuel);
+    config.variants = variants;
+    match pipeline::differential_full_catching(&program, &args, &interp::Interp, &config) {
         Verdict::Agree { outcome, stages } => {
             for s in &stages {
                 println!("agree  {}", s.stage);
