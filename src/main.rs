@@ -979,6 +979,33 @@ fn load_case(file: &str) -> Result<CaseFile, Failure> {
 /// The register counts of a case without a `// regs:` line (those of `ssaref fuzz`).
 const DEFAULT_CASE_REGS: [usize; 6] = [2, 3, 4, 6, 8, 15];
 
+/// `repro`'s view of route 2: the destructed program, the allocated code
+/// and its disassembly, for one configuration and one K.
+fn print_route2(ssa: &ssaref::ir::Module, r2: &pipeline::Route2, k: usize) {
+    let tag = r2.describe();
+    match ssaref::out_of_ssa::translate_module(ssa, &r2.out_of_ssa) {
+        Ok((destructed, _)) => {
+            println!("== route 2: out of SSA ({tag})");
+            print!("{}", ir_text::print_module(&destructed));
+            match ssaref::conventional_alloc::allocate_conventional_module(&destructed, k, r2.allocator) {
+                Ok(mir) => {
+                    println!("== route 2: allocated ({tag}, K = {k})");
+                    print!("{}", ssaref::mir::print_module(&mir));
+                    match pipeline::lower_and_check(&mir) {
+                        Ok(code) => {
+                            println!("== route 2: x86-64 ({tag}, K = {k})");
+                            print!("{}", ssaref::x86_lower::listing(&code));
+                        }
+                        Err(e) => println!("== route 2: x86-64 lowering failed: {e}"),
+                    }
+                }
+                Err(e) => println!("== route 2: allocation with K = {k} failed: {e}"),
+            }
+        }
+        Err(e) => println!("== route 2: out-of-SSA ({tag}) failed: {e}"),
+    }
+}
+
 fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
     let case = load_case(&a.case)?;
     let (program, args) = (case.program, case.args);
@@ -987,12 +1014,41 @@ fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
     check_regs(&regs)?;
     let config = pipeline::DiffConfig::standard(&regs, a.fuel);
     let verdict = pipeline::differential_full_catching(&program, &args, &interp::Interp, &config);
-    let first_k = regs.first().copied().unwrap_or(4);
+    // Show the K and the route-2 configuration of the failing stage.
+    let failing = match &verdict {
+        Verdict::Diverge { stage, .. } => Some(stage.clone()),
+        Verdict::CheckFailed(e) => Some(e.pass.clone()),
+        _ => None,
+    };
+    let first_k = failing
+        .as_deref()
+        .and_then(ssaref::reduce::stage_k)
+        .filter(|k| regs.contains(k))
+        .unwrap_or_else(|| regs.first().copied().unwrap_or(4));
+    let route2 = failing
+        .as_deref()
+        .and_then(|s| {
+            pipeline::Route2::all().into_iter().find(|r| {
+                let (v, l) = (r.out_of_ssa.variant.slug(), r.out_of_ssa.liveness.name());
+                s.contains(&r.describe()) || s.starts_with(&format!("out-of-ssa[{v},{l}]"))
+            })
+        })
+        .unwrap_or(pipeline::Route2 {
+            out_of_ssa: ssaref::out_of_ssa::OutOfSsaOptions::default(),
+            allocator: ssaref::conventional_alloc::ConventionalAllocator::LinearScan,
+        });
     println!("== program (args {args:?})");
     print!("{}", ssaref::ast_print::print_program(&program));
     let ssa = construct_program(&program, &BraunOptions::all_on());
     println!("== SSA (Braun et al., all optimizations)");
     print!("{}", ir_text::print_module(&ssa));
+    // Route 2 first when the failure is there.
+    let route2_failed = failing.as_deref().is_some_and(|s| {
+        s.starts_with("out-of-ssa") || s.starts_with("conv") || s.starts_with("x86-conv") || s.contains("conv-ra")
+    });
+    if route2_failed {
+        print_route2(&ssa, &route2, first_k);
+    }
     match allocate_module(&ssa, &RegallocOptions::with_k(first_k)) {
         Ok((mir, reports)) => {
             let npasses = reports.first().map_or(0, |r| r.stages.len());
@@ -1013,6 +1069,9 @@ fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
             }
         }
         Err(e) => println!("== allocation with K = {first_k} failed: {e}"),
+    }
+    if !route2_failed {
+        print_route2(&ssa, &route2, first_k);
     }
     println!("== stages");
     match &verdict {
