@@ -425,12 +425,9 @@ pub fn lower_function(f: &MFunction) -> Result<X86Code, String> {
         let start = lw.a.instructions().len();
         let next = Block(b.0 + 1);
         let next = (usize::try_from(next.0).is_ok_and(|n| n < f.blocks.len())).then_some(next);
+        // A fall-through encodes nothing; the next block's label stands on
+        // its budget check.
         lw.term(&data.term, next)?;
-        if lw.a.instructions().len() == start {
-            // A fall-through: nothing to encode, but the label needs an
-            // instruction to stand on.
-            lw.a.zero_bytes().map_err(asm_err)?;
-        }
         let tr = data.term_reads.map(|v| format!("  ; <- {v}")).unwrap_or_default();
         lw.groups.push((start, None, format!("{}{tr}", data.term)));
     }
@@ -461,8 +458,8 @@ pub fn lower_function(f: &MFunction) -> Result<X86Code, String> {
             .map_err(asm_err)?;
     let offsets = &result.inner.new_instruction_offsets;
     let offset_of = |idx: usize| -> u32 {
-        // Zero-byte pseudo-instructions have no offset of their own; the
-        // next encoded instruction (or the end) starts at the same place.
+        // A group that encoded nothing (a fall-through, a self-move) starts
+        // where the next encoded instruction (or the end) does.
         offsets[idx..].iter().copied().find(|&o| o != u32::MAX).unwrap_or(result.inner.code_buffer.len() as u32)
     };
     let block_offsets = lw.labels.iter().map(|l| result.label_ip(l).map(|ip| (ip - layout::CODE_BASE) as u32));
