@@ -468,6 +468,14 @@ fn internal(message: String) -> Failure {
 }
 
 fn main() -> ExitCode {
+    // Rust ignores SIGPIPE, so `ssaref emit ... | head` would end in a
+    // "Broken pipe" panic from `print!`. Restore the default action: the
+    // process ends quietly when its reader goes away, as Unix tools do.
+    // SAFETY: called first thing in `main`, before any thread exists;
+    // `signal` with `SIG_DFL` only resets the disposition of SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(a) => cmd_run(a),
