@@ -743,23 +743,13 @@ fn cmd_gen(a: GenArgs) -> Result<ExitCode, Failure> {
 }
 
 /// The arguments a `// args: ...` header line gives, if any.
-fn header_args(file: &str, src: &str) -> Result<Vec<i64>, Failure> {
-    for (i, line) in src.lines().enumerate() {
-        let Some(rest) = line.trim().strip_prefix("// args:") else { continue };
-        return rest
-            .split_whitespace()
-            .map(|a| a.parse::<i64>().map_err(|_| bad_input(format!("{file}:{}:1: bad argument `{a}`", i + 1))))
-            .collect();
-    }
-    Ok(Vec::new())
-}
-
 fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
     let mut corpus = Vec::new();
     for file in &a.files {
-        let (src, program) = load(file)?;
-        let args = header_args(file, &src)?;
-        corpus.push((program, args));
+        // The case-file reader: `// args:` from the header, errors as
+        // FILE:LINE:COL.
+        let case = load_case(file)?;
+        corpus.push((case.program, case.args));
     }
     let shape = ssaref::gen::Shape::from_name(&a.shape)
         .ok_or_else(|| bad_input(format!("stats: unknown shape `{}`", a.shape)))?;
