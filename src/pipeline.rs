@@ -1,18 +1,25 @@
 //! The pipeline: every pass in order, with the checkers between them, and
 //! the differential driver that runs every stage in the oracle.
 //!
-//! Passes (later stages append to this list):
+//! Passes:
 //! 1. `parser::parse_program` (source text to AST; not run here);
 //! 2. `braun::construct_program` (AST to SSA, Braun et al.), followed by the
 //!    checks of [`check_construction`]: the SSA verifier, pruned, no trivial
 //!    phi, minimal, and phi count against `cytron::construct_cytron`;
 //! 3. route 1, `regalloc::allocate_function`, which lists its own passes
 //!    (critical edges, PhiLifting, PhiMemCoalesce, spilling, register
-//!    assignment, spill-free SSA elimination) and runs a checker after each.
+//!    assignment, spill-free SSA elimination) and runs a checker after each,
+//!    ending with the allocation checker;
+//! 3'. route 2, `out_of_ssa::translate_out_of_ssa` (Boissinot et al.; lists
+//!    its steps and checkers), then `conventional_alloc::allocate_conventional`
+//!    (spill everything or linear scan, then the allocation checker);
+//! 4. [`lower_and_check`]: x86-64 lowering (`x86_lower.rs`) and the
+//!    machine-code checker (`x86_check.rs`), then `emulator::run_x86`.
 //!
 //! [`differential`] runs the construction stages in the oracle;
-//! [`differential_full`] adds, for each K, the SSA after each allocation
-//! pass and the allocated machine IR.
+//! [`differential_full`] adds, for each K, both routes: route 1's SSA after
+//! each allocation pass, route 2's destructed program, the allocated machine
+//! IR of each, and its x86-64 code under Unicorn.
 //!
 //! Architecture invariant: every IR handed from one pass to the next is
 //! checked when [`Config::check`] is on, which is the default in debug
@@ -341,11 +348,14 @@ impl DiffConfig {
     }
 }
 
-/// Runs every stage: the source, Cytron's SSA, each construction variant,
-/// and for each K and route-1 option set, the SSA after each allocation pass
-/// and the allocated machine IR. Route 1 starts from the SSA of
-/// `BraunOptions::all_on()` (copy propagation on, so the swap and lost-copy
-/// situations occur). Returns the first divergence or failed check.
+/// Runs every stage: the source, Cytron's SSA, each construction variant;
+/// for each K and route-1 option set, the SSA after each allocation pass,
+/// the allocated machine IR and its x86-64 code under Unicorn; and for each
+/// route-2 configuration, the destructed program, then for each K the
+/// allocated machine IR and its x86-64 code. Both routes start from the SSA
+/// of `BraunOptions::all_on()` (copy propagation on, so the swap and
+/// lost-copy situations occur). Returns the first divergence or failed
+/// check; a panic propagates (see [`differential_full_catching`]).
 pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, config: &DiffConfig) -> Verdict {
     let first = differential(program, args, oracle, &config.variants, config.fuel);
     let (expected, mut stages) = match first {
