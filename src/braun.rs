@@ -20,10 +20,10 @@
 //! Departures from the printed pseudo-code, each checked by the tests named
 //! in `proofs-notes/ssa-construction.md`:
 //! - Nothing recurses per block or per phi: the look-up of Alg. 2 runs on an
-//!   explicit stack of [`Frame`]s, the re-check of phi users of Alg. 3 and the
+//!   explicit stack of `Frame`s, the re-check of phi users of Alg. 3 and the
 //!   nested SCCs of Alg. 5 use worklists. A replaced phi becomes an *alias*
 //!   of its replacement (a union-find link), and every operand is read
-//!   through [`Builder::resolve`]; that is the `replaceBy` of Alg. 3.
+//!   through `Builder::resolve`; that is the `replaceBy` of Alg. 3.
 //! - A phi whose operands are still being collected is never tested for
 //!   triviality (the recursive re-check of users can reach it); it is tested
 //!   when it is complete.

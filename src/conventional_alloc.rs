@@ -122,7 +122,7 @@ pub(crate) fn validate_input(f: &Function, k: usize, which: &str) -> Result<(), 
 }
 
 /// Allocates one route-2 function with `k` registers by `which` (each
-/// allocator first validates its input, see [`validate_input`]), then
+/// allocator first validates its input, see `validate_input`), then
 /// checks the result with the allocation checker (and that no register
 /// beyond `k` is named).
 pub fn allocate_conventional(f: &Function, k: usize, which: ConventionalAllocator) -> Result<MFunction, PassError> {

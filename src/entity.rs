@@ -1,7 +1,7 @@
 //! Typed indices and dense maps keyed by them.
 //!
 //! Every entity of the IR (`Block`, `Value`, ...) is a `u32` newtype made by
-//! [`entity!`]. Maps keyed by an entity are [`EntityVec`]s, so a `Block` can
+//! [`entity!`](crate::entity!). Maps keyed by an entity are [`EntityVec`]s, so a `Block` can
 //! never index a table of `Value`s by mistake (the habit Cranelift's
 //! `cranelift-entity` made popular; this is our own small version).
 

@@ -1,6 +1,6 @@
 //! Fast liveness checking for SSA form: Boissinot, Hack, Grund, Dupont de
 //! Dinechin and Rastello, "Fast Liveness Checking for SSA-Form Programs"
-//! (CGO 2008), the reference [16] of Boissinot et al., "Revisiting
+//! (CGO 2008), the reference \[16\] of Boissinot et al., "Revisiting
 //! Out-of-SSA Translation for Correctness, Code Quality, and Efficiency"
 //! (CGO 2009), which summarizes it in §IV-A: "This technique does not
 //! require liveness sets but relies on pre-computed data-structures that
