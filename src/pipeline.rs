@@ -10,10 +10,10 @@
 //!    (critical edges, PhiLifting, PhiMemCoalesce, spilling, register
 //!    assignment, spill-free SSA elimination) and runs a checker after each,
 //!    ending with the allocation checker;
-//! 3'. route 2, `out_of_ssa::translate_out_of_ssa` (Boissinot et al.; lists
+//! 4. route 2, `out_of_ssa::translate_out_of_ssa` (Boissinot et al.; lists
 //!    its steps and checkers), then `conventional_alloc::allocate_conventional`
 //!    (spill everything or linear scan, then the allocation checker);
-//! 4. [`lower_and_check`]: x86-64 lowering (`x86_lower.rs`) and the
+//! 5. after either route, [`lower_and_check`]: x86-64 lowering (`x86_lower.rs`) and the
 //!    machine-code checker (`x86_check.rs`), then `emulator::run_x86`.
 //!
 //! [`differential`] runs the construction stages in the oracle;
