@@ -19,7 +19,7 @@
 
 mod common;
 
-use common::case_files;
+use common::{case_files, parse_one};
 
 use ssaref::braun::{construct_program, BraunOptions};
 use ssaref::critical_edges::{has_critical_edges, split_critical_edges};
@@ -27,7 +27,7 @@ use ssaref::cssa::{check_cssa, phi_congruence_classes};
 use ssaref::entity::{EntityRef, EntitySet, EntityVec};
 use ssaref::intervals::{compute_intervals, is_well_formed, merge, union_intersects};
 use ssaref::ir::{Block, Function, Module, Op, Value};
-use ssaref::ir_text::{parse_module, print_function};
+use ssaref::ir_text::print_function;
 use ssaref::liveness::{compute_liveness, interfere, live_after_each_inst, live_before_each_inst, Interference};
 use ssaref::loops::loop_depth;
 use ssaref::oracle::Oracle;
@@ -47,13 +47,6 @@ fn set_of(values: &[u32]) -> Vec<Value> {
     let mut v: Vec<Value> = values.iter().map(|&n| Value(n)).collect();
     v.sort();
     v
-}
-
-fn parse_one(text: &str) -> Function {
-    let m = parse_module(text).unwrap_or_else(|d| panic!("test IR parses: {d}"));
-    let f = m.functions.into_iter().next().expect("one function");
-    verify_function(&f).unwrap_or_else(|e| panic!("test IR verifies: {e}"));
-    f
 }
 
 // ---------------------------------------------------------------------------

@@ -18,7 +18,7 @@
 
 mod common;
 
-use common::case_files;
+use common::{case_files, parse_one, BOISSINOT_FIG3_SWAP};
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -31,7 +31,7 @@ use ssaref::critical_edges::split_critical_edges;
 use ssaref::cssa::{check_cssa, phi_congruence_classes};
 use ssaref::dominance::DomTree;
 use ssaref::ir::{Block, Function, Inst, Module, Op, Terminator, Value};
-use ssaref::ir_text::{parse_module, print_function};
+use ssaref::ir_text::print_function;
 use ssaref::liveness::{compute_liveness, Interference};
 use ssaref::outcome::{End, Outcome};
 use ssaref::values::{intersect, value_interfere, ValueInterference};
@@ -39,13 +39,6 @@ use ssaref::verifier::verify_function;
 use std::time::Instant;
 
 const FUEL: u64 = 1_000_000;
-
-fn parse_one(text: &str) -> Function {
-    let m = parse_module(text).unwrap_or_else(|d| panic!("test IR parses: {d}"));
-    let f = m.functions.into_iter().next().expect("one function");
-    verify_function(&f).unwrap_or_else(|e| panic!("test IR verifies: {e}"));
-    f
-}
 
 fn run(f: &Function, args: &[i64]) -> Outcome {
     let m = Module { functions: vec![f.clone()] };
@@ -315,34 +308,9 @@ fn naive_phi_replacement(f: &Function) -> Function {
     g
 }
 
-/// The swap problem (Fig. 3): after copy propagation the two header phis
-/// read each other on the back edge.
-const SWAP: &str = "
-fn main(v0) {
-b0:
-    v1 = const 1
-    v2 = const 2
-    v3 = const 0
-    v9 = const 1
-    jump b1
-b1(b0, b2):
-    v4 = phi v1, v5
-    v5 = phi v2, v4
-    v6 = phi v3, v7
-    v8 = lt v6, v0
-    br v8, b2, b3
-b2(b1):
-    v7 = add v6, v9
-    jump b1
-b3(b1):
-    out v4
-    ret v5
-}
-";
-
 #[test]
 fn swap_problem_is_solved_by_copy_insertion_and_not_by_naive_replacement() {
-    let f = parse_one(SWAP);
+    let f = parse_one(BOISSINOT_FIG3_SWAP);
     assert!(check_cssa(&f).is_err(), "the swap problem is not CSSA");
     let naive = naive_phi_replacement(&f);
     let mut g = f.clone();

@@ -18,7 +18,7 @@
 
 mod common;
 
-use common::{case_files, parse_case};
+use common::{case_files, parse_case, parse_one, parse_unverified, BOISSINOT_FIG3_SWAP};
 use quickcheck::{QuickCheck, TestResult};
 use ssaref::braun::{construct_program, BraunOptions};
 use ssaref::coalescing::{ClassTest, CoalescingVariant};
@@ -167,11 +167,6 @@ fn linear_class_test_agrees_on_every_coalescing_query() {
 // The paper's examples.
 // ---------------------------------------------------------------------------
 
-fn parse_one(text: &str) -> Function {
-    let m = parse_module(text).unwrap_or_else(|d| panic!("test IR parses: {d}"));
-    m.functions.into_iter().next().expect("one function")
-}
-
 fn run_f(f: &Function, args: &[i64]) -> Outcome {
     let m = Module { functions: vec![f.clone()] };
     ssaref_interp::run_ssa(&m, args, FUEL).unwrap_or_else(|e| panic!("runs: {e}\n{}", print_function(f)))
@@ -204,33 +199,9 @@ fn translate_everywhere(f: &Function, args: &[&[i64]]) -> Vec<(CoalescingVariant
     counts
 }
 
-/// Fig. 3: the two header phis read each other on the back edge.
-const SWAP: &str = "
-fn main(v0) {
-b0:
-    v1 = const 1
-    v2 = const 2
-    v3 = const 0
-    v9 = const 1
-    jump b1
-b1(b0, b2):
-    v4 = phi v1, v5
-    v5 = phi v2, v4
-    v6 = phi v3, v7
-    v8 = lt v6, v0
-    br v8, b2, b3
-b2(b1):
-    v7 = add v6, v9
-    jump b1
-b3(b1):
-    out v4
-    ret v5
-}
-";
-
 #[test]
 fn swap_problem_ends_with_one_swap_through_a_fresh_variable() {
-    let f = parse_one(SWAP);
+    let f = parse_one(BOISSINOT_FIG3_SWAP);
     let counts = translate_everywhere(&f, &[&[0], &[1], &[2], &[5]]);
     for (variant, n) in &counts {
         // The loop counter needs one copy (v7 and v6 interfere? no: v6 dies
@@ -362,7 +333,7 @@ fn seeded_programs_every_variant_and_liveness_method_keep_the_outcome() {
 /// reaches without a definition, and accepts a variable assigned twice.
 #[test]
 fn conventional_verifier_accepts_reassignment_and_rejects_undefined_paths() {
-    let ok = parse_one(
+    let ok = parse_unverified(
         "
 fn main(v0) {
 b0:
@@ -377,7 +348,7 @@ b2(b0, b1):
 ",
     );
     verify_conventional(&ok).expect("a variable assigned on two paths is fine");
-    let bad = parse_one(
+    let bad = parse_unverified(
         "
 fn main(v0) {
 b0:

@@ -130,3 +130,43 @@ pub fn route2_function(f: &ssaref::ir::Function) -> ssaref::ir::Function {
 pub fn route2_module(m: &ssaref::ir::Module) -> ssaref::ir::Module {
     ssaref::ir::Module { functions: m.functions.iter().map(route2_function).collect() }
 }
+
+/// Parses a test's IR text (one function), without the SSA verifier: the
+/// text may be a destructed, non-SSA program.
+pub fn parse_unverified(text: &str) -> ssaref::ir::Function {
+    let m = ssaref::ir_text::parse_module(text).unwrap_or_else(|d| panic!("test IR parses: {d}"));
+    m.functions.into_iter().next().expect("one function")
+}
+
+/// Parses a test's SSA text (one function) and verifies it; panics with the
+/// diagnostic otherwise.
+pub fn parse_one(text: &str) -> ssaref::ir::Function {
+    let f = parse_unverified(text);
+    ssaref::verifier::verify_function(&f).unwrap_or_else(|e| panic!("test IR verifies: {e}"));
+    f
+}
+
+/// Boissinot et al., Fig. 3, the swap problem: after copy propagation the
+/// two loop-header phis read each other on the back edge.
+pub const BOISSINOT_FIG3_SWAP: &str = "
+fn main(v0) {
+b0:
+    v1 = const 1
+    v2 = const 2
+    v3 = const 0
+    v9 = const 1
+    jump b1
+b1(b0, b2):
+    v4 = phi v1, v5
+    v5 = phi v2, v4
+    v6 = phi v3, v7
+    v8 = lt v6, v0
+    br v8, b2, b3
+b2(b1):
+    v7 = add v6, v9
+    jump b1
+b3(b1):
+    out v4
+    ret v5
+}
+";
