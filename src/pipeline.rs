@@ -400,24 +400,37 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
             t = std::time::Instant::now();
         }
     }
+    // The destructed program depends on the out-of-SSA options only, not on
+    // the allocator: translate and run it once per options.
+    let mut destructions: Vec<(crate::out_of_ssa::OutOfSsaOptions, Module)> = Vec::new();
     for r2 in &config.route2 {
         let tag = r2.describe();
-        let (destructed, _) = match crate::out_of_ssa::translate_module(&ssa, &r2.out_of_ssa) {
-            Ok(x) => x,
-            Err(e) => return Verdict::CheckFailed(e),
+        let cached = destructions.iter().position(|(o, _)| *o == r2.out_of_ssa);
+        let index = match cached {
+            Some(i) => i,
+            None => {
+                let (destructed, _) = match crate::out_of_ssa::translate_module(&ssa, &r2.out_of_ssa) {
+                    Ok(x) => x,
+                    Err(e) => return Verdict::CheckFailed(e),
+                };
+                t = charge(t, |p| &mut p.out_of_ssa);
+                // The destructed program has no phis; the oracle's SSA engine
+                // runs it as a register machine over its variables.
+                let (v, l) = (r2.out_of_ssa.variant.slug(), r2.out_of_ssa.liveness.name());
+                let stage = format!("out-of-ssa[{v},{l}]");
+                let got = oracle.run_ssa(&destructed, args, later);
+                if got.as_ref() != Ok(&expected) {
+                    return Verdict::Diverge { stage, expected, got };
+                }
+                stages.push(StageResult { stage, outcome: got });
+                t = charge(t, |p| &mut p.ssa_runs);
+                destructions.push((r2.out_of_ssa, destructed));
+                destructions.len() - 1
+            }
         };
-        t = charge(t, |p| &mut p.out_of_ssa);
-        // The destructed program has no phis; the oracle's SSA engine runs
-        // it as a register machine over its variables.
-        let stage = format!("out-of-ssa[{}]", tag.rsplit_once(',').map_or(tag.as_str(), |(a, _)| a));
-        let got = oracle.run_ssa(&destructed, args, later);
-        if got.as_ref() != Ok(&expected) {
-            return Verdict::Diverge { stage, expected, got };
-        }
-        stages.push(StageResult { stage, outcome: got });
-        t = charge(t, |p| &mut p.ssa_runs);
+        let destructed = &destructions[index].1;
         for &k in &config.regs {
-            let mir = match crate::conventional_alloc::allocate_conventional_module(&destructed, k, r2.allocator) {
+            let mir = match crate::conventional_alloc::allocate_conventional_module(destructed, k, r2.allocator) {
                 Ok(m) => m,
                 Err(e) => return Verdict::CheckFailed(e),
             };
