@@ -977,6 +977,18 @@ fn load_case(file: &str) -> Result<CaseFile, Failure> {
 /// The register counts of a case without a `// regs:` line (those of `ssaref fuzz`).
 const DEFAULT_CASE_REGS: [usize; 6] = [2, 3, 4, 6, 8, 15];
 
+/// `repro`'s annotated disassembly of `mir`, under the heading `title`, or
+/// why the lowering or the machine-code checker failed.
+fn print_listing(mir: &ssaref::mir::MModule, title: &str) {
+    match pipeline::lower_and_check(mir) {
+        Ok(code) => {
+            println!("== {title}");
+            print!("{}", ssaref::x86_lower::listing(&code));
+        }
+        Err(e) => println!("== {title}: lowering failed: {e}"),
+    }
+}
+
 /// `repro`'s view of route 2: the destructed program, the allocated code
 /// and its disassembly, for one configuration and one K.
 fn print_route2(ssa: &ssaref::ir::Module, r2: &pipeline::Route2, k: usize) {
@@ -989,13 +1001,7 @@ fn print_route2(ssa: &ssaref::ir::Module, r2: &pipeline::Route2, k: usize) {
                 Ok(mir) => {
                     println!("== route 2: allocated ({tag}, K = {k})");
                     print!("{}", ssaref::mir::print_module(&mir));
-                    match pipeline::lower_and_check(&mir) {
-                        Ok(code) => {
-                            println!("== route 2: x86-64 ({tag}, K = {k})");
-                            print!("{}", ssaref::x86_lower::listing(&code));
-                        }
-                        Err(e) => println!("== route 2: x86-64 lowering failed: {e}"),
-                    }
+                    print_listing(&mir, &format!("route 2: x86-64 ({tag}, K = {k})"));
                 }
                 Err(e) => println!("== route 2: allocation with K = {k} failed: {e}"),
             }
@@ -1058,13 +1064,7 @@ fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
             }
             println!("== allocated (K = {first_k})");
             print!("{}", ssaref::mir::print_module(&mir));
-            match pipeline::lower_and_check(&mir) {
-                Ok(code) => {
-                    println!("== x86-64 (K = {first_k})");
-                    print!("{}", ssaref::x86_lower::listing(&code));
-                }
-                Err(e) => println!("== x86-64 lowering with K = {first_k} failed: {e}"),
-            }
+            print_listing(&mir, &format!("x86-64 (K = {first_k})"));
         }
         Err(e) => println!("== allocation with K = {first_k} failed: {e}"),
     }
