@@ -25,14 +25,18 @@
 //! For every program point and every location, a [`LocState`]:
 //! `Unknown` (no path to the point writes the location), `Value(v)` (the
 //! location holds the current value of `v`), `Stale(v)` (it holds a value
-//! of `v` from before the latest definition of `v` ran) or `Conflict`
-//! (different paths disagree). The meet at a join keeps a state on which
+//! of `v` from before the latest definition of `v` ran), `Conflict`
+//! (different paths disagree) or `Clobbered` (an instruction destroyed it
+//! as a side effect). The meet at a join keeps a state on which
 //! all incoming edges agree and is `Conflict` otherwise. Transfer:
 //!
 //! * an operation whose annotation defines `d` writes `Value(d)` into its
 //!   destination register, and turns every other location holding
 //!   `Value(d)` into `Stale(d)`: they hold an older instance of `d`, from an
-//!   earlier trip around a loop;
+//!   earlier trip around a loop; a `FixedDiv` (route 2's `idiv` with the
+//!   renaming constraints met) also makes the register of the result not
+//!   asked for `Clobbered`, and must have its dividend in rax and its
+//!   divisor outside rdx;
 //! * `Move`, `Swap`, `Spill` and `Reload` copy or exchange the states of the
 //!   locations they name, whatever those are;
 //! * the edge from `P` into `B` (position `i` of `B.preds`), after `P`'s
@@ -139,8 +143,8 @@ use std::fmt;
 
 use crate::dominance::reverse_postorder;
 use crate::entity::EntityRef;
-use crate::ir::{Block, Value};
-use crate::mir::{Loc, MFunction, MInst, MModule, MTerm, PhiAnnot, Reg, Slot, MAX_REGS, MIN_REGS, REGISTER_NAMES};
+use crate::ir::{BinOp, Block, Value};
+use crate::mir::{Loc, MFunction, MInst, MModule, MTerm, PhiAnnot, Reg, Slot, MAX_REGS, MIN_REGS, RDX, REGISTER_NAMES};
 
 /// What a location holds at a program point, as far as the checker knows.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -154,6 +158,10 @@ pub enum LocState {
     Stale(Value),
     /// The incoming paths disagree on what the location holds.
     Conflict,
+    /// An instruction destroyed the location's contents as a side effect
+    /// (`MInst::clobbered`: the register of the `idiv` result not asked
+    /// for).
+    Clobbered,
 }
 
 impl LocState {
@@ -177,6 +185,7 @@ impl fmt::Display for LocState {
                 write!(f, "an old instance of {v} ({v} has been redefined since)")
             }
             LocState::Conflict => f.write_str("different values on different incoming paths"),
+            LocState::Clobbered => f.write_str("garbage (a fixed division overwrote it)"),
         }
     }
 }
@@ -577,6 +586,14 @@ impl<'a> Checker<'a> {
                     }
                     continue;
                 }
+                if let MInst::FixedDiv { op, divisor } = *inst {
+                    if !matches!(op, BinOp::Div | BinOp::Rem) || divisor == RDX {
+                        return Err(self.malformed(
+                            site,
+                            format!("a fixed division must be `/` or `%` with its divisor not in rdx: `{inst}`"),
+                        ));
+                    }
+                }
                 let operands = inst.reg_reads().len();
                 if annot.reads.len() != operands {
                     return Err(self.bad_annotation(
@@ -661,6 +678,9 @@ impl<'a> Checker<'a> {
                 _ => {
                     // An operation: `check_annotations` made sure that it
                     // names a definition exactly when it writes a register.
+                    if let Some(c) = inst.inst.clobbered(self.m.k) {
+                        state[self.index(Loc::Reg(c))] = LocState::Clobbered;
+                    }
                     if let (Some(d), Some(&dst)) = (inst.annot.defines, inst.inst.reg_writes().first()) {
                         define(state, d);
                         state[self.index(Loc::Reg(dst))] = LocState::Value(d);

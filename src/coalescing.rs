@@ -68,15 +68,22 @@
 //! (which copies remain) is the same by construction of the emulation; the
 //! saving in time and memory of not creating the variables is not.
 //!
-//! Register renaming constraints (§III-D) are not implemented: the
-//! program's only pre-colored operation, `idiv`, is handled by the x86
-//! lowering, which saves and restores `rax`/`rdx`.
+//! # Register renaming constraints (§III-D)
+//!
+//! With [`Coalescer::with_pins`], the variables `renaming_constraints.rs`
+//! pinned around each division start in two classes labeled `rax` and
+//! `rdx`. Every class test first compares labels: two labeled classes with
+//! different registers interfere, and merging an unlabeled class into a
+//! labeled one also requires that none of its members is live where a
+//! division destroys the label's register (its clobbers). The pinning
+//! copies are then coalesced like every other copy.
 
 use crate::class_interference::{classes_interfere_linear, InterferenceMode};
 use crate::copy_insertion::InsertedCopy;
 use crate::entity::EntityVec;
 use crate::ir::{Block, Function, Op, Value};
 use crate::liveness::{live_at_end, Liveness};
+use crate::renaming_constraints::{clobbers, Clobber, FixedReg, Pins};
 use crate::values::{intersect, CopyGroups, ValueInterference};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -339,6 +346,11 @@ pub struct Coalescer<'c, 'a> {
     members: FxHashMap<Value, Vec<Value>>,
     /// The source of every copy, by destination (for Chaitin's test).
     copy_source: FxHashMap<Value, Value>,
+    /// The register label of each labeled class, by root (§III-D).
+    labels: FxHashMap<Value, FixedReg>,
+    /// The registers constrained divisions destroy (§III-D, see
+    /// `renaming_constraints.rs`).
+    clobbers: Vec<Clobber>,
     out: Coalescing,
 }
 
@@ -352,6 +364,8 @@ impl<'c, 'a> Coalescer<'c, 'a> {
             parent: FxHashMap::default(),
             members: FxHashMap::default(),
             copy_source: affinities.iter().map(|a| (a.dest, a.source)).collect(),
+            labels: FxHashMap::default(),
+            clobbers: Vec::new(),
             out: Coalescing::default(),
         };
         for data in f.blocks.values() {
@@ -365,6 +379,30 @@ impl<'c, 'a> Coalescer<'c, 'a> {
             }
         }
         c
+    }
+
+    /// Honors the renaming constraints of `pins` (§III-D): the variables
+    /// pinned to one register are pre-coalesced into one class labeled by
+    /// it; classes with different labels interfere, and a class takes a
+    /// label only if none of its members is live where a constrained
+    /// division of `f` destroys that register.
+    pub fn with_pins(mut self, f: &Function, pins: &Pins) -> Self {
+        self.clobbers = clobbers(f, pins);
+        for r in [FixedReg::Rax, FixedReg::Rdx] {
+            let mut root: Option<Value> = None;
+            for (v, _) in pins.iter().filter(|&(_, p)| p == r) {
+                let x = self.find(v);
+                root = Some(match root.map(|q| self.find(q)) {
+                    Some(q) if q != x => self.union(q, x),
+                    _ => x,
+                });
+            }
+            if let Some(q) = root {
+                let q = self.find(q);
+                self.labels.insert(q, r);
+            }
+        }
+        self
     }
 
     /// Uses `graph` for [`ClassTest::Graph`].
@@ -423,7 +461,28 @@ impl<'c, 'a> Coalescer<'c, 'a> {
         let (root, child) = if x < y { (x, y) } else { (y, x) };
         self.parent.insert(child, root);
         self.members.insert(root, merged);
+        if let Some(l) = self.labels.remove(&child) {
+            self.labels.insert(root, l);
+        }
         root
+    }
+
+    /// True when the labels of classes `x` and `y` (roots, distinct) forbid
+    /// merging them: two different registers, or one register that a
+    /// member of the unlabeled class is live across a clobber of.
+    fn labels_conflict(&self, x: Value, y: Value) -> bool {
+        let (label, other) = match (self.labels.get(&x), self.labels.get(&y)) {
+            (Some(a), Some(b)) => return a != b,
+            (Some(&a), None) => (a, y),
+            (None, Some(&b)) => (b, x),
+            (None, None) => return false,
+        };
+        let members = self.class_members(other);
+        self.clobbers.iter().filter(|c| c.reg == label).any(|c| {
+            members.iter().any(|&m| {
+                c.conflicts(self.ctx.live_before_inst(m, c.block, c.inst), self.ctx.live_after_inst(m, c.block, c.inst))
+            })
+        })
     }
 
     /// True when variables `x` and `y` (of different classes) may not share
@@ -450,6 +509,9 @@ impl<'c, 'a> Coalescer<'c, 'a> {
     /// `rule`.
     fn classes_interfere(&mut self, rule: Rule, x: Value, y: Value, skip: &[(Value, Value)]) -> bool {
         self.out.class_queries += 1;
+        if self.labels_conflict(x, y) {
+            return true;
+        }
         let (mx, my) = (self.class_members(x), self.class_members(y));
         let quadratic = |s: &Self| mx.iter().any(|&a| my.iter().any(|&b| s.pair_interferes(rule, a, b, skip)));
         let linear_mode = match rule {
@@ -636,8 +698,9 @@ pub fn coalesce(
     graph: Option<&InterferenceGraph>,
     affinities: &[Affinity],
     opts: CoalescingOptions,
+    pins: &Pins,
 ) -> Coalescing {
-    let mut c = Coalescer::new(f, ctx, affinities, opts);
+    let mut c = Coalescer::new(f, ctx, affinities, opts).with_pins(f, pins);
     if let Some(g) = graph {
         c = c.with_graph(g);
     }

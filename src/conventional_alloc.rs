@@ -29,6 +29,7 @@ use crate::entity::EntityRef;
 use crate::ir::{Function, Module, Op};
 use crate::mir::{MFunction, MModule, MAX_REGS, MIN_REGS};
 use crate::pipeline::PassError;
+use crate::renaming_constraints::Pins;
 
 /// Which conventional allocator to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -126,9 +127,22 @@ pub(crate) fn validate_input(f: &Function, k: usize, which: &str) -> Result<(), 
 /// checks the result with the allocation checker (and that no register
 /// beyond `k` is named).
 pub fn allocate_conventional(f: &Function, k: usize, which: ConventionalAllocator) -> Result<MFunction, PassError> {
+    allocate_conventional_pinned(f, &Pins::none(), k, which)
+}
+
+/// [`allocate_conventional`] with the variables pinned by the out-of-SSA
+/// translation (§III-D, `renaming_constraints.rs`) in their registers, as
+/// far as `k` allows: linear scan honors the pins, and spill-everything
+/// meets the constraints of every division by construction.
+pub fn allocate_conventional_pinned(
+    f: &Function,
+    pins: &Pins,
+    k: usize,
+    which: ConventionalAllocator,
+) -> Result<MFunction, PassError> {
     let mf = match which {
         ConventionalAllocator::SpillEverything => crate::spill_everything::spill_everything(f, k)?,
-        ConventionalAllocator::LinearScan => crate::linear_scan::linear_scan(f, k)?,
+        ConventionalAllocator::LinearScan => crate::linear_scan::linear_scan_pinned(f, pins, k)?,
     };
     alloc_checker::check_no_scratch(&mf).map_err(|e| fail(which.name(), "no-scratch-register", e))?;
     alloc_checker::check_allocation(&mf).map_err(|e| fail(which.name(), "allocation-checker", e))?;
@@ -138,6 +152,24 @@ pub fn allocate_conventional(f: &Function, k: usize, which: ConventionalAllocato
 /// Allocates every function of a route-2 module (see
 /// [`allocate_conventional`]).
 pub fn allocate_conventional_module(m: &Module, k: usize, which: ConventionalAllocator) -> Result<MModule, PassError> {
-    let functions = m.functions.iter().map(|f| allocate_conventional(f, k, which)).collect::<Result<_, _>>()?;
+    allocate_conventional_module_pinned(m, &[], k, which)
+}
+
+/// Allocates every function of a route-2 module with its pins (`pins[i]`
+/// for function `i`; a function without an entry has none), see
+/// [`allocate_conventional_pinned`].
+pub fn allocate_conventional_module_pinned(
+    m: &Module,
+    pins: &[Pins],
+    k: usize,
+    which: ConventionalAllocator,
+) -> Result<MModule, PassError> {
+    let none = Pins::none();
+    let functions = m
+        .functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| allocate_conventional_pinned(f, pins.get(i).unwrap_or(&none), k, which))
+        .collect::<Result<_, _>>()?;
     Ok(MModule { functions })
 }

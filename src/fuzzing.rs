@@ -269,6 +269,7 @@ pub fn fuzz_alloc_checker(data: &[u8], oracle: &dyn crate::oracle::Oracle) -> Mu
                     MInst::Store { addr, src } => vec![addr, src],
                     MInst::Out { src } | MInst::Spill { src, .. } => vec![src],
                     MInst::Swap { a, b } => vec![a, b],
+                    MInst::FixedDiv { divisor, .. } => vec![divisor],
                 };
                 let n = regs.len();
                 if let Some(r) = regs.into_iter().nth(usize::from(which) % n) {

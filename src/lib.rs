@@ -50,6 +50,7 @@ pub mod reduce;
 pub mod reducibility;
 pub mod regalloc;
 pub mod regalloc_stats;
+pub mod renaming_constraints;
 pub mod sequentialize;
 pub mod spill;
 pub mod spill_everything;

@@ -83,11 +83,12 @@
 use crate::conventional_alloc::{fail, validate_input};
 use crate::dominance::reverse_postorder;
 use crate::entity::{EntityRef, EntityVec};
-use crate::ir::{Block, Function, Inst, Op, Terminator, Value};
+use crate::ir::{BinOp, Block, Function, Inst, Op, Terminator, Value};
 use crate::liveness::compute_liveness;
 use crate::loops::loop_depth;
-use crate::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MTerm, Reg, Slot};
+use crate::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MTerm, Reg, Slot, MAX_REGS, RAX, RDX};
 use crate::pipeline::PassError;
+use crate::renaming_constraints::{is_constrained, Pins};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
@@ -241,12 +242,29 @@ fn lifetime_intervals(f: &Function, lay: &Layout) -> EntityVec<Value, Ranges> {
 /// route-2 function with the same outcome as `f`. `f` must satisfy
 /// `conventional_alloc::validate_input`; otherwise it is returned unchanged.
 pub fn coalesce_copies(f: &Function) -> Function {
+    coalesce_copies_pinned(f, &Pins::none(), MAX_REGS).0
+}
+
+/// [`coalesce_copies`] honoring the pins (module documentation, "Renaming
+/// constraints"): two classes pinned to different registers are not
+/// merged, nor a class whose interval meets a clobber of the register the
+/// other is pinned to. Returns the renamed pins too.
+pub fn coalesce_copies_pinned(f: &Function, pins: &Pins, k: usize) -> (Function, Pins) {
     if validate_input(f, crate::mir::MIN_REGS, "linear-scan").is_err() {
-        return f.clone();
+        return (f.clone(), pins.clone());
     }
+    let pins = &usable_pins(f, pins, k);
     let lay = layout(f);
     let mut class_ranges = lifetime_intervals(f, &lay);
     let n = f.value_count as usize;
+    let mut label: EntityVec<Value, Option<Reg>> = EntityVec::from_elem(None, n);
+    // `usable_pins` kept only variables below `value_count`.
+    for (v, r) in pins.iter() {
+        label[v] = Some(r.reg());
+    }
+    let clobbers = clobber_positions(f, &lay, pins, k);
+    let meets_clobber =
+        |ranges: &Ranges, reg: Reg| clobbers.iter().any(|&(r, p)| r == reg && ranges.overlaps(&Ranges::point(p)));
     let mut parent: EntityVec<Value, Value> = (0..n).map(Value::new).collect();
     let find = |parent: &mut EntityVec<Value, Value>, mut v: Value| {
         while parent[v] != v {
@@ -260,11 +278,21 @@ pub fn coalesce_copies(f: &Function) -> Function {
         for inst in &f.blocks[b].insts {
             if let (Some(d), Op::Copy(s)) = (inst.dest, &inst.op) {
                 let (x, y) = (find(&mut parent, d), find(&mut parent, *s));
-                if x != y && !class_ranges[x].overlaps(&class_ranges[y]) {
-                    parent[y] = x;
-                    class_ranges[x] = class_ranges[x].union(&class_ranges[y]);
-                    class_ranges[y] = Ranges::default();
+                if x == y || class_ranges[x].overlaps(&class_ranges[y]) {
+                    continue;
                 }
+                let merged_label = match (label[x], label[y]) {
+                    (Some(a), Some(b)) if a != b => continue,
+                    (a, b) => a.or(b),
+                };
+                let merged = class_ranges[x].union(&class_ranges[y]);
+                if merged_label.is_some_and(|r| meets_clobber(&merged, r)) {
+                    continue;
+                }
+                parent[y] = x;
+                class_ranges[x] = merged;
+                class_ranges[y] = Ranges::default();
+                label[x] = merged_label;
             }
         }
     }
@@ -290,7 +318,42 @@ pub fn coalesce_copies(f: &Function) -> Function {
         }
         data.term.map_arg(|a| rename[a]);
     }
-    g
+    let pins = pins.renamed(|v| rename.get(v).copied().unwrap_or(v));
+    (g, pins)
+}
+
+/// The pins of registers below `k` that name a variable of `f`.
+fn usable_pins(f: &Function, pins: &Pins, k: usize) -> Pins {
+    let mut out = Pins::none();
+    for (v, r) in pins.iter() {
+        if v.0 < f.value_count && usize::from(r.reg().0) < k {
+            out.pin(v, r);
+        }
+    }
+    out
+}
+
+/// The register and the position where each constrained division of `f`
+/// destroys a register that is allocatable with `k` registers: rdx at the
+/// division's read position (`cqo` runs before `idiv` reads its divisor),
+/// and, for `%`, rax at its write position (the unused quotient).
+fn clobber_positions(f: &Function, lay: &Layout, pins: &Pins, k: usize) -> Vec<(Reg, Pos)> {
+    let mut out = Vec::new();
+    for &b in &lay.order {
+        for (j, inst) in f.blocks[b].insts.iter().enumerate() {
+            if !is_constrained(inst, pins) {
+                continue;
+            }
+            let i = lay.first[b] + j as u32;
+            if usize::from(RDX.0) < k {
+                out.push((RDX, use_pos(i)));
+            }
+            if matches!(inst.op, Op::Binary(BinOp::Rem, ..)) {
+                out.push((RAX, def_pos(i)));
+            }
+        }
+    }
+    out
 }
 
 /// Who an interval of the scan belongs to.
@@ -299,11 +362,31 @@ enum Owner {
     Var(Value),
     /// The temporary register of a spilled variable at one position.
     Temp(Pos, Value),
+    /// A register a constrained division destroys (assigned from the
+    /// start, never evicted).
+    Clobber,
 }
 
 struct Interval {
     ranges: Ranges,
     owner: Owner,
+    /// The only register the interval may get (a pinned variable, the
+    /// temporary of a pinned operand of a constrained division, a
+    /// clobber).
+    fixed: Option<Reg>,
+}
+
+impl Interval {
+    /// The scan order on equal starts: fixed temporaries, temporaries,
+    /// pinned variables, variables.
+    fn rank(&self) -> u8 {
+        match (self.owner, self.fixed.is_some()) {
+            (Owner::Temp(..), true) => 0,
+            (Owner::Temp(..), false) => 1,
+            (_, true) => 2,
+            (_, false) => 3,
+        }
+    }
 }
 
 /// The occurrences of each variable that need a temporary when it is
@@ -370,6 +453,12 @@ struct Scanner<'a> {
     intervals: &'a EntityVec<Value, Ranges>,
     temps: &'a EntityVec<Value, Vec<Pos>>,
     priority: &'a EntityVec<Value, f64>,
+    /// The register of each pinned variable.
+    pins: &'a Pins,
+    /// The register of the temporaries of pinned operands of constrained
+    /// divisions.
+    fixed_temps: &'a HashMap<(Pos, Value), Reg>,
+    clobbers: &'a [(Reg, Pos)],
 }
 
 impl Scanner<'_> {
@@ -393,23 +482,33 @@ impl Scanner<'_> {
         let mut unhandled: BinaryHeap<Reverse<(Pos, u8, usize)>> = BinaryHeap::new();
         let add = |iv: Interval, all: &mut Vec<Interval>, unhandled: &mut BinaryHeap<Reverse<(Pos, u8, usize)>>| {
             if let Some(start) = iv.ranges.start() {
-                let rank = u8::from(matches!(iv.owner, Owner::Var(_)));
-                unhandled.push(Reverse((start, rank, all.len())));
+                unhandled.push(Reverse((start, iv.rank(), all.len())));
                 all.push(iv);
             }
         };
         let temps_of = |v: Value| {
-            self.temps[v].iter().map(move |&p| Interval { ranges: Ranges::point(p), owner: Owner::Temp(p, v) })
+            self.temps[v].iter().map(move |&p| Interval {
+                ranges: Ranges::point(p),
+                owner: Owner::Temp(p, v),
+                fixed: self.fixed_temps.get(&(p, v)).copied(),
+            })
         };
+        let mut on_reg: Vec<Vec<usize>> = vec![Vec::new(); self.k];
+        for &(r, p) in self.clobbers {
+            if let Some(list) = on_reg.get_mut(usize::from(r.0)) {
+                list.push(all.len());
+                all.push(Interval { ranges: Ranges::point(p), owner: Owner::Clobber, fixed: Some(r) });
+            }
+        }
         for (v, r) in self.intervals.iter() {
             if spilled[v] {
                 temps_of(v).for_each(|iv| add(iv, &mut all, &mut unhandled));
             } else {
-                add(Interval { ranges: r.clone(), owner: Owner::Var(v) }, &mut all, &mut unhandled);
+                let fixed = self.pins.get(v).map(|p| p.reg());
+                add(Interval { ranges: r.clone(), owner: Owner::Var(v), fixed }, &mut all, &mut unhandled);
             }
         }
         let mut assigned: Vec<Option<Reg>> = Vec::new();
-        let mut on_reg: Vec<Vec<usize>> = vec![Vec::new(); self.k];
         while let Some(Reverse((start, _, cur))) = unhandled.pop() {
             assigned.resize(all.len(), None);
             for list in &mut on_reg {
@@ -418,14 +517,16 @@ impl Scanner<'_> {
             let overlapping = |r: usize| {
                 on_reg[r].iter().copied().filter(|&j| all[j].ranges.overlaps(&all[cur].ranges)).collect::<Vec<_>>()
             };
-            if let Some(r) = (0..self.k).find(|&r| overlapping(r).is_empty()) {
+            let fixed = all[cur].fixed;
+            let allowed = |r: &usize| fixed.is_none_or(|f| usize::from(f.0) == *r);
+            if let Some(r) = (0..self.k).filter(allowed).find(|&r| overlapping(r).is_empty()) {
                 assigned[cur] = Some(Reg(r as u8));
                 on_reg[r].push(cur);
                 continue;
             }
             // No register is free: the cheapest one to free.
             let mut best: Option<(f64, Vec<Value>)> = None;
-            for r in 0..self.k {
+            for r in (0..self.k).filter(allowed) {
                 let mut cost = 0.0;
                 let mut victims = Vec::new();
                 let mut evictable = true;
@@ -435,7 +536,7 @@ impl Scanner<'_> {
                             cost += self.priority[v];
                             victims.push(v);
                         }
-                        Owner::Temp(..) => evictable = false,
+                        Owner::Temp(..) | Owner::Clobber => evictable = false,
                     }
                 }
                 if evictable && best.as_ref().is_none_or(|(c, _)| cost < *c) {
@@ -443,6 +544,9 @@ impl Scanner<'_> {
                 }
             }
             match all[cur].owner {
+                Owner::Clobber => {
+                    return Err(fail("linear-scan", "scan", "a clobber was queued".to_string()));
+                }
                 Owner::Var(v) => {
                     if best.as_ref().is_none_or(|(c, _)| *c >= self.priority[v]) {
                         spilled[v] = true;
@@ -476,7 +580,7 @@ impl Scanner<'_> {
                     alloc.temp.insert((p, v), r);
                 }
                 // Spilled after it was queued: its temporaries stand for it.
-                (Owner::Var(_), None) => {}
+                (Owner::Var(_), None) | (Owner::Clobber, _) => {}
                 (Owner::Temp(p, v), None) => {
                     return Err(fail("linear-scan", "scan", format!("the temporary of {v} at {p} has no register")))
                 }
@@ -489,6 +593,7 @@ impl Scanner<'_> {
 struct Emitter<'a> {
     alloc: &'a Allocation,
     slot: EntityVec<Value, Option<Slot>>,
+    pins: &'a Pins,
 }
 
 impl Emitter<'_> {
@@ -552,6 +657,18 @@ impl Emitter<'_> {
             None => None,
         };
         let mi = match (&inst.op, dst) {
+            (Op::Binary(op, _, _), Some(dst)) if is_constrained(inst, self.pins) => {
+                // The scan put the dividend in rax and the result in its
+                // register, and kept rdx from the divisor (clobbers).
+                let want = if *op == BinOp::Rem { RDX } else { RAX };
+                if regs[0] != RAX || dst != want || regs[1] == RDX {
+                    return Err(Self::internal(format!(
+                        "the constrained division `{inst:?}` got dividend {}, divisor {}, result {dst}",
+                        regs[0], regs[1]
+                    )));
+                }
+                MInst::FixedDiv { op: *op, divisor: regs[1] }
+            }
             (Op::Const(imm), Some(dst)) => MInst::Const { dst, imm: *imm },
             (Op::Unary(op, _), Some(dst)) => MInst::Unary { op: *op, dst, src: regs[0] },
             (Op::Binary(op, _, _), Some(dst)) => MInst::Binary { op: *op, dst, a: regs[0], b: regs[1] },
@@ -578,13 +695,42 @@ fn push(out: &mut Vec<MInstA>, inst: MInst, reads: Vec<Value>, defines: Option<V
 /// scan and the emission (module documentation). The result is
 /// annotated with the variables of [`coalesce_copies`]`(f)`.
 pub fn linear_scan(f: &Function, k: usize) -> Result<MFunction, PassError> {
+    linear_scan_pinned(f, &Pins::none(), k)
+}
+
+/// [`linear_scan`] with the variables of `pins` in their registers (module
+/// documentation, "Renaming constraints"): every constrained division
+/// becomes a [`MInst::FixedDiv`].
+pub fn linear_scan_pinned(f: &Function, pins: &Pins, k: usize) -> Result<MFunction, PassError> {
     validate_input(f, k, "linear-scan")?;
-    let f = coalesce_copies(f);
+    let (f, pins) = coalesce_copies_pinned(f, pins, k);
     let lay = layout(&f);
     let intervals = lifetime_intervals(&f, &lay);
     let temps = temp_positions(&f, &lay);
     let priority = priorities(&f, &lay, &intervals);
-    let alloc = Scanner { k, intervals: &intervals, temps: &temps, priority: &priority }.run()?;
+    let clobbers = clobber_positions(&f, &lay, &pins, k);
+    let mut fixed_temps = HashMap::new();
+    for &b in &lay.order {
+        for (j, inst) in f.blocks[b].insts.iter().enumerate() {
+            if let (true, Some(d), Op::Binary(_, a, _)) = (is_constrained(inst, &pins), inst.dest, &inst.op) {
+                let i = lay.first[b] + j as u32;
+                fixed_temps.insert((use_pos(i), *a), RAX);
+                if let Some(r) = pins.get(d) {
+                    fixed_temps.insert((def_pos(i), d), r.reg());
+                }
+            }
+        }
+    }
+    let alloc = Scanner {
+        k,
+        intervals: &intervals,
+        temps: &temps,
+        priority: &priority,
+        pins: &pins,
+        fixed_temps: &fixed_temps,
+        clobbers: &clobbers,
+    }
+    .run()?;
     let mut slot: EntityVec<Value, Option<Slot>> = EntityVec::from_elem(None, intervals.len());
     let mut slot_count = 0u32;
     for (v, &s) in alloc.spilled.iter() {
@@ -593,7 +739,7 @@ pub fn linear_scan(f: &Function, k: usize) -> Result<MFunction, PassError> {
             slot_count += 1;
         }
     }
-    let em = Emitter { alloc: &alloc, slot };
+    let em = Emitter { alloc: &alloc, slot, pins: &pins };
     let mut blocks = EntityVec::new();
     for (b, data) in f.blocks.iter() {
         let mut out = Vec::new();

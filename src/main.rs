@@ -567,14 +567,19 @@ fn backend(
         }
         Route::Boissinot => {
             let r2 = route2.route2();
-            let (destructed, _) =
-                ssaref::out_of_ssa::translate_module(&module, &r2.out_of_ssa).map_err(|e| internal(e.to_string()))?;
+            let (destructed, pins, _) = ssaref::out_of_ssa::translate_module_with_pins(&module, &r2.out_of_ssa)
+                .map_err(|e| internal(e.to_string()))?;
             if passes {
                 text.push_str(&format!("// after out-of-SSA ({})\n", r2.describe()));
-                text.push_str(&ir_text::print_module(&destructed));
+                text.push_str(&print_destructed(&destructed, &pins));
             }
-            ssaref::conventional_alloc::allocate_conventional_module(&destructed, usize::from(alloc.regs), r2.allocator)
-                .map_err(|e| internal(e.to_string()))?
+            ssaref::conventional_alloc::allocate_conventional_module_pinned(
+                &destructed,
+                &pins,
+                usize::from(alloc.regs),
+                r2.allocator,
+            )
+            .map_err(|e| internal(e.to_string()))?
         }
     };
     if passes {
@@ -583,16 +588,31 @@ fn backend(
     Ok((mir, text))
 }
 
-/// Route 2's destructed program (`--stage out-of-ssa`).
+/// Route 2's destructed program (`--stage out-of-ssa`) and the pinned
+/// variables of each function.
 fn destructed(
     program: &ssaref::ast::Program,
     construction: &ConstructionArgs,
     route2: &Route2Args,
-) -> Result<ssaref::ir::Module, Failure> {
+) -> Result<(ssaref::ir::Module, Vec<ssaref::renaming_constraints::Pins>), Failure> {
     let module = pipeline::build_ssa(program, &construction.config()).map_err(|e| internal(e.to_string()))?;
-    let (destructed, _) = ssaref::out_of_ssa::translate_module(&module, &route2.route2().out_of_ssa)
+    let (destructed, pins, _) = ssaref::out_of_ssa::translate_module_with_pins(&module, &route2.route2().out_of_ssa)
         .map_err(|e| internal(e.to_string()))?;
-    Ok(destructed)
+    Ok((destructed, pins))
+}
+
+/// A destructed module in the IR text form, each function followed by a
+/// comment naming its pinned variables (§III-D).
+fn print_destructed(m: &ssaref::ir::Module, pins: &[ssaref::renaming_constraints::Pins]) -> String {
+    let mut text = String::new();
+    for (i, f) in m.functions.iter().enumerate() {
+        text.push_str(&ir_text::print_function(f));
+        if let Some(p) = pins.get(i).filter(|p| !p.is_empty()) {
+            let list: Vec<String> = p.iter().map(|(v, r)| format!("{v} in {}", r.name())).collect();
+            text.push_str(&format!("// pinned: {}\n", list.join(", ")));
+        }
+    }
+    text
 }
 
 fn cmd_run(a: RunArgs) -> Result<ExitCode, Failure> {
@@ -610,7 +630,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, Failure> {
             ssaref::verifier::verify_module(&module).map_err(|e| internal(e.to_string()))?;
             interp::run_ssa(&module, &args, a.fuel)
         }
-        Stage::OutOfSsa => interp::run_ssa(&destructed(&program, &a.construction, &a.route2)?, &args, a.fuel),
+        Stage::OutOfSsa => interp::run_ssa(&destructed(&program, &a.construction, &a.route2)?.0, &args, a.fuel),
         Stage::Alloc => {
             let (mir, _) = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, false)?;
             interp::run_mir(&mir, &args, a.fuel)
@@ -642,7 +662,10 @@ fn cmd_emit(a: EmitArgs) -> Result<ExitCode, Failure> {
             ir_text::print_module(&module)
         }
         Stage::Cytron => ir_text::print_module(&ssaref::cytron::construct_cytron(&program)),
-        Stage::OutOfSsa => ir_text::print_module(&destructed(&program, &a.construction, &a.route2)?),
+        Stage::OutOfSsa => {
+            let (m, pins) = destructed(&program, &a.construction, &a.route2)?;
+            print_destructed(&m, &pins)
+        }
         Stage::Alloc => {
             let (mir, mut text) = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, a.passes)?;
             text.push_str(&ssaref::mir::print_module(&mir));
@@ -993,11 +1016,11 @@ fn print_listing(mir: &ssaref::mir::MModule, title: &str) {
 /// and its disassembly, for one configuration and one K.
 fn print_route2(ssa: &ssaref::ir::Module, r2: &pipeline::Route2, k: usize) {
     let tag = r2.describe();
-    match ssaref::out_of_ssa::translate_module(ssa, &r2.out_of_ssa) {
-        Ok((destructed, _)) => {
+    match ssaref::out_of_ssa::translate_module_with_pins(ssa, &r2.out_of_ssa) {
+        Ok((destructed, pins, _)) => {
             println!("== route 2: out of SSA ({tag})");
-            print!("{}", ir_text::print_module(&destructed));
-            match ssaref::conventional_alloc::allocate_conventional_module(&destructed, k, r2.allocator) {
+            print!("{}", print_destructed(&destructed, &pins));
+            match ssaref::conventional_alloc::allocate_conventional_module_pinned(&destructed, &pins, k, r2.allocator) {
                 Ok(mir) => {
                     println!("== route 2: allocated ({tag}, K = {k})");
                     print!("{}", ssaref::mir::print_module(&mir));

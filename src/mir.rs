@@ -109,7 +109,20 @@ pub enum MInst {
     Spill { slot: Slot, src: Reg },
     /// Loads a spill slot into a register.
     Reload { dst: Reg, slot: Slot },
+    /// x86's own division, for code whose allocation met the renaming
+    /// constraints of `idiv` (Boissinot et al. §III-D, route 2): the
+    /// dividend is in [`RAX`], the divisor in `divisor` (any register but
+    /// [`RDX`]); the quotient (`/`) lands in [`RAX`], the remainder (`%`)
+    /// in [`RDX`]. The other register of the two holds no value afterwards
+    /// ([`MInst::clobbered`]). `op` is `/` or `%`; `%` needs `K >= 3`, so
+    /// that [`RDX`] is allocatable. Traps like the source language.
+    FixedDiv { op: BinOp, divisor: Reg },
 }
+
+/// The register `idiv` takes the dividend in and leaves the quotient in.
+pub const RAX: Reg = Reg(0);
+/// The register `idiv` leaves the remainder in (and `cqo` overwrites).
+pub const RDX: Reg = Reg(2);
 
 /// The SSA meaning of an instruction, for the allocation checker.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
@@ -211,6 +224,7 @@ impl MInst {
                 vec![src]
             }
             MInst::Binary { a, b, .. } => vec![a, b],
+            MInst::FixedDiv { divisor, .. } => vec![RAX, divisor],
             MInst::Load { addr, .. } => vec![addr],
             MInst::Store { addr, src } => vec![addr, src],
             MInst::Swap { a, b } => vec![a, b],
@@ -227,7 +241,20 @@ impl MInst {
             | MInst::Move { dst, .. }
             | MInst::Reload { dst, .. } => vec![dst],
             MInst::Swap { a, b } => vec![a, b],
+            MInst::FixedDiv { op, .. } => vec![if op == BinOp::Rem { RDX } else { RAX }],
             MInst::Store { .. } | MInst::Out { .. } | MInst::Spill { .. } => vec![],
+        }
+    }
+
+    /// The register an instruction leaves without a value, in a function
+    /// with `k` registers: for [`MInst::FixedDiv`], [`RDX`] after `/` (when
+    /// it is allocatable) and [`RAX`] after `%`. Not among
+    /// [`MInst::reg_writes`].
+    pub fn clobbered(&self, k: usize) -> Option<Reg> {
+        match *self {
+            MInst::FixedDiv { op: BinOp::Rem, .. } => Some(RAX),
+            MInst::FixedDiv { .. } => (k > usize::from(RDX.0)).then_some(RDX),
+            _ => None,
         }
     }
 
@@ -251,6 +278,10 @@ impl fmt::Display for MInst {
             MInst::Swap { a, b } => write!(f, "swap {a}, {b}"),
             MInst::Spill { slot, src } => write!(f, "{slot} = spill {src}"),
             MInst::Reload { dst, slot } => write!(f, "{dst} = reload {slot}"),
+            MInst::FixedDiv { op, divisor } => {
+                let (dst, other) = if *op == BinOp::Rem { (RDX, RAX) } else { (RAX, RDX) };
+                write!(f, "{dst} = {} {RAX}, {divisor} (fixed, clobbers {other})", op.mnemonic())
+            }
         }
     }
 }

@@ -11,10 +11,11 @@
 //! | step | what | checked after it (with `check`) |
 //! |------|------|---------------------------------|
 //! | 1 | split the edges `br c, S, S` into a block with phis (the only edges Method I cannot place copies on, `copy_insertion.rs`) | — |
+//! | 1b | with `renaming_constraints`: pin the operands and results of divisions to rax and rdx (§III-D, `renaming_constraints.rs`) | — |
 //! | 2 | Method I with parallel copies (§II-A) | SSA verifier, CSSA (`cssa::check_cssa`, Lemma 1) |
 //! | 3 | values, liveness (sets or the check of §IV-A), loop depths, affinities | — |
 //! | 4 | coalescing with the chosen variant (§III-B, §III-E, `coalescing.rs`) | no two members of a class interfere by value (every pair) |
-//! | 5 | one variable per class, phis dropped, every parallel copy sequentialized by Algorithm 1 (§III-C) with one fresh variable for cycles, self-copies removed | conventional-form verifier |
+//! | 5 | one variable per class, phis dropped, every parallel copy sequentialized by Algorithm 1 (§III-C) with one fresh variable for cycles, self-copies removed | conventional-form verifier; the renaming constraints on the result, with liveness recomputed (`renaming_constraints::check_constraints`) |
 //!
 //! The interference that coalescing must respect is value-based
 //! interference (§III-A): every variant merges classes by a test at least
@@ -31,6 +32,7 @@ use crate::liveness::{compute_liveness, Liveness};
 use crate::liveness_check::LivenessCheck;
 use crate::loops::loop_depth;
 use crate::pipeline::PassError;
+use crate::renaming_constraints::{check_constraints, is_constrained, split_divisions, Pins};
 use crate::sequentialize::sequentialize_parallel_copy;
 use crate::values::{value_interfere, CopyGroups, LivenessSource, ValueInterference};
 use crate::verifier::{verify_conventional, verify_function};
@@ -68,6 +70,10 @@ pub struct OutOfSsaOptions {
     /// Answer every linear class query with the quadratic test too
     /// (counted in [`OutOfSsaReport::linear_mismatches`]).
     pub cross_check: bool,
+    /// Pin the dividend and the result of every division to the registers
+    /// of x86's `idiv` (§III-D); the pins come back in
+    /// [`OutOfSsa::pins`] for the register allocator.
+    pub renaming_constraints: bool,
 }
 
 impl OutOfSsaOptions {
@@ -80,6 +86,7 @@ impl OutOfSsaOptions {
             class_test: ClassTest::Linear,
             check: true,
             cross_check: false,
+            renaming_constraints: true,
         }
     }
 
@@ -92,6 +99,7 @@ impl OutOfSsaOptions {
             class_test: ClassTest::Graph,
             check: true,
             cross_check: false,
+            renaming_constraints: true,
         }
     }
 }
@@ -129,6 +137,8 @@ pub struct OutOfSsaReport {
     pub linear_mismatches: usize,
     /// Edges of the interference graph, when one was built.
     pub graph_edges: usize,
+    /// Divisions whose operands were pinned (§III-D).
+    pub pinned_divisions: usize,
 }
 
 impl OutOfSsaReport {
@@ -145,6 +155,7 @@ impl OutOfSsaReport {
         self.class_queries += other.class_queries;
         self.linear_mismatches += other.linear_mismatches;
         self.graph_edges += other.graph_edges;
+        self.pinned_divisions += other.pinned_divisions;
     }
 }
 
@@ -179,15 +190,34 @@ fn count_copies(f: &Function) -> usize {
     f.blocks.values().flat_map(|d| &d.insts).filter(|i| matches!(i.op, Op::Copy(_))).count()
 }
 
-/// Translates `f` out of SSA form (see the module documentation).
+/// A function translated out of SSA form, with the variables the register
+/// allocator must put in fixed registers.
+#[derive(Clone, Debug)]
+pub struct OutOfSsa {
+    pub function: Function,
+    /// The variables pinned to rax and rdx (at most one each), empty
+    /// without [`OutOfSsaOptions::renaming_constraints`].
+    pub pins: Pins,
+    pub report: OutOfSsaReport,
+}
+
+/// Translates `f` out of SSA form (see the module documentation); the pins
+/// are dropped (see [`translate_function`]).
 pub fn translate_out_of_ssa(f: &Function, opts: &OutOfSsaOptions) -> Result<(Function, OutOfSsaReport), PassError> {
+    translate_function(f, opts).map(|t| (t.function, t.report))
+}
+
+/// Translates `f` out of SSA form (see the module documentation).
+pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfSsa, PassError> {
     // The input is always verified, so that bad input is an error and never
     // a panic in a later step.
     verify_function(f).map_err(|e| fail(f, "SSA verifier (input)", e.to_string()))?;
     let mut report = OutOfSsaReport { original_copies: count_copies(f), ..Default::default() };
-    // Step 1 and 2.
+    // Steps 1, 1b and 2.
     let mut g = f.clone();
     report.split_edges = split_duplicate_edges(&mut g);
+    let pins = if opts.renaming_constraints { split_divisions(&mut g) } else { Pins::none() };
+    report.pinned_divisions = g.blocks.values().flat_map(|d| &d.insts).filter(|i| is_constrained(i, &pins)).count();
     let inserted = insert_copies(&mut g);
     report.inserted_copies = inserted.len();
     if opts.check {
@@ -235,7 +265,7 @@ pub fn translate_out_of_ssa(f: &Function, opts: &OutOfSsaOptions) -> Result<(Fun
     report.graph_edges = graph.as_ref().map_or(0, |gr| gr.edge_count());
     // Step 4.
     let copts = CoalescingOptions { variant: opts.variant, class_test: opts.class_test, cross_check: opts.cross_check };
-    let result = coalesce(&g, &ctx, graph.as_ref(), &affs, copts);
+    let result = coalesce(&g, &ctx, graph.as_ref(), &affs, copts, &pins);
     report.class_queries = result.class_queries;
     report.linear_mismatches = result.linear_mismatches;
     report.shared_copies = result.shared.len();
@@ -319,20 +349,34 @@ pub fn translate_out_of_ssa(f: &Function, opts: &OutOfSsaOptions) -> Result<(Fun
             n.saturating_mul(depth_weight(depth.get(b).copied().unwrap_or(0)))
         })
         .fold(0u64, |a, x| a.saturating_add(x));
+    let pins = pins.renamed(rename);
     if opts.check {
         verify_conventional(&h).map_err(|e| fail(f, "conventional form", e.to_string()))?;
+        check_constraints(&h, &pins).map_err(|e| fail(f, "renaming constraints", e))?;
     }
-    Ok((h, report))
+    Ok(OutOfSsa { function: h, pins, report })
 }
 
-/// Translates every function of `m`; the reports are summed.
+/// Translates every function of `m`; the reports are summed and the pins
+/// dropped (see [`translate_module_with_pins`]).
 pub fn translate_module(m: &Module, opts: &OutOfSsaOptions) -> Result<(Module, OutOfSsaReport), PassError> {
+    translate_module_with_pins(m, opts).map(|(module, _, report)| (module, report))
+}
+
+/// Translates every function of `m`; returns the pins of each function, in
+/// order, and the summed reports.
+pub fn translate_module_with_pins(
+    m: &Module,
+    opts: &OutOfSsaOptions,
+) -> Result<(Module, Vec<Pins>, OutOfSsaReport), PassError> {
     let mut out = Module::default();
+    let mut pins = Vec::with_capacity(m.functions.len());
     let mut report = OutOfSsaReport::default();
     for f in &m.functions {
-        let (g, r) = translate_out_of_ssa(f, opts)?;
-        report.add(&r);
-        out.functions.push(g);
+        let t = translate_function(f, opts)?;
+        report.add(&t.report);
+        out.functions.push(t.function);
+        pins.push(t.pins);
     }
-    Ok((out, report))
+    Ok((out, pins, report))
 }

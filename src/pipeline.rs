@@ -402,14 +402,15 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
     }
     // The destructed program depends on the out-of-SSA options only, not on
     // the allocator: translate and run it once per options.
-    let mut destructions: Vec<(crate::out_of_ssa::OutOfSsaOptions, Module)> = Vec::new();
+    type Destruction = (crate::out_of_ssa::OutOfSsaOptions, Module, Vec<crate::renaming_constraints::Pins>);
+    let mut destructions: Vec<Destruction> = Vec::new();
     for r2 in &config.route2 {
         let tag = r2.describe();
-        let cached = destructions.iter().position(|(o, _)| *o == r2.out_of_ssa);
+        let cached = destructions.iter().position(|(o, _, _)| *o == r2.out_of_ssa);
         let index = match cached {
             Some(i) => i,
             None => {
-                let (destructed, _) = match crate::out_of_ssa::translate_module(&ssa, &r2.out_of_ssa) {
+                let (destructed, pins, _) = match crate::out_of_ssa::translate_module_with_pins(&ssa, &r2.out_of_ssa) {
                     Ok(x) => x,
                     Err(e) => return Verdict::CheckFailed(e),
                 };
@@ -424,13 +425,15 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
                 }
                 stages.push(StageResult { stage, outcome: got });
                 t = charge(t, |p| &mut p.ssa_runs);
-                destructions.push((r2.out_of_ssa, destructed));
+                destructions.push((r2.out_of_ssa, destructed, pins));
                 destructions.len() - 1
             }
         };
-        let destructed = &destructions[index].1;
+        let (_, destructed, pins) = &destructions[index];
         for &k in &config.regs {
-            let mir = match crate::conventional_alloc::allocate_conventional_module(destructed, k, r2.allocator) {
+            let allocated =
+                crate::conventional_alloc::allocate_conventional_module_pinned(destructed, pins, k, r2.allocator);
+            let mir = match allocated {
                 Ok(m) => m,
                 Err(e) => return Verdict::CheckFailed(e),
             };

@@ -13,7 +13,11 @@
 //! instruction to the next, so two registers suffice for every K in
 //! `MIN_REGS..=MAX_REGS`: an operation reads at most two distinct variables
 //! (rax and rcx; a variable read twice is reloaded once), and its result
-//! reuses rax. A copy `a = copy b` is a reload of `b` into rax and a store
+//! reuses rax. Divisions meet `idiv`'s renaming constraints by
+//! construction (dividend in rax, divisor in rax or rcx, nothing else in a
+//! register), so they are `MInst::FixedDiv`, the remainder landing in rdx
+//! (at K = 2, where rdx is not allocatable, `%` stays a general `Binary`).
+//! A copy `a = copy b` is a reload of `b` into rax and a store
 //! of rax into `a`'s slot; the store carries the copy annotation
 //! `reads: [b], defines: Some(a)` (`alloc_checker.rs`, "Route 2: copy
 //! annotations"), every operation its variables, and the reloads and the
@@ -27,8 +31,8 @@
 
 use crate::conventional_alloc::{fail, validate_input};
 use crate::entity::EntityVec;
-use crate::ir::{Function, Op, Terminator, Value};
-use crate::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MTerm, Reg, Slot};
+use crate::ir::{BinOp, Function, Op, Terminator, Value};
+use crate::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MTerm, Reg, Slot, RDX};
 use crate::pipeline::PassError;
 
 const R0: Reg = Reg(0);
@@ -36,6 +40,7 @@ const R1: Reg = Reg(1);
 
 struct Emitter {
     slot: EntityVec<Value, Option<Slot>>,
+    k: usize,
 }
 
 impl Emitter {
@@ -70,6 +75,8 @@ impl Emitter {
     fn inst(&self, inst: &crate::ir::Inst, out: &mut Vec<MInstA>) -> Result<(), PassError> {
         let args = inst.op.args();
         let regs = self.reload_operands(&args, out)?;
+        // Where the result is, to store it.
+        let mut result = R0;
         let mi = match (&inst.op, inst.dest) {
             (Op::Copy(b), Some(a)) => {
                 Self::push(out, MInst::Spill { slot: self.slot(a)?, src: regs[0] }, vec![*b], Some(a));
@@ -77,6 +84,13 @@ impl Emitter {
             }
             (Op::Const(imm), Some(_)) => MInst::Const { dst: R0, imm: *imm },
             (Op::Unary(op, _), Some(_)) => MInst::Unary { op: *op, dst: R0, src: regs[0] },
+            // The dividend is in rax and the divisor in rax or rcx, as `idiv`
+            // wants; only `%` at K = 2 lacks rdx for its result.
+            (Op::Binary(BinOp::Div, _, _), Some(_)) => MInst::FixedDiv { op: BinOp::Div, divisor: regs[1] },
+            (Op::Binary(BinOp::Rem, _, _), Some(_)) if self.k > usize::from(RDX.0) => {
+                result = RDX;
+                MInst::FixedDiv { op: BinOp::Rem, divisor: regs[1] }
+            }
             (Op::Binary(op, _, _), Some(_)) => MInst::Binary { op: *op, dst: R0, a: regs[0], b: regs[1] },
             (Op::Load(_), Some(_)) => MInst::Load { dst: R0, addr: regs[0] },
             (Op::Store { .. }, None) => MInst::Store { addr: regs[0], src: regs[1] },
@@ -87,7 +101,7 @@ impl Emitter {
         };
         Self::push(out, mi, args, inst.dest);
         if let Some(d) = inst.dest {
-            Self::push(out, MInst::Spill { slot: self.slot(d)?, src: R0 }, vec![], None);
+            Self::push(out, MInst::Spill { slot: self.slot(d)?, src: result }, vec![], None);
         }
         Ok(())
     }
@@ -107,7 +121,7 @@ pub fn spill_everything(f: &Function, k: usize) -> Result<MFunction, PassError> 
             slot_count += 1;
         }
     });
-    let em = Emitter { slot };
+    let em = Emitter { slot, k };
     let mut blocks = EntityVec::new();
     for data in f.blocks.values() {
         let mut out = Vec::new();

@@ -249,6 +249,16 @@ impl<'a> ValueInterference<'a> {
         }
     }
 
+    /// True when `v` is live right before the `i`-th instruction of `b`
+    /// (live-in at `b` for the first one).
+    pub fn live_before_inst(&self, v: Value, b: Block, i: usize) -> bool {
+        match (i.checked_sub(1), &self.live) {
+            (Some(j), _) => self.live_after_inst(v, b, j),
+            (None, LiveQuery::Sets(x)) => x.live_in(v, b),
+            (None, LiveQuery::Check(c)) => c.live_in(v, b),
+        }
+    }
+
     /// True when one of `a`, `b` is live at the definition of the other
     /// (the plain test, without dominance).
     fn plain_interfere(&self, a: Value, b: Value) -> bool {

@@ -68,7 +68,7 @@
 //!   next block.
 
 use crate::ir::{BinOp, Block, UnOp};
-use crate::mir::{Loc, MFunction, MInst, MInstA, MTerm, Reg, MAX_REGS, MIN_REGS};
+use crate::mir::{Loc, MFunction, MInst, MInstA, MTerm, Reg, MAX_REGS, MIN_REGS, RAX, RDX};
 use iced_x86::code_asm::registers::gpr64::*;
 use iced_x86::code_asm::registers::gpr8::*;
 use iced_x86::code_asm::{qword_ptr, AsmRegister64, AsmRegister8, CodeAssembler, CodeLabel};
@@ -145,8 +145,6 @@ pub struct X86Code {
 
 const R64: [AsmRegister64; MAX_REGS] = [rax, rcx, rdx, rbx, rbp, rsi, rdi, r8, r9, r10, r11, r12, r13, r14, r15];
 const R8: [AsmRegister8; MAX_REGS] = [al, cl, dl, bl, bpl, sil, dil, r8b, r9b, r10b, r11b, r12b, r13b, r14b, r15b];
-const RAX: Reg = Reg(0);
-const RDX: Reg = Reg(2);
 
 struct Lowerer {
     a: CodeAssembler,
@@ -220,6 +218,22 @@ impl Lowerer {
                 }
             }
             MInst::Binary { op, dst, a: x, b: y } => self.binary(op, dst, x, y)?,
+            MInst::FixedDiv { op, divisor } => {
+                // The allocation put the operands where `idiv` wants them
+                // (route 2's renaming constraints): nothing to save.
+                if !matches!(op, BinOp::Div | BinOp::Rem) {
+                    return Err(format!("a fixed division by `{}`", op.mnemonic()));
+                }
+                if divisor == RDX {
+                    return Err("a fixed division's divisor in rdx, which `cqo` overwrites".into());
+                }
+                if op == BinOp::Rem && self.k <= usize::from(RDX.0) {
+                    return Err(format!("a fixed `%` needs rdx, which K = {} does not allocate", self.k));
+                }
+                let q = self.r64(divisor)?;
+                self.a.cqo().map_err(asm_err)?;
+                self.a.idiv(q).map_err(asm_err)?;
+            }
             MInst::Load { dst, addr } => {
                 let (d, s) = (self.r64(dst)?, self.r64(addr)?);
                 if dst != addr {

@@ -30,7 +30,7 @@
 //! beyond its budget) is malformed, not merely suspicious.
 
 use ssaref::entity::EntityRef;
-use ssaref::ir::Block;
+use ssaref::ir::{BinOp, Block};
 use ssaref::mir::{Loc, MFunction, MInst, MTerm, MirProfile, Reg, Slot, MAX_REGS, MIN_REGS};
 use ssaref::outcome::{End, Outcome, Trap};
 
@@ -171,6 +171,23 @@ fn exec(inst: &MInst, site: Site, locs: &mut Locations, m: &mut Machine) -> Resu
                 Err(trap) => return Ok(Err(trap)),
             }
         }
+        MInst::FixedDiv { op, divisor } => {
+            // x86's `cqo; idiv divisor`: the dividend is in rax; the quotient
+            // goes to rax and the remainder to rdx, and the register of the
+            // result not asked for is left undefined.
+            let (rax, rdx) = (Reg(0), Reg(2));
+            let (x, y) = (locs.read(rax, site)?, locs.read(divisor, site)?);
+            match semantics::binary(op, x, y) {
+                Ok(z) => {
+                    let (dst, other) = if op == BinOp::Rem { (rdx, rax) } else { (rax, rdx) };
+                    if usize::from(other.0) < locs.regs.len() {
+                        locs.set_reg(other, None)?;
+                    }
+                    locs.set_reg(dst, Some(z))?;
+                }
+                Err(trap) => return Ok(Err(trap)),
+            }
+        }
         MInst::Load { dst, addr } => {
             let x = m.load(locs.read(addr, site)?);
             locs.set_reg(dst, Some(x))?;
@@ -261,6 +278,14 @@ fn validate(f: &MFunction) -> Result<usize, InterpError> {
             }
             if let MInst::Spill { slot, .. } | MInst::Reload { slot, .. } = inst.inst {
                 check_slot(slot, Some(b))?;
+            }
+            if let MInst::FixedDiv { op, divisor } = inst.inst {
+                if !matches!(op, BinOp::Div | BinOp::Rem) {
+                    return Err(malformed(format!("{name}, {b}: a fixed division by `{}`", op.mnemonic())));
+                }
+                if divisor == Reg(2) {
+                    return Err(malformed(format!("{name}, {b}: a fixed division with its divisor in rdx")));
+                }
             }
         }
         let targets = match data.term {
