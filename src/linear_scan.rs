@@ -69,6 +69,30 @@
 //! Each restart spills at least one more variable, so there are at most as
 //! many restarts as variables.
 //!
+//! # Renaming constraints
+//!
+//! [`linear_scan_pinned`] takes the variables Boissinot et al.'s
+//! translation pinned to rax and rdx (§III-D, `renaming_constraints.rs`;
+//! pins to a register at or above K are dropped, so `%` at K = 2 is a
+//! general division). A pinned variable's interval may only get its
+//! register; a spilled pinned operand of a constrained division gets a
+//! temporary fixed to that register at the division. Each constrained
+//! division also blocks, for everyone else, rdx at its read position (`cqo`
+//! overwrites rdx before `idiv` reads the divisor, so neither the divisor
+//! nor a variable live across may be there) and, for `%`, rax at its write
+//! position (the unused quotient): these *clobbers* are intervals assigned
+//! from the start that are never evicted. Coalescing does not merge classes
+//! pinned to different registers, nor a class whose interval meets a
+//! clobber of the register of the pinned one. Scan order on equal starts:
+//! fixed temporaries, temporaries, pinned variables, variables; a fixed
+//! temporary never meets another fixed temporary or a clobber of its
+//! register (dividend at the read position in rax, result at the write
+//! position in rax for `/` and rdx for `%`), so the scan cannot get stuck.
+//! Pins that clash (a pinned variable live across a clobber of its
+//! register) only cost spills: such a variable cannot get its register and
+//! is spilled. The emitter then writes each constrained division as
+//! `MInst::FixedDiv` (and fails if the scan did not place its operands).
+//!
 //! # Emission and annotations
 //!
 //! Operations are annotated with the variables they read and define; a

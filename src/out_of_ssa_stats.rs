@@ -124,8 +124,12 @@ impl fmt::Display for CopyTable {
         if let Some(first) = self.rows.first() {
             writeln!(
                 f,
-                "Method I inserted {} copies; the SSA programs had {} copies before",
-                first.report.inserted_copies, first.report.original_copies
+                "Method I inserted {} copies; the SSA programs had {} copies before; \
+                 {} divisions pinned to rax/rdx (§III-D) added {} more",
+                first.report.inserted_copies,
+                first.report.original_copies,
+                first.report.pinned_divisions,
+                2 * first.report.pinned_divisions
             )?;
         }
         writeln!(

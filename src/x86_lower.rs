@@ -57,6 +57,9 @@
 //!   explicitly is the one that reads the remainder `idiv` left there.
 //!   `idiv` raises #DE exactly when the language traps: a zero divisor, or
 //!   `i64::MIN / -1`.
+//! * `FixedDiv` (route 2, when the allocation met the renaming constraints
+//!   of §III-D of Boissinot et al.: dividend in rax, divisor not in rdx,
+//!   nothing live in the destroyed register) is just `cqo; idiv divisor`.
 //! * `mem[addr & 4095] = src` needs the masked address in a register.
 //!   It uses a register `r` other than `src` (there are at least two):
 //!   `push r; mov r, addr; and r, 4095; mov [MEM_BASE + 8*r], src; pop r`.

@@ -884,3 +884,54 @@ fn a_register_beyond_k_is_malformed_for_the_oracle_too() {
     assert!(check_no_scratch(&f).is_err());
     assert!(matches!(mir_outcome(f, &[1, 2]), Err(InterpError::Malformed(_))));
 }
+
+/// `FixedDiv` (route 2's `cqo; idiv`): the dividend must be in rax, and
+/// the register of the result not asked for holds nothing afterwards, so a
+/// value left in rdx across `/`, or in rax across `%`, is caught. A divisor
+/// in rdx is malformed.
+#[test]
+fn fixed_divisions_clobber_and_constrain_their_registers() {
+    let div = |op: BinOp, divisor: Reg, reads: &[u32], d: u32| op_fixed(op, divisor, reads, d);
+    // v2 = v0 / v1 with v0 in rax, v1 in rcx; v3 in rdx lives across it.
+    let across = |op: BinOp, keep: Reg| {
+        function(
+            4,
+            0,
+            &[(reg(RAX), 0), (reg(RCX), 1), (reg(keep), 3)],
+            vec![block(&[], vec![], vec![div(op, RCX, &[0, 1], 2), out(keep, 3)], ret(RCX, 1))],
+        )
+    };
+    accept(&across(BinOp::Div, RBX));
+    accept(&across(BinOp::Rem, RBX));
+    let e = reject(&across(BinOp::Div, RDX));
+    assert_wrong_value(&e, Site::Inst { block: Block(0), index: 1 }, reg(RDX), 3, LocState::Clobbered);
+    // The dividend itself, read again after `%`.
+    let dividend_after_rem = function(
+        4,
+        0,
+        &[(reg(RAX), 0), (reg(RCX), 1)],
+        vec![block(&[], vec![], vec![div(BinOp::Rem, RCX, &[0, 1], 2), out(RAX, 0)], ret(RCX, 1))],
+    );
+    let e = reject(&dividend_after_rem);
+    assert_wrong_value(&e, Site::Inst { block: Block(0), index: 1 }, reg(RAX), 0, LocState::Clobbered);
+    // The dividend is read from rax whatever the annotation says.
+    let wrong_dividend = function(
+        3,
+        0,
+        &[(reg(RCX), 0), (reg(RAX), 1)],
+        vec![block(&[], vec![], vec![div(BinOp::Div, RAX, &[0, 1], 2)], ret(RAX, 2))],
+    );
+    let e = reject(&wrong_dividend);
+    assert_wrong_value(&e, Site::Inst { block: Block(0), index: 0 }, reg(RAX), 0, LocState::Value(v(1)));
+    let by_rdx = function(
+        3,
+        0,
+        &[(reg(RAX), 0), (reg(RDX), 1)],
+        vec![block(&[], vec![], vec![div(BinOp::Div, RDX, &[0, 1], 2)], ret(RAX, 2))],
+    );
+    assert!(matches!(reject(&by_rdx).kind, AllocCheckErrorKind::Malformed(_)));
+}
+
+fn op_fixed(o: BinOp, divisor: Reg, reads: &[u32], d: u32) -> MInstA {
+    op(MInst::FixedDiv { op: o, divisor }, reads, Some(d))
+}

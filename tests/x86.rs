@@ -307,3 +307,88 @@ fn every_case_lowers_to_code_the_checker_accepts_for_every_k() {
         }
     }
 }
+
+/// Route 2's `FixedDiv` (`cqo; idiv r`, the renaming constraints of §III-D
+/// met by the allocation): every divisor register but rdx, for both
+/// operators and several K, with every other register checked to keep its
+/// canary; the register the division destroys is not read (the MIR engine
+/// makes it undefined).
+#[test]
+fn every_fixed_division_with_every_divisor_register() {
+    let mut cases = 0;
+    for k in [2, 3, 4, 15] {
+        for op in [BinOp::Div, BinOp::Rem] {
+            if op == BinOp::Rem && k < 3 {
+                continue;
+            }
+            let m = MInst::FixedDiv { op, divisor: Reg(0) };
+            let clobbered = m.clobbered(k);
+            let mut insts = Vec::new();
+            for b in (0..k as u8).filter(|&r| r != 2) {
+                for (x, y) in PAIRS {
+                    // A divisor in rax divides the dividend by itself.
+                    let y = if b == 0 { x } else { y };
+                    if y == 0 {
+                        continue;
+                    }
+                    for r in 0..k {
+                        insts.push(inst(MInst::Const { dst: Reg(r as u8), imm: canary(r) }));
+                    }
+                    insts.push(inst(MInst::Const { dst: Reg(0), imm: x }));
+                    insts.push(inst(MInst::Const { dst: Reg(b), imm: y }));
+                    insts.push(inst(MInst::FixedDiv { op, divisor: Reg(b) }));
+                    for r in (0..k as u8).map(Reg).filter(|&r| Some(r) != clobbered) {
+                        insts.push(inst(MInst::Out { src: r }));
+                    }
+                    cases += 1;
+                }
+            }
+            // The return reads rax, which `%` destroys.
+            insts.push(inst(MInst::Const { dst: Reg(0), imm: 0 }));
+            agree(&function(k, 0, insts));
+        }
+    }
+    eprintln!("{cases} fixed divisions agree");
+    assert!(cases > 150, "{cases}");
+}
+
+#[test]
+fn fixed_division_traps_exactly_like_the_mir() {
+    for k in [2, 3, 15] {
+        for op in [BinOp::Div, BinOp::Rem] {
+            if op == BinOp::Rem && k < 3 {
+                continue;
+            }
+            for (x, y) in [(5, 0), (i64::MIN, -1), (0, 0), (i64::MIN, 1)] {
+                let insts = vec![
+                    inst(MInst::Const { dst: Reg(0), imm: x }),
+                    inst(MInst::Const { dst: Reg(1), imm: y }),
+                    inst(MInst::FixedDiv { op, divisor: Reg(1) }),
+                    inst(MInst::Out { src: Reg(1) }),
+                    inst(MInst::Const { dst: Reg(0), imm: 0 }),
+                ];
+                let out = agree(&function(k, 0, insts));
+                let traps = y == 0 || (x == i64::MIN && y == -1);
+                assert_eq!(out.end == End::Trap(Trap::DivideError), traps, "{x} {op:?} {y} K={k}");
+            }
+        }
+    }
+}
+
+/// A fixed division the lowering cannot encode is an error, never wrong
+/// code: the divisor in rdx (overwritten by `cqo`), `%` without rdx
+/// allocatable, an operator other than `/` and `%`.
+#[test]
+fn malformed_fixed_divisions_are_rejected() {
+    let bad = [
+        (3, MInst::FixedDiv { op: BinOp::Div, divisor: Reg(2) }),
+        (2, MInst::FixedDiv { op: BinOp::Rem, divisor: Reg(1) }),
+        (3, MInst::FixedDiv { op: BinOp::Add, divisor: Reg(1) }),
+    ];
+    for (k, m) in bad {
+        let f = function(k, 0, vec![inst(MInst::Const { dst: Reg(0), imm: 1 }), inst(m.clone())]);
+        assert!(lower_function(&f).is_err(), "lowered {m}");
+        let module = MModule { functions: vec![f] };
+        assert!(ssaref_interp::run_mir(&module, &[], 100).is_err(), "the MIR engine ran {m}");
+    }
+}
