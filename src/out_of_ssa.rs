@@ -21,12 +21,14 @@
 //! as strict (`proofs-notes/out-of-ssa.md`), so one check serves all.
 
 use crate::coalescing::{
-    affinities, class_lists, coalesce, depth_weight, ClassTest, CoalescingOptions, CoalescingVariant, InterferenceGraph,
+    affinities, class_lists, coalesce, depth_weight, ClassTest, Coalescing, CoalescingOptions, CoalescingVariant,
+    InterferenceGraph,
 };
 use crate::copy_insertion::insert_copies;
 use crate::cssa::check_cssa;
 use crate::dominance::DomTree;
-use crate::ir::{BlockData, Function, Inst, Module, Op, Terminator, Value};
+use crate::entity::EntityVec;
+use crate::ir::{Block, BlockData, Function, Inst, Module, Op, Terminator, Value};
 use crate::liveness::{compute_liveness, Liveness};
 use crate::liveness_check::LivenessCheck;
 use crate::loops::loop_depth;
@@ -148,7 +150,7 @@ impl OutOfSsaReport {
     }
 }
 
-fn fail(f: &Function, check: &'static str, message: String) -> PassError {
+pub(crate) fn fail(f: &Function, check: &'static str, message: String) -> PassError {
     PassError { pass: format!("out-of-SSA ({})", f.name), check, message }
 }
 
@@ -175,7 +177,7 @@ fn split_duplicate_edges(f: &mut Function) -> usize {
     added
 }
 
-fn count_copies(f: &Function) -> usize {
+pub(crate) fn count_copies(f: &Function) -> usize {
     f.blocks.values().flat_map(|d| &d.insts).filter(|i| matches!(i.op, Op::Copy(_))).count()
 }
 
@@ -188,6 +190,10 @@ pub fn translate_out_of_ssa(f: &Function, opts: &OutOfSsaOptions) -> Result<(Fun
     // Step 1 and 2.
     let mut g = f.clone();
     report.split_edges = split_duplicate_edges(&mut g);
+    if opts.variant == CoalescingVariant::SreedharIII {
+        // Method III: copies are materialized on the fly (§IV-C).
+        return crate::virtualization::translate_virtualized(f, g, report, opts);
+    }
     let inserted = insert_copies(&mut g);
     report.inserted_copies = inserted.len();
     if opts.check {
@@ -257,6 +263,23 @@ pub fn translate_out_of_ssa(f: &Function, opts: &OutOfSsaOptions) -> Result<(Fun
         }
     }
     // Step 5.
+    let h = rename_and_sequentialize(f, &g, &groups, &result, &depth, opts.check, &mut report)?;
+    Ok((h, report))
+}
+
+/// Step 5 (see the module documentation): every variable of `g` renamed to
+/// its class in `result`, phis dropped, each parallel copy of `groups`
+/// renamed and sequentialized; counts the copies left into `report`. `f` is
+/// the input, for error messages.
+pub(crate) fn rename_and_sequentialize(
+    f: &Function,
+    g: &Function,
+    groups: &CopyGroups,
+    result: &Coalescing,
+    depth: &EntityVec<Block, u32>,
+    check: bool,
+    report: &mut OutOfSsaReport,
+) -> Result<Function, PassError> {
     let mut h = g.clone();
     let rename = |v: Value| result.class(v);
     h.params = h.params.iter().map(|&p| rename(p)).collect();
@@ -319,10 +342,10 @@ pub fn translate_out_of_ssa(f: &Function, opts: &OutOfSsaOptions) -> Result<(Fun
             n.saturating_mul(depth_weight(depth.get(b).copied().unwrap_or(0)))
         })
         .fold(0u64, |a, x| a.saturating_add(x));
-    if opts.check {
+    if check {
         verify_conventional(&h).map_err(|e| fail(f, "conventional form", e.to_string()))?;
     }
-    Ok((h, report))
+    Ok(h)
 }
 
 /// Translates every function of `m`; the reports are summed.

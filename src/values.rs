@@ -249,6 +249,24 @@ impl<'a> ValueInterference<'a> {
         }
     }
 
+    /// True when `v` is live-in at `b` (`liveness.rs` conventions: the phi
+    /// destinations of `b` always are).
+    pub fn live_in(&self, v: Value, b: Block) -> bool {
+        match &self.live {
+            LiveQuery::Sets(x) => x.live_in(v, b),
+            LiveQuery::Check(c) => c.live_in(v, b),
+        }
+    }
+
+    /// True when `v` is live-out of `b` (`liveness.rs` conventions: the phi
+    /// arguments on the edges leaving `b` are).
+    pub fn live_out(&self, v: Value, b: Block) -> bool {
+        match &self.live {
+            LiveQuery::Sets(x) => x.live_out(v, b),
+            LiveQuery::Check(c) => c.live_out(v, b),
+        }
+    }
+
     /// True when one of `a`, `b` is live at the definition of the other
     /// (the plain test, without dominance).
     fn plain_interfere(&self, a: Value, b: Value) -> bool {
