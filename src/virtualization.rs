@@ -20,7 +20,7 @@
 //! `a'0, ..., a'n`, the copies `a'i = ai` in the parallel copy at the end of
 //! `Bi` and `a0 = a'0` in the parallel copy after the phis of `B0`. None of
 //! them exists: a phi's virtual variables are one class member, its
-//! *φ-node* ([`Member::Node`]), whose *slots* `0..=n` stand for `a'0..a'n`.
+//! *φ-node* (`Member::Node`), whose *slots* `0..=n` stand for `a'0..a'n`.
 //! The φ-node stays in the phi's class for good; the variables of the
 //! function join that class when their copy is coalesced. Interference is
 //! the interference of `M` (parallel copies defining their destinations
@@ -114,7 +114,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 /// A member of a congruence class: a variable of the function, or the
 /// φ-node of the phi numbered `n` (its virtual variables `a'0..a'n`).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
-pub enum Member {
+pub(crate) enum Member {
     Var(Value),
     Node(u32),
 }
@@ -140,7 +140,7 @@ type Candidate = (Member, u64, Vec<(Value, usize)>);
 
 /// A copy that could not be coalesced, waiting to be inserted.
 #[derive(Clone, Copy, Debug)]
-pub struct Materialized {
+pub(crate) struct Materialized {
     /// The phi (numbered in block order, then phi order).
     pub phi: u32,
     /// The slot: 0 for `a0 = a'0` after the phis, `i + 1` for
@@ -154,7 +154,7 @@ pub struct Materialized {
 
 /// What [`coalesce_virtualized`] decided.
 #[derive(Clone, Debug, Default)]
-pub struct VirtualCoalescing {
+pub(crate) struct VirtualCoalescing {
     /// The copies materialized, in the order they were decided.
     pub materialized: Vec<Materialized>,
     /// The class of every variable of the function and of every
@@ -426,7 +426,7 @@ type CopyPos = (u32, u8, u32, u32);
 /// whose phi blocks have distinct predecessors, with the analyses `ctx`
 /// (and `graph`, for [`ClassTest::Graph`]) of `g` itself. Fresh variables
 /// are numbered from `g.value_count`.
-pub fn coalesce_virtualized(
+pub(crate) fn coalesce_virtualized(
     g: &Function,
     ctx: &ValueInterference<'_>,
     graph: Option<&InterferenceGraph>,
@@ -496,16 +496,18 @@ pub fn coalesce_virtualized(
     }
 }
 
+/// A copy for the end of a block, keyed by its phi's block and index.
+type EndCopy = ((u32, usize), Materialized);
+
 /// Inserts the materialized copies into a copy of `g` where Method I would
 /// have placed them, and replaces the phi operands; returns the CSSA
 /// program and the copies inserted, as `copy_insertion::insert_copies`
 /// would list them.
-pub fn insert_materialized(g: &Function, materialized: &[Materialized]) -> (Function, Vec<InsertedCopy>) {
+pub(crate) fn insert_materialized(g: &Function, materialized: &[Materialized]) -> (Function, Vec<InsertedCopy>) {
     let mut h = g.clone();
     let refs: Vec<PhiRef> =
         g.blocks.iter().flat_map(|(b, d)| (0..d.phis.len()).map(move |index| PhiRef { block: b, index })).collect();
-    let mut at_end: EntityVec<Block, Vec<((u32, usize), Materialized)>> =
-        EntityVec::from_elem(Vec::new(), g.blocks.len());
+    let mut at_end: EntityVec<Block, Vec<EndCopy>> = EntityVec::from_elem(Vec::new(), g.blocks.len());
     let mut after_phis: EntityVec<Block, Vec<(usize, Materialized)>> = EntityVec::from_elem(Vec::new(), g.blocks.len());
     for m in materialized {
         let r = refs[m.phi as usize];
@@ -597,6 +599,11 @@ pub fn translate_virtualized(
     mut report: OutOfSsaReport,
     opts: &OutOfSsaOptions,
 ) -> Result<(Function, OutOfSsaReport), PassError> {
+    // Room for a fresh variable per phi slot and for the spare of step 5.
+    let slots: u64 = g.blocks.values().map(|d| d.phis.len() as u64 * (d.preds.len() as u64 + 1)).sum();
+    if u64::from(g.value_count) + slots + 1 > u64::from(u32::MAX) {
+        return Err(fail(f, "value numbers", "too many values to number the copies".to_string()));
+    }
     let depth = loop_depth(&g);
     let decided = with_context(&g, opts, &CopyGroups::none(), |ctx, sets| {
         let graph = match (sets, opts.class_test) {

@@ -275,3 +275,41 @@ fn virtualized_against_emulated_on_generated_programs() {
     assert!(emulated > 500, "{emulated}");
     assert!(virtualized * 100 <= emulated * 105, "virtualized {virtualized}, emulated {emulated}");
 }
+
+/// Two phis whose blocks share a predecessor `b0` (two critical edges):
+/// their virtual copies at the end of `b0` intersect (both live on the
+/// edges out of `b0`), so the copy `v2 = copy v1` between the two φ-webs
+/// is not coalesced by Sreedhar I's test, although `v1` and `v2`, each
+/// coalesced with its phi, are not live after that parallel copy. The
+/// emulation on Method I's program decides the same.
+const SHARED_PREDECESSOR: &str = "
+fn main(v0) {
+b0:
+    v1 = add v0, v0
+    v2 = copy v1
+    v9 = const 1
+    br v0, b1, b2
+b1(b0, b1):
+    v3 = phi v1, v4
+    v4 = sub v3, v9
+    v7 = lt v9, v4
+    br v7, b1, b3
+b2(b0, b2):
+    v5 = phi v2, v6
+    v6 = sub v5, v9
+    v8 = lt v9, v6
+    br v8, b2, b3
+b3(b1, b2):
+    v10 = phi v4, v6
+    ret v10
+}
+";
+
+#[test]
+fn phi_nodes_with_a_common_predecessor_intersect() {
+    let f = parse_one(SHARED_PREDECESSOR);
+    let (g, report) = translate_everywhere(&f, &[&[0], &[1], &[4]]);
+    let kept = g.blocks[ssaref::ir::Block(0)].insts.iter().filter(|i| matches!(i.op, Op::Copy(_))).count();
+    assert_eq!(kept, 1, "the copy of v1 stays in b0:\n{}", print_function(&g));
+    assert_eq!(report.remaining_copies - report.cycle_copies, emulated_moves(&f), "{}", print_function(&g));
+}
