@@ -16,6 +16,11 @@
 //! | 4 | coalescing with the chosen variant (§III-B, §III-E, `coalescing.rs`) | no two members of a class interfere by value (every pair) |
 //! | 5 | one variable per class, phis dropped, every parallel copy sequentialized by Algorithm 1 (§III-C) with one fresh variable for cycles, self-copies removed | conventional-form verifier |
 //!
+//! For `SreedharIII`, steps 2 to 4 are replaced by the virtualized
+//! algorithm of §IV-C (`virtualization.rs`): no Method I copy is inserted,
+//! the copies that cannot be coalesced are materialized and inserted at the
+//! end, and the check of step 4 runs on that program.
+//!
 //! The interference that coalescing must respect is value-based
 //! interference (§III-A): every variant merges classes by a test at least
 //! as strict (`proofs-notes/out-of-ssa.md`), so one check serves all.
@@ -111,7 +116,7 @@ pub struct OutOfSsaReport {
     pub split_edges: usize,
     /// Copies of the input function.
     pub original_copies: usize,
-    /// Copies inserted by Method I.
+    /// Copies inserted by Method I (for Sreedhar III: materialized).
     pub inserted_copies: usize,
     /// Copy instructions of the result (static count), cycle-breaking
     /// copies included.
