@@ -61,12 +61,13 @@
 //! # Virtualization
 //!
 //! The paper's §IV-C emulates Method I: copies are materialized only when a
-//! virtual copy cannot be coalesced. Here `SreedharIII` runs on the program
-//! with every copy of Method I inserted, processing the phis one by one as
-//! the virtualized algorithm must, and the copies left uncoalesced are the
-//! copies the virtualized algorithm would have materialized. The result
-//! (which copies remain) is the same by construction of the emulation; the
-//! saving in time and memory of not creating the variables is not.
+//! virtual copy cannot be coalesced. The translation (`out_of_ssa.rs`) runs
+//! `SreedharIII` that way, in `virtualization.rs`: no Method I copy is
+//! inserted, each phi's virtual variables are one class member, and only
+//! the copies that cannot be coalesced get a variable. The `SreedharIII`
+//! of this module, on the program with every copy of Method I inserted, is
+//! the emulation of that algorithm; it is kept as a test oracle
+//! (`tests/virtualization.rs` compares the copies left).
 //!
 //! # Register renaming constraints (§III-D)
 //!

@@ -57,5 +57,6 @@ pub mod spill_everything;
 pub mod ssa_elimination;
 pub mod values;
 pub mod verifier;
+pub mod virtualization;
 pub mod x86_check;
 pub mod x86_lower;

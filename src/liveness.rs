@@ -325,6 +325,11 @@ impl<'a> Interference<'a> {
         self.live.live_in.get(b).is_some_and(|set| set.contains(v))
     }
 
+    /// True when `v` is in `live_out[b]`.
+    pub fn live_out(&self, v: Value, b: Block) -> bool {
+        self.live.live_out.get(b).is_some_and(|set| set.contains(v))
+    }
+
     /// True when `a` and `b` interfere: they differ and one is live at the
     /// definition point of the other.
     pub fn interfere(&self, a: Value, b: Value) -> bool {

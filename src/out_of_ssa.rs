@@ -17,17 +17,24 @@
 //! | 4 | coalescing with the chosen variant (§III-B, §III-E, `coalescing.rs`) | no two members of a class interfere by value (every pair) |
 //! | 5 | one variable per class, phis dropped, every parallel copy sequentialized by Algorithm 1 (§III-C) with one fresh variable for cycles, self-copies removed | conventional-form verifier; the renaming constraints on the result, with liveness recomputed (`renaming_constraints::check_constraints`) |
 //!
+//! For `SreedharIII`, steps 2 to 4 are replaced by the virtualized
+//! algorithm of §IV-C (`virtualization.rs`): no Method I copy is inserted,
+//! the copies that cannot be coalesced are materialized and inserted at the
+//! end, and the check of step 4 runs on that program.
+//!
 //! The interference that coalescing must respect is value-based
 //! interference (§III-A): every variant merges classes by a test at least
 //! as strict (`proofs-notes/out-of-ssa.md`), so one check serves all.
 
 use crate::coalescing::{
-    affinities, class_lists, coalesce, depth_weight, ClassTest, CoalescingOptions, CoalescingVariant, InterferenceGraph,
+    affinities, class_lists, coalesce, depth_weight, ClassTest, Coalescing, CoalescingOptions, CoalescingVariant,
+    InterferenceGraph,
 };
 use crate::copy_insertion::insert_copies;
 use crate::cssa::check_cssa;
 use crate::dominance::DomTree;
-use crate::ir::{BlockData, Function, Inst, Module, Op, Terminator, Value};
+use crate::entity::EntityVec;
+use crate::ir::{Block, BlockData, Function, Inst, Module, Op, Terminator, Value};
 use crate::liveness::{compute_liveness, Liveness};
 use crate::liveness_check::LivenessCheck;
 use crate::loops::loop_depth;
@@ -117,7 +124,7 @@ pub struct OutOfSsaReport {
     pub split_edges: usize,
     /// Copies of the input function.
     pub original_copies: usize,
-    /// Copies inserted by Method I.
+    /// Copies inserted by Method I (for Sreedhar III: materialized).
     pub inserted_copies: usize,
     /// Copy instructions of the result (static count), cycle-breaking
     /// copies included.
@@ -159,7 +166,7 @@ impl OutOfSsaReport {
     }
 }
 
-fn fail(f: &Function, check: &'static str, message: String) -> PassError {
+pub(crate) fn fail(f: &Function, check: &'static str, message: String) -> PassError {
     PassError { pass: format!("out-of-SSA ({})", f.name), check, message }
 }
 
@@ -186,7 +193,7 @@ fn split_duplicate_edges(f: &mut Function) -> usize {
     added
 }
 
-fn count_copies(f: &Function) -> usize {
+pub(crate) fn count_copies(f: &Function) -> usize {
     f.blocks.values().flat_map(|d| &d.insts).filter(|i| matches!(i.op, Op::Copy(_))).count()
 }
 
@@ -218,6 +225,11 @@ pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfS
     report.split_edges = split_duplicate_edges(&mut g);
     let pins = if opts.renaming_constraints { split_divisions(&mut g) } else { Pins::none() };
     report.pinned_divisions = g.blocks.values().flat_map(|d| &d.insts).filter(|i| is_constrained(i, &pins)).count();
+    if opts.variant == CoalescingVariant::SreedharIII {
+        // Method III: copies are materialized on the fly (§IV-C).
+        let (function, pins, report) = crate::virtualization::translate_virtualized(f, g, pins, report, opts)?;
+        return check_pins(f, opts, OutOfSsa { function, pins, report });
+    }
     let inserted = insert_copies(&mut g);
     report.inserted_copies = inserted.len();
     if opts.check {
@@ -287,6 +299,36 @@ pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfS
         }
     }
     // Step 5.
+    let (function, pins) = rename_and_sequentialize(f, &g, &groups, &result, &pins, &depth, opts.check, &mut report)?;
+    check_pins(f, opts, OutOfSsa { function, pins, report })
+}
+
+/// With `check` and `renaming_constraints`, checks the translation against
+/// the renaming constraints, with liveness recomputed
+/// (`renaming_constraints::check_constraints`).
+fn check_pins(f: &Function, opts: &OutOfSsaOptions, t: OutOfSsa) -> Result<OutOfSsa, PassError> {
+    if opts.check && opts.renaming_constraints {
+        check_constraints(&t.function, &t.pins).map_err(|e| fail(f, "renaming constraints", e))?;
+    }
+    Ok(t)
+}
+
+/// Step 5 (see the module documentation): every variable of `g` renamed to
+/// its class in `result`, phis dropped, each parallel copy of `groups`
+/// renamed and sequentialized; counts the copies left into `report`.
+/// Returns the function and its `pins` renamed. `f` is the input, for
+/// error messages.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn rename_and_sequentialize(
+    f: &Function,
+    g: &Function,
+    groups: &CopyGroups,
+    result: &Coalescing,
+    pins: &Pins,
+    depth: &EntityVec<Block, u32>,
+    check: bool,
+    report: &mut OutOfSsaReport,
+) -> Result<(Function, Pins), PassError> {
     let mut h = g.clone();
     let rename = |v: Value| result.class(v);
     h.params = h.params.iter().map(|&p| rename(p)).collect();
@@ -350,11 +392,10 @@ pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfS
         })
         .fold(0u64, |a, x| a.saturating_add(x));
     let pins = pins.renamed(rename);
-    if opts.check {
+    if check {
         verify_conventional(&h).map_err(|e| fail(f, "conventional form", e.to_string()))?;
-        check_constraints(&h, &pins).map_err(|e| fail(f, "renaming constraints", e))?;
     }
-    Ok(OutOfSsa { function: h, pins, report })
+    Ok((h, pins))
 }
 
 /// Translates every function of `m`; the reports are summed and the pins

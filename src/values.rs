@@ -252,10 +252,27 @@ impl<'a> ValueInterference<'a> {
     /// True when `v` is live right before the `i`-th instruction of `b`
     /// (live-in at `b` for the first one).
     pub fn live_before_inst(&self, v: Value, b: Block, i: usize) -> bool {
-        match (i.checked_sub(1), &self.live) {
-            (Some(j), _) => self.live_after_inst(v, b, j),
-            (None, LiveQuery::Sets(x)) => x.live_in(v, b),
-            (None, LiveQuery::Check(c)) => c.live_in(v, b),
+        match i.checked_sub(1) {
+            Some(j) => self.live_after_inst(v, b, j),
+            None => self.live_in(v, b),
+        }
+    }
+
+    /// True when `v` is live-in at `b` (`liveness.rs` conventions: the phi
+    /// destinations of `b` always are).
+    pub fn live_in(&self, v: Value, b: Block) -> bool {
+        match &self.live {
+            LiveQuery::Sets(x) => x.live_in(v, b),
+            LiveQuery::Check(c) => c.live_in(v, b),
+        }
+    }
+
+    /// True when `v` is live-out of `b` (`liveness.rs` conventions: the phi
+    /// arguments on the edges leaving `b` are).
+    pub fn live_out(&self, v: Value, b: Block) -> bool {
+        match &self.live {
+            LiveQuery::Sets(x) => x.live_out(v, b),
+            LiveQuery::Check(c) => c.live_out(v, b),
         }
     }
 

@@ -18,7 +18,7 @@
 
 mod common;
 
-use common::{case_files, parse_case, parse_one, parse_unverified, BOISSINOT_FIG3_SWAP};
+use common::{case_files, parse_case, parse_one, parse_unverified, BOISSINOT_FIG3_SWAP, BOISSINOT_FIG4_LOST_COPY};
 use quickcheck::{QuickCheck, TestResult};
 use ssaref::braun::{construct_program, BraunOptions};
 use ssaref::coalescing::{ClassTest, CoalescingVariant};
@@ -212,27 +212,9 @@ fn swap_problem_ends_with_one_swap_through_a_fresh_variable() {
     assert_eq!(report.cycle_copies, 1, "one cycle broken through the fresh variable:\n{}", print_function(&g));
 }
 
-/// Fig. 4: the lost-copy problem, after copy propagation the value of the
-/// phi is used after the loop while the back edge redefines it.
-const LOST_COPY: &str = "
-fn main(v0) {
-b0:
-    v1 = const 1
-    v5 = const 1
-    jump b1
-b1(b0, b1):
-    v2 = phi v1, v3
-    v3 = add v2, v5
-    v4 = lt v3, v0
-    br v4, b1, b2
-b2(b1):
-    ret v2
-}
-";
-
 #[test]
 fn lost_copy_problem_keeps_exactly_one_copy() {
-    let f = parse_one(LOST_COPY);
+    let f = parse_one(BOISSINOT_FIG4_LOST_COPY);
     let counts = translate_everywhere(&f, &[&[0], &[1], &[3], &[10]]);
     for (variant, n) in counts {
         // x2 (v2) and x3 (v3) interfere, so one copy stays (Fig. 4(d)).
@@ -363,7 +345,7 @@ b2(b0, b1):
     );
     let e = verify_conventional(&bad).expect_err("v1 is undefined on the path b0 -> b2");
     assert!(e.to_string().contains("not defined on every path"), "{e}");
-    let phi = parse_one(LOST_COPY);
+    let phi = parse_one(BOISSINOT_FIG4_LOST_COPY);
     assert!(verify_conventional(&phi).is_err(), "phis are not conventional");
 }
 
@@ -385,7 +367,9 @@ b2(b0, b1):
     )
     .expect("parses");
     for check in [true, false] {
-        let opts = OutOfSsaOptions { check, ..OutOfSsaOptions::default() };
-        assert!(translate_module(&m, &opts).is_err());
+        for opts in [OutOfSsaOptions::default(), OutOfSsaOptions::sreedhar_iii_graph()] {
+            let opts = OutOfSsaOptions { check, ..opts };
+            assert!(translate_module(&m, &opts).is_err());
+        }
     }
 }

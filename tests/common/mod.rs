@@ -170,3 +170,22 @@ b3(b1):
     ret v5
 }
 ";
+
+/// Boissinot et al., Fig. 4, the lost-copy problem: after copy propagation
+/// the value of the phi is used after the loop while the back edge (a
+/// critical edge, left unsplit) redefines it.
+pub const BOISSINOT_FIG4_LOST_COPY: &str = "
+fn main(v0) {
+b0:
+    v1 = const 1
+    v5 = const 1
+    jump b1
+b1(b0, b1):
+    v2 = phi v1, v3
+    v3 = add v2, v5
+    v4 = lt v3, v0
+    br v4, b1, b2
+b2(b1):
+    ret v2
+}
+";
