@@ -84,7 +84,7 @@ use crate::copy_insertion::InsertedCopy;
 use crate::entity::EntityVec;
 use crate::ir::{Block, Function, Op, Value};
 use crate::liveness::{live_at_end, Liveness};
-use crate::renaming_constraints::{clobbers, Clobber, FixedReg, Pins};
+use crate::renaming_constraints::{clobbers, live_at_a_clobber, Clobber, FixedReg, Pins};
 use crate::values::{intersect, CopyGroups, ValueInterference};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -479,11 +479,7 @@ impl<'c, 'a> Coalescer<'c, 'a> {
             (None, None) => return false,
         };
         let members = self.class_members(other);
-        self.clobbers.iter().filter(|c| c.reg == label).any(|c| {
-            members.iter().any(|&m| {
-                c.conflicts(self.ctx.live_before_inst(m, c.block, c.inst), self.ctx.live_after_inst(m, c.block, c.inst))
-            })
-        })
+        live_at_a_clobber(&self.clobbers, label, self.ctx, members.iter().copied())
     }
 
     /// True when variables `x` and `y` (of different classes) may not share
@@ -588,19 +584,8 @@ impl<'c, 'a> Coalescer<'c, 'a> {
                 }
             }
         }
-        let mut chosen = Vec::new();
-        loop {
-            let degree = |i: usize| (0..n).filter(|&j| alive[j] && conflict[i][j]).count();
-            let best = (0..n).filter(|&i| alive[i]).min_by_key(|&i| (degree(i), std::cmp::Reverse(cands[i].1), i));
-            let Some(i) = best else { break };
-            alive[i] = false;
-            for j in 0..n {
-                if conflict[i][j] {
-                    alive[j] = false;
-                }
-            }
-            chosen.push(i);
-        }
+        let weights: Vec<u64> = cands.iter().map(|c| c.1).collect();
+        let chosen = greedy_independent_set(alive, &weights, &conflict);
         for i in chosen {
             let root = self.find(phi_class);
             let k = self.find(cands[i].0);
@@ -690,6 +675,29 @@ impl<'c, 'a> Coalescer<'c, 'a> {
     pub fn classes(&self) -> impl Iterator<Item = &Vec<Value>> {
         self.members.values()
     }
+}
+
+/// The independent-set search of one phi (module documentation): among
+/// the candidates still `alive`, repeatedly the one with the fewest
+/// conflicts with the other alive candidates (ties: heavier `weights`, then
+/// the first), dropping the candidates it conflicts with. Returns the
+/// chosen candidates in the order chosen. `conflict` is symmetric.
+pub(crate) fn greedy_independent_set(mut alive: Vec<bool>, weights: &[u64], conflict: &[Vec<bool>]) -> Vec<usize> {
+    let n = alive.len();
+    let mut chosen = Vec::new();
+    loop {
+        let degree = |i: usize| (0..n).filter(|&j| alive[j] && conflict[i][j]).count();
+        let best = (0..n).filter(|&i| alive[i]).min_by_key(|&i| (degree(i), std::cmp::Reverse(weights[i]), i));
+        let Some(i) = best else { break };
+        alive[i] = false;
+        for j in 0..n {
+            if conflict[i][j] {
+                alive[j] = false;
+            }
+        }
+        chosen.push(i);
+    }
+    chosen
 }
 
 /// Coalesces the affinities of `f` (see the module documentation).

@@ -51,6 +51,7 @@
 use crate::ir::{BinOp, Block, Function, Inst, Op, Value};
 use crate::liveness::{compute_liveness, live_after_each_inst, live_before_each_inst};
 use crate::mir::{Reg, RAX, RDX};
+use crate::values::ValueInterference;
 use std::collections::BTreeMap;
 
 /// A register a variable can be pinned to.
@@ -196,6 +197,21 @@ impl Clobber {
             ClobberPoint::After => live_after,
         }
     }
+}
+
+/// True when one of `vars` is live at one of the `clobbers` of `reg`, by
+/// the liveness of `ctx` (the function the clobbers were taken from): such
+/// a variable may not join the class labeled `reg`.
+pub fn live_at_a_clobber(
+    clobbers: &[Clobber],
+    reg: FixedReg,
+    ctx: &ValueInterference<'_>,
+    vars: impl Iterator<Item = Value> + Clone,
+) -> bool {
+    clobbers.iter().filter(|c| c.reg == reg).any(|c| {
+        vars.clone()
+            .any(|v| c.conflicts(ctx.live_before_inst(v, c.block, c.inst), ctx.live_after_inst(v, c.block, c.inst)))
+    })
 }
 
 /// The clobbers of every constrained division of `f` ([`is_constrained`]).

@@ -97,7 +97,9 @@
 //! coalesced φ-node must keep its slots (the original argument alone would
 //! miss them), is argued in `proofs-notes/out-of-ssa.md`, "Virtualization".
 
-use crate::coalescing::{affinities, class_lists, depth_weight, Affinity, ClassTest, Coalescing, InterferenceGraph};
+use crate::coalescing::{
+    affinities, class_lists, depth_weight, greedy_independent_set, Affinity, ClassTest, Coalescing, InterferenceGraph,
+};
 use crate::copy_insertion::{InsertedCopy, ParallelCopyPlace};
 use crate::dominance::DomTree;
 use crate::entity::EntityVec;
@@ -107,7 +109,7 @@ use crate::liveness_check::LivenessCheck;
 use crate::loops::loop_depth;
 use crate::out_of_ssa::{fail, rename_and_sequentialize, LivenessMethod, OutOfSsaOptions, OutOfSsaReport};
 use crate::pipeline::PassError;
-use crate::renaming_constraints::{clobbers, Clobber, FixedReg, Pins};
+use crate::renaming_constraints::{clobbers, live_at_a_clobber, Clobber, FixedReg, Pins};
 use crate::values::{intersect, value_interfere, CopyGroups, LivenessSource, ValueInterference};
 use crate::verifier::verify_function;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -266,15 +268,11 @@ impl<'c, 'a> Virtualizer<'c, 'a> {
             (None, None) => return false,
         };
         let members = self.members.get(&other).map_or(std::slice::from_ref(&other), |m| m.as_slice());
-        self.clobbers.iter().filter(|c| c.reg == label).any(|c| {
-            members.iter().any(|&m| match m {
-                Member::Var(v) => c.conflicts(
-                    self.ctx.live_before_inst(v, c.block, c.inst),
-                    self.ctx.live_after_inst(v, c.block, c.inst),
-                ),
-                Member::Node(_) => false,
-            })
-        })
+        let vars = members.iter().filter_map(|m| match m {
+            Member::Var(v) => Some(*v),
+            Member::Node(_) => None,
+        });
+        live_at_a_clobber(&self.clobbers, label, self.ctx, vars)
     }
 
     fn find(&mut self, m: Member) -> Member {
@@ -421,19 +419,8 @@ impl<'c, 'a> Virtualizer<'c, 'a> {
                 }
             }
         }
-        let mut chosen = Vec::new();
-        loop {
-            let degree = |i: usize| (0..n).filter(|&j| alive[j] && conflict[i][j]).count();
-            let best = (0..n).filter(|&i| alive[i]).min_by_key(|&i| (degree(i), std::cmp::Reverse(cands[i].1), i));
-            let Some(i) = best else { break };
-            alive[i] = false;
-            for j in 0..n {
-                if conflict[i][j] {
-                    alive[j] = false;
-                }
-            }
-            chosen.push(i);
-        }
+        let weights: Vec<u64> = cands.iter().map(|c| c.1).collect();
+        let chosen = greedy_independent_set(alive, &weights, &conflict);
         // The chosen ones, then the others one at a time, heaviest first.
         let rest = (0..n).filter(|i| !chosen.contains(i)).collect::<Vec<_>>();
         for i in chosen.into_iter().chain(rest) {
