@@ -413,19 +413,7 @@ impl<'c, 'a> Coalescer<'c, 'a> {
     }
 
     fn find(&mut self, v: Value) -> Value {
-        let mut root = v;
-        while let Some(&p) = self.parent.get(&root) {
-            root = p;
-        }
-        let mut x = v;
-        while let Some(&p) = self.parent.get(&x) {
-            if p == root {
-                break;
-            }
-            self.parent.insert(x, root);
-            x = p;
-        }
-        root
+        find_root(&mut self.parent, v)
     }
 
     fn class_members(&self, root: Value) -> Vec<Value> {
@@ -675,6 +663,24 @@ impl<'c, 'a> Coalescer<'c, 'a> {
     pub fn classes(&self) -> impl Iterator<Item = &Vec<Value>> {
         self.members.values()
     }
+}
+
+/// The root of `x` in the union-find forest `parent` (a member without an
+/// entry is a root), compressing the path to it.
+pub(crate) fn find_root<T: Copy + Eq + std::hash::Hash>(parent: &mut FxHashMap<T, T>, x: T) -> T {
+    let mut root = x;
+    while let Some(&p) = parent.get(&root) {
+        root = p;
+    }
+    let mut y = x;
+    while let Some(&p) = parent.get(&y) {
+        if p == root {
+            break;
+        }
+        parent.insert(y, root);
+        y = p;
+    }
+    root
 }
 
 /// The independent-set search of one phi (module documentation): among

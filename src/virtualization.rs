@@ -98,7 +98,8 @@
 //! miss them), is argued in `proofs-notes/out-of-ssa.md`, "Virtualization".
 
 use crate::coalescing::{
-    affinities, class_lists, depth_weight, greedy_independent_set, Affinity, ClassTest, Coalescing, InterferenceGraph,
+    affinities, class_lists, depth_weight, find_root, greedy_independent_set, Affinity, ClassTest, Coalescing,
+    InterferenceGraph,
 };
 use crate::copy_insertion::{InsertedCopy, ParallelCopyPlace};
 use crate::dominance::DomTree;
@@ -276,19 +277,7 @@ impl<'c, 'a> Virtualizer<'c, 'a> {
     }
 
     fn find(&mut self, m: Member) -> Member {
-        let mut root = m;
-        while let Some(&p) = self.parent.get(&root) {
-            root = p;
-        }
-        let mut x = m;
-        while let Some(&p) = self.parent.get(&x) {
-            if p == root {
-                break;
-            }
-            self.parent.insert(x, root);
-            x = p;
-        }
-        root
+        find_root(&mut self.parent, m)
     }
 
     /// Merges two distinct classes (roots).

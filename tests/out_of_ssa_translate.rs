@@ -280,18 +280,10 @@ fn value_based_interference_removes_copies_of_one_value() {
 /// liveness method.
 #[test]
 fn seeded_programs_every_variant_and_liveness_method_keep_the_outcome() {
-    use ssaref::gen::{GenConfig, Shape};
     let mut failures = Vec::new();
     let mut translated = 0;
     for seed in 0..160u64 {
-        let config = if seed % 2 == 0 { Shape::Patterns.config() } else { GenConfig::default() };
-        let tc = TestCase::from_seed(seed, &config);
-        let Ok(expected) = ssaref_interp::run_ast(&tc.program, &tc.args, FUEL) else { continue };
-        if expected.end == End::OutOfFuel {
-            continue;
-        }
-        let braun = if seed % 4 < 2 { BraunOptions::all_on() } else { BraunOptions::plain() };
-        let module = construct_program(&tc.program, &braun);
+        let Some((tc, module, expected)) = common::seeded_ssa(seed, FUEL) else { continue };
         for opts in all_options() {
             translated += 1;
             if let Err(e) = check_translation(&module, &tc.args, &expected, &opts) {

@@ -16,11 +16,10 @@
 
 mod common;
 
-use common::{case_files, parse_one, BOISSINOT_FIG3_SWAP, BOISSINOT_FIG4_LOST_COPY};
+use common::{case_files, parse_one, seeded_ssa, BOISSINOT_FIG3_SWAP, BOISSINOT_FIG4_LOST_COPY};
 use ssaref::braun::{construct_program, BraunOptions};
 use ssaref::coalescing::{affinities, coalesce, ClassTest, CoalescingOptions, CoalescingVariant};
 use ssaref::copy_insertion::insert_copies;
-use ssaref::gen::{GenConfig, Shape, TestCase};
 use ssaref::ir::{Function, Module, Op, Value};
 use ssaref::ir_text::print_function;
 use ssaref::liveness_check::LivenessCheck;
@@ -149,14 +148,9 @@ fn corpus(seeds: u64) -> Vec<(Module, Vec<i64>, Outcome)> {
         }
     }
     for seed in 0..seeds {
-        let config = if seed % 2 == 0 { Shape::Patterns.config() } else { GenConfig::default() };
-        let tc = TestCase::from_seed(seed, &config);
-        let Ok(expected) = ssaref_interp::run_ast(&tc.program, &tc.args, FUEL) else { continue };
-        if expected.end == End::OutOfFuel {
-            continue;
+        if let Some((tc, module, expected)) = seeded_ssa(seed, FUEL) {
+            out.push((module, tc.args, expected));
         }
-        let braun = if seed % 4 < 2 { BraunOptions::all_on() } else { BraunOptions::plain() };
-        out.push((construct_program(&tc.program, &braun), tc.args, expected));
     }
     out
 }
@@ -241,14 +235,7 @@ fn emulated_moves(f: &Function) -> usize {
 fn virtualized_against_emulated_on_generated_programs() {
     let (mut virtualized, mut emulated, mut functions, mut differ) = (0usize, 0usize, 0usize, 0usize);
     for seed in 1000..1300u64 {
-        let config = if seed % 2 == 0 { Shape::Patterns.config() } else { GenConfig::default() };
-        let tc = TestCase::from_seed(seed, &config);
-        let Ok(expected) = ssaref_interp::run_ast(&tc.program, &tc.args, FUEL) else { continue };
-        if expected.end == End::OutOfFuel {
-            continue;
-        }
-        let braun = if seed % 4 < 2 { BraunOptions::all_on() } else { BraunOptions::plain() };
-        let mut m = construct_program(&tc.program, &braun);
+        let Some((tc, mut m, expected)) = seeded_ssa(seed, FUEL) else { continue };
         // The same input for both: no edge for step 1 to split.
         for f in &mut m.functions {
             ssaref::critical_edges::split_critical_edges(f);

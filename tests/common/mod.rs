@@ -189,3 +189,21 @@ b2(b1):
     ret v2
 }
 ";
+
+/// Generated program `seed` (the pattern shape for even seeds, the default
+/// one for odd seeds) with its SSA form (Braun's construction, all options
+/// on when `seed % 4 < 2`, plain otherwise) and its outcome; `None` when it
+/// fails to run or runs out of `fuel`.
+pub fn seeded_ssa(seed: u64, fuel: u64) -> Option<(ssaref::gen::TestCase, ssaref::ir::Module, Outcome)> {
+    use ssaref::braun::{construct_program, BraunOptions};
+    use ssaref::gen::{GenConfig, Shape, TestCase};
+    let config = if seed.is_multiple_of(2) { Shape::Patterns.config() } else { GenConfig::default() };
+    let tc = TestCase::from_seed(seed, &config);
+    let expected = ssaref_interp::run_ast(&tc.program, &tc.args, fuel).ok()?;
+    if expected.end == ssaref::outcome::End::OutOfFuel {
+        return None;
+    }
+    let braun = if seed % 4 < 2 { BraunOptions::all_on() } else { BraunOptions::plain() };
+    let module = construct_program(&tc.program, &braun);
+    Some((tc, module, expected))
+}
