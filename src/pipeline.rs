@@ -26,16 +26,16 @@
 //! builds, in release builds with debug assertions (our release profile), and
 //! in every test; route 1 always runs its checkers.
 
+use crate::analysis::reducibility::is_reducible;
+use crate::analysis::verifier::verify_module;
 use crate::ast::Program;
-use crate::braun::{construct_program, BraunOptions};
-use crate::checkers;
-use crate::cytron::construct_cytron;
+use crate::checkers::ssa_properties as checkers;
+use crate::construction::braun::{construct_program, BraunOptions};
+use crate::construction::cytron::construct_cytron;
+use crate::error::PassError;
 use crate::ir::Module;
 use crate::oracle::Oracle;
 use crate::outcome::{End, Outcome};
-use crate::reducibility::is_reducible;
-use crate::verifier::verify_module;
-use std::fmt;
 
 /// How the pipeline runs.
 #[derive(Clone, Debug)]
@@ -50,24 +50,6 @@ impl Default for Config {
         Config { braun: BraunOptions::default(), check: cfg!(debug_assertions) }
     }
 }
-
-/// A pass produced IR that a checker rejects: a bug of ssaref.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct PassError {
-    /// The pass whose output failed (e.g. `braun[phi+scc]`).
-    pub pass: String,
-    /// The checker that failed (e.g. `verify`, `minimal`).
-    pub check: &'static str,
-    pub message: String,
-}
-
-impl fmt::Display for PassError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "after {}: check `{}` failed: {}", self.pass, self.check, self.message)
-    }
-}
-
-impl std::error::Error for PassError {}
 
 /// Builds the SSA form of a valid program and, when `config.check` is on,
 /// checks it.
@@ -265,8 +247,8 @@ pub fn later_stage_fuel(fuel: u64) -> u64 {
 /// register allocator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Route2 {
-    pub out_of_ssa: crate::out_of_ssa::OutOfSsaOptions,
-    pub allocator: crate::conventional_alloc::ConventionalAllocator,
+    pub out_of_ssa: crate::route2::out_of_ssa::OutOfSsaOptions,
+    pub allocator: crate::route2::conventional_alloc::ConventionalAllocator,
 }
 
 impl Route2 {
@@ -274,9 +256,9 @@ impl Route2 {
     /// a fixed order, each with the fast configuration's linear class test
     /// and every checker on.
     pub fn all() -> Vec<Route2> {
-        use crate::coalescing::CoalescingVariant;
-        use crate::conventional_alloc::ConventionalAllocator;
-        use crate::out_of_ssa::{LivenessMethod, OutOfSsaOptions};
+        use crate::route2::coalescing::CoalescingVariant;
+        use crate::route2::conventional_alloc::ConventionalAllocator;
+        use crate::route2::out_of_ssa::{LivenessMethod, OutOfSsaOptions};
         let mut out = Vec::new();
         for allocator in ConventionalAllocator::ALL {
             for liveness in LivenessMethod::ALL {
@@ -311,7 +293,7 @@ pub struct DiffConfig {
     /// Register counts for route 1 (empty: no allocation).
     pub regs: Vec<usize>,
     /// Route-1 option sets to run for each K (`k` is overwritten).
-    pub regalloc: Vec<crate::regalloc::RegallocOptions>,
+    pub regalloc: Vec<crate::route1::regalloc::RegallocOptions>,
     /// Fuel of the source run.
     pub fuel: u64,
     /// Lower the allocated code to x86-64, check it, and run it under
@@ -325,7 +307,7 @@ impl DiffConfig {
     /// Four construction variants, and route 1 with and without the §6
     /// optimizations for each K in `regs`.
     pub fn standard(regs: &[usize], fuel: u64) -> Self {
-        let all = crate::regalloc::RegallocOptions::with_k(2);
+        let all = crate::route1::regalloc::RegallocOptions::with_k(2);
         DiffConfig {
             variants: vec![
                 BraunOptions::plain(),
@@ -371,9 +353,9 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
     t = charge(t, |p| &mut p.construction);
     for &k in &config.regs {
         for ra in &config.regalloc {
-            let opts = crate::regalloc::RegallocOptions { k, ..*ra };
+            let opts = crate::route1::regalloc::RegallocOptions { k, ..*ra };
             let tag = if opts.store_hoisting { "opt" } else { "plain" };
-            let (mir, reports) = match crate::regalloc::allocate_module(&ssa, &opts) {
+            let (mir, reports) = match crate::route1::regalloc::allocate_module(&ssa, &opts) {
                 Ok(x) => x,
                 Err(e) => return Verdict::CheckFailed(e),
             };
@@ -402,7 +384,8 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
     }
     // The destructed program depends on the out-of-SSA options only, not on
     // the allocator: translate and run it once per options.
-    type Destruction = (crate::out_of_ssa::OutOfSsaOptions, Module, Vec<crate::renaming_constraints::Pins>);
+    type Destruction =
+        (crate::route2::out_of_ssa::OutOfSsaOptions, Module, Vec<crate::route2::renaming_constraints::Pins>);
     let mut destructions: Vec<Destruction> = Vec::new();
     for r2 in &config.route2 {
         let tag = r2.describe();
@@ -410,10 +393,11 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
         let index = match cached {
             Some(i) => i,
             None => {
-                let (destructed, pins, _) = match crate::out_of_ssa::translate_module_with_pins(&ssa, &r2.out_of_ssa) {
-                    Ok(x) => x,
-                    Err(e) => return Verdict::CheckFailed(e),
-                };
+                let (destructed, pins, _) =
+                    match crate::route2::out_of_ssa::translate_module_with_pins(&ssa, &r2.out_of_ssa) {
+                        Ok(x) => x,
+                        Err(e) => return Verdict::CheckFailed(e),
+                    };
                 t = charge(t, |p| &mut p.out_of_ssa);
                 // The destructed program has no phis; the oracle's SSA engine
                 // runs it as a register machine over its variables.
@@ -431,8 +415,12 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
         };
         let (_, destructed, pins) = &destructions[index];
         for &k in &config.regs {
-            let allocated =
-                crate::conventional_alloc::allocate_conventional_module_pinned(destructed, pins, k, r2.allocator);
+            let allocated = crate::route2::conventional_alloc::allocate_conventional_module_pinned(
+                destructed,
+                pins,
+                k,
+                r2.allocator,
+            );
             let mir = match allocated {
                 Ok(m) => m,
                 Err(e) => return Verdict::CheckFailed(e),
@@ -486,8 +474,8 @@ fn allocated_stages(
         Err(e) => return Some(Verdict::CheckFailed(e)),
     };
     let t = charge(t, |p| &mut p.lowering);
-    let budget = crate::emulator::budget_for(steps.unwrap_or(later));
-    let got = crate::emulator::run_x86(&code, args, budget).map_err(|e| e.to_string());
+    let budget = crate::machine::emulator::budget_for(steps.unwrap_or(later));
+    let got = crate::machine::emulator::run_x86(&code, args, budget).map_err(|e| e.to_string());
     charge(t, |p| &mut p.emulation);
     if got.as_ref() != Ok(expected) {
         return Some(Verdict::Diverge { stage: x86_stage, expected: expected.clone(), got });
@@ -523,18 +511,18 @@ pub fn differential_full_catching(
 
 /// Lowers `main` of an allocated module to x86-64 and runs the
 /// machine-code checker on the bytes.
-pub fn lower_and_check(mir: &crate::mir::MModule) -> Result<crate::x86_lower::X86Code, PassError> {
+pub fn lower_and_check(mir: &crate::mir::MModule) -> Result<crate::machine::x86_lower::X86Code, PassError> {
     let main = mir.main().ok_or_else(|| PassError {
         pass: "x86-lower".into(),
         check: "lower",
         message: "the program has no `main`".into(),
     })?;
-    let code = crate::x86_lower::lower_function(main).map_err(|message| PassError {
+    let code = crate::machine::x86_lower::lower_function(main).map_err(|message| PassError {
         pass: "x86-lower".into(),
         check: "lower",
         message,
     })?;
-    crate::x86_check::check_machine_code(&code).map_err(|e| PassError {
+    crate::machine::x86_check::check_machine_code(&code).map_err(|e| PassError {
         pass: "x86-lower".into(),
         check: "machine-code",
         message: e.to_string(),

@@ -11,15 +11,15 @@
 use pretty_assertions::assert_eq;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use ssaref::alloc_checker::{
+use ssaref::analysis::ir_text::parse_module;
+use ssaref::analysis::verifier::verify_module;
+use ssaref::checkers::alloc_checker::{
     check_allocation, check_module, check_no_scratch, AllocCheckError, AllocCheckErrorKind, LocState, Site,
 };
 use ssaref::entity::EntityVec;
 use ssaref::ir::{BinOp, Block, UnOp, Value};
-use ssaref::ir_text::parse_module;
 use ssaref::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MModule, MTerm, PhiAnnot, Reg, Slot};
 use ssaref::outcome::{End, Outcome};
-use ssaref::verifier::verify_module;
 use ssaref_interp::{run_mir, run_ssa, InterpError, DEFAULT_FUEL};
 
 const RAX: Reg = Reg(0);

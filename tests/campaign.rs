@@ -5,9 +5,9 @@
 mod common;
 
 use common::InterpOracle;
-use ssaref::campaign::{run_campaign, CampaignConfig};
 use ssaref::oracle::Oracle;
 use ssaref::outcome::Outcome;
+use ssaref::testing::campaign::{run_campaign, CampaignConfig};
 use std::sync::atomic::AtomicBool;
 
 /// The real oracle, except that running allocated code panics: a stand-in
@@ -53,7 +53,7 @@ fn a_panicking_pass_is_a_written_case_and_the_campaign_goes_on() {
         let text = std::fs::read_to_string(case).expect("the case is on disk");
         assert!(text.contains("planted panic"), "{text}");
         // The case file is a program the tools read back.
-        ssaref::case_file::CaseFile::parse(&text).expect("a valid case file");
+        ssaref::frontend::case_file::CaseFile::parse(&text).expect("a valid case file");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

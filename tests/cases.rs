@@ -13,7 +13,7 @@ mod common;
 
 use common::{bless_case, case_files, parse_case, InterpOracle};
 use pretty_assertions::assert_eq;
-use ssaref::braun::BraunOptions;
+use ssaref::construction::braun::BraunOptions;
 use ssaref::pipeline::{differential, Verdict};
 
 const FUEL: u64 = 1_000_000;
@@ -40,7 +40,7 @@ fn every_case_matches_its_expected_outcome_at_every_stage() {
                 continue;
             }
         };
-        let program = match ssaref::parser::parse_program(&text) {
+        let program = match ssaref::frontend::parser::parse_program(&text) {
             Ok(p) => p,
             Err(d) => {
                 failures.push(d.with_file(&name));

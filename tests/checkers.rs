@@ -12,14 +12,14 @@
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use ssaref::analysis::ir_text::parse_function;
+use ssaref::analysis::reducibility::is_reducible;
+use ssaref::analysis::verifier::verify_function;
 use ssaref::ast::{self, BinOp, Expr, Program, Stmt};
-use ssaref::checkers::{check_minimal, check_no_trivial_phis, check_pruned, compare_phi_counts};
-use ssaref::cytron::construct_cytron;
+use ssaref::checkers::ssa_properties::{check_minimal, check_no_trivial_phis, check_pruned, compare_phi_counts};
+use ssaref::construction::cytron::construct_cytron;
 use ssaref::entity::EntityVec;
 use ssaref::ir::{Block, BlockData, Function, Inst, Module, Op, Phi, Terminator, Value};
-use ssaref::ir_text::parse_function;
-use ssaref::reducibility::is_reducible;
-use ssaref::verifier::verify_function;
 
 /// Parses a function in the SSA text form and checks that it is valid SSA,
 /// so that a checker's verdict on it is about the property under test.
@@ -30,7 +30,7 @@ fn ssa(text: &str) -> Function {
 }
 
 fn program(src: &str) -> Program {
-    let p = ssaref::parser::parse_program(src).unwrap_or_else(|e| panic!("test program does not parse: {e}"));
+    let p = ssaref::frontend::parser::parse_program(src).unwrap_or_else(|e| panic!("test program does not parse: {e}"));
     p.validate().expect("the parser checks what validate checks");
     p
 }
@@ -500,7 +500,7 @@ fn cytron(p: &Program) -> Module {
     let m = construct_cytron(p);
     assert_eq!(m.functions.len(), p.functions.len());
     for f in &m.functions {
-        verify_function(f).unwrap_or_else(|e| panic!("{e}\n{}", ssaref::ir_text::print_function(f)));
+        verify_function(f).unwrap_or_else(|e| panic!("{e}\n{}", ssaref::analysis::ir_text::print_function(f)));
         check_pruned(f).unwrap_or_else(|e| panic!("{e}"));
         if is_reducible(f) {
             check_no_trivial_phis(f).unwrap_or_else(|e| panic!("{e}"));
@@ -582,7 +582,7 @@ fn cytron_irreducible_goto_loop_places_phis_only_where_live() {
     check_no_trivial_phis(f).expect("no trivial phi");
     check_minimal(f).expect("minimal");
     // Braun et al. with Algorithm 5 places no more.
-    let braun = ssaref::braun::construct_program(&p, &ssaref::braun::BraunOptions::plain());
+    let braun = ssaref::construction::braun::construct_program(&p, &ssaref::construction::braun::BraunOptions::plain());
     compare_phi_counts(&braun, &m).expect("Braun <= Cytron");
 }
 

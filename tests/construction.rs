@@ -7,14 +7,14 @@ mod common;
 
 use common::on_small_stack;
 use ssaref::ast::{Block, Expr, Function, Program, Stmt};
-use ssaref::braun::{construct_function, construct_program, BraunOptions};
-use ssaref::checkers::check_minimal;
-use ssaref::cytron::construct_cytron;
+use ssaref::checkers::ssa_properties::check_minimal;
+use ssaref::construction::braun::{construct_function, construct_program, BraunOptions};
+use ssaref::construction::cytron::construct_cytron;
 use ssaref::ir::{Module, Op};
 use ssaref::pipeline::check_construction;
 
 fn parse(src: &str) -> Program {
-    ssaref::parser::parse_program(src).expect("test program parses")
+    ssaref::frontend::parser::parse_program(src).expect("test program parses")
 }
 
 fn case(name: &str) -> Program {
@@ -76,7 +76,7 @@ fn fig3_while_loop_seals_the_header_last() {
     let m = build(&p, BraunOptions::plain());
     let f = &m.functions[0];
     // i and s at the header, s at the if's join.
-    assert_eq!(f.phi_count(), 3, "{}", ssaref::ir_text::print_module(&m));
+    assert_eq!(f.phi_count(), 3, "{}", ssaref::analysis::ir_text::print_module(&m));
     assert_eq!(f.phi_count(), construct_cytron(&p).functions[0].phi_count());
 }
 
@@ -182,11 +182,11 @@ fn ten_thousand_nested_ifs_construct_without_stack_overflow() {
     let phis = on_small_stack(|| {
         let p = nested_ifs(10_000);
         let m = construct_program(&p, &BraunOptions::plain());
-        ssaref::verifier::verify_module(&m).expect("valid SSA");
+        ssaref::analysis::verifier::verify_module(&m).expect("valid SSA");
         let out = ssaref_interp::run_ssa(&m, &[1], 10_000_000).expect("runs");
         assert_eq!(out.end, ssaref::outcome::End::Return(10_001));
         let marker = construct_program(&p, &BraunOptions { marker: true, ..BraunOptions::all_on() });
-        ssaref::verifier::verify_module(&marker).expect("valid SSA");
+        ssaref::analysis::verifier::verify_module(&marker).expect("valid SSA");
         m.functions[0].phi_count()
     });
     assert_eq!(phis, 10_000, "one phi for x at each join");
@@ -206,7 +206,7 @@ fn a_million_statements_construct_without_stack_overflow() {
             functions: vec![Function { name: "main".into(), params: vec!["y".into()], body: Block::new(stmts) }],
         };
         let m = construct_program(&p, &BraunOptions::all_on());
-        ssaref::verifier::verify_module(&m).expect("valid SSA");
+        ssaref::analysis::verifier::verify_module(&m).expect("valid SSA");
         m.functions[0].inst_count()
     });
     // x starts at 0, so the first `x = x + y` simplifies to y: 999,999 adds.
@@ -227,7 +227,7 @@ fn long_label_chains_and_unreachable_cycles() {
         let p = parse(&src);
         for opts in [BraunOptions::plain(), BraunOptions { marker: true, ..BraunOptions::plain() }] {
             let m = construct_program(&p, &opts);
-            ssaref::verifier::verify_module(&m).expect("valid SSA");
+            ssaref::analysis::verifier::verify_module(&m).expect("valid SSA");
             assert_eq!(m.functions[0].phi_count(), 0);
         }
     });

@@ -25,15 +25,15 @@ mod common;
 
 use common::{case_files, parse_case, route2_module};
 use quickcheck::{QuickCheck, TestResult};
-use ssaref::alloc_checker::{check_allocation, AllocCheckErrorKind};
-use ssaref::conventional_alloc::{allocate_conventional, allocate_conventional_module, ConventionalAllocator};
+use ssaref::checkers::alloc_checker::{check_allocation, AllocCheckErrorKind};
 use ssaref::entity::EntityVec;
-use ssaref::gen::{Shape, TestCase};
 use ssaref::ir::{Block, Module, Value};
-use ssaref::linear_scan::coalesce_copies;
 use ssaref::mir::{print_module, Annot, Loc, MBlock, MFunction, MInst, MInstA, MModule, MTerm, Reg, Slot};
 use ssaref::outcome::{End, Outcome};
 use ssaref::pipeline::{build_ssa, later_stage_fuel, Config};
+use ssaref::route2::conventional_alloc::{allocate_conventional, allocate_conventional_module, ConventionalAllocator};
+use ssaref::route2::linear_scan::coalesce_copies;
+use ssaref::testing::gen::{Shape, TestCase};
 
 const FUEL: u64 = 1_000_000;
 const KS: [usize; 6] = [2, 3, 4, 6, 8, 15];
@@ -53,7 +53,7 @@ fn corpus() -> Vec<(String, Module, Vec<i64>, Outcome)> {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let text = std::fs::read_to_string(&path).expect("readable");
         let case = parse_case(&text).expect("case header");
-        let program = ssaref::parser::parse_program(&text).expect("parses");
+        let program = ssaref::frontend::parser::parse_program(&text).expect("parses");
         let expected = ssaref_interp::run_ast(&program, &case.args, FUEL).expect("runs");
         assert_eq!(expected.render_full(), case.expect, "{name}: the header's outcome");
         let ssa = build_ssa(&program, &config()).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -355,7 +355,8 @@ fn linear_scan_spills_less_than_spill_everything() {
 #[test]
 fn bad_input_is_an_error_not_a_panic() {
     let ssa = build_ssa(
-        &ssaref::parser::parse_program("fn main(a) { var x = a; while (x) { x = x - 1; } return x; }").unwrap(),
+        &ssaref::frontend::parser::parse_program("fn main(a) { var x = a; while (x) { x = x - 1; } return x; }")
+            .unwrap(),
         &config(),
     )
     .unwrap();

@@ -21,20 +21,22 @@ mod common;
 
 use common::{case_files, parse_one};
 
-use ssaref::braun::{construct_program, BraunOptions};
-use ssaref::critical_edges::{has_critical_edges, split_critical_edges};
-use ssaref::cssa::{check_cssa, phi_congruence_classes};
+use ssaref::analysis::cssa::{check_cssa, phi_congruence_classes};
+use ssaref::analysis::intervals::{compute_intervals, is_well_formed, merge, union_intersects};
+use ssaref::analysis::ir_text::print_function;
+use ssaref::analysis::liveness::{
+    compute_liveness, interfere, live_after_each_inst, live_before_each_inst, Interference,
+};
+use ssaref::analysis::loops::loop_depth;
+use ssaref::analysis::pressure::{max_pressure, pressure_profile};
+use ssaref::analysis::verifier::verify_function;
+use ssaref::construction::braun::{construct_program, BraunOptions};
 use ssaref::entity::{EntityRef, EntitySet, EntityVec};
-use ssaref::intervals::{compute_intervals, is_well_formed, merge, union_intersects};
 use ssaref::ir::{Block, Function, Module, Op, Value};
-use ssaref::ir_text::print_function;
-use ssaref::liveness::{compute_liveness, interfere, live_after_each_inst, live_before_each_inst, Interference};
-use ssaref::loops::loop_depth;
 use ssaref::oracle::Oracle;
-use ssaref::phi_lifting::{phi_lifting, LiftKind, LiftedCopy};
-use ssaref::phi_mem_coalesce::phi_mem_coalesce;
-use ssaref::pressure::{max_pressure, pressure_profile};
-use ssaref::verifier::verify_function;
+use ssaref::route1::critical_edges::{has_critical_edges, split_critical_edges};
+use ssaref::route1::phi_lifting::{phi_lifting, LiftKind, LiftedCopy};
+use ssaref::route1::phi_mem_coalesce::phi_mem_coalesce;
 use std::path::PathBuf;
 
 const FUEL: u64 = 1_000_000;
@@ -324,7 +326,7 @@ fn corpus_pipeline_keeps_semantics_cssa_and_pressure() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let text = std::fs::read_to_string(&path).expect("readable case");
         let case = common::parse_case(&text).expect("case header parses");
-        let program = ssaref::parser::parse_program(&text).expect("case parses");
+        let program = ssaref::frontend::parser::parse_program(&text).expect("case parses");
         for (variant, opts) in [("all_on", BraunOptions::all_on()), ("plain", BraunOptions::plain())] {
             let module = construct_program(&program, &opts);
             match run_stages(&module) {
@@ -397,11 +399,11 @@ impl std::fmt::Display for Totals {
     }
 }
 
-/// The same checks on programs of the random generator (`ssaref::gen`),
+/// The same checks on programs of the random generator (`ssaref::testing::gen`),
 /// every shape in turn, both construction variants.
 #[test]
 fn generated_programs_keep_semantics_cssa_and_pressure() {
-    use ssaref::gen::{Shape, TestCase};
+    use ssaref::testing::gen::{Shape, TestCase};
     let mut failures = Vec::new();
     let mut totals = Totals::default();
     for seed in 0..300u64 {
@@ -441,7 +443,7 @@ fn generated_programs_keep_semantics_cssa_and_pressure() {
 fn swap_problem_is_not_cssa_before_lifting_and_is_after() {
     let text = "fn main(n) { var x = 1; var y = 2; var i = 0; \
                 while (i < n) { var t = x; x = y; y = t; i = i + 1; } out x; return y; }";
-    let program = ssaref::parser::parse_program(text).expect("parses");
+    let program = ssaref::frontend::parser::parse_program(text).expect("parses");
     let module = construct_program(&program, &BraunOptions::all_on());
     let mut f = module.main().expect("main").clone();
     split_critical_edges(&mut f);
@@ -475,7 +477,7 @@ fn swap_problem_is_not_cssa_before_lifting_and_is_after() {
 #[test]
 fn lost_copy_case_is_not_cssa_with_copy_propagation() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cases/lost_copy.src");
-    let program = ssaref::parser::parse_program(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let program = ssaref::frontend::parser::parse_program(&std::fs::read_to_string(path).unwrap()).unwrap();
     let mut f = construct_program(&program, &BraunOptions::all_on()).main().unwrap().clone();
     split_critical_edges(&mut f);
     assert!(check_cssa(&f).is_err(), "y (the old x) is live after the loop with the new x");
@@ -851,7 +853,7 @@ fn coalescing_rejects_copies_it_cannot_find() {
 /// Natural-loop nesting depth, computed directly from back edges (edges to a
 /// dominator) for a reducible function: the reference for `loop_depth`.
 fn natural_loop_depth(f: &Function) -> EntityVec<Block, u32> {
-    let dom = ssaref::dominance::DomTree::compute(f);
+    let dom = ssaref::analysis::dominance::DomTree::compute(f);
     let mut bodies: std::collections::BTreeMap<Block, std::collections::BTreeSet<Block>> = Default::default();
     for u in f.blocks.keys() {
         for h in f.succs(u) {
@@ -880,22 +882,23 @@ fn natural_loop_depth(f: &Function) -> EntityVec<Block, u32> {
 fn loop_depth_matches_natural_loops_on_reducible_functions() {
     let mut compared = 0;
     for path in case_files() {
-        let program = ssaref::parser::parse_program(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let program = ssaref::frontend::parser::parse_program(&std::fs::read_to_string(&path).unwrap()).unwrap();
         for opts in [BraunOptions::all_on(), BraunOptions::plain()] {
             for f in construct_program(&program, &opts).functions {
                 let mut g = f.clone();
                 split_critical_edges(&mut g);
                 for h in [f, g] {
-                    if ssaref::reducibility::is_reducible(&h) {
+                    if ssaref::analysis::reducibility::is_reducible(&h) {
                         assert_eq!(loop_depth(&h), natural_loop_depth(&h), "{}", print_function(&h));
                         compared += 1;
                     } else {
                         // Every block on a cycle has depth at least 1.
                         let depth = loop_depth(&h);
                         for b in h.blocks.keys() {
-                            let on_cycle = ssaref::dominance::reverse_postorder(h.block_count(), b, |x| h.succs(x))
-                                .iter()
-                                .any(|&x| h.succs(x).contains(&b));
+                            let on_cycle =
+                                ssaref::analysis::dominance::reverse_postorder(h.block_count(), b, |x| h.succs(x))
+                                    .iter()
+                                    .any(|&x| h.succs(x).contains(&b));
                             assert_eq!(depth[b] >= 1, on_cycle, "{b} in\n{}", print_function(&h));
                         }
                     }
@@ -908,7 +911,7 @@ fn loop_depth_matches_natural_loops_on_reducible_functions() {
 
 #[test]
 fn loop_depth_of_nested_loops() {
-    let program = ssaref::parser::parse_program(
+    let program = ssaref::frontend::parser::parse_program(
         "fn main(n) { var i = 0; var s = 0; while (i < n) { var j = 0; while (j < i) { s = s + j; j = j + 1; } i = i + 1; } return s; }",
     )
     .unwrap();

@@ -22,13 +22,13 @@
 mod common;
 
 use common::InterpOracle;
+use ssaref::analysis::reducibility::is_reducible;
+use ssaref::analysis::verifier::verify_module;
 use ssaref::ast::{BinOp, Block, Expr, Function, Program, Stmt};
-use ssaref::braun::{construct_program, BraunOptions};
-use ssaref::cytron::construct_cytron;
+use ssaref::construction::braun::{construct_program, BraunOptions};
+use ssaref::construction::cytron::construct_cytron;
 use ssaref::oracle::Oracle;
 use ssaref::pipeline::check_construction_against;
-use ssaref::reducibility::is_reducible;
-use ssaref::verifier::verify_module;
 use std::collections::HashSet;
 
 /// A CFG: for each block, its successors (0, 1 or 2 distinct blocks).
@@ -267,7 +267,7 @@ fn run(stride: usize) -> (usize, usize) {
                                 }
                                 Err(e) => panic!(
                                     "CFG {cfg:?}, placement {placement:?}: {e}\n{}",
-                                    ssaref::ast_print::print_program(&program)
+                                    ssaref::frontend::ast_print::print_program(&program)
                                 ),
                             }
                         }

@@ -1,5 +1,5 @@
 //! The cargo-fuzz entry points `pipeline` and `alloc_checker`
-//! (`ssaref::fuzzing`) on random bytes for about a second each, so that
+//! (`ssaref::testing::fuzzing`) on random bytes for about a second each, so that
 //! `cargo test` runs what the fuzz targets run. `SSAREF_SMOKE_SECONDS`
 //! sets a longer time. (The other targets' smoke
 //! tests are in `parser.rs`, `generator.rs` and `implement_spartan.rs`.)
@@ -27,24 +27,25 @@ fn for_about_a_second(seed: u64, mut f: impl FnMut(&[u8])) -> usize {
 
 #[test]
 fn the_pipeline_fuzz_target_runs_on_random_bytes() {
-    let runs = for_about_a_second(7, |b| ssaref::fuzzing::fuzz_pipeline(b, &InterpOracle));
+    let runs = for_about_a_second(7, |b| ssaref::testing::fuzzing::fuzz_pipeline(b, &InterpOracle));
     eprintln!("pipeline: {runs} inputs");
     assert!(runs >= 10);
     // Degenerate inputs too.
-    ssaref::fuzzing::fuzz_pipeline(&[], &InterpOracle);
-    ssaref::fuzzing::fuzz_pipeline(&[0xff; 3], &InterpOracle);
+    ssaref::testing::fuzzing::fuzz_pipeline(&[], &InterpOracle);
+    ssaref::testing::fuzzing::fuzz_pipeline(&[0xff; 3], &InterpOracle);
 }
 
 #[test]
 fn the_alloc_checker_fuzz_target_runs_on_random_bytes() {
-    use ssaref::fuzzing::MutantVerdict;
+    use ssaref::testing::fuzzing::MutantVerdict;
     let mut counts = std::collections::BTreeMap::new();
     let runs = for_about_a_second(8, |b| {
-        *counts.entry(format!("{:?}", ssaref::fuzzing::fuzz_alloc_checker(b, &InterpOracle))).or_insert(0) += 1;
+        *counts.entry(format!("{:?}", ssaref::testing::fuzzing::fuzz_alloc_checker(b, &InterpOracle))).or_insert(0) +=
+            1;
     });
     eprintln!("alloc_checker: {runs} inputs: {counts:?}");
     // Not vacuous: the checker both accepts and rejects mutants.
     assert!(counts.get(&format!("{:?}", MutantVerdict::Rejected)).copied().unwrap_or(0) > 0, "{counts:?}");
     assert!(counts.get(&format!("{:?}", MutantVerdict::AcceptedAndCorrect)).copied().unwrap_or(0) > 0, "{counts:?}");
-    ssaref::fuzzing::fuzz_alloc_checker(&[], &InterpOracle);
+    ssaref::testing::fuzzing::fuzz_alloc_checker(&[], &InterpOracle);
 }

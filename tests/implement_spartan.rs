@@ -20,11 +20,11 @@
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use ssaref::implement_spartan::{
+use ssaref::mir::{Loc, MInst, Reg, Slot};
+use ssaref::route1::implement_spartan::{
     check_implementation, count, implement_component, implement_spartan, run_seq, Counts, ElimOptions, SkipHooks,
 };
-use ssaref::location_transfer_graph::{Component, LocationTransferGraph, ParallelCopy, Store};
-use ssaref::mir::{Loc, MInst, Reg, Slot};
+use ssaref::route1::location_transfer_graph::{Component, LocationTransferGraph, ParallelCopy, Store};
 use std::time::Instant;
 
 /// The register `R(i+1)` of the papers' figures is `Reg(i)`.
@@ -632,11 +632,11 @@ fn count_sorts_instructions_by_kind() {
 #[test]
 fn fuzz_implement_spartan_smoke() {
     let mut rng = SmallRng::seed_from_u64(0x5ba7_7a17);
-    ssaref::fuzzing::fuzz_implement_spartan(&[]);
-    ssaref::fuzzing::fuzz_implement_spartan(&[0xff; 64]);
+    ssaref::testing::fuzzing::fuzz_implement_spartan(&[]);
+    ssaref::testing::fuzzing::fuzz_implement_spartan(&[0xff; 64]);
     for _ in 0..80_000 {
         let len = rng.gen_range(0..200);
         let data: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
-        ssaref::fuzzing::fuzz_implement_spartan(&data);
+        ssaref::testing::fuzzing::fuzz_implement_spartan(&data);
     }
 }

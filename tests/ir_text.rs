@@ -6,11 +6,11 @@
 use pretty_assertions::assert_eq;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use ssaref::entity::EntityVec;
-use ssaref::ir::{BinOp, Block, BlockData, Function, Inst, Module, Op, Phi, Terminator, UnOp, Value};
-use ssaref::ir_text::{
+use ssaref::analysis::ir_text::{
     format_inst, format_phi, format_terminator, parse_function, parse_module, print_function, print_module,
 };
+use ssaref::entity::EntityVec;
+use ssaref::ir::{BinOp, Block, BlockData, Function, Inst, Module, Op, Phi, Terminator, UnOp, Value};
 
 /// The example of the module documentation, in canonical form (without its
 /// comment line).
@@ -657,7 +657,7 @@ fn mutated_texts_never_panic_and_what_parses_round_trips() {
                 assert_eq!(reparsed, m);
                 assert_eq!(print_module(&reparsed), printed);
                 // The verifier must not panic on whatever parsed.
-                let _ = ssaref::verifier::verify_module(&m);
+                let _ = ssaref::analysis::verifier::verify_module(&m);
             }
             Err(e) => {
                 rejected += 1;

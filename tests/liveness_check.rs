@@ -10,15 +10,15 @@ mod common;
 
 use common::case_files;
 use quickcheck::{QuickCheck, TestResult};
-use ssaref::braun::{construct_program, BraunOptions};
-use ssaref::copy_insertion::insert_copies;
+use ssaref::analysis::ir_text::print_function;
+use ssaref::analysis::liveness::{compute_liveness, live_after_each_inst};
+use ssaref::analysis::reducibility::is_reducible;
+use ssaref::construction::braun::{construct_program, BraunOptions};
 use ssaref::entity::EntityRef;
-use ssaref::gen::TestCase;
 use ssaref::ir::{Function, Module, Value};
-use ssaref::ir_text::print_function;
-use ssaref::liveness::{compute_liveness, live_after_each_inst};
-use ssaref::liveness_check::LivenessCheck;
-use ssaref::reducibility::is_reducible;
+use ssaref::route2::copy_insertion::insert_copies;
+use ssaref::route2::liveness_check::LivenessCheck;
+use ssaref::testing::gen::TestCase;
 
 /// What the comparison saw.
 #[derive(Default, Debug)]
@@ -73,7 +73,7 @@ fn compare_module(m: &Module, seen: &mut Seen) -> Result<(), String> {
     for f in &m.functions {
         compare(f, seen).map_err(|e| format!("{e}\n{}", print_function(f)))?;
         let mut g = f.clone();
-        ssaref::critical_edges::split_critical_edges(&mut g);
+        ssaref::route1::critical_edges::split_critical_edges(&mut g);
         insert_copies(&mut g);
         compare(&g, seen).map_err(|e| format!("after Method I: {e}\n{}", print_function(&g)))?;
     }
@@ -85,7 +85,7 @@ fn corpus_liveness_check_answers_like_the_sets() {
     let mut seen = Seen::default();
     for path in case_files() {
         let text = std::fs::read_to_string(&path).expect("readable case");
-        let program = ssaref::parser::parse_program(&text).expect("case parses");
+        let program = ssaref::frontend::parser::parse_program(&text).expect("case parses");
         for opts in [BraunOptions::all_on(), BraunOptions::plain()] {
             let m = construct_program(&program, &opts);
             if let Err(e) = compare_module(&m, &mut seen) {
@@ -120,7 +120,7 @@ fn generated_liveness_check_answers_like_the_sets() {
 fn random_irreducible_cfgs_liveness_check_answers_like_the_sets() {
     use rand::rngs::SmallRng;
     use rand::{Rng, SeedableRng};
-    use ssaref::dominance::DomTree;
+    use ssaref::analysis::dominance::DomTree;
     use ssaref::ir::{BlockData, Inst, Op, Terminator};
     let mut seen = Seen::default();
     let mut rng = SmallRng::seed_from_u64(2008);
@@ -158,7 +158,7 @@ fn random_irreducible_cfgs_liveness_check_answers_like_the_sets() {
                 }
             }
         }
-        ssaref::verifier::verify_function(&f).unwrap_or_else(|e| panic!("{e}\n{}", print_function(&f)));
+        ssaref::analysis::verifier::verify_function(&f).unwrap_or_else(|e| panic!("{e}\n{}", print_function(&f)));
         compare(&f, &mut seen).unwrap_or_else(|e| panic!("{e}\n{}", print_function(&f)));
     }
     eprintln!("{seen:?}");

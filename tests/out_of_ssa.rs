@@ -22,20 +22,20 @@ use common::{case_files, parse_one, BOISSINOT_FIG3_SWAP};
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use ssaref::braun::{construct_program, BraunOptions};
-use ssaref::class_interference::{
+use ssaref::analysis::cssa::{check_cssa, phi_congruence_classes};
+use ssaref::analysis::dominance::DomTree;
+use ssaref::analysis::ir_text::print_function;
+use ssaref::analysis::liveness::{compute_liveness, Interference};
+use ssaref::analysis::verifier::verify_function;
+use ssaref::construction::braun::{construct_program, BraunOptions};
+use ssaref::ir::{Block, Function, Inst, Module, Op, Terminator, Value};
+use ssaref::outcome::{End, Outcome};
+use ssaref::route1::critical_edges::split_critical_edges;
+use ssaref::route2::class_interference::{
     class_has_intersection, classes_interfere_linear, classes_interfere_quadratic, sorted_class, InterferenceMode,
 };
-use ssaref::copy_insertion::{insert_copies, InsertedCopy, ParallelCopyPlace};
-use ssaref::critical_edges::split_critical_edges;
-use ssaref::cssa::{check_cssa, phi_congruence_classes};
-use ssaref::dominance::DomTree;
-use ssaref::ir::{Block, Function, Inst, Module, Op, Terminator, Value};
-use ssaref::ir_text::print_function;
-use ssaref::liveness::{compute_liveness, Interference};
-use ssaref::outcome::{End, Outcome};
-use ssaref::values::{intersect, value_interfere, ValueInterference};
-use ssaref::verifier::verify_function;
+use ssaref::route2::copy_insertion::{insert_copies, InsertedCopy, ParallelCopyPlace};
+use ssaref::route2::values::{intersect, value_interfere, ValueInterference};
 use std::time::Instant;
 
 const FUEL: u64 = 1_000_000;
@@ -137,7 +137,7 @@ fn check_function(f: &Function, copies: &[InsertedCopy], seed: u64, counts: &mut
     let mut rng = SmallRng::seed_from_u64(seed);
     for mode in InterferenceMode::ALL {
         let mut pool: Vec<Vec<Value>> = (0..classes.class_count())
-            .map(|c| sorted_class(&ctx, classes.members(ssaref::cssa::ClassId(c as u32))))
+            .map(|c| sorted_class(&ctx, classes.members(ssaref::analysis::cssa::ClassId(c as u32))))
             .filter(|c| !c.is_empty())
             .collect();
         // First the merges a coalescer tries: the two sides of every copy.
@@ -248,7 +248,7 @@ fn corpus_copy_insertion_keeps_semantics_and_yields_cssa() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let text = std::fs::read_to_string(&path).expect("readable case");
         let case = common::parse_case(&text).expect("case header parses");
-        let program = ssaref::parser::parse_program(&text).expect("case parses");
+        let program = ssaref::frontend::parser::parse_program(&text).expect("case parses");
         for (variant, opts) in [("all_on", BraunOptions::all_on()), ("plain", BraunOptions::plain())] {
             let module = construct_program(&program, &opts);
             if let Err(e) = check_module(&program, &case.args, &module, k as u64, &mut counts) {
@@ -265,7 +265,7 @@ fn corpus_copy_insertion_keeps_semantics_and_yields_cssa() {
 
 #[test]
 fn generated_copy_insertion_keeps_semantics_and_yields_cssa() {
-    use ssaref::gen::{GenConfig, Shape, TestCase};
+    use ssaref::testing::gen::{GenConfig, Shape, TestCase};
     let start = Instant::now();
     let mut failures = Vec::new();
     let mut counts = Counts::default();

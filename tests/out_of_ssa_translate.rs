@@ -20,14 +20,14 @@ mod common;
 
 use common::{case_files, parse_case, parse_one, parse_unverified, BOISSINOT_FIG3_SWAP, BOISSINOT_FIG4_LOST_COPY};
 use quickcheck::{QuickCheck, TestResult};
-use ssaref::braun::{construct_program, BraunOptions};
-use ssaref::coalescing::{ClassTest, CoalescingVariant};
-use ssaref::gen::TestCase;
+use ssaref::analysis::ir_text::{parse_module, print_function, print_module};
+use ssaref::analysis::verifier::verify_conventional;
+use ssaref::construction::braun::{construct_program, BraunOptions};
 use ssaref::ir::{Function, Module, Op};
-use ssaref::ir_text::{parse_module, print_function, print_module};
-use ssaref::out_of_ssa::{translate_module, translate_out_of_ssa, LivenessMethod, OutOfSsaOptions};
 use ssaref::outcome::{End, Outcome};
-use ssaref::verifier::verify_conventional;
+use ssaref::route2::coalescing::{ClassTest, CoalescingVariant};
+use ssaref::route2::out_of_ssa::{translate_module, translate_out_of_ssa, LivenessMethod, OutOfSsaOptions};
+use ssaref::testing::gen::TestCase;
 
 const FUEL: u64 = 1_000_000;
 
@@ -71,7 +71,7 @@ fn corpus_every_variant_and_liveness_method_keeps_the_outcome() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let text = std::fs::read_to_string(&path).expect("readable case");
         let case = parse_case(&text).expect("case header parses");
-        let program = ssaref::parser::parse_program(&text).expect("case parses");
+        let program = ssaref::frontend::parser::parse_program(&text).expect("case parses");
         let expected = ssaref_interp::run_ast(&program, &case.args, FUEL).expect("source runs");
         assert_eq!(expected.render_full(), case.expect, "{name}: the source's outcome is the expected one");
         if expected.end == End::OutOfFuel {
@@ -132,11 +132,11 @@ fn linear_class_test_agrees_on_every_coalescing_query() {
     let mut modules = Vec::new();
     for path in case_files() {
         let text = std::fs::read_to_string(&path).expect("readable case");
-        let program = ssaref::parser::parse_program(&text).expect("case parses");
+        let program = ssaref::frontend::parser::parse_program(&text).expect("case parses");
         modules.push(construct_program(&program, &BraunOptions::all_on()));
     }
     for seed in 0..60u64 {
-        let tc = TestCase::from_seed(seed, &ssaref::gen::GenConfig::default());
+        let tc = TestCase::from_seed(seed, &ssaref::testing::gen::GenConfig::default());
         modules.push(construct_program(&tc.program, &BraunOptions::all_on()));
     }
     let mut queries = 0;

@@ -9,11 +9,11 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use ssaref::ast::{walk_stmts, BinOp, Block, Expr, Function, Program, Stmt, UnOp, MAX_EXPR_DEPTH};
-use ssaref::ast_print::{print_expr, print_program, MAX_INDENT_LEVELS};
 use ssaref::diag::Diag;
-use ssaref::fuzzing::fuzz_parse;
-use ssaref::lexer::{is_keyword, KEYWORDS};
-use ssaref::parser::parse_program;
+use ssaref::frontend::ast_print::{print_expr, print_program, MAX_INDENT_LEVELS};
+use ssaref::frontend::lexer::{is_keyword, KEYWORDS};
+use ssaref::frontend::parser::parse_program;
+use ssaref::testing::fuzzing::fuzz_parse;
 use std::time::{Duration, Instant};
 
 /// The stack size of a `cargo test` thread, which the deep tests must fit.

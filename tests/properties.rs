@@ -3,7 +3,7 @@
 //! as `.src` text with its arguments.
 //!
 //! - Interpreting the AST and the SSA form of every construction variant of
-//!   `ssaref::gen::construction_variants` (phi and marker, with and without
+//!   `ssaref::testing::gen::construction_variants` (phi and marker, with and without
 //!   Algorithm 5, each on-the-fly optimization alone and left out) gives the
 //!   same outcome, and every checker of the construction passes (SSA
 //!   verifier, pruned, no trivial phi, minimal, phi count ≤ Cytron's):
@@ -21,12 +21,12 @@ mod common;
 use common::InterpOracle;
 use pretty_assertions::StrComparison;
 use quickcheck::{QuickCheck, TestResult};
-use ssaref::ast_print::print_program;
-use ssaref::braun::{construct_program, BraunOptions};
-use ssaref::gen::{construction_variants, TestCase};
-use ssaref::ir_text::{parse_module, print_module};
-use ssaref::parser::parse_program;
+use ssaref::analysis::ir_text::{parse_module, print_module};
+use ssaref::construction::braun::{construct_program, BraunOptions};
+use ssaref::frontend::ast_print::print_program;
+use ssaref::frontend::parser::parse_program;
 use ssaref::pipeline::{differential, Verdict};
+use ssaref::testing::gen::{construction_variants, TestCase};
 
 /// Cases per property when `QUICKCHECK_TESTS` is not set: the whole file
 /// then takes about 8 s in the test profile on two idle cores (about 30 s

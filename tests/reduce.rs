@@ -9,15 +9,16 @@ mod common;
 
 use common::InterpOracle;
 use ssaref::ast::{BinOp, Expr, Stmt};
-use ssaref::case_file::CaseFile;
 use ssaref::entity::EntityRef;
-use ssaref::gen::{GenConfig, TestCase};
+use ssaref::frontend::case_file::CaseFile;
+use ssaref::frontend::parser;
 use ssaref::mir::{MInst, MModule, MTerm};
 use ssaref::oracle::Oracle;
 use ssaref::outcome::{End, Outcome};
 use ssaref::pipeline::{differential_full, DiffConfig, Verdict};
-use ssaref::reduce::{reduce, Divergence, Failure, ReduceConfig, ReduceError, Reduction};
-use ssaref::{ast, ir, parser};
+use ssaref::testing::gen::{GenConfig, TestCase};
+use ssaref::testing::reduce::{reduce, Divergence, Failure, ReduceConfig, ReduceError, Reduction};
+use ssaref::{ast, ir};
 
 const FUEL: u64 = 100_000;
 
@@ -145,7 +146,7 @@ fn a_large_program_reduces_to_a_multiplication_at_the_same_stage_with_k_2() {
     let oracle = PlantedOracle { planted: multiplies, planted_ssa: never };
     let tc = large_failing_case(&oracle, 30);
     let r = reduce(&tc, &[6, 8], &oracle, &ReduceConfig::new(FUEL)).expect("the case fails");
-    let text = ssaref::ast_print::print_program(&r.case.program);
+    let text = ssaref::frontend::ast_print::print_program(&r.case.program);
     assert_eq!(r.failure, Failure::Diverge { stage: "alloc[k=*,opt]".into(), how: Divergence::WrongOutcome });
     assert!(r.stats.statements_before >= 30, "{:?}", r.stats);
     assert!(r.case.statement_count() <= 2, "not reduced enough:\n{text}");
@@ -189,7 +190,7 @@ fn a_candidate_whose_source_runs_out_of_fuel_is_never_kept() {
     .expect("parses");
     let tc = TestCase { program, args: vec![5], origin: "test".into() };
     let r = reduce(&tc, &[3], &oracle, &ReduceConfig::new(FUEL)).expect("the case fails");
-    let text = ssaref::ast_print::print_program(&r.case.program);
+    let text = ssaref::frontend::ast_print::print_program(&r.case.program);
     assert!(r.stats.inconclusive > 0, "no candidate ran out of fuel: {:?}", r.stats);
     assert!(source_ends(&r), "kept a program that runs out of fuel:\n{text}");
     assert!(text.contains("while"), "{text}");
@@ -206,7 +207,7 @@ fn a_candidate_failing_at_another_stage_is_not_kept() {
         parser::parse_program("fn main(a, b) { var x = a * b; out x; out a; mem[x] = 1; return 0; }").expect("parses");
     let tc = TestCase { program, args: vec![3, 4], origin: "test".into() };
     let r = reduce(&tc, &[2], &oracle, &ReduceConfig::new(FUEL)).expect("the case fails");
-    let text = ssaref::ast_print::print_program(&r.case.program);
+    let text = ssaref::frontend::ast_print::print_program(&r.case.program);
     assert!(matches!(&r.verdict, Verdict::Diverge { stage, .. } if stage == "alloc[k=2,opt]"), "{:?}", r.verdict);
     assert!(r.stats.other_failures > 0, "{:?}", r.stats);
     assert!(text.contains("out") && program_has_mul(&r.case.program), "{text}");

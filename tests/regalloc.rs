@@ -8,10 +8,10 @@
 mod common;
 
 use common::{case_files, parse_case, InterpOracle};
-use ssaref::braun::{construct_program, BraunOptions};
+use ssaref::construction::braun::{construct_program, BraunOptions};
 use ssaref::mir::Reg;
 use ssaref::pipeline::{differential_full, DiffConfig, Verdict};
-use ssaref::regalloc::{allocate_module, RegallocOptions};
+use ssaref::route1::regalloc::{allocate_module, RegallocOptions};
 
 #[test]
 fn every_case_allocates_and_runs_for_every_k() {
@@ -23,7 +23,7 @@ fn every_case_allocates_and_runs_for_every_k() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let text = std::fs::read_to_string(&path).expect("readable");
         let case = parse_case(&text).expect("case header");
-        let program = ssaref::parser::parse_program(&text).expect("parses");
+        let program = ssaref::frontend::parser::parse_program(&text).expect("parses");
         match differential_full(&program, &case.args, &InterpOracle, &config) {
             Verdict::Agree { stages: s, .. } => stages += s.len(),
             other => failures.push(format!("{name}: {other:?}")),
@@ -34,7 +34,7 @@ fn every_case_allocates_and_runs_for_every_k() {
 }
 
 fn allocate(src: &str, k: usize) -> ssaref::mir::MModule {
-    let program = ssaref::parser::parse_program(src).expect("parses");
+    let program = ssaref::frontend::parser::parse_program(src).expect("parses");
     let ssa = construct_program(&program, &BraunOptions::all_on());
     allocate_module(&ssa, &RegallocOptions::with_k(k)).unwrap_or_else(|e| panic!("{e}")).0
 }
@@ -48,7 +48,7 @@ fn allocate(src: &str, k: usize) -> ssaref::mir::MModule {
 #[test]
 fn swap_problem_needs_two_registers_in_ssa() {
     let src = "fn main(a, b) { var x = a; var y = b; while (x) { var t = x; x = y; y = !t; } return y; }";
-    let program = ssaref::parser::parse_program(src).expect("parses");
+    let program = ssaref::frontend::parser::parse_program(src).expect("parses");
     let ssa = construct_program(&program, &BraunOptions::all_on());
     let (m, reports) = allocate_module(&ssa, &RegallocOptions::with_k(2)).expect("allocates");
     assert_eq!(reports[0].max_demand, 2);

@@ -14,8 +14,8 @@ mod common;
 
 use common::InterpOracle;
 use quickcheck::{QuickCheck, TestResult};
-use ssaref::gen::{describe_failure, Shape, TestCase};
 use ssaref::pipeline::{differential_full, DiffConfig, Verdict};
+use ssaref::testing::gen::{describe_failure, Shape, TestCase};
 
 fn tests() -> u64 {
     std::env::var("QUICKCHECK_TESTS").ok().and_then(|v| v.parse().ok()).unwrap_or(24)
@@ -50,9 +50,13 @@ fn high_pressure_programs_spill_and_agree() {
         let tc = TestCase::from_seed(seed, &Shape::Pressure.config());
         let verdict = differential_full(&tc.program, &tc.args, &InterpOracle, &config());
         assert!(verdict.is_ok(), "{}", describe_failure(&tc, &verdict));
-        let ssa = ssaref::braun::construct_program(&tc.program, &ssaref::braun::BraunOptions::all_on());
+        let ssa = ssaref::construction::braun::construct_program(
+            &tc.program,
+            &ssaref::construction::braun::BraunOptions::all_on(),
+        );
         let (mir, _) =
-            ssaref::regalloc::allocate_module(&ssa, &ssaref::regalloc::RegallocOptions::with_k(2)).expect("allocates");
+            ssaref::route1::regalloc::allocate_module(&ssa, &ssaref::route1::regalloc::RegallocOptions::with_k(2))
+                .expect("allocates");
         spilled_phi_classes += mir
             .functions
             .iter()

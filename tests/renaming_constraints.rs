@@ -22,17 +22,17 @@
 mod common;
 
 use common::{case_files, parse_case, parse_unverified};
-use ssaref::coalescing::CoalescingVariant;
-use ssaref::conventional_alloc::{
-    allocate_conventional_module_pinned, allocate_conventional_pinned, ConventionalAllocator,
-};
-use ssaref::gen::{GenConfig, TestCase};
 use ssaref::ir::{BinOp, Module, Op, Value};
 use ssaref::mir::{MInst, MModule};
-use ssaref::out_of_ssa::{translate_function, translate_module_with_pins, LivenessMethod, OutOfSsaOptions};
 use ssaref::outcome::{End, Outcome};
 use ssaref::pipeline::{build_ssa, later_stage_fuel, Config};
-use ssaref::renaming_constraints::{check_constraints, FixedReg, Pins};
+use ssaref::route2::coalescing::CoalescingVariant;
+use ssaref::route2::conventional_alloc::{
+    allocate_conventional_module_pinned, allocate_conventional_pinned, ConventionalAllocator,
+};
+use ssaref::route2::out_of_ssa::{translate_function, translate_module_with_pins, LivenessMethod, OutOfSsaOptions};
+use ssaref::route2::renaming_constraints::{check_constraints, FixedReg, Pins};
+use ssaref::testing::gen::{GenConfig, TestCase};
 
 const FUEL: u64 = 1_000_000;
 const KS: [usize; 6] = [2, 3, 4, 6, 8, 15];
@@ -46,7 +46,7 @@ fn programs() -> Vec<(String, Module, Vec<i64>, Outcome)> {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let text = std::fs::read_to_string(&path).expect("readable case");
         let case = parse_case(&text).expect("case header");
-        let program = ssaref::parser::parse_program(&text).expect("parses");
+        let program = ssaref::frontend::parser::parse_program(&text).expect("parses");
         let expected = ssaref_interp::run_ast(&program, &case.args, FUEL).expect("runs");
         out.push((name, build_ssa(&program, &config).expect("builds"), case.args, expected));
     }
@@ -210,9 +210,10 @@ fn linear_scan_survives_clashing_pins() {
 
 #[test]
 fn live_dividends_and_divisors_stay_out_of_the_clobbered_registers() {
-    let program =
-        ssaref::parser::parse_program("fn main(a, b) { var r = a % b; var q = b / a; out a; out b; return r + q; }")
-            .expect("parses");
+    let program = ssaref::frontend::parser::parse_program(
+        "fn main(a, b) { var r = a % b; var q = b / a; out a; out b; return r + q; }",
+    )
+    .expect("parses");
     let ssa = build_ssa(&program, &Config::default()).expect("builds");
     for variant in CoalescingVariant::ALL {
         let t = translate_function(&ssa.functions[0], &OutOfSsaOptions::fast(variant)).expect("translates");

@@ -12,7 +12,7 @@
 //! sequentialize -- --nocapture` adds the 9^8 = 43,046,721 over 8
 //! locations; both print the counts.
 
-use ssaref::sequentialize::{
+use ssaref::route2::sequentialize::{
     execute, optimal_copy_count, sequentialize_as_printed, sequentialize_parallel_copy,
     sequentialize_with_circuit_test, CircuitTest, UndefinedRead,
 };

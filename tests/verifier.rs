@@ -5,10 +5,10 @@
 use pretty_assertions::assert_eq;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use ssaref::analysis::ir_text::{parse_function, parse_module};
+use ssaref::analysis::verifier::{verify_function, verify_module, VerifyError};
 use ssaref::entity::EntityVec;
 use ssaref::ir::{Block, BlockData, Function, Inst, Module, Op, Phi, Terminator, Value};
-use ssaref::ir_text::{parse_function, parse_module};
-use ssaref::verifier::{verify_function, verify_module, VerifyError};
 
 fn parse(src: &str) -> Function {
     parse_function(src).unwrap_or_else(|e| panic!("parse error {e} in\n{src}"))

@@ -17,17 +17,17 @@
 mod common;
 
 use common::{case_files, parse_one, seeded_ssa, BOISSINOT_FIG3_SWAP, BOISSINOT_FIG4_LOST_COPY};
-use ssaref::braun::{construct_program, BraunOptions};
-use ssaref::coalescing::{affinities, coalesce, ClassTest, CoalescingOptions, CoalescingVariant};
-use ssaref::copy_insertion::insert_copies;
+use ssaref::analysis::ir_text::print_function;
+use ssaref::analysis::loops::loop_depth;
+use ssaref::analysis::verifier::verify_conventional;
+use ssaref::construction::braun::{construct_program, BraunOptions};
 use ssaref::ir::{Function, Module, Op, Value};
-use ssaref::ir_text::print_function;
-use ssaref::liveness_check::LivenessCheck;
-use ssaref::loops::loop_depth;
-use ssaref::out_of_ssa::{translate_out_of_ssa, LivenessMethod, OutOfSsaOptions, OutOfSsaReport};
 use ssaref::outcome::{End, Outcome};
-use ssaref::values::{CopyGroups, LivenessSource, ValueInterference};
-use ssaref::verifier::verify_conventional;
+use ssaref::route2::coalescing::{affinities, coalesce, ClassTest, CoalescingOptions, CoalescingVariant};
+use ssaref::route2::copy_insertion::insert_copies;
+use ssaref::route2::liveness_check::LivenessCheck;
+use ssaref::route2::out_of_ssa::{translate_out_of_ssa, LivenessMethod, OutOfSsaOptions, OutOfSsaReport};
+use ssaref::route2::values::{CopyGroups, LivenessSource, ValueInterference};
 
 const FUEL: u64 = 1_000_000;
 
@@ -138,7 +138,7 @@ fn corpus(seeds: u64) -> Vec<(Module, Vec<i64>, Outcome)> {
     for path in case_files() {
         let text = std::fs::read_to_string(&path).expect("readable case");
         let case = common::parse_case(&text).expect("case header parses");
-        let program = ssaref::parser::parse_program(&text).expect("case parses");
+        let program = ssaref::frontend::parser::parse_program(&text).expect("case parses");
         let expected = ssaref_interp::run_ast(&program, &case.args, FUEL).expect("source runs");
         if expected.end == End::OutOfFuel {
             continue;
@@ -175,7 +175,7 @@ fn every_configuration_agrees_and_creates_only_materialized_variables() {
             }
             let got = ssaref_interp::run_ssa(&out, &args, ssaref::pipeline::later_stage_fuel(FUEL))
                 .unwrap_or_else(|e| panic!("{opts:?}: {e}"));
-            assert_eq!(got, expected, "{opts:?}:\n{}", ssaref::ir_text::print_module(&out));
+            assert_eq!(got, expected, "{opts:?}:\n{}", ssaref::analysis::ir_text::print_module(&out));
             if let Some(first) = outs.first() {
                 assert_eq!(first, &out, "{opts:?} differs from the first configuration");
             }
@@ -203,7 +203,7 @@ fn emulated_moves(f: &Function) -> usize {
         class_test: ClassTest::Quadratic,
         cross_check: false,
     };
-    let result = coalesce(&g, &ctx, None, &affs, opts, &ssaref::renaming_constraints::Pins::none());
+    let result = coalesce(&g, &ctx, None, &affs, opts, &ssaref::route2::renaming_constraints::Pins::none());
     let mut moves = 0;
     for (b, data) in g.blocks.iter() {
         let mut i = 0;
@@ -238,7 +238,7 @@ fn virtualized_against_emulated_on_generated_programs() {
         let Some((tc, mut m, expected)) = seeded_ssa(seed, FUEL) else { continue };
         // The same input for both: no edge for step 1 to split.
         for f in &mut m.functions {
-            ssaref::critical_edges::split_critical_edges(f);
+            ssaref::route1::critical_edges::split_critical_edges(f);
         }
         // The emulation below has no renaming constraints.
         let opts =

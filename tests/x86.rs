@@ -14,10 +14,10 @@ use iced_x86::code_asm::registers::gpr64::*;
 use iced_x86::code_asm::CodeAssembler;
 use ssaref::entity::EntityVec;
 use ssaref::ir::{BinOp, Block, UnOp};
+use ssaref::machine::x86_check::check_machine_code;
+use ssaref::machine::x86_lower::{layout, lower_function, X86Code};
 use ssaref::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MModule, MTerm, Reg, Slot};
 use ssaref::outcome::{End, Trap};
-use ssaref::x86_check::check_machine_code;
-use ssaref::x86_lower::{layout, lower_function, X86Code};
 
 /// Operand pairs that trap for no operator (divisors 3, 2, -1, 65, 7),
 /// with shift counts that exercise the modulo-64 rule.
@@ -57,7 +57,7 @@ fn exercise(insts: &mut Vec<MInstA>, k: usize, op: MInst, a: Option<(Reg, i64)>,
 fn agree(f: &MFunction) -> ssaref::outcome::Outcome {
     let code = lower_function(f).unwrap_or_else(|e| panic!("lowering failed: {e}"));
     check_machine_code(&code).unwrap_or_else(|e| panic!("machine-code checker: {e}"));
-    let got = ssaref::emulator::run_x86(&code, &[], 10_000_000).unwrap_or_else(|e| panic!("emulator: {e}"));
+    let got = ssaref::machine::emulator::run_x86(&code, &[], 10_000_000).unwrap_or_else(|e| panic!("emulator: {e}"));
     let module = MModule { functions: vec![f.clone()] };
     let want = ssaref_interp::run_mir(&module, &[], 10_000_000).expect("the MIR engine runs it");
     if got != want {
@@ -186,9 +186,9 @@ fn arguments_arrive_in_registers_and_slots() {
     );
     f.params = vec![(Loc::Reg(Reg(0)), ssaref::ir::Value(0)), (Loc::Slot(Slot(2)), ssaref::ir::Value(1))];
     let code = lower_function(&f).expect("lowers");
-    let out = ssaref::emulator::run_x86(&code, &[50, 8], 1000).expect("runs");
+    let out = ssaref::machine::emulator::run_x86(&code, &[50, 8], 1000).expect("runs");
     assert_eq!(out.end, End::Return(42));
-    let err = ssaref::emulator::run_x86(&code, &[1, 2, 3], 1000).expect_err("too many arguments");
+    let err = ssaref::machine::emulator::run_x86(&code, &[1, 2, 3], 1000).expect_err("too many arguments");
     assert!(err.to_string().contains("argument"), "{err}");
 }
 
@@ -205,8 +205,8 @@ fn a_runaway_program_exhausts_the_budget_and_is_not_an_outcome() {
     });
     let f = MFunction { name: "main".into(), k: 2, slot_count: 0, params: vec![], blocks };
     let code = lower_function(&f).expect("lowers");
-    match ssaref::emulator::run_x86(&code, &[], 10_000) {
-        Err(ssaref::emulator::EmuError::BudgetExhausted { budget: 10_000, .. }) => {}
+    match ssaref::machine::emulator::run_x86(&code, &[], 10_000) {
+        Err(ssaref::machine::emulator::EmuError::BudgetExhausted { budget: 10_000, .. }) => {}
         other => panic!("{other:?}"),
     }
 }
@@ -290,13 +290,16 @@ fn every_case_lowers_to_code_the_checker_accepts_for_every_k() {
     // instruction is annotated.
     for path in common::case_files() {
         let text = std::fs::read_to_string(&path).expect("readable");
-        let program = ssaref::parser::parse_program(&text).expect("parses");
-        let ssa = ssaref::braun::construct_program(&program, &ssaref::braun::BraunOptions::all_on());
+        let program = ssaref::frontend::parser::parse_program(&text).expect("parses");
+        let ssa = ssaref::construction::braun::construct_program(
+            &program,
+            &ssaref::construction::braun::BraunOptions::all_on(),
+        );
         for k in [2, 3, 4, 6, 8, 15] {
-            let opts = ssaref::regalloc::RegallocOptions::with_k(k);
-            let (mir, _) = ssaref::regalloc::allocate_module(&ssa, &opts).expect("allocates");
+            let opts = ssaref::route1::regalloc::RegallocOptions::with_k(k);
+            let (mir, _) = ssaref::route1::regalloc::allocate_module(&ssa, &opts).expect("allocates");
             let code = ssaref::pipeline::lower_and_check(&mir).unwrap_or_else(|e| panic!("{path:?} K={k}: {e}"));
-            let listing = ssaref::x86_lower::listing(&code);
+            let listing = ssaref::machine::x86_lower::listing(&code);
             let main = mir.main().expect("main");
             for (b, _) in main.blocks.iter() {
                 assert!(listing.contains(&format!("\n{b}:\n")), "{path:?}: no label {b}");

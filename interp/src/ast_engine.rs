@@ -24,9 +24,9 @@
 
 use std::collections::HashMap;
 
-use ssaref::ast::{Block, Expr, Function, Stmt, MAX_EXPR_DEPTH};
-use ssaref::op::{BinOp, UnOp};
-use ssaref::outcome::{End, Outcome};
+use ssaref_types::ast::{Block, Expr, Function, Stmt, MAX_EXPR_DEPTH};
+use ssaref_types::op::{BinOp, UnOp};
+use ssaref_types::outcome::{End, Outcome};
 
 use super::{check_args, semantics, InterpError, Machine};
 

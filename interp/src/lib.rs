@@ -6,8 +6,8 @@
 //!
 //! # Architecture invariant
 //!
-//! The oracle depends on `ssaref` ONLY for data types: `ssaref::ast`,
-//! `ssaref::ir`, `ssaref::op`, `ssaref::outcome` and `ssaref::entity`. It
+//! The oracle depends on `ssaref` ONLY for data types: `ssaref_types::ast`,
+//! `ssaref_types::ir`, `ssaref_types::op`, `ssaref_types::outcome` and `ssaref_types::entity`. It
 //! never calls a transformation or an analysis of ssaref (no dominance, no
 //! SSA construction, no parser outside tests), so a bug in a pass cannot hide
 //! in the oracle. It implements the operator semantics itself
@@ -33,7 +33,7 @@
 //! * Shift counts are taken modulo 64, and `>>` is arithmetic.
 //! * Comparisons, `!`, `&&` and `||` yield 0 or 1; `&&` and `||`
 //!   short-circuit. `~` is the bitwise complement.
-//! * `mem` has [`ssaref::ast::MEM_WORDS`] words, all 0 at entry, indexed by
+//! * `mem` has [`ssaref_types::ast::MEM_WORDS`] words, all 0 at entry, indexed by
 //!   `i & 4095`.
 //! * Variables are function-scoped and start at 0; parameters start with the
 //!   arguments (missing ones are 0, extra ones are an error).
@@ -51,8 +51,8 @@
 
 use std::fmt;
 
-use ssaref::ir::{Block, Value};
-use ssaref::outcome::{End, Outcome};
+use ssaref_types::ir::{Block, Value};
+use ssaref_types::outcome::{End, Outcome};
 
 mod ast_engine;
 mod mir_engine;
@@ -99,7 +99,7 @@ pub enum InterpError {
     /// allocated code lost, or never stored.
     UseOfUndefinedLocation {
         /// The location read.
-        loc: ssaref::mir::Loc,
+        loc: ssaref_types::mir::Loc,
         /// The block of the reading instruction or terminator.
         block: Block,
         /// The index of the reading instruction in its block, or `None` for
@@ -146,14 +146,14 @@ impl std::error::Error for InterpError {}
 /// The function is first compiled into the oracle's own flat code (see the
 /// `ast_engine` module), which is then executed; neither step recurses once
 /// per statement nesting level.
-pub fn run_ast(program: &ssaref::ast::Program, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
+pub fn run_ast(program: &ssaref_types::ast::Program, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
     let main = program.main().ok_or(InterpError::NoMain)?;
     let code = ast_engine::compile(main)?;
     code.run(args, fuel)
 }
 
 /// Runs the function `main` of an SSA module.
-pub fn run_ssa(module: &ssaref::ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
+pub fn run_ssa(module: &ssaref_types::ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
     let main = module.main().ok_or(InterpError::NoMain)?;
     ssa_engine::run(main, args, fuel)
 }
@@ -162,12 +162,12 @@ pub fn run_ssa(module: &ssaref::ir::Module, args: &[i64], fuel: u64) -> Result<O
 /// destructed module, whose values are assigned several times), and counts
 /// the executed instructions and copies. The counting is the only addition.
 pub fn profile_ssa(
-    module: &ssaref::ir::Module,
+    module: &ssaref_types::ir::Module,
     args: &[i64],
     fuel: u64,
-) -> Result<(Outcome, ssaref::oracle::SsaProfile), InterpError> {
+) -> Result<(Outcome, ssaref_types::oracle::SsaProfile), InterpError> {
     let main = module.main().ok_or(InterpError::NoMain)?;
-    let mut profile = ssaref::oracle::SsaProfile::default();
+    let mut profile = ssaref_types::oracle::SsaProfile::default();
     let outcome = ssa_engine::run_counting(main, args, fuel, &mut profile)?;
     Ok((outcome, profile))
 }
@@ -176,7 +176,7 @@ pub fn profile_ssa(
 /// over registers and spill slots that register allocation and SSA
 /// elimination produce. Annotations are not executed (see the
 /// `mir_engine` module).
-pub fn run_mir(module: &ssaref::mir::MModule, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
+pub fn run_mir(module: &ssaref_types::mir::MModule, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
     let main = module.main().ok_or(InterpError::NoMain)?;
     mir_engine::run(main, args, fuel)
 }
@@ -185,12 +185,12 @@ pub fn run_mir(module: &ssaref::mir::MModule, args: &[i64], fuel: u64) -> Result
 /// executed spill code, moves and swaps. The counting is the only addition;
 /// the statistics of route 1 use it.
 pub fn profile_mir(
-    module: &ssaref::mir::MModule,
+    module: &ssaref_types::mir::MModule,
     args: &[i64],
     fuel: u64,
-) -> Result<(Outcome, ssaref::mir::MirProfile), InterpError> {
+) -> Result<(Outcome, ssaref_types::mir::MirProfile), InterpError> {
     let main = module.main().ok_or(InterpError::NoMain)?;
-    let mut profile = ssaref::mir::MirProfile::default();
+    let mut profile = ssaref_types::mir::MirProfile::default();
     let outcome = mir_engine::run_counting(main, args, fuel, &mut profile)?;
     Ok((outcome, profile))
 }
@@ -213,7 +213,7 @@ struct Machine {
 
 impl Machine {
     fn new(fuel: u64) -> Self {
-        Machine { trace: Vec::new(), mem: vec![0; ssaref::ast::MEM_WORDS], fuel }
+        Machine { trace: Vec::new(), mem: vec![0; ssaref_types::ast::MEM_WORDS], fuel }
     }
 
     /// Takes `cost` units of fuel; false (taking nothing) when too few are left.
@@ -243,39 +243,39 @@ impl Machine {
 }
 
 /// The oracle as the library's differential driver sees it
-/// (`ssaref::oracle::Oracle`). Implementing a trait of the library is using
+/// (`ssaref_types::oracle::Oracle`). Implementing a trait of the library is using
 /// its types, not its passes.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Interp;
 
-impl ssaref::oracle::Oracle for Interp {
-    fn run_source(&self, program: &ssaref::ast::Program, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+impl ssaref_types::oracle::Oracle for Interp {
+    fn run_source(&self, program: &ssaref_types::ast::Program, args: &[i64], fuel: u64) -> Result<Outcome, String> {
         run_ast(program, args, fuel).map_err(|e| e.to_string())
     }
 
-    fn run_ssa(&self, module: &ssaref::ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+    fn run_ssa(&self, module: &ssaref_types::ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, String> {
         run_ssa(module, args, fuel).map_err(|e| e.to_string())
     }
 
     fn profile_ssa(
         &self,
-        module: &ssaref::ir::Module,
+        module: &ssaref_types::ir::Module,
         args: &[i64],
         fuel: u64,
-    ) -> Result<(Outcome, ssaref::oracle::SsaProfile), String> {
+    ) -> Result<(Outcome, ssaref_types::oracle::SsaProfile), String> {
         profile_ssa(module, args, fuel).map_err(|e| e.to_string())
     }
 
-    fn run_mir(&self, module: &ssaref::mir::MModule, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+    fn run_mir(&self, module: &ssaref_types::mir::MModule, args: &[i64], fuel: u64) -> Result<Outcome, String> {
         run_mir(module, args, fuel).map_err(|e| e.to_string())
     }
 
     fn profile_mir(
         &self,
-        module: &ssaref::mir::MModule,
+        module: &ssaref_types::mir::MModule,
         args: &[i64],
         fuel: u64,
-    ) -> Result<(Outcome, ssaref::mir::MirProfile), String> {
+    ) -> Result<(Outcome, ssaref_types::mir::MirProfile), String> {
         profile_mir(module, args, fuel).map_err(|e| e.to_string())
     }
 }

@@ -5,7 +5,7 @@
 //! instructions exactly as `src/mir.rs` documents them and nothing else. In
 //! particular:
 //!
-//! * The annotations ([`ssaref::mir::Annot`], the phi annotations and
+//! * The annotations ([`ssaref_types::mir::Annot`], the phi annotations and
 //!   `term_reads`) are not looked at: they do not affect execution. The
 //!   phis of a block were implemented by SSA elimination as code at the end
 //!   of its predecessors, and that code is what runs.
@@ -29,10 +29,10 @@
 //! register numbered `k` (an allocator that reserved a scratch register
 //! beyond its budget) is malformed, not merely suspicious.
 
-use ssaref::entity::EntityRef;
-use ssaref::ir::{BinOp, Block};
-use ssaref::mir::{Loc, MFunction, MInst, MTerm, MirProfile, Reg, Slot, MAX_REGS, MIN_REGS};
-use ssaref::outcome::{End, Outcome, Trap};
+use ssaref_types::entity::EntityRef;
+use ssaref_types::ir::{BinOp, Block};
+use ssaref_types::mir::{Loc, MFunction, MInst, MTerm, MirProfile, Reg, Slot, MAX_REGS, MIN_REGS};
+use ssaref_types::outcome::{End, Outcome, Trap};
 
 use super::{check_args, semantics, InterpError, Machine};
 

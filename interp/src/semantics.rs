@@ -4,9 +4,9 @@
 //! that a mistake there is caught by differential testing instead of being
 //! shared by the oracle.
 
-use ssaref::ast::MEM_WORDS;
-use ssaref::op::{BinOp, UnOp};
-use ssaref::outcome::Trap;
+use ssaref_types::ast::MEM_WORDS;
+use ssaref_types::op::{BinOp, UnOp};
+use ssaref_types::outcome::Trap;
 
 /// Applies a binary operator. Only `/` and `%` can trap.
 #[inline]

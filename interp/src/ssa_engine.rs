@@ -20,10 +20,10 @@
 //! [`InterpError::Malformed`] when execution reaches it; the engine never
 //! panics on it.
 
-use ssaref::entity::EntityRef;
-use ssaref::ir::{Block, Function, Inst, Op, Terminator, Value};
-use ssaref::oracle::SsaProfile;
-use ssaref::outcome::{End, Outcome, Trap};
+use ssaref_types::entity::EntityRef;
+use ssaref_types::ir::{Block, Function, Inst, Op, Terminator, Value};
+use ssaref_types::oracle::SsaProfile;
+use ssaref_types::outcome::{End, Outcome, Trap};
 
 use super::{check_args, semantics, InterpError, Machine};
 

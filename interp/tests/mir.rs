@@ -5,12 +5,12 @@
 //! The modules are built directly, so these tests depend on nothing of
 //! ssaref but its data types, like the oracle itself.
 
-use ssaref::entity::EntityVec;
-use ssaref::ir::{BinOp, Block, UnOp, Value};
-use ssaref::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MModule, MTerm, PhiAnnot, Reg, Slot};
-use ssaref::oracle::Oracle;
-use ssaref::outcome::{End, Outcome, Trap};
 use ssaref_interp::{run_mir, Interp, InterpError, DEFAULT_FUEL};
+use ssaref_types::entity::EntityVec;
+use ssaref_types::ir::{BinOp, Block, UnOp, Value};
+use ssaref_types::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MModule, MTerm, PhiAnnot, Reg, Slot};
+use ssaref_types::oracle::Oracle;
+use ssaref_types::outcome::{End, Outcome, Trap};
 
 const RAX: Reg = Reg(0);
 const RCX: Reg = Reg(1);

@@ -3,11 +3,11 @@
 //! The trees are built directly (not parsed), so these tests depend on
 //! nothing of ssaref but its data types, like the oracle itself.
 
-use ssaref::ast::{BinOp, Block, Expr, Function, Program, Stmt, UnOp};
-use ssaref::entity::EntityVec;
-use ssaref::ir::{self, BlockData, Inst, Module, Op, Phi, Terminator, Value};
-use ssaref::outcome::{End, Outcome, Trap};
 use ssaref_interp::{run_ast, run_ssa, InterpError, DEFAULT_FUEL};
+use ssaref_types::ast::{BinOp, Block, Expr, Function, Program, Stmt, UnOp};
+use ssaref_types::entity::EntityVec;
+use ssaref_types::ir::{self, BlockData, Inst, Module, Op, Phi, Terminator, Value};
+use ssaref_types::outcome::{End, Outcome, Trap};
 
 // ---------------------------------------------------------------------------
 // AST construction helpers.
@@ -141,7 +141,7 @@ fn a_trap_keeps_the_trace_and_memory_so_far() {
     assert_eq!(o.trace, vec![1]);
     assert_eq!(o.end, DIV);
     assert_eq!(o.mem[9], 99);
-    assert_eq!(o.mem.len(), ssaref::ast::MEM_WORDS);
+    assert_eq!(o.mem.len(), ssaref_types::ast::MEM_WORDS);
 }
 
 #[test]
@@ -393,7 +393,7 @@ fn malformed_control_flow_is_an_error_not_a_panic() {
     let twice = program(&[], vec![Stmt::Label("l".into()), Stmt::Label("l".into())]);
     assert!(matches!(run_ast(&twice, &[], DEFAULT_FUEL), Err(InterpError::Malformed(_))));
     let mut deep = var("a");
-    for _ in 0..ssaref::ast::MAX_EXPR_DEPTH {
+    for _ in 0..ssaref_types::ast::MAX_EXPR_DEPTH {
         deep = un(UnOp::Neg, deep);
     }
     let deep = program(&["a"], vec![ret(deep)]);
@@ -402,7 +402,7 @@ fn malformed_control_flow_is_an_error_not_a_panic() {
 
 #[test]
 fn expressions_at_the_depth_limit_run() {
-    const MAX: usize = ssaref::ast::MAX_EXPR_DEPTH;
+    const MAX: usize = ssaref_types::ast::MAX_EXPR_DEPTH;
     // MAX - 1 negations around a leaf: depth exactly the limit.
     let mut e = var("a");
     for _ in 1..MAX {

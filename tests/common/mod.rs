@@ -106,8 +106,8 @@ pub fn case_files() -> Vec<PathBuf> {
 pub fn route2_function(f: &ssaref::ir::Function) -> ssaref::ir::Function {
     use ssaref::ir::Value;
     let mut g = f.clone();
-    ssaref::critical_edges::split_critical_edges(&mut g);
-    ssaref::copy_insertion::insert_copies(&mut g);
+    ssaref::route1::critical_edges::split_critical_edges(&mut g);
+    ssaref::route2::copy_insertion::insert_copies(&mut g);
     let mut rename: Vec<Value> = (0..g.value_count).map(Value).collect();
     for data in g.blocks.values() {
         for phi in &data.phis {
@@ -134,7 +134,7 @@ pub fn route2_module(m: &ssaref::ir::Module) -> ssaref::ir::Module {
 /// Parses a test's IR text (one function), without the SSA verifier: the
 /// text may be a destructed, non-SSA program.
 pub fn parse_unverified(text: &str) -> ssaref::ir::Function {
-    let m = ssaref::ir_text::parse_module(text).unwrap_or_else(|d| panic!("test IR parses: {d}"));
+    let m = ssaref::analysis::ir_text::parse_module(text).unwrap_or_else(|d| panic!("test IR parses: {d}"));
     m.functions.into_iter().next().expect("one function")
 }
 
@@ -142,7 +142,7 @@ pub fn parse_unverified(text: &str) -> ssaref::ir::Function {
 /// diagnostic otherwise.
 pub fn parse_one(text: &str) -> ssaref::ir::Function {
     let f = parse_unverified(text);
-    ssaref::verifier::verify_function(&f).unwrap_or_else(|e| panic!("test IR verifies: {e}"));
+    ssaref::analysis::verifier::verify_function(&f).unwrap_or_else(|e| panic!("test IR verifies: {e}"));
     f
 }
 
@@ -194,9 +194,9 @@ b2(b1):
 /// one for odd seeds) with its SSA form (Braun's construction, all options
 /// on when `seed % 4 < 2`, plain otherwise) and its outcome; `None` when it
 /// fails to run or runs out of `fuel`.
-pub fn seeded_ssa(seed: u64, fuel: u64) -> Option<(ssaref::gen::TestCase, ssaref::ir::Module, Outcome)> {
-    use ssaref::braun::{construct_program, BraunOptions};
-    use ssaref::gen::{GenConfig, Shape, TestCase};
+pub fn seeded_ssa(seed: u64, fuel: u64) -> Option<(ssaref::testing::gen::TestCase, ssaref::ir::Module, Outcome)> {
+    use ssaref::construction::braun::{construct_program, BraunOptions};
+    use ssaref::testing::gen::{GenConfig, Shape, TestCase};
     let config = if seed.is_multiple_of(2) { Shape::Patterns.config() } else { GenConfig::default() };
     let tc = TestCase::from_seed(seed, &config);
     let expected = ssaref_interp::run_ast(&tc.program, &tc.args, fuel).ok()?;

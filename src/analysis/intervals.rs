@@ -1,0 +1,201 @@
+//! Interval analysis: Pereira, "The Design and Implementation of a SSA-based
+//! Register Allocator" (UCLA tech. report), §4.1.
+//!
+//! Needs: the liveness of `liveness.rs`.
+//!
+//! The function is linearized and each value's live range becomes a sorted
+//! list of disjoint closed integer intervals of program points, so that the
+//! overlap of two values, or of two sets of values, is found by a linear
+//! merge ([`union_intersects`]); PhiMemCoalesce (§4.4) relies on it.
+//!
+//! # Program points
+//!
+//! Blocks are laid out in dominator-tree pre-order (the order in which
+//! Pereira's allocator visits them, §4.5), followed by the unreachable blocks
+//! in index order. A block with `n` instructions gets `n + 2` consecutive
+//! points:
+//!
+//! - its *start* ([`Intervals::block_start`]), where its phis (and, in the
+//!   entry, the parameters) have just been defined: the values of
+//!   `live_in`, phi destinations included (§4.1: "all the virtuals in the
+//!   vector V are marked as alive in the beginning of the basic block");
+//! - one point *after* each instruction `i` ([`Intervals::inst_point`]): the
+//!   values live right after it, plus its destination even when that is
+//!   never used (a dead result still occupies a location where it is
+//!   written);
+//! - its *end* ([`Intervals::block_end`]), at the terminator: `live_out`
+//!   plus the terminator's operand. Phi arguments of the outgoing edges are
+//!   live here "but not beyond" (§4.1).
+//!
+//! The values live right before instruction `i` are those of the point just
+//! before it (the previous instruction's, or the start), so a value whose
+//! last use is instruction `i` is not at `i`'s point, while `i`'s
+//! destination is: a value that dies at the instruction defining another
+//! does not overlap it. Two values overlap at some point exactly when they
+//! interfere in the sense of `liveness::interfere` (Lemma 1 of Pereira);
+//! `tests/cssa_passes.rs` checks this equivalence on every pair of values of
+//! the corpus.
+
+use crate::analysis::dominance::DomTree;
+use crate::analysis::liveness::{live_after_each_inst, Liveness};
+use crate::entity::{EntitySet, EntityVec};
+use crate::ir::{Block, Function, Value};
+
+/// The sets of values occupying each program point of `b`, in order: the
+/// start, the point after each instruction, the end (see the module
+/// documentation). There are `insts.len() + 2` of them.
+pub fn occupied_at_points(f: &Function, b: Block, live: &Liveness) -> Vec<EntitySet<Value>> {
+    let data = &f.blocks[b];
+    let mut sets = Vec::with_capacity(data.insts.len() + 2);
+    sets.push(live.live_in[b].clone());
+    let after = live_after_each_inst(f, b, live);
+    for (inst, mut set) in data.insts.iter().zip(after) {
+        if let Some(d) = inst.dest {
+            set.insert(d);
+        }
+        sets.push(set);
+    }
+    let mut end = live.live_out[b].clone();
+    if let Some(a) = data.term.arg() {
+        end.insert(a);
+    }
+    sets.push(end);
+    sets
+}
+
+/// Blocks in the layout order of the interval analysis: dominator-tree
+/// pre-order, then the unreachable blocks in index order.
+pub fn layout_order(f: &Function) -> Vec<Block> {
+    let dom = DomTree::compute(f);
+    let mut order = dom.preorder.clone();
+    order.extend(f.blocks.keys().filter(|&b| !dom.is_reachable(b)));
+    order
+}
+
+/// The live ranges of every value as sorted disjoint closed intervals of
+/// program points.
+#[derive(Clone, Debug)]
+pub struct Intervals {
+    /// The blocks in layout order.
+    pub order: Vec<Block>,
+    /// The first point (the start) of each block.
+    start: EntityVec<Block, u32>,
+    /// The live range of each value number below `value_count`.
+    ranges: EntityVec<Value, Vec<(u32, u32)>>,
+    /// One more than the last point.
+    point_count: u32,
+}
+
+impl Intervals {
+    /// The live range of `v`: sorted, disjoint, non-adjacent closed intervals
+    /// `(first, last)`. Empty for a value that is not defined.
+    pub fn ranges(&self, v: Value) -> &[(u32, u32)] {
+        self.ranges.get(v).map_or(&[], |r| r.as_slice())
+    }
+
+    /// The start point of `b` (after its phis).
+    pub fn block_start(&self, b: Block) -> u32 {
+        self.start[b]
+    }
+
+    /// The point right after instruction `i` of `b`.
+    pub fn inst_point(&self, b: Block, i: usize) -> u32 {
+        self.start[b] + 1 + u32::try_from(i).expect("instruction index fits u32")
+    }
+
+    /// The end point of `b` (at its terminator); needs the function to know
+    /// how many instructions `b` has.
+    pub fn block_end(&self, f: &Function, b: Block) -> u32 {
+        self.inst_point(b, f.blocks[b].insts.len())
+    }
+
+    /// The number of program points.
+    pub fn point_count(&self) -> u32 {
+        self.point_count
+    }
+
+    /// True when `v` occupies point `p`.
+    pub fn is_live_at(&self, v: Value, p: u32) -> bool {
+        let r = self.ranges(v);
+        let i = r.partition_point(|&(_, last)| last < p);
+        i < r.len() && r[i].0 <= p
+    }
+
+    /// True when the live ranges of `a` and `b` share a point.
+    pub fn overlap(&self, a: Value, b: Value) -> bool {
+        union_intersects(self.ranges(a), self.ranges(b))
+    }
+}
+
+/// Computes the live range of every value of `f` (see the module
+/// documentation for the points and what occupies them).
+pub fn compute_intervals(f: &Function, live: &Liveness) -> Intervals {
+    let order = layout_order(f);
+    let mut start = EntityVec::from_elem(u32::MAX, f.blocks.len());
+    let mut ranges: EntityVec<Value, Vec<(u32, u32)>> = EntityVec::from_elem(Vec::new(), f.value_count as usize);
+    let mut point = 0u32;
+    for &b in &order {
+        start[b] = point;
+        for set in occupied_at_points(f, b, live) {
+            for v in set.iter() {
+                ranges.ensure(v, Vec::new());
+                let r = &mut ranges[v];
+                match r.last_mut() {
+                    Some(last) if last.1 + 1 == point => last.1 = point,
+                    _ => r.push((point, point)),
+                }
+            }
+            point = point.checked_add(1).expect("program points fit u32");
+        }
+    }
+    Intervals { order, start, ranges, point_count: point }
+}
+
+/// True when two sorted lists of disjoint closed intervals share a point;
+/// linear in their lengths.
+pub fn union_intersects(a: &[(u32, u32)], b: &[(u32, u32)]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        if x.0 <= y.1 && y.0 <= x.1 {
+            return true;
+        }
+        // The interval that ends first cannot meet anything later in the
+        // other list.
+        if x.1 < y.1 {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    false
+}
+
+/// The union of two sorted lists of disjoint closed intervals, as a sorted
+/// list of disjoint, non-adjacent closed intervals (overlapping or adjacent
+/// intervals are joined); linear in their lengths.
+pub fn merge(a: &[(u32, u32)], b: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    let mut out: Vec<(u32, u32)> = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let next = if j >= b.len() || (i < a.len() && a[i].0 <= b[j].0) {
+            i += 1;
+            a[i - 1]
+        } else {
+            j += 1;
+            b[j - 1]
+        };
+        match out.last_mut() {
+            Some(last) if next.0 <= last.1.saturating_add(1) => last.1 = last.1.max(next.1),
+            _ => out.push(next),
+        }
+    }
+    out
+}
+
+/// Checks that `r` is a well-formed range list: each interval has
+/// `first <= last`, and each starts after the previous one ends. Used by
+/// tests and debug assertions.
+pub fn is_well_formed(r: &[(u32, u32)]) -> bool {
+    r.iter().all(|&(a, b)| a <= b) && r.windows(2).all(|w| w[0].1 < w[1].0)
+}

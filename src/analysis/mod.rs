@@ -1,0 +1,19 @@
+//! The SSA IR's text form, its verifier, and the analyses every later stage
+//! shares: dominance, reducibility, strongly connected components, loops,
+//! liveness, live intervals, register pressure, and phi congruence classes.
+//!
+//! May import: the data types (`crate::{ir, entity, ...}`) and nothing else
+//! of the library. Every pass and checker above may import this folder; a
+//! checker that reuses an analysis here cross-checks it against an
+//! independent one (ARCHITECTURE.md).
+
+pub mod cssa;
+pub mod dominance;
+pub mod intervals;
+pub mod ir_text;
+pub mod liveness;
+pub mod loops;
+pub mod pressure;
+pub mod reducibility;
+pub mod scc;
+pub mod verifier;

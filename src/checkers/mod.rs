@@ -1,0 +1,11 @@
+//! The independent checkers: the SSA properties Braun et al. prove (pruned,
+//! no trivial phi, minimal, phi count against Cytron et al.) and the
+//! allocation checker (which SSA value each location holds; no register
+//! outside the K allocatable ones).
+//!
+//! May import: the data types and `analysis`. Architecture invariant: a
+//! checker never imports the pass it checks, so a bug cannot be shared
+//! between them. The passes import the checkers, never the other way.
+
+pub mod alloc_checker;
+pub mod ssa_properties;

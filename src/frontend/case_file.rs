@@ -1,0 +1,250 @@
+//! Case files: a program preceded by a header of `//` comment lines, as
+//! `ssaref fuzz` writes its failing cases and `ssaref reduce` its reduced
+//! ones, and as `ssaref repro` and `ssaref reduce` read them.
+//!
+//! ```text
+//! // ssaref fuzz failure, seed 42          (description lines: free text)
+//! // reproduce: ssaref repro case-42.src
+//! // | stage alloc[k=4,opt] diverges from the source
+//! // regs: 2 3 4                            (optional; each K in 2..=15)
+//! // args: 3 -4                             (optional; i64 arguments of `main`)
+//! // expect:                                (optional; then the outcome lines)
+//! // 7
+//! // return 0
+//! fn main(a, b) { ... }
+//! ```
+//!
+//! The header is the run of lines that start with `//` at the top of the
+//! file; the program is the whole text (the lexer skips comments), so
+//! positions in both count from the first line of the file. A header line
+//! whose comment (after `//` and one optional space) starts with `regs:`,
+//! `args:` or `expect:` is a key; each key may appear once, and every
+//! header line after `expect:` belongs to the expected outcome. Other lines
+//! are description. The test cases of `tests/cases/` are case files too
+//! (description, `args:`, `expect:`).
+//!
+//! Errors are [`Diag`]s (`LINE:COL: message`, 1-based, columns in
+//! characters) pointing at the offending word; parsing never panics.
+
+use crate::ast::Program;
+use crate::diag::{Diag, Pos};
+use crate::frontend::lexer::{tokenize, TokenKind};
+
+/// The keys of a case-file header.
+const KEYS: [&str; 3] = ["regs:", "args:", "expect:"];
+
+/// A parsed case file.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct CaseFile {
+    /// The description lines, in order, without their `// `.
+    pub description: Vec<String>,
+    /// The register counts of the `regs:` line, if there is one.
+    pub regs: Option<Vec<usize>>,
+    /// The arguments of `main` (none without an `args:` line).
+    pub args: Vec<i64>,
+    /// The lines of the expected outcome (`Outcome::render_full`), if the
+    /// header has an `expect:` block.
+    pub expect: Option<Vec<String>>,
+    pub program: Program,
+}
+
+/// A program and the arguments of its `main`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct TestCase {
+    pub program: Program,
+    /// One argument per parameter of `main`.
+    pub args: Vec<i64>,
+    /// Where the case comes from, for reports: `seed 42`, `bytes`, with
+    /// `, shrunk` once a shrinker changed it.
+    pub origin: String,
+}
+
+impl CaseFile {
+    /// Parses a case file. Besides the header and the program, checks that
+    /// `main` takes at least as many parameters as there are arguments (the
+    /// missing ones are 0), reporting an excess at `fn main`.
+    pub fn parse(text: &str) -> Result<CaseFile, Diag> {
+        let mut case = CaseFile {
+            description: Vec::new(),
+            regs: None,
+            args: Vec::new(),
+            expect: None,
+            program: Program::default(),
+        };
+        let mut args_seen = false;
+        for (i, line) in text.lines().enumerate() {
+            let Some(at) = line.find("//").filter(|&at| line[..at].trim().is_empty()) else { break };
+            let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
+            // Column (in characters, 1-based) of byte offset `b` of the line.
+            let col = |b: usize| u32::try_from(line[..b].chars().count() + 1).unwrap_or(u32::MAX);
+            let pos = |b: usize| Pos { line: line_no, col: col(b) };
+            let mut start = at + 2;
+            if line[start..].starts_with(' ') {
+                start += 1;
+            }
+            let comment = &line[start..];
+            if let Some(expect) = case.expect.as_mut() {
+                expect.push(comment.to_string());
+                continue;
+            }
+            let key_at = start + (comment.len() - comment.trim_start().len());
+            let Some(key) = KEYS.iter().find(|k| line[key_at..].starts_with(**k)) else {
+                case.description.push(comment.to_string());
+                continue;
+            };
+            let values_at = key_at + key.len();
+            let mut words = words(&line[values_at..]).into_iter().map(|(b, w)| (values_at + b, w));
+            match *key {
+                "regs:" => {
+                    if case.regs.is_some() {
+                        return Err(Diag::new(pos(key_at), "a second `regs:` line"));
+                    }
+                    let mut regs = Vec::new();
+                    for (b, w) in words.by_ref() {
+                        match w.parse::<usize>() {
+                            Ok(k) if (2..=15).contains(&k) => regs.push(k),
+                            _ => {
+                                return Err(Diag::new(
+                                    pos(b),
+                                    format!("bad register count `{w}` (each K must be in 2..=15)"),
+                                ))
+                            }
+                        }
+                    }
+                    if regs.is_empty() {
+                        return Err(Diag::new(pos(key_at), "`regs:` lists no register count"));
+                    }
+                    case.regs = Some(regs);
+                }
+                "args:" => {
+                    if args_seen {
+                        return Err(Diag::new(pos(key_at), "a second `args:` line"));
+                    }
+                    args_seen = true;
+                    for (b, w) in words.by_ref() {
+                        let a = w
+                            .parse::<i64>()
+                            .map_err(|_| Diag::new(pos(b), format!("argument `{w}` is not a 64-bit integer")))?;
+                        case.args.push(a);
+                    }
+                }
+                _ => {
+                    if let Some((b, w)) = words.next() {
+                        return Err(Diag::new(pos(b), format!("unexpected `{w}` after `expect:`")));
+                    }
+                    case.expect = Some(Vec::new());
+                }
+            }
+        }
+        case.program = crate::frontend::parser::parse_program(text)?;
+        let params = case.program.main().map_or(0, |m| m.params.len());
+        if case.args.len() > params {
+            return Err(Diag::new(
+                main_position(text),
+                format!("too many arguments: `main` takes {params} but {} were given", case.args.len()),
+            ));
+        }
+        Ok(case)
+    }
+
+    /// The test case: the program and its arguments, one per parameter of
+    /// `main` (missing ones are 0).
+    pub fn test_case(&self, origin: String) -> TestCase {
+        let mut args = self.args.clone();
+        args.resize(self.program.main().map_or(0, |m| m.params.len()), 0);
+        TestCase { program: self.program.clone(), args, origin }
+    }
+
+    /// The file's text; [`CaseFile::parse`] reads it back as the same
+    /// case. A description line that would read as a key, or is empty, is
+    /// written with a leading `| `.
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        for line in &self.description {
+            if line.trim().is_empty() || KEYS.iter().any(|k| line.trim_start().starts_with(k)) {
+                s.push_str(&format!("// | {line}\n"));
+            } else {
+                s.push_str(&format!("// {line}\n"));
+            }
+        }
+        if let Some(regs) = &self.regs {
+            let regs: Vec<String> = regs.iter().map(|k| k.to_string()).collect();
+            s.push_str(&format!("// regs: {}\n", regs.join(" ")));
+        }
+        let args: Vec<String> = self.args.iter().map(|a| a.to_string()).collect();
+        s.push_str(&format!("// args:{}{}\n", if args.is_empty() { "" } else { " " }, args.join(" ")));
+        if let Some(expect) = &self.expect {
+            s.push_str("// expect:\n");
+            for l in expect {
+                s.push_str(&format!("// {l}\n"));
+            }
+        }
+        s.push_str(&crate::frontend::ast_print::print_program(&self.program));
+        s
+    }
+}
+
+/// The whitespace-separated words of `s` with their byte offsets.
+fn words(s: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in s.char_indices().chain(std::iter::once((s.len(), ' '))) {
+        match (c.is_whitespace(), start) {
+            (true, Some(b)) => {
+                out.push((b, &s[b..i]));
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Where `fn main` starts in the source (1:1 if it cannot be found).
+pub fn main_position(src: &str) -> Pos {
+    let Ok(tokens) = tokenize(src) else { return Pos::START };
+    tokens.windows(2).find(|w| w[0].kind == TokenKind::Fn && w[1].text == "main").map_or(Pos::START, |w| w[0].pos)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_header_round_trips() {
+        let text = "// ssaref fuzz failure, seed 3\n// | args: not a key\n// regs: 2 4\n// args: 5 -1\n\
+                    // expect:\n// 7\n// return 0\nfn main(a, b) {\n    out a;\n    return 0;\n}\n";
+        let case = CaseFile::parse(text).expect("parses");
+        assert_eq!(case.description, ["ssaref fuzz failure, seed 3", "| args: not a key"]);
+        assert_eq!(case.regs, Some(vec![2, 4]));
+        assert_eq!(case.args, [5, -1]);
+        assert_eq!(case.expect, Some(vec!["7".to_string(), "return 0".to_string()]));
+        assert_eq!(case.render(), text);
+        assert_eq!(CaseFile::parse(&case.render()), Ok(case));
+    }
+
+    #[test]
+    fn errors_point_at_the_offending_word() {
+        let bad = [
+            ("// regs: 2 16\nfn main() {}\n", "1:12: bad register count `16`"),
+            ("// x\n//   args: 1 é2\nfn main(a, b) {}\n", "2:14: argument `é2`"),
+            ("// args: 1\n// args: 2\nfn main(a) {}\n", "2:4: a second `args:`"),
+            ("// regs:\nfn main() {}\n", "1:4: `regs:` lists no register count"),
+            ("// expect: 3\nfn main() {}\n", "1:12: unexpected `3`"),
+            ("// args: 1 2\n\nfn main(a) {}\n", "3:1: too many arguments"),
+            ("// args: 1\nfn main(a) { out }\n", "2:18: "),
+        ];
+        for (text, want) in bad {
+            let err = CaseFile::parse(text).expect_err(text).to_string();
+            assert!(err.starts_with(want), "{text:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn missing_arguments_are_zero() {
+        let case = CaseFile::parse("fn main(a, b) { return a; }\n").expect("parses");
+        assert_eq!(case.regs, None);
+        assert_eq!(case.test_case("t".into()).args, [0, 0]);
+    }
+}

@@ -1,0 +1,323 @@
+//! Execution of the lowered x86-64 code under the Unicorn emulator.
+//!
+//! One engine per thread is created on first use and reused (`ssaref
+//! bench-emulator` measures a fresh engine per run against a reused one). The
+//! memory map is fixed (`x86_lower::layout`): code, `mem`, a control page
+//! (return value, status, trace count), the trace, and the stack. Between
+//! runs, the code is rewritten and Unicorn's translation cache for it
+//! flushed, every general-purpose register and the flags are reset to 0,
+//! `mem` and the control words are cleared, and the arguments are placed in
+//! their parameter locations (registers or spill slots).
+//!
+//! The CPU model is Haswell, the first with BMI2 (`shlx`, `sarx`).
+//!
+//! The outcome is read back in the interpreter's terms: the trace, then
+//! `return v` (the status word says the code returned) or `trap
+//! divide-error` (the CPU raised #DE, interrupt 0), and the final `mem`.
+//! Everything else is an error of ssaref, not a program outcome: another
+//! exception, an access to unmapped memory, the budget running out, a full
+//! trace.
+//!
+//! The budget counts block entries and is enforced by the code itself (see
+//! `x86_lower.rs`, "The budget"): the harness stores it at
+//! `layout::FUEL` before the run. Unicorn runs without an instruction count,
+//! which would make it instrument every instruction.
+
+use crate::ast::MEM_WORDS;
+use crate::machine::x86_lower::{layout, X86Code};
+use crate::mir::{Loc, MAX_REGS};
+use crate::outcome::{End, Outcome, Trap};
+use std::cell::RefCell;
+use unicorn_engine::unicorn_const::{Arch, Mode, Prot};
+use unicorn_engine::{RegisterX86, Unicorn, X86CpuModel};
+
+/// Registers in allocation order (`mir::REGISTER_NAMES`).
+const REGS: [RegisterX86; MAX_REGS] = [
+    RegisterX86::RAX,
+    RegisterX86::RCX,
+    RegisterX86::RDX,
+    RegisterX86::RBX,
+    RegisterX86::RBP,
+    RegisterX86::RSI,
+    RegisterX86::RDI,
+    RegisterX86::R8,
+    RegisterX86::R9,
+    RegisterX86::R10,
+    RegisterX86::R11,
+    RegisterX86::R12,
+    RegisterX86::R13,
+    RegisterX86::R14,
+    RegisterX86::R15,
+];
+
+const PAGE: u64 = 4096;
+const MEM_BYTES: u64 = MEM_WORDS as u64 * 8;
+
+fn round_up(x: u64) -> u64 {
+    x.div_ceil(PAGE).max(1) * PAGE
+}
+
+/// Why a run produced no program outcome: always an error of ssaref (or a
+/// budget set too low), never something the program did.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum EmuError {
+    /// The budget of block entries ran out before the code reached its exit.
+    BudgetExhausted { budget: u64, pc: u64 },
+    /// Anything else: a fault, an unexpected interrupt, a full trace, bad
+    /// parameters, Unicorn itself failing.
+    Fault(String),
+}
+
+impl std::fmt::Display for EmuError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EmuError::BudgetExhausted { budget, pc } => {
+                write!(f, "the budget of {budget} block entries ran out (at {pc:#x})")
+            }
+            EmuError::Fault(m) => f.write_str(m),
+        }
+    }
+}
+
+impl From<String> for EmuError {
+    fn from(s: String) -> Self {
+        EmuError::Fault(s)
+    }
+}
+
+/// What the interrupt hook saw.
+#[derive(Default)]
+struct HookState {
+    interrupt: Option<u32>,
+}
+
+/// A Unicorn engine set up for ssaref's machine model.
+pub struct Emulator {
+    uc: Unicorn<'static, HookState>,
+    code_mapped: u64,
+    stack_mapped: u64,
+    /// The code of the previous run: the same code is neither rewritten nor
+    /// retranslated, and different code flushes the old translations.
+    last_code: Vec<u8>,
+    /// The CPU state of a fresh engine. Restored before every run: a run
+    /// that ended by #DE leaves the CPU in the middle of delivering the
+    /// exception (the hook stopped it), and a second #DE would then be
+    /// delivered as a double fault.
+    fresh: unicorn_engine::Context,
+}
+
+fn uc_err(what: &str, e: unicorn_engine::unicorn_const::uc_error) -> String {
+    format!("unicorn: {what}: {e:?}")
+}
+
+impl Emulator {
+    /// Creates an engine with the fixed regions mapped.
+    pub fn new() -> Result<Emulator, String> {
+        let mut uc =
+            Unicorn::new_with_data(Arch::X86, Mode::MODE_64, HookState::default()).map_err(|e| uc_err("open", e))?;
+        uc.ctl_set_cpu_model(X86CpuModel::HASWELL as i32).map_err(|e| uc_err("cpu model", e))?;
+        uc.mem_map(layout::MEM_BASE, MEM_BYTES, Prot::READ | Prot::WRITE).map_err(|e| uc_err("map mem", e))?;
+        uc.mem_map(layout::CONTROL_PAGE, PAGE, Prot::READ | Prot::WRITE).map_err(|e| uc_err("map control", e))?;
+        uc.mem_map(layout::TRACE_BASE, layout::TRACE_CAPACITY * 8, Prot::READ | Prot::WRITE)
+            .map_err(|e| uc_err("map trace", e))?;
+        uc.add_intr_hook(|uc, intno| {
+            uc.get_data_mut().interrupt = Some(intno);
+            let _ = uc.emu_stop();
+        })
+        .map_err(|e| uc_err("hook", e))?;
+        let fresh = uc.context_init().map_err(|e| uc_err("save context", e))?;
+        Ok(Emulator { uc, code_mapped: 0, stack_mapped: 0, last_code: Vec::new(), fresh })
+    }
+
+    fn ensure_code(&mut self, len: u64) -> Result<(), String> {
+        if len <= self.code_mapped {
+            return Ok(());
+        }
+        if self.code_mapped > 0 {
+            self.uc.mem_unmap(layout::CODE_BASE, self.code_mapped).map_err(|e| uc_err("unmap code", e))?;
+        }
+        let size = round_up(len.max(64 * 1024)).next_power_of_two();
+        self.uc.mem_map(layout::CODE_BASE, size, Prot::READ | Prot::EXEC).map_err(|e| uc_err("map code", e))?;
+        self.code_mapped = size;
+        Ok(())
+    }
+
+    fn ensure_stack(&mut self, len: u64) -> Result<(), String> {
+        if len <= self.stack_mapped {
+            return Ok(());
+        }
+        if self.stack_mapped > 0 {
+            self.uc
+                .mem_unmap(layout::STACK_TOP - self.stack_mapped, self.stack_mapped)
+                .map_err(|e| uc_err("unmap stack", e))?;
+        }
+        let size = round_up(len.max(64 * 1024)).next_power_of_two();
+        self.uc
+            .mem_map(layout::STACK_TOP - size, size, Prot::READ | Prot::WRITE)
+            .map_err(|e| uc_err("map stack", e))?;
+        self.stack_mapped = size;
+        Ok(())
+    }
+
+    /// Runs `code` with `args`, entering at most `budget` blocks.
+    pub fn run(&mut self, code: &X86Code, args: &[i64], budget: u64) -> Result<Outcome, EmuError> {
+        if args.len() > code.params.len() {
+            let n = code.params.len();
+            return Err(EmuError::Fault(format!("{} takes {n} argument(s), got {}", code.name, args.len())));
+        }
+        let len = code.bytes.len() as u64;
+        self.ensure_code(len)?;
+        let slot_bytes = u64::from(code.slot_count) * 8;
+        self.ensure_stack(slot_bytes + layout::PUSH_RESERVE + 64)?;
+        if self.last_code != code.bytes {
+            // Forget the translations of the previous program's code.
+            if !self.last_code.is_empty() {
+                let end = layout::CODE_BASE + self.last_code.len() as u64;
+                self.uc.ctl_remove_cache(layout::CODE_BASE, end).map_err(|e| uc_err("flush cache", e))?;
+            }
+            self.uc.mem_write(layout::CODE_BASE, &code.bytes).map_err(|e| uc_err("write code", e))?;
+            self.last_code.clear();
+            self.last_code.extend_from_slice(&code.bytes);
+        }
+        self.uc.mem_write(layout::MEM_BASE, &[0u8; MEM_BYTES as usize]).map_err(|e| uc_err("clear mem", e))?;
+        let mut control = [0u8; layout::CONTROL_BYTES];
+        control[24..32].copy_from_slice(&budget.to_le_bytes());
+        self.uc.mem_write(layout::CONTROL_PAGE, &control).map_err(|e| uc_err("clear control", e))?;
+        self.uc.context_restore(&self.fresh).map_err(|e| uc_err("restore context", e))?;
+        for r in REGS {
+            self.uc.reg_write(r, 0).map_err(|e| uc_err("reset register", e))?;
+        }
+        self.uc.reg_write(RegisterX86::RFLAGS, 0x2).map_err(|e| uc_err("reset flags", e))?;
+        // rsp: 16-byte aligned, the slots above it, room for pushes below.
+        let rsp = (layout::STACK_TOP - slot_bytes - 64) & !15;
+        self.uc.reg_write(RegisterX86::RSP, rsp).map_err(|e| uc_err("set rsp", e))?;
+        for (i, loc) in code.params.iter().enumerate() {
+            let v = args.get(i).copied().unwrap_or(0);
+            match *loc {
+                Loc::Reg(r) => {
+                    let reg = REGS.get(usize::from(r.0)).filter(|_| usize::from(r.0) < code.k);
+                    let reg = reg.ok_or_else(|| format!("parameter {i} in {r}, outside the allocatable registers"))?;
+
+                    self.uc.reg_write(*reg, v as u64).map_err(|e| uc_err("write parameter", e))?;
+                }
+                Loc::Slot(s) => {
+                    if s.0 >= code.slot_count {
+                        let n = code.slot_count;
+                        return Err(EmuError::Fault(format!("parameter {i} in {s}, beyond the {n} slot(s)")));
+                    }
+                    let at = rsp + u64::from(s.0) * 8;
+                    self.uc.mem_write(at, &v.to_le_bytes()).map_err(|e| uc_err("write parameter", e))?;
+                }
+            }
+        }
+        self.uc.get_data_mut().interrupt = None;
+        let started = self.uc.emu_start(layout::CODE_BASE, code.exit, 0, 0);
+        let interrupt = self.uc.get_data().interrupt;
+        let mut control = [0u8; layout::CONTROL_BYTES];
+        self.uc.mem_read(layout::CONTROL_PAGE, &mut control).map_err(|e| uc_err("read control", e))?;
+        let word = |i: usize| u64::from_le_bytes(control[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
+        let (result, status, count) = (word(0) as i64, word(1), word(2));
+        let end = match (started, interrupt) {
+            (_, Some(0)) => End::Trap(Trap::DivideError),
+            (_, Some(n)) => return Err(EmuError::Fault(format!("the code raised interrupt {n}"))),
+            (Err(e), None) => {
+                let pc = self.uc.pc_read().unwrap_or(0);
+                return Err(EmuError::Fault(format!("emulator fault at {pc:#x}: {e:?}")));
+            }
+            (Ok(()), None) => match status {
+                layout::STATUS_RETURNED => End::Return(result),
+                layout::STATUS_TRACE_FULL => {
+                    return Err(EmuError::Fault(format!("the trace is full ({} words)", layout::TRACE_CAPACITY)));
+                }
+                layout::STATUS_OUT_OF_FUEL => {
+                    let pc = self.uc.pc_read().unwrap_or(0);
+                    return Err(EmuError::BudgetExhausted { budget, pc });
+                }
+                other => {
+                    let pc = self.uc.pc_read().unwrap_or(0);
+                    return Err(EmuError::Fault(format!("the code stopped at {pc:#x} with status {other}")));
+                }
+            },
+        };
+        let count = count.min(layout::TRACE_CAPACITY);
+        let mut trace_bytes = vec![0u8; (count * 8) as usize];
+        self.uc.mem_read(layout::TRACE_BASE, &mut trace_bytes).map_err(|e| uc_err("read trace", e))?;
+        let trace = trace_bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+        let mut mem_bytes = vec![0u8; MEM_BYTES as usize];
+        self.uc.mem_read(layout::MEM_BASE, &mut mem_bytes).map_err(|e| uc_err("read mem", e))?;
+        let mem = mem_bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+        Ok(Outcome { trace, end, mem })
+    }
+}
+
+thread_local! {
+    static ENGINE: RefCell<Option<Emulator>> = const { RefCell::new(None) };
+}
+
+/// Runs `code` on this thread's engine, creating it on first use.
+pub fn run_x86(code: &X86Code, args: &[i64], budget: u64) -> Result<Outcome, EmuError> {
+    ENGINE.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(Emulator::new()?);
+        }
+        match slot.as_mut() {
+            Some(emu) => emu.run(code, args, budget),
+            None => Err(EmuError::Fault("no emulator".into())),
+        }
+    })
+}
+
+/// The budget (block entries) for a stage whose MIR run takes at most
+/// `mir_fuel` steps: every block entered executes its terminator, one MIR
+/// step, so a correct lowering enters at most that many blocks.
+pub fn budget_for(mir_fuel: u64) -> u64 {
+    mir_fuel.saturating_add(1)
+}
+
+/// What [`bench_emulator`] measured, in milliseconds per run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EmulatorBench {
+    pub runs: usize,
+    /// A new engine for every run (open, map, run, close).
+    pub fresh_engine_ms: f64,
+    /// One engine, a different program every run (what a campaign does).
+    pub reused_new_code_ms: f64,
+    /// One engine, the same program again and again (translations cached).
+    pub reused_same_code_ms: f64,
+}
+
+/// Times the three ways of running `programs` side by side (for
+/// `ssaref bench-emulator`; a benchmark, not a test). Each is run with the
+/// given budget; outcomes are ignored.
+pub fn bench_emulator(programs: &[(X86Code, Vec<i64>)], budget: u64) -> Result<EmulatorBench, EmuError> {
+    use std::time::Instant;
+    let n = programs.len().max(1) as f64;
+    let t = Instant::now();
+    for (code, args) in programs {
+        let mut emu = Emulator::new()?;
+        let _ = emu.run(code, args, budget);
+    }
+    let fresh = t.elapsed().as_secs_f64() * 1e3 / n;
+    let mut emu = Emulator::new()?;
+    let t = Instant::now();
+    for (code, args) in programs {
+        let _ = emu.run(code, args, budget);
+    }
+    let reused = t.elapsed().as_secs_f64() * 1e3 / n;
+    // Each program twice in a row; only the second run, whose code is
+    // already translated, is timed.
+    let mut same = std::time::Duration::ZERO;
+    for (code, args) in programs {
+        let _ = emu.run(code, args, budget);
+        let t = Instant::now();
+        let _ = emu.run(code, args, budget);
+        same += t.elapsed();
+    }
+    Ok(EmulatorBench {
+        runs: programs.len(),
+        fresh_engine_ms: fresh,
+        reused_new_code_ms: reused,
+        reused_same_code_ms: same.as_secs_f64() * 1e3 / n,
+    })
+}

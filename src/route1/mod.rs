@@ -1,0 +1,19 @@
+//! Route 1, the default back end: Pereira's SSA-based register allocator
+//! (critical-edge splitting, PhiLifting, PhiMemCoalesce, spilling, greedy
+//! coloring in dominance order) followed by Pereira and Palsberg's
+//! spill-free SSA elimination (spartan parallel copies, location transfer
+//! graphs, ImplementSpartan with swaps, the §6 memory optimizations).
+//! `regalloc.rs` lists the passes in order with the checker after each.
+//!
+//! May import: the data types, `analysis` and `checkers`. Never `route2`:
+//! the two routes are siblings, and what both need lives in `analysis`.
+
+pub mod coloring;
+pub mod critical_edges;
+pub mod implement_spartan;
+pub mod location_transfer_graph;
+pub mod phi_lifting;
+pub mod phi_mem_coalesce;
+pub mod regalloc;
+pub mod spill;
+pub mod ssa_elimination;

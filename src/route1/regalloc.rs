@@ -1,0 +1,177 @@
+//! Route 1, the default back end: SSA-based register allocation (Pereira,
+//! "The Design and Implementation of a SSA-based Register Allocator") and
+//! spill-free SSA elimination (Pereira and Palsberg, CC 2009).
+//!
+//! [`allocate_function`] lists the passes in order and runs a checker after
+//! each one:
+//!
+//! | pass | file | checked after it |
+//! |---|---|---|
+//! | critical-edge splitting | `critical_edges.rs` | SSA verifier |
+//! | PhiLifting (§4.2) | `phi_lifting.rs` | verifier, CSSA, pressure not raised (Theorem 1) |
+//! | PhiMemCoalesce (§4.4) | `phi_mem_coalesce.rs` | verifier, CSSA |
+//! | spilling (§4.5, §4.7; load lowering §6.2) | `spill.rs` | verifier, CSSA, demand ≤ K |
+//! | register assignment (§4.5) | `coloring.rs` | valid coloring, chordal optimum, frugal slots |
+//! | spill-free SSA elimination (§5, §6) | `ssa_elimination.rs` | spartan copies (inside), allocation checker, no scratch register |
+//!
+//! Architecture invariant: no pass reserves a register. Spill code uses the
+//! register its value was given (a reload is an ordinary value that the
+//! assignment colors), and SSA elimination uses only the locations of the
+//! parallel copy it implements (swaps for cycles).
+
+use crate::analysis::cssa::check_cssa;
+use crate::analysis::liveness::compute_liveness;
+use crate::analysis::pressure::max_pressure;
+use crate::analysis::verifier::verify_function;
+use crate::checkers::alloc_checker;
+use crate::error::PassError;
+use crate::ir::{Function, Module};
+use crate::mir::{MFunction, MModule, MAX_REGS, MIN_REGS};
+use crate::route1::coloring::{assign_registers, check_assignment, ColoringOptions};
+use crate::route1::critical_edges::split_critical_edges;
+use crate::route1::phi_lifting::phi_lifting;
+use crate::route1::phi_mem_coalesce::phi_mem_coalesce;
+use crate::route1::spill::{spill, SpillOptions};
+use crate::route1::ssa_elimination::{eliminate_ssa, EliminationOptions, EliminationStats};
+
+/// Every switch of route 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegallocOptions {
+    /// Number of registers, 2..=15.
+    pub k: usize,
+    /// PhiMemCoalesce (§4.4); without it every lifted copy stays.
+    pub phi_mem_coalesce: bool,
+    /// Local and global coalescing in the assignment (§4.5).
+    pub coalescing: bool,
+    /// Store hoisting (Pereira and Palsberg §6.1).
+    pub store_hoisting: bool,
+    /// Load lowering (§6.2).
+    pub load_lowering: bool,
+    /// Redundant memory transfer elimination (§6.3).
+    pub redundant_memory_transfer_elimination: bool,
+    /// Reload recycling inside blocks (Pereira §4.7).
+    pub recycle_reloads: bool,
+}
+
+impl RegallocOptions {
+    /// Everything on, with `k` registers.
+    pub fn with_k(k: usize) -> Self {
+        RegallocOptions {
+            k,
+            phi_mem_coalesce: true,
+            coalescing: true,
+            store_hoisting: true,
+            load_lowering: true,
+            redundant_memory_transfer_elimination: true,
+            recycle_reloads: true,
+        }
+    }
+
+    /// Plain ImplementSpartan: none of the §6 optimizations.
+    pub fn without_section_6(self) -> Self {
+        RegallocOptions {
+            store_hoisting: false,
+            load_lowering: false,
+            redundant_memory_transfer_elimination: false,
+            ..self
+        }
+    }
+}
+
+/// What the allocation of one function did, pass by pass.
+#[derive(Clone, Debug)]
+pub struct AllocReport {
+    /// The SSA function after each SSA-level pass, for the differential
+    /// check and for `ssaref emit`: (pass name, function).
+    pub stages: Vec<(&'static str, Function)>,
+    /// Values spilled (including load-lowered phi results).
+    pub spilled: usize,
+    pub slots: u32,
+    pub registers_used: usize,
+    pub max_demand: usize,
+    pub elimination: EliminationStats,
+}
+
+fn fail(pass: &str, check: &'static str, message: impl ToString) -> PassError {
+    PassError { pass: format!("ssa-ra/{pass}"), check, message: message.to_string() }
+}
+
+/// Allocates one function with `opts.k` registers; checks every pass.
+pub fn allocate_function(f: &Function, opts: &RegallocOptions) -> Result<(MFunction, AllocReport), PassError> {
+    if !(MIN_REGS..=MAX_REGS).contains(&opts.k) {
+        return Err(fail("options", "k", format!("K = {} is outside {MIN_REGS}..={MAX_REGS}", opts.k)));
+    }
+    let mut stages = Vec::new();
+    let mut f = f.clone();
+
+    split_critical_edges(&mut f);
+    verify_function(&f).map_err(|e| fail("split-critical-edges", "verify", e))?;
+    let pressure_before = max_pressure(&f, &compute_liveness(&f));
+    stages.push(("split-critical-edges", f.clone()));
+
+    let lifted = phi_lifting(&mut f);
+    verify_function(&f).map_err(|e| fail("phi-lifting", "verify", e))?;
+    check_cssa(&f).map_err(|e| fail("phi-lifting", "cssa", e))?;
+    let pressure_after = max_pressure(&f, &compute_liveness(&f));
+    if pressure_after > pressure_before {
+        return Err(fail(
+            "phi-lifting",
+            "pressure (Pereira's Theorem 1)",
+            format!("PhiLifting raised the register pressure from {pressure_before} to {pressure_after}"),
+        ));
+    }
+    stages.push(("phi-lifting", f.clone()));
+
+    if opts.phi_mem_coalesce {
+        phi_mem_coalesce(&mut f, &lifted);
+        verify_function(&f).map_err(|e| fail("phi-mem-coalesce", "verify", e))?;
+        check_cssa(&f).map_err(|e| fail("phi-mem-coalesce", "cssa", e))?;
+        stages.push(("phi-mem-coalesce", f.clone()));
+    }
+
+    let spill_opts =
+        SpillOptions { k: opts.k, load_lowering: opts.load_lowering, recycle_reloads: opts.recycle_reloads };
+    let spilled = spill(&mut f, &spill_opts).map_err(|e| fail("spill", "demand<=K", e))?;
+    verify_function(&f).map_err(|e| fail("spill", "verify", e))?;
+    check_cssa(&f).map_err(|e| fail("spill", "cssa", e))?;
+    stages.push(("spill", f.clone()));
+
+    let coloring_opts = ColoringOptions {
+        local_coalescing: opts.coalescing,
+        global_coalescing: opts.coalescing,
+        avoid_precolored: true,
+    };
+    let assignment = assign_registers(&f, &spilled, opts.k, &coloring_opts).map_err(|e| fail("assign", "assign", e))?;
+    check_assignment(&f, &spilled, &assignment, opts.k).map_err(|e| fail("assign", "coloring", e))?;
+
+    let elim_opts = EliminationOptions {
+        store_hoisting: opts.store_hoisting,
+        redundant_memory_transfer_elimination: opts.redundant_memory_transfer_elimination,
+    };
+    let (mf, elimination) =
+        eliminate_ssa(&f, &spilled, &assignment, opts.k, &elim_opts).map_err(|e| fail("eliminate", "spartan", e))?;
+    alloc_checker::check_no_scratch(&mf).map_err(|e| fail("eliminate", "no-scratch-register", e))?;
+    alloc_checker::check_allocation(&mf).map_err(|e| fail("eliminate", "allocation-checker", e))?;
+
+    let report = AllocReport {
+        stages,
+        spilled: spilled.spilled.len(),
+        slots: assignment.slot_count,
+        registers_used: assignment.registers_used,
+        max_demand: spilled.max_demand,
+        elimination,
+    };
+    Ok((mf, report))
+}
+
+/// Allocates every function of a module.
+pub fn allocate_module(m: &Module, opts: &RegallocOptions) -> Result<(MModule, Vec<AllocReport>), PassError> {
+    let mut functions = Vec::new();
+    let mut reports = Vec::new();
+    for f in &m.functions {
+        let (mf, r) = allocate_function(f, opts)?;
+        functions.push(mf);
+        reports.push(r);
+    }
+    Ok((MModule { functions }, reports))
+}

@@ -1,0 +1,415 @@
+//! Spilling for SSA-based register allocation, after Pereira, "The Design
+//! and Implementation of a SSA-based Register Allocator": the spilling
+//! heuristics and spill weights of §4.5 (Fig. 6, `ComputeWeight`) and the
+//! spill code placement of §4.7; plus load lowering of Pereira and Palsberg
+//! (CC 2009) §6.2 as a spill decision.
+//!
+//! Input: a function in CSSA form without critical edges (after PhiLifting
+//! and PhiMemCoalesce). Output: the same function with a set of *spilled*
+//! values and explicit reloads, such that the register demand is at most K
+//! at every program point. Register assignment (`coloring.rs`) then needs no
+//! further spill, because an SSA program's interference graph is chordal and
+//! greedy coloring in dominance order uses exactly the maximum demand.
+//!
+//! The model, shared with `coloring.rs` and `ssa_elimination.rs`:
+//! - A spilled value lives in the stack slot of its phi-congruence class
+//!   (frugal allocation). If an instruction defines it, it occupies a
+//!   register only at that instruction: the value is stored right after its
+//!   definition (one store per spilled value, §4.7). A spilled phi result or
+//!   parameter arrives in memory and never occupies a register.
+//! - Every use of a spilled value other than a phi argument reads a *reload*:
+//!   a fresh value `r = copy v` placed right before the use (§4.7: "each use
+//!   of v is replaced by a fresh virtual v', mapped to the same memory
+//!   location"). A `copy v` that the program already had becomes the reload
+//!   itself. Reloads of one value inside one block are recycled (one reload
+//!   serves several uses) when the demand between the uses allows it.
+//! - Phi arguments of spilled values stay in memory: SSA elimination moves
+//!   them with the parallel copies of the edges.
+//! - The register demand at an instruction is the larger of the number of
+//!   register-resident values live just before it and the number live just
+//!   after it, plus one if it defines a value that is not live after it (a
+//!   spilled or unused result still needs a register to be written to).
+//!   At a block's start it is the number of register-resident values live in
+//!   (its phi results included).
+//!
+//! The spiller repeatedly finds the first point whose demand exceeds K and
+//! spills the value of least weight among those live *through* that point
+//! (not an operand or result of the instruction there, and not a reload).
+//! With K ≥ 2 it always succeeds: once everything live through a point is
+//! spilled, an instruction needs at most its two operands before and its
+//! result after.
+
+use crate::analysis::liveness::{compute_liveness, Liveness};
+use crate::analysis::loops::loop_depth;
+use crate::entity::{EntityRef, EntitySet, EntityVec};
+use crate::ir::{Block, Function, Inst, Op, Value};
+use std::fmt;
+
+/// What the spiller may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpillOptions {
+    /// Number of registers.
+    pub k: usize,
+    /// Load lowering (Pereira and Palsberg §6.2): spill a phi result whose
+    /// arguments would need more loads on the incoming edges than the result
+    /// has uses, so that it is reloaded at its uses instead.
+    pub load_lowering: bool,
+    /// Recycle reloads inside a block (§4.7).
+    pub recycle_reloads: bool,
+}
+
+/// What the spiller did.
+#[derive(Clone, Debug)]
+pub struct SpillResult {
+    /// The values that live in memory.
+    pub spilled: EntitySet<Value>,
+    /// Reload values the spiller created (a subset of the `copy`s).
+    pub reloads: EntitySet<Value>,
+    /// Phi results spilled by load lowering.
+    pub lowered: Vec<Value>,
+    /// The largest register demand left (≤ K).
+    pub max_demand: usize,
+}
+
+/// The spiller could not bring the demand down to K.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpillError(pub String);
+
+impl fmt::Display for SpillError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SpillError {}
+
+/// A program point of a block, with its register demand.
+#[derive(Clone, Debug)]
+pub struct Point {
+    /// `None` for the block start (phis), `Some(i)` for instruction `i`,
+    /// `Some(insts.len())` for the terminator.
+    pub inst: Option<usize>,
+    pub demand: usize,
+    /// Register-resident values live before and after the point.
+    pub before: Vec<Value>,
+    pub after: Vec<Value>,
+}
+
+/// The register demand at every point of block `b`, given which values are
+/// spilled. `live_out` is the block's live-out set.
+pub fn block_points(f: &Function, b: Block, live_out: &EntitySet<Value>, spilled: &EntitySet<Value>) -> Vec<Point> {
+    let data = &f.blocks[b];
+    let resident = |v: &Value| !spilled.contains(*v);
+    let mut live: Vec<Value> = live_out.iter().filter(resident).collect();
+    let mut points = Vec::with_capacity(data.insts.len() + 2);
+    // The terminator reads its operand at the block end.
+    let after_term = live.clone();
+    if let Some(a) = data.term.arg() {
+        if resident(&a) && !live.contains(&a) {
+            live.push(a);
+        }
+    }
+    points.push(Point {
+        inst: Some(data.insts.len()),
+        demand: live.len().max(after_term.len()),
+        before: live.clone(),
+        after: after_term,
+    });
+    for (i, inst) in data.insts.iter().enumerate().rev() {
+        let after = live.clone();
+        let mut extra = 0;
+        if let Some(d) = inst.dest {
+            if let Some(pos) = live.iter().position(|&x| x == d) {
+                live.swap_remove(pos);
+            } else {
+                extra = 1;
+            }
+        }
+        inst.op.for_each_arg(|a| {
+            if resident(&a) && !live.contains(&a) {
+                live.push(a);
+            }
+        });
+        points.push(Point { inst: Some(i), demand: live.len().max(after.len() + extra), before: live.clone(), after });
+    }
+    // Phi results (and, in the entry, parameters) are defined at the block
+    // start, in parallel; one that nothing reads still needs a register for
+    // the edge code or the caller to write.
+    let mut starters: Vec<Value> = data.phis.iter().map(|p| p.dest).collect();
+    if b == Function::ENTRY {
+        starters.extend(f.params.iter().copied());
+    }
+    let mut start_after = live.clone();
+    for &d in &starters {
+        if resident(&d) && !start_after.contains(&d) {
+            start_after.push(d);
+        }
+    }
+    live.retain(|v| !starters.contains(v));
+    points.push(Point { inst: None, demand: start_after.len(), before: live, after: start_after });
+    points.reverse();
+    points
+}
+
+/// Pereira's `ComputeWeight` (Fig. 6): each definition and use counts
+/// 1 + 10^loop-depth (phi arguments at the depth of their predecessor), and
+/// the sum is divided by the size of the live range. Low weight spills first.
+fn weights(f: &Function, depth: &EntityVec<Block, u32>, sizes: &[usize]) -> Vec<f64> {
+    let mut w = vec![0.0f64; f.value_count as usize];
+    let cost = |d: u32| 1.0 + 10f64.powi(d.min(8) as i32);
+    for (b, data) in f.blocks.iter() {
+        for phi in &data.phis {
+            for (i, &a) in phi.args.iter().enumerate() {
+                if a != phi.dest {
+                    let c = cost(depth[data.preds[i]]);
+                    w[phi.dest.index()] += c;
+                    w[a.index()] += c;
+                }
+            }
+        }
+        for inst in &data.insts {
+            if let Some(d) = inst.dest {
+                w[d.index()] += cost(depth[b]);
+            }
+            inst.op.for_each_arg(|a| w[a.index()] += cost(depth[b]));
+        }
+        if let Some(a) = data.term.arg() {
+            w[a.index()] += cost(depth[b]);
+        }
+    }
+    for (i, x) in w.iter_mut().enumerate() {
+        *x /= sizes[i].max(1) as f64;
+    }
+    w
+}
+
+/// Spills until the register demand is at most `opts.k` everywhere.
+pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, SpillError> {
+    assert!(opts.k >= 2, "the machine model has at least 2 registers");
+    let depth = loop_depth(f);
+    let mut spilled: EntitySet<Value> = EntitySet::with_capacity(f.value_count as usize);
+    let mut reloads: EntitySet<Value> = EntitySet::with_capacity(f.value_count as usize);
+    let mut lowered = Vec::new();
+    // Bounded: each round spills one more value, and there are finitely many.
+    let mut lowering_done = false;
+    loop {
+        let live = compute_liveness(f);
+        match find_overloads(f, &live, &spilled, &reloads, &depth, opts.k) {
+            Ok(chosen) if !chosen.is_empty() => {
+                for v in chosen {
+                    spill_value(f, v, &mut spilled, &mut reloads);
+                }
+                continue;
+            }
+            Ok(_) => {}
+            Err(e) => return Err(e),
+        }
+        if opts.load_lowering && !lowering_done {
+            lowering_done = true;
+            let before = lowered.len();
+            for v in lowering_candidates(f, &spilled) {
+                lowered.push(v);
+                spill_value(f, v, &mut spilled, &mut reloads);
+            }
+            if lowered.len() > before {
+                continue;
+            }
+        }
+        break;
+    }
+    if opts.recycle_reloads {
+        recycle_reloads(f, &spilled, &mut reloads, opts.k);
+    }
+    let live = compute_liveness(f);
+    let max_demand = f
+        .blocks
+        .keys()
+        .flat_map(|b| block_points(f, b, &live.live_out[b], &spilled))
+        .map(|p| p.demand)
+        .max()
+        .unwrap_or(0);
+    if max_demand > opts.k {
+        return Err(SpillError(format!("demand {max_demand} > K = {} after spilling", opts.k)));
+    }
+    Ok(SpillResult { spilled, reloads, lowered, max_demand })
+}
+
+/// One round of spill decisions: for each overloaded point, in order, the
+/// least-weight value live through it, unless a value chosen earlier in the
+/// round is already live through it (spilling that one lowers the demand
+/// there too). Liveness is recomputed between rounds, not after every
+/// spill, which keeps the spiller near-linear on programs with many spills.
+fn find_overloads(
+    f: &Function,
+    live: &Liveness,
+    spilled: &EntitySet<Value>,
+    reloads: &EntitySet<Value>,
+    depth: &EntityVec<Block, u32>,
+    k: usize,
+) -> Result<Vec<Value>, SpillError> {
+    let mut sizes = vec![0usize; f.value_count as usize];
+    let mut overloaded: Vec<(Block, Point)> = Vec::new();
+    for b in f.blocks.keys() {
+        for p in block_points(f, b, &live.live_out[b], spilled) {
+            for &v in &p.after {
+                sizes[v.index()] += 1;
+            }
+            if p.demand > k {
+                overloaded.push((b, p));
+            }
+        }
+    }
+    if overloaded.is_empty() {
+        return Ok(Vec::new());
+    }
+    let w = weights(f, depth, &sizes);
+    let mut chosen: Vec<Value> = Vec::new();
+    for (b, point) in &overloaded {
+        let data = &f.blocks[*b];
+        let mut operands: Vec<Value> = Vec::new();
+        let mut defined = None;
+        match point.inst {
+            Some(i) if i < data.insts.len() => {
+                data.insts[i].op.for_each_arg(|a| operands.push(a));
+                defined = data.insts[i].dest;
+            }
+            Some(_) => operands.extend(data.term.arg()),
+            None => {}
+        }
+        // At the block start every resident value can go (phi results
+        // included); at an instruction, only the values live through it.
+        let through: Vec<Value> = match point.inst {
+            None => point.after.clone(),
+            Some(_) => point.after.iter().copied().filter(|v| point.before.contains(v)).collect(),
+        };
+        let relieved = through.iter().filter(|v| chosen.contains(v) && !operands.contains(v)).count();
+        if point.demand.saturating_sub(relieved) <= k {
+            continue;
+        }
+        // An operand that stays live after the instruction may go too: its
+        // reload dies at the instruction. Other values are preferred, since
+        // spilling an operand does not lower the demand just before it.
+        let candidate = through
+            .into_iter()
+            .filter(|v| Some(*v) != defined && !reloads.contains(*v) && !spilled.contains(*v) && !chosen.contains(v))
+            .min_by(|a, b| {
+                (operands.contains(a), w[a.index()])
+                    .partial_cmp(&(operands.contains(b), w[b.index()]))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then(a.cmp(b))
+            });
+        match candidate {
+            Some(v) => chosen.push(v),
+            None if chosen.is_empty() => {
+                return Err(SpillError(format!(
+                    "no value can be spilled at {b}, point {:?}: demand {} > K = {k}, live {:?}",
+                    point.inst, point.demand, point.before
+                )))
+            }
+            // Values chosen earlier in the round may relieve it; the next
+            // round will tell.
+            None => {}
+        }
+    }
+    Ok(chosen)
+}
+
+/// Marks `v` spilled and gives each use other than a phi argument a reload
+/// right before it (a `copy v` that already exists is its own reload).
+fn spill_value(f: &mut Function, v: Value, spilled: &mut EntitySet<Value>, reloads: &mut EntitySet<Value>) {
+    spilled.insert(v);
+    for b in f.blocks.keys() {
+        let mut i = 0;
+        while i < f.blocks[b].insts.len() {
+            let inst = &f.blocks[b].insts[i];
+            let uses_v = inst.op.args().contains(&v);
+            if !uses_v || matches!(inst.op, Op::Copy(_)) {
+                i += 1;
+                continue;
+            }
+            let r = f.new_value();
+            reloads.insert(r);
+            f.blocks[b].insts[i].op.map_args(|a| if a == v { r } else { a });
+            f.blocks[b].insts.insert(i, Inst { dest: Some(r), op: Op::Copy(v) });
+            i += 2;
+        }
+        if f.blocks[b].term.arg() == Some(v) {
+            let r = f.new_value();
+            reloads.insert(r);
+            f.blocks[b].term.map_arg(|_| r);
+            f.blocks[b].insts.push(Inst { dest: Some(r), op: Op::Copy(v) });
+        }
+    }
+}
+
+/// Load lowering (§6.2): phi results, not spilled, that would need more
+/// loads on their incoming edges (arguments in memory) than they have uses.
+fn lowering_candidates(f: &Function, spilled: &EntitySet<Value>) -> Vec<Value> {
+    let mut uses = vec![0usize; f.value_count as usize];
+    for data in f.blocks.values() {
+        for inst in &data.insts {
+            inst.op.for_each_arg(|a| uses[a.index()] += 1);
+        }
+        if let Some(a) = data.term.arg() {
+            uses[a.index()] += 1;
+        }
+    }
+    let mut out = Vec::new();
+    for data in f.blocks.values() {
+        for phi in &data.phis {
+            if spilled.contains(phi.dest) {
+                continue;
+            }
+            let loads = phi.args.iter().filter(|a| spilled.contains(**a)).count();
+            if loads > uses[phi.dest.index()] {
+                out.push(phi.dest);
+            }
+        }
+    }
+    out
+}
+
+/// Merges consecutive reloads of one spilled value in a block when the
+/// longer-lived reload keeps the demand at most K (§4.7).
+fn recycle_reloads(f: &mut Function, spilled: &EntitySet<Value>, reloads: &mut EntitySet<Value>, k: usize) {
+    let live = compute_liveness(f);
+    for b in f.blocks.keys() {
+        loop {
+            let mut merged = false;
+            let insts = &f.blocks[b].insts;
+            // Pairs (earlier reload, later reload) of the same value.
+            let mut last: Vec<(Value, usize, Value)> = Vec::new();
+            let mut pairs = Vec::new();
+            for (i, inst) in insts.iter().enumerate() {
+                if let (Some(d), Op::Copy(src)) = (inst.dest, &inst.op) {
+                    if reloads.contains(d) {
+                        if let Some(&(_, _, prev)) = last.iter().find(|(s, _, _)| s == src) {
+                            pairs.push((prev, i, d));
+                        }
+                        last.retain(|(s, _, _)| s != src);
+                        last.push((*src, i, d));
+                    }
+                }
+            }
+            for (keep, idx, drop) in pairs {
+                let saved = f.blocks[b].clone();
+                let removed = f.blocks[b].insts.remove(idx);
+                debug_assert_eq!(removed.dest, Some(drop));
+                for inst in &mut f.blocks[b].insts {
+                    inst.op.map_args(|a| if a == drop { keep } else { a });
+                }
+                f.blocks[b].term.map_arg(|a| if a == drop { keep } else { a });
+                let ok = block_points(f, b, &live.live_out[b], spilled).iter().all(|p| p.demand <= k);
+                if ok {
+                    reloads.remove(drop);
+                    merged = true;
+                    break;
+                }
+                f.blocks[b] = saved;
+            }
+            if !merged {
+                break;
+            }
+        }
+    }
+}

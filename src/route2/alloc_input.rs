@@ -1,0 +1,76 @@
+//! What route 2's two conventional allocators (`spill_everything.rs`,
+//! `linear_scan.rs`) share: the validation of their input and their error.
+//! `conventional_alloc.rs` dispatches to them and checks their output.
+
+use crate::entity::EntityRef;
+use crate::error::PassError;
+use crate::ir::{Function, Op};
+use crate::mir::{MAX_REGS, MIN_REGS};
+
+/// A failure of route 2's allocation, as a [`PassError`].
+pub(crate) fn fail(which: &str, check: &'static str, message: impl ToString) -> PassError {
+    PassError { pass: format!("conv-ra/{which}"), check, message: message.to_string() }
+}
+
+/// Checks what both allocators rely on: `k` in range, at least one block,
+/// no phis, no `undef`, every value below `value_count`, every successor and
+/// predecessor in range, `preds` agreeing with the terminators as a
+/// multiset, an entry without predecessors, every instruction defining a
+/// value exactly when its operation has a result, and distinct parameters.
+pub(crate) fn validate_input(f: &Function, k: usize, which: &str) -> Result<(), PassError> {
+    let bad = |m: String| Err(fail(which, "input", format!("function `{}`: {m}", f.name)));
+    if !(MIN_REGS..=MAX_REGS).contains(&k) {
+        return bad(format!("K = {k} is outside {MIN_REGS}..={MAX_REGS}"));
+    }
+    let n = f.blocks.len();
+    if n == 0 {
+        return bad("no blocks".to_string());
+    }
+    let mut out_of_range = None;
+    f.for_each_value_mention(|v| {
+        if v.0 >= f.value_count && out_of_range.is_none() {
+            out_of_range = Some(v);
+        }
+    });
+    if let Some(v) = out_of_range {
+        return bad(format!("{v} is not below value_count {}", f.value_count));
+    }
+    for (i, p) in f.params.iter().enumerate() {
+        if f.params[..i].contains(p) {
+            return bad(format!("parameter {i} repeats {p}"));
+        }
+    }
+    let mut incoming = vec![Vec::new(); n];
+    for (b, data) in f.blocks.iter() {
+        if !data.phis.is_empty() {
+            return bad(format!("{b} has phis; route 2 allocates code after SSA destruction"));
+        }
+        for inst in &data.insts {
+            if matches!(inst.op, Op::Undef) {
+                return bad(format!("{b} contains `undef`"));
+            }
+            if inst.dest.is_some() != inst.op.has_result() {
+                return bad(format!("{b} has an instruction whose destination does not fit its operation"));
+            }
+        }
+        for s in f.succs(b) {
+            if s.index() >= n {
+                return bad(format!("{b} branches to {s}, which does not exist"));
+            }
+            incoming[s.index()].push(b);
+        }
+    }
+    for (b, data) in f.blocks.iter() {
+        let mut listed = data.preds.clone();
+        listed.sort();
+        let actual = &mut incoming[b.index()];
+        actual.sort();
+        if listed != *actual {
+            return bad(format!("the predecessor list of {b} does not match the edges into it"));
+        }
+    }
+    if !f.blocks[Function::ENTRY].preds.is_empty() {
+        return bad("the entry block has predecessors".to_string());
+    }
+    Ok(())
+}

@@ -1,0 +1,241 @@
+//! Differential fuzzing campaigns: `ssaref fuzz`.
+//!
+//! A campaign generates programs from consecutive seeds (`gen::TestCase::
+//! from_seed`), runs every stage of each (`pipeline::differential_full`)
+//! on J threads, and writes each failing case to the output directory
+//! *before* it reports it, as a `.src` file that `ssaref run` and
+//! `ssaref repro` accept: the program, its arguments, its seed, the stage
+//! that failed, the outcomes, and the command that reproduces it.
+//!
+//! Everything is reproducible: program `i` of a campaign started with seed
+//! `S` is the program of seed `S + i`, whatever the number of threads.
+
+use crate::frontend::case_file::CaseFile;
+use crate::oracle::Oracle;
+use crate::pipeline::{differential_full_catching, DiffConfig, Verdict};
+use crate::testing::gen::{GenConfig, TestCase};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// What a campaign runs.
+#[derive(Clone, Debug)]
+pub struct CampaignConfig {
+    /// Stop after this long.
+    pub duration: Duration,
+    /// Stop after this many programs (if given).
+    pub max_programs: Option<u64>,
+    pub jobs: usize,
+    /// Program `i` uses seed `seed + i`.
+    pub seed: u64,
+    /// Register counts to allocate with.
+    pub regs: Vec<usize>,
+    pub fuel: u64,
+    /// Where failing cases go.
+    pub out_dir: PathBuf,
+    /// Print a progress line every second.
+    pub progress: bool,
+    /// Run route 1 (SSA-based allocation).
+    pub route1: bool,
+    /// Route-2 configurations; program `i` runs `route2[i % len]` (none:
+    /// no route 2).
+    pub route2: Vec<crate::pipeline::Route2>,
+}
+
+/// The totals of a campaign.
+#[derive(Clone, Debug, Default)]
+pub struct CampaignSummary {
+    pub programs: u64,
+    /// Programs whose source ran out of fuel (nothing compared).
+    pub inconclusive: u64,
+    /// Failing cases, as written to disk.
+    pub failures: Vec<PathBuf>,
+    /// Failures per first failing stage (stage name up to `[`).
+    pub histogram: BTreeMap<String, u64>,
+    pub elapsed: Duration,
+    /// Thread time spent generating programs and checking them.
+    pub generation: Duration,
+    pub checking: Duration,
+    /// Stage outcomes compared, summed over programs.
+    pub stages: u64,
+    /// Thread time per phase of the differential check.
+    pub phases: crate::pipeline::PhaseTimes,
+    /// Register counts per program (for the full-check rate).
+    pub regs_per_program: usize,
+}
+
+impl CampaignSummary {
+    /// Programs checked per second per thread.
+    pub fn rate_per_job(&self, jobs: usize) -> f64 {
+        self.programs as f64 / self.elapsed.as_secs_f64().max(1e-9) / jobs.max(1) as f64
+    }
+
+    /// The summary as printed at the end of a campaign.
+    pub fn render(&self, jobs: usize) -> String {
+        let mut s = format!(
+            "{} programs in {:.1}s on {jobs} job(s): {:.1} programs/s per job, {} stage outcomes compared ({:.0} per program); {} inconclusive (source out of fuel); {} failure(s)\n",
+            self.programs,
+            self.elapsed.as_secs_f64(),
+            self.rate_per_job(jobs),
+            self.stages,
+            self.stages as f64 / self.programs.max(1) as f64,
+            self.inconclusive,
+            self.failures.len(),
+        );
+        let total = (self.generation + self.checking).as_secs_f64().max(1e-9);
+        // A full check: one program, one K, every stage (the constructions
+        // and the source run are shared by the K of one program).
+        let full = self.programs * self.regs_per_program.max(1) as u64;
+        s.push_str(&format!(
+            "{full} full checks (one program, one K, every stage incl. x86 under Unicorn): {:.0} per second per core of thread time\n",
+            full as f64 / total
+        ));
+        s.push_str(&format!("thread time: generation {:.1}%", 100.0 * self.generation.as_secs_f64() / total));
+        for (name, d) in self.phases.named() {
+            s.push_str(&format!(", {name} {:.1}%", 100.0 * d.as_secs_f64() / total));
+        }
+        let accounted: f64 =
+            self.generation.as_secs_f64() + self.phases.named().iter().map(|(_, d)| d.as_secs_f64()).sum::<f64>();
+        s.push_str(&format!(", other {:.1}%\n", 100.0 * (total - accounted).max(0.0) / total));
+        for (stage, n) in &self.histogram {
+            s.push_str(&format!("  {n:>6} failing at {stage}\n"));
+        }
+        for f in &self.failures {
+            s.push_str(&format!("  case: {}\n", f.display()));
+        }
+        s
+    }
+}
+
+/// The stage group a verdict failed at, for the histogram.
+pub fn failing_stage(verdict: &Verdict) -> Option<String> {
+    match verdict {
+        Verdict::Agree { .. } | Verdict::Inconclusive => None,
+        Verdict::Diverge { stage, .. } => Some(stage.split('[').next().unwrap_or(stage).to_string()),
+        Verdict::CheckFailed(e) => Some(format!("check {} ({})", e.pass, e.check)),
+        Verdict::SourceError(_) => Some("source".into()),
+        Verdict::Panic(_) => Some("panic".into()),
+    }
+}
+
+/// Writes a failing case; returns its path. The file is a case file
+/// (`case_file.rs`): the program with a header in the format of
+/// `tests/cases/` (the expectation is the source's outcome), plus what
+/// failed and how to reproduce it.
+pub fn write_case(dir: &Path, seed: u64, tc: &TestCase, verdict: &Verdict, regs: &[usize]) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join(format!("case-{seed}.src"));
+    let case = CaseFile::for_failure(
+        &format!("ssaref fuzz failure, seed {seed}"),
+        &path.display().to_string(),
+        tc,
+        verdict,
+        regs,
+    );
+    let mut file = std::fs::File::create(&path)?;
+    file.write_all(case.render().as_bytes())?;
+    file.sync_all()?;
+    Ok(path)
+}
+
+/// Runs a campaign until the time or program budget is spent or `stop` is
+/// set (Ctrl-C). Failing cases are on disk when this returns.
+pub fn run_campaign(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), stop: &AtomicBool) -> CampaignSummary {
+    let next = AtomicU64::new(0);
+    let summary = Mutex::new(CampaignSummary::default());
+    let gen_config = GenConfig::default();
+    let mut diff = DiffConfig::standard(&config.regs, config.fuel).route1_only();
+    if !config.route1 {
+        diff.regalloc.clear();
+    }
+    let start = Instant::now();
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        for _ in 0..config.jobs.max(1) {
+            s.spawn(|| loop {
+                if stop.load(Ordering::Relaxed) || start.elapsed() >= config.duration {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if config.max_programs.is_some_and(|m| i >= m) {
+                    break;
+                }
+                let seed = config.seed.wrapping_add(i);
+                let t0 = Instant::now();
+                let tc = TestCase::from_seed(seed, &gen_config);
+                let t1 = Instant::now();
+                let _ = crate::pipeline::take_phase_times();
+                let mut diff = diff.clone();
+                if !config.route2.is_empty() {
+                    diff.route2 = vec![config.route2[(i % config.route2.len() as u64) as usize]];
+                }
+                let verdict = differential_full_catching(&tc.program, &tc.args, oracle, &diff);
+                let t2 = Instant::now();
+                let phases = crate::pipeline::take_phase_times();
+                let failed = failing_stage(&verdict);
+                let written = failed.as_ref().map(|_| write_case(&config.out_dir, seed, &tc, &verdict, &config.regs));
+                let mut sum = summary.lock().expect("summary lock");
+                sum.programs += 1;
+                sum.generation += t1 - t0;
+                sum.checking += t2 - t1;
+                sum.phases.add(&phases);
+                match &verdict {
+                    Verdict::Inconclusive => sum.inconclusive += 1,
+                    Verdict::Agree { stages, .. } => sum.stages += stages.len() as u64,
+                    _ => {}
+                }
+                if let Some(stage) = failed {
+                    *sum.histogram.entry(stage.clone()).or_default() += 1;
+                    match written {
+                        Some(Ok(path)) => {
+                            eprintln!("\nFAILURE at {stage}: seed {seed}, case written to {}", path.display());
+                            sum.failures.push(path);
+                        }
+                        Some(Err(e)) => eprintln!("\nFAILURE at {stage}: seed {seed}; could not write the case: {e}"),
+                        None => {}
+                    }
+                }
+            });
+        }
+        if config.progress {
+            s.spawn(|| {
+                while !done.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(1000));
+                    let sum = summary.lock().expect("summary lock");
+                    let secs = start.elapsed().as_secs_f64().max(1e-9);
+                    let hist: Vec<String> = sum.histogram.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+                    eprint!(
+                        "\r{} programs, {:.0}/s, {} divergence(s){}{}   ",
+                        sum.programs,
+                        sum.programs as f64 / secs,
+                        sum.failures.len(),
+                        if hist.is_empty() { "" } else { " | " },
+                        hist.join(", ")
+                    );
+                    let _ = std::io::stderr().flush();
+                }
+            });
+        }
+        // The progress thread stops once the workers are done.
+        while next.load(Ordering::Relaxed) < u64::MAX
+            && !stop.load(Ordering::Relaxed)
+            && start.elapsed() < config.duration
+        {
+            if config.max_programs.is_some_and(|m| next.load(Ordering::Relaxed) >= m) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        done.store(true, Ordering::Relaxed);
+    });
+    if config.progress {
+        eprintln!();
+    }
+    let mut sum = summary.into_inner().expect("summary lock");
+    sum.elapsed = start.elapsed();
+    sum.regs_per_program = config.regs.len();
+    sum
+}
