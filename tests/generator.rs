@@ -1,4 +1,4 @@
-//! The program generator (`src/gen/`): reproducible, always valid, of the
+//! The program generator (`src/testing/gen/`): reproducible, always valid, of the
 //! size asked for, bounded in time, trapping at a controlled rate, and
 //! making on purpose the shapes each knob asks for. Also a one-second smoke
 //! run of the `construct` fuzz target's body on pseudo-random bytes.

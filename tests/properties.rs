@@ -1,5 +1,5 @@
-//! Property suites over random programs of every shape (`src/gen/`), with
-//! quickcheck: a failing program is shrunk (`src/gen/shrink.rs`) and printed
+//! Property suites over random programs of every shape (`src/testing/gen/`), with
+//! quickcheck: a failing program is shrunk (`src/testing/gen/shrink.rs`) and printed
 //! as `.src` text with its arguments.
 //!
 //! - Interpreting the AST and the SSA form of every construction variant of

@@ -1,4 +1,4 @@
-//! The test-case reducer (`src/reduce.rs`), driven by oracles that plant a
+//! The test-case reducer (`src/testing/reduce.rs`), driven by oracles that plant a
 //! divergence at the allocated-code stage whenever the allocated program
 //! has some property: it must shrink a large generated program to a tiny
 //! one that still has the property, keep the failing stage, lower K as far

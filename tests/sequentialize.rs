@@ -1,4 +1,4 @@
-//! Tests of parallel copy sequentialization (`src/sequentialize.rs`):
+//! Tests of parallel copy sequentialization (`src/route2/sequentialize.rs`):
 //! Algorithm 1 of Boissinot et al., "Revisiting Out-of-SSA Translation for
 //! Correctness, Code Quality, and Efficiency", CGO 2009, §III-C
 //! (../shared/seeds/001_21e45bb226034b27.txt). The claims they check are

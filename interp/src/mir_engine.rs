@@ -2,7 +2,7 @@
 //! target, `K` registers and a stack of spill slots.
 //!
 //! This is the oracle's view of the allocated program, so it executes the
-//! instructions exactly as `src/mir.rs` documents them and nothing else. In
+//! instructions exactly as `src/types/mir.rs` documents them and nothing else. In
 //! particular:
 //!
 //! * The annotations ([`ssaref_types::mir::Annot`], the phi annotations and

@@ -27,7 +27,7 @@ impl LivenessMethod {
     }
 }
 
-/// Options of [`translate_out_of_ssa`].
+/// Options of `out_of_ssa::translate_out_of_ssa`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct OutOfSsaOptions {
     pub variant: CoalescingVariant,
@@ -41,7 +41,7 @@ pub struct OutOfSsaOptions {
     pub cross_check: bool,
     /// Pin the dividend and the result of every division to the registers
     /// of x86's `idiv` (§III-D); the pins come back in
-    /// [`OutOfSsa::pins`] for the register allocator.
+    /// `out_of_ssa::OutOfSsa::pins` for the register allocator.
     pub renaming_constraints: bool,
 }
 
@@ -79,7 +79,7 @@ impl Default for OutOfSsaOptions {
     }
 }
 
-/// What [`translate_out_of_ssa`] did, for statistics.
+/// What `out_of_ssa::translate_out_of_ssa` did, for statistics.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OutOfSsaReport {
     /// Edges split in step 1.
