@@ -28,7 +28,8 @@ use ssaref_types::ast::{Block, Expr, Function, Stmt, MAX_EXPR_DEPTH};
 use ssaref_types::op::{BinOp, UnOp};
 use ssaref_types::outcome::{End, Outcome};
 
-use super::{check_args, semantics, InterpError, Machine};
+use crate::machine::{check_args, InterpError, Machine};
+use crate::semantics;
 
 /// An index into the slot table.
 type Slot = u32;

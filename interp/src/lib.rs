@@ -6,22 +6,22 @@
 //!
 //! # Architecture invariant
 //!
-//! The oracle depends on `ssaref` ONLY for data types: `ssaref_types::ast`,
-//! `ssaref_types::ir`, `ssaref_types::op`, `ssaref_types::outcome` and `ssaref_types::entity`. It
-//! never calls a transformation or an analysis of ssaref (no dominance, no
-//! SSA construction, no parser outside tests), so a bug in a pass cannot hide
-//! in the oracle. It implements the operator semantics itself
-//! ([`semantics`]), on purpose, even though ssaref has a constant folder that
-//! does the same.
+//! The oracle never calls a pass. Its package depends on `ssaref-types`
+//! alone, the data types of the pipeline (`ssaref_types::ast`, `ir`, `mir`,
+//! `op`, `outcome`, `entity`, and the `oracle::Oracle` trait it implements),
+//! and cannot name anything of the `ssaref` library: no transformation, no
+//! analysis (no dominance, no SSA construction, no parser), so a bug in a
+//! pass cannot hide in the oracle. It implements the operator semantics
+//! itself ([`semantics`]), on purpose, even though ssaref has a constant
+//! folder that does the same. `tests/layout.rs` (in the `ssaref` package)
+//! names any file here that imports more than those modules.
 //!
 //! # Packaging
 //!
-//! The `ssaref` binary cannot depend on this package (that would be a package
-//! cycle), so it includes this file as a module with
-//! `#[path = "../interp/src/lib.rs"] mod interp;`. Hence the code here never
-//! writes `crate::` paths (only `self::`/`super::`), names ssaref types as
-//! `ssaref::...`, carries no crate-level attributes other than lints, and
-//! keeps its modules as files next to this one.
+//! The `ssaref` binary depends on this crate; the `ssaref` library reaches
+//! it only through the `Oracle` trait, which the binary, the tests and the
+//! fuzz targets hand in. The crate is compiled once (ARCHITECTURE.md,
+//! "Crate structure").
 //!
 //! # Semantics
 //!
@@ -49,97 +49,18 @@
 //! memory produced so far. Such a run is inconclusive, so the two engines do
 //! not need to count identically.
 
-use std::fmt;
-
-use ssaref_types::ir::{Block, Value};
-use ssaref_types::outcome::{End, Outcome};
+use ssaref_types::outcome::Outcome;
 
 mod ast_engine;
+mod machine;
 mod mir_engine;
 pub mod semantics;
 mod ssa_engine;
 
 /// The fuel budget used when the caller has no better idea.
+pub use machine::InterpError;
+
 pub const DEFAULT_FUEL: u64 = 1_000_000;
-
-/// A failure of the oracle to run a program.
-///
-/// These are never program outcomes (a program that divides by zero has the
-/// outcome "trap divide-error", not an error): each one means the input is
-/// not a well-formed program or module, which is a bug of whatever part of
-/// ssaref produced it.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub enum InterpError {
-    /// There is no function named `main`.
-    NoMain,
-    /// `main` was given more arguments than it has parameters.
-    TooManyArguments {
-        /// The number of parameters of `main`.
-        expected: usize,
-        /// The number of arguments given.
-        got: usize,
-    },
-    /// An `undef` instruction was executed (SSA engine).
-    UndefExecuted {
-        /// The block holding the instruction.
-        block: Block,
-        /// The value the instruction defines, if it names one.
-        value: Option<Value>,
-    },
-    /// A value was read before any definition of it ran in this execution
-    /// (SSA engine): the dynamic check that definitions dominate uses.
-    UseOfUndefinedValue {
-        /// The value read.
-        value: Value,
-        /// The block whose phi, instruction or terminator read it.
-        block: Block,
-    },
-    /// An operation or a terminator read a register or a spill slot that
-    /// nothing has written in this run (machine engine): a value the
-    /// allocated code lost, or never stored.
-    UseOfUndefinedLocation {
-        /// The location read.
-        loc: ssaref_types::mir::Loc,
-        /// The block of the reading instruction or terminator.
-        block: Block,
-        /// The index of the reading instruction in its block, or `None` for
-        /// the terminator.
-        inst: Option<usize>,
-    },
-    /// The input is not well formed: a bad block or value number, a phi
-    /// whose arity differs from its block's predecessor count, an unknown
-    /// label, a `break` outside a loop, and so on.
-    Malformed(String),
-}
-
-impl fmt::Display for InterpError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            InterpError::NoMain => f.write_str("no function named `main`"),
-            InterpError::TooManyArguments { expected, got } => {
-                write!(f, "`main` takes {expected} argument(s) but {got} were given")
-            }
-            InterpError::UndefExecuted { block, value: Some(v) } => {
-                write!(f, "executed `{v} = undef` in {block}")
-            }
-            InterpError::UndefExecuted { block, value: None } => {
-                write!(f, "executed an `undef` instruction in {block}")
-            }
-            InterpError::UseOfUndefinedValue { value, block } => {
-                write!(f, "{block} reads {value}, which has not been defined in this run")
-            }
-            InterpError::UseOfUndefinedLocation { loc, block, inst: Some(i) } => {
-                write!(f, "instruction {i} of {block} reads {loc}, which has not been written in this run")
-            }
-            InterpError::UseOfUndefinedLocation { loc, block, inst: None } => {
-                write!(f, "the terminator of {block} reads {loc}, which has not been written in this run")
-            }
-            InterpError::Malformed(m) => write!(f, "malformed input: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for InterpError {}
 
 /// Runs the function `main` of a source program.
 ///
@@ -193,53 +114,6 @@ pub fn profile_mir(
     let mut profile = ssaref_types::mir::MirProfile::default();
     let outcome = mir_engine::run_counting(main, args, fuel, &mut profile)?;
     Ok((outcome, profile))
-}
-
-/// Fails when `main` gets more arguments than it has parameters.
-fn check_args(params: usize, args: &[i64]) -> Result<(), InterpError> {
-    if args.len() > params {
-        Err(InterpError::TooManyArguments { expected: params, got: args.len() })
-    } else {
-        Ok(())
-    }
-}
-
-/// The state every engine shares: the trace, `mem` and the fuel left.
-struct Machine {
-    trace: Vec<i64>,
-    mem: Vec<i64>,
-    fuel: u64,
-}
-
-impl Machine {
-    fn new(fuel: u64) -> Self {
-        Machine { trace: Vec::new(), mem: vec![0; ssaref_types::ast::MEM_WORDS], fuel }
-    }
-
-    /// Takes `cost` units of fuel; false (taking nothing) when too few are left.
-    #[inline(always)]
-    fn burn(&mut self, cost: u64) -> bool {
-        if self.fuel < cost {
-            false
-        } else {
-            self.fuel -= cost;
-            true
-        }
-    }
-
-    #[inline(always)]
-    fn load(&self, addr: i64) -> i64 {
-        self.mem[semantics::mem_index(addr)]
-    }
-
-    #[inline(always)]
-    fn store(&mut self, addr: i64, value: i64) {
-        self.mem[semantics::mem_index(addr)] = value;
-    }
-
-    fn finish(self, end: End) -> Outcome {
-        Outcome { trace: self.trace, end, mem: self.mem }
-    }
 }
 
 /// The oracle as the library's differential driver sees it

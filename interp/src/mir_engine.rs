@@ -34,7 +34,8 @@ use ssaref_types::ir::{BinOp, Block};
 use ssaref_types::mir::{Loc, MFunction, MInst, MTerm, MirProfile, Reg, Slot, MAX_REGS, MIN_REGS};
 use ssaref_types::outcome::{End, Outcome, Trap};
 
-use super::{check_args, semantics, InterpError, Machine};
+use crate::machine::{check_args, InterpError, Machine};
+use crate::semantics;
 
 /// The registers and spill slots of one run; `None` is "undefined".
 struct Locations {

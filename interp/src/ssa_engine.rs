@@ -25,7 +25,8 @@ use ssaref_types::ir::{Block, Function, Inst, Op, Terminator, Value};
 use ssaref_types::oracle::SsaProfile;
 use ssaref_types::outcome::{End, Outcome, Trap};
 
-use super::{check_args, semantics, InterpError, Machine};
+use crate::machine::{check_args, InterpError, Machine};
+use crate::semantics;
 
 /// The value table of one run.
 struct Values {

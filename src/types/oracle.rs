@@ -1,10 +1,10 @@
 //! The interface through which the library reaches the oracle.
 //!
 //! The oracle (crate `ssaref-interp`, directory `interp/`) depends on this
-//! library for its data types, so the library cannot depend on it. The
-//! differential driver in `pipeline.rs` takes an `&dyn Oracle` instead; the
-//! oracle implements this trait, and the binary, the tests and the fuzz
-//! targets hand it in.
+//! crate for its data types and on nothing else. The library's differential
+//! driver (`src/pipeline.rs`) takes an `&dyn Oracle` rather than naming the
+//! oracle's crate; the oracle implements this trait, and the binary, the
+//! tests and the fuzz targets hand it in.
 
 use crate::ast;
 use crate::ir;
