@@ -109,7 +109,7 @@ fn strip(src: &str) -> String {
                 continue;
             }
             j += 1;
-            let close: Vec<u8> = std::iter::once(b'"').chain(std::iter::repeat(b'#').take(hashes)).collect();
+            let close: Vec<u8> = std::iter::once(b'"').chain(std::iter::repeat_n(b'#', hashes)).collect();
             while j < b.len() && !b[j..].starts_with(&close) {
                 j += 1;
             }
