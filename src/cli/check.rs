@@ -1,0 +1,73 @@
+//! `ssaref check`: the differential check of one program: every stage and
+//! every checker, for several construction variants and register counts,
+//! against the source interpreter.
+
+use crate::common::{check_regs, internal, load, parse_args, Failure, EXIT_OUT_OF_FUEL};
+use clap::Args;
+use ssaref::construction::braun::BraunOptions;
+use ssaref::pipeline::{self, Verdict};
+use std::process::ExitCode;
+
+use ssaref_interp as interp;
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The program (`*.src`).
+    file: String,
+    /// Arguments of `main`.
+    #[arg(allow_negative_numbers = true)]
+    args: Vec<String>,
+    /// Fuel budget of the source run.
+    #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
+    fuel: u64,
+    /// Check all 128 combinations of construction options (default: four
+    /// representative ones).
+    #[arg(long)]
+    all_variants: bool,
+    /// Register counts for both back ends, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [2usize, 3, 4, 6, 8, 15])]
+    regs: Vec<usize>,
+}
+
+pub fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
+    let (src, program) = load(&a.file)?;
+    let args = parse_args(&a.file, &src, &program, &a.args)?;
+    let variants = if a.all_variants {
+        BraunOptions::every_combination()
+    } else {
+        vec![
+            BraunOptions::plain(),
+            BraunOptions { marker: true, ..BraunOptions::plain() },
+            BraunOptions::all_on(),
+            BraunOptions { marker: true, ..BraunOptions::all_on() },
+        ]
+    };
+    check_regs(&a.regs)?;
+    let mut config = pipeline::DiffConfig::standard(&a.regs, a.fuel);
+    config.variants = variants;
+    match pipeline::differential_full_catching(&program, &args, &interp::Interp, &config) {
+        Verdict::Agree { outcome, stages } => {
+            for s in &stages {
+                println!("agree  {}", s.stage);
+            }
+            print!("{}", outcome.render_full());
+            Ok(ExitCode::SUCCESS)
+        }
+        Verdict::Inconclusive => {
+            eprintln!("the source program ran out of fuel: nothing to compare");
+            Ok(ExitCode::from(EXIT_OUT_OF_FUEL))
+        }
+        Verdict::Diverge { stage, expected, got } => {
+            let got = match got {
+                Ok(o) => o.render_full(),
+                Err(e) => format!("error: {e}\n"),
+            };
+            Err(internal(format!(
+                "stage {stage} diverges from the source\n--- source\n{}--- {stage}\n{got}",
+                expected.render_full()
+            )))
+        }
+        Verdict::CheckFailed(e) => Err(internal(e.to_string())),
+        Verdict::SourceError(e) | Verdict::Panic(e) => Err(internal(e)),
+    }
+}

@@ -1,0 +1,104 @@
+//! `ssaref fuzz`: a differential fuzzing campaign over generated programs,
+//! on route 1, route 2 or both, on every core until a time or program
+//! limit or Ctrl-C; failing cases are written as case files.
+
+use crate::common::{check_regs, Failure};
+use crate::options::parse_coalescing;
+use clap::{Args, ValueEnum};
+use ssaref::pipeline;
+use std::process::ExitCode;
+
+use ssaref_interp as interp;
+
+/// The back ends a campaign runs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum FuzzRoute {
+    /// Route 1 only.
+    #[value(alias = "pereira")]
+    SsaRa,
+    /// Route 2 only.
+    Boissinot,
+    /// Both routes on every program.
+    Both,
+}
+
+#[derive(Args, Debug)]
+pub struct FuzzArgs {
+    /// Stop after this many seconds.
+    #[arg(long, default_value_t = 60)]
+    seconds: u64,
+    /// Stop after this many programs.
+    #[arg(long)]
+    count: Option<u64>,
+    /// Worker threads (default: every core).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// First seed; program i uses seed + i (default: from the clock, printed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Register counts to allocate with, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [2usize, 3, 4, 6, 8, 15])]
+    regs: Vec<usize>,
+    /// Where failing cases are written.
+    #[arg(long, default_value = "fuzz-cases")]
+    out: String,
+    /// Fuel of each source run.
+    #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
+    fuel: u64,
+    /// Which back ends: route 1 (`ssa-ra`), route 2 (`boissinot`) or both.
+    /// Route 2 rotates through every coalescing variant, liveness method and
+    /// allocator, one configuration per program (unless `--coalescing` fixes
+    /// the variant).
+    #[arg(long, value_enum, default_value_t = FuzzRoute::Both)]
+    route: FuzzRoute,
+    /// Only this coalescing variant in route 2.
+    #[arg(long, value_parser = parse_coalescing)]
+    coalescing: Option<ssaref::route2::coalescing::CoalescingVariant>,
+}
+
+pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    check_regs(&a.regs)?;
+    let seed = a.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+    });
+    let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let handler_stop = Arc::clone(&stop);
+    // A second Ctrl-C while stopping kills the process as usual.
+    let _ = ctrlc::set_handler(move || {
+        if handler_stop.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    });
+    let regs_text: Vec<String> = a.regs.iter().map(|k| k.to_string()).collect();
+    eprintln!(
+        "ssaref fuzz: seed {seed}, {jobs} job(s), regs {}, {} s, cases go to {}/ (rerun with --seed {seed})",
+        regs_text.join(","),
+        a.seconds,
+        a.out
+    );
+    let config = ssaref::testing::campaign::CampaignConfig {
+        duration: std::time::Duration::from_secs(a.seconds),
+        max_programs: a.count,
+        jobs,
+        seed,
+        regs: a.regs.clone(),
+        fuel: a.fuel,
+        out_dir: std::path::PathBuf::from(&a.out),
+        progress: true,
+        route1: a.route != FuzzRoute::Boissinot,
+        route2: if a.route == FuzzRoute::SsaRa {
+            Vec::new()
+        } else {
+            pipeline::Route2::all()
+                .into_iter()
+                .filter(|r| a.coalescing.is_none_or(|v| r.out_of_ssa.variant == v))
+                .collect()
+        },
+    };
+    let summary = ssaref::testing::campaign::run_campaign(&config, &interp::Interp, &stop);
+    print!("{}", summary.render(jobs));
+    Ok(if summary.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}

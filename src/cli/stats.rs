@@ -1,0 +1,86 @@
+//! `ssaref stats`: statistics over a corpus of programs (files and
+//! generated ones): route 1's spills and moves with each optimization of
+//! Pereira and Palsberg §6 on and off, or route 2's remaining copies per
+//! coalescing variant.
+
+use crate::common::{bad_input, internal, load_case, Failure};
+use crate::options::Route;
+use clap::Args;
+use ssaref::construction::braun::BraunOptions;
+use std::process::ExitCode;
+
+use ssaref_interp as interp;
+
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    /// Programs (`*.src`); a `// args: ...` header line gives their arguments.
+    files: Vec<String>,
+    /// Also this many generated programs (seeds `--seed`, `--seed`+1, ...).
+    #[arg(long, default_value_t = 0)]
+    gen: u64,
+    /// First seed of the generated programs.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Shape of the generated programs (see `ssaref gen --help`).
+    #[arg(long, default_value = "swarm")]
+    shape: String,
+    /// Number of registers.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(2..=15))]
+    regs: u8,
+    /// Fuel of each run.
+    #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
+    fuel: u64,
+    /// Which route: `ssa-ra` (route 1, register allocation) or `boissinot`
+    /// (route 2, copies left by each out-of-SSA coalescing variant, Fig. 5).
+    #[arg(long, value_enum, default_value_t = Route::SsaRa)]
+    route: Route,
+    /// With `--route boissinot`: `check` (fast liveness check) or `sets`.
+    #[arg(long, default_value = "check")]
+    liveness: String,
+    /// With `--route boissinot`: the SSA construction, `all-on` (copies
+    /// propagated, as after optimization) or `plain` (copies kept).
+    #[arg(long, default_value = "all-on")]
+    construction: String,
+}
+
+/// The arguments a `// args: ...` header line gives, if any.
+pub fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
+    let mut corpus = Vec::new();
+    for file in &a.files {
+        // The case-file reader: `// args:` from the header, errors as
+        // FILE:LINE:COL.
+        let case = load_case(file)?;
+        corpus.push((case.program, case.args));
+    }
+    let shape = ssaref::testing::gen::Shape::from_name(&a.shape)
+        .ok_or_else(|| bad_input(format!("stats: unknown shape `{}`", a.shape)))?;
+    let config = shape.config();
+    for i in 0..a.gen {
+        let tc = ssaref::testing::gen::TestCase::from_seed(a.seed.wrapping_add(i), &config);
+        corpus.push((tc.program, tc.args));
+    }
+    if corpus.is_empty() {
+        return Err(bad_input("stats: give at least one program, or --gen N".into()));
+    }
+    if a.route == Route::Boissinot {
+        let liveness = match a.liveness.as_str() {
+            "check" => ssaref::route2::out_of_ssa::LivenessMethod::Check,
+            "sets" => ssaref::route2::out_of_ssa::LivenessMethod::Sets,
+            other => return Err(bad_input(format!("stats: unknown liveness method `{other}` (check, sets)"))),
+        };
+        let construction = match a.construction.as_str() {
+            "all-on" => BraunOptions::all_on(),
+            "plain" => BraunOptions::plain(),
+            other => return Err(bad_input(format!("stats: unknown construction `{other}` (all-on, plain)"))),
+        };
+        let table =
+            ssaref::testing::out_of_ssa_stats::copy_table(&corpus, &interp::Interp, a.fuel, liveness, &construction)
+                .map_err(internal)?;
+        print!("{table}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let table = ssaref::testing::regalloc_stats::comparison_table(&corpus, a.regs as usize, &interp::Interp, a.fuel)
+        .map_err(internal)?;
+    print!("{table}");
+    Ok(ExitCode::SUCCESS)
+}
