@@ -43,7 +43,7 @@ pub struct StatsArgs {
     construction: String,
 }
 
-/// The arguments a `// args: ...` header line gives, if any.
+/// `ssaref stats`: route 1's table (or route 2's Fig. 5 table with `--route boissinot`) over the files and generated programs.
 pub fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
     let mut corpus = Vec::new();
     for file in &a.files {
