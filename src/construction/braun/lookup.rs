@@ -1,0 +1,228 @@
+//! Variable look-up of Braun et al. ("Simple and Efficient Construction of
+//! Static Single Assignment Form", CC 2013): `writeVariable` and
+//! `readVariable` (§2.1, Alg. 1), `readVariableRecursive` and
+//! `addPhiOperands` (§2.2, Alg. 2) on an explicit stack of frames, `sealBlock`
+//! and incomplete phis (§2.3, Alg. 4), and the marker algorithm of §3.3
+//! ([`BraunOptions::marker`]), which `walk` and `finish_frame` run in place of
+//! the operandless phi of Alg. 2.
+//!
+//! [`BraunOptions::marker`]: super::options::BraunOptions::marker
+
+use super::on_the_fly::Operand;
+use super::state::{Builder, Var};
+use crate::entity::EntityRef;
+use crate::ir::{self, Block, Value};
+
+/// A suspended look-up of Alg. 2 in a block with several predecessors.
+#[derive(Debug)]
+struct Frame {
+    var: Var,
+    block: Block,
+    /// The operandless phi (phi variant), or `None` (marker variant; a phi
+    /// placed on a cycle is in `BlockState::marks`).
+    phi: Option<Value>,
+    /// Operands collected so far (marker variant).
+    collected: Vec<Value>,
+    next_pred: usize,
+    /// Single-predecessor blocks walked through to reach `block`; they get
+    /// the result as their current definition (the `writeVariable` calls on
+    /// the way back of the recursive version).
+    path: Vec<Block>,
+}
+
+/// The result of walking back from a block.
+enum Walk {
+    Done(Value),
+    Suspend(Frame),
+}
+
+impl Builder {
+    // ----- Algorithm 1: local value numbering -----
+
+    pub(super) fn write_variable(&mut self, var: Var, block: Block, value: Value) {
+        self.blocks[block].defs.insert(var, value);
+    }
+
+    /// `readVariable` of Alg. 1 and 2, with the recursion of Alg. 2 on an
+    /// explicit stack of frames.
+    pub(super) fn read_variable(&mut self, var: Var, block: Block) -> Value {
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut walk = self.walk(var, block);
+        loop {
+            match walk {
+                Walk::Suspend(frame) => stack.push(frame),
+                Walk::Done(v) => match stack.last_mut() {
+                    None => return self.resolve(v),
+                    Some(top) => {
+                        let top_phi = top.phi;
+                        if let Some(phi) = top_phi {
+                            self.append_phi_operand(phi, v);
+                        } else {
+                            top.collected.push(v);
+                        }
+                    }
+                },
+            }
+            let top = stack.last_mut().expect("a frame is pending");
+            let preds = &self.blocks[top.block].preds;
+            if top.next_pred < preds.len() {
+                let p = preds[top.next_pred];
+                top.next_pred += 1;
+                walk = self.walk(var, p);
+            } else {
+                let frame = stack.pop().expect("a frame is pending");
+                walk = Walk::Done(self.finish_frame(frame));
+            }
+        }
+    }
+
+    /// Walks back from `block` through single-predecessor blocks until a
+    /// definition is found or a block needs its predecessors asked (a frame).
+    fn walk(&mut self, var: Var, block: Block) -> Walk {
+        self.walk_epoch = self.walk_epoch.wrapping_add(1);
+        if self.walk_epoch == 0 {
+            self.walk_stamp.iter_mut().for_each(|s| *s = 0);
+            self.walk_epoch = 1;
+        }
+        let mut path = Vec::new();
+        let mut b = block;
+        let value = loop {
+            if let Some(&v) = self.blocks[b].defs.get(&var) {
+                break v;
+            }
+            if b == ir::Function::ENTRY {
+                let v = self.initial_value(var);
+                self.write_variable(var, b, v);
+                break v;
+            }
+            if !self.blocks[b].sealed {
+                // Alg. 2, first case: an incomplete CFG.
+                let phi = self.new_phi(b, false);
+                self.blocks[b].incomplete.push((var, phi));
+                self.write_variable(var, b, phi);
+                break phi;
+            }
+            let npreds = self.blocks[b].preds.len();
+            if npreds == 1 {
+                // Alg. 2: one predecessor, no phi needed.
+                if self.walk_stamp[b.index()] == self.walk_epoch {
+                    // A cycle of single-predecessor blocks: no path from the
+                    // entry reaches it.
+                    break self.undef_value();
+                }
+                self.walk_stamp[b.index()] = self.walk_epoch;
+                path.push(b);
+                b = self.blocks[b].preds[0];
+                continue;
+            }
+            if npreds == 0 {
+                // Unreachable code: Braun et al.'s `Undefined`.
+                break self.undef_value();
+            }
+            if self.opts.marker {
+                match self.blocks[b].marks.get(&var).copied() {
+                    Some(Some(phi)) => break phi,
+                    Some(None) => {
+                        // The look-up went round a cycle back to a marked
+                        // block: place the phi that breaks the cycle (§3.3).
+                        let phi = self.new_phi(b, false);
+                        self.blocks[b].marks.insert(var, Some(phi));
+                        self.write_variable(var, b, phi);
+                        break phi;
+                    }
+                    None => {
+                        self.blocks[b].marks.insert(var, None);
+                        return Walk::Suspend(Frame {
+                            var,
+                            block: b,
+                            phi: None,
+                            collected: Vec::new(),
+                            next_pred: 0,
+                            path,
+                        });
+                    }
+                }
+            }
+            // Alg. 2: break potential cycles with an operandless phi.
+            let phi = self.new_phi(b, false);
+            self.write_variable(var, b, phi);
+            return Walk::Suspend(Frame { var, block: b, phi: Some(phi), collected: Vec::new(), next_pred: 0, path });
+        };
+        for p in path {
+            self.write_variable(var, p, value);
+        }
+        Walk::Done(value)
+    }
+
+    /// Completes a frame once every predecessor has answered.
+    fn finish_frame(&mut self, frame: Frame) -> Value {
+        let value = match frame.phi {
+            Some(phi) => {
+                // Alg. 2, addPhiOperands: the operands are in; check triviality.
+                self.phis.get_mut(&phi).expect("frame phi").complete = true;
+                self.try_remove_trivial_phi(phi)
+            }
+            None => {
+                let placed = self.blocks[frame.block].marks.remove(&frame.var).flatten();
+                let collected: Vec<Value> = frame.collected.iter().map(|&v| self.resolve(v)).collect();
+                match placed {
+                    Some(phi) => {
+                        for v in collected {
+                            self.append_phi_operand(phi, v);
+                        }
+                        self.phis.get_mut(&phi).expect("marker phi").complete = true;
+                        self.try_remove_trivial_phi(phi)
+                    }
+                    None => {
+                        let first = collected[0];
+                        if collected.iter().all(|&v| v == first) {
+                            first
+                        } else {
+                            let phi = self.new_phi(frame.block, false);
+                            for v in collected {
+                                self.append_phi_operand(phi, v);
+                            }
+                            self.phis.get_mut(&phi).expect("new phi").complete = true;
+                            self.try_remove_trivial_phi(phi)
+                        }
+                    }
+                }
+            }
+        };
+        let value = self.resolve(value);
+        self.write_variable(frame.var, frame.block, value);
+        for p in frame.path {
+            self.write_variable(frame.var, p, value);
+        }
+        value
+    }
+
+    fn initial_value(&mut self, var: Var) -> Value {
+        if let Some(&v) = self.initial.get(&var) {
+            return self.resolve(v);
+        }
+        // Variables start at 0 on entry.
+        let v = self.materialize_in(ir::Function::ENTRY, Operand::Imm(0));
+        self.initial.insert(var, v);
+        v
+    }
+
+    // ----- Algorithm 4: sealing -----
+
+    pub(super) fn seal_block(&mut self, block: Block) {
+        debug_assert!(!self.blocks[block].sealed, "{block} sealed twice");
+        self.blocks[block].sealed = true;
+        let incomplete = std::mem::take(&mut self.blocks[block].incomplete);
+        for (var, phi) in incomplete {
+            // addPhiOperands for each incomplete phi.
+            let npreds = self.blocks[block].preds.len();
+            for i in 0..npreds {
+                let p = self.blocks[block].preds[i];
+                let v = self.read_variable(var, p);
+                self.append_phi_operand(phi, v);
+            }
+            self.phis.get_mut(&phi).expect("incomplete phi").complete = true;
+            self.try_remove_trivial_phi(phi);
+        }
+    }
+}

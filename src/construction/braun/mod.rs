@@ -1,0 +1,91 @@
+//! SSA construction straight from the AST, after Braun, Buchwald, Hack,
+//! Leißa, Mallon and Zwinkau, "Simple and Efficient Construction of Static
+//! Single Assignment Form" (CC 2013).
+//!
+//! What is here, by the paper's numbering:
+//! - local value numbering, `write_variable` / `read_variable` (§2.1, Alg. 1);
+//! - global value numbering with operandless phis that break cycles (§2.2,
+//!   Alg. 2), sealed and filled blocks and incomplete phis (§2.3, Alg. 4);
+//!   `while`, `if`, `break` and `continue` seal as §2.3 describes, and a label
+//!   block is sealed once the fall-through edge and every `goto` to it exist;
+//! - recursive trivial-phi removal (§2.2, Alg. 3) with the witness cache of
+//!   §3.1 ([`BraunOptions::witness_cache`]);
+//! - removal of redundant phi SCCs after construction (§3.2, Alg. 5), which
+//!   makes the result minimal on irreducible control flow too;
+//! - the marker algorithm of §3.3 ([`BraunOptions::marker`]);
+//! - the on-the-fly optimizations of §3.1, each switchable: constant folding,
+//!   arithmetic simplification, common subexpression elimination by local
+//!   value numbering, copy propagation.
+//!
+//! Departures from the printed pseudo-code, each checked by the tests named
+//! in `proofs-notes/ssa-construction.md`:
+//! - Nothing recurses per block or per phi: the look-up of Alg. 2 runs on an
+//!   explicit stack of `Frame`s, the re-check of phi users of Alg. 3 and the
+//!   nested SCCs of Alg. 5 use worklists. A replaced phi becomes an *alias*
+//!   of its replacement (a union-find link), and every operand is read
+//!   through `Builder::resolve`; that is the `replaceBy` of Alg. 3.
+//! - A phi whose operands are still being collected is never tested for
+//!   triviality (the recursive re-check of users can reach it); it is tested
+//!   when it is complete.
+//! - Alg. 5 re-checks singleton SCCs: contracting an earlier SCC can make a
+//!   singleton phi trivial.
+//! - Unreachable code (after `return`, a dead `goto` cycle, a folded branch)
+//!   is built like any code, in blocks without predecessors, and removed when
+//!   the function is finished, together with the phi operands it fed. Braun
+//!   et al.'s `Undefined` values live only there.
+//! - On-the-fly simplification can discard the only use of a phi (`x - x`),
+//!   so the function ends with dead-phi removal to stay pruned (§4).
+//!
+//! Where each part is:
+//! - `options.rs`: [`BraunOptions`] (the switches) and [`BraunStats`];
+//! - `state.rs`: the builder state (`Builder`, `BlockState`, `PhiData`, `Var`)
+//!   and its entity helpers (`new_phi`, `resolve`, `undef_value`);
+//! - `on_the_fly.rs`: `Operand`, instructions and the on-the-fly
+//!   optimizations of §3.1 (folding, simplification, CSE);
+//! - `trivial_phi.rs`: `tryRemoveTrivialPhi` (Alg. 3) and the witness cache;
+//! - `lookup.rs`: `writeVariable` / `readVariable` (Alg. 1, 2) on the
+//!   explicit `Frame` stack, the marker variant (§3.3) and `sealBlock`
+//!   (Alg. 4);
+//! - `ast_walk.rs`: expressions, conditions and statements (with copy
+//!   propagation), which drive the look-ups and the sealing;
+//! - `scc_removal.rs`: `removeRedundantPhis` (Alg. 5);
+//! - `finish.rs`: unreachable code removal, dead-phi removal, renumbering.
+//!
+//! May import: the data types (`ast`, `ir`, `entity`), `analysis` and
+//! `construction::fold`, nothing else of the crate. Inside the folder,
+//! dependencies (imports, and calls of `Builder` methods defined in another
+//! file) go one way: a file uses only files listed before it (`lookup.rs`
+//! calls into `trivial_phi.rs` and `on_the_fly.rs`, `finish.rs` into
+//! `scc_removal.rs` and `trivial_phi.rs`), and children import their
+//! siblings directly, never through this `mod.rs`.
+
+mod ast_walk;
+mod finish;
+mod lookup;
+mod on_the_fly;
+mod options;
+mod scc_removal;
+mod state;
+mod trivial_phi;
+
+pub use options::{BraunOptions, BraunStats};
+
+use crate::ast;
+use crate::ir;
+use state::Builder;
+
+/// Builds SSA for every function of a valid program.
+///
+/// Precondition: `program.validate()` holds (the parser guarantees it).
+pub fn construct_program(program: &ast::Program, opts: &BraunOptions) -> ir::Module {
+    debug_assert!(program.validate().is_ok(), "construct_program needs a valid program");
+    ir::Module { functions: program.functions.iter().map(|f| construct_function(f, opts).0).collect() }
+}
+
+/// Builds SSA for one function and reports what the construction did.
+pub fn construct_function(func: &ast::Function, opts: &BraunOptions) -> (ir::Function, BraunStats) {
+    let mut b = Builder::new(func, *opts);
+    b.build_body(func);
+    let f = b.finish(&func.name);
+    (f, b.stats)
+}

@@ -1,0 +1,99 @@
+//! `removeRedundantPhis`, Algorithm 5 of Braun et al. ("Simple and Efficient
+//! Construction of Static Single Assignment Form", CC 2013, §3.2): removal of
+//! redundant phi SCCs, which makes the result minimal on irreducible control
+//! flow too. Tarjan's algorithm is `crate::analysis::scc::tarjan_sccs`.
+
+use super::state::Builder;
+use crate::analysis::scc::tarjan_sccs;
+use crate::entity::EntityRef;
+use crate::ir::Value;
+use rustc_hash::FxHashMap as HashMap;
+
+impl Builder {
+    /// Algorithm 5, `removeRedundantPhis`, with the recursion on inner phi
+    /// sets replaced by a stack of jobs.
+    pub(super) fn remove_redundant_phis(&mut self, phis: Vec<Value>) {
+        // A job is a list of SCCs in topological order (operands first) and
+        // the position of the next SCC to process.
+        let mut jobs: Vec<(Vec<Vec<Value>>, usize)> = vec![(self.phi_sccs(&phis), 0)];
+        while let Some((sccs, next)) = jobs.last_mut() {
+            if *next == sccs.len() {
+                jobs.pop();
+                continue;
+            }
+            let scc: Vec<Value> = sccs[*next].iter().copied().filter(|&p| self.is_live_phi(p)).collect();
+            *next += 1;
+            if let Some(inner) = self.process_scc(&scc) {
+                let inner_sccs = self.phi_sccs(&inner);
+                jobs.push((inner_sccs, 0));
+            }
+        }
+    }
+
+    /// `processSCC` of Alg. 5. Returns the `inner` set to recurse on.
+    fn process_scc(&mut self, scc: &[Value]) -> Option<Vec<Value>> {
+        if scc.is_empty() {
+            return None;
+        }
+        if scc.len() == 1 {
+            // The printed algorithm skips singletons as already handled, but
+            // contracting an earlier SCC can make one trivial again.
+            self.try_remove_trivial_phi(scc[0]);
+            return None;
+        }
+        let members: std::collections::HashSet<Value> = scc.iter().copied().collect();
+        let mut inner = Vec::new();
+        let mut outer_ops: Vec<Value> = Vec::new();
+        for &phi in scc {
+            let args = self.phis[&phi].args.clone();
+            let mut is_inner = true;
+            for a in args {
+                let a = self.resolve(a);
+                if !members.contains(&a) {
+                    if !outer_ops.contains(&a) {
+                        outer_ops.push(a);
+                    }
+                    is_inner = false;
+                }
+            }
+            if is_inner {
+                inner.push(phi);
+            }
+        }
+        match outer_ops.len() {
+            // Unreachable: cannot happen after unreachable code is removed.
+            0 => None,
+            1 => {
+                let v = outer_ops[0];
+                for &phi in scc {
+                    let d = self.phis.get_mut(&phi).expect("phi");
+                    d.dead = true;
+                    let users = std::mem::take(&mut d.users);
+                    self.alias[phi.index()] = Some(v);
+                    self.stats.scc_removed += 1;
+                    if let Some(vd) = self.phis.get_mut(&v) {
+                        vd.users.extend(users.into_iter().filter(|u| !members.contains(u)));
+                    }
+                }
+                None
+            }
+            _ => (!inner.is_empty()).then_some(inner),
+        }
+    }
+
+    /// SCCs of the subgraph induced by `phis` (edges from a phi to its phi
+    /// operands), in topological order with operands first: Tarjan's
+    /// algorithm emits an SCC after every SCC it reaches, which is that
+    /// order. Iterative.
+    fn phi_sccs(&mut self, phis: &[Value]) -> Vec<Vec<Value>> {
+        let index_of: HashMap<Value, usize> = phis.iter().enumerate().map(|(i, &p)| (p, i)).collect();
+        let succs: Vec<Vec<usize>> = phis
+            .iter()
+            .map(|&p| {
+                let args = self.phis[&p].args.clone();
+                args.into_iter().filter_map(|a| index_of.get(&self.resolve(a)).copied()).collect()
+            })
+            .collect();
+        tarjan_sccs(&succs).into_iter().map(|c| c.into_iter().map(|i| phis[i]).collect()).collect()
+    }
+}
