@@ -31,7 +31,7 @@
 //! another cycle counts both. Unreachable blocks have depth 0.
 //!
 //! Nothing recurses: the nest is processed with a worklist of regions, and
-//! the components are found by the iterative Tarjan of `braun.rs`.
+//! the components are found by the iterative Tarjan of `scc.rs`.
 
 use crate::analysis::dominance::DomTree;
 use crate::analysis::scc::tarjan_sccs;

@@ -4,7 +4,7 @@
 //! of Braun et al., §3.2 (no redundant set of phis).
 //!
 //! The checkers look only at the finished function: they share no code with
-//! either construction (`braun.rs`, `cytron.rs`), and [`check_minimal`]
+//! either construction (`braun/`, `cytron.rs`), and [`check_minimal`]
 //! decides redundancy exactly by its definition, without Algorithm 5, so it
 //! catches a wrong Algorithm 5.
 //!

@@ -26,7 +26,7 @@
 //!
 //! * The body starts in the entry block, which has no predecessors.
 //! * `if (c) T else E` creates the then-block, the join block and the
-//!   else-block (if any) in that order (the order of `braun.rs`, so that
+//!   else-block (if any) in that order (the order of `braun/`, so that
 //!   block numbers agree too), lowers `c` as jumping code, fills `T` then
 //!   jumps to the join, fills `E` then jumps to the join, and goes on in the
 //!   join.
@@ -50,7 +50,7 @@
 //! * The body ends with `return 0`.
 //! * No optimization: `x = y` makes a copy, and each literal is a fresh
 //!   constant. (`x = a && b` names the value read from the hidden variable,
-//!   as `braun.rs` does.)
+//!   as `braun/` does.)
 //!
 //! Blocks unreachable from the entry are then removed, together with the
 //! edges leaving them; the others are numbered densely in the order they were
