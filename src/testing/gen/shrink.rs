@@ -34,8 +34,10 @@
 //! Walks over statements use explicit stacks; expression paths are followed
 //! with loops.
 
-use super::{GenConfig, Shape, TestCase, BUDGET_VAR};
+use super::builders::BUDGET_VAR;
+use super::config::{GenConfig, Shape};
 use crate::ast::{Block, Expr, Stmt};
+use crate::frontend::case_file::TestCase;
 
 /// Which block of a compound statement.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -507,7 +509,7 @@ mod tests {
         let nodes = |t: &TestCase| {
             let mut n = 0;
             crate::ast::walk_stmts(&t.program.functions[0].body, |s, _| {
-                n += slots(s).into_iter().map(super::super::expr_nodes).sum::<u64>()
+                n += slots(s).into_iter().map(super::super::measure::expr_nodes).sum::<u64>()
             });
             n
         };
@@ -552,7 +554,7 @@ mod tests {
         // "Contains a division" shrinks to a one-statement program plus the
         // budget and the final return at most.
         let has_div = |t: &TestCase| crate::frontend::ast_print::print_program(&t.program).contains('/');
-        let config = GenConfig::default().with(super::super::Feature::Trapping, 30);
+        let config = GenConfig::default().with(super::super::config::Feature::Trapping, 30);
         let tc = (0..100).map(|s| TestCase::from_seed(s, &config)).find(has_div).expect("some program divides");
         let small = minimize(&tc, has_div);
         assert!(has_div(&small));

@@ -9,9 +9,10 @@
 //! SSA form, to count traps, runs out of fuel, and disagreements (which must
 //! be 0).
 
+use super::config::GenConfig;
 use super::patterns::Patterns;
-use super::{GenConfig, TestCase};
 use crate::construction::braun::{construct_program, BraunOptions};
+use crate::frontend::case_file::TestCase;
 use crate::oracle::Oracle;
 use crate::outcome::End;
 use crate::pipeline::later_stage_fuel;
