@@ -34,7 +34,7 @@ use ssaref::construction::braun::{construct_program, BraunOptions};
 use ssaref::entity::{EntityRef, EntitySet, EntityVec};
 use ssaref::ir::{Block, Function, Module, Op, Value};
 use ssaref::oracle::Oracle;
-use ssaref::route1::critical_edges::{has_critical_edges, split_critical_edges};
+use ssaref::analysis::critical_edges::{has_critical_edges, split_critical_edges};
 use ssaref::route1::phi_lifting::{phi_lifting, LiftKind, LiftedCopy};
 use ssaref::route1::phi_mem_coalesce::phi_mem_coalesce;
 use std::path::PathBuf;

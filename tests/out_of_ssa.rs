@@ -30,7 +30,7 @@ use ssaref::analysis::verifier::verify_function;
 use ssaref::construction::braun::{construct_program, BraunOptions};
 use ssaref::ir::{Block, Function, Inst, Module, Op, Terminator, Value};
 use ssaref::outcome::{End, Outcome};
-use ssaref::route1::critical_edges::split_critical_edges;
+use ssaref::analysis::critical_edges::split_critical_edges;
 use ssaref::route2::class_interference::{
     class_has_intersection, classes_interfere_linear, classes_interfere_quadratic, sorted_class, InterferenceMode,
 };

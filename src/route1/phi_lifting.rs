@@ -32,7 +32,7 @@
 //! needed.
 
 use crate::ir::{Block, Function, Inst, Op, Value};
-use crate::route1::critical_edges::has_critical_edges;
+use crate::analysis::critical_edges::has_critical_edges;
 
 /// Which side of a phi a lifted copy is on.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -28,7 +28,7 @@ use crate::error::PassError;
 use crate::ir::{Function, Module};
 use crate::mir::{MFunction, MModule, MAX_REGS, MIN_REGS};
 use crate::route1::coloring::{assign_registers, check_assignment, ColoringOptions};
-use crate::route1::critical_edges::split_critical_edges;
+use crate::analysis::critical_edges::split_critical_edges;
 use crate::route1::phi_lifting::phi_lifting;
 use crate::route1::phi_mem_coalesce::phi_mem_coalesce;
 use crate::route1::spill::{spill, SpillOptions};
