@@ -2,9 +2,16 @@
 //! type implementing `regalloc2::Function`.
 //!
 //! The mapping, block for block and instruction for instruction:
-//! - Block `bN` of the split function is regalloc2's block `N`, with the
-//!   same predecessors and successors; value `vN` is virtual register `N`
-//!   of class `Int`.
+//! - The blocks of the split function are regalloc2's blocks in reverse
+//!   post-order (`b0` first), with the same predecessors and successors;
+//!   value `vN` is virtual register `N` of class `Int`. The order matters
+//!   to regalloc2's checker, not to the allocator: the checker's data flow
+//!   starts a block it has not yet reached from an empty state and lets
+//!   that state flow on, so with a block numbered before all of its
+//!   predecessors (what critical-edge splitting, which appends its blocks,
+//!   gives) it loses facts at joins for good and rejects correct
+//!   allocations. In reverse post-order every block but the entry comes
+//!   after one of its predecessors, and the false alarms go away.
 //! - A phi with two or more arguments is a *block parameter*; the jump at
 //!   the end of each predecessor passes the phi's argument for that edge.
 //!   After critical-edge splitting every predecessor of a block with
@@ -101,7 +108,12 @@ pub struct Adapter {
     /// The number of allocatable registers.
     pub k: usize,
     insts: Vec<InstData>,
+    /// regalloc2's blocks, in reverse post-order.
     blocks: Vec<BlockInfo>,
+    /// The SSA block of each regalloc2 block.
+    order: Vec<ir::Block>,
+    /// The regalloc2 block of each SSA block.
+    index_of: Vec<usize>,
     /// The value each value is renamed to in regalloc2's input: itself, or
     /// for a one-argument phi, its argument (transitively).
     vreg_of: Vec<u32>,
@@ -166,6 +178,8 @@ impl Adapter {
             k,
             insts: Vec::new(),
             blocks: Vec::new(),
+            order: Vec::new(),
+            index_of: Vec::new(),
             vreg_of,
             canonical,
             labels: Vec::new(),
@@ -198,10 +212,25 @@ impl Adapter {
         self.insts.push(InstData { kind, operands, clobbers, div });
     }
 
+    /// The regalloc2 block of SSA block `b`.
+    pub fn r2_block(&self, b: ir::Block) -> Block {
+        Block::new(self.index_of[b.index()])
+    }
+
     fn build(&mut self) -> Result<(), String> {
         let (rax, rdx) = (preg(RAX), preg(RDX));
         let rdx_allocatable = self.k > usize::from(RDX.0);
-        let blocks: Vec<ir::Block> = self.func.blocks.keys().collect();
+        let n = self.func.blocks.len();
+        let f = &self.func;
+        self.order = crate::analysis::dominance::reverse_postorder(n, ir::Block::new(0), |b| f.succs(b));
+        if self.order.len() != n {
+            return Err("a block is unreachable from the entry".to_string());
+        }
+        self.index_of = vec![0; n];
+        for (i, &b) in self.order.iter().enumerate() {
+            self.index_of[b.index()] = i;
+        }
+        let blocks = self.order.clone();
         for &b in &blocks {
             let start = self.insts.len();
             if b.index() == 0 && !self.func.params.is_empty() {
@@ -266,8 +295,8 @@ impl Adapter {
             }
             self.blocks.push(BlockInfo {
                 insts: InstRange::new(Inst::new(start), Inst::new(end)),
-                preds: data.preds.iter().map(|p| Block::new(p.index())).collect(),
-                succs: succs.iter().map(|s| Block::new(s.index())).collect(),
+                preds: data.preds.iter().map(|&p| self.r2_block(p)).collect(),
+                succs: succs.iter().map(|&s| self.r2_block(s)).collect(),
                 params,
                 args,
             });
@@ -286,7 +315,8 @@ impl Adapter {
             let params: Vec<String> = b.params.iter().map(|p| p.to_string()).collect();
             let _ = writeln!(
                 s,
-                "block{i}({}): preds [{}] succs [{}]",
+                "block{i} = {}({}): preds [{}] succs [{}]",
+                self.order[i],
                 params.join(", "),
                 list(&b.preds),
                 list(&b.succs)
@@ -326,7 +356,7 @@ impl regalloc2::Function for Adapter {
     }
 
     fn entry_block(&self) -> Block {
-        Block::new(0)
+        self.r2_block(ir::Block::new(0))
     }
 
     fn block_insns(&self, block: Block) -> InstRange {

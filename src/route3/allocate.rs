@@ -69,6 +69,9 @@ pub fn allocate_regalloc2(f: &Function, k: usize) -> Result<(MFunction, Route3Re
     check_no_scratch(&mir).map_err(|e| fail(k, "to-mir", "no-scratch", e))?;
     let ours = check_allocation(&mir).map_err(|e| e.to_string());
     let report = Route3Report { input: adapter, output };
+    if std::env::var_os("SSAREF_ROUTE3_DEBUG").is_some() {
+        eprintln!("{}{}", report.render(), crate::mir::print_function(&mir));
+    }
     match (ours, theirs) {
         (Ok(()), Ok(())) => Ok((mir, report)),
         (Err(e), Err(t)) => Err(fail(k, "to-mir", "alloc", format!("{e} (regalloc2's checker rejects it too: {t})"))),

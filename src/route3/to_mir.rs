@@ -17,11 +17,14 @@
 //!   the virtual register changes) becomes nothing. regalloc2 documents
 //!   that it never emits a move between two stack slots; one would be an
 //!   error here, since the machine IR cannot express it.
-//! - Each phi with two or more arguments becomes a `mir::PhiAnnot` whose
-//!   location is its block parameter's allocation on entry to the block,
-//!   read from `Output::debug_locations` (see `adapter.rs`). A parameter
-//!   with no location there is dead on entry; its annotation is left out,
-//!   which the checker would reject if anything read the value.
+//! - Each phi with two or more arguments becomes a `mir::PhiAnnot` for each
+//!   of its block parameter's allocations on entry to the block, read from
+//!   `Output::debug_locations` (see `adapter.rs`). There may be two: regalloc2
+//!   can keep a parameter in a register and in its spill slot from the
+//!   start of the block, the moves at the end of each predecessor filling
+//!   both. A parameter with no location there is dead on entry; its
+//!   annotation is left out, which the checker would reject if anything
+//!   read the value.
 //! - Spill slot `n` is `mir::Slot(n)`; a dead parameter that regalloc2 gave
 //!   no location gets a slot of its own beyond regalloc2's.
 
@@ -105,19 +108,18 @@ pub fn to_mir(a: &Adapter, out: &Output) -> Result<MFunction, String> {
     let mut params = Vec::with_capacity(f.params.len());
     let mut blocks = crate::entity::EntityVec::new();
     for (b, data) in f.blocks.iter() {
-        let rblock = regalloc2::Block::new(b.index());
+        let rblock = a.r2_block(b);
         let first = a.block_insns(rblock).first();
-        let mut phis = Vec::new();
+        let mut phis: Vec<PhiAnnot> = Vec::new();
         for phi in a.param_phis(b) {
             let label = phi.dest.index() as u32;
-            let at_entry = out
-                .debug_locations
-                .iter()
-                .find(|&&(l, from, _, _)| l == label && from == ProgPoint::before(first))
-                .map(|&(_, _, _, alloc)| alloc);
-            if let Some(alloc) = at_entry {
+            let at_entry = out.debug_locations.iter().filter(|&&(l, from, _, _)| l == label && from == ProgPoint::before(first));
+            for &(_, _, _, alloc) in at_entry {
                 let args = phi.args.iter().map(|&v| a.canonical(v)).collect();
-                phis.push(PhiAnnot { dest: phi.dest, loc: loc(alloc, k)?, args });
+                let l = loc(alloc, k)?;
+                if !phis.iter().any(|p| p.dest == phi.dest && p.loc == l) {
+                    phis.push(PhiAnnot { dest: phi.dest, loc: l, args });
+                }
             }
         }
         let mut insts = Vec::new();
