@@ -155,10 +155,9 @@ fn a_corrupted_allocation_of_gcd_is_rejected() {
     // `v6 = rem v3, v2` reads the dividend from rax and the divisor from
     // another register; exchanging the registers of the first binary
     // operation with two different operands must be caught.
-    let program = parse_program(
-        "fn main(a, b) { while (b != 0) { var t = a % b; a = b; b = t; out a; } return a + b * 3; }",
-    )
-    .unwrap();
+    let program =
+        parse_program("fn main(a, b) { while (b != 0) { var t = a % b; a = b; b = t; out a; } return a + b * 3; }")
+            .unwrap();
     let ssa = ssaref::construction::braun::construct_program(&program, &Default::default());
     let (mir, _) = ssaref::route3::allocate_module(&ssa, 4).unwrap();
     let main = mir.main().unwrap();

@@ -121,8 +121,8 @@ pub fn backend(
             .map_err(|e| internal(e.to_string()))?
         }
         Route::Regalloc2 => {
-            let (mir, reports) =
-                ssaref::route3::allocate_module(&module, usize::from(alloc.regs)).map_err(|e| internal(e.to_string()))?;
+            let (mir, reports) = ssaref::route3::allocate_module(&module, usize::from(alloc.regs))
+                .map_err(|e| internal(e.to_string()))?;
             if passes {
                 for r in &reports {
                     text.push_str(&r.render());

@@ -128,7 +128,8 @@ pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
     let route2_failed = failing.as_deref().is_some_and(|s| {
         s.starts_with("out-of-ssa") || s.starts_with("conv") || s.starts_with("x86-conv") || s.contains("conv-ra")
     });
-    let route3_failed = failing.as_deref().is_some_and(|s| s.starts_with("regalloc2") || s.starts_with("x86-regalloc2"));
+    let route3_failed =
+        failing.as_deref().is_some_and(|s| s.starts_with("regalloc2") || s.starts_with("x86-regalloc2"));
     if route3_failed || (a.route.route3() && !a.route.route1() && !a.route.route2()) {
         print_route3(&ssa, first_k);
     }

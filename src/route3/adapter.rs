@@ -240,7 +240,8 @@ impl Adapter {
             let data = self.func.blocks[b].clone();
             for (index, inst) in data.insts.iter().enumerate() {
                 let kind = InstKind::Op { block: b, index };
-                let def = || inst.dest.map(|d| self.vreg(d)).ok_or_else(|| format!("{b}: an operation without a result"));
+                let def =
+                    || inst.dest.map(|d| self.vreg(d)).ok_or_else(|| format!("{b}: an operation without a result"));
                 let (ops, clobbers, div) = match &inst.op {
                     Op::Binary(op @ (BinOp::Div | BinOp::Rem), x, y) if *op == BinOp::Div || rdx_allocatable => {
                         let (result, other) = if *op == BinOp::Div { (rax, rdx) } else { (rdx, rax) };
@@ -255,13 +256,16 @@ impl Adapter {
                         ];
                         (ops, clobbers, DivForm::Fixed)
                     }
-                    Op::Store { addr, value } => {
-                        (vec![Operand::reg_use(self.vreg(*addr)), Operand::reg_use(self.vreg(*value))], PRegSet::empty(), DivForm::General)
-                    }
+                    Op::Store { addr, value } => (
+                        vec![Operand::reg_use(self.vreg(*addr)), Operand::reg_use(self.vreg(*value))],
+                        PRegSet::empty(),
+                        DivForm::General,
+                    ),
                     Op::Out(v) => (vec![Operand::reg_use(self.vreg(*v))], PRegSet::empty(), DivForm::General),
                     Op::Undef => return Err(format!("{b}: `undef` cannot be allocated")),
                     other => {
-                        let mut ops: Vec<Operand> = other.args().iter().map(|&v| Operand::reg_use(self.vreg(v))).collect();
+                        let mut ops: Vec<Operand> =
+                            other.args().iter().map(|&v| Operand::reg_use(self.vreg(v))).collect();
                         ops.push(Operand::reg_def(def()?));
                         (ops, PRegSet::empty(), DivForm::General)
                     }
@@ -325,7 +329,9 @@ impl Adapter {
                 let d = &self.insts[inst.index()];
                 let what = match d.kind {
                     InstKind::Params => "params".to_string(),
-                    InstKind::Op { block, index } => crate::analysis::ir_text::format_inst(&self.func.blocks[block].insts[index]),
+                    InstKind::Op { block, index } => {
+                        crate::analysis::ir_text::format_inst(&self.func.blocks[block].insts[index])
+                    }
                     InstKind::Term(block) => crate::analysis::ir_text::format_terminator(&self.func.blocks[block].term),
                 };
                 let ops: Vec<String> = d.operands.iter().map(|o| o.to_string()).collect();

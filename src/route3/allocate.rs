@@ -13,6 +13,12 @@
 //! machine IR that the adapter made of them, so it also catches a mistake
 //! of the adapter. Both must accept; when only one does, the error gives
 //! both verdicts (check `checkers-disagree`).
+//!
+//! With the environment variable `SSAREF_ROUTE3_DEBUG` set, every
+//! allocation also prints regalloc2's input and output and the allocated
+//! code to stderr before the checkers' verdicts are compared, so that a
+//! rejected allocation can be read (`ssaref repro` prints them only for an
+//! allocation both checkers accept).
 
 use crate::analysis::critical_edges::split_critical_edges;
 use crate::analysis::verifier::verify_function;

@@ -88,7 +88,9 @@ fn op_inst(a: &Adapter, inst: &ir::Inst, div: DivForm, allocs: &[Allocation]) ->
             let (src, dst) = (r(0)?, r(1)?);
             return Ok((src != dst).then_some(MInstA { inst: MInst::Move { dst, src }, annot: Annot::default() }));
         }
-        (Op::Binary(op @ (BinOp::Div | BinOp::Rem), _, _), DivForm::Fixed) => MInst::FixedDiv { op: *op, divisor: r(1)? },
+        (Op::Binary(op @ (BinOp::Div | BinOp::Rem), _, _), DivForm::Fixed) => {
+            MInst::FixedDiv { op: *op, divisor: r(1)? }
+        }
         (Op::Const(imm), _) => MInst::Const { dst: r(0)?, imm: *imm },
         (Op::Unary(op, _), _) => MInst::Unary { op: *op, dst: r(1)?, src: r(0)? },
         (Op::Binary(op, _, _), _) => MInst::Binary { op: *op, dst: r(2)?, a: r(0)?, b: r(1)? },
@@ -113,7 +115,8 @@ pub fn to_mir(a: &Adapter, out: &Output) -> Result<MFunction, String> {
         let mut phis: Vec<PhiAnnot> = Vec::new();
         for phi in a.param_phis(b) {
             let label = phi.dest.index() as u32;
-            let at_entry = out.debug_locations.iter().filter(|&&(l, from, _, _)| l == label && from == ProgPoint::before(first));
+            let at_entry =
+                out.debug_locations.iter().filter(|&&(l, from, _, _)| l == label && from == ProgPoint::before(first));
             for &(_, _, _, alloc) in at_entry {
                 let args = phi.args.iter().map(|&v| a.canonical(v)).collect();
                 let l = loc(alloc, k)?;
@@ -153,9 +156,7 @@ pub fn to_mir(a: &Adapter, out: &Output) -> Result<MFunction, String> {
                             }
                         }
                         InstKind::Term(block) => {
-                            let r0 = || {
-                                allocs.first().copied().ok_or("a terminator without its operand".to_string())
-                            };
+                            let r0 = || allocs.first().copied().ok_or("a terminator without its operand".to_string());
                             let (t, reads) = match f.blocks[block].term {
                                 Terminator::Jump(t) => (MTerm::Jump(t), None),
                                 Terminator::Branch { cond, then_dest, else_dest } => (

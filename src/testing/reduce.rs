@@ -232,7 +232,12 @@ pub fn reduce(
     oracle: &dyn Oracle,
     config: &ReduceConfig,
 ) -> Result<Reduction, ReduceError> {
-    let verdict = differential_full_catching(&tc.program, &tc.args, oracle, &DiffConfig::standard(regs, config.fuel).with_route3());
+    let verdict = differential_full_catching(
+        &tc.program,
+        &tc.args,
+        oracle,
+        &DiffConfig::standard(regs, config.fuel).with_route3(),
+    );
     let Some(failure) = Failure::of(&verdict) else { return Err(ReduceError::NotFailing(Box::new(verdict))) };
     let mut r = Reducer {
         oracle,
