@@ -8,7 +8,7 @@
 //! |--------|---------------|
 //! | `testing` | generators, fuzz entry points, campaigns, reduction, statistics |
 //! | `pipeline.rs` | the one function that lists the passes and runs the checkers between them |
-//! | `route1`, `route2`, `machine` | Pereira + Pereira and Palsberg; Boissinot et al. + conventional allocators; x86-64 |
+//! | `route1`, `route2`, `route3`, `machine` | Pereira + Pereira and Palsberg; Boissinot et al. + conventional allocators; regalloc2; x86-64 |
 //! | `construction`, `checkers` | Braun et al. and the Cytron et al. reference; the independent checkers |
 //! | `frontend` | lexer, parser, printer, case files |
 //! | `analysis` | IR text form, verifier, dominance, liveness, loops, intervals, pressure |
@@ -28,4 +28,5 @@ pub mod machine;
 pub mod pipeline;
 pub mod route1;
 pub mod route2;
+pub mod route3;
 pub mod testing;

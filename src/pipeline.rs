@@ -13,13 +13,17 @@
 //! 4. route 2, `out_of_ssa::translate_out_of_ssa` (Boissinot et al.; lists
 //!    its steps and checkers), then `conventional_alloc::allocate_conventional`
 //!    (spill everything or linear scan, then the allocation checker);
-//! 5. after either route, [`lower_and_check`]: x86-64 lowering (`x86_lower.rs`) and the
+//! 5. route 3, `route3::allocate_module` (regalloc2 after critical-edge
+//!    splitting; regalloc2's checker and the allocation checker), when
+//!    [`DiffConfig::route3`] is on;
+//! 6. after any route, [`lower_and_check`]: x86-64 lowering (`x86_lower.rs`) and the
 //!    machine-code checker (`x86_check.rs`), then `emulator::run_x86`.
 //!
 //! [`differential`] runs the construction stages in the oracle;
-//! [`differential_full`] adds, for each K, both routes: route 1's SSA after
+//! [`differential_full`] adds, for each K, the routes: route 1's SSA after
 //! each allocation pass, route 2's destructed program, the allocated machine
-//! IR of each, and its x86-64 code under Unicorn.
+//! IR of each (and of route 3, regalloc2, when asked for), and its x86-64
+//! code under Unicorn.
 //!
 //! Architecture invariant: every IR handed from one pass to the next is
 //! checked when [`Config::check`] is on, which is the default in debug
@@ -301,6 +305,8 @@ pub struct DiffConfig {
     pub x86: bool,
     /// Route-2 configurations, each run for every K of `regs`.
     pub route2: Vec<Route2>,
+    /// Run route 3 (regalloc2) for every K of `regs`, after routes 1 and 2.
+    pub route3: bool,
 }
 
 impl DiffConfig {
@@ -320,7 +326,22 @@ impl DiffConfig {
             fuel,
             x86: true,
             route2: Route2::all(),
+            route3: false,
         }
+    }
+
+    /// With route 3 (regalloc2) too.
+    pub fn with_route3(mut self) -> Self {
+        self.route3 = true;
+        self
+    }
+
+    /// Only route 3: no route-1 option set and no route-2 configuration.
+    pub fn route3_only(mut self) -> Self {
+        self.regalloc.clear();
+        self.route2.clear();
+        self.route3 = true;
+        self
     }
 
     /// Only route 1 (no route-2 configuration).
@@ -334,7 +355,9 @@ impl DiffConfig {
 /// for each K and route-1 option set, the SSA after each allocation pass,
 /// the allocated machine IR and its x86-64 code under Unicorn; and for each
 /// route-2 configuration, the destructed program, then for each K the
-/// allocated machine IR and its x86-64 code. Both routes start from the SSA
+/// allocated machine IR and its x86-64 code; with `config.route3`, for each
+/// K, regalloc2's allocated machine IR (`regalloc2[k=K]`) and its x86-64
+/// code (`x86-regalloc2[k=K]`). Every route starts from the SSA
 /// of `BraunOptions::all_on()` (copy propagation on, so the swap and
 /// lost-copy situations occur). Returns the first divergence or failed
 /// check; a panic propagates (see [`differential_full_catching`]).
@@ -427,6 +450,20 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
             };
             charge(t, |p| &mut p.allocation);
             let names = (format!("conv[k={k},{tag}]"), format!("x86-conv[k={k},{tag}]"));
+            if let Some(v) = allocated_stages(&mir, names, args, oracle, config, &expected, &mut stages) {
+                return v;
+            }
+            t = std::time::Instant::now();
+        }
+    }
+    if config.route3 {
+        for &k in &config.regs {
+            let mir = match crate::route3::allocate_module(&ssa, k) {
+                Ok((mir, _)) => mir,
+                Err(e) => return Verdict::CheckFailed(e),
+            };
+            charge(t, |p| &mut p.allocation);
+            let names = (format!("regalloc2[k={k}]"), format!("x86-regalloc2[k={k}]"));
             if let Some(v) = allocated_stages(&mir, names, args, oracle, config, &expected, &mut stages) {
                 return v;
             }

@@ -38,6 +38,7 @@ fn config(out: &std::path::Path, route2: bool) -> CampaignConfig {
         progress: false,
         route1: true,
         route2: if route2 { ssaref::pipeline::Route2::all() } else { Vec::new() },
+        route3: false,
     }
 }
 

@@ -21,6 +21,7 @@ mod common;
 
 use common::{case_files, parse_one};
 
+use ssaref::analysis::critical_edges::{has_critical_edges, split_critical_edges};
 use ssaref::analysis::cssa::{check_cssa, phi_congruence_classes};
 use ssaref::analysis::intervals::{compute_intervals, is_well_formed, merge, union_intersects};
 use ssaref::analysis::ir_text::print_function;
@@ -34,7 +35,6 @@ use ssaref::construction::braun::{construct_program, BraunOptions};
 use ssaref::entity::{EntityRef, EntitySet, EntityVec};
 use ssaref::ir::{Block, Function, Module, Op, Value};
 use ssaref::oracle::Oracle;
-use ssaref::route1::critical_edges::{has_critical_edges, split_critical_edges};
 use ssaref::route1::phi_lifting::{phi_lifting, LiftKind, LiftedCopy};
 use ssaref::route1::phi_mem_coalesce::phi_mem_coalesce;
 use std::path::PathBuf;

@@ -29,6 +29,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("checkers", 3),
     ("route1", 4),
     ("route2", 4),
+    ("route3", 4),
     ("machine", 4),
     ("pipeline", 5),
     ("testing", 6),

@@ -73,7 +73,7 @@ fn compare_module(m: &Module, seen: &mut Seen) -> Result<(), String> {
     for f in &m.functions {
         compare(f, seen).map_err(|e| format!("{e}\n{}", print_function(f)))?;
         let mut g = f.clone();
-        ssaref::route1::critical_edges::split_critical_edges(&mut g);
+        ssaref::analysis::critical_edges::split_critical_edges(&mut g);
         insert_copies(&mut g);
         compare(&g, seen).map_err(|e| format!("after Method I: {e}\n{}", print_function(&g)))?;
     }

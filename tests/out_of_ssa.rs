@@ -22,6 +22,7 @@ use common::{case_files, parse_one, BOISSINOT_FIG3_SWAP};
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use ssaref::analysis::critical_edges::split_critical_edges;
 use ssaref::analysis::cssa::{check_cssa, phi_congruence_classes};
 use ssaref::analysis::dominance::DomTree;
 use ssaref::analysis::ir_text::print_function;
@@ -30,7 +31,6 @@ use ssaref::analysis::verifier::verify_function;
 use ssaref::construction::braun::{construct_program, BraunOptions};
 use ssaref::ir::{Block, Function, Inst, Module, Op, Terminator, Value};
 use ssaref::outcome::{End, Outcome};
-use ssaref::route1::critical_edges::split_critical_edges;
 use ssaref::route2::class_interference::{
     class_has_intersection, classes_interfere_linear, classes_interfere_quadratic, sorted_class, InterferenceMode,
 };

@@ -238,7 +238,7 @@ fn virtualized_against_emulated_on_generated_programs() {
         let Some((tc, mut m, expected)) = seeded_ssa(seed, FUEL) else { continue };
         // The same input for both: no edge for step 1 to split.
         for f in &mut m.functions {
-            ssaref::route1::critical_edges::split_critical_edges(f);
+            ssaref::analysis::critical_edges::split_critical_edges(f);
         }
         // The emulation below has no renaming constraints.
         let opts =

@@ -130,8 +130,10 @@
 //! in distinct locations, every successor exists, each block's `preds`
 //! agrees with the terminators (as a multiset, like the SSA verifier), the
 //! entry has no predecessors and no phis, every phi has one argument per
-//! predecessor and the phis of a block have distinct locations and
-//! destinations, and each annotation has the shape of its instruction (an
+//! predecessor and the phis of a block have distinct locations (two
+//! annotations may name the same destination, with the same arguments:
+//! a phi that lives in two locations on entry, which route 3 produces),
+//! and each annotation has the shape of its instruction (an
 //! operation names one read per register operand and a definition exactly
 //! when it writes a register; a transfer names nothing or is a move, spill
 //! or reload with a copy annotation; `term_reads` is
@@ -563,10 +565,15 @@ impl<'a> Checker<'a> {
                         format!("the phis {j} and {i} both live in {}", loc_label(phi.loc)),
                     ));
                 }
-                if let Some(j) = data.phis[..i].iter().position(|q| q.dest == phi.dest) {
-                    return Err(
-                        self.bad_annotation(Site::Block(b), format!("the phis {j} and {i} both define {}", phi.dest))
-                    );
+                // One phi may live in several locations on entry (regalloc2
+                // keeps a block parameter in its register and its spill slot
+                // at once): then each location has its own annotation, with
+                // the same arguments.
+                if let Some(j) = data.phis[..i].iter().position(|q| q.dest == phi.dest && q.args != phi.args) {
+                    return Err(self.bad_annotation(
+                        Site::Block(b),
+                        format!("the phis {j} and {i} both define {} with different arguments", phi.dest),
+                    ));
                 }
             }
             for (index, inst) in data.insts.iter().enumerate() {

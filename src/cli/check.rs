@@ -1,8 +1,9 @@
 //! `ssaref check`: the differential check of one program: every stage and
 //! every checker, for several construction variants and register counts,
-//! against the source interpreter.
+//! on every back end (`--route` narrows it), against the source interpreter.
 
 use crate::common::{check_regs, internal, load, parse_args, Failure, EXIT_OUT_OF_FUEL};
+use crate::options::Routes;
 use clap::Args;
 use ssaref::construction::braun::BraunOptions;
 use ssaref::pipeline::{self, Verdict};
@@ -27,6 +28,10 @@ pub struct CheckArgs {
     /// Register counts for both back ends, comma-separated.
     #[arg(long, value_delimiter = ',', default_values_t = [2usize, 3, 4, 6, 8, 15])]
     regs: Vec<usize>,
+    /// Which back ends: `ssa-ra`, `boissinot`, `regalloc2`, `both` (routes 1
+    /// and 2) or `all`.
+    #[arg(long, value_enum, default_value_t = Routes::All)]
+    route: Routes,
 }
 
 pub fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
@@ -43,7 +48,7 @@ pub fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
         ]
     };
     check_regs(&a.regs)?;
-    let mut config = pipeline::DiffConfig::standard(&a.regs, a.fuel);
+    let mut config = a.route.restrict(pipeline::DiffConfig::standard(&a.regs, a.fuel));
     config.variants = variants;
     match pipeline::differential_full_catching(&program, &args, &interp::Interp, &config) {
         Verdict::Agree { outcome, stages } => {

@@ -2,7 +2,8 @@
 //! and its exit code), reading a program or a case file (errors as
 //! `FILE:LINE:COL: message`), the arguments of `main` and the `--regs`
 //! check, printing an outcome, and the route-1/route-2 back end and
-//! out-of-SSA program that `run`, `emit` and `repro` print or run.
+//! out-of-SSA program that `run`, `emit` and `repro` print or run (route 3:
+//! regalloc2's input and output with `--passes`).
 
 use crate::options::{AllocArgs, ConstructionArgs, Route, Route2Args};
 use ssaref::analysis::ir_text;
@@ -76,8 +77,9 @@ pub fn print_outcome(outcome: &Outcome) -> ExitCode {
 }
 
 /// The back end's machine IR for `--stage alloc` and `--stage x86`: route 1,
-/// or route 2 with the chosen configuration. With `passes`, also the IR
-/// after each pass, as text.
+/// route 2 with the chosen configuration, or route 3 (regalloc2). With
+/// `passes`, also the IR after each pass (route 3: regalloc2's input and
+/// its allocations and edits), as text.
 pub fn backend(
     program: &ssaref::ast::Program,
     construction: &ConstructionArgs,
@@ -117,6 +119,16 @@ pub fn backend(
                 r2.allocator,
             )
             .map_err(|e| internal(e.to_string()))?
+        }
+        Route::Regalloc2 => {
+            let (mir, reports) = ssaref::route3::allocate_module(&module, usize::from(alloc.regs))
+                .map_err(|e| internal(e.to_string()))?;
+            if passes {
+                for r in &reports {
+                    text.push_str(&r.render());
+                }
+            }
+            mir
         }
     };
     if passes {

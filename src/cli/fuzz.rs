@@ -1,26 +1,14 @@
 //! `ssaref fuzz`: a differential fuzzing campaign over generated programs,
-//! on route 1, route 2 or both, on every core until a time or program
+//! on route 1, route 2, route 3 (regalloc2) or several, on every core until a time or program
 //! limit or Ctrl-C; failing cases are written as case files.
 
 use crate::common::{check_regs, Failure};
-use crate::options::parse_coalescing;
-use clap::{Args, ValueEnum};
+use crate::options::{parse_coalescing, Routes};
+use clap::Args;
 use ssaref::pipeline;
 use std::process::ExitCode;
 
 use ssaref_interp as interp;
-
-/// The back ends a campaign runs.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-enum FuzzRoute {
-    /// Route 1 only.
-    #[value(alias = "pereira")]
-    SsaRa,
-    /// Route 2 only.
-    Boissinot,
-    /// Both routes on every program.
-    Both,
-}
 
 #[derive(Args, Debug)]
 pub struct FuzzArgs {
@@ -45,12 +33,13 @@ pub struct FuzzArgs {
     /// Fuel of each source run.
     #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
     fuel: u64,
-    /// Which back ends: route 1 (`ssa-ra`), route 2 (`boissinot`) or both.
+    /// Which back ends: route 1 (`ssa-ra`), route 2 (`boissinot`), route 3
+    /// (`regalloc2`), routes 1 and 2 (`both`) or all three (`all`).
     /// Route 2 rotates through every coalescing variant, liveness method and
     /// allocator, one configuration per program (unless `--coalescing` fixes
     /// the variant).
-    #[arg(long, value_enum, default_value_t = FuzzRoute::Both)]
-    route: FuzzRoute,
+    #[arg(long, value_enum, default_value_t = Routes::Both)]
+    route: Routes,
     /// Only this coalescing variant in route 2.
     #[arg(long, value_parser = parse_coalescing)]
     coalescing: Option<ssaref::route2::coalescing::CoalescingVariant>,
@@ -88,8 +77,9 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
         fuel: a.fuel,
         out_dir: std::path::PathBuf::from(&a.out),
         progress: true,
-        route1: a.route != FuzzRoute::Boissinot,
-        route2: if a.route == FuzzRoute::SsaRa {
+        route1: a.route.route1(),
+        route3: a.route.route3(),
+        route2: if !a.route.route2() {
             Vec::new()
         } else {
             pipeline::Route2::all()

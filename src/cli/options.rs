@@ -39,6 +39,52 @@ pub enum Route {
     /// Route 2: Boissinot et al.'s out-of-SSA translation, then a
     /// conventional register allocator.
     Boissinot,
+    /// Route 3: regalloc2 (Cranelift's allocator) after critical-edge
+    /// splitting, checked by regalloc2's checker and ssaref's.
+    Regalloc2,
+}
+
+/// The back ends a command that checks every stage runs (`check`, `fuzz`,
+/// `repro`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Routes {
+    /// Route 1 only.
+    #[value(alias = "pereira")]
+    SsaRa,
+    /// Route 2 only.
+    Boissinot,
+    /// Route 3 (regalloc2) only.
+    Regalloc2,
+    /// Routes 1 and 2.
+    Both,
+    /// Every back end: routes 1, 2 and 3.
+    All,
+}
+
+impl Routes {
+    pub fn route1(self) -> bool {
+        matches!(self, Routes::SsaRa | Routes::Both | Routes::All)
+    }
+
+    pub fn route2(self) -> bool {
+        matches!(self, Routes::Boissinot | Routes::Both | Routes::All)
+    }
+
+    pub fn route3(self) -> bool {
+        matches!(self, Routes::Regalloc2 | Routes::All)
+    }
+
+    /// `config` restricted to these routes.
+    pub fn restrict(self, mut config: pipeline::DiffConfig) -> pipeline::DiffConfig {
+        if !self.route1() {
+            config.regalloc.clear();
+        }
+        if !self.route2() {
+            config.route2.clear();
+        }
+        config.route3 = self.route3();
+        config
+    }
 }
 
 pub fn parse_coalescing(s: &str) -> Result<ssaref::route2::coalescing::CoalescingVariant, String> {

@@ -1,8 +1,10 @@
 //! `ssaref repro`: replays a saved case: the program, its SSA, route 1's
-//! IR after each pass, both routes' allocated code and x86-64 listing (the
-//! failing route first), then every stage's verdict.
+//! IR after each pass, routes 1 and 2's allocated code and x86-64 listing
+//! (the failing route first; route 3's, with regalloc2's input and edits,
+//! when it failed or is the only route asked for), then every stage's verdict.
 
 use crate::common::{check_regs, load_case, print_destructed, Failure, DEFAULT_CASE_REGS, EXIT_OUT_OF_FUEL};
+use crate::options::Routes;
 use clap::Args;
 use ssaref::analysis::ir_text;
 use ssaref::construction::braun::construct_program;
@@ -23,6 +25,10 @@ pub struct ReproArgs {
     /// Fuel of the source run.
     #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
     fuel: u64,
+    /// Which back ends: `ssa-ra`, `boissinot`, `regalloc2`, `both` (routes 1
+    /// and 2) or `all`.
+    #[arg(long, value_enum, default_value_t = Routes::All)]
+    route: Routes,
 }
 
 /// `repro`'s annotated disassembly of `mir`, under the heading `title`, or
@@ -63,13 +69,32 @@ fn print_route2(ssa: &ssaref::ir::Module, r2: &pipeline::Route2, k: usize) {
     }
 }
 
+/// `repro`'s view of route 3: regalloc2's input, its allocations and
+/// edits, the allocated code and its disassembly, for one K.
+fn print_route3(ssa: &ssaref::ir::Module, k: usize) {
+    for f in &ssa.functions {
+        match ssaref::route3::allocate_regalloc2(f, k) {
+            Ok((_, report)) => {
+                println!("== route 3: regalloc2 (`{}`, K = {k})", f.name);
+                print!("{}", report.render());
+            }
+            Err(e) => println!("== route 3: regalloc2 on `{}` with K = {k} failed: {e}", f.name),
+        }
+    }
+    if let Ok((mir, _)) = ssaref::route3::allocate_module(ssa, k) {
+        println!("== route 3: allocated (K = {k})");
+        print!("{}", ssaref::mir::print_module(&mir));
+        print_listing(&mir, &format!("route 3: x86-64 (K = {k})"));
+    }
+}
+
 pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
     let case = load_case(&a.case)?;
     let (program, args) = (case.program, case.args);
     let regs =
         if !a.regs.is_empty() { a.regs.clone() } else { case.regs.unwrap_or_else(|| DEFAULT_CASE_REGS.to_vec()) };
     check_regs(&regs)?;
-    let config = pipeline::DiffConfig::standard(&regs, a.fuel);
+    let config = a.route.restrict(pipeline::DiffConfig::standard(&regs, a.fuel));
     let verdict = pipeline::differential_full_catching(&program, &args, &interp::Interp, &config);
     // Show the K and the route-2 configuration of the failing stage.
     let failing = match &verdict {
@@ -103,6 +128,11 @@ pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
     let route2_failed = failing.as_deref().is_some_and(|s| {
         s.starts_with("out-of-ssa") || s.starts_with("conv") || s.starts_with("x86-conv") || s.contains("conv-ra")
     });
+    let route3_failed =
+        failing.as_deref().is_some_and(|s| s.starts_with("regalloc2") || s.starts_with("x86-regalloc2"));
+    if route3_failed || (a.route.route3() && !a.route.route1() && !a.route.route2()) {
+        print_route3(&ssa, first_k);
+    }
     if route2_failed {
         print_route2(&ssa, &route2, first_k);
     }

@@ -62,6 +62,9 @@ pub fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
     if corpus.is_empty() {
         return Err(bad_input("stats: give at least one program, or --gen N".into()));
     }
+    if a.route == Route::Regalloc2 {
+        return Err(bad_input("stats: no table for route 3 (regalloc2) yet".into()));
+    }
     if a.route == Route::Boissinot {
         let liveness = match a.liveness.as_str() {
             "check" => ssaref::route2::out_of_ssa::LivenessMethod::Check,

@@ -9,7 +9,6 @@
 //! the two routes are siblings, and what both need lives in `analysis`.
 
 pub mod coloring;
-pub mod critical_edges;
 pub mod implement_spartan;
 pub mod location_transfer_graph;
 pub mod phi_lifting;

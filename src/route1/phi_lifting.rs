@@ -31,8 +31,8 @@
 //! (`phi_mem_coalesce.rs`) removes the destination copies that are not
 //! needed.
 
+use crate::analysis::critical_edges::has_critical_edges;
 use crate::ir::{Block, Function, Inst, Op, Value};
-use crate::route1::critical_edges::has_critical_edges;
 
 /// Which side of a phi a lifted copy is on.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -19,6 +19,7 @@
 //! assignment colors), and SSA elimination uses only the locations of the
 //! parallel copy it implements (swaps for cycles).
 
+use crate::analysis::critical_edges::split_critical_edges;
 use crate::analysis::cssa::check_cssa;
 use crate::analysis::liveness::compute_liveness;
 use crate::analysis::pressure::max_pressure;
@@ -28,7 +29,6 @@ use crate::error::PassError;
 use crate::ir::{Function, Module};
 use crate::mir::{MFunction, MModule, MAX_REGS, MIN_REGS};
 use crate::route1::coloring::{assign_registers, check_assignment, ColoringOptions};
-use crate::route1::critical_edges::split_critical_edges;
 use crate::route1::phi_lifting::phi_lifting;
 use crate::route1::phi_mem_coalesce::phi_mem_coalesce;
 use crate::route1::spill::{spill, SpillOptions};

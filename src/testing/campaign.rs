@@ -43,6 +43,8 @@ pub struct CampaignConfig {
     /// Route-2 configurations; program `i` runs `route2[i % len]` (none:
     /// no route 2).
     pub route2: Vec<crate::pipeline::Route2>,
+    /// Run route 3 (regalloc2).
+    pub route3: bool,
 }
 
 /// The totals of a campaign.
@@ -151,6 +153,7 @@ pub fn run_campaign(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), stop:
     if !config.route1 {
         diff.regalloc.clear();
     }
+    diff.route3 = config.route3;
     let start = Instant::now();
     let done = AtomicBool::new(false);
     std::thread::scope(|s| {

@@ -3,7 +3,8 @@
 //!
 //! A failing case is a program, the arguments of its `main` and the
 //! register counts of route 1; `pipeline::differential_full` (with
-//! [`DiffConfig::standard`]) gives its verdict. The reducer keeps a
+//! [`DiffConfig::standard`] and route 3, which runs last, so a failure of
+//! routes 1 and 2 reduces as before) gives its verdict. The reducer keeps a
 //! candidate only if its verdict is the same [`Failure`]: the same kind of
 //! verdict and
 //! - for a divergence, the same first diverging stage up to K
@@ -231,7 +232,12 @@ pub fn reduce(
     oracle: &dyn Oracle,
     config: &ReduceConfig,
 ) -> Result<Reduction, ReduceError> {
-    let verdict = differential_full_catching(&tc.program, &tc.args, oracle, &DiffConfig::standard(regs, config.fuel));
+    let verdict = differential_full_catching(
+        &tc.program,
+        &tc.args,
+        oracle,
+        &DiffConfig::standard(regs, config.fuel).with_route3(),
+    );
     let Some(failure) = Failure::of(&verdict) else { return Err(ReduceError::NotFailing(Box::new(verdict))) };
     let mut r = Reducer {
         oracle,
@@ -295,7 +301,7 @@ impl Reducer<'_> {
             &tc.program,
             &tc.args,
             self.oracle,
-            &DiffConfig::standard(regs, self.config.fuel),
+            &DiffConfig::standard(regs, self.config.fuel).with_route3(),
         );
         match Failure::of(&verdict) {
             Some(f) if f == self.target => {

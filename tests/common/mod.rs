@@ -106,7 +106,7 @@ pub fn case_files() -> Vec<PathBuf> {
 pub fn route2_function(f: &ssaref::ir::Function) -> ssaref::ir::Function {
     use ssaref::ir::Value;
     let mut g = f.clone();
-    ssaref::route1::critical_edges::split_critical_edges(&mut g);
+    ssaref::analysis::critical_edges::split_critical_edges(&mut g);
     ssaref::route2::copy_insertion::insert_copies(&mut g);
     let mut rename: Vec<Value> = (0..g.value_count).map(Value).collect();
     for data in g.blocks.values() {

@@ -1,0 +1,106 @@
+//! Route 3's pipeline: regalloc2 on ssaref's SSA, with two checkers.
+//!
+//! | step | file | checked by |
+//! |---|---|---|
+//! | critical-edge splitting | `analysis/critical_edges.rs` | SSA verifier |
+//! | regalloc2's input | `adapter.rs` | regalloc2's SSA validation (`validate_ssa`) |
+//! | machine environment (first K registers, no scratch) | `env.rs` | |
+//! | allocation | regalloc2 (Ion) | regalloc2's own checker (feature `checker`) |
+//! | allocated machine IR | `to_mir.rs` | `alloc_checker::check_allocation` (with `check_no_scratch`) |
+//!
+//! The two checkers judge different things: regalloc2's checks its edits
+//! and allocations against its input, symbolically; ssaref's checks the
+//! machine IR that the adapter made of them, so it also catches a mistake
+//! of the adapter. Both must accept; when only one does, the error gives
+//! both verdicts (check `checkers-disagree`).
+//!
+//! With the environment variable `SSAREF_ROUTE3_DEBUG` set, every
+//! allocation also prints regalloc2's input and output and the allocated
+//! code to stderr before the checkers' verdicts are compared, so that a
+//! rejected allocation can be read (`ssaref repro` prints them only for an
+//! allocation both checkers accept).
+
+use crate::analysis::critical_edges::split_critical_edges;
+use crate::analysis::verifier::verify_function;
+use crate::checkers::alloc_checker::{check_allocation, check_no_scratch};
+use crate::error::PassError;
+use crate::ir::{Function, Module};
+use crate::mir::{MFunction, MModule, MAX_REGS, MIN_REGS};
+use crate::route3::adapter::Adapter;
+use crate::route3::env::machine_env;
+use crate::route3::to_mir::{render_output, to_mir};
+use regalloc2::{Output, RegallocOptions};
+
+/// What regalloc2 was given and what it answered, for `ssaref repro`.
+#[derive(Clone, Debug)]
+pub struct Route3Report {
+    pub input: Adapter,
+    pub output: Output,
+}
+
+impl Route3Report {
+    /// regalloc2's input, then its allocations and edits, as text.
+    pub fn render(&self) -> String {
+        format!(
+            "// regalloc2 input (`{}`, K = {})\n{}// regalloc2 output\n{}",
+            self.input.func.name,
+            self.input.k,
+            self.input.render(),
+            render_output(&self.input, &self.output)
+        )
+    }
+}
+
+fn fail(k: usize, step: &str, check: &'static str, message: impl ToString) -> PassError {
+    PassError { pass: format!("regalloc2[k={k}]/{step}"), check, message: message.to_string() }
+}
+
+/// Allocates `f` with regalloc2 in `k` registers and checks the result
+/// with regalloc2's checker and ssaref's (see the module documentation).
+pub fn allocate_regalloc2(f: &Function, k: usize) -> Result<(MFunction, Route3Report), PassError> {
+    if !(MIN_REGS..=MAX_REGS).contains(&k) {
+        return Err(fail(k, "options", "k", format!("K = {k} is outside {MIN_REGS}..={MAX_REGS}")));
+    }
+    let mut split = f.clone();
+    split_critical_edges(&mut split);
+    verify_function(&split).map_err(|e| fail(k, "split-critical-edges", "verify", e))?;
+    let adapter = Adapter::new(split, k).map_err(|e| fail(k, "adapter", "input", e))?;
+    let env = machine_env(k);
+    let options = RegallocOptions { validate_ssa: true, ..RegallocOptions::default() };
+    let output = regalloc2::run(&adapter, &env, &options).map_err(|e| fail(k, "allocate", "regalloc2", e))?;
+    let mut theirs = regalloc2::checker::Checker::new(&adapter, &env);
+    theirs.prepare(&output);
+    let theirs = theirs.run().map_err(|e| format!("{e:?}"));
+    let mir = to_mir(&adapter, &output).map_err(|e| fail(k, "to-mir", "translate", e))?;
+    check_no_scratch(&mir).map_err(|e| fail(k, "to-mir", "no-scratch", e))?;
+    let ours = check_allocation(&mir).map_err(|e| e.to_string());
+    let report = Route3Report { input: adapter, output };
+    if std::env::var_os("SSAREF_ROUTE3_DEBUG").is_some() {
+        eprintln!("{}{}", report.render(), crate::mir::print_function(&mir));
+    }
+    match (ours, theirs) {
+        (Ok(()), Ok(())) => Ok((mir, report)),
+        (Err(e), Err(t)) => Err(fail(k, "to-mir", "alloc", format!("{e} (regalloc2's checker rejects it too: {t})"))),
+        (ours, theirs) => {
+            let verdict = |r: Result<(), String>| r.err().map_or("accepts".to_string(), |e| format!("rejects: {e}"));
+            Err(fail(
+                k,
+                "to-mir",
+                "checkers-disagree",
+                format!("ssaref's allocation checker {}; regalloc2's checker {}", verdict(ours), verdict(theirs)),
+            ))
+        }
+    }
+}
+
+/// [`allocate_regalloc2`] on every function of `m`.
+pub fn allocate_module(m: &Module, k: usize) -> Result<(MModule, Vec<Route3Report>), PassError> {
+    let mut functions = Vec::with_capacity(m.functions.len());
+    let mut reports = Vec::with_capacity(m.functions.len());
+    for f in &m.functions {
+        let (mir, report) = allocate_regalloc2(f, k)?;
+        functions.push(mir);
+        reports.push(report);
+    }
+    Ok((MModule { functions }, reports))
+}

@@ -1,0 +1,188 @@
+//! Route 3: regalloc2 as a back end (`src/route3/`).
+//!
+//! - Every case of `tests/cases/` agrees with its expected outcome at every
+//!   stage of route 3 (regalloc2's allocated code in the oracle, its x86-64
+//!   lowering through the machine-code checker and Unicorn), for K in
+//!   {2, 3, 4, 6, 8, 15}, with regalloc2's checker and ssaref's allocation
+//!   checker both accepting: `every_case_agrees_on_route3`.
+//! - So do generated programs (`SSAREF_ROUTE3_PROGRAMS`, default 1000):
+//!   `generated_programs_agree_on_route3`.
+//! - ssaref's allocation checker rejects regalloc2's allocations once they
+//!   are corrupted (two registers exchanged, one reload or one spill
+//!   dropped), and never accepts a corruption that computes a wrong
+//!   outcome: `corrupted_allocations_are_rejected`.
+//! - A block parameter that regalloc2 keeps in two locations on entry gets
+//!   two phi annotations, and the checker accepts them:
+//!   `a_block_parameter_in_two_locations_has_two_annotations`.
+
+mod common;
+
+use common::{case_files, parse_case, InterpOracle};
+use ssaref::checkers::alloc_checker::check_allocation;
+use ssaref::frontend::parser::parse_program;
+use ssaref::mir::{Annot, MFunction, MInst, MModule};
+use ssaref::pipeline::{differential_full, later_stage_fuel, DiffConfig, Verdict};
+use ssaref::testing::gen::{describe_failure, GenConfig, Shape, TestCase};
+
+const FUEL: u64 = 1_000_000;
+const REGS: [usize; 6] = [2, 3, 4, 6, 8, 15];
+
+/// Route 3 alone, one construction variant (the construction has its own
+/// suites), every K of [`REGS`], down to x86-64 under Unicorn.
+fn config() -> DiffConfig {
+    let mut c = DiffConfig::standard(&REGS, FUEL).route3_only();
+    c.variants.truncate(1);
+    c
+}
+
+/// The cases of `tests/cases/`: name, program, arguments, expected outcome.
+fn corpus() -> Vec<(String, ssaref::ast::Program, Vec<i64>, String)> {
+    case_files()
+        .into_iter()
+        .map(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let case = parse_case(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let program = parse_program(&case.body).unwrap_or_else(|e| panic!("{name}: {e}"));
+            (name, program, case.args, case.expect)
+        })
+        .collect()
+}
+
+#[test]
+fn every_case_agrees_on_route3() {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for (name, program, args, expect) in corpus() {
+        match differential_full(&program, &args, &InterpOracle, &config()) {
+            Verdict::Agree { outcome, stages } => {
+                if outcome.render_full() != expect {
+                    failures.push(format!("{name}: the source's outcome is not the expected one"));
+                }
+                for k in REGS {
+                    for stage in [format!("regalloc2[k={k}]"), format!("x86-regalloc2[k={k}]")] {
+                        if !stages.iter().any(|s| s.stage == stage) {
+                            failures.push(format!("{name}: no stage {stage}"));
+                        }
+                    }
+                }
+                checked += 1;
+            }
+            other => failures.push(format!("{name}: {other:?}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked >= 50, "only {checked} cases checked");
+}
+
+#[test]
+fn generated_programs_agree_on_route3() {
+    let n: u64 = std::env::var("SSAREF_ROUTE3_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
+    let (mut agreed, mut failures) = (0u64, Vec::new());
+    for seed in 0..n {
+        let gen = if seed % 2 == 0 { Shape::Patterns.config() } else { GenConfig::default() };
+        let tc = TestCase::from_seed(seed, &gen);
+        match differential_full(&tc.program, &tc.args, &InterpOracle, &config()) {
+            Verdict::Agree { .. } => agreed += 1,
+            Verdict::Inconclusive => {}
+            other => failures.push(describe_failure(&tc, &other)),
+        }
+    }
+    assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
+    assert!(agreed * 10 >= n * 9, "only {agreed} of {n} programs were conclusive");
+}
+
+/// Every single corruption of `f`: two different registers exchanged in
+/// one binary operation or store, one reload or one spill dropped.
+fn corruptions(f: &MFunction) -> Vec<(&'static str, MFunction)> {
+    let mut out = Vec::new();
+    for (b, data) in f.blocks.iter() {
+        for (i, mi) in data.insts.iter().enumerate() {
+            let mut g = f.clone();
+            let target = &mut g.blocks[b].insts[i].inst;
+            match *target {
+                MInst::Binary { op, dst, a, b: rb } if a != rb => {
+                    *target = MInst::Binary { op, dst, a: rb, b: a };
+                    out.push(("swapped registers", g));
+                }
+                MInst::Store { addr, src } if addr != src => {
+                    *target = MInst::Store { addr: src, src: addr };
+                    out.push(("swapped registers", g));
+                }
+                MInst::Reload { .. } | MInst::Spill { .. } if mi.annot == Annot::default() => {
+                    let kind = if matches!(mi.inst, MInst::Reload { .. }) { "dropped reload" } else { "dropped spill" };
+                    g.blocks[b].insts.remove(i);
+                    out.push((kind, g));
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn corrupted_allocations_are_rejected() {
+    let mut rejected: std::collections::BTreeMap<&str, usize> = Default::default();
+    let mut failures = Vec::new();
+    let fuel = later_stage_fuel(FUEL);
+    for (name, program, args, _) in corpus() {
+        let ssa = ssaref::construction::braun::construct_program(&program, &Default::default());
+        for k in [2, 3] {
+            let (mir, _) = ssaref::route3::allocate_module(&ssa, k).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let expected = ssaref_interp::run_mir(&mir, &args, fuel);
+            let Some(main) = mir.main() else { continue };
+            for (kind, bad) in corruptions(main).into_iter().take(40) {
+                let functions =
+                    mir.functions.iter().map(|f| if f.name == "main" { bad.clone() } else { f.clone() }).collect();
+                let wrong = ssaref_interp::run_mir(&MModule { functions }, &args, fuel) != expected;
+                if check_allocation(&bad).is_err() {
+                    *rejected.entry(kind).or_default() += 1;
+                } else if wrong {
+                    failures.push(format!("{name}, K = {k}: a {kind} computes a wrong outcome but is accepted"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    for kind in ["swapped registers", "dropped reload", "dropped spill"] {
+        assert!(rejected.get(kind).copied().unwrap_or(0) >= 20, "too few rejected {kind}s: {rejected:?}");
+    }
+}
+
+#[test]
+fn a_corrupted_allocation_of_gcd_is_rejected() {
+    // `v6 = rem v3, v2` reads the dividend from rax and the divisor from
+    // another register; exchanging the registers of the first binary
+    // operation with two different operands must be caught.
+    let program =
+        parse_program("fn main(a, b) { while (b != 0) { var t = a % b; a = b; b = t; out a; } return a + b * 3; }")
+            .unwrap();
+    let ssa = ssaref::construction::braun::construct_program(&program, &Default::default());
+    let (mir, _) = ssaref::route3::allocate_module(&ssa, 4).unwrap();
+    let main = mir.main().unwrap();
+    check_allocation(main).expect("regalloc2's allocation is accepted");
+    let (_, bad) = corruptions(main)
+        .into_iter()
+        .find(|(kind, _)| *kind == "swapped registers")
+        .expect("a binary operation with two different registers");
+    assert!(check_allocation(&bad).is_err(), "swapped registers accepted:\n{}", ssaref::mir::print_function(&bad));
+}
+
+#[test]
+fn a_block_parameter_in_two_locations_has_two_annotations() {
+    // At K = 2, regalloc2 keeps the loop header's `i` in a register and in
+    // its spill slot from the start of the header (Braun et al.'s Fig. 2).
+    let (_, program, args, expect) =
+        corpus().into_iter().find(|(n, ..)| n == "braun_fig2_global_value_numbering.src").expect("the case exists");
+    let ssa = ssaref::construction::braun::construct_program(&program, &Default::default());
+    let (mir, _) = ssaref::route3::allocate_module(&ssa, 2).unwrap();
+    let main = mir.main().unwrap();
+    let doubled = main.blocks.values().any(|b| {
+        b.phis.iter().enumerate().any(|(i, p)| b.phis[..i].iter().any(|q| q.dest == p.dest && q.loc != p.loc))
+    });
+    assert!(doubled, "no phi in two locations:\n{}", ssaref::mir::print_function(main));
+    check_allocation(main).expect("accepted");
+    let got = ssaref_interp::run_mir(&mir, &args, later_stage_fuel(FUEL)).unwrap();
+    assert_eq!(got.render_full(), expect);
+}
