@@ -60,6 +60,7 @@
 //! siblings directly, never through this `mod.rs`.
 
 mod ast_walk;
+mod current_defs;
 mod finish;
 mod lookup;
 mod on_the_fly;
