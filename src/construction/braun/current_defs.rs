@@ -21,6 +21,18 @@
 //! the whole function holds a dense array, at 4 bytes per block. A variable's
 //! page list is searched by binary search while it is short, and becomes a
 //! direct page table once it has [`DENSE_AFTER`] pages.
+//!
+//! What stays superlinear (measured with `ssaref bench-construction`): the
+//! number of entries itself. On the generated structured programs many
+//! variables are read before their first assignment, and such a read walks
+//! back to the entry block through every block in between, leaving an entry
+//! in each and an operandless phi in each join (`gen --seed 1 --shape
+//! structured --size 10000`: 5,580 blocks, 2,481 variables, 2.0 million
+//! entries, 1.04 million phis created). Cytron et al.'s liveness walks the
+//! same blocks, but keeps nothing per block and variable. And code after
+//! `break`, `continue` or `return` is built in blocks without predecessors,
+//! whose `undef` keeps the phis of the join below them non-trivial until
+//! `finish.rs` removes that code (0.36 million phis at that size).
 
 use crate::entity::EntityRef;
 use crate::ir::{Block, Value};
