@@ -59,7 +59,7 @@ enum VarPages {
 #[derive(Debug, Default)]
 pub(super) struct CurrentDefs {
     vars: Vec<VarPages>,
-    pages: Vec<Box<[Value; PAGE]>>,
+    pages: Vec<[Value; PAGE]>,
 }
 
 impl CurrentDefs {
@@ -92,7 +92,7 @@ impl CurrentDefs {
 
     fn new_page(&mut self, var: usize, page: u32) -> u32 {
         let index = u32::try_from(self.pages.len()).expect("fewer than 2^32 pages");
-        self.pages.push(Box::new([NONE; PAGE]));
+        self.pages.push([NONE; PAGE]);
         if self.vars.len() <= var {
             self.vars.resize_with(var + 1, || VarPages::Sparse(Vec::new()));
         }
