@@ -1,8 +1,8 @@
 //! The global allocator of the binary: mimalloc (faster than glibc's malloc
 //! on the passes' many small allocations; see ARCHITECTURE.md,
 //! "Dependencies"), which also counts the bytes in use and their peak for
-//! `bench-out-of-ssa` (a relaxed atomic add per allocation, only once that
-//! command enables it). `main.rs` installs it with `#[global_allocator]`.
+//! `bench-out-of-ssa` and `bench-construction` (a relaxed atomic add per
+//! allocation, only once one of those commands enables it). `main.rs` installs it with `#[global_allocator]`.
 
 use mimalloc::MiMalloc;
 use std::alloc::{GlobalAlloc, Layout};
@@ -12,7 +12,7 @@ pub struct Counting;
 
 static CURRENT: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
-/// Off except in `bench-out-of-ssa`: counting on every allocation from
+/// Off except in the benchmarks: counting on every allocation from
 /// several threads would make them fight over the counters' cache line.
 static ENABLED: AtomicBool = AtomicBool::new(false);
 

@@ -7,7 +7,8 @@
 //! - `run.rs`: `run`; `emit.rs`: `emit`; `check.rs`: `check`;
 //! - `fuzz.rs`: `fuzz`; `repro.rs`: `repro`; `reduce.rs`: `reduce`;
 //! - `stats.rs`: `stats`; `gen.rs`: `gen`;
-//! - `bench.rs`: `bench-emulator` and `bench-out-of-ssa`.
+//! - `bench.rs`: `bench-emulator` and `bench-out-of-ssa`;
+//!   `bench_construction.rs`: `bench-construction`.
 //!
 //! What several commands share sits below them:
 //! - `options.rs`: the shared options (stage, route, route 2's configuration,
@@ -27,10 +28,12 @@
 //! Architecture invariant: the command line may import everything of the
 //! library; nothing imports the command line. Within it, imports go one
 //! way: `main.rs` → the command files → `common.rs` → `options.rs`, and
-//! `bench.rs` and `main.rs` → `counting_alloc.rs`; no file imports
+//! `bench.rs`, `bench_construction.rs` and `main.rs` → `counting_alloc.rs`;
+//! no file imports
 //! `main.rs`.
 
 mod bench;
+mod bench_construction;
 mod check;
 mod common;
 mod counting_alloc;
@@ -44,6 +47,7 @@ mod run;
 mod stats;
 
 use bench::{cmd_bench_emulator, cmd_bench_out_of_ssa, BenchArgs, BenchEmulatorArgs};
+use bench_construction::{cmd_bench_construction, BenchConstructionArgs};
 use check::{cmd_check, CheckArgs};
 use clap::{Parser, Subcommand};
 use emit::{cmd_emit, EmitArgs};
@@ -89,6 +93,10 @@ enum Command {
     /// peak memory: the fast configuration against Sreedhar III with an
     /// interference graph and liveness sets.
     BenchOutOfSsa(BenchArgs),
+    /// Times SSA construction and measures its peak memory on generated
+    /// structured functions: Braun et al. (plain and all-on) against Cytron
+    /// et al., interleaved, with the ratios from the same run.
+    BenchConstruction(BenchConstructionArgs),
 }
 
 fn main() -> ExitCode {
@@ -112,6 +120,7 @@ fn main() -> ExitCode {
         Command::Reduce(a) => cmd_reduce(a),
         Command::Gen(a) => cmd_gen(a),
         Command::BenchEmulator(a) => cmd_bench_emulator(a),
+        Command::BenchConstruction(a) => cmd_bench_construction(a),
     };
     match result {
         Ok(code) => code,

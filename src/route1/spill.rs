@@ -196,8 +196,9 @@ pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, Spill
         let live = compute_liveness(f);
         match find_overloads(f, &live, &spilled, &reloads, &depth, opts.k) {
             Ok(chosen) if !chosen.is_empty() => {
-                for v in chosen {
-                    spill_value(f, v, &mut spilled, &mut reloads);
+                let blocks = use_blocks(f, &chosen);
+                for (v, bs) in chosen.into_iter().zip(&blocks) {
+                    spill_value(f, v, bs, &mut spilled, &mut reloads);
                 }
                 continue;
             }
@@ -207,9 +208,11 @@ pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, Spill
         if opts.load_lowering && !lowering_done {
             lowering_done = true;
             let before = lowered.len();
-            for v in lowering_candidates(f, &spilled) {
+            let candidates = lowering_candidates(f, &spilled);
+            let blocks = use_blocks(f, &candidates);
+            for (v, bs) in candidates.into_iter().zip(&blocks) {
                 lowered.push(v);
-                spill_value(f, v, &mut spilled, &mut reloads);
+                spill_value(f, v, bs, &mut spilled, &mut reloads);
             }
             if lowered.len() > before {
                 continue;
@@ -314,15 +317,52 @@ fn find_overloads(
     Ok(chosen)
 }
 
+/// For each of `values`, the blocks whose instructions or terminator use it,
+/// in block order. One scan for a whole round of spills: spilling one value
+/// (`spill_value`) adds and removes no use of another, so the lists stay
+/// true while the round spills its values one after the other, and each
+/// spill visits only the blocks that use its value instead of the whole
+/// function (which made spilling quadratic in the function's size).
+fn use_blocks(f: &Function, values: &[Value]) -> Vec<Vec<Block>> {
+    let mut index: Vec<u32> = vec![u32::MAX; f.value_count as usize];
+    for (i, v) in values.iter().enumerate() {
+        index[v.index()] = i as u32;
+    }
+    let mut out: Vec<Vec<Block>> = vec![Vec::new(); values.len()];
+    for (b, data) in f.blocks.iter() {
+        let mut note = |a: Value| {
+            let i = index[a.index()];
+            if i != u32::MAX && out[i as usize].last() != Some(&b) {
+                out[i as usize].push(b);
+            }
+        };
+        for inst in &data.insts {
+            inst.op.for_each_arg(&mut note);
+        }
+        if let Some(a) = data.term.arg() {
+            note(a);
+        }
+    }
+    out
+}
+
 /// Marks `v` spilled and gives each use other than a phi argument a reload
 /// right before it (a `copy v` that already exists is its own reload).
-fn spill_value(f: &mut Function, v: Value, spilled: &mut EntitySet<Value>, reloads: &mut EntitySet<Value>) {
+/// `blocks` are the blocks that use `v` (`use_blocks`), in block order.
+fn spill_value(
+    f: &mut Function,
+    v: Value,
+    blocks: &[Block],
+    spilled: &mut EntitySet<Value>,
+    reloads: &mut EntitySet<Value>,
+) {
     spilled.insert(v);
-    for b in f.blocks.keys() {
+    for &b in blocks {
         let mut i = 0;
         while i < f.blocks[b].insts.len() {
             let inst = &f.blocks[b].insts[i];
-            let uses_v = inst.op.args().contains(&v);
+            let mut uses_v = false;
+            inst.op.for_each_arg(|a| uses_v |= a == v);
             if !uses_v || matches!(inst.op, Op::Copy(_)) {
                 i += 1;
                 continue;

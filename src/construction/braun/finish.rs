@@ -28,9 +28,9 @@ impl Builder {
         let mut recheck = Vec::new();
         for b in self.blocks.keys() {
             if !reachable[b.index()] {
-                for &p in &self.blocks[b].phis {
-                    if let Some(d) = self.phis.get_mut(&p) {
-                        d.dead = true;
+                for p in self.blocks[b].phis.clone() {
+                    if self.is_live_phi(p) {
+                        self.remove_phi(p);
                     }
                 }
                 continue;
@@ -42,10 +42,7 @@ impl Builder {
             let keep: Vec<bool> = preds.iter().map(|p| reachable[p.index()]).collect();
             self.blocks[b].preds = preds.into_iter().filter(|p| reachable[p.index()]).collect();
             for &phi in &self.blocks[b].phis.clone() {
-                let d = self.phis.get_mut(&phi).expect("phi");
-                if d.dead {
-                    continue;
-                }
+                let Some(d) = self.phis.get_mut(&phi) else { continue };
                 let args = std::mem::take(&mut d.args);
                 d.args = args.into_iter().zip(&keep).filter(|(_, &k)| k).map(|(a, _)| a).collect();
                 d.witness = None;

@@ -40,7 +40,7 @@ impl Builder {
     // ----- Algorithm 1: local value numbering -----
 
     pub(super) fn write_variable(&mut self, var: Var, block: Block, value: Value) {
-        self.blocks[block].defs.insert(var, value);
+        self.defs.set(var.0, block, value);
     }
 
     /// `readVariable` of Alg. 1 and 2, with the recursion of Alg. 2 on an
@@ -87,7 +87,7 @@ impl Builder {
         let mut path = Vec::new();
         let mut b = block;
         let value = loop {
-            if let Some(&v) = self.blocks[b].defs.get(&var) {
+            if let Some(v) = self.defs.get(var.0, b) {
                 break v;
             }
             if b == ir::Function::ENTRY {

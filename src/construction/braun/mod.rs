@@ -38,8 +38,11 @@
 //!
 //! Where each part is:
 //! - `options.rs`: [`BraunOptions`] (the switches) and [`BraunStats`];
-//! - `state.rs`: the builder state (`Builder`, `BlockState`, `PhiData`, `Var`)
-//!   and its entity helpers (`new_phi`, `resolve`, `undef_value`);
+//! - `current_defs.rs`: `CurrentDefs`, the `currentDef` table of Alg. 1,
+//!   per variable in pages of blocks (its module comment says why);
+//! - `state.rs`: the builder state (`Builder`, `BlockState`, `PhiData`,
+//!   `PhiTable`, `Var`) and its entity helpers (`new_phi`, `resolve`,
+//!   `remove_phi`, `undef_value`);
 //! - `on_the_fly.rs`: `Operand`, instructions and the on-the-fly
 //!   optimizations of §3.1 (folding, simplification, CSE);
 //! - `trivial_phi.rs`: `tryRemoveTrivialPhi` (Alg. 3) and the witness cache;
@@ -60,6 +63,7 @@
 //! siblings directly, never through this `mod.rs`.
 
 mod ast_walk;
+mod current_defs;
 mod finish;
 mod lookup;
 mod on_the_fly;

@@ -5,7 +5,6 @@
 
 use super::state::Builder;
 use crate::analysis::scc::tarjan_sccs;
-use crate::entity::EntityRef;
 use crate::ir::Value;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -66,10 +65,8 @@ impl Builder {
             1 => {
                 let v = outer_ops[0];
                 for &phi in scc {
-                    let d = self.phis.get_mut(&phi).expect("phi");
-                    d.dead = true;
-                    let users = std::mem::take(&mut d.users);
-                    self.alias[phi.index()] = Some(v);
+                    let users = self.remove_phi(phi);
+                    self.set_alias(phi, v);
                     self.stats.scc_removed += 1;
                     if let Some(vd) = self.phis.get_mut(&v) {
                         vd.users.extend(users.into_iter().filter(|u| !members.contains(u)));

@@ -1,9 +1,19 @@
 //! The builder state of Braun et al.'s construction ("Simple and Efficient
 //! Construction of Static Single Assignment Form", CC 2013, §2): blocks with
-//! their `currentDef` maps and `incompletePhis` (Alg. 1 and 4), phis with
-//! their operands and users, the alias links that implement `replaceBy`
-//! (Alg. 3), and the entity helpers every other file of the folder uses.
+//! their `incompletePhis` (Alg. 4), the `currentDef` table of Alg. 1
+//! (`current_defs.rs`), phis with their operands and users, the alias links
+//! that implement `replaceBy` (Alg. 3), and the entity helpers every other
+//! file of the folder uses.
+//!
+//! Data structures, chosen for large functions (the look-up of Alg. 2 creates
+//! one operandless phi per join block on a variable's live range, and most of
+//! them die at once as trivial): the alias links are one dense vector of
+//! parents indexed by value (a value is its own parent until `replaceBy`);
+//! the phis live in a [`PhiTable`], a dense arena whose slots are freed when
+//! a phi dies and reused, with their vectors' capacity, by the next phi; and
+//! a phi that dies as the last phi of its block leaves the block's list.
 
+use super::current_defs::CurrentDefs;
 use super::options::{BraunOptions, BraunStats};
 use crate::ast::{self, Stmt};
 use crate::entity::{EntityRef, EntityVec};
@@ -13,7 +23,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 /// A source variable, or a hidden one that holds the value of a `&&`/`||`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
-pub(super) struct Var(u32);
+pub(super) struct Var(pub(super) u32);
 
 /// Construction-time data of a phi.
 #[derive(Clone, Debug)]
@@ -25,10 +35,80 @@ pub(super) struct PhiData {
     /// All operands are present (false while Alg. 2 collects them, and for
     /// the incomplete phis of an unsealed block).
     pub(super) complete: bool,
-    /// Replaced (an alias now) or removed.
-    pub(super) dead: bool,
     /// Indices of two arguments that witnessed non-triviality (§3.1).
     pub(super) witness: Option<(u32, u32)>,
+    /// The block the phi is in.
+    pub(super) block: Block,
+}
+
+/// The phis that are alive, by value: a dense arena of [`PhiData`] and, per
+/// value, its slot. A phi that dies (replaced, part of a redundant SCC, or in
+/// unreachable code) leaves the table, so that `get` answers `None` for it as
+/// for any value that never was a phi, and its slot (with the capacity of its
+/// vectors) serves the next phi.
+#[derive(Debug, Default)]
+pub(super) struct PhiTable {
+    slot_of: Vec<u32>,
+    slots: Vec<PhiData>,
+    free: Vec<u32>,
+}
+
+const NO_SLOT: u32 = u32::MAX;
+
+impl PhiTable {
+    /// Makes room for the value `v` (called for every new value).
+    fn grow_to(&mut self, v: Value) {
+        if self.slot_of.len() <= v.index() {
+            self.slot_of.resize(v.index() + 1, NO_SLOT);
+        }
+    }
+
+    fn insert(&mut self, v: Value, block: Block, complete: bool) {
+        self.grow_to(v);
+        let slot = match self.free.pop() {
+            Some(s) => {
+                let d = &mut self.slots[s as usize];
+                d.args.clear();
+                d.users.clear();
+                d.complete = complete;
+                d.witness = None;
+                d.block = block;
+                s
+            }
+            None => {
+                let s = u32::try_from(self.slots.len()).expect("fewer than 2^32 phis");
+                self.slots.push(PhiData { args: Vec::new(), users: Vec::new(), complete, witness: None, block });
+                s
+            }
+        };
+        self.slot_of[v.index()] = slot;
+    }
+
+    /// The live phi `v`, if it is one.
+    pub(super) fn get(&self, v: &Value) -> Option<&PhiData> {
+        let s = *self.slot_of.get(v.index())?;
+        (s != NO_SLOT).then(|| &self.slots[s as usize])
+    }
+
+    pub(super) fn get_mut(&mut self, v: &Value) -> Option<&mut PhiData> {
+        let s = *self.slot_of.get(v.index())?;
+        (s != NO_SLOT).then(|| &mut self.slots[s as usize])
+    }
+
+    /// Takes the phi `v` out of the table (it died): returns its users.
+    pub(super) fn remove(&mut self, v: Value) -> Vec<Value> {
+        let s = std::mem::replace(&mut self.slot_of[v.index()], NO_SLOT);
+        assert_ne!(s, NO_SLOT, "{v} is not a live phi");
+        self.free.push(s);
+        std::mem::take(&mut self.slots[s as usize].users)
+    }
+}
+
+impl std::ops::Index<&Value> for PhiTable {
+    type Output = PhiData;
+    fn index(&self, v: &Value) -> &PhiData {
+        self.get(v).unwrap_or_else(|| panic!("{v} is not a live phi"))
+    }
 }
 
 /// Construction-time data of a block.
@@ -39,8 +119,6 @@ pub(super) struct BlockState {
     pub(super) insts: Vec<Inst>,
     pub(super) term: Option<Terminator>,
     pub(super) sealed: bool,
-    /// `currentDef[variable][block]` of Alg. 1, stored per block.
-    pub(super) defs: HashMap<Var, Value>,
     /// `incompletePhis[block]` of Alg. 4.
     pub(super) incomplete: Vec<(Var, Value)>,
     /// Local value numbering table for CSE: operation to value.
@@ -69,10 +147,13 @@ pub(super) struct LabelInfo {
 pub(super) struct Builder {
     pub(super) opts: BraunOptions,
     pub(super) blocks: EntityVec<Block, BlockState>,
-    /// Union-find parent of each value: `Some(v)` after `replaceBy(v)`.
-    pub(super) alias: Vec<Option<Value>>,
-    /// Phi data, for values that are (or were) phis.
-    pub(super) phis: HashMap<Value, PhiData>,
+    /// `currentDef[variable][block]` of Alg. 1.
+    pub(super) defs: CurrentDefs,
+    /// Union-find parent of each value: `v` itself, or what `replaceBy`
+    /// replaced it with.
+    pub(super) alias: Vec<Value>,
+    /// The live phis.
+    pub(super) phis: PhiTable,
     /// Known constant of a value (for folding).
     pub(super) consts: HashMap<Value, i64>,
     pub(super) value_count: u32,
@@ -97,8 +178,9 @@ impl Builder {
         let mut b = Builder {
             opts,
             blocks: EntityVec::new(),
+            defs: CurrentDefs::default(),
             alias: Vec::new(),
-            phis: HashMap::default(),
+            phis: PhiTable::default(),
             consts: HashMap::default(),
             value_count: 0,
             vars: HashMap::default(),
@@ -143,7 +225,7 @@ impl Builder {
     pub(super) fn new_value(&mut self) -> Value {
         let v = Value(self.value_count);
         self.value_count += 1;
-        self.alias.push(None);
+        self.alias.push(v);
         v
     }
 
@@ -178,26 +260,37 @@ impl Builder {
 
     /// Follows alias links to the value that now stands for `v`, with path
     /// halving.
-    pub(super) fn resolve(&mut self, mut v: Value) -> Value {
-        while let Some(p) = self.alias[v.index()] {
-            if let Some(pp) = self.alias[p.index()] {
-                self.alias[v.index()] = Some(pp);
-            }
-            v = p;
-        }
-        v
+    pub(super) fn resolve(&mut self, v: Value) -> Value {
+        resolve_in(&mut self.alias, v)
     }
 
     pub(super) fn is_live_phi(&self, v: Value) -> bool {
-        self.phis.get(&v).is_some_and(|p| !p.dead)
+        self.phis.get(&v).is_some()
     }
 
     /// `resolve` without path compression (for use inside iterator closures).
     pub(super) fn resolve_pure(&self, mut v: Value) -> Value {
-        while let Some(p) = self.alias[v.index()] {
-            v = p;
+        while self.alias[v.index()] != v {
+            v = self.alias[v.index()];
         }
         v
+    }
+
+    /// Records `replaceBy(v)` for the value `phi`, which has died.
+    pub(super) fn set_alias(&mut self, phi: Value, v: Value) {
+        self.alias[phi.index()] = v;
+    }
+
+    /// Takes a dead phi out of the phi table, and out of its block's list
+    /// when it is the last phi there (the common case: the operandless phi
+    /// of Alg. 2 that turned out trivial). Returns its users.
+    pub(super) fn remove_phi(&mut self, phi: Value) -> Vec<Value> {
+        let block = self.phis[&phi].block;
+        let users = self.phis.remove(phi);
+        if self.blocks[block].phis.last() == Some(&phi) {
+            self.blocks[block].phis.pop();
+        }
+        users
     }
 
     pub(super) fn undef_value(&mut self) -> Value {
@@ -212,7 +305,7 @@ impl Builder {
 
     pub(super) fn new_phi(&mut self, block: Block, complete: bool) -> Value {
         let v = self.new_value();
-        self.phis.insert(v, PhiData { args: Vec::new(), users: Vec::new(), complete, dead: false, witness: None });
+        self.phis.insert(v, block, complete);
         self.blocks[block].phis.push(v);
         self.stats.phis_created += 1;
         v
@@ -227,4 +320,16 @@ impl Builder {
             }
         }
     }
+}
+
+/// Follows alias links to the value that now stands for `v`, with path
+/// halving (a free function, so that a caller can hold the phi table while
+/// resolving).
+pub(super) fn resolve_in(alias: &mut [Value], mut v: Value) -> Value {
+    while alias[v.index()] != v {
+        let p = alias[v.index()];
+        alias[v.index()] = alias[p.index()];
+        v = p;
+    }
+    v
 }

@@ -4,8 +4,7 @@
 //!
 //! [`BraunOptions::witness_cache`]: super::options::BraunOptions::witness_cache
 
-use super::state::Builder;
-use crate::entity::EntityRef;
+use super::state::{resolve_in, Builder};
 use crate::ir::Value;
 
 impl Builder {
@@ -15,16 +14,17 @@ impl Builder {
     /// itself and `v`, `Some(None)` when it merges only itself, `None` when
     /// it merges two other values. Uses and refreshes the witnesses (§3.1).
     fn trivial_replacement(&mut self, phi: Value) -> Option<Option<Value>> {
-        let (args, witness) = {
-            let d = &self.phis[&phi];
-            (d.args.clone(), d.witness)
-        };
+        // The phi's arguments are read in place (no copy): the phi table and
+        // the alias links are separate fields.
+        let args = &self.phis[&phi].args;
+        let witness = self.phis[&phi].witness;
+        let alias = &mut self.alias;
         let mut same: Option<Value> = None;
         let mut start = 0;
         if self.opts.witness_cache {
             if let Some((i, j)) = witness {
-                let a = self.resolve(args[i as usize]);
-                let b = self.resolve(args[j as usize]);
+                let a = resolve_in(alias, args[i as usize]);
+                let b = resolve_in(alias, args[j as usize]);
                 if a != b && a != phi && b != phi {
                     self.stats.witness_hits += 1;
                     return None;
@@ -39,13 +39,13 @@ impl Builder {
         }
         let mut first_index = None;
         for (i, &arg) in args.iter().enumerate().skip(start) {
-            let op = self.resolve(arg);
+            let op = resolve_in(alias, arg);
             if op == phi || Some(op) == same {
                 continue;
             }
             if let Some(s) = same {
                 // Two distinct witnesses: not trivial. Remember them.
-                let wi = first_index.or_else(|| args.iter().position(|&x| self.resolve_pure(x) == s)).unwrap_or(0);
+                let wi = first_index.or_else(|| args.iter().position(|&x| resolve_in(alias, x) == s)).unwrap_or(0);
                 self.phis.get_mut(&phi).expect("phi").witness = Some((wi as u32, i as u32));
                 return None;
             }
@@ -62,7 +62,7 @@ impl Builder {
         let mut work = vec![phi];
         while let Some(p) = work.pop() {
             let Some(d) = self.phis.get(&p) else { continue };
-            if d.dead || !d.complete {
+            if !d.complete {
                 continue;
             }
             let Some(same) = self.trivial_replacement(p) else { continue };
@@ -71,20 +71,13 @@ impl Builder {
                 // The phi is unreachable or in the start block.
                 None => self.undef_value(),
             };
-            let users = {
-                let d = self.phis.get_mut(&p).expect("phi");
-                d.dead = true;
-                std::mem::take(&mut d.users)
-            };
-            self.alias[p.index()] = Some(same);
+            let users = self.remove_phi(p);
+            self.set_alias(p, same);
             self.stats.trivial_removed += 1;
-            let users: Vec<Value> = users.into_iter().filter(|&u| u != p).collect();
             if let Some(sd) = self.phis.get_mut(&same) {
-                if !sd.dead {
-                    sd.users.extend(users.iter().copied().filter(|&u| u != same));
-                }
+                sd.users.extend(users.iter().copied().filter(|&u| u != p && u != same));
             }
-            work.extend(users);
+            work.extend(users.into_iter().filter(|&u| u != p));
         }
         self.resolve(phi)
     }

@@ -1,0 +1,122 @@
+//! The table `currentDef[variable][block]` of Braun et al.'s Algorithm 1
+//! ("Simple and Efficient Construction of Static Single Assignment Form",
+//! CC 2013, §2.1), stored sparsely per variable in dense pages of blocks.
+//!
+//! The look-up of Alg. 2 records the value it finds in every block it walks
+//! through, so the table ends with one entry per variable and block on the
+//! variable's live range (Θ((B+E)·V) in the worst case, the paper's bound).
+//! A hash map keyed by the pair (or one hash map per block, as this table
+//! replaced) pays for that with a hash, a probe and about four times the
+//! entry's size per entry, and its doubling made page faults inside
+//! `reserve_rehash` the largest single cost of large functions.
+//!
+//! Production implementations store the table densely instead: libFirm keeps
+//! an array of all variables in each block, Cranelift's `SSABuilder` a
+//! vector of all blocks per variable. Both cost B·V words even for the
+//! variables that live in a few blocks, so this table takes the middle road:
+//! per variable, the blocks are cut into pages of [`PAGE`] consecutive
+//! blocks, and a page is allocated only when one of its blocks gets an entry.
+//! A variable used in a few neighbouring blocks (most of them: blocks are
+//! numbered in source order) holds one or two pages; a variable live across
+//! the whole function holds a dense array, at 4 bytes per block. A variable's
+//! page list is searched by binary search while it is short, and becomes a
+//! direct page table once it has [`DENSE_AFTER`] pages.
+//!
+//! What stays superlinear (measured with `ssaref bench-construction`): the
+//! number of entries itself. On the generated structured programs many
+//! variables are read before their first assignment, and such a read walks
+//! back to the entry block through every block in between, leaving an entry
+//! in each and an operandless phi in each join (`gen --seed 1 --shape
+//! structured --size 10000`: 5,580 blocks, 2,481 variables, 2.0 million
+//! entries, 1.04 million phis created). Cytron et al.'s liveness walks the
+//! same blocks, but keeps nothing per block and variable. And code after
+//! `break`, `continue` or `return` is built in blocks without predecessors,
+//! whose `undef` keeps the phis of the join below them non-trivial until
+//! `finish.rs` removes that code (0.36 million phis at that size).
+
+use crate::entity::EntityRef;
+use crate::ir::{Block, Value};
+
+/// Blocks per page.
+const PAGE: usize = 32;
+/// Pages after which a variable's page list becomes a direct table.
+const DENSE_AFTER: usize = 16;
+/// The empty entry of a page (no value is ever numbered `u32::MAX`).
+const NONE: Value = Value(u32::MAX);
+/// The empty entry of a direct page table.
+const NO_PAGE: u32 = u32::MAX;
+
+/// The pages of one variable.
+#[derive(Debug)]
+enum VarPages {
+    /// (page number, index in `CurrentDefs::pages`), sorted by page number.
+    Sparse(Vec<(u32, u32)>),
+    /// Index in `CurrentDefs::pages` of each page number, or `NO_PAGE`.
+    Dense(Vec<u32>),
+}
+
+/// `currentDef[variable][block]`, indexed by the variable's number.
+#[derive(Debug, Default)]
+pub(super) struct CurrentDefs {
+    vars: Vec<VarPages>,
+    pages: Vec<[Value; PAGE]>,
+}
+
+impl CurrentDefs {
+    fn page_of(&self, var: usize, page: u32) -> Option<u32> {
+        match self.vars.get(var)? {
+            VarPages::Sparse(list) => list.binary_search_by_key(&page, |&(p, _)| p).ok().map(|i| list[i].1),
+            VarPages::Dense(table) => table.get(page as usize).copied().filter(|&i| i != NO_PAGE),
+        }
+    }
+
+    /// `currentDef[var][block]`, if recorded.
+    pub(super) fn get(&self, var: u32, block: Block) -> Option<Value> {
+        let (page, slot) = (block.index() / PAGE, block.index() % PAGE);
+        let index = self.page_of(var as usize, page as u32)?;
+        let v = self.pages[index as usize][slot];
+        (v != NONE).then_some(v)
+    }
+
+    /// Records `currentDef[var][block] = value`.
+    pub(super) fn set(&mut self, var: u32, block: Block, value: Value) {
+        debug_assert_ne!(value, NONE);
+        let (page, slot) = ((block.index() / PAGE) as u32, block.index() % PAGE);
+        let var = var as usize;
+        let index = match self.page_of(var, page) {
+            Some(i) => i,
+            None => self.new_page(var, page),
+        };
+        self.pages[index as usize][slot] = value;
+    }
+
+    fn new_page(&mut self, var: usize, page: u32) -> u32 {
+        let index = u32::try_from(self.pages.len()).expect("fewer than 2^32 pages");
+        self.pages.push([NONE; PAGE]);
+        if self.vars.len() <= var {
+            self.vars.resize_with(var + 1, || VarPages::Sparse(Vec::new()));
+        }
+        let pages = &mut self.vars[var];
+        match pages {
+            VarPages::Sparse(list) => {
+                let at = list.partition_point(|&(p, _)| p < page);
+                list.insert(at, (page, index));
+                if list.len() >= DENSE_AFTER {
+                    let len = list.last().map_or(0, |&(p, _)| p as usize + 1);
+                    let mut table = vec![NO_PAGE; len];
+                    for &(p, i) in list.iter() {
+                        table[p as usize] = i;
+                    }
+                    *pages = VarPages::Dense(table);
+                }
+            }
+            VarPages::Dense(table) => {
+                if table.len() <= page as usize {
+                    table.resize(page as usize + 1, NO_PAGE);
+                }
+                table[page as usize] = index;
+            }
+        }
+        index
+    }
+}
