@@ -8,4 +8,6 @@
 //! between them. The passes import the checkers, never the other way.
 
 pub mod alloc_checker;
+pub mod class_interference;
+pub mod coloring_check;
 pub mod ssa_properties;
