@@ -156,3 +156,34 @@ fn spartan_check_sees_the_column_with_its_self_moves() {
     let err = eliminate_ssa(&f, &s, &a, k, &opts).expect_err("not spartan");
     assert!(err.to_string().contains("not spartan"), "{err}");
 }
+
+/// The lost-copy shape: `v1` is live after `v2 = add v1, v0`, and a phi
+/// joins them, so the function is not in CSSA form.
+const LOST_COPY: &str = "
+fn main(v0) {
+b0:
+    jump b1
+b1(b0, b1):
+    v1 = phi v0, v2
+    v2 = add v1, v0
+    br v2, b1, b2
+b2(b1):
+    ret v1
+}
+";
+
+#[test]
+fn cssa_cross_check_uses_its_own_liveness_and_classes() {
+    use ssaref::analysis::cssa::check_cssa;
+    use ssaref::checkers::class_interference::check_cssa_independently;
+    let f = parse_one(LOST_COPY);
+    assert!(check_cssa(&f).is_err());
+    let err = check_cssa_independently(&f).expect_err("v0, v1 and v2 share a class, and v0 is live at v2");
+    assert!(err.contains("not in CSSA form"), "{err}");
+    // After PhiLifting the same function is CSSA for both.
+    let mut lifted = f.clone();
+    ssaref::route1::critical_edges::split_critical_edges(&mut lifted);
+    ssaref::route1::phi_lifting::phi_lifting(&mut lifted);
+    check_cssa(&lifted).expect("Pereira's Theorem 1");
+    check_cssa_independently(&lifted).expect("and by the independent liveness");
+}

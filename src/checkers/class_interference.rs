@@ -148,6 +148,49 @@ pub fn check_classes_do_not_interfere(
     parallel_copies: &[(Block, usize, usize)],
     classes: &[Vec<Value>],
 ) -> Result<(), String> {
+    check_classes(f, parallel_copies, classes, true)
+}
+
+/// Checks that `f` is in CSSA form (Pereira and Palsberg, Definition 1) by
+/// this module's own liveness and its own phi-congruence classes (a
+/// union-find over the phis): no two members of a class intersect, values
+/// aside. A cross-check of `analysis/cssa.rs`'s `check_cssa`, which shares
+/// its liveness with PhiMemCoalesce.
+pub fn check_cssa_independently(f: &Function) -> Result<(), String> {
+    let mut n = f.value_count as usize;
+    f.for_each_value_mention(|v| n = n.max(v.index() + 1));
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for data in f.blocks.values() {
+        for phi in &data.phis {
+            for &a in &phi.args {
+                let (x, y) = (root(&mut parent, a.index()), root(&mut parent, phi.dest.index()));
+                parent[x] = y;
+            }
+        }
+    }
+    let mut members: FxHashMap<usize, Vec<Value>> = FxHashMap::default();
+    for i in 0..n {
+        members.entry(root(&mut parent, i)).or_default().push(Value::new(i));
+    }
+    let mut classes: Vec<Vec<Value>> = members.into_values().filter(|m| m.len() > 1).collect();
+    classes.sort();
+    check_classes(f, &[], &classes, false).map_err(|e| format!("not in CSSA form: {e}"))
+}
+
+/// The check: with `by_value`, members with the same value may intersect.
+fn check_classes(
+    f: &Function,
+    parallel_copies: &[(Block, usize, usize)],
+    classes: &[Vec<Value>],
+    by_value: bool,
+) -> Result<(), String> {
     let value = copy_chain_roots(f);
     let n = value.len();
     let value_of = |v: Value| value.get(v.index()).copied().unwrap_or(v);
@@ -208,9 +251,9 @@ pub fn check_classes_do_not_interfere(
             }
             let Some(&c) = class_of.get(&d) else { return };
             for &m in &classes[c] {
-                if m != d && live.has(m) && value_of(m) != value_of(d) {
+                if m != d && live.has(m) && (!by_value || value_of(m) != value_of(d)) {
                     found = Some(format!(
-                        "{m} is live at the definition of {d} in {b} and their values differ ({} and {}), yet they share a class",
+                        "{m} is live at the definition of {d} in {b} (values {} and {}), yet they share a class",
                         value_of(m),
                         value_of(d)
                     ));

@@ -9,7 +9,7 @@
 //! |---|---|---|
 //! | critical-edge splitting | `critical_edges.rs` | SSA verifier |
 //! | PhiLifting (§4.2) | `phi_lifting.rs` | verifier, CSSA, pressure not raised (Theorem 1) |
-//! | PhiMemCoalesce (§4.4) | `phi_mem_coalesce.rs` | verifier, CSSA |
+//! | PhiMemCoalesce (§4.4) | `phi_mem_coalesce.rs` | verifier, CSSA (and again with `checkers/class_interference.rs`'s own liveness) |
 //! | spilling (§4.5, §4.7; load lowering §6.2) | `spill.rs` | verifier, CSSA, demand ≤ K |
 //! | register assignment (§4.5) | `coloring.rs` | valid coloring; frugal slots (`checkers/coloring_check.rs`) |
 //! | spill-free SSA elimination (§5, §6) | `ssa_elimination.rs` | spartan columns as given (inside), allocation checker, no scratch register, chordal optimum counted in the MIR (`checkers/coloring_check.rs`) |
@@ -23,7 +23,7 @@ use crate::analysis::cssa::check_cssa;
 use crate::analysis::liveness::compute_liveness;
 use crate::analysis::pressure::max_pressure;
 use crate::analysis::verifier::verify_function;
-use crate::checkers::{alloc_checker, coloring_check};
+use crate::checkers::{alloc_checker, class_interference, coloring_check};
 use crate::error::PassError;
 use crate::ir::{Function, Module};
 use crate::mir::{MFunction, MModule, MAX_REGS, MIN_REGS};
@@ -126,6 +126,10 @@ pub fn allocate_function(f: &Function, opts: &RegallocOptions) -> Result<(MFunct
         phi_mem_coalesce(&mut f, &lifted);
         verify_function(&f).map_err(|e| fail("phi-mem-coalesce", "verify", e))?;
         check_cssa(&f).map_err(|e| fail("phi-mem-coalesce", "cssa", e))?;
+        // PhiMemCoalesce decides with the liveness `check_cssa` uses: cross-
+        // check with the checker's own liveness and classes.
+        class_interference::check_cssa_independently(&f)
+            .map_err(|e| fail("phi-mem-coalesce", "cssa (independent liveness)", e))?;
         stages.push(("phi-mem-coalesce", f.clone()));
     }
 
