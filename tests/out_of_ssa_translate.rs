@@ -246,8 +246,29 @@ b4(b2):
 
 #[test]
 fn branch_use_copy_goes_before_the_branch() {
+    use ssaref::ir::{Block, Terminator};
     let f = parse_one(BRANCH_USE);
     translate_everywhere(&f, &[&[0], &[1], &[3], &[4], &[-7]]);
+    for opts in all_options() {
+        let (g, _) = translate_out_of_ssa(&f, &opts).expect("translates");
+        let name = format!("{} {}:\n{}", opts.variant.name(), opts.liveness.name(), print_function(&g));
+        // The variable the phi became: what b3 returns, through the copies
+        // b3 itself makes.
+        let Terminator::Return(mut x) = g.blocks[Block(3)].term else { panic!("b3 returns: {name}") };
+        for inst in g.blocks[Block(3)].insts.iter().rev() {
+            if let (Some(d), Op::Copy(src)) = (inst.dest, &inst.op) {
+                if d == x {
+                    x = *src;
+                }
+            }
+        }
+        let Terminator::Branch { cond, .. } = g.blocks[Block(2)].term else { panic!("b2 branches: {name}") };
+        // The value for the phi is written in b2, before its branch (no
+        // other place runs on the edge b2 -> b3 only), and the branch does
+        // not read the variable that write changed (Fig. 1(c)).
+        assert!(g.blocks[Block(2)].insts.iter().any(|i| i.dest == Some(x)), "{x} is not written in b2: {name}");
+        assert_ne!(cond, x, "the branch reads the phi's variable: {name}");
+    }
 }
 
 /// §III-A's example: `b = a; c = a` with all three live after; the value
