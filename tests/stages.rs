@@ -8,7 +8,8 @@ mod common;
 use common::InterpOracle;
 use ssaref::pipeline::{differential_full, DiffConfig, Route2, Verdict};
 
-const PROGRAM: &str = "fn main(n) { var s = 0; var i = 0; while (i < n) { s = s + i * i; i = i + 1; } out s; return s / 3; }";
+const PROGRAM: &str =
+    "fn main(n) { var s = 0; var i = 0; while (i < n) { s = s + i * i; i = i + 1; } out s; return s / 3; }";
 
 fn stage_names(config: &DiffConfig) -> Vec<String> {
     let p = ssaref::frontend::parser::parse_program(PROGRAM).expect("parses");

@@ -31,6 +31,7 @@ use crate::analysis::dominance::DomTree;
 use crate::analysis::liveness::{compute_liveness, Liveness};
 use crate::analysis::loops::loop_depth;
 use crate::analysis::verifier::verify_function;
+use crate::checkers::class_interference::check_classes_do_not_interfere;
 use crate::error::PassError;
 use crate::ir::{BlockData, Function, Module, Terminator};
 use crate::route2::coalescing::{
@@ -43,7 +44,6 @@ pub use crate::route2::out_of_ssa_options::{LivenessMethod, OutOfSsaOptions, Out
 use crate::route2::rename::rename_and_sequentialize;
 use crate::route2::renaming_constraints::{check_constraints, is_constrained, split_divisions, Pins};
 use crate::route2::values::{CopyGroups, LivenessSource, ValueInterference};
-use crate::checkers::class_interference::check_classes_do_not_interfere;
 use rustc_hash::FxHashSet;
 
 /// Splits every edge `br c, S, S` into a block `S` with phis: the second
@@ -156,9 +156,8 @@ pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfS
     let lists = class_lists(&result, result.class_of.keys().copied());
     report.classes = lists.len();
     if opts.check {
-        check_classes_do_not_interfere(&g, &groups.all_ranges(&g), &lists).map_err(|e| {
-            fail(f, "no interference in a class", format!("{e} ({})", opts.variant.name()))
-        })?;
+        check_classes_do_not_interfere(&g, &groups.all_ranges(&g), &lists)
+            .map_err(|e| fail(f, "no interference in a class", format!("{e} ({})", opts.variant.name())))?;
     }
     // Step 5.
     let (function, pins) = rename_and_sequentialize(f, &g, &groups, &result, &pins, &depth, opts.check, &mut report)?;
