@@ -45,7 +45,7 @@
 //! each evaluated expression node costs one unit (labels and bare `{ }`
 //! blocks are not executed and cost nothing); in the SSA engine each executed
 //! instruction, phi and terminator costs one unit. When the budget is
-//! exhausted the run ends with [`End::OutOfFuel`], keeping the trace and the
+//! exhausted the run ends with [`End::OutOfFuel`](ssaref_types::outcome::End::OutOfFuel), keeping the trace and the
 //! memory produced so far. Such a run is inconclusive, so the two engines do
 //! not need to count identically.
 
