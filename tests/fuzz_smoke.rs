@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::InterpOracle;
+use common::{count_panics, InterpOracle, PlantedOracle};
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
 use std::time::{Duration, Instant};
@@ -29,10 +29,47 @@ fn for_about_a_second(seed: u64, mut f: impl FnMut(&[u8])) -> usize {
 fn the_pipeline_fuzz_target_runs_on_random_bytes() {
     let runs = for_about_a_second(7, |b| ssaref::testing::fuzzing::fuzz_pipeline(b, &InterpOracle));
     eprintln!("pipeline: {runs} inputs");
-    assert!(runs >= 10);
     // Degenerate inputs too.
     ssaref::testing::fuzzing::fuzz_pipeline(&[], &InterpOracle);
     ssaref::testing::fuzzing::fuzz_pipeline(&[0xff; 3], &InterpOracle);
+}
+
+/// Random inputs, fixed: `count` byte strings from `seed`.
+fn inputs(seed: u64, count: usize) -> Vec<Vec<u8>> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    (0..count)
+        .map(|_| {
+            let mut bytes = vec![0u8; 64 + (rng.next_u32() % 1024) as usize];
+            rng.fill_bytes(&mut bytes);
+            bytes
+        })
+        .collect()
+}
+
+/// The `pipeline` target runs its checks: with a divergence planted in the
+/// oracle's MIR engine (route 1's and route 2's allocated code) it fails on
+/// every input whose source runs to the end; with the SSA engine's, too.
+#[test]
+fn the_pipeline_fuzz_target_finds_a_planted_divergence() {
+    let inputs = inputs(11, 24);
+    let honest = count_panics(&inputs, |b| ssaref::testing::fuzzing::fuzz_pipeline(b, &InterpOracle));
+    assert_eq!(honest, 0);
+    for planted in [PlantedOracle { ssa: false, mir: true }, PlantedOracle { ssa: true, mir: false }] {
+        let found = count_panics(&inputs, |b| ssaref::testing::fuzzing::fuzz_pipeline(b, &planted));
+        eprintln!("{planted:?}: {found} of {} inputs fail", inputs.len());
+        assert!(found * 4 >= inputs.len() * 3, "{planted:?}: only {found} of {} inputs fail", inputs.len());
+    }
+}
+
+/// The `construct` target runs its checks: a divergence planted in the
+/// SSA engine fails it.
+#[test]
+fn the_construct_fuzz_target_finds_a_planted_divergence() {
+    let inputs = inputs(12, 24);
+    assert_eq!(count_panics(&inputs, |b| ssaref::testing::fuzzing::fuzz_construct(b, &InterpOracle)), 0);
+    let planted = PlantedOracle { ssa: true, mir: false };
+    let found = count_panics(&inputs, |b| ssaref::testing::fuzzing::fuzz_construct(b, &planted));
+    assert!(found * 4 >= inputs.len() * 3, "only {found} of {} inputs fail", inputs.len());
 }
 
 #[test]

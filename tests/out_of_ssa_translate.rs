@@ -246,8 +246,29 @@ b4(b2):
 
 #[test]
 fn branch_use_copy_goes_before_the_branch() {
+    use ssaref::ir::{Block, Terminator};
     let f = parse_one(BRANCH_USE);
     translate_everywhere(&f, &[&[0], &[1], &[3], &[4], &[-7]]);
+    for opts in all_options() {
+        let (g, _) = translate_out_of_ssa(&f, &opts).expect("translates");
+        let name = format!("{} {}:\n{}", opts.variant.name(), opts.liveness.name(), print_function(&g));
+        // The variable the phi became: what b3 returns, through the copies
+        // b3 itself makes.
+        let Terminator::Return(mut x) = g.blocks[Block(3)].term else { panic!("b3 returns: {name}") };
+        for inst in g.blocks[Block(3)].insts.iter().rev() {
+            if let (Some(d), Op::Copy(src)) = (inst.dest, &inst.op) {
+                if d == x {
+                    x = *src;
+                }
+            }
+        }
+        let Terminator::Branch { cond, .. } = g.blocks[Block(2)].term else { panic!("b2 branches: {name}") };
+        // The value for the phi is written in b2, before its branch (no
+        // other place runs on the edge b2 -> b3 only), and the branch does
+        // not read the variable that write changed (Fig. 1(c)).
+        assert!(g.blocks[Block(2)].insts.iter().any(|i| i.dest == Some(x)), "{x} is not written in b2: {name}");
+        assert_ne!(cond, x, "the branch reads the phi's variable: {name}");
+    }
 }
 
 /// §III-A's example: `b = a; c = a` with all three live after; the value
@@ -363,5 +384,53 @@ b2(b0, b1):
             let opts = OutOfSsaOptions { check, ..opts };
             assert!(translate_module(&m, &opts).is_err());
         }
+    }
+}
+
+/// `OutOfSsaReport::add` sums every field: checked field by field on two
+/// reports whose fields all differ, and on a module of two functions, whose
+/// report must be the sum of the functions' reports.
+#[test]
+fn module_report_is_the_sum_of_the_function_reports() {
+    use ssaref::route2::out_of_ssa::OutOfSsaReport;
+    let report = |base: usize| OutOfSsaReport {
+        split_edges: base + 1,
+        original_copies: base + 2,
+        inserted_copies: base + 3,
+        remaining_copies: base + 4,
+        cycle_copies: base + 5,
+        shared_copies: base + 6,
+        weighted_copies: base as u64 + 7,
+        classes: base + 8,
+        class_queries: base + 9,
+        linear_mismatches: base + 10,
+        graph_edges: base + 11,
+        pinned_divisions: base + 12,
+    };
+    let mut sum = report(0);
+    sum.add(&report(100));
+    let mut want = report(100);
+    want.split_edges += 1;
+    want.original_copies += 2;
+    want.inserted_copies += 3;
+    want.remaining_copies += 4;
+    want.cycle_copies += 5;
+    want.shared_copies += 6;
+    want.weighted_copies += 7;
+    want.classes += 8;
+    want.class_queries += 9;
+    want.linear_mismatches += 10;
+    want.graph_edges += 11;
+    want.pinned_divisions += 12;
+    assert_eq!(sum, want);
+    let m = Module { functions: vec![parse_one(BOISSINOT_FIG3_SWAP), parse_one(BOISSINOT_FIG4_LOST_COPY)] };
+    for opts in all_options() {
+        let (_, total) = translate_module(&m, &opts).expect("translates");
+        let mut by_hand = OutOfSsaReport::default();
+        for f in &m.functions {
+            by_hand.add(&translate_out_of_ssa(f, &opts).expect("translates").1);
+        }
+        assert_eq!(total, by_hand, "{opts:?}");
+        assert!(total.inserted_copies + total.remaining_copies > 0, "{opts:?}: the reports are not empty");
     }
 }

@@ -244,3 +244,19 @@ fn a_case_that_does_not_fail_is_refused() {
     assert!(matches!(&err, ReduceError::NotFailing(v) if **v == Verdict::Inconclusive), "{err:?}");
     assert!(err.to_string().contains("out of fuel"), "{err}");
 }
+
+/// A panic keeps its kind when the candidate renumbers values and blocks:
+/// `vN` and `bN` are normalized, everything else of the message is kept.
+#[test]
+fn panic_messages_match_up_to_value_and_block_numbers() {
+    use ssaref::testing::reduce::normalize_numbers;
+    assert_eq!(
+        normalize_numbers("v12 and v3 share rax in b4 (bv1, v2x, k=4, at src/a.rs:10:5)"),
+        "v* and v* share rax in b* (bv1, v2x, k=4, at src/a.rs:10:5)"
+    );
+    let a = Failure::of(&Verdict::Panic("no register for v7 in b2".into()));
+    let b = Failure::of(&Verdict::Panic("no register for v31 in b0".into()));
+    let c = Failure::of(&Verdict::Panic("no slot for v31 in b0".into()));
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+}

@@ -1,11 +1,15 @@
 //! The independent checkers: the SSA properties Braun et al. prove (pruned,
-//! no trivial phi, minimal, phi count against Cytron et al.) and the
+//! no trivial phi, minimal, phi count against Cytron et al.), the
 //! allocation checker (which SSA value each location holds; no register
-//! outside the K allocatable ones).
+//! outside the K allocatable ones), route 2's class check after coalescing
+//! and an independent CSSA check (`class_interference.rs`), and route 1's
+//! chordal optimum and frugal slots (`coloring_check.rs`).
 //!
 //! May import: the data types and `analysis`. Architecture invariant: a
 //! checker never imports the pass it checks, so a bug cannot be shared
 //! between them. The passes import the checkers, never the other way.
 
 pub mod alloc_checker;
+pub mod class_interference;
+pub mod coloring_check;
 pub mod ssa_properties;

@@ -251,17 +251,15 @@ pub fn assign_registers(
 /// Checks an assignment against the function, without trusting
 /// `assign_registers`: no two values live at the same point share a
 /// register (and a definition's register is free of values live after it),
-/// every register-resident value has a register below K, every spilled
-/// value has a slot, a phi-congruence class uses at most one slot
-/// (frugal allocation), and, when nothing was spilled, the number of
-/// registers used equals the maximum demand (the chordal optimum).
+/// every register-resident value has a register below K, and every spilled
+/// value has a slot. Frugality and the chordal optimum are checked by
+/// `checkers/coloring_check.rs`, which recounts the classes, the demand and
+/// the registers without this pass's helpers (`regalloc.rs` runs it).
 pub fn check_assignment(f: &Function, spill: &SpillResult, a: &Assignment, k: usize) -> Result<(), ColoringError> {
     let live = compute_liveness(f);
     let err = |m: String| Err(ColoringError(m));
-    let mut max_demand = 0;
     for b in f.blocks.keys() {
         for p in block_points(f, b, &live.live_out[b], &spill.spilled) {
-            max_demand = max_demand.max(p.demand);
             for set in [&p.before, &p.after] {
                 let mut seen: HashMap<Reg, Value> = HashMap::new();
                 for &v in set.iter() {
@@ -286,23 +284,6 @@ pub fn check_assignment(f: &Function, spill: &SpillResult, a: &Assignment, k: us
         if a.slot[v].is_none() {
             return err(format!("spilled {v} has no slot"));
         }
-    }
-    let classes = phi_congruence_classes(f);
-    let mut class_slot: HashMap<usize, Slot> = HashMap::new();
-    for v in spill.spilled.iter() {
-        let s = a.slot[v].expect("checked above");
-        if let Some(&t) = class_slot.get(&classes.class_of(v).index()) {
-            if t != s {
-                return err(format!("the phi class of {v} uses two slots, {s} and {t}: not frugal"));
-            }
-        }
-        class_slot.insert(classes.class_of(v).index(), s);
-    }
-    if spill.spilled.is_empty() && a.registers_used != max_demand {
-        return err(format!(
-            "nothing was spilled, yet {} registers are used for a maximum demand of {max_demand}",
-            a.registers_used
-        ));
     }
     Ok(())
 }

@@ -9,10 +9,10 @@
 //! |---|---|---|
 //! | critical-edge splitting | `critical_edges.rs` | SSA verifier |
 //! | PhiLifting (§4.2) | `phi_lifting.rs` | verifier, CSSA, pressure not raised (Theorem 1) |
-//! | PhiMemCoalesce (§4.4) | `phi_mem_coalesce.rs` | verifier, CSSA |
+//! | PhiMemCoalesce (§4.4) | `phi_mem_coalesce.rs` | verifier, CSSA (and again with `checkers/class_interference.rs`'s own liveness) |
 //! | spilling (§4.5, §4.7; load lowering §6.2) | `spill.rs` | verifier, CSSA, demand ≤ K |
-//! | register assignment (§4.5) | `coloring.rs` | valid coloring, chordal optimum, frugal slots |
-//! | spill-free SSA elimination (§5, §6) | `ssa_elimination.rs` | spartan copies (inside), allocation checker, no scratch register |
+//! | register assignment (§4.5) | `coloring.rs` | valid coloring; frugal slots (`checkers/coloring_check.rs`) |
+//! | spill-free SSA elimination (§5, §6) | `ssa_elimination.rs` | spartan columns as given (inside), allocation checker, no scratch register, chordal optimum counted in the MIR (`checkers/coloring_check.rs`) |
 //!
 //! Architecture invariant: no pass reserves a register. Spill code uses the
 //! register its value was given (a reload is an ordinary value that the
@@ -24,7 +24,7 @@ use crate::analysis::cssa::check_cssa;
 use crate::analysis::liveness::compute_liveness;
 use crate::analysis::pressure::max_pressure;
 use crate::analysis::verifier::verify_function;
-use crate::checkers::alloc_checker;
+use crate::checkers::{alloc_checker, class_interference, coloring_check};
 use crate::error::PassError;
 use crate::ir::{Function, Module};
 use crate::mir::{MFunction, MModule, MAX_REGS, MIN_REGS};
@@ -126,6 +126,10 @@ pub fn allocate_function(f: &Function, opts: &RegallocOptions) -> Result<(MFunct
         phi_mem_coalesce(&mut f, &lifted);
         verify_function(&f).map_err(|e| fail("phi-mem-coalesce", "verify", e))?;
         check_cssa(&f).map_err(|e| fail("phi-mem-coalesce", "cssa", e))?;
+        // PhiMemCoalesce decides with the liveness `check_cssa` uses: cross-
+        // check with the checker's own liveness and classes.
+        class_interference::check_cssa_independently(&f)
+            .map_err(|e| fail("phi-mem-coalesce", "cssa (independent liveness)", e))?;
         stages.push(("phi-mem-coalesce", f.clone()));
     }
 
@@ -143,6 +147,7 @@ pub fn allocate_function(f: &Function, opts: &RegallocOptions) -> Result<(MFunct
     };
     let assignment = assign_registers(&f, &spilled, opts.k, &coloring_opts).map_err(|e| fail("assign", "assign", e))?;
     check_assignment(&f, &spilled, &assignment, opts.k).map_err(|e| fail("assign", "coloring", e))?;
+    coloring_check::check_frugal(&f, &assignment.slot).map_err(|e| fail("assign", "frugal", e))?;
 
     let elim_opts = EliminationOptions {
         store_hoisting: opts.store_hoisting,
@@ -152,6 +157,8 @@ pub fn allocate_function(f: &Function, opts: &RegallocOptions) -> Result<(MFunct
         eliminate_ssa(&f, &spilled, &assignment, opts.k, &elim_opts).map_err(|e| fail("eliminate", "spartan", e))?;
     alloc_checker::check_no_scratch(&mf).map_err(|e| fail("eliminate", "no-scratch-register", e))?;
     alloc_checker::check_allocation(&mf).map_err(|e| fail("eliminate", "allocation-checker", e))?;
+    coloring_check::check_chordal_optimum(&f, &spilled.spilled, &mf)
+        .map_err(|e| fail("eliminate", "chordal optimum (registers in the MIR)", e))?;
 
     let report = AllocReport {
         stages,

@@ -260,9 +260,17 @@ pub fn eliminate_ssa(
             }
             let edge = crate::analysis::liveness::pred_index(f, b, s, occurrence)
                 .ok_or_else(|| EliminationError(format!("{b} is not a predecessor of {s}")))?;
-            let mut moves = Vec::new();
+            // Theorem 1 is about the whole column, self-moves included: a
+            // self-move that is dropped first could hide a repeated source.
+            let mut column = Vec::with_capacity(sdata.phis.len());
             for phi in &sdata.phis {
-                let (dst, src) = (em.loc(phi.dest)?, em.loc(phi.args[edge])?);
+                column.push((em.loc(phi.dest)?, em.loc(phi.args[edge])?));
+            }
+            ParallelCopy { moves: column.clone() }
+                .check_spartan()
+                .map_err(|e| EliminationError(format!("the phi column {b} -> {s} is not spartan (Theorem 1): {e}")))?;
+            let mut moves = Vec::new();
+            for (dst, src) in column {
                 if dst == src {
                     if matches!(dst, Loc::Slot(_)) {
                         stats.memory_self_loops += 1;
@@ -276,8 +284,6 @@ pub fn eliminate_ssa(
             }
             stats.parallel_copies += 1;
             let pc = ParallelCopy { moves };
-            pc.check_spartan()
-                .map_err(|e| EliminationError(format!("the phi column {b} -> {s} is not spartan (Theorem 1): {e}")))?;
             let hoisted_slots = &em.hoisted_slots;
             let skip_store = |slot: Slot, _: Reg| hoisted_slots.contains(&slot);
             let hooks = SkipHooks { skip_store: &skip_store, skip_load: &|_: Slot, _: Reg| false };

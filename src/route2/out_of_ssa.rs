@@ -14,7 +14,7 @@
 //! | 1b | with `renaming_constraints`: pin the operands and results of divisions to rax and rdx (§III-D, `renaming_constraints.rs`) | — |
 //! | 2 | Method I with parallel copies (§II-A) | SSA verifier, CSSA (`cssa::check_cssa`, Lemma 1) |
 //! | 3 | values, liveness (sets or the check of §IV-A), loop depths, affinities | — |
-//! | 4 | coalescing with the chosen variant (§III-B, §III-E, `coalescing.rs`) | no two members of a class interfere by value (every pair) |
+//! | 4 | coalescing with the chosen variant (§III-B, §III-E, `coalescing.rs`) | no two members of a class interfere by value (`checkers/class_interference.rs`: its own copy-chain values and liveness, not `values.rs`) |
 //! | 5 | one variable per class, phis dropped, every parallel copy sequentialized by Algorithm 1 (§III-C) with one fresh variable for cycles, self-copies removed | conventional-form verifier; the renaming constraints on the result, with liveness recomputed (`renaming_constraints::check_constraints`) |
 //!
 //! For `SreedharIII`, steps 2 to 4 are replaced by the virtualized
@@ -31,6 +31,7 @@ use crate::analysis::dominance::DomTree;
 use crate::analysis::liveness::{compute_liveness, Liveness};
 use crate::analysis::loops::loop_depth;
 use crate::analysis::verifier::verify_function;
+use crate::checkers::class_interference::check_classes_do_not_interfere;
 use crate::error::PassError;
 use crate::ir::{BlockData, Function, Module, Terminator};
 use crate::route2::coalescing::{
@@ -42,7 +43,7 @@ use crate::route2::out_of_ssa_options::{count_copies, fail};
 pub use crate::route2::out_of_ssa_options::{LivenessMethod, OutOfSsaOptions, OutOfSsaReport};
 use crate::route2::rename::rename_and_sequentialize;
 use crate::route2::renaming_constraints::{check_constraints, is_constrained, split_divisions, Pins};
-use crate::route2::values::{value_interfere, CopyGroups, LivenessSource, ValueInterference};
+use crate::route2::values::{CopyGroups, LivenessSource, ValueInterference};
 use rustc_hash::FxHashSet;
 
 /// Splits every edge `br c, S, S` into a block `S` with phis: the second
@@ -155,19 +156,8 @@ pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfS
     let lists = class_lists(&result, result.class_of.keys().copied());
     report.classes = lists.len();
     if opts.check {
-        for class in &lists {
-            for (i, &a) in class.iter().enumerate() {
-                for &b in &class[i + 1..] {
-                    if value_interfere(&ctx, a, b) {
-                        return Err(fail(
-                            f,
-                            "no interference in a class",
-                            format!("{a} and {b} interfere but share a class ({})", opts.variant.name()),
-                        ));
-                    }
-                }
-            }
-        }
+        check_classes_do_not_interfere(&g, &groups.all_ranges(&g), &lists)
+            .map_err(|e| fail(f, "no interference in a class", format!("{e} ({})", opts.variant.name())))?;
     }
     // Step 5.
     let (function, pins) = rename_and_sequentialize(f, &g, &groups, &result, &pins, &depth, opts.check, &mut report)?;

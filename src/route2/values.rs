@@ -133,6 +133,12 @@ impl CopyGroups {
         self.ranges.get(b).map(|r| r.as_slice()).unwrap_or(&[])
     }
 
+    /// Every parallel copy of `f` as a `(block, start, end)` range, the form
+    /// `checkers/class_interference.rs` takes them in.
+    pub fn all_ranges(&self, f: &Function) -> Vec<(Block, usize, usize)> {
+        f.blocks.keys().flat_map(|b| self.ranges(b).iter().map(move |&(s, e)| (b, s as usize, e as usize))).collect()
+    }
+
     /// The index of the last instruction of the parallel copy holding the
     /// `i`-th instruction of `b` (`i` itself when it is in none).
     pub fn group_end(&self, b: Block, i: usize) -> usize {
@@ -174,6 +180,13 @@ impl<'a> ValueInterference<'a> {
             }
         }
         ValueInterference { dom, live, defs, values: compute_values(f, dom) }
+    }
+
+    /// Gives `v` the value `value`: a deliberately wrong numbering, for the
+    /// tests that show the checker after coalescing does not trust this one
+    /// (`tests/checkers.rs`).
+    pub fn plant_wrong_value(&mut self, v: Value, value: Value) {
+        self.values.value[v] = value;
     }
 
     /// The values of the function.

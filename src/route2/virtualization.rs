@@ -101,6 +101,7 @@ use crate::analysis::dominance::DomTree;
 use crate::analysis::liveness::{compute_liveness, Liveness};
 use crate::analysis::loops::loop_depth;
 use crate::analysis::verifier::verify_function;
+use crate::checkers::class_interference::check_classes_do_not_interfere;
 use crate::entity::EntityVec;
 use crate::error::PassError;
 use crate::ir::{Block, Function, Inst, Op, Value};
@@ -113,7 +114,7 @@ use crate::route2::liveness_check::LivenessCheck;
 use crate::route2::out_of_ssa_options::{fail, LivenessMethod, OutOfSsaOptions, OutOfSsaReport};
 use crate::route2::rename::rename_and_sequentialize;
 use crate::route2::renaming_constraints::{clobbers, live_at_a_clobber, Clobber, FixedReg, Pins};
-use crate::route2::values::{intersect, value_interfere, CopyGroups, LivenessSource, ValueInterference};
+use crate::route2::values::{intersect, CopyGroups, LivenessSource, ValueInterference};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A member of a congruence class: a variable of the function, or the
@@ -684,24 +685,10 @@ pub fn translate_virtualized(
     let groups = CopyGroups::from_inserted(&h, &inserted);
     if opts.check {
         verify_function(&h).map_err(|e| fail(f, "SSA verifier (after materializing)", e.to_string()))?;
-        // Step 4's check, on the program with the materialized copies, with
-        // its own liveness and values.
-        with_context(&h, opts, &groups, |ctx, _| {
-            for class in &lists {
-                for (i, &a) in class.iter().enumerate() {
-                    for &b in &class[i + 1..] {
-                        if value_interfere(ctx, a, b) {
-                            return Err(fail(
-                                f,
-                                "no interference in a class",
-                                format!("{a} and {b} interfere but share a class ({})", opts.variant.name()),
-                            ));
-                        }
-                    }
-                }
-            }
-            Ok(())
-        })?;
+        // Step 4's check, on the program with the materialized copies, by
+        // the independent checker (its own values and liveness).
+        check_classes_do_not_interfere(&h, &groups.all_ranges(&h), &lists)
+            .map_err(|e| fail(f, "no interference in a class", format!("{e} ({})", opts.variant.name())))?;
     }
     let (out, pins) = rename_and_sequentialize(f, &h, &groups, &result, &pins, &depth, opts.check, &mut report)?;
     Ok((out, pins, report))

@@ -91,7 +91,7 @@ impl Failure {
             }
             Verdict::CheckFailed(e) => Some(Failure::CheckFailed { pass: stage_family(&e.pass), check: e.check }),
             Verdict::SourceError(_) => Some(Failure::SourceError),
-            Verdict::Panic(message) => Some(Failure::Panic { message: message.clone() }),
+            Verdict::Panic(message) => Some(Failure::Panic { message: normalize_numbers(message) }),
         }
     }
 }
@@ -129,6 +129,34 @@ pub fn stage_family(stage: &str) -> String {
         rest = &after[digits..];
     }
     out.push_str(rest);
+    out
+}
+
+/// A panic message with its value and block numbers replaced by `*`
+/// (`v12` gives `v*`, `b3` gives `b*`, where the letter starts a word and
+/// the digits end it), so that a case whose candidates renumber their
+/// values still counts as failing the same way.
+pub fn normalize_numbers(message: &str) -> String {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    let mut prev: Option<char> = None;
+    while let Some(c) = rest.chars().next() {
+        let after = &rest[c.len_utf8()..];
+        let digits = leading_digits(after);
+        let word_start = prev.is_none_or(|p| !ident(p));
+        let word_end = after[digits..].chars().next().is_none_or(|n| !ident(n));
+        if (c == 'v' || c == 'b') && word_start && digits > 0 && word_end {
+            out.push(c);
+            out.push('*');
+            rest = &after[digits..];
+            prev = Some('*');
+            continue;
+        }
+        out.push(c);
+        prev = Some(c);
+        rest = after;
+    }
     out
 }
 

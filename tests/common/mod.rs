@@ -207,3 +207,46 @@ pub fn seeded_ssa(seed: u64, fuel: u64) -> Option<(ssaref::testing::gen::TestCas
     let module = construct_program(&tc.program, &braun);
     Some((tc, module, expected))
 }
+
+/// The oracle with a planted divergence: the SSA engine (`ssa`) or the MIR
+/// engine (`mir`) appends one value to every trace it returns. A smoke test
+/// that runs a fuzz target with it must see the target fail, which proves
+/// that the target compares those stages at all.
+#[derive(Clone, Copy, Debug)]
+pub struct PlantedOracle {
+    pub ssa: bool,
+    pub mir: bool,
+}
+
+impl PlantedOracle {
+    fn plant(on: bool, o: Result<Outcome, String>) -> Result<Outcome, String> {
+        o.map(|mut o| {
+            if on {
+                o.trace.push(0x5eed);
+            }
+            o
+        })
+    }
+}
+
+impl ssaref::oracle::Oracle for PlantedOracle {
+    fn run_source(&self, program: &ssaref::ast::Program, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+        InterpOracle.run_source(program, args, fuel)
+    }
+    fn run_ssa(&self, module: &ssaref::ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+        Self::plant(self.ssa, InterpOracle.run_ssa(module, args, fuel))
+    }
+    fn run_mir(&self, module: &ssaref::mir::MModule, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+        Self::plant(self.mir, InterpOracle.run_mir(module, args, fuel))
+    }
+}
+
+/// Runs `f` on each input and counts the inputs on which it panics, with
+/// the panic messages silenced (the default hook is restored after).
+pub fn count_panics<T>(inputs: &[T], f: impl Fn(&T)) -> usize {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let n = inputs.iter().filter(|x| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(x))).is_err()).count();
+    std::panic::set_hook(hook);
+    n
+}

@@ -1,0 +1,145 @@
+//! The checks of route 1's register assignment that must not trust the
+//! assignment (Pereira §4.5; Pereira and Palsberg, CC 2009, §3):
+//! - **chordal optimum**: when nothing was spilled, the allocated machine
+//!   code names exactly ω registers, where ω is the maximum register demand
+//!   of the SSA function. The registers are counted in the MIR, not taken
+//!   from the pass's count, and the demand is recomputed here from the
+//!   liveness sets, not with the spiller's `block_points`;
+//! - **frugal**: every phi-congruence class uses at most one spill slot. The
+//!   classes are recomputed here by a union-find over the phis, not with the
+//!   map the colorer used to hand out slots.
+//!
+//! Needs: the SSA function the assignment colored (after spilling) and what
+//! the pass produced (the MIR, the slots); shares no code with
+//! `route1/coloring.rs` or `route1/spill.rs`. `proofs-notes/register-assignment.md`
+//! says why ω registers suffice.
+
+use crate::analysis::liveness::compute_liveness;
+use crate::entity::{EntityRef, EntitySet, EntityVec};
+use crate::ir::{Function, Value};
+use crate::mir::{Loc, MFunction, MTerm, Reg, Slot};
+use std::collections::BTreeSet;
+
+/// Every register the machine code names: parameters, phi locations,
+/// instruction operands and terminators.
+pub fn registers_named(m: &MFunction) -> BTreeSet<Reg> {
+    let mut regs = BTreeSet::new();
+    let mut loc = |l: Loc| {
+        if let Loc::Reg(r) = l {
+            regs.insert(r);
+        }
+    };
+    for &(l, _) in &m.params {
+        loc(l);
+    }
+    for data in m.blocks.values() {
+        for phi in &data.phis {
+            loc(phi.loc);
+        }
+        for inst in &data.insts {
+            for r in inst.inst.reg_reads().into_iter().chain(inst.inst.reg_writes()) {
+                loc(Loc::Reg(r));
+            }
+        }
+        if let MTerm::Branch { cond: r, .. } | MTerm::Return(r) = data.term {
+            loc(Loc::Reg(r));
+        }
+    }
+    regs
+}
+
+/// The maximum register demand of `f`: the most values that are not in
+/// `spilled` and must be in registers at one point. A value is counted
+/// where it is live, and a definition nobody reads still needs its register
+/// right after its instruction; the phi results of a block (and the
+/// parameters, in the entry) are defined together at its start.
+pub fn max_register_demand(f: &Function, spilled: &EntitySet<Value>) -> usize {
+    let live = compute_liveness(f);
+    let resident = |v: Value| !spilled.contains(v);
+    let mut most = 0;
+    for (b, data) in f.blocks.iter() {
+        let mut now: BTreeSet<Value> = live.live_out[b].iter().filter(|&v| resident(v)).collect();
+        let out_size = now.len();
+        if let Some(a) = data.term.arg().filter(|&a| resident(a)) {
+            now.insert(a);
+        }
+        most = most.max(now.len()).max(out_size);
+        for inst in data.insts.iter().rev() {
+            let after = now.len();
+            let dead_def = inst.dest.is_some_and(|d| resident(d) && !now.contains(&d));
+            if let Some(d) = inst.dest {
+                now.remove(&d);
+            }
+            inst.op.for_each_arg(|a| {
+                if resident(a) {
+                    now.insert(a);
+                }
+            });
+            most = most.max(now.len()).max(after + usize::from(dead_def));
+        }
+        let mut start = now;
+        for phi in &data.phis {
+            if resident(phi.dest) {
+                start.insert(phi.dest);
+            }
+        }
+        if b == Function::ENTRY {
+            start.extend(f.params.iter().copied().filter(|&p| resident(p)));
+        }
+        most = most.max(start.len());
+    }
+    most
+}
+
+/// Checks the chordal optimum: with nothing spilled, `m` names exactly as
+/// many registers as the maximum demand of `f` (see the module
+/// documentation).
+pub fn check_chordal_optimum(f: &Function, spilled: &EntitySet<Value>, m: &MFunction) -> Result<(), String> {
+    if !spilled.is_empty() {
+        return Ok(());
+    }
+    let used = registers_named(m).len();
+    let demand = max_register_demand(f, spilled);
+    if used != demand {
+        return Err(format!(
+            "nothing was spilled, yet the machine code names {used} registers for a maximum demand of {demand}"
+        ));
+    }
+    Ok(())
+}
+
+/// Checks frugality: the values joined by phis (a phi's result and its
+/// arguments, transitively) that have a slot all have the same slot.
+pub fn check_frugal(f: &Function, slot: &EntityVec<Value, Option<Slot>>) -> Result<(), String> {
+    let n = (f.value_count as usize).max(slot.len());
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for data in f.blocks.values() {
+        for phi in &data.phis {
+            for &a in &phi.args {
+                if a.index() < n && phi.dest.index() < n {
+                    let (x, y) = (root(&mut parent, a.index()), root(&mut parent, phi.dest.index()));
+                    parent[x] = y;
+                }
+            }
+        }
+    }
+    let mut slot_of_class: Vec<Option<(Slot, Value)>> = vec![None; n];
+    for (v, s) in slot.iter() {
+        let Some(s) = *s else { continue };
+        let r = root(&mut parent, v.index());
+        match slot_of_class[r] {
+            Some((t, w)) if t != s => {
+                return Err(format!("{v} and {w} are joined by phis but live in {s} and {t}: not frugal"));
+            }
+            _ => slot_of_class[r] = Some((s, v)),
+        }
+    }
+    Ok(())
+}

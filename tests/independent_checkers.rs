@@ -1,0 +1,189 @@
+//! The checkers that must not share code with what they check
+//! (ARCHITECTURE.md, "a checker never shares the code it checks"): each
+//! test plants a mistake that the pass's own helpers would have made twice,
+//! shows that the old check (which used those helpers) accepted it, and
+//! that the independent check rejects it.
+//!
+//! - route 2's "no interference in a class" (`checkers/class_interference.rs`)
+//!   against a wrong value numbering in `route2/values.rs`;
+//! - the chordal optimum (`checkers/coloring_check.rs`) against a wrong
+//!   register count of the assignment;
+//! - frugal slots (`checkers/coloring_check.rs`) with its own classes;
+//! - the spartan check of a phi column (`route1/ssa_elimination.rs`) with
+//!   its self-moves.
+
+mod common;
+
+use common::parse_one;
+use ssaref::analysis::dominance::DomTree;
+use ssaref::analysis::liveness::compute_liveness;
+use ssaref::checkers::class_interference::{check_classes_do_not_interfere, copy_chain_roots};
+use ssaref::checkers::coloring_check::{check_chordal_optimum, check_frugal, max_register_demand, registers_named};
+use ssaref::entity::EntityVec;
+use ssaref::ir::Value;
+use ssaref::mir::{Reg, Slot};
+use ssaref::route1::coloring::{assign_registers, check_assignment, ColoringOptions};
+use ssaref::route1::spill::{spill, SpillOptions};
+use ssaref::route1::ssa_elimination::{eliminate_ssa, EliminationOptions};
+use ssaref::route2::values::{value_interfere, ValueInterference};
+
+/// Two additions whose results are both live at the second: they
+/// intersect, and their values differ.
+const TWO_SUMS: &str = "
+fn main(v0) {
+b0:
+    v1 = add v0, v0
+    v2 = add v0, v0
+    v3 = add v1, v2
+    ret v3
+}
+";
+
+#[test]
+fn class_check_rejects_a_class_that_a_wrong_value_numbering_lets_through() {
+    let f = parse_one(TWO_SUMS);
+    let (v1, v2) = (Value(1), Value(2));
+    let dom = DomTree::compute(&f);
+    let live = compute_liveness(&f);
+    let mut ctx = ValueInterference::new(&f, &dom, &live);
+    assert!(value_interfere(&ctx, v1, v2), "with the right numbering, v1 and v2 interfere");
+    // The planted mistake: the coalescer's numbering says v2 holds v1's
+    // value. The old check asked the same numbering and let the class pass.
+    ctx.plant_wrong_value(v2, v1);
+    assert!(!value_interfere(&ctx, v1, v2), "the old check accepted the class {{v1, v2}}");
+    let err = check_classes_do_not_interfere(&f, &[], &[vec![v1, v2]]).expect_err("the independent check rejects it");
+    assert!(err.contains("v1") && err.contains("v2"), "{err}");
+}
+
+#[test]
+fn class_check_accepts_copies_of_one_value_and_splits_at_parallel_copies() {
+    // v2 and v3 are copies of v1: one value, so one class is fine.
+    let f = parse_one(
+        "fn main(v0) {\nb0:\n    v1 = add v0, v0\n    v2 = copy v1\n    v3 = copy v2\n    v4 = add v2, v3\n    v5 = add v4, v1\n    ret v5\n}\n",
+    );
+    let roots = copy_chain_roots(&f);
+    assert_eq!((roots[2], roots[3]), (Value(1), Value(1)));
+    check_classes_do_not_interfere(&f, &[], &[vec![Value(1), Value(2), Value(3)]]).expect("one value");
+    // A swap as one parallel copy: v3 = copy v2 and v4 = copy v1 read both
+    // sources first, so v1 dies at the copy and v4 may share its class; as
+    // sequential copies, v1 is still live at the definition of v3.
+    let swap = parse_one(
+        "fn main(v0) {\nb0:\n    v1 = add v0, v0\n    v2 = add v1, v0\n    v3 = copy v2\n    v4 = copy v1\n    v5 = sub v3, v4\n    ret v5\n}\n",
+    );
+    let b0 = ssaref::ir::Block(0);
+    let classes = [vec![Value(1), Value(3)]];
+    check_classes_do_not_interfere(&swap, &[(b0, 2, 4)], &classes).expect("the sources die at the parallel copy");
+    check_classes_do_not_interfere(&swap, &[], &classes).expect_err("v1 is live at v3 when the copies are sequential");
+}
+
+/// Straight-line code with a demand of two registers.
+const DEMAND_TWO: &str = "
+fn main(v0) {
+b0:
+    v1 = add v0, v0
+    v2 = add v1, v0
+    ret v2
+}
+";
+
+#[test]
+fn chordal_optimum_counts_registers_in_the_mir_not_the_pass_count() {
+    let mut f = parse_one(DEMAND_TWO);
+    let k = 4;
+    let s = spill(&mut f, &SpillOptions { k, load_lowering: false, recycle_reloads: false }).expect("spill");
+    assert!(s.spilled.is_empty());
+    let mut a = assign_registers(&f, &s, k, &ColoringOptions::default()).expect("assign");
+    assert_eq!((a.registers_used, s.max_demand, max_register_demand(&f, &s.spilled)), (2, 2, 2));
+    // The planted mistake: v2 goes to a third register, a valid coloring,
+    // while the pass still reports 2 registers used.
+    a.reg[Value(2)] = Some(Reg(3));
+    check_assignment(&f, &s, &a, k).expect("the coloring itself is valid");
+    // The old check compared `registers_used` with the demand: equal, so it
+    // accepted.
+    assert_eq!(a.registers_used, s.max_demand, "what the old optimality check compared");
+    let opts = EliminationOptions { store_hoisting: true, redundant_memory_transfer_elimination: true };
+    let (mf, _) = eliminate_ssa(&f, &s, &a, k, &opts).expect("eliminate");
+    assert_eq!(registers_named(&mf).len(), 3);
+    let err = check_chordal_optimum(&f, &s.spilled, &mf).expect_err("three registers for a demand of two");
+    assert!(err.contains("3 registers") && err.contains("demand of 2"), "{err}");
+}
+
+#[test]
+fn frugal_check_recomputes_the_phi_classes() {
+    let f = parse_one(
+        "fn main(v0) {\nb0:\n    v1 = add v0, v0\n    br v0, b1, b2\nb1(b0):\n    v2 = add v0, v1\n    jump b3\nb2(b0):\n    v3 = add v1, v1\n    jump b3\nb3(b1, b2):\n    v4 = phi v2, v3\n    v5 = phi v1, v3\n    v6 = add v4, v5\n    ret v6\n}\n",
+    );
+    let mut slot: EntityVec<Value, Option<Slot>> = EntityVec::from_elem(None, f.value_count as usize);
+    // v4 and v5 are different phis, joined through v3: one class.
+    slot[Value(4)] = Some(Slot(0));
+    slot[Value(2)] = Some(Slot(0));
+    check_frugal(&f, &slot).expect("one slot for the class");
+    slot[Value(5)] = Some(Slot(1));
+    let err = check_frugal(&f, &slot).expect_err("the class of v4 and v5 uses two slots");
+    assert!(err.contains("not frugal"), "{err}");
+}
+
+/// Two phis of one block reading the same value on one edge: the column
+/// `(v2 <- v1, v3 <- v1)` repeats a source, so it is not spartan.
+const SHARED_ARGUMENT: &str = "
+fn main(v0) {
+b0:
+    v1 = add v0, v0
+    jump b1
+b1(b0):
+    v2 = phi v1
+    v3 = phi v1
+    v4 = add v2, v3
+    ret v4
+}
+";
+
+#[test]
+fn spartan_check_sees_the_column_with_its_self_moves() {
+    let mut f = parse_one(SHARED_ARGUMENT);
+    let k = 4;
+    let s = spill(&mut f, &SpillOptions { k, load_lowering: false, recycle_reloads: false }).expect("spill");
+    let mut a = assign_registers(&f, &s, k, &ColoringOptions::default()).expect("assign");
+    // v1 and v2 in rax (a self-move on the edge), v3 in rcx: the column is
+    // (rax <- rax, rcx <- rax), which repeats the source rax.
+    for (v, r) in [(0, 0), (1, 0), (2, 0), (3, 1), (4, 0)] {
+        a.reg[Value(v)] = Some(Reg(r));
+    }
+    check_assignment(&f, &s, &a, k).expect("the coloring is valid");
+    let opts = EliminationOptions { store_hoisting: false, redundant_memory_transfer_elimination: false };
+    // The old check ran on (rcx <- rax) alone, after dropping the self-move,
+    // and accepted it; the column as given is not spartan.
+    let err = eliminate_ssa(&f, &s, &a, k, &opts).expect_err("not spartan");
+    assert!(err.to_string().contains("not spartan"), "{err}");
+}
+
+/// The lost-copy shape: `v1` is live after `v2 = add v1, v0`, and a phi
+/// joins them, so the function is not in CSSA form.
+const LOST_COPY: &str = "
+fn main(v0) {
+b0:
+    jump b1
+b1(b0, b1):
+    v1 = phi v0, v2
+    v2 = add v1, v0
+    br v2, b1, b2
+b2(b1):
+    ret v1
+}
+";
+
+#[test]
+fn cssa_cross_check_uses_its_own_liveness_and_classes() {
+    use ssaref::analysis::cssa::check_cssa;
+    use ssaref::checkers::class_interference::check_cssa_independently;
+    let f = parse_one(LOST_COPY);
+    assert!(check_cssa(&f).is_err());
+    let err = check_cssa_independently(&f).expect_err("v0, v1 and v2 share a class, and v0 is live at v2");
+    assert!(err.contains("not in CSSA form"), "{err}");
+    // After PhiLifting the same function is CSSA for both.
+    let mut lifted = f.clone();
+    ssaref::route1::critical_edges::split_critical_edges(&mut lifted);
+    ssaref::route1::phi_lifting::phi_lifting(&mut lifted);
+    check_cssa(&lifted).expect("Pereira's Theorem 1");
+    check_cssa_independently(&lifted).expect("and by the independent liveness");
+}
