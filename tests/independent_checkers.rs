@@ -182,7 +182,7 @@ fn cssa_cross_check_uses_its_own_liveness_and_classes() {
     assert!(err.contains("not in CSSA form"), "{err}");
     // After PhiLifting the same function is CSSA for both.
     let mut lifted = f.clone();
-    ssaref::route1::critical_edges::split_critical_edges(&mut lifted);
+    ssaref::analysis::critical_edges::split_critical_edges(&mut lifted);
     ssaref::route1::phi_lifting::phi_lifting(&mut lifted);
     check_cssa(&lifted).expect("Pereira's Theorem 1");
     check_cssa_independently(&lifted).expect("and by the independent liveness");
