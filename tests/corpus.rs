@@ -42,7 +42,8 @@ fn corpus() -> Vec<Program> {
             let name = path.file_name().unwrap().to_string_lossy().to_string();
             let text = std::fs::read_to_string(&path).expect("readable program");
             let case = parse_case(&text).unwrap_or_else(|e| panic!("{name}:{e}"));
-            let program = ssaref::frontend::parser::parse_program(&text).unwrap_or_else(|d| panic!("{}", d.with_file(&name)));
+            let program =
+                ssaref::frontend::parser::parse_program(&text).unwrap_or_else(|d| panic!("{}", d.with_file(&name)));
             Program { name, case, program }
         })
         .collect()
@@ -107,8 +108,7 @@ fn every_program_agrees_at_every_stage() {
                 let Some(p) = programs.get(index) else { break };
                 for config in configs(index, full) {
                     match differential_full_catching(&p.program, &p.case.args, &InterpOracle, &config) {
-                        Verdict::Agree { outcome, stages: s } => {
-                            assert_eq!(p.case.expect, outcome.render_full(), "{}", p.name);
+                        Verdict::Agree { outcome, stages: s } if outcome.render_full() == p.case.expect => {
                             stages.fetch_add(s.len(), std::sync::atomic::Ordering::Relaxed);
                         }
                         other => {
@@ -126,7 +126,11 @@ fn every_program_agrees_at_every_stage() {
         "{} corpus programs agree at {} stages ({})",
         programs.len(),
         stages.into_inner(),
-        if full { "every K, both routes, every route-2 configuration" } else { "route-2 configurations rotated over K" }
+        if full {
+            "every K, both routes, every route-2 configuration"
+        } else {
+            "route-2 configurations rotated over K"
+        }
     );
 }
 
