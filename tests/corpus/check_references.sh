@@ -18,6 +18,7 @@ cd "$(dirname "$0")"
 root=../..
 ssaref=${SSAREF:-$root/target/release/ssaref}
 python=${PYTHON:-python3}
+export PYTHONDONTWRITEBYTECODE=1  # no __pycache__ next to the references
 check=0
 if [ "${1:-}" = "--check" ]; then check=1; shift; fi
 if [ ! -x "$ssaref" ]; then
