@@ -1,6 +1,6 @@
 //! Shared helpers of the integration tests: the oracle adapter and the
-//! reader of test-case headers (`tests/cases/*.src`, format in README.md,
-//! "Test cases").
+//! reader of test-case headers (`tests/cases/*.src` and `tests/corpus/*.src`,
+//! format in README.md, "Test cases").
 
 #![allow(dead_code)] // Each test binary uses a different subset.
 
@@ -86,9 +86,21 @@ pub fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static)
 
 /// The `.src` files of `tests/cases/`, sorted by name.
 pub fn case_files() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    src_files("tests/cases")
+}
+
+/// The `.src` files of `tests/corpus/` (the realistic programs), sorted by
+/// name.
+pub fn corpus_files() -> Vec<PathBuf> {
+    src_files("tests/corpus")
+}
+
+/// The `.src` files directly in `dir` (relative to the repository root),
+/// sorted by name.
+pub fn src_files(dir: &str) -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(dir);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/cases exists")
+        .unwrap_or_else(|e| panic!("{} exists: {e}", dir.display()))
         .map(|e| e.expect("readable entry").path())
         .filter(|p| p.extension().is_some_and(|x| x == "src"))
         .collect();
