@@ -184,7 +184,7 @@ impl<'a> ValueInterference<'a> {
 
     /// Gives `v` the value `value`: a deliberately wrong numbering, for the
     /// tests that show the checker after coalescing does not trust this one
-    /// (`tests/checkers.rs`).
+    /// (`tests/independent_checkers.rs`). No pass calls it.
     pub fn plant_wrong_value(&mut self, v: Value, value: Value) {
         self.values.value[v] = value;
     }
