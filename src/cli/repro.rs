@@ -85,8 +85,18 @@ pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
     let ssa = construct_program(&program, &BraunOptions::all_on());
     println!("== SSA (Braun et al., all optimizations)");
     print!("{}", ir_text::print_module(&ssa));
-    // The failing back end first, then one back end of each other family.
-    let list = config.backend_list();
+    // The failing back end first, then one back end of each other family
+    // (for route 2, its default configuration).
+    let mut display = config.clone();
+    let default_route2 = pipeline::Route2 {
+        out_of_ssa: ssaref::route2::out_of_ssa::OutOfSsaOptions::default(),
+        allocator: ssaref::route2::conventional_alloc::ConventionalAllocator::LinearScan,
+    };
+    if let Some(i) = display.route2.iter().position(|r| *r == default_route2) {
+        let r = display.route2.remove(i);
+        display.route2.insert(0, r);
+    }
+    let list = display.backend_list();
     let culprit = failing.as_deref().and_then(|s| {
         let find = |exact| list.iter().find(|b| owns(b.as_ref(), s, first_k, exact));
         find(true).or_else(|| find(false))
