@@ -8,6 +8,7 @@
 //! |--------|---------------|
 //! | `testing` | generators, fuzz entry points, campaigns, reduction, statistics |
 //! | `pipeline.rs` | the one function that lists the passes and runs the checkers between them |
+//! | `backend.rs` | the `Backend` trait (SSA and K in, allocated machine IR out) and routes 1-3 behind it |
 //! | `route1`, `route2`, `route3`, `machine` | Pereira + Pereira and Palsberg; Boissinot et al. + conventional allocators; regalloc2; x86-64 |
 //! | `construction`, `checkers` | Braun et al. and the Cytron et al. reference; the independent checkers |
 //! | `frontend` | lexer, parser, printer, case files |
@@ -21,6 +22,7 @@
 pub use ssaref_types::{ast, diag, entity, error, ir, mir, op, oracle, outcome};
 
 pub mod analysis;
+pub mod backend;
 pub mod checkers;
 pub mod construction;
 pub mod frontend;

@@ -20,10 +20,13 @@
 //!    machine-code checker (`x86_check.rs`), then `emulator::run_x86`.
 //!
 //! [`differential`] runs the construction stages in the oracle;
-//! [`differential_full`] adds, for each K, the routes: route 1's SSA after
-//! each allocation pass, route 2's destructed program, the allocated machine
-//! IR of each (and of route 3, regalloc2, when asked for), and its x86-64
-//! code under Unicorn.
+//! [`differential_full`] adds, for each K, the back ends (`backend.rs`:
+//! routes 1, 2 and 3 and users' allocators, all behind the `Backend`
+//! trait, in the order of [`DiffConfig::schedule`]): the programs a back
+//! end hands the oracle (route 1's SSA after each allocation pass, route
+//! 2's destructed program), then, never trusted to the back end, ssaref's
+//! allocation checker on its machine IR ([`check_backend_output`]), the
+//! machine IR in the oracle, and its x86-64 code under Unicorn.
 //!
 //! Architecture invariant: every IR handed from one pass to the next is
 //! checked when [`Config::check`] is on, which is the default in debug
@@ -33,6 +36,7 @@
 use crate::analysis::reducibility::is_reducible;
 use crate::analysis::verifier::verify_module;
 use crate::ast::Program;
+use crate::backend::Backend;
 use crate::checkers::ssa_properties as checkers;
 use crate::construction::braun::{construct_program, BraunOptions};
 use crate::construction::cytron::construct_cytron;
@@ -246,48 +250,9 @@ pub fn later_stage_fuel(fuel: u64) -> u64 {
     fuel.saturating_mul(8).saturating_add(10_000)
 }
 
-/// One configuration of route 2: Boissinot et al.'s out-of-SSA translation
-/// with a coalescing variant and a liveness method, then a conventional
-/// register allocator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Route2 {
-    pub out_of_ssa: crate::route2::out_of_ssa::OutOfSsaOptions,
-    pub allocator: crate::route2::conventional_alloc::ConventionalAllocator,
-}
-
-impl Route2 {
-    /// Every variant × liveness method × allocator (28 configurations), in
-    /// a fixed order, each with the fast configuration's linear class test
-    /// and every checker on.
-    pub fn all() -> Vec<Route2> {
-        use crate::route2::coalescing::CoalescingVariant;
-        use crate::route2::conventional_alloc::ConventionalAllocator;
-        use crate::route2::out_of_ssa::{LivenessMethod, OutOfSsaOptions};
-        let mut out = Vec::new();
-        for allocator in ConventionalAllocator::ALL {
-            for liveness in LivenessMethod::ALL {
-                for variant in CoalescingVariant::ALL {
-                    let out_of_ssa = OutOfSsaOptions { liveness, ..OutOfSsaOptions::fast(variant) };
-                    out.push(Route2 { out_of_ssa, allocator });
-                }
-            }
-        }
-        out
-    }
-
-    /// The `i`-th configuration of [`Route2::all`], cyclically: a campaign
-    /// gives program `i` configuration `i`, so that consecutive programs
-    /// cover every configuration.
-    pub fn rotation(i: u64) -> Route2 {
-        let all = Route2::all();
-        all[(i % all.len() as u64) as usize]
-    }
-
-    /// `variant,liveness,allocator`, as in stage names.
-    pub fn describe(&self) -> String {
-        format!("{},{},{}", self.out_of_ssa.variant.slug(), self.out_of_ssa.liveness.name(), self.allocator.name())
-    }
-}
+/// Route 2's configurations are back ends (`backend.rs`); the name stays
+/// here for the callers that build a [`DiffConfig`].
+pub use crate::backend::Route2;
 
 /// What [`differential_full`] runs.
 #[derive(Clone, Debug)]
@@ -307,6 +272,9 @@ pub struct DiffConfig {
     pub route2: Vec<Route2>,
     /// Run route 3 (regalloc2) for every K of `regs`, after routes 1 and 2.
     pub route3: bool,
+    /// Further back ends (users' allocators, see `backend.rs`), each run for
+    /// every K of `regs` after routes 1, 2 and 3.
+    pub backends: Vec<std::sync::Arc<dyn Backend>>,
 }
 
 impl DiffConfig {
@@ -327,7 +295,52 @@ impl DiffConfig {
             x86: true,
             route2: Route2::all(),
             route3: false,
+            backends: Vec::new(),
         }
+    }
+
+    /// Only the given back ends: no route-1 option set, no route-2
+    /// configuration, no route 3.
+    pub fn only(mut self, backends: Vec<std::sync::Arc<dyn Backend>>) -> Self {
+        self.regalloc.clear();
+        self.route2.clear();
+        self.route3 = false;
+        self.backends = backends;
+        self
+    }
+
+    /// Every back end this configuration runs, in the order of
+    /// [`DiffConfig::schedule`], each once.
+    pub fn backend_list(&self) -> Vec<std::sync::Arc<dyn Backend>> {
+        let mut out: Vec<std::sync::Arc<dyn Backend>> = Vec::new();
+        for ra in &self.regalloc {
+            out.push(std::sync::Arc::new(crate::backend::Route1(*ra)));
+        }
+        for r2 in &self.route2 {
+            out.push(std::sync::Arc::new(*r2));
+        }
+        if self.route3 {
+            out.push(std::sync::Arc::new(crate::backend::Regalloc2));
+        }
+        out.extend(self.backends.iter().cloned());
+        out
+    }
+
+    /// The (back end, K) pairs [`differential_full`] runs, in order: route
+    /// 1 for each K and, within it, each option set (the order route 1
+    /// always had); then each route-2 configuration for each K; then route
+    /// 3 and the further back ends, each for every K.
+    pub fn schedule(&self) -> Vec<(std::sync::Arc<dyn Backend>, usize)> {
+        let list = self.backend_list();
+        let (route1, rest) = list.split_at(self.regalloc.len());
+        let mut out = Vec::new();
+        for &k in &self.regs {
+            out.extend(route1.iter().map(|b| (std::sync::Arc::clone(b), k)));
+        }
+        for b in rest {
+            out.extend(self.regs.iter().map(|&k| (std::sync::Arc::clone(b), k)));
+        }
+        out
     }
 
     /// With route 3 (regalloc2) too.
@@ -371,107 +384,92 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
         return Verdict::Agree { outcome: expected, stages };
     }
     let later = later_stage_fuel(config.fuel);
-    let mut t = std::time::Instant::now();
+    let t = std::time::Instant::now();
     let ssa = construct_program(program, &BraunOptions::all_on());
-    t = charge(t, |p| &mut p.construction);
-    for &k in &config.regs {
-        for ra in &config.regalloc {
-            let opts = crate::route1::regalloc::RegallocOptions { k, ..*ra };
-            let tag = if opts.store_hoisting { "opt" } else { "plain" };
-            let (mir, reports) = match crate::route1::regalloc::allocate_module(&ssa, &opts) {
-                Ok(x) => x,
-                Err(e) => return Verdict::CheckFailed(e),
-            };
-            t = charge(t, |p| &mut p.allocation);
-            // The SSA after each allocation pass is still SSA: run it.
-            let npasses = reports.first().map_or(0, |r| r.stages.len());
-            for i in 0..npasses {
-                let name = reports[0].stages[i].0;
-                let module = Module { functions: reports.iter().map(|r| r.stages[i].1.clone()).collect() };
-                let stage = format!("ssa-ra[k={k},{tag}]/{name}");
-                let got = oracle.run_ssa(&module, args, later);
-                if got.as_ref() != Ok(&expected) {
-                    return Verdict::Diverge { stage, expected, got };
-                }
-                stages.push(StageResult { stage, outcome: got });
-            }
-            charge(t, |p| &mut p.ssa_runs);
-            let (mir_stage, x86_stage) = (format!("alloc[k={k},{tag}]"), format!("x86[k={k},{tag}]"));
-            if let Some(v) =
-                allocated_stages(&mir, (mir_stage, x86_stage), args, oracle, config, &expected, &mut stages)
-            {
-                return v;
-            }
-            t = std::time::Instant::now();
-        }
-    }
-    // The destructed program depends on the out-of-SSA options only, not on
-    // the allocator: translate and run it once per options.
-    type Destruction =
-        (crate::route2::out_of_ssa::OutOfSsaOptions, Module, Vec<crate::route2::renaming_constraints::Pins>);
-    let mut destructions: Vec<Destruction> = Vec::new();
-    for r2 in &config.route2 {
-        let tag = r2.describe();
-        let cached = destructions.iter().position(|(o, _, _)| *o == r2.out_of_ssa);
-        let index = match cached {
+    charge(t, |p| &mut p.construction);
+    // Back ends with the same `prepare_key` share one preparation, whose
+    // stages run once.
+    let mut prepared: Vec<(String, crate::backend::Prepared)> = Vec::new();
+    for (backend, k) in config.schedule() {
+        let key = backend.prepare_key();
+        let index = match prepared.iter().position(|(p, _)| *p == key) {
             Some(i) => i,
             None => {
-                let (destructed, pins, _) =
-                    match crate::route2::out_of_ssa::translate_module_with_pins(&ssa, &r2.out_of_ssa) {
-                        Ok(x) => x,
-                        Err(e) => return Verdict::CheckFailed(e),
-                    };
-                t = charge(t, |p| &mut p.out_of_ssa);
-                // The destructed program has no phis; the oracle's SSA engine
-                // runs it as a register machine over its variables.
-                let (v, l) = (r2.out_of_ssa.variant.slug(), r2.out_of_ssa.liveness.name());
-                let stage = format!("out-of-ssa[{v},{l}]");
-                let got = oracle.run_ssa(&destructed, args, later);
-                if got.as_ref() != Ok(&expected) {
-                    return Verdict::Diverge { stage, expected, got };
+                let t = std::time::Instant::now();
+                let p = match backend.prepare(&ssa) {
+                    Ok(p) => p,
+                    Err(e) => return Verdict::CheckFailed(e),
+                };
+                let t = charge(t, |p| &mut p.out_of_ssa);
+                if let Some(v) = run_ir_stages(&p.stages, args, oracle, later, &expected, &mut stages) {
+                    return v;
                 }
-                stages.push(StageResult { stage, outcome: got });
-                t = charge(t, |p| &mut p.ssa_runs);
-                destructions.push((r2.out_of_ssa, destructed, pins));
-                destructions.len() - 1
+                charge(t, |p| &mut p.ssa_runs);
+                prepared.push((key, p));
+                prepared.len() - 1
             }
         };
-        let (_, destructed, pins) = &destructions[index];
-        for &k in &config.regs {
-            let allocated = crate::route2::conventional_alloc::allocate_conventional_module_pinned(
-                destructed,
-                pins,
-                k,
-                r2.allocator,
-            );
-            let mir = match allocated {
-                Ok(m) => m,
-                Err(e) => return Verdict::CheckFailed(e),
-            };
-            charge(t, |p| &mut p.allocation);
-            let names = (format!("conv[k={k},{tag}]"), format!("x86-conv[k={k},{tag}]"));
-            if let Some(v) = allocated_stages(&mir, names, args, oracle, config, &expected, &mut stages) {
-                return v;
-            }
-            t = std::time::Instant::now();
+        let t = std::time::Instant::now();
+        let out = match backend.allocate(&ssa, &prepared[index].1, k) {
+            Ok(out) => out,
+            Err(e) => return Verdict::CheckFailed(e),
+        };
+        let names = backend.stage_names(k);
+        // Never trusted to the back end: ssaref's allocation checker.
+        if let Err(e) = check_backend_output(&ssa, &out.mir, k, &names.0) {
+            return Verdict::CheckFailed(e);
+        }
+        let t = charge(t, |p| &mut p.allocation);
+        if let Some(v) = run_ir_stages(&out.ir_stages, args, oracle, later, &expected, &mut stages) {
+            return v;
+        }
+        charge(t, |p| &mut p.ssa_runs);
+        if let Some(v) = allocated_stages(&out.mir, names, args, oracle, config, &expected, &mut stages) {
+            return v;
         }
     }
-    if config.route3 {
-        for &k in &config.regs {
-            let mir = match crate::route3::allocate_module(&ssa, k) {
-                Ok((mir, _)) => mir,
-                Err(e) => return Verdict::CheckFailed(e),
-            };
-            charge(t, |p| &mut p.allocation);
-            let names = (format!("regalloc2[k={k}]"), format!("x86-regalloc2[k={k}]"));
-            if let Some(v) = allocated_stages(&mir, names, args, oracle, config, &expected, &mut stages) {
-                return v;
-            }
-            t = std::time::Instant::now();
-        }
-    }
-    let _ = t;
     Verdict::Agree { outcome: expected, stages }
+}
+
+/// Runs programs of a back end in the oracle (`BackendOutput::ir_stages`,
+/// `Prepared::stages`); pushes the agreeing stages, returns the verdict of
+/// the first that disagrees.
+fn run_ir_stages(
+    programs: &[(String, Module)],
+    args: &[i64],
+    oracle: &dyn Oracle,
+    fuel: u64,
+    expected: &Outcome,
+    stages: &mut Vec<StageResult>,
+) -> Option<Verdict> {
+    for (stage, module) in programs {
+        let got = oracle.run_ssa(module, args, fuel);
+        if got.as_ref() != Ok(expected) {
+            return Some(Verdict::Diverge { stage: stage.clone(), expected: expected.clone(), got });
+        }
+        stages.push(StageResult { stage: stage.clone(), outcome: got });
+    }
+    None
+}
+
+/// The checks the pipeline runs on every back end's output, whatever the
+/// back end checked itself: one function per SSA function, with the same
+/// name and `k` registers, and ssaref's allocation checker
+/// (`alloc_checker::check_module`, which includes `check_no_scratch`).
+/// Errors name the pass `stage` (the back end's machine-IR stage).
+pub fn check_backend_output(ssa: &Module, mir: &crate::mir::MModule, k: usize, stage: &str) -> Result<(), PassError> {
+    let fail = |check: &'static str, message: String| PassError { pass: stage.to_string(), check, message };
+    let names = |fs: Vec<&str>| fs.join(", ");
+    let ssa_names: Vec<&str> = ssa.functions.iter().map(|f| f.name.as_str()).collect();
+    let mir_names: Vec<&str> = mir.functions.iter().map(|f| f.name.as_str()).collect();
+    if ssa_names != mir_names {
+        let message = format!("the functions are [{}], not those of the SSA, [{}]", names(mir_names), names(ssa_names));
+        return Err(fail("functions", message));
+    }
+    if let Some(f) = mir.functions.iter().find(|f| f.k != k) {
+        return Err(fail("k", format!("`{}` is allocated for K = {}, not {k}", f.name, f.k)));
+    }
+    crate::checkers::alloc_checker::check_module(mir).map_err(|e| fail("alloc-checker", e.to_string()))
 }
 
 /// The stages of one allocated module: the MIR in the oracle, then (with

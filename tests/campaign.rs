@@ -39,6 +39,7 @@ fn config(out: &std::path::Path, route2: bool) -> CampaignConfig {
         route1: true,
         route2: if route2 { ssaref::pipeline::Route2::all() } else { Vec::new() },
         route3: false,
+        backends: Vec::new(),
     }
 }
 

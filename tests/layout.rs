@@ -31,9 +31,10 @@ const LAYERS: &[(&str, u32)] = &[
     ("route2", 4),
     ("route3", 4),
     ("machine", 4),
-    ("pipeline", 5),
-    ("testing", 6),
-    ("cli", 7),
+    ("backend", 5),
+    ("pipeline", 6),
+    ("testing", 7),
+    ("cli", 8),
 ];
 
 /// The modules of `ssaref-types` that the oracle may import.

@@ -154,15 +154,7 @@ pub fn destructed(
 /// A destructed module in the IR text form, each function followed by a
 /// comment naming its pinned variables (§III-D).
 pub fn print_destructed(m: &ssaref::ir::Module, pins: &[ssaref::route2::renaming_constraints::Pins]) -> String {
-    let mut text = String::new();
-    for (i, f) in m.functions.iter().enumerate() {
-        text.push_str(&ir_text::print_function(f));
-        if let Some(p) = pins.get(i).filter(|p| !p.is_empty()) {
-            let list: Vec<String> = p.iter().map(|(v, r)| format!("{v} in {}", r.name())).collect();
-            text.push_str(&format!("// pinned: {}\n", list.join(", ")));
-        }
-    }
-    text
+    ssaref::backend::print_destructed(m, pins)
 }
 
 pub fn check_regs(regs: &[usize]) -> Result<(), Failure> {

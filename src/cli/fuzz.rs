@@ -79,6 +79,7 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
         progress: true,
         route1: a.route.route1(),
         route3: a.route.route3(),
+        backends: Vec::new(),
         route2: if !a.route.route2() {
             Vec::new()
         } else {

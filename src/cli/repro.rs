@@ -1,17 +1,20 @@
-//! `ssaref repro`: replays a saved case: the program, its SSA, route 1's
-//! IR after each pass, routes 1 and 2's allocated code and x86-64 listing
-//! (the failing route first; route 3's, with regalloc2's input and edits,
-//! when it failed or is the only route asked for), then every stage's verdict.
+//! `ssaref repro`: replays a saved case: the program, its SSA, then for the
+//! failing back end first and one back end of each other family
+//! (`backend.rs`) what its `Backend::report` says (route 1: the IR after
+//! each pass; route 2: the destructed program; route 3: regalloc2's input
+//! and edits; then the allocated code) and the x86-64 listing, then every
+//! stage's verdict.
 
-use crate::common::{check_regs, load_case, print_destructed, Failure, DEFAULT_CASE_REGS, EXIT_OUT_OF_FUEL};
+use crate::common::{check_regs, load_case, Failure, DEFAULT_CASE_REGS, EXIT_OUT_OF_FUEL};
 use crate::options::Routes;
 use clap::Args;
 use ssaref::analysis::ir_text;
+use ssaref::backend::{family, Backend};
 use ssaref::construction::braun::construct_program;
 use ssaref::construction::braun::BraunOptions;
 use ssaref::pipeline::{self, Verdict};
-use ssaref::route1::regalloc::{allocate_module, RegallocOptions};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use ssaref_interp as interp;
 
@@ -43,49 +46,19 @@ fn print_listing(mir: &ssaref::mir::MModule, title: &str) {
     }
 }
 
-/// `repro`'s view of route 2: the destructed program, the allocated code
-/// and its disassembly, for one configuration and one K.
-fn print_route2(ssa: &ssaref::ir::Module, r2: &pipeline::Route2, k: usize) {
-    let tag = r2.describe();
-    match ssaref::route2::out_of_ssa::translate_module_with_pins(ssa, &r2.out_of_ssa) {
-        Ok((destructed, pins, _)) => {
-            println!("== route 2: out of SSA ({tag})");
-            print!("{}", print_destructed(&destructed, &pins));
-            match ssaref::route2::conventional_alloc::allocate_conventional_module_pinned(
-                &destructed,
-                &pins,
-                k,
-                r2.allocator,
-            ) {
-                Ok(mir) => {
-                    println!("== route 2: allocated ({tag}, K = {k})");
-                    print!("{}", ssaref::mir::print_module(&mir));
-                    print_listing(&mir, &format!("route 2: x86-64 ({tag}, K = {k})"));
-                }
-                Err(e) => println!("== route 2: allocation with K = {k} failed: {e}"),
-            }
-        }
-        Err(e) => println!("== route 2: out-of-SSA ({tag}) failed: {e}"),
+/// Whether the stage or pass `failing` (with register count `k`) belongs
+/// to `backend`: exactly one of its stage names, or a name that starts
+/// with its preparation's stages (route 2's `out-of-ssa[...]`) or with its
+/// family (`ssa-ra[k=4,opt]/spill`, `regalloc2[k=2]/to-mir`).
+fn owns(backend: &dyn Backend, failing: &str, k: usize, exact: bool) -> bool {
+    let (mir, x86) = backend.stage_names(k);
+    if exact {
+        return failing == mir || failing == x86;
     }
-}
-
-/// `repro`'s view of route 3: regalloc2's input, its allocations and
-/// edits, the allocated code and its disassembly, for one K.
-fn print_route3(ssa: &ssaref::ir::Module, k: usize) {
-    for f in &ssa.functions {
-        match ssaref::route3::allocate_regalloc2(f, k) {
-            Ok((_, report)) => {
-                println!("== route 3: regalloc2 (`{}`, K = {k})", f.name);
-                print!("{}", report.render());
-            }
-            Err(e) => println!("== route 3: regalloc2 on `{}` with K = {k} failed: {e}", f.name),
-        }
-    }
-    if let Ok((mir, _)) = ssaref::route3::allocate_module(ssa, k) {
-        println!("== route 3: allocated (K = {k})");
-        print!("{}", ssaref::mir::print_module(&mir));
-        print_listing(&mir, &format!("route 3: x86-64 (K = {k})"));
-    }
+    let name = backend.name();
+    let fam = family(&name);
+    let failing_family = failing.split(['[', '/']).next().unwrap_or(failing);
+    failing.starts_with(&backend.prepare_key()) || failing_family == fam
 }
 
 pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
@@ -107,52 +80,38 @@ pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
         .and_then(ssaref::testing::reduce::stage_k)
         .filter(|k| regs.contains(k))
         .unwrap_or_else(|| regs.first().copied().unwrap_or(4));
-    let route2 = failing
-        .as_deref()
-        .and_then(|s| {
-            pipeline::Route2::all().into_iter().find(|r| {
-                let (v, l) = (r.out_of_ssa.variant.slug(), r.out_of_ssa.liveness.name());
-                s.contains(&r.describe()) || s.starts_with(&format!("out-of-ssa[{v},{l}]"))
-            })
-        })
-        .unwrap_or(pipeline::Route2 {
-            out_of_ssa: ssaref::route2::out_of_ssa::OutOfSsaOptions::default(),
-            allocator: ssaref::route2::conventional_alloc::ConventionalAllocator::LinearScan,
-        });
     println!("== program (args {args:?})");
     print!("{}", ssaref::frontend::ast_print::print_program(&program));
     let ssa = construct_program(&program, &BraunOptions::all_on());
     println!("== SSA (Braun et al., all optimizations)");
     print!("{}", ir_text::print_module(&ssa));
-    // Route 2 first when the failure is there.
-    let route2_failed = failing.as_deref().is_some_and(|s| {
-        s.starts_with("out-of-ssa") || s.starts_with("conv") || s.starts_with("x86-conv") || s.contains("conv-ra")
+    // The failing back end first, then one back end of each other family
+    // (for route 2, its default configuration).
+    let mut display = config.clone();
+    let default_route2 = pipeline::Route2 {
+        out_of_ssa: ssaref::route2::out_of_ssa::OutOfSsaOptions::default(),
+        allocator: ssaref::route2::conventional_alloc::ConventionalAllocator::LinearScan,
+    };
+    if let Some(i) = display.route2.iter().position(|r| *r == default_route2) {
+        let r = display.route2.remove(i);
+        display.route2.insert(0, r);
+    }
+    let list = display.backend_list();
+    let culprit = failing.as_deref().and_then(|s| {
+        let find = |exact| list.iter().find(|b| owns(b.as_ref(), s, first_k, exact));
+        find(true).or_else(|| find(false))
     });
-    let route3_failed =
-        failing.as_deref().is_some_and(|s| s.starts_with("regalloc2") || s.starts_with("x86-regalloc2"));
-    if route3_failed || (a.route.route3() && !a.route.route1() && !a.route.route2()) {
-        print_route3(&ssa, first_k);
-    }
-    if route2_failed {
-        print_route2(&ssa, &route2, first_k);
-    }
-    match allocate_module(&ssa, &RegallocOptions::with_k(first_k)) {
-        Ok((mir, reports)) => {
-            let npasses = reports.first().map_or(0, |r| r.stages.len());
-            for i in 0..npasses {
-                println!("== after {} (K = {first_k})", reports[0].stages[i].0);
-                for r in &reports {
-                    print!("{}", ir_text::print_function(&r.stages[i].1));
-                }
-            }
-            println!("== allocated (K = {first_k})");
-            print!("{}", ssaref::mir::print_module(&mir));
-            print_listing(&mir, &format!("x86-64 (K = {first_k})"));
+    let mut shown: Vec<Arc<dyn Backend>> = culprit.into_iter().cloned().collect();
+    for b in &list {
+        if !shown.iter().any(|s| family(&s.name()) == family(&b.name())) {
+            shown.push(Arc::clone(b));
         }
-        Err(e) => println!("== allocation with K = {first_k} failed: {e}"),
     }
-    if !route2_failed {
-        print_route2(&ssa, &route2, first_k);
+    for b in &shown {
+        print!("{}", b.report(&ssa, first_k));
+        if let Ok(out) = b.prepare(&ssa).and_then(|p| b.allocate(&ssa, &p, first_k)) {
+            print_listing(&out.mir, &b.listing_title(first_k));
+        }
     }
     println!("== stages");
     match &verdict {

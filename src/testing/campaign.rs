@@ -45,6 +45,9 @@ pub struct CampaignConfig {
     pub route2: Vec<crate::pipeline::Route2>,
     /// Run route 3 (regalloc2).
     pub route3: bool,
+    /// Further back ends (users' allocators, `backend.rs`), run on every
+    /// program after the routes.
+    pub backends: Vec<std::sync::Arc<dyn crate::backend::Backend>>,
 }
 
 /// The totals of a campaign.
@@ -154,6 +157,7 @@ pub fn run_campaign(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), stop:
         diff.regalloc.clear();
     }
     diff.route3 = config.route3;
+    diff.backends = config.backends.clone();
     let start = Instant::now();
     let done = AtomicBool::new(false);
     std::thread::scope(|s| {

@@ -253,23 +253,35 @@ impl fmt::Display for ReduceError {
 impl std::error::Error for ReduceError {}
 
 /// Reduces a failing case (see the module comment). `regs` are the
-/// register counts it failed with.
+/// register counts it failed with. Every candidate runs
+/// [`DiffConfig::standard`] with route 3.
 pub fn reduce(
     tc: &TestCase,
     regs: &[usize],
     oracle: &dyn Oracle,
     config: &ReduceConfig,
 ) -> Result<Reduction, ReduceError> {
-    let verdict = differential_full_catching(
-        &tc.program,
-        &tc.args,
-        oracle,
-        &DiffConfig::standard(regs, config.fuel).with_route3(),
-    );
+    reduce_with(tc, regs, oracle, config, &DiffConfig::standard(regs, config.fuel).with_route3())
+}
+
+/// [`reduce`] with the back ends and construction variants of `diff` (its
+/// `regs` and `fuel` are replaced by the candidate's and `config.fuel`):
+/// how a user's back end (`backend.rs`) is reduced alone.
+pub fn reduce_with(
+    tc: &TestCase,
+    regs: &[usize],
+    oracle: &dyn Oracle,
+    config: &ReduceConfig,
+    diff: &DiffConfig,
+) -> Result<Reduction, ReduceError> {
+    let diff = DiffConfig { fuel: config.fuel, ..diff.clone() };
+    let verdict =
+        differential_full_catching(&tc.program, &tc.args, oracle, &DiffConfig { regs: regs.to_vec(), ..diff.clone() });
     let Some(failure) = Failure::of(&verdict) else { return Err(ReduceError::NotFailing(Box::new(verdict))) };
     let mut r = Reducer {
         oracle,
         config,
+        diff: &diff,
         target: failure.clone(),
         stats: ReduceStats { tests: 1, statements_before: tc.statement_count(), ..ReduceStats::default() },
     };
@@ -310,6 +322,8 @@ struct Current {
 struct Reducer<'a> {
     oracle: &'a dyn Oracle,
     config: &'a ReduceConfig,
+    /// The back ends and variants every candidate runs (`regs` replaced).
+    diff: &'a DiffConfig,
     target: Failure,
     stats: ReduceStats,
 }
@@ -325,12 +339,8 @@ impl Reducer<'_> {
     /// Runs a candidate; its verdict if it fails like the original.
     fn test(&mut self, tc: &TestCase, regs: &[usize]) -> Option<Verdict> {
         self.stats.tests += 1;
-        let verdict = differential_full_catching(
-            &tc.program,
-            &tc.args,
-            self.oracle,
-            &DiffConfig::standard(regs, self.config.fuel).with_route3(),
-        );
+        let diff = DiffConfig { regs: regs.to_vec(), ..self.diff.clone() };
+        let verdict = differential_full_catching(&tc.program, &tc.args, self.oracle, &diff);
         match Failure::of(&verdict) {
             Some(f) if f == self.target => {
                 self.stats.accepted += 1;

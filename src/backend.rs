@@ -1,0 +1,404 @@
+//! One interface for back ends: SSA and K in, allocated machine IR out.
+//!
+//! A back end is anything that turns ssaref's SSA ([`crate::ir::Module`],
+//! after Braun et al.'s construction) into allocated machine IR
+//! ([`crate::mir::MModule`]) for K registers: ssaref's route 1 (Pereira,
+//! then Pereira and Palsberg), route 2 (Boissinot et al., then a
+//! conventional allocator), route 3 (regalloc2), or a user's own allocator.
+//! [`crate::pipeline::differential_full`] runs every back end of its
+//! [`crate::pipeline::DiffConfig`] the same way, and trusts none of them:
+//! on every back end's output it runs ssaref's allocation checker
+//! (`checkers/alloc_checker.rs`, with `check_no_scratch`), the oracle's
+//! run of the machine IR, the x86-64 lowering, the machine-code checker,
+//! and the machine code under Unicorn, and compares every outcome with the
+//! source program's. Campaigns (`testing/campaign.rs`), `ssaref repro` and
+//! the reducer (`testing/reduce.rs`) take the same list of back ends.
+//!
+//! A back end may also hand the oracle programs of its own to run before
+//! the machine IR ([`BackendOutput::ir_stages`], [`Prepared::stages`]):
+//! route 1 gives the SSA after each of its passes, route 2 its destructed
+//! program. Each must compute the source's outcome too.
+//!
+//! The three built-in back ends are [`Route1`] (one option set), [`Route2`]
+//! (one configuration) and [`Regalloc2`], at the end of this file; they
+//! only call the routes' entry points, and keep the stage names the routes
+//! always had.
+//!
+//! # Example
+//!
+//! A back end that gives up on every program (a real one is in
+//! `examples/naive_allocator.rs`):
+//!
+//! ```
+//! use ssaref::backend::{Backend, BackendOutput, Prepared};
+//! use ssaref::error::PassError;
+//! use ssaref::ir::Module;
+//!
+//! struct GiveUp;
+//!
+//! impl Backend for GiveUp {
+//!     fn name(&self) -> String {
+//!         "give-up".to_string()
+//!     }
+//!     fn allocate(&self, _ssa: &Module, _prepared: &Prepared, k: usize) -> Result<BackendOutput, PassError> {
+//!         Err(PassError { pass: format!("give-up[k={k}]"), check: "allocate", message: "not implemented".into() })
+//!     }
+//! }
+//!
+//! let b = GiveUp;
+//! assert_eq!(b.stage_names(4), ("give-up[k=4]".to_string(), "x86-give-up[k=4]".to_string()));
+//! ```
+//!
+//! With it in `DiffConfig::backends`, every program fails with
+//! `Verdict::CheckFailed` at pass `give-up[k=K]`.
+
+use crate::error::PassError;
+use crate::ir::Module;
+use crate::mir::MModule;
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
+
+/// What a back end's [`Backend::prepare`] did once per program, before any
+/// K: programs for the oracle to run, and state for [`Backend::allocate`].
+#[derive(Clone, Default)]
+pub struct Prepared {
+    /// Programs the oracle runs (as SSA, or phi-free code whose value
+    /// numbers are variables), each with its stage name, in order.
+    pub stages: Vec<(String, Module)>,
+    /// Whatever the back end wants to keep for [`Backend::allocate`]
+    /// (route 2: the pinned variables of its destructed program).
+    pub state: Option<Arc<dyn Any + Send + Sync>>,
+}
+
+impl fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.stages.iter().map(|(n, _)| n.as_str()).collect();
+        f.debug_struct("Prepared").field("stages", &names).field("state", &self.state.is_some()).finish()
+    }
+}
+
+/// What a back end gives for one K.
+#[derive(Clone, Debug)]
+pub struct BackendOutput {
+    /// The allocated program: one function per function of the SSA, same
+    /// names, each with `k` registers. Its annotations name the SSA values
+    /// (copy-canonical, see `mir.rs`) that the allocation checker follows.
+    pub mir: MModule,
+    /// Programs the oracle runs before the machine IR, each with its stage
+    /// name (route 1: the SSA after each pass). Usually empty.
+    pub ir_stages: Vec<(String, Module)>,
+}
+
+/// A register allocator (with whatever out-of-SSA translation it needs)
+/// under ssaref's differential test. See the module documentation.
+///
+/// Implementations must be deterministic: the same SSA and K give the same
+/// output, so that campaigns and the reducer can replay a failure.
+pub trait Backend: Send + Sync {
+    /// The back end's name: letters, digits and `-`, then optionally a
+    /// configuration in brackets (`ssa-ra[opt]`, `boissinot[sharing,...]`).
+    /// The part before `[` is its family; `ssaref repro` shows one back end
+    /// per family.
+    fn name(&self) -> String;
+
+    /// The names of the stages of its allocated code for `k` registers:
+    /// the machine IR in the oracle and the x86-64 code under Unicorn.
+    /// Default: `NAME[k=K]` and `x86-NAME[k=K]`. A name must contain
+    /// `k=K`, which the reducer abstracts.
+    fn stage_names(&self, k: usize) -> (String, String) {
+        let name = self.name();
+        (format!("{name}[k={k}]"), format!("x86-{name}[k={k}]"))
+    }
+
+    /// Work that does not depend on K, done once per program (route 2: the
+    /// out-of-SSA translation). Default: nothing.
+    fn prepare(&self, ssa: &Module) -> Result<Prepared, PassError> {
+        let _ = ssa;
+        Ok(Prepared::default())
+    }
+
+    /// Back ends with the same key share one [`Backend::prepare`] per
+    /// program, and its stages run once (route 2's allocators share the
+    /// translation). Default: the name, so no sharing.
+    fn prepare_key(&self) -> String {
+        self.name()
+    }
+
+    /// Allocates `ssa` (after [`Backend::prepare`]) in `k` registers, `k` in
+    /// `mir::MIN_REGS..=mir::MAX_REGS`. An error is reported as
+    /// `Verdict::CheckFailed`; name the pass with `k=K` in it.
+    fn allocate(&self, ssa: &Module, prepared: &Prepared, k: usize) -> Result<BackendOutput, PassError>;
+
+    /// What `ssaref repro` prints about this back end for `k` registers,
+    /// before the x86-64 listing: by default the allocated machine IR
+    /// under `== NAME: allocated (K = k)`, or why there is none.
+    fn report(&self, ssa: &Module, k: usize) -> String {
+        let name = self.name();
+        match self.prepare(ssa).and_then(|p| self.allocate(ssa, &p, k)) {
+            Ok(out) => format!("== {name}: allocated (K = {k})\n{}", crate::mir::print_module(&out.mir)),
+            Err(e) => format!("== {name}: allocation with K = {k} failed: {e}\n"),
+        }
+    }
+
+    /// The heading of the x86-64 listing that `ssaref repro` prints after
+    /// [`Backend::report`].
+    fn listing_title(&self, k: usize) -> String {
+        format!("{}: x86-64 (K = {k})", self.name())
+    }
+}
+
+impl fmt::Debug for dyn Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Backend({})", self.name())
+    }
+}
+
+/// The family of a back end's name: the part before `[`.
+pub fn family(name: &str) -> &str {
+    name.split('[').next().unwrap_or(name)
+}
+
+/// Route 1 with one option set (its `k` is replaced by each K): Pereira's
+/// allocation, then Pereira and Palsberg's SSA elimination. Stages:
+/// `ssa-ra[k=K,TAG]/PASS` (the SSA after each pass), `alloc[k=K,TAG]` and
+/// `x86[k=K,TAG]`, where `TAG` is `opt` with store hoisting and `plain`
+/// without.
+#[derive(Clone, Copy, Debug)]
+pub struct Route1(pub crate::route1::regalloc::RegallocOptions);
+
+impl Route1 {
+    fn tag(&self) -> &'static str {
+        if self.0.store_hoisting {
+            "opt"
+        } else {
+            "plain"
+        }
+    }
+
+    fn options(&self, k: usize) -> crate::route1::regalloc::RegallocOptions {
+        crate::route1::regalloc::RegallocOptions { k, ..self.0 }
+    }
+}
+
+impl Backend for Route1 {
+    fn name(&self) -> String {
+        format!("ssa-ra[{}]", self.tag())
+    }
+
+    fn stage_names(&self, k: usize) -> (String, String) {
+        let tag = self.tag();
+        (format!("alloc[k={k},{tag}]"), format!("x86[k={k},{tag}]"))
+    }
+
+    fn allocate(&self, ssa: &Module, _prepared: &Prepared, k: usize) -> Result<BackendOutput, PassError> {
+        let (mir, reports) = crate::route1::regalloc::allocate_module(ssa, &self.options(k))?;
+        // The SSA after each allocation pass is still SSA: the oracle runs it.
+        let npasses = reports.first().map_or(0, |r| r.stages.len());
+        let tag = self.tag();
+        let ir_stages = (0..npasses)
+            .map(|i| {
+                let name = reports[0].stages[i].0;
+                let module = Module { functions: reports.iter().map(|r| r.stages[i].1.clone()).collect() };
+                (format!("ssa-ra[k={k},{tag}]/{name}"), module)
+            })
+            .collect();
+        Ok(BackendOutput { mir, ir_stages })
+    }
+
+    fn report(&self, ssa: &Module, k: usize) -> String {
+        let mut text = String::new();
+        match crate::route1::regalloc::allocate_module(ssa, &self.options(k)) {
+            Ok((mir, reports)) => {
+                let npasses = reports.first().map_or(0, |r| r.stages.len());
+                for i in 0..npasses {
+                    text.push_str(&format!("== after {} (K = {k})\n", reports[0].stages[i].0));
+                    for r in &reports {
+                        text.push_str(&crate::analysis::ir_text::print_function(&r.stages[i].1));
+                    }
+                }
+                text.push_str(&format!("== allocated (K = {k})\n{}", crate::mir::print_module(&mir)));
+            }
+            Err(e) => text.push_str(&format!("== allocation with K = {k} failed: {e}\n")),
+        }
+        text
+    }
+
+    fn listing_title(&self, k: usize) -> String {
+        format!("x86-64 (K = {k})")
+    }
+}
+
+/// One configuration of route 2: Boissinot et al.'s out-of-SSA translation
+/// with a coalescing variant and a liveness method, then a conventional
+/// register allocator. As a back end: the translation once per program
+/// (stage `out-of-ssa[VARIANT,LIVENESS]`, shared by the configurations with
+/// the same translation), then the allocator with the renaming
+/// constraints' pins for each K (stages `conv[k=K,CONFIG]` and
+/// `x86-conv[k=K,CONFIG]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Route2 {
+    pub out_of_ssa: crate::route2::out_of_ssa::OutOfSsaOptions,
+    pub allocator: crate::route2::conventional_alloc::ConventionalAllocator,
+}
+
+impl Route2 {
+    /// Every variant × liveness method × allocator (28 configurations), in
+    /// a fixed order, each with the fast configuration's linear class test
+    /// and every checker on.
+    pub fn all() -> Vec<Route2> {
+        use crate::route2::coalescing::CoalescingVariant;
+        use crate::route2::conventional_alloc::ConventionalAllocator;
+        use crate::route2::out_of_ssa::{LivenessMethod, OutOfSsaOptions};
+        let mut out = Vec::new();
+        for allocator in ConventionalAllocator::ALL {
+            for liveness in LivenessMethod::ALL {
+                for variant in CoalescingVariant::ALL {
+                    let out_of_ssa = OutOfSsaOptions { liveness, ..OutOfSsaOptions::fast(variant) };
+                    out.push(Route2 { out_of_ssa, allocator });
+                }
+            }
+        }
+        out
+    }
+
+    /// The `i`-th configuration of [`Route2::all`], cyclically: a campaign
+    /// gives program `i` configuration `i`, so that consecutive programs
+    /// cover every configuration.
+    pub fn rotation(i: u64) -> Route2 {
+        let all = Route2::all();
+        all[(i % all.len() as u64) as usize]
+    }
+
+    /// `variant,liveness,allocator`, as in stage names.
+    pub fn describe(&self) -> String {
+        format!("{},{},{}", self.out_of_ssa.variant.slug(), self.out_of_ssa.liveness.name(), self.allocator.name())
+    }
+
+    fn translate(&self, ssa: &Module) -> Result<(Module, PinList), PassError> {
+        let (destructed, pins, _) = crate::route2::out_of_ssa::translate_module_with_pins(ssa, &self.out_of_ssa)?;
+        Ok((destructed, pins))
+    }
+}
+
+type PinList = Vec<crate::route2::renaming_constraints::Pins>;
+
+impl Backend for Route2 {
+    fn name(&self) -> String {
+        format!("boissinot[{}]", self.describe())
+    }
+
+    fn stage_names(&self, k: usize) -> (String, String) {
+        let tag = self.describe();
+        (format!("conv[k={k},{tag}]"), format!("x86-conv[k={k},{tag}]"))
+    }
+
+    fn prepare_key(&self) -> String {
+        let o = &self.out_of_ssa;
+        format!("out-of-ssa[{},{}]", o.variant.slug(), o.liveness.name())
+    }
+
+    fn prepare(&self, ssa: &Module) -> Result<Prepared, PassError> {
+        let (destructed, pins) = self.translate(ssa)?;
+        // The destructed program has no phis; the oracle's SSA engine runs
+        // it as a register machine over its variables.
+        Ok(Prepared { stages: vec![(self.prepare_key(), destructed)], state: Some(Arc::new(pins)) })
+    }
+
+    fn allocate(&self, ssa: &Module, prepared: &Prepared, k: usize) -> Result<BackendOutput, PassError> {
+        let pins = prepared.state.as_ref().and_then(|s| s.downcast_ref::<PinList>());
+        let (destructed, pins) = match (prepared.stages.first(), pins) {
+            (Some((_, d)), Some(p)) => (d, p),
+            // Not prepared by `prepare` (a caller's own `Prepared`): translate here.
+            _ => return self.allocate(ssa, &self.prepare(ssa)?, k),
+        };
+        let mir = crate::route2::conventional_alloc::allocate_conventional_module_pinned(
+            destructed,
+            pins,
+            k,
+            self.allocator,
+        )?;
+        Ok(BackendOutput { mir, ir_stages: Vec::new() })
+    }
+
+    fn report(&self, ssa: &Module, k: usize) -> String {
+        let tag = self.describe();
+        let mut text = String::new();
+        match self.translate(ssa) {
+            Ok((destructed, pins)) => {
+                text.push_str(&format!("== route 2: out of SSA ({tag})\n"));
+                text.push_str(&print_destructed(&destructed, &pins));
+                match crate::route2::conventional_alloc::allocate_conventional_module_pinned(
+                    &destructed,
+                    &pins,
+                    k,
+                    self.allocator,
+                ) {
+                    Ok(mir) => text.push_str(&format!(
+                        "== route 2: allocated ({tag}, K = {k})\n{}",
+                        crate::mir::print_module(&mir)
+                    )),
+                    Err(e) => text.push_str(&format!("== route 2: allocation with K = {k} failed: {e}\n")),
+                }
+            }
+            Err(e) => text.push_str(&format!("== route 2: out-of-SSA ({tag}) failed: {e}\n")),
+        }
+        text
+    }
+
+    fn listing_title(&self, k: usize) -> String {
+        format!("route 2: x86-64 ({}, K = {k})", self.describe())
+    }
+}
+
+/// A destructed module in the IR text form, each function followed by a
+/// comment naming its pinned variables (Boissinot et al. §III-D).
+pub fn print_destructed(m: &Module, pins: &[crate::route2::renaming_constraints::Pins]) -> String {
+    let mut text = String::new();
+    for (i, f) in m.functions.iter().enumerate() {
+        text.push_str(&crate::analysis::ir_text::print_function(f));
+        if let Some(p) = pins.get(i).filter(|p| !p.is_empty()) {
+            let list: Vec<String> = p.iter().map(|(v, r)| format!("{v} in {}", r.name())).collect();
+            text.push_str(&format!("// pinned: {}\n", list.join(", ")));
+        }
+    }
+    text
+}
+
+/// Route 3: regalloc2 after critical-edge splitting, checked by
+/// regalloc2's checker and ssaref's. Stages `regalloc2[k=K]` and
+/// `x86-regalloc2[k=K]`.
+#[derive(Clone, Copy, Debug)]
+pub struct Regalloc2;
+
+impl Backend for Regalloc2 {
+    fn name(&self) -> String {
+        "regalloc2".to_string()
+    }
+
+    fn allocate(&self, ssa: &Module, _prepared: &Prepared, k: usize) -> Result<BackendOutput, PassError> {
+        let (mir, _) = crate::route3::allocate_module(ssa, k)?;
+        Ok(BackendOutput { mir, ir_stages: Vec::new() })
+    }
+
+    fn report(&self, ssa: &Module, k: usize) -> String {
+        let mut text = String::new();
+        for f in &ssa.functions {
+            match crate::route3::allocate_regalloc2(f, k) {
+                Ok((_, report)) => {
+                    text.push_str(&format!("== route 3: regalloc2 (`{}`, K = {k})\n", f.name));
+                    text.push_str(&report.render());
+                }
+                Err(e) => text.push_str(&format!("== route 3: regalloc2 on `{}` with K = {k} failed: {e}\n", f.name)),
+            }
+        }
+        if let Ok((mir, _)) = crate::route3::allocate_module(ssa, k) {
+            text.push_str(&format!("== route 3: allocated (K = {k})\n{}", crate::mir::print_module(&mir)));
+        }
+        text
+    }
+
+    fn listing_title(&self, k: usize) -> String {
+        format!("route 3: x86-64 (K = {k})")
+    }
+}
