@@ -41,6 +41,7 @@ mod options;
 mod reduce;
 mod repro;
 mod run;
+mod ssa_input;
 mod stats;
 
 use bench::{cmd_bench_emulator, cmd_bench_out_of_ssa, BenchArgs, BenchEmulatorArgs};

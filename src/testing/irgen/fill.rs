@@ -115,7 +115,7 @@ impl Filler<'_> {
             let npreds = self.skeleton.preds[b].len();
             let extra = match npreds {
                 0 => 0,
-                1 if self.e.chance(20) => 1 + self.e.below(2),
+                1 if self.e.chance(self.config.one_arg_phi_percent) => 1 + self.e.below(2),
                 1 => 0,
                 _ => self.e.range(0, self.config.max_phis),
             };
