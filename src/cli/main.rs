@@ -15,6 +15,7 @@
 //! - `common.rs`: the exit codes, `Failure`, reading a program or a case
 //!   file, the arguments of `main`, and the back end that `run`, `emit` and
 //!   `repro` print or run;
+//! - `ssa_input.rs`: reading a `.ssa` program (for `run` and `check`);
 //! - `counting_alloc.rs`: mimalloc, counting the bytes in use for
 //!   `bench-out-of-ssa`.
 //!
@@ -26,9 +27,9 @@
 //!
 //! Architecture invariant: the command line may import everything of the
 //! library; nothing imports the command line. Within it, imports go one
-//! way: `main.rs` → the command files → `common.rs` → `options.rs`, and
-//! `bench.rs` and `main.rs` → `counting_alloc.rs`; no file imports
-//! `main.rs`.
+//! way: `main.rs` → the command files → `ssa_input.rs` → `common.rs` →
+//! `options.rs`, and `bench.rs` and `main.rs` → `counting_alloc.rs`; no
+//! file imports `main.rs`.
 
 mod bench;
 mod check;
