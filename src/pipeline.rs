@@ -27,6 +27,8 @@
 //! 2's destructed program), then, never trusted to the back end, ssaref's
 //! allocation checker on its machine IR ([`check_backend_output`]), the
 //! machine IR in the oracle, and its x86-64 code under Unicorn.
+//! [`differential_ssa`] runs the same back-end stages on a program given
+//! in SSA form, against the oracle's run of that SSA.
 //!
 //! Architecture invariant: every IR handed from one pass to the next is
 //! checked when [`Config::check`] is on, which is the default in debug
@@ -376,17 +378,35 @@ impl DiffConfig {
 /// check; a panic propagates (see [`differential_full_catching`]).
 pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, config: &DiffConfig) -> Verdict {
     let first = differential(program, args, oracle, &config.variants, config.fuel);
-    let (expected, mut stages) = match first {
+    let (expected, stages) = match first {
         Verdict::Agree { outcome, stages } => (outcome, stages),
         other => return other,
     };
     if config.regs.is_empty() {
         return Verdict::Agree { outcome: expected, stages };
     }
-    let later = later_stage_fuel(config.fuel);
     let t = std::time::Instant::now();
     let ssa = construct_program(program, &BraunOptions::all_on());
     charge(t, |p| &mut p.construction);
+    backend_stages(&ssa, args, oracle, config, expected, stages)
+}
+
+/// The back-end stages of [`differential_full`] and [`differential_ssa`]
+/// on the SSA module `ssa`, whose outcome is `expected`: for each K and
+/// route-1 option set, the SSA after each allocation pass, the allocated
+/// machine IR and its x86-64 code; for each route-2 configuration, the
+/// destructed program, then for each K the allocated machine IR and its
+/// x86-64 code; with `config.route3`, route 3 for each K. Appends the
+/// agreeing stages to `stages`.
+fn backend_stages(
+    ssa: &Module,
+    args: &[i64],
+    oracle: &dyn Oracle,
+    config: &DiffConfig,
+    expected: Outcome,
+    mut stages: Vec<StageResult>,
+) -> Verdict {
+    let later = later_stage_fuel(config.fuel);
     // Back ends with the same `prepare_key` share one preparation, whose
     // stages run once.
     let mut prepared: Vec<(String, crate::backend::Prepared)> = Vec::new();
@@ -396,7 +416,7 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
             Some(i) => i,
             None => {
                 let t = std::time::Instant::now();
-                let p = match backend.prepare(&ssa) {
+                let p = match backend.prepare(ssa) {
                     Ok(p) => p,
                     Err(e) => return Verdict::CheckFailed(e),
                 };
@@ -410,13 +430,13 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
             }
         };
         let t = std::time::Instant::now();
-        let out = match backend.allocate(&ssa, &prepared[index].1, k) {
+        let out = match backend.allocate(ssa, &prepared[index].1, k) {
             Ok(out) => out,
             Err(e) => return Verdict::CheckFailed(e),
         };
         let names = backend.stage_names(k);
         // Never trusted to the back end: ssaref's allocation checker.
-        if let Err(e) = check_backend_output(&ssa, &out.mir, k, &names.0) {
+        if let Err(e) = check_backend_output(ssa, &out.mir, k, &names.0) {
             return Verdict::CheckFailed(e);
         }
         let t = charge(t, |p| &mut p.allocation);
@@ -542,6 +562,46 @@ pub fn differential_full_catching(
             Verdict::Panic(message)
         }
     }
+}
+
+/// The differential check of a program given in SSA form (a `.ssa` file,
+/// an IR-level generated program): the reference outcome is the oracle's
+/// run of `module` itself (stage `ssa-input`), and the back-end stages are
+/// those of [`differential_full`] (its `config.variants` do not apply:
+/// there is no AST to construct SSA from). The input must pass the SSA
+/// verifier; if not, the verdict is `CheckFailed` with pass `input`.
+pub fn differential_ssa(module: &Module, args: &[i64], oracle: &dyn Oracle, config: &DiffConfig) -> Verdict {
+    if let Err(e) = verify_module(module) {
+        return Verdict::CheckFailed(PassError { pass: "input".into(), check: "verify", message: e.to_string() });
+    }
+    let t = std::time::Instant::now();
+    let expected = match oracle.run_ssa(module, args, config.fuel) {
+        Ok(o) => o,
+        Err(e) => return Verdict::SourceError(e),
+    };
+    charge(t, |p| &mut p.source);
+    if expected.end == End::OutOfFuel {
+        return Verdict::Inconclusive;
+    }
+    let stages = vec![StageResult { stage: "ssa-input".into(), outcome: Ok(expected.clone()) }];
+    if config.regs.is_empty() {
+        return Verdict::Agree { outcome: expected, stages };
+    }
+    backend_stages(module, args, oracle, config, expected, stages)
+}
+
+/// [`differential_ssa`], with a panic turned into [`Verdict::Panic`] as
+/// in [`differential_full_catching`].
+pub fn differential_ssa_catching(module: &Module, args: &[i64], oracle: &dyn Oracle, config: &DiffConfig) -> Verdict {
+    let run = std::panic::AssertUnwindSafe(|| differential_ssa(module, args, oracle, config));
+    std::panic::catch_unwind(run).unwrap_or_else(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".to_string());
+        Verdict::Panic(message)
+    })
 }
 
 /// Lowers `main` of an allocated module to x86-64 and runs the

@@ -141,3 +141,49 @@ fn reduce_and_repro_report_a_malformed_case_file_at_its_position() {
         }
     }
 }
+
+#[test]
+fn ssa_files_run_and_check_on_every_route() {
+    let f = write(
+        "fig1.ssa",
+        "// args: 0 -1\nfn main(v0, v1) {\nb0:\n    v2 = const 1\n    v3 = add v1, v2\n    br v0, b1, b2\nb1(b0):\n    jump b3\nb2(b0):\n    v6 = const 7\n    v4 = add v3, v6\n    br v3, b3, b4\nb3(b1, b2):\n    v5 = phi v3, v4\n    out v5\n    ret v5\nb4(b2):\n    out v3\n    out v4\n    ret v4\n}\n",
+    );
+    for stage in ["ssa", "out-of-ssa", "alloc", "x86"] {
+        for route in ["ssa-ra", "boissinot", "regalloc2"] {
+            let (code, out, err) = ssaref(&["run", &f, "--stage", stage, "--route", route, "--regs", "2"]);
+            assert_eq!((code, out.as_str(), err.as_str()), (0, "0\n7\nreturn 7\n", ""), "{stage} {route}");
+        }
+    }
+    let (code, out, _) = ssaref(&["run", &f, "0", "5"]);
+    assert_eq!((code, out.as_str()), (0, "13\nreturn 13\n"), "command-line arguments win over the header's");
+    let (code, _, err) = ssaref(&["run", &f, "--stage", "source"]);
+    assert_eq!(code, 1, "no AST: {err}");
+    let (code, out, err) = ssaref(&["check", &f, "--regs", "2,15"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("agree  ssa-input") && out.contains("agree  x86-regalloc2[k=15]"), "{out}");
+}
+
+#[test]
+fn bad_ssa_gives_file_line_col_or_file_and_exit_1() {
+    let cases = [
+        ("syntax.ssa", "fn main() {\nb0:\n    ret\n}\n", ":3:".to_string()),
+        ("undefined.ssa", "// x\nfn main() {\nb0:\n    jump b1\nb1(b0):\n    ret v7\n}\n", ":5:1: ".to_string()),
+        ("preds.ssa", "fn main() {\nb0:\n    v0 = const 1\n    ret v0\nb1(b0):\n    ret v0\n}\n", ":".to_string()),
+        (
+            "nomain.ssa",
+            "fn f() {\nb0:\n    v0 = const 1\n    ret v0\n}\n",
+            ": the module has no function `main`".to_string(),
+        ),
+        ("args.ssa", "// args: 1 2\nfn main(v0) {\nb0:\n    ret v0\n}\n", ":2:1: too many arguments".to_string()),
+    ];
+    for (name, text, pos) in cases {
+        let f = write(name, text);
+        for cmd in ["run", "check"] {
+            let (code, out, err) = ssaref(&[cmd, &f]);
+            assert_eq!(code, 1, "{cmd} {name}: {err}");
+            assert!(out.is_empty(), "{cmd} {name}");
+            assert!(err.starts_with(&format!("{f}{pos}")), "{cmd} {name}: {err}");
+            assert!(!err.contains("panicked"), "{cmd} {name}: {err}");
+        }
+    }
+}

@@ -1,9 +1,12 @@
 //! `ssaref check`: the differential check of one program: every stage and
 //! every checker, for several construction variants and register counts,
 //! on every back end (`--route` narrows it), against the source interpreter.
+//! A `.ssa` file goes through every back end (`pipeline::differential_ssa`)
+//! against the oracle's run of the SSA itself.
 
 use crate::common::{check_regs, internal, load, parse_args, Failure, EXIT_OUT_OF_FUEL};
 use crate::options::Routes;
+use crate::ssa_input::{is_ssa, load_ssa, ssa_args};
 use clap::Args;
 use ssaref::construction::braun::BraunOptions;
 use ssaref::pipeline::{self, Verdict};
@@ -13,7 +16,7 @@ use ssaref_interp as interp;
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// The program (`*.src`).
+    /// The program (`*.src`, or `*.ssa` in the SSA text form).
     file: String,
     /// Arguments of `main`.
     #[arg(allow_negative_numbers = true)]
@@ -35,6 +38,14 @@ pub struct CheckArgs {
 }
 
 pub fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
+    if is_ssa(&a.file) {
+        let case = load_ssa(&a.file)?;
+        let args = ssa_args(&a.file, &case, &a.args)?;
+        check_regs(&a.regs)?;
+        let config = a.route.restrict(pipeline::DiffConfig::standard(&a.regs, a.fuel));
+        let verdict = pipeline::differential_ssa_catching(&case.module, &args, &interp::Interp, &config);
+        return report(verdict, "the SSA input");
+    }
     let (src, program) = load(&a.file)?;
     let args = parse_args(&a.file, &src, &program, &a.args)?;
     let variants = if a.all_variants {
@@ -50,7 +61,14 @@ pub fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
     check_regs(&a.regs)?;
     let mut config = a.route.restrict(pipeline::DiffConfig::standard(&a.regs, a.fuel));
     config.variants = variants;
-    match pipeline::differential_full_catching(&program, &args, &interp::Interp, &config) {
+    report(pipeline::differential_full_catching(&program, &args, &interp::Interp, &config), "the source")
+}
+
+/// Prints the stages of an agreeing verdict and the outcome, or turns a
+/// failing one into an internal error; `reference` names the stage every
+/// other is compared with.
+fn report(verdict: Verdict, reference: &str) -> Result<ExitCode, Failure> {
+    match verdict {
         Verdict::Agree { outcome, stages } => {
             for s in &stages {
                 println!("agree  {}", s.stage);
@@ -59,7 +77,7 @@ pub fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
             Ok(ExitCode::SUCCESS)
         }
         Verdict::Inconclusive => {
-            eprintln!("the source program ran out of fuel: nothing to compare");
+            eprintln!("{reference} ran out of fuel: nothing to compare");
             Ok(ExitCode::from(EXIT_OUT_OF_FUEL))
         }
         Verdict::Diverge { stage, expected, got } => {
@@ -68,7 +86,7 @@ pub fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
                 Err(e) => format!("error: {e}\n"),
             };
             Err(internal(format!(
-                "stage {stage} diverges from the source\n--- source\n{}--- {stage}\n{got}",
+                "stage {stage} diverges from {reference}\n--- {reference}\n{}--- {stage}\n{got}",
                 expected.render_full()
             )))
         }

@@ -89,10 +89,22 @@ pub fn backend(
     passes: bool,
 ) -> Result<(ssaref::mir::MModule, String), Failure> {
     let module = pipeline::build_ssa(program, &construction.config()).map_err(|e| internal(e.to_string()))?;
+    backend_of_ssa(&module, route, alloc, route2, passes)
+}
+
+/// [`backend`] from an SSA module (a `.ssa` program, or the SSA built from
+/// a source program).
+pub fn backend_of_ssa(
+    module: &ssaref::ir::Module,
+    route: Route,
+    alloc: &AllocArgs,
+    route2: &Route2Args,
+    passes: bool,
+) -> Result<(ssaref::mir::MModule, String), Failure> {
     let mut text = String::new();
     let mir = match route {
         Route::SsaRa => {
-            let (mir, reports) = allocate_module(&module, &alloc.options()).map_err(|e| internal(e.to_string()))?;
+            let (mir, reports) = allocate_module(module, &alloc.options()).map_err(|e| internal(e.to_string()))?;
             if passes {
                 let npasses = reports.first().map_or(0, |r| r.stages.len());
                 for i in 0..npasses {
@@ -106,7 +118,7 @@ pub fn backend(
         }
         Route::Boissinot => {
             let r2 = route2.route2();
-            let (destructed, pins, _) = ssaref::route2::out_of_ssa::translate_module_with_pins(&module, &r2.out_of_ssa)
+            let (destructed, pins, _) = ssaref::route2::out_of_ssa::translate_module_with_pins(module, &r2.out_of_ssa)
                 .map_err(|e| internal(e.to_string()))?;
             if passes {
                 text.push_str(&format!("// after out-of-SSA ({})\n", r2.describe()));
@@ -121,7 +133,7 @@ pub fn backend(
             .map_err(|e| internal(e.to_string()))?
         }
         Route::Regalloc2 => {
-            let (mir, reports) = ssaref::route3::allocate_module(&module, usize::from(alloc.regs))
+            let (mir, reports) = ssaref::route3::allocate_module(module, usize::from(alloc.regs))
                 .map_err(|e| internal(e.to_string()))?;
             if passes {
                 for r in &reports {

@@ -1,5 +1,6 @@
 //! `ssaref gen`: writes generated programs as `.src` text, or (`--stats`)
-//! prints a table of what they contain.
+//! prints a table of what they contain; with `--ir`, programs of the
+//! IR-level generator (`testing/irgen/`) as `.ssa` text.
 
 use crate::common::{bad_input, Failure, EXIT_INTERNAL};
 use clap::Args;
@@ -33,9 +34,16 @@ pub struct GenArgs {
     /// Fuel budget of each run (with --stats).
     #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
     fuel: u64,
+    /// IR-level programs (written directly in SSA form, `.ssa` text)
+    /// instead of source programs; --shape, --size and --no-swarm do not apply.
+    #[arg(long)]
+    ir: bool,
 }
 
 pub fn cmd_gen(a: GenArgs) -> Result<ExitCode, Failure> {
+    if a.ir {
+        return cmd_gen_ir(&a);
+    }
     let shape = ssaref::testing::gen::Shape::from_name(&a.shape).ok_or_else(|| Failure {
         message: format!("unknown shape `{}` (swarm, everything, structured, gotos, patterns, pressure)", a.shape),
         code: 2,
@@ -64,6 +72,33 @@ pub fn cmd_gen(a: GenArgs) -> Result<ExitCode, Failure> {
             for seed in seeds {
                 let path = format!("{dir}/gen-{seed}.src");
                 let text = ssaref::testing::gen::TestCase::from_seed(seed, &config).to_source();
+                std::fs::write(&path, text).map_err(|e| bad_input(format!("{path}: {e}")))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// `ssaref gen --ir`: IR-level programs, their `.ssa` text or statistics.
+fn cmd_gen_ir(a: &GenArgs) -> Result<ExitCode, Failure> {
+    use ssaref::testing::irgen::{stats, IrCase, IrGenConfig};
+    let config = IrGenConfig::default();
+    if a.stats {
+        let stats = stats::collect(a.seed, a.count, &config, &interp::Interp, a.fuel);
+        print!("{stats}");
+        return Ok(if stats.all_good() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_INTERNAL) });
+    }
+    match &a.out {
+        None if a.count > 1 => Err(Failure { message: "--count > 1 needs --stats or --out DIR".into(), code: 2 }),
+        None => {
+            print!("{}", IrCase::from_seed(a.seed, &config).to_text());
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| bad_input(format!("{dir}: {e}")))?;
+            for seed in (0..a.count).map(|i| a.seed.wrapping_add(i)) {
+                let path = format!("{dir}/gen-ir-{seed}.ssa");
+                let text = IrCase::from_seed(seed, &config).to_text();
                 std::fs::write(&path, text).map_err(|e| bad_input(format!("{path}: {e}")))?;
             }
             Ok(ExitCode::SUCCESS)

@@ -16,6 +16,7 @@
 //! - `common.rs`: the exit codes, `Failure`, reading a program or a case
 //!   file, the arguments of `main`, and the back end that `run`, `emit` and
 //!   `repro` print or run;
+//! - `ssa_input.rs`: reading a `.ssa` program (for `run` and `check`);
 //! - `counting_alloc.rs`: mimalloc, counting the bytes in use for
 //!   `bench-out-of-ssa`.
 //!
@@ -27,10 +28,9 @@
 //!
 //! Architecture invariant: the command line may import everything of the
 //! library; nothing imports the command line. Within it, imports go one
-//! way: `main.rs` → the command files → `common.rs` → `options.rs`, and
-//! `bench.rs`, `bench_construction.rs` and `main.rs` → `counting_alloc.rs`;
-//! no file imports
-//! `main.rs`.
+//! way: `main.rs` → the command files → `ssa_input.rs` → `common.rs` →
+//! `options.rs`, and `bench.rs`, `bench_construction.rs` and `main.rs` →
+//! `counting_alloc.rs`; no file imports `main.rs`.
 
 mod bench;
 mod bench_construction;
@@ -44,6 +44,7 @@ mod options;
 mod reduce;
 mod repro;
 mod run;
+mod ssa_input;
 mod stats;
 
 use bench::{cmd_bench_emulator, cmd_bench_out_of_ssa, BenchArgs, BenchEmulatorArgs};

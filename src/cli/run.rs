@@ -1,9 +1,14 @@
 //! `ssaref run`: runs a program at one stage of the pipeline (the AST, the
 //! SSA of Braun et al. or of Cytron et al., route 2's out-of-SSA program, the
 //! allocated machine IR, or x86-64 under Unicorn) and prints its outcome.
+//! A `.ssa` file starts at the SSA stage: `--stage source` and `cytron`,
+//! which need the AST, do not apply, and `--stage ssa` runs it as given.
 
-use crate::common::{backend, destructed, internal, load, parse_args, print_outcome, Failure};
+use crate::common::{
+    backend, backend_of_ssa, bad_input, destructed, internal, load, parse_args, print_outcome, Failure,
+};
 use crate::options::{AllocArgs, ConstructionArgs, Route, Route2Args, Stage};
+use crate::ssa_input::{is_ssa, load_ssa, ssa_args};
 use clap::Args;
 use ssaref::outcome::{End, Outcome};
 use ssaref::pipeline;
@@ -13,7 +18,7 @@ use ssaref_interp as interp;
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The program (`*.src`).
+    /// The program (`*.src`, or `*.ssa` in the SSA text form).
     file: String,
     /// Arguments of `main` (64-bit integers).
     #[arg(allow_negative_numbers = true)]
@@ -36,6 +41,9 @@ pub struct RunArgs {
 }
 
 pub fn cmd_run(a: RunArgs) -> Result<ExitCode, Failure> {
+    if is_ssa(&a.file) {
+        return cmd_run_ssa(a);
+    }
     let (src, program) = load(&a.file)?;
     let args = parse_args(&a.file, &src, &program, &a.args)?;
     let outcome = match a.stage {
@@ -51,23 +59,58 @@ pub fn cmd_run(a: RunArgs) -> Result<ExitCode, Failure> {
             interp::run_ssa(&module, &args, a.fuel)
         }
         Stage::OutOfSsa => interp::run_ssa(&destructed(&program, &a.construction, &a.route2)?.0, &args, a.fuel),
-        Stage::Alloc => {
+        Stage::Alloc | Stage::X86 => {
             let (mir, _) = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, false)?;
-            interp::run_mir(&mir, &args, a.fuel)
-        }
-        Stage::X86 => {
-            let (mir, _) = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, false)?;
-            let code = pipeline::lower_and_check(&mir).map_err(|e| internal(e.to_string()))?;
-            // --fuel counts MIR steps; the x86 budget counts block entries.
-            match ssaref::machine::emulator::run_x86(&code, &args, ssaref::machine::emulator::budget_for(a.fuel)) {
-                Ok(o) => Ok(o),
-                Err(ssaref::machine::emulator::EmuError::BudgetExhausted { .. }) => {
-                    Ok(Outcome { trace: Vec::new(), end: End::OutOfFuel, mem: Vec::new() })
-                }
-                Err(e) => return Err(internal(e.to_string())),
-            }
+            return Ok(print_outcome(&run_allocated(&mir, a.stage, &args, a.fuel).map_err(internal)?));
         }
     }
     .map_err(|e| internal(e.to_string()))?;
     Ok(print_outcome(&outcome))
+}
+
+/// `ssaref run FILE.ssa`: the SSA as given, route 2's destructed program,
+/// or a back end's allocated code.
+fn cmd_run_ssa(a: RunArgs) -> Result<ExitCode, Failure> {
+    let case = load_ssa(&a.file)?;
+    let args = ssa_args(&a.file, &case, &a.args)?;
+    let module = &case.module;
+    let outcome = match a.stage {
+        Stage::Source | Stage::Cytron => {
+            return Err(bad_input(format!(
+                "{}: --stage {}: a .ssa program has no AST; use ssa, out-of-ssa, alloc or x86",
+                a.file,
+                if a.stage == Stage::Source { "source" } else { "cytron" }
+            )))
+        }
+        Stage::Ssa => interp::run_ssa(module, &args, a.fuel).map_err(|e| e.to_string()),
+        Stage::OutOfSsa => {
+            let (destructed, _, _) =
+                ssaref::route2::out_of_ssa::translate_module_with_pins(module, &a.route2.route2().out_of_ssa)
+                    .map_err(|e| internal(e.to_string()))?;
+            interp::run_ssa(&destructed, &args, a.fuel).map_err(|e| e.to_string())
+        }
+        Stage::Alloc | Stage::X86 => {
+            let (mir, _) = backend_of_ssa(module, a.route, &a.alloc, &a.route2, false)?;
+            run_allocated(&mir, a.stage, &args, a.fuel)
+        }
+    }
+    .map_err(internal)?;
+    Ok(print_outcome(&outcome))
+}
+
+/// Runs allocated code: the machine IR in the oracle (`--stage alloc`), or
+/// its x86-64 code under Unicorn (`--stage x86`).
+fn run_allocated(mir: &ssaref::mir::MModule, stage: Stage, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+    if stage != Stage::X86 {
+        return interp::run_mir(mir, args, fuel).map_err(|e| e.to_string());
+    }
+    let code = pipeline::lower_and_check(mir).map_err(|e| e.to_string())?;
+    // --fuel counts MIR steps; the x86 budget counts block entries.
+    match ssaref::machine::emulator::run_x86(&code, args, ssaref::machine::emulator::budget_for(fuel)) {
+        Ok(o) => Ok(o),
+        Err(ssaref::machine::emulator::EmuError::BudgetExhausted { .. }) => {
+            Ok(Outcome { trace: Vec::new(), end: End::OutOfFuel, mem: Vec::new() })
+        }
+        Err(e) => Err(e.to_string()),
+    }
 }

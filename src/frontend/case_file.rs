@@ -64,13 +64,74 @@ impl CaseFile {
     /// `main` takes at least as many parameters as there are arguments (the
     /// missing ones are 0), reporting an excess at `fn main`.
     pub fn parse(text: &str) -> Result<CaseFile, Diag> {
-        let mut case = CaseFile {
-            description: Vec::new(),
-            regs: None,
-            args: Vec::new(),
-            expect: None,
-            program: Program::default(),
-        };
+        let header = CaseHeader::parse(text)?;
+        let program = crate::frontend::parser::parse_program(text)?;
+        let params = program.main().map_or(0, |m| m.params.len());
+        if header.args.len() > params {
+            return Err(Diag::new(
+                main_position(text),
+                format!("too many arguments: `main` takes {params} but {} were given", header.args.len()),
+            ));
+        }
+        let CaseHeader { description, regs, args, expect } = header;
+        Ok(CaseFile { description, regs, args, expect, program })
+    }
+
+    /// The test case: the program and its arguments, one per parameter of
+    /// `main` (missing ones are 0).
+    pub fn test_case(&self, origin: String) -> TestCase {
+        let mut args = self.args.clone();
+        args.resize(self.program.main().map_or(0, |m| m.params.len()), 0);
+        TestCase { program: self.program.clone(), args, origin }
+    }
+
+    /// The file's text; [`CaseFile::parse`] reads it back as the same
+    /// case. A description line that would read as a key, or is empty, is
+    /// written with a leading `| `.
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        for line in &self.description {
+            if line.trim().is_empty() || KEYS.iter().any(|k| line.trim_start().starts_with(k)) {
+                s.push_str(&format!("// | {line}\n"));
+            } else {
+                s.push_str(&format!("// {line}\n"));
+            }
+        }
+        if let Some(regs) = &self.regs {
+            let regs: Vec<String> = regs.iter().map(|k| k.to_string()).collect();
+            s.push_str(&format!("// regs: {}\n", regs.join(" ")));
+        }
+        let args: Vec<String> = self.args.iter().map(|a| a.to_string()).collect();
+        s.push_str(&format!("// args:{}{}\n", if args.is_empty() { "" } else { " " }, args.join(" ")));
+        if let Some(expect) = &self.expect {
+            s.push_str("// expect:\n");
+            for l in expect {
+                s.push_str(&format!("// {l}\n"));
+            }
+        }
+        s.push_str(&crate::frontend::ast_print::print_program(&self.program));
+        s
+    }
+}
+
+/// The header of a case file (`.src` or `.ssa`): the run of `//` lines at
+/// the top, with its keys.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct CaseHeader {
+    /// The description lines, in order, without their `// `.
+    pub description: Vec<String>,
+    /// The register counts of the `regs:` line, if there is one.
+    pub regs: Option<Vec<usize>>,
+    /// The arguments of the `args:` line (none without one).
+    pub args: Vec<i64>,
+    /// The lines of the expected outcome, if there is an `expect:` block.
+    pub expect: Option<Vec<String>>,
+}
+
+impl CaseHeader {
+    /// Parses the header of a case file, whatever follows it.
+    pub fn parse(text: &str) -> Result<CaseHeader, Diag> {
+        let mut case = CaseHeader::default();
         let mut args_seen = false;
         for (i, line) in text.lines().enumerate() {
             let Some(at) = line.find("//").filter(|&at| line[..at].trim().is_empty()) else { break };
@@ -136,51 +197,7 @@ impl CaseFile {
                 }
             }
         }
-        case.program = crate::frontend::parser::parse_program(text)?;
-        let params = case.program.main().map_or(0, |m| m.params.len());
-        if case.args.len() > params {
-            return Err(Diag::new(
-                main_position(text),
-                format!("too many arguments: `main` takes {params} but {} were given", case.args.len()),
-            ));
-        }
         Ok(case)
-    }
-
-    /// The test case: the program and its arguments, one per parameter of
-    /// `main` (missing ones are 0).
-    pub fn test_case(&self, origin: String) -> TestCase {
-        let mut args = self.args.clone();
-        args.resize(self.program.main().map_or(0, |m| m.params.len()), 0);
-        TestCase { program: self.program.clone(), args, origin }
-    }
-
-    /// The file's text; [`CaseFile::parse`] reads it back as the same
-    /// case. A description line that would read as a key, or is empty, is
-    /// written with a leading `| `.
-    pub fn render(&self) -> String {
-        let mut s = String::new();
-        for line in &self.description {
-            if line.trim().is_empty() || KEYS.iter().any(|k| line.trim_start().starts_with(k)) {
-                s.push_str(&format!("// | {line}\n"));
-            } else {
-                s.push_str(&format!("// {line}\n"));
-            }
-        }
-        if let Some(regs) = &self.regs {
-            let regs: Vec<String> = regs.iter().map(|k| k.to_string()).collect();
-            s.push_str(&format!("// regs: {}\n", regs.join(" ")));
-        }
-        let args: Vec<String> = self.args.iter().map(|a| a.to_string()).collect();
-        s.push_str(&format!("// args:{}{}\n", if args.is_empty() { "" } else { " " }, args.join(" ")));
-        if let Some(expect) = &self.expect {
-            s.push_str("// expect:\n");
-            for l in expect {
-                s.push_str(&format!("// {l}\n"));
-            }
-        }
-        s.push_str(&crate::frontend::ast_print::print_program(&self.program));
-        s
     }
 }
 

@@ -8,3 +8,4 @@ pub mod ast_print;
 pub mod case_file;
 pub mod lexer;
 pub mod parser;
+pub mod ssa_case_file;

@@ -1,6 +1,7 @@
-//! The testing machinery: the program generators, the bodies of the fuzz
-//! targets, `ssaref fuzz` campaigns, the test-case reducer, and the
-//! statistics tables of `ssaref stats`.
+//! The testing machinery: the program generators (source level, `gen/`;
+//! SSA level, `irgen/`), the bodies of the fuzz targets, `ssaref fuzz`
+//! campaigns, the test-case reducer, and the statistics tables of
+//! `ssaref stats`.
 //!
 //! May import: everything below it (`pipeline` and every stage). Nothing in
 //! the library imports this folder; only the command line, the tests and
@@ -10,6 +11,7 @@ pub mod campaign;
 pub mod failure_case;
 pub mod fuzzing;
 pub mod gen;
+pub mod irgen;
 pub mod out_of_ssa_stats;
 pub mod reduce;
 pub mod regalloc_stats;

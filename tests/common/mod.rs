@@ -108,6 +108,19 @@ pub fn src_files(dir: &str) -> Vec<PathBuf> {
     files
 }
 
+/// The `.ssa` files of `tests/cases/` (programs in the SSA text form, with
+/// the same header), sorted by name.
+pub fn ssa_case_files() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/cases exists")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ssa"))
+        .collect();
+    files.sort();
+    files
+}
+
 /// Route 2's input shape, made from SSA for the tests of the conventional
 /// allocators: critical edges split, Method I copies
 /// (`copy_insertion::insert_copies`, which yields CSSA), then each phi
