@@ -133,7 +133,9 @@ fn each_shape_produces_its_pattern() {
     assert!(pct(irr.irreducible) >= 20, "irreducible {}%", pct(irr.irreducible));
     let into = run(&focus(Feature::GotoIntoLoop));
     assert!(pct(into.irreducible) >= 20, "goto into loop: irreducible {}%", pct(into.irreducible));
-    for s in [&swap, &rotation, &lost, &bu, &fan, &irr, &into] {
+    let web = run(&focus(Feature::MemWeb));
+    assert!(pct(web.mem_web) >= 20, "memory web {}%", pct(web.mem_web));
+    for s in [&swap, &rotation, &lost, &bu, &fan, &irr, &into, &web] {
         assert_eq!(s.disagreements, 0, "{s}");
     }
     let none = run(&GenConfig::default()
@@ -142,13 +144,15 @@ fn each_shape_produces_its_pattern() {
         .with(Feature::LostCopy, 0)
         .with(Feature::BranchUse, 0)
         .with(Feature::Irreducible, 0)
-        .with(Feature::GotoIntoLoop, 0));
+        .with(Feature::GotoIntoLoop, 0)
+        .with(Feature::MemWeb, 0));
     for (name, count) in [
         ("swap", none.swap),
         ("rotation", none.rotation),
         ("lost copy", none.lost_copy),
         ("branch-use", none.branch_use),
         ("irreducible", none.irreducible),
+        ("memory web", none.mem_web),
     ] {
         assert!(pct(count) <= 2, "{name} in {}% of programs without its shape", pct(count));
     }
