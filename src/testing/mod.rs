@@ -13,3 +13,4 @@ pub mod gen;
 pub mod out_of_ssa_stats;
 pub mod reduce;
 pub mod regalloc_stats;
+pub mod shard;
