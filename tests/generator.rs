@@ -107,7 +107,18 @@ fn swarm_testing_leaves_different_features_out_of_different_programs() {
     let swarm = with_loop(&GenConfig::default());
     let everything = with_loop(&Shape::Everything.config());
     assert!((20..=180).contains(&swarm), "{swarm} of 200 swarm programs have a while");
-    assert!(everything >= 190, "{everything} of 200 programs with every feature have a while");
+    // Every shape competes for the same statement budget, so each new shape
+    // leaves fewer `while`s in programs with every feature (184 of these 200
+    // with the memory web, 194 before it); the two ranges stay disjoint.
+    assert!(everything > 180, "{everything} of 200 programs with every feature have a while");
+    // A feature that no shape brings in by other means: `out`, which swarm
+    // testing leaves out of about half of the programs.
+    let with_out = |config: &GenConfig| {
+        (0..200).filter(|&s| has_stmt(&TestCase::from_seed(s, config), |s| matches!(s, Stmt::Out(..)))).count()
+    };
+    let (swarm_out, everything_out) = (with_out(&GenConfig::default()), with_out(&Shape::Everything.config()));
+    assert!((50..=150).contains(&swarm_out), "{swarm_out} of 200 swarm programs have an out");
+    assert_eq!(everything_out, 200, "every program with every feature has an out");
 }
 
 /// Each out-of-SSA shape is found by its recogniser on the SSA form in at

@@ -154,7 +154,9 @@ impl<E: Entropy> Generator<'_, E> {
                 (Kind::Rotation, self.w(Feature::Rotation)),
                 (Kind::FanOut, self.w(Feature::FanOut)),
                 (Kind::Pressure, self.w(Feature::Pressure)),
-                (Kind::MemWeb, self.w(Feature::MemWeb)),
+                // A refinement of `mem`: a program without `mem` has no
+                // load or store at all.
+                (Kind::MemWeb, if self.on(Feature::Mem) { self.w(Feature::MemWeb) } else { 0 }),
             ]);
         }
         let weights: Vec<u32> = kinds.iter().map(|k| k.1).collect();
@@ -645,7 +647,9 @@ impl<E: Entropy> Generator<'_, E> {
         let first = self.alias_of(&a);
         out.push(assign(&x, Expr::Load(Box::new(first))));
         let k = Expr::Lit(self.e.range(1, 9) as i64);
-        match self.e.below(3) {
+        // The loop, where the loaded value is carried round the back edge,
+        // half of the time.
+        match self.e.below(4) {
             0 => {
                 out.extend(self.filler(depth));
                 let store_at = self.alias_of(&a);
