@@ -25,9 +25,9 @@ pub struct FuzzArgs {
     /// First seed; program i uses seed + i (default: from the clock, printed).
     #[arg(long)]
     seed: Option<u64>,
-    /// Run shard I of N (numbered from 0): program j is the program of seed
-    /// + I + j*N, so N shards with --count C run exactly one campaign with
-    /// --count N*C, without overlap (for array jobs: a CI matrix, Slurm).
+    /// Run shard I of N (numbered from 0): program j is the program of
+    /// seed S+I+j*N, so N shards with --count C run exactly one campaign
+    /// with --count N*C, without overlap (for array jobs: a CI matrix, Slurm).
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     shard: Option<Shard>,
     /// Register counts to allocate with, comma-separated.
