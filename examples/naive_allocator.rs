@@ -187,6 +187,7 @@ pub fn campaign(planted_bug: bool, count: u64, seed: u64, out: &std::path::Path)
         max_programs: Some(count),
         jobs: 1,
         seed,
+        shard: ssaref::testing::shard::Shard::WHOLE,
         regs: vec![2, 4],
         fuel: ssaref_interp::DEFAULT_FUEL,
         out_dir: out.to_path_buf(),

@@ -115,6 +115,37 @@ fn gen_output_runs_and_fuzz_and_repro_work() {
 }
 
 #[test]
+fn fuzz_shard_is_checked_and_named_in_the_rerun_command() {
+    for (bad, says) in [
+        ("3/2", "shard 3 of 2 does not exist"),
+        ("2/2", "numbered 0 to 1"),
+        ("0/0", "at least 1"),
+        ("x", "not of the form I/N"),
+        ("1/y", "not a non-negative integer"),
+    ] {
+        let (code, _, err) = ssaref(&["fuzz", "--shard", bad, "--count", "0", "--seed", "1"]);
+        assert_eq!(code, 2, "--shard {bad}: {err}");
+        assert!(err.contains(says) && !err.contains("panicked"), "--shard {bad}: {err}");
+    }
+    let out_dir = std::env::temp_dir().join(format!("ssaref-cli-shard-{}", std::process::id()));
+    let (code, _, err) = ssaref(&[
+        "fuzz",
+        "--shard",
+        "1/3",
+        "--count",
+        "0",
+        "--jobs",
+        "1",
+        "--seed",
+        "9",
+        "--out",
+        &out_dir.to_string_lossy(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("rerun with --seed 9 --shard 1/3"), "{err}");
+}
+
+#[test]
 fn reduce_refuses_a_case_that_does_not_fail() {
     let f = write("passing.src", "// ssaref fuzz failure, seed 1\n// regs: 2\n// args: 3\nfn main(a) { out a * a; }\n");
     let (code, out, err) = ssaref(&["reduce", &f]);

@@ -6,6 +6,7 @@ use crate::common::{check_regs, Failure};
 use crate::options::{parse_coalescing, Routes};
 use clap::Args;
 use ssaref::pipeline;
+use ssaref::testing::shard::Shard;
 use std::process::ExitCode;
 
 use ssaref_interp as interp;
@@ -24,6 +25,11 @@ pub struct FuzzArgs {
     /// First seed; program i uses seed + i (default: from the clock, printed).
     #[arg(long)]
     seed: Option<u64>,
+    /// Run shard I of N (numbered from 0): program j is the program of
+    /// seed S+I+j*N, so N shards with --count C run exactly one campaign
+    /// with --count N*C, without overlap (for array jobs: a CI matrix, Slurm).
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    shard: Option<Shard>,
     /// Register counts to allocate with, comma-separated.
     #[arg(long, value_delimiter = ',', default_values_t = [2usize, 3, 4, 6, 8, 15])]
     regs: Vec<usize>,
@@ -62,8 +68,10 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
         }
     });
     let regs_text: Vec<String> = a.regs.iter().map(|k| k.to_string()).collect();
+    let shard_text = a.shard.map_or(String::new(), |s| format!(" --shard {s}"));
     eprintln!(
-        "ssaref fuzz: seed {seed}, {jobs} job(s), regs {}, {} s, cases go to {}/ (rerun with --seed {seed})",
+        "ssaref fuzz: seed {seed}{}, {jobs} job(s), regs {}, {} s, cases go to {}/ (rerun with --seed {seed}{shard_text})",
+        a.shard.map_or(String::new(), |s| format!(", shard {s}")),
         regs_text.join(","),
         a.seconds,
         a.out
@@ -73,6 +81,7 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
         max_programs: a.count,
         jobs,
         seed,
+        shard: a.shard.unwrap_or(Shard::WHOLE),
         regs: a.regs.clone(),
         fuel: a.fuel,
         out_dir: std::path::PathBuf::from(&a.out),
@@ -92,4 +101,10 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
     let summary = ssaref::testing::campaign::run_campaign(&config, &interp::Interp, &stop);
     print!("{}", summary.render(jobs));
     Ok(if summary.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// `--shard I/N` (`Shard`'s `FromStr` says what is wrong; clap prints it
+/// and exits with code 2).
+fn parse_shard(s: &str) -> Result<Shard, String> {
+    s.parse()
 }

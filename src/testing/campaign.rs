@@ -8,12 +8,14 @@
 //! that failed, the outcomes, and the command that reproduces it.
 //!
 //! Everything is reproducible: program `i` of a campaign started with seed
-//! `S` is the program of seed `S + i`, whatever the number of threads.
+//! `S` is the program of seed `S + i`, whatever the number of threads; of
+//! shard `I/N` (`shard.rs`), the program of seed `S + I + i N`.
 
 use crate::frontend::case_file::CaseFile;
 use crate::oracle::Oracle;
 use crate::pipeline::{differential_full_catching, DiffConfig, Verdict};
 use crate::testing::gen::{GenConfig, TestCase};
+use crate::testing::shard::Shard;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -29,8 +31,11 @@ pub struct CampaignConfig {
     /// Stop after this many programs (if given).
     pub max_programs: Option<u64>,
     pub jobs: usize,
-    /// Program `i` uses seed `seed + i`.
+    /// Program `i` uses seed `seed + i` (of a shard: `shard.seed(seed, i)`).
     pub seed: u64,
+    /// The part of the seed space this campaign runs ([`Shard::WHOLE`]:
+    /// all of it).
+    pub shard: Shard,
     /// Register counts to allocate with.
     pub regs: Vec<usize>,
     pub fuel: u64,
@@ -40,8 +45,8 @@ pub struct CampaignConfig {
     pub progress: bool,
     /// Run route 1 (SSA-based allocation).
     pub route1: bool,
-    /// Route-2 configurations; program `i` runs `route2[i % len]` (none:
-    /// no route 2).
+    /// Route-2 configurations; program `i` of the unsharded campaign runs
+    /// `route2[i % len]` (none: no route 2).
     pub route2: Vec<crate::pipeline::Route2>,
     /// Run route 3 (regalloc2).
     pub route3: bool,
@@ -170,14 +175,16 @@ pub fn run_campaign(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), stop:
                 if config.max_programs.is_some_and(|m| i >= m) {
                     break;
                 }
-                let seed = config.seed.wrapping_add(i);
+                // The program's place in the unsharded campaign.
+                let global = config.shard.global_index(i);
+                let seed = config.seed.wrapping_add(global);
                 let t0 = Instant::now();
                 let tc = TestCase::from_seed(seed, &gen_config);
                 let t1 = Instant::now();
                 let _ = crate::pipeline::take_phase_times();
                 let mut diff = diff.clone();
                 if !config.route2.is_empty() {
-                    diff.route2 = vec![config.route2[(i % config.route2.len() as u64) as usize]];
+                    diff.route2 = vec![config.route2[(global % config.route2.len() as u64) as usize]];
                 }
                 let verdict = differential_full_catching(&tc.program, &tc.args, oracle, &diff);
                 let t2 = Instant::now();

@@ -15,3 +15,4 @@ pub mod irgen;
 pub mod out_of_ssa_stats;
 pub mod reduce;
 pub mod regalloc_stats;
+pub mod shard;

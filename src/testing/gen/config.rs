@@ -54,11 +54,17 @@ pub enum Feature {
     FanOut,
     /// Many values live at once across a loop and a branch.
     Pressure,
+    /// Data flow through memory: two loads of one address (or of two
+    /// addresses that alias, `mem[a]` and `mem[a + 4096]`) with a store to
+    /// it between them, whose values meet in one phi, at the join of an
+    /// `if` or round a loop (issue 12, §2). Only in programs that have
+    /// [`Feature::Mem`].
+    MemWeb,
 }
 
 impl Feature {
     /// Every feature, in declaration order.
-    pub const ALL: [Feature; 23] = [
+    pub const ALL: [Feature; 24] = [
         Feature::Copies,
         Feature::Mem,
         Feature::Out,
@@ -82,6 +88,7 @@ impl Feature {
         Feature::Rotation,
         Feature::FanOut,
         Feature::Pressure,
+        Feature::MemWeb,
     ];
 
     /// Number of features.
@@ -113,6 +120,7 @@ impl Feature {
             Feature::Rotation => "rotation",
             Feature::FanOut => "fan-out",
             Feature::Pressure => "pressure",
+            Feature::MemWeb => "mem-web",
         }
     }
 
@@ -240,6 +248,7 @@ impl GenConfig {
                 Feature::Rotation => 2,
                 Feature::FanOut => 3,
                 Feature::Pressure => 1,
+                Feature::MemWeb => 3,
             };
         }
         w
@@ -259,7 +268,7 @@ pub enum Shape {
     /// Mostly labels and `goto`: irreducible loops, unreachable cycles.
     Gotos,
     /// Mostly the out-of-SSA situations (swap, rotation, lost copy,
-    /// branch-use, fan-out).
+    /// branch-use, fan-out, memory webs).
     Patterns,
     /// Mostly register pressure, with bigger programs.
     Pressure,
@@ -323,7 +332,8 @@ impl Shape {
                 .with(Feature::Rotation, 8)
                 .with(Feature::LostCopy, 10)
                 .with(Feature::BranchUse, 10)
-                .with(Feature::FanOut, 10),
+                .with(Feature::FanOut, 10)
+                .with(Feature::MemWeb, 10),
             Shape::Pressure => GenConfig { size: 60, pressure_values: 28, ..base.with(Feature::Pressure, 10) },
         }
     }

@@ -33,7 +33,12 @@
 //!   several phis (fan-out), and critical edges;
 //! - high register pressure: a dozen or more values live at once across a
 //!   loop and a branch, so that an allocator with few registers must spill,
-//!   phi operands included.
+//!   phi operands included;
+//! - data flow through memory (the memory web, issue 12 §2): two loads of
+//!   one word of `mem` (through the same address, or through aliases such
+//!   as `a` and `a + 4096`) with a store to it between them, whose
+//!   different values meet in one phi at a join or round a loop, the first
+//!   still live: value-based interference must not take them as equal.
 //!
 //! [`patterns`] recognises these situations on the SSA form, and [`stats`]
 //! measures how often each program has them (`ssaref gen --stats`).
@@ -92,7 +97,8 @@
 //! - `test_case.rs`: [`TestCase`] from a seed or bytes,
 //!   [`construction_variants`], [`describe_failure`];
 //! - `shrink.rs`, `patterns.rs`, `stats.rs`: shrinking, the out-of-SSA
-//!   situations on the SSA form, and the statistics of `ssaref gen --stats`.
+//!   situations and memory webs on the SSA form, and the statistics of
+//!   `ssaref gen --stats`.
 //!
 //! May import: `ast`, `frontend` (for [`TestCase`] and printing), the
 //! analyses and the IR, `construction` and `pipeline`, `oracle`, `outcome`,

@@ -26,6 +26,15 @@
 //!   checking the copy against `LiveOut(P)` alone is not enough;
 //! - critical edge: an edge from a block with two successors to a block
 //!   with two or more predecessors;
+//! - memory web (issue 12, §2): two loads whose addresses are one value or
+//!   provably alias (equal modulo 4096 after following copies and the
+//!   addition or subtraction of constants: `mem[a]` and `mem[a + 4096]`),
+//!   a store to an aliasing address between them on some path, and
+//!   results that flow, through copies, into one phi-congruence class
+//!   (the same phi, or phis linked by their arguments). The two results
+//!   are different values although their instructions look alike, so
+//!   value-based interference (Boissinot et al. §III-A) must not take them
+//!   as equal;
 //! - irreducible: [`is_reducible`] is false.
 //!
 //! Liveness is `liveness::compute_liveness` (Pereira §4.1: a phi argument
@@ -33,10 +42,13 @@
 //! sets hold every phi result of their block; the lost-copy test only asks
 //! about *other* successors of the predecessor, so that changes nothing.
 
+use crate::analysis::cssa::{phi_congruence_classes, ClassId};
 use crate::analysis::liveness::compute_liveness;
 use crate::analysis::reducibility::is_reducible;
-use crate::ir::{Block, Function, Module, Terminator, Value};
-use std::collections::HashMap;
+use crate::ast::MEM_WORDS;
+use crate::entity::EntityRef;
+use crate::ir::{BinOp, Block, Function, Module, Op, Terminator, Value};
+use std::collections::{HashMap, HashSet};
 
 /// Which situations a function or module contains.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -49,6 +61,7 @@ pub struct Patterns {
     pub rotation: bool,
     pub fan_out: bool,
     pub critical_edge: bool,
+    pub mem_web: bool,
 }
 
 impl Patterns {
@@ -63,6 +76,7 @@ impl Patterns {
             rotation: has_rotation(f),
             fan_out: has_fan_out(f),
             critical_edge: has_critical_edge(f),
+            mem_web: has_mem_web(f),
         }
     }
 
@@ -79,6 +93,7 @@ impl Patterns {
             p.rotation |= q.rotation;
             p.fan_out |= q.fan_out;
             p.critical_edge |= q.critical_edge;
+            p.mem_web |= q.mem_web;
         }
         p
     }
@@ -214,6 +229,162 @@ pub fn has_lost_copy(f: &Function) -> bool {
         }
     }
     false
+}
+
+/// Where an address points, as far as the code shows without running it:
+/// the word `(base + offset) & 4095`, with `base` `None` for a constant
+/// address. Two addresses with equal keys name the same word of `mem`
+/// whatever the base's value, since 4096 divides 2^64.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+struct AddressKey {
+    base: Option<Value>,
+    offset: u64,
+}
+
+/// The defining operation of each value an instruction defines.
+fn definitions(f: &Function) -> HashMap<Value, &Op> {
+    let mut defs = HashMap::new();
+    for data in f.blocks.values() {
+        for inst in &data.insts {
+            if let Some(d) = inst.dest {
+                defs.insert(d, &inst.op);
+            }
+        }
+    }
+    defs
+}
+
+/// The constant `v` holds, through copies.
+fn constant_of(defs: &HashMap<Value, &Op>, mut v: Value) -> Option<i64> {
+    for _ in 0..defs.len() + 1 {
+        match defs.get(&v)? {
+            Op::Const(c) => return Some(*c),
+            Op::Copy(a) => v = *a,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The [`AddressKey`] of address `v`: copies followed, constants added or
+/// subtracted moved into the offset.
+fn address_key(defs: &HashMap<Value, &Op>, v: Value) -> AddressKey {
+    let (mut cur, mut offset) = (v, 0i64);
+    // Each step goes to an operand, defined earlier: the walk ends, and the
+    // bound only guards against a malformed function.
+    for _ in 0..defs.len() + 1 {
+        match defs.get(&cur) {
+            Some(Op::Const(c)) => {
+                return AddressKey { base: None, offset: c.wrapping_add(offset) as u64 % MEM_WORDS as u64 };
+            }
+            Some(Op::Copy(a)) => cur = *a,
+            Some(Op::Binary(BinOp::Add, a, b)) => {
+                if let Some(c) = constant_of(defs, *b) {
+                    offset = offset.wrapping_add(c);
+                    cur = *a;
+                } else if let Some(c) = constant_of(defs, *a) {
+                    offset = offset.wrapping_add(c);
+                    cur = *b;
+                } else {
+                    break;
+                }
+            }
+            Some(Op::Binary(BinOp::Sub, a, b)) => match constant_of(defs, *b) {
+                Some(c) => {
+                    offset = offset.wrapping_sub(c);
+                    cur = *a;
+                }
+                None => break,
+            },
+            _ => break,
+        }
+    }
+    AddressKey { base: Some(cur), offset: offset as u64 % MEM_WORDS as u64 }
+}
+
+/// Two loads of one address (or of aliasing addresses), a store to it
+/// between them on some path, and results that flow through copies into
+/// one phi-congruence class (see the module comment).
+pub fn has_mem_web(f: &Function) -> bool {
+    let defs = definitions(f);
+    // Loads and stores by address: (block, index in the block, result).
+    let mut loads: HashMap<AddressKey, Vec<(Block, usize, Value)>> = HashMap::new();
+    let mut stores: HashMap<AddressKey, Vec<(Block, usize)>> = HashMap::new();
+    for (b, data) in f.blocks.iter() {
+        for (i, inst) in data.insts.iter().enumerate() {
+            match (&inst.op, inst.dest) {
+                (Op::Load(a), Some(d)) => loads.entry(address_key(&defs, *a)).or_default().push((b, i, d)),
+                (Op::Store { addr, .. }, _) => stores.entry(address_key(&defs, *addr)).or_default().push((b, i)),
+                _ => {}
+            }
+        }
+    }
+    loads.retain(|key, l| l.len() >= 2 && stores.contains_key(key));
+    if loads.is_empty() {
+        return false;
+    }
+    let classes = phi_congruence_classes(f);
+    let mut copies: HashMap<Value, Vec<Value>> = HashMap::new();
+    for (&d, op) in &defs {
+        if let Op::Copy(a) = op {
+            copies.entry(*a).or_default().push(d);
+        }
+    }
+    // The phi-congruence classes a value reaches through copies (only
+    // classes with a phi: a lone value is a class of its own).
+    let webs_of = |v: Value| -> HashSet<ClassId> {
+        let mut webs = HashSet::new();
+        let mut stack = vec![v];
+        let mut seen = HashSet::new();
+        while let Some(x) = stack.pop() {
+            if !seen.insert(x) {
+                continue;
+            }
+            let c = classes.class_of(x);
+            if classes.members(c).len() > 1 {
+                webs.insert(c);
+            }
+            stack.extend(copies.get(&x).into_iter().flatten().copied());
+        }
+        webs
+    };
+    let reach = block_reachability(f);
+    // Position (b, i) is followed, on some path, by position (c, j).
+    let after = |(b, i): (Block, usize), (c, j): (Block, usize)| (b == c && j > i) || reach[b.index()].contains(&c);
+    for (key, l) in &loads {
+        let webs: Vec<HashSet<ClassId>> = l.iter().map(|&(_, _, d)| webs_of(d)).collect();
+        for (x, &(bx, ix, _)) in l.iter().enumerate() {
+            for (y, &(by, iy, _)) in l.iter().enumerate() {
+                if x == y || webs[x].is_disjoint(&webs[y]) {
+                    continue;
+                }
+                if stores[key].iter().any(|&s| after((bx, ix), s) && after(s, (by, iy))) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// For each block `b`, the blocks that a path of one or more edges from
+/// `b` reaches (`b` itself when it is on a cycle).
+fn block_reachability(f: &Function) -> Vec<HashSet<Block>> {
+    f.blocks
+        .iter()
+        .map(|(_, data)| {
+            let mut seen = HashSet::new();
+            let mut stack = data.term.successors();
+            while let Some(s) = stack.pop() {
+                if seen.insert(s) {
+                    if let Some(sd) = f.blocks.get(s) {
+                        stack.extend(sd.term.successors());
+                    }
+                }
+            }
+            seen
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -431,5 +602,112 @@ b3(b2):
         assert!(!p.has_phis);
         let q = Patterns::of_function(&func(SWAP));
         assert!(!q.irreducible && q.has_phis && q.swap);
+    }
+
+    /// `x = mem[a]; mem[a + 4096] = x + 1; y = mem[a];` then `w = phi(x,
+    /// y)` at a join, with `x` still used there.
+    const MEM_WEB: &str = "
+fn main(v0, v1) {
+b0:
+    v2 = load v0
+    v3 = const 4096
+    v4 = add v0, v3
+    v5 = const 1
+    v6 = add v2, v5
+    store v4, v6
+    v7 = load v0
+    br v1, b1, b2
+b1(b0):
+    jump b2
+b2(b0, b1):
+    v8 = phi v2, v7
+    v9 = sub v8, v2
+    ret v9
+}";
+
+    #[test]
+    fn mem_web_is_two_loads_of_one_word_with_a_store_between_meeting_in_a_phi() {
+        assert!(has_mem_web(&func(MEM_WEB)));
+        assert!(Patterns::of_function(&func(MEM_WEB)).mem_web);
+        // Through a copy into the phi.
+        let copied = MEM_WEB
+            .replace("b1(b0):\n    jump b2", "b1(b0):\n    v10 = copy v7\n    jump b2")
+            .replace("v8 = phi v2, v7", "v8 = phi v2, v10");
+        assert!(has_mem_web(&func(&copied)));
+        // The store after both loads: nothing between them.
+        let store_after =
+            MEM_WEB.replace("    store v4, v6\n    v7 = load v0\n", "    v7 = load v0\n    store v4, v6\n");
+        assert!(!has_mem_web(&func(&store_after)));
+        // The store to a word that does not alias (`a + 4097`).
+        let other_word = MEM_WEB.replace("v3 = const 4096", "v3 = const 4097");
+        assert!(!has_mem_web(&func(&other_word)));
+        // The second load from another address.
+        let other_address = MEM_WEB.replace("v7 = load v0", "v7 = load v5");
+        assert!(!has_mem_web(&func(&other_address)));
+        // The two loads never meet in a phi.
+        let apart = MEM_WEB.replace("v8 = phi v2, v7", "v8 = phi v2, v0");
+        assert!(!has_mem_web(&func(&apart)));
+        // No store at all.
+        let no_store = MEM_WEB.replace("    store v4, v6\n", "    out v6\n");
+        assert!(!has_mem_web(&func(&no_store)));
+    }
+
+    /// A loaded value carried round a loop: the header phi merges a load
+    /// before the loop with a reload after a store to an alias (constant
+    /// addresses 7 and 4103 name the same word).
+    const MEM_LOOP: &str = "
+fn main(v0) {
+b0:
+    v1 = const 7
+    v2 = load v1
+    jump b1
+b1(b0, b2):
+    v3 = phi v2, v6
+    v4 = lt v3, v0
+    br v4, b2, b3
+b2(b1):
+    v5 = const 4103
+    store v5, v0
+    v6 = load v1
+    jump b1
+b3(b1):
+    v7 = sub v3, v2
+    ret v7
+}";
+
+    #[test]
+    fn mem_web_round_a_loop_and_through_two_phis() {
+        assert!(has_mem_web(&func(MEM_LOOP)));
+        // The store to word 8 does not alias word 7.
+        assert!(!has_mem_web(&func(&MEM_LOOP.replace("v5 = const 4103", "v5 = const 4104"))));
+        // A web of two phis: the loads meet in the class of the header phi
+        // through a second phi in the loop body.
+        let two_phis = "
+fn main(v0, v8) {
+b0:
+    v1 = const 7
+    v2 = load v1
+    jump b1
+b1(b0, b4):
+    v3 = phi v2, v9
+    v4 = lt v3, v0
+    br v4, b2, b5
+b2(b1):
+    v5 = const 4103
+    store v5, v0
+    v6 = load v1
+    br v8, b3, b4
+b3(b2):
+    jump b4
+b4(b2, b3):
+    v9 = phi v6, v0
+    jump b1
+b5(b1):
+    v7 = sub v3, v2
+    ret v7
+}";
+        assert!(has_mem_web(&func(two_phis)));
+        // Without the store, the reload reads what the first load read.
+        assert!(!has_mem_web(&func(&two_phis.replace("    store v5, v0\n", ""))));
     }
 }

@@ -34,6 +34,9 @@ pub struct Stats {
     pub rotation: u64,
     pub fan_out: u64,
     pub critical_edge: u64,
+    /// Two loads of one word with a store between them, meeting in a phi
+    /// (`patterns::has_mem_web`).
+    pub mem_web: u64,
     /// Source runs that ended in a trap.
     pub trap: u64,
     /// Source runs that ran out of fuel.
@@ -65,6 +68,7 @@ impl Stats {
             (p.rotation, &mut self.rotation),
             (p.fan_out, &mut self.fan_out),
             (p.critical_edge, &mut self.critical_edge),
+            (p.mem_web, &mut self.mem_web),
         ];
         for (on, count) in flags {
             *count += u64::from(on);
@@ -118,6 +122,7 @@ impl fmt::Display for Stats {
             ("rotation", self.rotation),
             ("fan-out", self.fan_out),
             ("critical edge", self.critical_edge),
+            ("memory web", self.mem_web),
             ("trap", self.trap),
             ("out of fuel", self.out_of_fuel),
             ("AST-vs-SSA disagreement", self.disagreements),

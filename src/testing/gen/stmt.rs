@@ -1,7 +1,7 @@
 //! The statement half of the generator: the program's body and
 //! arguments, the statement kinds, loops bounded by the budget, and the
 //! shapes (control flow with `goto`, the out-of-SSA situations, register
-//! pressure). The shapes fill their insides with ordinary statements, and
+//! pressure, data flow through memory). The shapes fill their insides with ordinary statements, and
 //! a statement may be a shape, so the two recurse into each other and
 //! stay in one file.
 
@@ -37,6 +37,7 @@ enum Kind {
     Rotation,
     FanOut,
     Pressure,
+    MemWeb,
 }
 
 /// Weight of a plain assignment among the statement kinds.
@@ -153,6 +154,9 @@ impl<E: Entropy> Generator<'_, E> {
                 (Kind::Rotation, self.w(Feature::Rotation)),
                 (Kind::FanOut, self.w(Feature::FanOut)),
                 (Kind::Pressure, self.w(Feature::Pressure)),
+                // A refinement of `mem`: a program without `mem` has no
+                // load or store at all.
+                (Kind::MemWeb, if self.on(Feature::Mem) { self.w(Feature::MemWeb) } else { 0 }),
             ]);
         }
         let weights: Vec<u32> = kinds.iter().map(|k| k.1).collect();
@@ -204,6 +208,7 @@ impl<E: Entropy> Generator<'_, E> {
             Kind::BranchUse => (self.branch_use(depth), false),
             Kind::FanOut => (self.fan_out(depth), false),
             Kind::Pressure => (self.pressure(depth), false),
+            Kind::MemWeb => (self.mem_web(depth), false),
         }
     }
 
@@ -610,5 +615,91 @@ impl<E: Entropy> Generator<'_, E> {
         }
         out.push(self.use_value(sum));
         out
+    }
+
+    // ----- data flow through memory -----
+
+    /// Two loads of one address with a store to it between them, whose
+    /// values meet in one phi (issue 12, §2). `a` is a fresh variable,
+    /// `a'` and `a''` are `a` or an alias of it (`a + 4096`, ...), and
+    /// `k` is not 0, so the two loads give different values:
+    ///
+    /// ```text
+    /// (diamond)  x = mem[a]; A; mem[a'] = x + k; y = mem[a'']; w = x;
+    ///            if (c) { B; w = y; } use(w - x);
+    /// (branch)   x = mem[a]; w = x; if (c) { A; mem[a'] = x ^ k; w = mem[a'']; }
+    ///            use(w - x);
+    /// (loop)     x = mem[a]; t = x; loop { A; mem[a'] = x + k; x = mem[a'']; B; }
+    ///            use(x - t);
+    /// ```
+    ///
+    /// After copy propagation the phi of `w` (or of `x` at the loop
+    /// header) has both loads as arguments, and the first load stays live
+    /// past the second: a value numbering that took two loads of one
+    /// address as equal would coalesce them, and the use would read the
+    /// second value for the first.
+    fn mem_web(&mut self, depth: usize) -> Vec<Stmt> {
+        let a = self.fresh_var();
+        let x = self.fresh_var();
+        let w = self.fresh_var();
+        let address = if self.e.chance(40) { Expr::Lit(self.e.range(0, 15) as i64) } else { self.nonconst() };
+        let mut out = vec![assign(&a, address)];
+        let first = self.alias_of(&a);
+        out.push(assign(&x, Expr::Load(Box::new(first))));
+        let k = Expr::Lit(self.e.range(1, 9) as i64);
+        // The loop, where the loaded value is carried round the back edge,
+        // half of the time.
+        match self.e.below(4) {
+            0 => {
+                out.extend(self.filler(depth));
+                let store_at = self.alias_of(&a);
+                out.push(Stmt::Store(store_at, bin(BinOp::Add, var(&x), k)));
+                let y = self.fresh_var();
+                let again = self.alias_of(&a);
+                out.push(assign(&y, Expr::Load(Box::new(again))));
+                out.push(assign(&w, var(&x)));
+                let c = self.nonconst_cond();
+                let mut then = self.filler(depth);
+                then.push(assign(&w, var(&y)));
+                out.push(Stmt::If(c, Block::new(then), None));
+                out.push(self.use_value(bin(BinOp::Sub, var(&w), var(&x))));
+            }
+            1 => {
+                out.push(assign(&w, var(&x)));
+                let c = self.nonconst_cond();
+                let mut then = self.filler(depth);
+                let store_at = self.alias_of(&a);
+                then.push(Stmt::Store(store_at, bin(BinOp::Xor, var(&x), k)));
+                let again = self.alias_of(&a);
+                then.push(assign(&w, Expr::Load(Box::new(again))));
+                out.push(Stmt::If(c, Block::new(then), None));
+                out.push(self.use_value(bin(BinOp::Sub, var(&w), var(&x))));
+            }
+            _ => {
+                let t = self.fresh_var();
+                out.push(assign(&t, var(&x)));
+                let cond = self.cond();
+                let (store_at, again) = (self.alias_of(&a), self.alias_of(&a));
+                out.extend(self.some_loop(depth, cond, |g, d| {
+                    let mut body = g.filler(d);
+                    body.push(Stmt::Store(store_at, bin(BinOp::Add, var(&x), k)));
+                    body.push(assign(&x, Expr::Load(Box::new(again))));
+                    body.extend(g.filler(d));
+                    body
+                }));
+                out.push(self.use_value(bin(BinOp::Sub, var(&x), var(&t))));
+            }
+        }
+        out
+    }
+
+    /// `a` itself, or an address that names the same word of `mem`
+    /// (`a + 4096 m`, `a - 4096`: addresses are taken `& 4095`).
+    fn alias_of(&mut self, a: &str) -> Expr {
+        match self.e.below(4) {
+            0 | 1 => var(a),
+            2 => bin(BinOp::Add, var(a), Expr::Lit(4096 * self.e.range(1, 3) as i64)),
+            _ => bin(BinOp::Sub, var(a), Expr::Lit(4096)),
+        }
     }
 }
