@@ -3,6 +3,7 @@
 //! on every back end (`--route` narrows it), against the source interpreter.
 
 use crate::common::{check_regs, internal, load, parse_args, Failure, EXIT_OUT_OF_FUEL};
+use crate::max_memory::MaxMemoryArgs;
 use crate::options::Routes;
 use clap::Args;
 use ssaref::construction::braun::BraunOptions;
@@ -32,9 +33,12 @@ pub struct CheckArgs {
     /// and 2) or `all`.
     #[arg(long, value_enum, default_value_t = Routes::All)]
     route: Routes,
+    #[command(flatten)]
+    memory: MaxMemoryArgs,
 }
 
 pub fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
+    a.memory.apply();
     let (src, program) = load(&a.file)?;
     let args = parse_args(&a.file, &src, &program, &a.args)?;
     let variants = if a.all_variants {

@@ -3,6 +3,7 @@
 //! allocated machine IR, or x86-64 under Unicorn) and prints its outcome.
 
 use crate::common::{backend, destructed, internal, load, parse_args, print_outcome, Failure};
+use crate::max_memory::MaxMemoryArgs;
 use crate::options::{AllocArgs, ConstructionArgs, Route, Route2Args, Stage};
 use clap::Args;
 use ssaref::outcome::{End, Outcome};
@@ -33,9 +34,12 @@ pub struct RunArgs {
     fuel: u64,
     #[command(flatten)]
     construction: ConstructionArgs,
+    #[command(flatten)]
+    memory: MaxMemoryArgs,
 }
 
 pub fn cmd_run(a: RunArgs) -> Result<ExitCode, Failure> {
+    a.memory.apply();
     let (src, program) = load(&a.file)?;
     let args = parse_args(&a.file, &src, &program, &a.args)?;
     let outcome = match a.stage {
