@@ -218,3 +218,81 @@ fn bad_ssa_gives_file_line_col_or_file_and_exit_1() {
         }
     }
 }
+
+/// A generated function of about 10,000 statements (about 350 KB of source).
+fn large_program() -> String {
+    let (code, text, err) = ssaref(&["gen", "--seed", "1", "--shape", "structured", "--size", "10000"]);
+    assert_eq!(code, 0, "{err}");
+    write("large.src", &text)
+}
+
+#[test]
+fn max_memory_stops_run_check_and_emit_with_one_line_and_exit_5() {
+    let f = large_program();
+    let commands: [&[&str]; 4] = [
+        &["emit", &f, "--stage", "ssa"],
+        &["emit", &f, "--stage", "x86", "--no-check"],
+        &["run", &f, "--stage", "ssa"],
+        &["check", &f, "--route", "ssa-ra", "--regs", "4"],
+    ];
+    for cmd in commands {
+        let mut args = cmd.to_vec();
+        args.extend(["--max-memory", "8M"]);
+        let (code, out, err) = ssaref(&args);
+        assert_eq!(code, 5, "{cmd:?}: {err}");
+        assert!(out.is_empty(), "{cmd:?}: {out}");
+        assert_eq!(err.lines().count(), 1, "{cmd:?}: {err}");
+        assert!(err.starts_with("ssaref: memory limit of 8 MiB exceeded (an allocation of "), "{cmd:?}: {err}");
+        assert!(err.ends_with("); raise it with --max-memory\n"), "{cmd:?}: {err}");
+    }
+    // The same program within the default limit, and with no limit.
+    for limit in [None, Some("none"), Some("0")] {
+        let mut args = vec!["emit", &f, "--stage", "ssa", "--no-check"];
+        args.extend(limit.iter().flat_map(|l| ["--max-memory", l]));
+        let (code, out, err) = ssaref(&args);
+        assert_eq!(code, 0, "{limit:?}: {err}");
+        assert!(out.starts_with("fn main("), "{limit:?}");
+    }
+}
+
+#[test]
+fn a_bad_max_memory_is_a_usage_error() {
+    let f = write("tiny.src", "fn main() { return 1; }\n");
+    for bad in ["8X", "-1", "", "1.5G", "lots"] {
+        let (code, _, err) = ssaref(&["run", &f, "--max-memory", bad]);
+        assert_eq!(code, 2, "{bad}: {err}");
+        assert!(err.contains("--max-memory"), "{bad}: {err}");
+    }
+    for good in ["512M", "4G", "1g", "100000000", "0", "none"] {
+        let (code, out, err) = ssaref(&["run", &f, "--max-memory", good]);
+        assert_eq!((code, out.as_str()), (0, "return 1\n"), "{good}: {err}");
+    }
+}
+
+#[test]
+fn every_case_runs_and_checks_within_the_default_memory_limit() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/cases")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "src"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 36, "{}", files.len());
+    for path in files {
+        let text = std::fs::read_to_string(&path).expect("readable case");
+        let args: Vec<&str> = text
+            .lines()
+            .take_while(|l| l.starts_with("//"))
+            .find_map(|l| l.strip_prefix("// args:"))
+            .map(|a| a.split_whitespace().collect())
+            .unwrap_or_default();
+        let file = path.to_string_lossy();
+        for command in ["run", "check"] {
+            let mut cmd = vec![command, &*file];
+            cmd.extend(&args);
+            let (code, _, err) = ssaref(&cmd);
+            assert_eq!(code, 0, "{command} {file}: {err}");
+        }
+    }
+}

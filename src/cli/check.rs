@@ -5,6 +5,7 @@
 //! against the oracle's run of the SSA itself.
 
 use crate::common::{check_regs, internal, load, parse_args, Failure, EXIT_OUT_OF_FUEL};
+use crate::max_memory::MaxMemoryArgs;
 use crate::options::Routes;
 use crate::ssa_input::{is_ssa, load_ssa, ssa_args};
 use clap::Args;
@@ -35,9 +36,12 @@ pub struct CheckArgs {
     /// and 2) or `all`.
     #[arg(long, value_enum, default_value_t = Routes::All)]
     route: Routes,
+    #[command(flatten)]
+    memory: MaxMemoryArgs,
 }
 
 pub fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
+    a.memory.apply();
     if is_ssa(&a.file) {
         let case = load_ssa(&a.file)?;
         let args = ssa_args(&a.file, &case, &a.args)?;

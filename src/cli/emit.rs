@@ -3,6 +3,7 @@
 //! machine IR (optionally after each pass), or the x86-64 listing.
 
 use crate::common::{backend, destructed, internal, load, print_destructed, Failure};
+use crate::max_memory::MaxMemoryArgs;
 use crate::options::{AllocArgs, ConstructionArgs, Route, Route2Args, Stage};
 use clap::Args;
 use ssaref::analysis::ir_text;
@@ -28,9 +29,12 @@ pub struct EmitArgs {
     alloc: AllocArgs,
     #[command(flatten)]
     construction: ConstructionArgs,
+    #[command(flatten)]
+    memory: MaxMemoryArgs,
 }
 
 pub fn cmd_emit(a: EmitArgs) -> Result<ExitCode, Failure> {
+    a.memory.apply();
     let (_, program) = load(&a.file)?;
     let text = match a.stage {
         Stage::Source => ssaref::frontend::ast_print::print_program(&program),

@@ -17,19 +17,23 @@
 //!   file, the arguments of `main`, and the back end that `run`, `emit` and
 //!   `repro` print or run;
 //! - `ssa_input.rs`: reading a `.ssa` program (for `run` and `check`);
-//! - `counting_alloc.rs`: mimalloc, counting the bytes in use for
-//!   `bench-out-of-ssa`.
+//! - `max_memory.rs`: `--max-memory` of `run`, `check` and `emit`;
+//! - `counting_alloc.rs`: mimalloc, counting the bytes in use for the
+//!   benchmarks and enforcing `--max-memory`.
 //!
 //! Exit codes: 0 on success; 1 (`EXIT_BAD_INPUT`) for bad input, and for a
 //! failing case in `fuzz` and `repro`; 2 for bad command-line arguments;
 //! 3 (`EXIT_INTERNAL`) for an internal error of ssaref; 4
-//! (`EXIT_OUT_OF_FUEL`) for a program that ran out of fuel. The constants
-//! live in `common.rs`.
+//! (`EXIT_OUT_OF_FUEL`) for a program that ran out of fuel; 5
+//! (`EXIT_OUT_OF_MEMORY`) for a process stopped by `--max-memory`. The
+//! constants live in `common.rs`, except the last, which the allocator
+//! itself exits with and which lives in `counting_alloc.rs`.
 //!
 //! Architecture invariant: the command line may import everything of the
 //! library; nothing imports the command line. Within it, imports go one
 //! way: `main.rs` → the command files → `ssa_input.rs` → `common.rs` →
-//! `options.rs`, and `bench.rs`, `bench_construction.rs` and `main.rs` →
+//! `options.rs`; `run.rs`, `check.rs` and `emit.rs` → `max_memory.rs`;
+//! `bench.rs`, `bench_construction.rs`, `max_memory.rs` and `main.rs` →
 //! `counting_alloc.rs`; no file imports `main.rs`.
 
 mod bench;
@@ -40,6 +44,7 @@ mod counting_alloc;
 mod emit;
 mod fuzz;
 mod gen;
+mod max_memory;
 mod options;
 mod reduce;
 mod repro;

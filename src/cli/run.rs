@@ -7,6 +7,7 @@
 use crate::common::{
     backend, backend_of_ssa, bad_input, destructed, internal, load, parse_args, print_outcome, Failure,
 };
+use crate::max_memory::MaxMemoryArgs;
 use crate::options::{AllocArgs, ConstructionArgs, Route, Route2Args, Stage};
 use crate::ssa_input::{is_ssa, load_ssa, ssa_args};
 use clap::Args;
@@ -38,9 +39,12 @@ pub struct RunArgs {
     fuel: u64,
     #[command(flatten)]
     construction: ConstructionArgs,
+    #[command(flatten)]
+    memory: MaxMemoryArgs,
 }
 
 pub fn cmd_run(a: RunArgs) -> Result<ExitCode, Failure> {
+    a.memory.apply();
     if is_ssa(&a.file) {
         return cmd_run_ssa(a);
     }

@@ -72,7 +72,7 @@ impl Builder {
         let va = self.materialize(va);
         let t = self.hidden_var();
         let early = self.materialize(Operand::Imm(if is_and { 0 } else { 1 }));
-        self.write_variable(t, self.cur, early);
+        self.assign_variable(t, self.cur, early);
         let rhs = self.new_block();
         let join = self.new_block();
         if is_and {
@@ -85,7 +85,7 @@ impl Builder {
         let vb = self.expr(b);
         let nb = self.binary(BinOp::Ne, vb, Operand::Imm(0));
         let nb = self.materialize(nb);
-        self.write_variable(t, self.cur, nb);
+        self.assign_variable(t, self.cur, nb);
         self.jump(join);
         self.seal_block(join);
         self.cur = join;
@@ -124,14 +124,19 @@ impl Builder {
 
     // ----- control flow -----
 
+    /// Ends the current block. Edges out of a block known to be unreachable
+    /// are not recorded (see `mod.rs`): its successors do not list it.
     fn set_term(&mut self, term: Terminator) {
         let b = self.cur;
         debug_assert!(self.blocks[b].term.is_none(), "{b} terminated twice");
-        for s in term.successors() {
-            debug_assert!(!self.blocks[s].sealed, "edge into sealed block {s}");
-            self.blocks[s].preds.push(b);
+        if !self.is_known_unreachable(b) {
+            for s in term.successors() {
+                debug_assert!(!self.blocks[s].sealed, "edge into sealed block {s}");
+                self.blocks[s].preds.push(b);
+            }
         }
         self.blocks[b].term = Some(term);
+        self.mark_filled(b);
     }
 
     fn jump(&mut self, to: Block) {
@@ -207,7 +212,7 @@ impl Builder {
                     }
                 };
                 let var = self.var(name);
-                self.write_variable(var, self.cur, value);
+                self.assign_variable(var, self.cur, value);
             }
             Stmt::Store(a, v) => {
                 let a = self.expr(a);
@@ -244,6 +249,7 @@ impl Builder {
                 // §2.3, Fig. 3: the header stays unsealed until the back edge.
                 let header = self.new_block();
                 self.jump(header);
+                self.open_loops += 1;
                 self.cur = header;
                 let body_b = self.new_block();
                 let exit = self.new_block();
@@ -305,6 +311,7 @@ impl Builder {
             }
             Task::AfterLoopBody { targets } => {
                 self.jump(targets.header);
+                self.open_loops -= 1;
                 self.seal_block(targets.header);
                 self.seal_block(targets.exit);
                 self.loops.pop();

@@ -43,9 +43,44 @@ impl Builder {
         self.defs.set(var.0, block, value);
     }
 
+    /// `writeVariable` for an assignment of the program (not a definition
+    /// the look-up records): also notes when the variable was first assigned
+    /// in a block not known to be unreachable.
+    pub(super) fn assign_variable(&mut self, var: Var, block: Block, value: Value) {
+        if !self.is_known_unreachable(block) {
+            let first = &mut self.first_assigned_at[var.0 as usize];
+            if *first == u32::MAX {
+                *first = self.filled;
+            }
+        }
+        self.write_variable(var, block, value);
+    }
+
+    /// Whether every path from the entry to the end of `block` (so far, for
+    /// the block being filled) is known to be free of assignments to `var`:
+    /// the function has no labels, `block` is sealed and lies outside every
+    /// loop, and `var` was first assigned after `block` was filled. The
+    /// argument is in `proofs-notes/ssa-construction.md`, "Reads before the
+    /// first assignment".
+    fn unassigned_on_every_path(&self, var: Var, block: Block) -> bool {
+        if self.has_labels || !self.blocks[block].sealed {
+            return false;
+        }
+        let (filled_at, outside_loops) = match self.filled_at[block.index()] {
+            (u32::MAX, _) => (self.filled + 1, self.open_loops == 0),
+            f => f,
+        };
+        outside_loops && self.first_assigned_at[var.0 as usize] >= filled_at
+    }
+
     /// `readVariable` of Alg. 1 and 2, with the recursion of Alg. 2 on an
     /// explicit stack of frames.
     pub(super) fn read_variable(&mut self, var: Var, block: Block) -> Value {
+        if !self.is_assigned(var) || self.unassigned_on_every_path(var, block) {
+            // Only the initial definition reaches `block`: no look-up, no
+            // phi, nothing recorded (see `mod.rs`).
+            return self.initial_value(var);
+        }
         let mut stack: Vec<Frame> = Vec::new();
         let mut walk = self.walk(var, block);
         loop {
@@ -90,7 +125,7 @@ impl Builder {
             if let Some(v) = self.defs.get(var.0, b) {
                 break v;
             }
-            if b == ir::Function::ENTRY {
+            if b == ir::Function::ENTRY || self.unassigned_on_every_path(var, b) {
                 let v = self.initial_value(var);
                 self.write_variable(var, b, v);
                 break v;

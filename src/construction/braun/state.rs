@@ -159,6 +159,24 @@ pub(super) struct Builder {
     pub(super) value_count: u32,
     vars: HashMap<String, Var>,
     var_count: u32,
+    /// Per variable: does the function assign it anywhere (`var x = ...`
+    /// or `x = ...`; hidden variables always)? A variable that is never
+    /// assigned holds its initial value everywhere, and `read_variable`
+    /// returns that without a look-up (see `mod.rs`).
+    assigned: Vec<bool>,
+    /// Per variable: `filled` when the AST walk first assigned it, or
+    /// `u32::MAX` before that.
+    pub(super) first_assigned_at: Vec<u32>,
+    /// Blocks filled (terminated) so far.
+    pub(super) filled: u32,
+    /// Per block: the value of `filled` once it was terminated
+    /// (`u32::MAX` while it is not), and whether that happened outside every
+    /// loop (the loop header's condition counts as inside).
+    pub(super) filled_at: Vec<(u32, bool)>,
+    /// Loops whose header exists but is not yet sealed.
+    pub(super) open_loops: u32,
+    /// The function has labels (and so, possibly, `goto`s).
+    pub(super) has_labels: bool,
     /// Initial value of each variable in the entry block (params or 0).
     pub(super) initial: HashMap<Var, Value>,
     pub(super) params: Vec<Value>,
@@ -185,6 +203,12 @@ impl Builder {
             value_count: 0,
             vars: HashMap::default(),
             var_count: 0,
+            assigned: Vec::new(),
+            first_assigned_at: Vec::new(),
+            filled: 0,
+            filled_at: Vec::new(),
+            open_loops: 0,
+            has_labels: false,
             initial: HashMap::default(),
             params: Vec::new(),
             undef: None,
@@ -208,11 +232,18 @@ impl Builder {
         // as soon as their last predecessor is known.
         let mut goto_counts: HashMap<&str, usize> = HashMap::default();
         let mut label_names: Vec<&str> = Vec::new();
+        let mut assigned_names: Vec<&str> = Vec::new();
         ast::walk_stmts(&func.body, |s, _| match s {
             Stmt::Goto(l) => *goto_counts.entry(l.as_str()).or_default() += 1,
             Stmt::Label(l) => label_names.push(l.as_str()),
+            Stmt::Var(x, _) | Stmt::Assign(x, _) => assigned_names.push(x.as_str()),
             _ => {}
         });
+        for x in assigned_names {
+            let var = b.var(x);
+            b.assigned[var.0 as usize] = true;
+        }
+        b.has_labels = !label_names.is_empty();
         for l in label_names {
             let expected = goto_counts.get(l).copied().unwrap_or(0) + 1;
             b.labels.insert(l.to_string(), LabelInfo { block: None, expected_preds: expected, added_preds: 0 });
@@ -231,6 +262,7 @@ impl Builder {
 
     pub(super) fn new_block(&mut self) -> Block {
         self.walk_stamp.push(0);
+        self.filled_at.push((u32::MAX, false));
         self.blocks.push(BlockState::default())
     }
 
@@ -248,6 +280,8 @@ impl Builder {
         }
         let v = Var(self.var_count);
         self.var_count += 1;
+        self.assigned.push(false);
+        self.first_assigned_at.push(u32::MAX);
         self.vars.insert(name.to_string(), v);
         v
     }
@@ -255,7 +289,28 @@ impl Builder {
     pub(super) fn hidden_var(&mut self) -> Var {
         let v = Var(self.var_count);
         self.var_count += 1;
+        self.assigned.push(true);
+        self.first_assigned_at.push(u32::MAX);
         v
+    }
+
+    /// Records that block `b` was just terminated.
+    pub(super) fn mark_filled(&mut self, b: Block) {
+        self.filled += 1;
+        self.filled_at[b.index()] = (self.filled, self.open_loops == 0);
+    }
+
+    /// Whether the function assigns `var` anywhere.
+    pub(super) fn is_assigned(&self, var: Var) -> bool {
+        self.assigned[var.0 as usize]
+    }
+
+    /// A block that no path from the entry can reach, and that is known to
+    /// be so during construction: sealed (all its predecessors are known)
+    /// and without any. Edges out of such a block are not recorded (see
+    /// `mod.rs`), so this covers blocks reachable only from such blocks too.
+    pub(super) fn is_known_unreachable(&self, b: Block) -> bool {
+        b != ir::Function::ENTRY && self.blocks[b].sealed && self.blocks[b].preds.is_empty()
     }
 
     /// Follows alias links to the value that now stands for `v`, with path
