@@ -603,7 +603,13 @@ impl<'c, 'a> Coalescer<'c, 'a> {
             }
             let cands = by_value.get(&self.ctx.value_of(a.source)).cloned().unwrap_or_default();
             for c in cands {
-                if c == a.dest || c == a.source || !self.ctx.live_at_def(c, a.dest) {
+                // `c` must hold its value in the renamed program: a `c`
+                // whose own copy was removed by sharing holds it only
+                // through another variable, possibly through `a.dest`
+                // itself (two copies of one value in one parallel copy,
+                // each removed for the other: tests/cases/
+                // route2_sharing_miscompile.ssa).
+                if c == a.dest || c == a.source || self.out.shared.contains(&c) || !self.ctx.live_at_def(c, a.dest) {
                     continue;
                 }
                 let z = self.find(c);
