@@ -14,7 +14,9 @@
 //!   quadratic one: `linear_class_test_agrees_on_every_coalescing_query`;
 //! - the paper's figures: `swap_problem_*` (Fig. 3), `lost_copy_problem_*`
 //!   (Fig. 4), `branch_use_*` (Fig. 1);
-//! - copy counts move the way §III-E says on the paper's examples.
+//! - copy counts move the way §III-E says on the paper's examples;
+//! - copy sharing never removes two copies each because of the other:
+//!   `copy_sharing_removes_one_of_two_copies_of_one_value_not_both`.
 
 mod common;
 
@@ -299,6 +301,37 @@ fn value_based_interference_removes_copies_of_one_value() {
 /// Seeded programs of the default and `patterns` shapes, with both SSA
 /// constructions (copies propagated or kept), through every variant and
 /// liveness method.
+/// Copy sharing (§III-E) removes a copy `a -> b` when a variable `c` of
+/// `b`'s class with `a`'s value is live just after it. In both cases below
+/// one parallel copy holds two copies of one value into one class (after
+/// Value + IS merged two phis' classes), and each destination is such a `c`
+/// for the other copy: removing both left the class without the value
+/// (`route2_sharing_miscompile.ssa` printed 8 instead of 7;
+/// `route2_sharing_double_edge.ssa` used a variable not defined on every
+/// path). Exactly one goes now; the program runs like the SSA on several
+/// arguments, with both liveness methods. `proofs-notes/out-of-ssa.md`,
+/// "Copy sharing", argues why a variable whose own copy was removed may not
+/// be the `c` of another removal.
+#[test]
+fn copy_sharing_removes_one_of_two_copies_of_one_value_not_both() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    for name in ["route2_sharing_miscompile.ssa", "route2_sharing_double_edge.ssa"] {
+        let text = std::fs::read_to_string(dir.join(name)).expect("readable");
+        let case = ssaref::frontend::ssa_case_file::SsaCaseFile::parse(&text).expect("valid SSA");
+        for liveness in LivenessMethod::ALL {
+            let opts = OutOfSsaOptions { liveness, ..OutOfSsaOptions::fast(CoalescingVariant::Sharing) };
+            let (out, report) = translate_module(&case.module, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(report.shared_copies, 1, "{name}, {}: one of the two copies is shared", liveness.name());
+            let nparams = case.module.functions[0].params.len();
+            for mut args in [case.args(), vec![8, 3], vec![0, 0], vec![1, -1], vec![-18, 16], vec![5, 0]] {
+                args.truncate(nparams);
+                let want = ssaref_interp::run_ssa(&case.module, &args, FUEL).expect("runs");
+                assert_eq!(run_module(&out, &args).unwrap(), want, "{name}, {}, args {args:?}", liveness.name());
+            }
+        }
+    }
+}
+
 #[test]
 fn seeded_programs_every_variant_and_liveness_method_keep_the_outcome() {
     let mut failures = Vec::new();

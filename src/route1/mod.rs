@@ -1,5 +1,5 @@
 //! Route 1, the default back end: Pereira's SSA-based register allocator
-//! (critical-edge splitting, PhiLifting, PhiMemCoalesce, spilling, greedy
+//! (one-argument phis to copies, critical-edge splitting, PhiLifting, PhiMemCoalesce, spilling, greedy
 //! coloring in dominance order) followed by Pereira and Palsberg's
 //! spill-free SSA elimination (spartan parallel copies, location transfer
 //! graphs, ImplementSpartan with swaps, the §6 memory optimizations).
@@ -11,6 +11,7 @@
 pub mod coloring;
 pub mod implement_spartan;
 pub mod location_transfer_graph;
+pub mod one_argument_phis;
 pub mod phi_lifting;
 pub mod phi_mem_coalesce;
 pub mod regalloc;

@@ -1,7 +1,10 @@
 //! PhiLifting: Pereira, "The Design and Implementation of a SSA-based
 //! Register Allocator" (UCLA tech. report), §4.2 and Fig. 4.
 //!
-//! Needs: no critical edges (`critical_edges.rs`; asserted in debug builds).
+//! Needs: every predecessor of a block with phis has one successor
+//! (asserted in debug builds): no critical edges (`critical_edges.rs`) and
+//! no one-argument phis (`one_argument_phis.rs`), since a block with one
+//! predecessor may sit below a `br` without the edge being critical.
 //!
 //! For every phi `a_i = φ(a_i1 : B_1, ..., a_im : B_m)` of a block `B`, the
 //! pass creates a new value `v_i` and, for each edge `j`, a new value `v_ij`,
@@ -31,7 +34,6 @@
 //! (`phi_mem_coalesce.rs`) removes the destination copies that are not
 //! needed.
 
-use crate::analysis::critical_edges::has_critical_edges;
 use crate::ir::{Block, Function, Inst, Op, Value};
 
 /// Which side of a phi a lifted copy is on.
@@ -63,7 +65,11 @@ pub struct LiftedCopy {
 /// copies inserted: for each block with phis, in block order, for each phi in
 /// order, its argument copies in edge order, then its destination copy.
 pub fn phi_lifting(f: &mut Function) -> Vec<LiftedCopy> {
-    debug_assert!(!has_critical_edges(f), "PhiLifting needs a CFG without critical edges");
+    debug_assert!(
+        f.blocks.values().all(|d| d.phis.is_empty() || d.preds.iter().all(|&p| f.succs(p).len() == 1)),
+        "PhiLifting needs every predecessor of a block with phis to have one successor \
+         (no critical edges, no one-argument phis)"
+    );
     let mut lifted = Vec::new();
     // Argument copies go at the end of each predecessor, in the order they
     // are created; they are collected first and appended at the end, so that

@@ -7,7 +7,7 @@
 //!
 //! | pass | file | checked after it |
 //! |---|---|---|
-//! | critical-edge splitting | `critical_edges.rs` | SSA verifier |
+//! | one-argument phis to copies, then critical-edge splitting (so that every predecessor of a block with phis has one successor) | `one_argument_phis.rs`, `critical_edges.rs` | SSA verifier |
 //! | PhiLifting (§4.2) | `phi_lifting.rs` | verifier, CSSA, pressure not raised (Theorem 1) |
 //! | PhiMemCoalesce (§4.4) | `phi_mem_coalesce.rs` | verifier, CSSA (and again with `checkers/class_interference.rs`'s own liveness) |
 //! | spilling (§4.5, §4.7; load lowering §6.2) | `spill.rs` | verifier, CSSA, demand ≤ K |
@@ -29,6 +29,7 @@ use crate::error::PassError;
 use crate::ir::{Function, Module};
 use crate::mir::{MFunction, MModule, MAX_REGS, MIN_REGS};
 use crate::route1::coloring::{assign_registers, check_assignment, ColoringOptions};
+use crate::route1::one_argument_phis::lower_one_argument_phis;
 use crate::route1::phi_lifting::phi_lifting;
 use crate::route1::phi_mem_coalesce::phi_mem_coalesce;
 use crate::route1::spill::{spill, SpillOptions};
@@ -104,6 +105,11 @@ pub fn allocate_function(f: &Function, opts: &RegallocOptions) -> Result<(MFunct
     let mut stages = Vec::new();
     let mut f = f.clone();
 
+    // PhiLifting and the phi columns of SSA elimination need every
+    // predecessor of a block with phis to have one successor: one-argument
+    // phis become copies (their block has one predecessor, which may end in
+    // a `br`), then the critical edges are split.
+    lower_one_argument_phis(&mut f);
     split_critical_edges(&mut f);
     verify_function(&f).map_err(|e| fail("split-critical-edges", "verify", e))?;
     let pressure_before = max_pressure(&f, &compute_liveness(&f));

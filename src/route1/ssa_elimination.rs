@@ -4,7 +4,8 @@
 //!
 //! Each block's phis become one parallel copy per incoming edge (one column
 //! of the phi matrix, §3), placed at the end of the predecessor (§5; there
-//! are no critical edges, so the predecessor has that one successor). Each
+//! are no critical edges and no one-argument phis, `regalloc.rs`, so the
+//! predecessor has that one successor; checked here at run time). Each
 //! parallel copy must be spartan (Theorem 1, checked here at run time); its
 //! location transfer graph is then made of paths and register cycles
 //! (Theorem 2), implemented by `implement_spartan.rs` (Algorithms 1-2,
@@ -256,7 +257,11 @@ pub fn eliminate_ssa(
                 continue;
             }
             if succs.len() != 1 {
-                return Err(EliminationError(format!("{b} -> {s} is a critical edge carrying phis")));
+                return Err(EliminationError(format!(
+                    "{b} -> {s} carries phis but {b} has {} successors (a critical edge, or a one-argument phi \
+                     below a `br`)",
+                    succs.len()
+                )));
             }
             let edge = crate::analysis::liveness::pred_index(f, b, s, occurrence)
                 .ok_or_else(|| EliminationError(format!("{b} is not a predecessor of {s}")))?;

@@ -36,7 +36,10 @@
 //! - `Sharing`: `ValueIs`, then copy sharing: a remaining copy `a ↦ b` goes
 //!   when a variable `c` with the value of `a` is live just after it and (1)
 //!   `c` is already in `b`'s class, or (2) `c`'s class can be merged with
-//!   `b`'s.
+//!   `b`'s; `c` (the *witness*) is not a destination of the same parallel
+//!   copy whose own copy was already removed by sharing, or two copies of
+//!   one value could go each because of the other
+//!   (`proofs-notes/out-of-ssa.md`, "Copy sharing").
 //!
 //! Affinities are processed in decreasing weight (ties in program order),
 //! so that copies in inner loops are removed first. The independent-set
@@ -604,6 +607,16 @@ impl<'c, 'a> Coalescer<'c, 'a> {
             let cands = by_value.get(&self.ctx.value_of(a.source)).cloned().unwrap_or_default();
             for c in cands {
                 if c == a.dest || c == a.source || !self.ctx.live_at_def(c, a.dest) {
+                    continue;
+                }
+                // `c` must hold its value in the renamed program. A `c`
+                // whose own copy was removed by sharing holds it through
+                // its witness; at the same point (one parallel copy) that
+                // witness may be `a.dest` itself, and the two copies would
+                // go each because of the other (tests/cases/
+                // route2_sharing_miscompile.ssa). A `c` defined earlier
+                // has a witness defined no later than `c`, never `a.dest`.
+                if self.out.shared.contains(&c) && self.ctx.def_point(c) == self.ctx.def_point(a.dest) {
                     continue;
                 }
                 let z = self.find(c);

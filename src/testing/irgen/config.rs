@@ -28,11 +28,9 @@ pub struct IrGenConfig {
     /// one-jump block, so that the back edge itself is not critical).
     pub latch_percent: u64,
     /// Percentage of single-predecessor blocks that get one or two
-    /// one-argument phis. Off by default: route 1 rejects a one-argument
-    /// phi in a block whose predecessor ends in `br` (its spartan check
-    /// calls the edge "a critical edge carrying phis", and PhiLifting's
-    /// pressure check fails), which would stop every campaign at the
-    /// first such program; see the README's "IR-level programs".
+    /// one-argument phis (route 1 lowers them to copies,
+    /// `route1/one_argument_phis.rs`; the case that showed why is
+    /// `tests/cases/route1_one_argument_phi.ssa`).
     pub one_arg_phi_percent: u64,
 }
 
@@ -48,7 +46,7 @@ impl Default for IrGenConfig {
             max_fuel: 24,
             trap_percent: 6,
             latch_percent: 25,
-            one_arg_phi_percent: 0,
+            one_arg_phi_percent: 20,
         }
     }
 }
