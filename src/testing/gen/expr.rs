@@ -15,7 +15,7 @@ const BINARY_WEIGHT: u32 = 20;
 const UNARY_WEIGHT: u32 = 3;
 
 /// Binary operators that cannot trap.
-pub(super) const SAFE_BINOPS: [BinOp; 14] = [
+pub(crate) const SAFE_BINOPS: [BinOp; 14] = [
     BinOp::Add,
     BinOp::Sub,
     BinOp::Mul,
@@ -33,7 +33,7 @@ pub(super) const SAFE_BINOPS: [BinOp; 14] = [
 ];
 
 /// The comparison operators.
-pub(super) const COMPARISONS: [BinOp; 6] = [BinOp::Eq, BinOp::Ne, BinOp::Lt, BinOp::Le, BinOp::Gt, BinOp::Ge];
+pub(crate) const COMPARISONS: [BinOp; 6] = [BinOp::Eq, BinOp::Ne, BinOp::Lt, BinOp::Le, BinOp::Gt, BinOp::Ge];
 
 /// Literals that often find edge cases.
 const INTERESTING: [i64; 16] = [0, 1, 2, 3, 7, 8, 15, 16, 63, 64, 255, 4095, 4096, 1 << 31, 1 << 32, i64::MAX];

@@ -118,6 +118,9 @@ pub mod stats;
 mod stmt;
 mod test_case;
 
+/// The operators both generators draw from (the IR-level one too).
+pub(crate) use expr::{COMPARISONS, SAFE_BINOPS};
+
 pub use crate::frontend::case_file::TestCase;
 pub use builders::{ACC_VAR, BUDGET_VAR};
 pub use config::{Feature, GenConfig, Shape, Weights};

@@ -27,28 +27,7 @@ use super::config::IrGenConfig;
 use crate::analysis::dominance::DomTree;
 use crate::entity::EntityVec;
 use crate::ir::{BinOp, Block, BlockData, Function, Inst, Op, Phi, Terminator, UnOp, Value};
-use crate::testing::gen::Entropy;
-
-/// The comparison operators, whose results are 0 or 1.
-const COMPARISONS: [BinOp; 6] = [BinOp::Eq, BinOp::Ne, BinOp::Lt, BinOp::Le, BinOp::Gt, BinOp::Ge];
-
-/// The non-trapping binary operators.
-const SAFE_BINARY: [BinOp; 14] = [
-    BinOp::Add,
-    BinOp::Sub,
-    BinOp::Mul,
-    BinOp::Shl,
-    BinOp::Shr,
-    BinOp::And,
-    BinOp::Or,
-    BinOp::Xor,
-    BinOp::Eq,
-    BinOp::Ne,
-    BinOp::Lt,
-    BinOp::Le,
-    BinOp::Gt,
-    BinOp::Ge,
-];
+use crate::testing::gen::{Entropy, COMPARISONS, SAFE_BINOPS};
 
 /// The function `main` with `nparams` parameters over `skeleton`.
 pub(super) fn fill(e: &mut dyn Entropy, config: &IrGenConfig, skeleton: &Skeleton, nparams: usize) -> Function {
@@ -218,7 +197,7 @@ impl Filler<'_> {
             if !self.phis[s.0 as usize].is_empty() && self.e.chance(40) {
                 let avail = self.values_at_end(b);
                 let (x, y) = (self.pick(&avail), self.pick(&avail));
-                let op = SAFE_BINARY[self.e.below(SAFE_BINARY.len() as u64) as usize];
+                let op = SAFE_BINOPS[self.e.below(SAFE_BINOPS.len() as u64) as usize];
                 let v = self.def(b, Op::Binary(op, x, y));
                 self.feeds[bi].push(v);
             }
@@ -262,7 +241,7 @@ impl Filler<'_> {
                 self.def(b, Op::Const(c));
             }
             1 => {
-                let op = SAFE_BINARY[self.e.below(SAFE_BINARY.len() as u64) as usize];
+                let op = SAFE_BINOPS[self.e.below(SAFE_BINOPS.len() as u64) as usize];
                 let (x, y) = (self.pick(&avail), self.pick(&avail));
                 self.def(b, Op::Binary(op, x, y));
             }
