@@ -23,7 +23,7 @@
 
 mod common;
 
-use common::{case_files, parse_case, route2_module};
+use common::{case_files, corruptions, parse_case, route2_module};
 use quickcheck::{QuickCheck, TestResult};
 use ssaref::checkers::alloc_checker::{check_allocation, AllocCheckErrorKind};
 use ssaref::entity::EntityVec;
@@ -225,40 +225,6 @@ fn a_copy_whose_source_is_redefined_is_checked() {
 
 // ---------------------------------------------------------------------------
 // Corrupted allocations.
-
-/// Every single corruption of the allocation of `f`: two different
-/// registers exchanged in one binary operation or store, one reload of
-/// spill code dropped, one store of spill code dropped. Each comes with its
-/// kind.
-fn corruptions(f: &MFunction) -> Vec<(&'static str, MFunction)> {
-    let mut out = Vec::new();
-    for (b, data) in f.blocks.iter() {
-        for (i, mi) in data.insts.iter().enumerate() {
-            let mut g = f.clone();
-            let target = &mut g.blocks[b].insts[i].inst;
-            match *target {
-                MInst::Binary { op, dst, a, b: rb } if a != rb => {
-                    *target = MInst::Binary { op, dst, a: rb, b: a };
-                    out.push(("swapped registers", g));
-                }
-                MInst::Store { addr, src } if addr != src => {
-                    *target = MInst::Store { addr: src, src: addr };
-                    out.push(("swapped registers", g));
-                }
-                // Spill code only: an annotated transfer is a program copy,
-                // and dropping it changes the program, not the allocation
-                // (the checker does not see the source program).
-                MInst::Reload { .. } | MInst::Spill { .. } if mi.annot == Annot::default() => {
-                    let kind = if matches!(mi.inst, MInst::Reload { .. }) { "dropped reload" } else { "dropped store" };
-                    g.blocks[b].insts.remove(i);
-                    out.push((kind, g));
-                }
-                _ => {}
-            }
-        }
-    }
-    out
-}
 
 #[test]
 fn corrupted_allocations_are_rejected() {

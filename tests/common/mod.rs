@@ -275,3 +275,43 @@ pub fn count_panics<T>(inputs: &[T], f: impl Fn(&T)) -> usize {
     std::panic::set_hook(hook);
     n
 }
+
+/// Every single corruption of the allocation of `f`: two different
+/// registers exchanged in one binary operation or store, one reload of
+/// spill code dropped, one store of spill code dropped. Each comes with its
+/// kind.
+pub fn corruptions(f: &ssaref::mir::MFunction) -> Vec<(&'static str, ssaref::mir::MFunction)> {
+    let mut out = Vec::new();
+    for (b, data) in f.blocks.iter() {
+        for (i, mi) in data.insts.iter().enumerate() {
+            let mut g = f.clone();
+            let target = &mut g.blocks[b].insts[i].inst;
+            match *target {
+                ssaref::mir::MInst::Binary { op, dst, a, b: rb } if a != rb => {
+                    *target = ssaref::mir::MInst::Binary { op, dst, a: rb, b: a };
+                    out.push(("swapped registers", g));
+                }
+                ssaref::mir::MInst::Store { addr, src } if addr != src => {
+                    *target = ssaref::mir::MInst::Store { addr: src, src: addr };
+                    out.push(("swapped registers", g));
+                }
+                // Spill code only: an annotated transfer is a program copy,
+                // and dropping it changes the program, not the allocation
+                // (the checker does not see the source program).
+                ssaref::mir::MInst::Reload { .. } | ssaref::mir::MInst::Spill { .. }
+                    if mi.annot == ssaref::mir::Annot::default() =>
+                {
+                    let kind = if matches!(mi.inst, ssaref::mir::MInst::Reload { .. }) {
+                        "dropped reload"
+                    } else {
+                        "dropped store"
+                    };
+                    g.blocks[b].insts.remove(i);
+                    out.push((kind, g));
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
