@@ -21,11 +21,11 @@
 
 mod common;
 
-use common::{case_files, parse_one};
+use common::{case_files, parse_one, COUNTING_LOOP};
 
 use ssaref::analysis::critical_edges::{has_critical_edges, split_critical_edges};
 use ssaref::analysis::cssa::{check_cssa, phi_congruence_classes};
-use ssaref::analysis::intervals::{compute_intervals, is_well_formed, merge, union_intersects};
+use ssaref::analysis::intervals::{compute_intervals, is_well_formed};
 use ssaref::analysis::ir_text::print_function;
 use ssaref::analysis::liveness::{
     compute_liveness, interfere, live_after_each_inst, live_before_each_inst, Interference,
@@ -34,7 +34,7 @@ use ssaref::analysis::loops::loop_depth;
 use ssaref::analysis::pressure::{max_pressure, pressure_profile};
 use ssaref::analysis::verifier::verify_function;
 use ssaref::construction::braun::{construct_program, BraunOptions};
-use ssaref::entity::{EntityRef, EntitySet, EntityVec};
+use ssaref::entity::{EntityRef, EntitySet};
 use ssaref::ir::{Block, Function, Module, Op, Value};
 use ssaref::oracle::Oracle;
 use ssaref::route1::one_argument_phis::lower_one_argument_phis;
@@ -498,27 +498,9 @@ fn lost_copy_case_is_not_cssa_with_copy_propagation() {
 // Liveness on hand-written IR.
 // ---------------------------------------------------------------------------
 
-const LOOP: &str = "
-fn main(v0) {
-b0:
-    v1 = const 0
-    v2 = const 1
-    jump b1
-b1(b0, b2):
-    v3 = phi v1, v5
-    v4 = lt v3, v0
-    br v4, b2, b3
-b2(b1):
-    v5 = add v3, v2
-    jump b1
-b3(b1):
-    ret v3
-}
-";
-
 #[test]
 fn liveness_of_a_counting_loop() {
-    let f = parse_one(LOOP);
+    let f = parse_one(COUNTING_LOOP);
     let live = compute_liveness(&f);
     let b = |i| Block(i);
     assert_eq!(members(&live.live_in[b(0)]), set_of(&[0]));
@@ -657,7 +639,7 @@ b1(b0, b0):
         assert_eq!(out.end, ssaref::outcome::End::Return(expected));
     }
     // A branch to a block with one predecessor is not split.
-    let mut g = parse_one(LOOP);
+    let mut g = parse_one(COUNTING_LOOP);
     assert_eq!(split_critical_edges(&mut g), 0);
 }
 
@@ -798,98 +780,8 @@ b2(b0):
 // ---------------------------------------------------------------------------
 
 #[test]
-fn interval_intersection_corner_cases() {
-    assert!(!union_intersects(&[], &[]));
-    assert!(!union_intersects(&[(1, 3)], &[]));
-    // Touching: 3 and 4 are different points.
-    assert!(!union_intersects(&[(1, 3)], &[(4, 5)]));
-    assert!(!union_intersects(&[(4, 5)], &[(1, 3)]));
-    // Sharing one end point.
-    assert!(union_intersects(&[(1, 3)], &[(3, 5)]));
-    assert!(union_intersects(&[(3, 5)], &[(1, 3)]));
-    // Single points.
-    assert!(union_intersects(&[(2, 2)], &[(2, 2)]));
-    assert!(!union_intersects(&[(2, 2)], &[(3, 3)]));
-    // Containment, and holes.
-    assert!(union_intersects(&[(0, 10)], &[(4, 5)]));
-    assert!(!union_intersects(&[(0, 1), (5, 6), (10, 12)], &[(2, 4), (7, 9), (13, 20)]));
-    assert!(union_intersects(&[(0, 1), (5, 6), (10, 12)], &[(2, 4), (7, 9), (12, 20)]));
-    assert!(!union_intersects(&[(0, u32::MAX - 1)], &[(u32::MAX, u32::MAX)]));
-    assert_eq!(merge(&[(1, 3)], &[(4, 5)]), vec![(1, 5)]);
-    assert_eq!(merge(&[(1, 2)], &[(4, 5)]), vec![(1, 2), (4, 5)]);
-    assert_eq!(merge(&[(1, 10)], &[(2, 3), (5, 12)]), vec![(1, 12)]);
-    assert_eq!(merge(&[], &[(7, 7)]), vec![(7, 7)]);
-    assert_eq!(merge(&[(0, 0)], &[(u32::MAX, u32::MAX)]), vec![(0, 0), (u32::MAX, u32::MAX)]);
-}
-
-/// Random interval lists against bit sets.
-#[test]
-fn interval_merge_and_intersection_agree_with_point_sets() {
-    use rand::{Rng, SeedableRng};
-    let mut rng = rand::rngs::SmallRng::seed_from_u64(0x5eed);
-    let random_list = |rng: &mut rand::rngs::SmallRng| {
-        let mut points = [false; 40];
-        for p in points.iter_mut() {
-            *p = rng.gen_bool(0.3);
-        }
-        let mut list: Vec<(u32, u32)> = Vec::new();
-        for (i, &on) in points.iter().enumerate() {
-            if on {
-                match list.last_mut() {
-                    // Sometimes leave adjacent intervals apart: still well formed.
-                    Some(last) if last.1 + 1 == i as u32 && rng.gen_bool(0.7) => last.1 = i as u32,
-                    _ => list.push((i as u32, i as u32)),
-                }
-            }
-        }
-        (points, list)
-    };
-    for _ in 0..2000 {
-        let (pa, a) = random_list(&mut rng);
-        let (pb, b) = random_list(&mut rng);
-        let expected = pa.iter().zip(&pb).any(|(x, y)| *x && *y);
-        assert_eq!(union_intersects(&a, &b), expected, "{a:?} {b:?}");
-        let m = merge(&a, &b);
-        assert!(is_well_formed(&m));
-        assert!(m.windows(2).all(|w| w[0].1 + 1 < w[1].0), "joined: {m:?}");
-        for p in 0..40u32 {
-            let inside = m.iter().any(|&(x, y)| x <= p && p <= y);
-            assert_eq!(inside, pa[p as usize] || pb[p as usize], "{a:?} + {b:?} = {m:?} at {p}");
-        }
-    }
-}
-
-#[test]
-fn a_value_that_dies_where_another_is_defined_does_not_overlap_it() {
-    let f = parse_one(LOOP);
-    let live = compute_liveness(&f);
-    let iv = compute_intervals(&f, &live);
-    // v3 dies at `v5 = add v3, v2` in b2.
-    let p = iv.inst_point(Block(2), 0);
-    assert!(iv.is_live_at(Value(5), p));
-    assert!(!iv.is_live_at(Value(3), p));
-    assert!(iv.is_live_at(Value(3), iv.block_start(Block(2))));
-    assert!(!iv.overlap(Value(3), Value(5)));
-    // The phi argument v5 is live at the end of b2 only, not at b1's start.
-    assert!(iv.is_live_at(Value(5), iv.block_end(&f, Block(2))));
-    assert!(!iv.is_live_at(Value(5), iv.block_start(Block(1))));
-    // A dead result occupies the point after its instruction.
-    let g = parse_one("fn main(v0) {\nb0:\n    v1 = add v0, v0\n    ret v0\n}\n");
-    let live = compute_liveness(&g);
-    let iv = compute_intervals(&g, &live);
-    assert_eq!(iv.ranges(Value(1)), &[(1, 1)]);
-    assert_eq!(iv.ranges(Value(0)), &[(0, 2)]);
-    assert!(interfere(&g, &live, Value(0), Value(1)));
-    assert_eq!(max_pressure(&g, &live), 2);
-}
-
-// ---------------------------------------------------------------------------
-// PhiLifting and PhiMemCoalesce on a small function.
-// ---------------------------------------------------------------------------
-
-#[test]
 fn lifting_and_coalescing_the_counting_loop() {
-    let mut f = parse_one(LOOP);
+    let mut f = parse_one(COUNTING_LOOP);
     let copies = phi_lifting(&mut f);
     verify_function(&f).unwrap();
     // One phi with two arguments: two argument copies and one destination copy.
@@ -910,89 +802,8 @@ fn lifting_and_coalescing_the_counting_loop() {
 #[test]
 #[should_panic(expected = "not a copy PhiLifting left")]
 fn coalescing_rejects_copies_it_cannot_find() {
-    let mut f = parse_one(LOOP);
+    let mut f = parse_one(COUNTING_LOOP);
     let mut copies = phi_lifting(&mut f);
     copies[0].source = Value(0);
     phi_mem_coalesce(&mut f, &copies);
-}
-
-// ---------------------------------------------------------------------------
-// Loops.
-// ---------------------------------------------------------------------------
-
-/// Natural-loop nesting depth, computed directly from back edges (edges to a
-/// dominator) for a reducible function: the reference for `loop_depth`.
-fn natural_loop_depth(f: &Function) -> EntityVec<Block, u32> {
-    let dom = ssaref::analysis::dominance::DomTree::compute(f);
-    let mut bodies: std::collections::BTreeMap<Block, std::collections::BTreeSet<Block>> = Default::default();
-    for u in f.blocks.keys() {
-        for h in f.succs(u) {
-            if dom.dominates(h, u) {
-                let body = bodies.entry(h).or_default();
-                body.insert(h);
-                let mut stack = vec![u];
-                while let Some(x) = stack.pop() {
-                    if body.insert(x) {
-                        stack.extend(f.blocks[x].preds.iter().copied());
-                    }
-                }
-            }
-        }
-    }
-    let mut depth = EntityVec::from_elem(0u32, f.blocks.len());
-    for body in bodies.values() {
-        for &b in body {
-            depth[b] += 1;
-        }
-    }
-    depth
-}
-
-#[test]
-fn loop_depth_matches_natural_loops_on_reducible_functions() {
-    let mut compared = 0;
-    for path in case_files() {
-        let program = ssaref::frontend::parser::parse_program(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        for opts in [BraunOptions::all_on(), BraunOptions::plain()] {
-            for f in construct_program(&program, &opts).functions {
-                let mut g = f.clone();
-                split_critical_edges(&mut g);
-                for h in [f, g] {
-                    if ssaref::analysis::reducibility::is_reducible(&h) {
-                        assert_eq!(loop_depth(&h), natural_loop_depth(&h), "{}", print_function(&h));
-                        compared += 1;
-                    } else {
-                        // Every block on a cycle has depth at least 1.
-                        let depth = loop_depth(&h);
-                        for b in h.blocks.keys() {
-                            let on_cycle =
-                                ssaref::analysis::dominance::reverse_postorder(h.block_count(), b, |x| h.succs(x))
-                                    .iter()
-                                    .any(|&x| h.succs(x).contains(&b));
-                            assert_eq!(depth[b] >= 1, on_cycle, "{b} in\n{}", print_function(&h));
-                        }
-                    }
-                }
-            }
-        }
-    }
-    assert!(compared > 50);
-}
-
-#[test]
-fn loop_depth_of_nested_loops() {
-    let program = ssaref::frontend::parser::parse_program(
-        "fn main(n) { var i = 0; var s = 0; while (i < n) { var j = 0; while (j < i) { s = s + j; j = j + 1; } i = i + 1; } return s; }",
-    )
-    .unwrap();
-    let f = construct_program(&program, &BraunOptions::plain()).main().unwrap().clone();
-    let depth = loop_depth(&f);
-    let max = depth.values().copied().max().unwrap();
-    assert_eq!(max, 2, "{}", print_function(&f));
-    assert_eq!(depth[Block(0)], 0);
-    // The block with `s = s + j` is at depth 2.
-    let inner = f.blocks.keys().find(|&b| {
-        f.blocks[b].insts.iter().any(|i| matches!(i.op, Op::Binary(ssaref::ir::BinOp::Add, ..))) && depth[b] == 2
-    });
-    assert!(inner.is_some());
 }

@@ -315,3 +315,23 @@ pub fn corruptions(f: &ssaref::mir::MFunction) -> Vec<(&'static str, ssaref::mir
     }
     out
 }
+
+/// A counting loop in the SSA text form (`v3` counts from 0 to `v0`),
+/// shared by the liveness, lifting and interval tests.
+pub const COUNTING_LOOP: &str = "
+fn main(v0) {
+b0:
+    v1 = const 0
+    v2 = const 1
+    jump b1
+b1(b0, b2):
+    v3 = phi v1, v5
+    v4 = lt v3, v0
+    br v4, b2, b3
+b2(b1):
+    v5 = add v3, v2
+    jump b1
+b3(b1):
+    ret v3
+}
+";
