@@ -174,6 +174,31 @@ impl Verdict {
     }
 }
 
+/// A verdict as a reader wants it in a failing test: outcomes as
+/// [`Outcome::render_full`] prints them (non-zero `mem` words only), not the
+/// `Debug` form with all of `mem`.
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let indent = |text: &str| text.lines().map(|l| format!("    {l}\n")).collect::<String>();
+        match self {
+            Verdict::Agree { outcome, stages } => {
+                write!(f, "agree ({} stages):\n{}", stages.len(), indent(&outcome.render_full()))
+            }
+            Verdict::Inconclusive => f.write_str("inconclusive: the source ran out of fuel"),
+            Verdict::Diverge { stage, expected, got } => {
+                write!(f, "stage {stage} diverges\n  expected:\n{}", indent(&expected.render_full()))?;
+                match got {
+                    Ok(o) => write!(f, "  got:\n{}", indent(&o.render_full())),
+                    Err(e) => write!(f, "  got an error: {e}"),
+                }
+            }
+            Verdict::CheckFailed(e) => write!(f, "check failed: {e}"),
+            Verdict::SourceError(e) => write!(f, "the oracle could not run the source: {e}"),
+            Verdict::Panic(m) => write!(f, "panic: {m}"),
+        }
+    }
+}
+
 /// Thread time spent in each phase of the differential check, summed over
 /// the calls of [`differential`] and [`differential_full`] on this thread
 /// since the last [`take_phase_times`]. For the campaign's summary: where

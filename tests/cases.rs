@@ -68,7 +68,7 @@ fn every_case_matches_its_expected_outcome_at_every_stage() {
                 assert_eq!(stages.len(), 2 + variants.len(), "{name}: every stage ran");
                 checked += 1;
             }
-            other => failures.push(format!("{name}: {other:?}")),
+            other => failures.push(format!("{name}: {other}")),
         }
     }
     assert!(failures.is_empty(), "failing cases:\n{}", failures.join("\n"));
@@ -102,7 +102,7 @@ fn every_back_end(case: &SsaCaseFile, args: &[i64]) -> Result<usize, String> {
     let config = DiffConfig::standard(&EVERY_K, FUEL).with_route3();
     match differential_ssa(&case.module, args, &InterpOracle, &config) {
         Verdict::Agree { stages, .. } => Ok(stages.len()),
-        other => Err(format!("{other:?}")),
+        other => Err(format!("{other}")),
     }
 }
 
@@ -153,4 +153,18 @@ fn boissinot_fig1_branch_use_on_every_route_at_every_k() {
         // alloc, x86); route 2: 14 destructions + 28 x 14 x 2; route 3: 14 x 2.
         assert!(stages > 1 + 28 * 14 * 2 + 14 * 2, "args {args:?}: only {stages} stages ran");
     }
+}
+
+#[test]
+fn failing_verdicts_print_outcomes_as_text_not_all_of_mem() {
+    use ssaref::outcome::{End, Outcome};
+    let mut mem = vec![0; ssaref::ast::MEM_WORDS];
+    mem[3] = 5;
+    let expected = Outcome { trace: vec![1, 2], end: End::Return(0), mem: mem.clone() };
+    let got = Outcome { trace: vec![1], end: End::Return(7), mem };
+    let text = Verdict::Diverge { stage: "x86[k=2]".into(), expected, got: Ok(got) }.to_string();
+    assert_eq!(
+        text,
+        "stage x86[k=2] diverges\n  expected:\n    1\n    2\n    return 0\n    mem[3] = 5\n  got:\n    1\n    return 7\n    mem[3] = 5\n"
+    );
 }

@@ -117,7 +117,7 @@ fn every_program_agrees_at_every_stage() {
                             stages.fetch_add(s.len(), std::sync::atomic::Ordering::Relaxed);
                         }
                         other => {
-                            failures.lock().unwrap().push(format!("{}: {other:?}", p.name));
+                            failures.lock().unwrap().push(format!("{}: {other}", p.name));
                             break;
                         }
                     }
