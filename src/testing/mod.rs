@@ -14,5 +14,6 @@ pub mod gen;
 pub mod irgen;
 pub mod out_of_ssa_stats;
 pub mod reduce;
+pub mod reduce_ssa;
 pub mod regalloc_stats;
 pub mod shard;
