@@ -11,6 +11,7 @@ pub mod campaign;
 pub mod failure_case;
 pub mod fuzzing;
 pub mod gen;
+pub mod ir_campaign;
 pub mod irgen;
 pub mod out_of_ssa_stats;
 pub mod reduce;
