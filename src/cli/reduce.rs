@@ -61,7 +61,7 @@ pub fn cmd_reduce(a: ReduceArgs) -> Result<ExitCode, Failure> {
         &red.regs,
     );
     std::fs::write(&out, reduced.render()).map_err(|e| bad_input(format!("{out}: cannot write: {e}")))?;
-    print_summary(&a, &red, elapsed, &out, "statements");
+    print_summary(&a, &red, elapsed, &out, "statements", None);
     print!("{}", ssaref::testing::gen::describe_failure(&red.case, &red.verdict));
     Ok(ExitCode::SUCCESS)
 }
@@ -92,20 +92,31 @@ fn cmd_reduce_ssa(a: ReduceArgs) -> Result<ExitCode, Failure> {
         &red.regs,
     );
     std::fs::write(&out, reduced.render()).map_err(|e| bad_input(format!("{out}: cannot write: {e}")))?;
-    print_summary(&a, &red, elapsed, &out, "phis and instructions");
     let blocks = |m: &ssaref::ir::Module| m.main().map_or(0, |f| f.blocks.len());
-    println!("  blocks of main: {} -> {}", blocks(&case.module), blocks(&red.case.module));
+    let blocks = format!("  blocks of main: {} -> {}", blocks(&case.module), blocks(&red.case.module));
+    print_summary(&a, &red, elapsed, &out, "phis and instructions", Some(blocks));
     print!("{}", ssaref::analysis::ir_text::print_module(&red.case.module));
     print!("{}", ssaref::testing::gen::describe_verdict(&red.verdict, "the SSA input"));
     Ok(ExitCode::SUCCESS)
 }
 
-/// The summary lines of a reduction; `what` names what its size counts.
-fn print_summary<T>(a: &ReduceArgs, red: &Reduction<T>, elapsed: std::time::Duration, out: &str, what: &str) {
+/// The summary lines of a reduction; `what` names what its size counts,
+/// `extra` is one more line.
+fn print_summary<T>(
+    a: &ReduceArgs,
+    red: &Reduction<T>,
+    elapsed: std::time::Duration,
+    out: &str,
+    what: &str,
+    extra: Option<String>,
+) {
     let s: &ReduceStats = &red.stats;
     let k = |k: Option<usize>| k.map_or("-".to_string(), |k| k.to_string());
     println!("reduced {}: {}", a.case, red.failure);
     println!("  {what}: {} -> {}", s.statements_before, s.statements_after);
+    if let Some(line) = extra {
+        println!("{line}");
+    }
     println!("  K: {} -> {}", k(red.k_before), k(red.k_after));
     println!(
         "  candidates tried: {} in {:.1}s (kept {}; {} agreed, {} failed another way, {} ran out of fuel in the source; {} invalid edits skipped)",

@@ -242,11 +242,8 @@ fn apply(case: &mut IrCase, edit: Edit) -> Option<()> {
         Edit::ClearBlock(b) => {
             f.blocks.get(b)?;
             let insts = std::mem::take(&mut f.blocks[b].insts);
-            for inst in insts {
-                if let Some(d) = inst.dest {
-                    let zero = entry_const(f, 0);
-                    replace_uses(f, d, zero);
-                }
+            for d in insts.iter().filter_map(|i| i.dest) {
+                replace_by_const(f, d, 0);
             }
         }
         Edit::Bypass(b, n) => bypass(f, b, n)?,
@@ -264,21 +261,19 @@ fn apply(case: &mut IrCase, edit: Edit) -> Option<()> {
         Edit::DeletePhi(b, i, repl) => {
             let phi = f.blocks.get(b)?.phis.get(i)?.clone();
             f.blocks[b].phis.remove(i);
-            let by = match repl {
-                Repl::Operand(k) => *phi.args.get(k).filter(|&&a| a != phi.dest)?,
-                Repl::Const(c) => entry_const(f, c),
-            };
-            replace_uses(f, phi.dest, by);
+            match repl {
+                Repl::Operand(k) => replace_uses(f, phi.dest, *phi.args.get(k).filter(|&&a| a != phi.dest)?),
+                Repl::Const(c) => replace_by_const(f, phi.dest, c),
+            }
         }
         Edit::DeleteInst(b, i, repl) => {
             let inst = f.blocks.get(b)?.insts.get(i)?.clone();
             f.blocks[b].insts.remove(i);
             if let Some(d) = inst.dest {
-                let by = match repl {
-                    Repl::Operand(k) => *inst.op.args().get(k)?,
-                    Repl::Const(c) => entry_const(f, c),
-                };
-                replace_uses(f, d, by);
+                match repl {
+                    Repl::Operand(k) => replace_uses(f, d, *inst.op.args().get(k)?),
+                    Repl::Const(c) => replace_by_const(f, d, c),
+                }
             }
         }
         Edit::DropParam(i) => {
@@ -286,8 +281,7 @@ fn apply(case: &mut IrCase, edit: Edit) -> Option<()> {
                 return None;
             }
             let p = f.params.remove(i);
-            let zero = entry_const(f, 0);
-            replace_uses(f, p, zero);
+            replace_by_const(f, p, 0);
             if i < case.args.len() {
                 case.args.remove(i);
             }
@@ -306,6 +300,24 @@ fn entry_const(f: &mut Function, c: i64) -> Value {
     let v = f.new_value();
     f.blocks[Function::ENTRY].insts.insert(0, Inst { dest: Some(v), op: Op::Const(c) });
     v
+}
+
+/// Replaces every read of `old` by a constant `c` at the top of the entry
+/// block, made only when `old` is read at all.
+fn replace_by_const(f: &mut Function, old: Value, c: i64) {
+    if is_read(f, old) {
+        let by = entry_const(f, c);
+        replace_uses(f, old, by);
+    }
+}
+
+/// True when some phi, instruction or terminator reads `v`.
+fn is_read(f: &Function, v: Value) -> bool {
+    f.blocks.values().any(|d| {
+        d.phis.iter().any(|p| p.args.contains(&v))
+            || d.insts.iter().any(|i| i.op.args().contains(&v))
+            || d.term.arg() == Some(v)
+    })
 }
 
 /// Replaces every read of `old` by `new`.
@@ -461,16 +473,8 @@ fn prune(f: &mut Function) {
         d.term.map_successors(renum);
     }
     f.blocks = blocks;
-    let mentioned = |f: &Function, v: Value| {
-        let mut used = false;
-        f.for_each_value_mention(|m| used |= m == v);
-        used
-    };
     for v in dead_values {
-        if mentioned(f, v) {
-            let zero = entry_const(f, 0);
-            replace_uses(f, v, zero);
-        }
+        replace_by_const(f, v, 0);
     }
 }
 
