@@ -119,7 +119,7 @@ fn print_summary<T>(
     }
     println!("  K: {} -> {}", k(red.k_before), k(red.k_after));
     println!(
-        "  candidates tried: {} in {:.1}s (kept {}; {} agreed, {} failed another way, {} ran out of fuel in the source; {} invalid edits skipped)",
+        "  candidates tried: {} in {:.1}s (kept {}; {} agreed, {} failed another way, {} ran out of fuel in the reference run; {} invalid edits skipped)",
         s.tests,
         elapsed.as_secs_f64(),
         s.accepted,

@@ -309,10 +309,12 @@ pub enum ReduceError {
 impl fmt::Display for ReduceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ReduceError::NotFailing(v) if **v == Verdict::Inconclusive => {
-                f.write_str("the case does not fail: its source runs out of fuel, so nothing is compared")
-            }
-            ReduceError::NotFailing(_) => f.write_str("the case does not fail: every stage agrees with the source"),
+            ReduceError::NotFailing(v) if **v == Verdict::Inconclusive => f.write_str(
+                "the case does not fail: its reference run (the source, or the SSA input) runs out of fuel, so nothing is compared",
+            ),
+            ReduceError::NotFailing(_) => f.write_str(
+                "the case does not fail: every stage agrees with the reference run (the source, or the SSA input)",
+            ),
         }
     }
 }
