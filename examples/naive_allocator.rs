@@ -196,6 +196,7 @@ pub fn campaign(planted_bug: bool, count: u64, seed: u64, out: &std::path::Path)
         route2: Vec::new(),
         route3: false,
         backends: vec![Arc::new(Naive { planted_bug })],
+        ir_share: 0.0,
     };
     run_campaign(&config, &ssaref_interp::Interp, &std::sync::atomic::AtomicBool::new(false))
 }

@@ -44,6 +44,7 @@ fn config(out: &std::path::Path, route2: bool) -> CampaignConfig {
         route2: if route2 { ssaref::pipeline::Route2::all() } else { Vec::new() },
         route3: false,
         backends: Vec::new(),
+        ir_share: 0.0,
     }
 }
 
@@ -134,4 +135,74 @@ fn shards_partition_the_seeds_of_one_campaign() {
         union.extend(part);
     }
     assert_eq!(union, whole, "the shards together run the unsharded campaign");
+}
+
+/// The real oracle, except that allocated code whose `main` has a `mul`
+/// prints one value more: a planted miscompile that IR-level programs meet.
+struct PlantedMul;
+
+impl Oracle for PlantedMul {
+    fn run_source(&self, p: &ssaref::ast::Program, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+        InterpOracle.run_source(p, args, fuel)
+    }
+    fn run_ssa(&self, m: &ssaref::ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+        InterpOracle.run_ssa(m, args, fuel)
+    }
+    fn run_mir(&self, m: &ssaref::mir::MModule, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+        let mut o = InterpOracle.run_mir(m, args, fuel)?;
+        let muls = m.main().into_iter().flat_map(|f| f.blocks.iter().flat_map(|(_, b)| b.insts.iter()));
+        if muls.into_iter().any(|i| matches!(i.inst, ssaref::mir::MInst::Binary { op: ssaref::ast::BinOp::Mul, .. })) {
+            o.trace.push(424242);
+        }
+        Ok(o)
+    }
+}
+
+/// `--ir-share`: the IR-level programs of a campaign are the seeds'
+/// (`ir_campaign::is_ir_program`), are counted, and a failing one is
+/// written as a `.ssa` case file that replays (the same failure from the
+/// file) and reduces; a share of 0 runs none.
+#[test]
+fn ir_level_programs_mix_in_and_their_failures_are_ssa_cases_that_replay() {
+    use ssaref::frontend::ssa_case_file::SsaCaseFile;
+    use ssaref::testing::ir_campaign::is_ir_program;
+    use ssaref::testing::reduce::{Failure, ReduceConfig};
+    let dir = std::env::temp_dir().join(format!("ssaref-campaign-ir-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let config = CampaignConfig { max_programs: Some(12), ir_share: 0.5, seed: 300, ..config(&dir, false) };
+    let summary = run_campaign(&config, &PlantedMul, &AtomicBool::new(false));
+    let expected_ir = (300..312).filter(|&s| is_ir_program(s, 0.5)).count() as u64;
+    assert!(expected_ir > 0 && expected_ir < 12, "{expected_ir}");
+    assert_eq!(summary.ir_programs, expected_ir);
+    assert!(summary.render(2).contains(&format!("{expected_ir} of the programs were IR-level")));
+    let ssa_cases: Vec<_> = summary.failures.iter().filter(|p| p.extension().is_some_and(|e| e == "ssa")).collect();
+    assert!(!ssa_cases.is_empty(), "{}", summary.render(2));
+    for path in ssa_cases {
+        let seed: u64 = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(|s| s.strip_prefix("case-"))
+            .and_then(|s| s.parse().ok())
+            .expect("case-SEED.ssa");
+        assert!(is_ir_program(seed, 0.5));
+        let file = SsaCaseFile::parse(&std::fs::read_to_string(path).expect("on disk")).expect("a valid .ssa case");
+        let case = ssaref::testing::irgen::IrCase::from_seed(seed, &Default::default());
+        assert_eq!(file.module, case.module, "the file holds the program of its seed");
+        assert_eq!(file.header.regs, Some(vec![2, 4]));
+        let regs = file.header.regs.clone().unwrap_or_default();
+        let diff = ssaref::pipeline::DiffConfig::standard(&regs, 100_000);
+        let replay = ssaref::pipeline::differential_ssa_catching(&file.module, &file.args(), &PlantedMul, &diff);
+        assert!(Failure::of(&replay).is_some(), "{path:?} replays as a failure");
+        let reduced = ssaref::testing::reduce_ssa::reduce_ssa(
+            &ssaref::testing::irgen::IrCase { module: file.module.clone(), args: file.args(), origin: "t".into() },
+            &regs,
+            &PlantedMul,
+            &ReduceConfig { max_tests: 400, fuel: 100_000 },
+        )
+        .expect("the case fails");
+        assert!(reduced.stats.statements_after < reduced.stats.statements_before);
+    }
+    let none = CampaignConfig { max_programs: Some(6), ir_share: 0.0, ..config };
+    assert_eq!(run_campaign(&none, &InterpOracle, &AtomicBool::new(false)).ir_programs, 0);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -209,7 +209,7 @@ fn bad_ssa_gives_file_line_col_or_file_and_exit_1() {
     ];
     for (name, text, pos) in cases {
         let f = write(name, text);
-        for cmd in ["run", "check"] {
+        for cmd in ["run", "check", "emit", "repro", "reduce"] {
             let (code, out, err) = ssaref(&[cmd, &f]);
             assert_eq!(code, 1, "{cmd} {name}: {err}");
             assert!(out.is_empty(), "{cmd} {name}");
@@ -217,6 +217,90 @@ fn bad_ssa_gives_file_line_col_or_file_and_exit_1() {
             assert!(!err.contains("panicked"), "{cmd} {name}: {err}");
         }
     }
+}
+
+/// `emit`, `repro` and `reduce` take `.ssa` cases as they take `.src`
+/// ones: every stage and route, the header's `regs:` and `args:`, and a
+/// case that does not fail is not reduced.
+#[test]
+fn ssa_cases_emit_repro_and_reduce() {
+    let f = write(
+        "fig1e.ssa",
+        "// Fig. 1\n// regs: 2\n// args: 0 -1\nfn main(v0, v1) {\nb0:\n    v2 = const 1\n    v3 = add v1, v2\n    br v0, b1, b2\nb1(b0):\n    jump b3\nb2(b0):\n    v6 = const 7\n    v4 = add v3, v6\n    br v3, b3, b4\nb3(b1, b2):\n    v5 = phi v3, v4\n    out v5\n    ret v5\nb4(b2):\n    out v3\n    out v4\n    ret v4\n}\n",
+    );
+    let (code, out, err) = ssaref(&["emit", &f]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("fn main(v0, v1) {\nb0:\n    v2 = const 1\n") && out.contains("b3(b1, b2):"), "{out}");
+    let (code, out, err) = ssaref(&["emit", &f, "--stage", "out-of-ssa"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("phi"), "{out}");
+    for route in ["ssa-ra", "boissinot", "regalloc2"] {
+        let (code, out, err) = ssaref(&["emit", &f, "--stage", "alloc", "--route", route, "--regs", "2"]);
+        assert_eq!(code, 0, "{route}: {err}");
+        assert!(out.starts_with("fn main(") && out.contains(") regs 2 slots "), "{route}: {out}");
+        let (code, out, err) = ssaref(&["emit", &f, "--stage", "x86", "--route", route, "--regs", "3"]);
+        assert_eq!(code, 0, "{route}: {err}");
+        assert!(out.contains("K = 3"), "{route}: {out}");
+    }
+    let (code, _, err) = ssaref(&["emit", &f, "--stage", "cytron"]);
+    assert_eq!(code, 1, "no AST: {err}");
+    let (code, out, err) = ssaref(&["repro", &f]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("== SSA program (args [0, -1])"), "{out}");
+    assert!(out.contains("agree    ssa-input") && out.contains("agree    x86-regalloc2[k=2]"), "{out}");
+    assert!(!out.contains("[k=3"), "the header's regs: 2: {out}");
+    assert!(out.ends_with("0\n7\nreturn 7\n"), "{out}");
+    let (code, out, _) = ssaref(&["repro", &f, "--regs", "3", "--route", "boissinot"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("x86-conv[k=3") && !out.contains("regalloc2[k=3]"), "{out}");
+    let (code, out, err) = ssaref(&["reduce", &f]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("does not fail"), "{err}");
+    assert!(!std::path::Path::new(&f.replace(".ssa", ".reduced.ssa")).exists(), "wrote a reduced case");
+}
+
+#[test]
+fn fuzz_mixes_in_ir_level_programs() {
+    for bad in ["x", "-5", "150", "101%"] {
+        let (code, _, err) = ssaref(&["fuzz", "--ir-share", bad, "--count", "0", "--seed", "1"]);
+        assert_eq!(code, 2, "--ir-share {bad}: {err}");
+    }
+    let out_dir = std::env::temp_dir().join(format!("ssaref-cli-irshare-{}", std::process::id()));
+    let (code, out, err) = ssaref(&[
+        "fuzz",
+        "--count",
+        "3",
+        "--jobs",
+        "1",
+        "--seed",
+        "5",
+        "--regs",
+        "2",
+        "--ir-share",
+        "1",
+        "--out",
+        &out_dir.to_string_lossy(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("100% IR-level"), "{err}");
+    assert!(out.contains("3 of the programs were IR-level"), "{out}");
+    let (code, out, err) = ssaref(&[
+        "fuzz",
+        "--count",
+        "3",
+        "--jobs",
+        "1",
+        "--seed",
+        "5",
+        "--regs",
+        "2",
+        "--ir-share",
+        "0%",
+        "--out",
+        &out_dir.to_string_lossy(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("0 of the programs were IR-level"), "{out}");
 }
 
 /// A generated function of about 10,000 statements (about 350 KB of source).

@@ -8,7 +8,11 @@
 //!   against a wrong value numbering in `route2/values.rs`;
 //! - the chordal optimum (`checkers/coloring_check.rs`) against a wrong
 //!   register count of the assignment;
-//! - frugal slots (`checkers/coloring_check.rs`) with its own classes;
+//! - frugal slots (`checkers/coloring_check.rs`) with its own classes,
+//!   against a wrong class map shared by the colorer and the old check;
+//! - the CSSA cross-check (`checkers/class_interference.rs`) with its own
+//!   liveness, against a liveness mistake shared by PhiMemCoalesce and the
+//!   old check (`analysis/cssa.rs`'s `check_cssa`);
 //! - the spartan check of a phi column (`route1/ssa_elimination.rs`) with
 //!   its self-moves.
 
@@ -186,4 +190,119 @@ fn cssa_cross_check_uses_its_own_liveness_and_classes() {
     ssaref::route1::phi_lifting::phi_lifting(&mut lifted);
     check_cssa(&lifted).expect("Pereira's Theorem 1");
     check_cssa_independently(&lifted).expect("and by the independent liveness");
+}
+
+/// The old frugality check (removed from `route1/coloring.rs`'s
+/// `check_assignment` in commit cf3ae11), rebuilt with its class map as a
+/// parameter: it took the classes from `analysis/cssa.rs`'s
+/// `phi_congruence_classes`, the map the colorer gives slots by, and
+/// checked that each class of that map uses one slot.
+fn old_frugal_check(class_of: &dyn Fn(Value) -> usize, slot: &EntityVec<Value, Option<Slot>>) -> Result<(), String> {
+    let mut class_slot: std::collections::HashMap<usize, Slot> = std::collections::HashMap::new();
+    for (v, s) in slot.iter() {
+        let Some(s) = *s else { continue };
+        if let Some(&t) = class_slot.get(&class_of(v)) {
+            if t != s {
+                return Err(format!("the phi class of {v} uses two slots, {s} and {t}: not frugal"));
+            }
+        }
+        class_slot.insert(class_of(v), s);
+    }
+    Ok(())
+}
+
+/// A planted mistake in the class-to-slot map: a class per phi, a value
+/// joining the class of the first phi that reads it, with no union across
+/// phis (v3 is read by both phis of b3, so the classes of v4 and v5 are
+/// one class, which this map splits). The colorer gives each class of the
+/// map its own slot (the loop of `coloring.rs`'s `assign_registers`); the
+/// old check, reading the same map, accepts; `check_frugal` recounts the
+/// classes and rejects.
+#[test]
+fn frugal_check_rejects_slots_from_a_wrong_class_map_that_the_old_check_accepted() {
+    let f = parse_one(
+        "fn main(v0) {\nb0:\n    v1 = add v0, v0\n    br v0, b1, b2\nb1(b0):\n    v2 = add v0, v1\n    jump b3\nb2(b0):\n    v3 = add v1, v1\n    jump b3\nb3(b1, b2):\n    v4 = phi v2, v3\n    v5 = phi v1, v3\n    v6 = add v4, v5\n    ret v6\n}\n",
+    );
+    let mut wrong: Vec<Option<usize>> = vec![None; f.value_count as usize];
+    for (i, phi) in f.blocks.values().flat_map(|b| b.phis.iter()).enumerate() {
+        for v in std::iter::once(phi.dest).chain(phi.args.iter().copied()) {
+            wrong[v.0 as usize].get_or_insert(i);
+        }
+    }
+    let class_of = |v: Value| wrong[v.0 as usize].map_or(1000 + v.0 as usize, |c| c);
+    assert_ne!(class_of(Value(4)), class_of(Value(5)), "the planted map splits the class");
+    // The colorer's slot loop, on the spilled v4 and v5, with that map.
+    let mut slot: EntityVec<Value, Option<Slot>> = EntityVec::from_elem(None, f.value_count as usize);
+    let mut class_slot = std::collections::HashMap::new();
+    for v in [Value(4), Value(5)] {
+        let n = class_slot.len() as u32;
+        slot[v] = Some(*class_slot.entry(class_of(v)).or_insert(Slot(n)));
+    }
+    assert_ne!(slot[Value(4)], slot[Value(5)]);
+    old_frugal_check(&class_of, &slot).expect("the old check, reading the colorer's map, accepts");
+    let err = check_frugal(&f, &slot).expect_err("v4 and v5 are one phi class in two slots");
+    assert!(err.contains("not frugal"), "{err}");
+    // With the true classes the old check rejects too: the mistake is the
+    // map, which the old check shared.
+    let classes = ssaref::analysis::cssa::phi_congruence_classes(&f);
+    let true_class = |v: Value| classes.class_of(v).0 as usize;
+    assert!(old_frugal_check(&true_class, &slot).is_err());
+}
+
+/// The old CSSA check after PhiMemCoalesce (`analysis/cssa.rs`'s
+/// `check_cssa`), rebuilt with its liveness as a parameter: it computed
+/// `liveness::compute_liveness`, the liveness PhiMemCoalesce decides with.
+fn old_cssa_check(f: &ssaref::ir::Function, live: &ssaref::analysis::liveness::Liveness) -> Result<(), String> {
+    let classes = ssaref::analysis::cssa::phi_congruence_classes(f);
+    let interference = ssaref::analysis::liveness::Interference::new(f, live);
+    for c in classes.nontrivial() {
+        let members = classes.members(c);
+        for (i, &a) in members.iter().enumerate() {
+            for &b in &members[i + 1..] {
+                if interference.interfere(a, b) {
+                    return Err(format!("{a} and {b} are in class {c} and interfere"));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The lost-copy shape with one interference: the class is
+/// `{v1, v2, v3}`, and only `v2`, read by `ret v2` after the loop, is live
+/// at the definition of `v3`.
+const LOST_COPY_ONE_PAIR: &str = "
+fn main(v0) {
+b0:
+    v1 = add v0, v0
+    jump b1
+b1(b0, b1):
+    v2 = phi v1, v3
+    v3 = add v2, v2
+    br v3, b1, b2
+b2(b1):
+    ret v2
+}
+";
+
+/// A planted liveness mistake: `v2`, read by `ret v2` in the loop's exit
+/// block, is left out of the loop block's live-out and the exit's live-in
+/// (the mistake of a liveness that misses a use in a successor). With it,
+/// PhiMemCoalesce would see the class of `v2` and the lifted copy `v3` as
+/// disjoint and coalesce them into this lost-copy shape, and the old
+/// check, computing the same liveness, accepts the shape;
+/// `check_cssa_independently` computes its own and rejects it.
+#[test]
+fn cssa_cross_check_rejects_what_a_shared_liveness_mistake_lets_the_old_check_accept() {
+    use ssaref::checkers::class_interference::check_cssa_independently;
+    let f = parse_one(LOST_COPY_ONE_PAIR);
+    let mut live = compute_liveness(&f);
+    let (b1, b2) = (ssaref::ir::Block(1), ssaref::ir::Block(2));
+    assert!(live.live_out[b1].contains(Value(2)) && live.live_in[b2].contains(Value(2)), "v2 is live out of b1");
+    old_cssa_check(&f, &live).expect_err("with the true liveness the old check rejects");
+    live.live_out[b1].remove(Value(2));
+    live.live_in[b2].remove(Value(2));
+    old_cssa_check(&f, &live).expect("with the planted liveness mistake the old check accepts");
+    let err = check_cssa_independently(&f).expect_err("its own liveness sees v2 live at v3");
+    assert!(err.contains("not in CSSA form"), "{err}");
 }

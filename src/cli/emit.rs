@@ -1,10 +1,12 @@
 //! `ssaref emit`: prints one stage of the pipeline as text: the canonical
 //! source, an SSA module, route 2's out-of-SSA program, the allocated
-//! machine IR (optionally after each pass), or the x86-64 listing.
+//! machine IR (optionally after each pass), or the x86-64 listing. A
+//! `.ssa` file starts at the SSA stage, as in `ssaref run`.
 
-use crate::common::{backend, destructed, internal, load, print_destructed, Failure};
+use crate::common::{backend, backend_of_ssa, bad_input, destructed, internal, load, print_destructed, Failure};
 use crate::max_memory::MaxMemoryArgs;
 use crate::options::{AllocArgs, ConstructionArgs, Route, Route2Args, Stage};
+use crate::ssa_input::{is_ssa, load_ssa};
 use clap::Args;
 use ssaref::analysis::ir_text;
 use ssaref::pipeline;
@@ -12,7 +14,7 @@ use std::process::ExitCode;
 
 #[derive(Args, Debug)]
 pub struct EmitArgs {
-    /// The program (`*.src`).
+    /// The program (`*.src`, or `*.ssa` in the SSA text form).
     file: String,
     /// Which stage to print.
     #[arg(long, value_enum, default_value_t = Stage::Ssa)]
@@ -35,6 +37,9 @@ pub struct EmitArgs {
 
 pub fn cmd_emit(a: EmitArgs) -> Result<ExitCode, Failure> {
     a.memory.apply();
+    if is_ssa(&a.file) {
+        return cmd_emit_ssa(a);
+    }
     let (_, program) = load(&a.file)?;
     let text = match a.stage {
         Stage::Source => ssaref::frontend::ast_print::print_program(&program),
@@ -48,22 +53,56 @@ pub fn cmd_emit(a: EmitArgs) -> Result<ExitCode, Failure> {
             let (m, pins) = destructed(&program, &a.construction, &a.route2)?;
             print_destructed(&m, &pins)
         }
-        Stage::Alloc => {
-            let (mir, mut text) = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, a.passes)?;
-            text.push_str(&ssaref::mir::print_module(&mir));
-            text
-        }
-        Stage::X86 => {
-            let (mir, mut text) = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, a.passes)?;
-            if a.passes {
-                text.push_str(&ssaref::mir::print_module(&mir));
-                text.push_str("// x86-64\n");
-            }
-            let code = pipeline::lower_and_check(&mir).map_err(|e| internal(e.to_string()))?;
-            text.push_str(&ssaref::machine::x86_lower::listing(&code));
-            text
+        Stage::Alloc | Stage::X86 => {
+            let (mir, text) = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, a.passes)?;
+            allocated_text(&mir, text, a.stage, a.passes)?
         }
     };
     print!("{text}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// `ssaref emit FILE.ssa`: the SSA as given (canonical text form), route
+/// 2's destructed program, or a back end's allocated code or listing.
+fn cmd_emit_ssa(a: EmitArgs) -> Result<ExitCode, Failure> {
+    let case = load_ssa(&a.file)?;
+    let module = &case.module;
+    let text = match a.stage {
+        Stage::Source | Stage::Cytron => {
+            return Err(bad_input(format!(
+                "{}: --stage {}: a .ssa program has no AST; use ssa, out-of-ssa, alloc or x86",
+                a.file,
+                if a.stage == Stage::Source { "source" } else { "cytron" }
+            )))
+        }
+        Stage::Ssa => ir_text::print_module(module),
+        Stage::OutOfSsa => {
+            let (m, pins, _) =
+                ssaref::route2::out_of_ssa::translate_module_with_pins(module, &a.route2.route2().out_of_ssa)
+                    .map_err(|e| internal(e.to_string()))?;
+            print_destructed(&m, &pins)
+        }
+        Stage::Alloc | Stage::X86 => {
+            let (mir, text) = backend_of_ssa(module, a.route, &a.alloc, &a.route2, a.passes)?;
+            allocated_text(&mir, text, a.stage, a.passes)?
+        }
+    };
+    print!("{text}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The text of `--stage alloc` (the passes' text, then the allocated code)
+/// or `--stage x86` (with `--passes`, the same, then the listing).
+fn allocated_text(mir: &ssaref::mir::MModule, mut text: String, stage: Stage, passes: bool) -> Result<String, Failure> {
+    if stage == Stage::Alloc {
+        text.push_str(&ssaref::mir::print_module(mir));
+        return Ok(text);
+    }
+    if passes {
+        text.push_str(&ssaref::mir::print_module(mir));
+        text.push_str("// x86-64\n");
+    }
+    let code = pipeline::lower_and_check(mir).map_err(|e| internal(e.to_string()))?;
+    text.push_str(&ssaref::machine::x86_lower::listing(&code));
+    Ok(text)
 }

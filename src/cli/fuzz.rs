@@ -49,6 +49,12 @@ pub struct FuzzArgs {
     /// Only this coalescing variant in route 2.
     #[arg(long, value_parser = parse_coalescing)]
     coalescing: Option<ssaref::route2::coalescing::CoalescingVariant>,
+    /// The share of programs written by the IR-level generator (in SSA
+    /// form, checked against the SSA's own run): a percentage (`25`,
+    /// `25%`) or a fraction up to 1 (`0.25`); the program of a seed is
+    /// IR-level or not whatever the jobs and shards.
+    #[arg(long, value_name = "P", default_value = "25%", value_parser = parse_share)]
+    ir_share: f64,
 }
 
 pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
@@ -70,11 +76,13 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
     let regs_text: Vec<String> = a.regs.iter().map(|k| k.to_string()).collect();
     let shard_text = a.shard.map_or(String::new(), |s| format!(" --shard {s}"));
     eprintln!(
-        "ssaref fuzz: seed {seed}{}, {jobs} job(s), regs {}, {} s, cases go to {}/ (rerun with --seed {seed}{shard_text})",
+        "ssaref fuzz: seed {seed}{}, {jobs} job(s), regs {}, {} s, {}% IR-level, cases go to {}/ (rerun with --seed {seed}{shard_text} --ir-share {}%)",
         a.shard.map_or(String::new(), |s| format!(", shard {s}")),
         regs_text.join(","),
         a.seconds,
-        a.out
+        a.ir_share * 100.0,
+        a.out,
+        a.ir_share * 100.0
     );
     let config = ssaref::testing::campaign::CampaignConfig {
         duration: std::time::Duration::from_secs(a.seconds),
@@ -89,6 +97,7 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
         route1: a.route.route1(),
         route3: a.route.route3(),
         backends: Vec::new(),
+        ir_share: a.ir_share,
         route2: if !a.route.route2() {
             Vec::new()
         } else {
@@ -107,4 +116,23 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
 /// and exits with code 2).
 fn parse_shard(s: &str) -> Result<Shard, String> {
     s.parse()
+}
+
+/// `--ir-share P`: `P%`, a number above 1 (a percentage), or a fraction
+/// from 0 to 1. Anything else, or above 100%, is a command-line error.
+fn parse_share(s: &str) -> Result<f64, String> {
+    let bad = || format!("`{s}` is not a share: give a percentage (25, 25%) or a fraction (0.25)");
+    let (number, percent) = match s.strip_suffix('%') {
+        Some(n) => (n, true),
+        None => (s, false),
+    };
+    let x: f64 = number.trim().parse().map_err(|_| bad())?;
+    if !x.is_finite() || x < 0.0 {
+        return Err(bad());
+    }
+    let share = if percent || x > 1.0 { x / 100.0 } else { x };
+    if share > 1.0 {
+        return Err(format!("`{s}` is more than 100%"));
+    }
+    Ok(share)
 }

@@ -85,7 +85,7 @@ enum Command {
     /// Replays a saved case: every stage's outcome, the IR after each pass, the allocated code.
     Repro(ReproArgs),
     /// Shrinks a failing case while it fails the same way (same stage, K
-    /// lowered if it still fails); writes NAME.reduced.src next to it.
+    /// lowered if it still fails); writes NAME.reduced.src (or .ssa) next to it.
     Reduce(ReduceArgs),
     /// Route-1 statistics (spills, slots, loads, stores, moves, swaps; static
     /// and dynamic) with each optimization of Pereira and Palsberg §6 on and off.

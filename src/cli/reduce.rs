@@ -1,9 +1,13 @@
 //! `ssaref reduce`: shrinks a failing case while it fails the same way and
-//! writes the result as a case file (by default NAME.reduced.src).
+//! writes the result as a case file (by default NAME.reduced.src, or
+//! NAME.reduced.ssa for a `.ssa` case, reduced by `testing/reduce_ssa.rs`).
 
 use crate::common::{bad_input, load_case, Failure, DEFAULT_CASE_REGS};
+use crate::ssa_input::{is_ssa, load_ssa};
 use clap::Args;
 use ssaref::frontend::case_file::CaseFile;
+use ssaref::frontend::ssa_case_file::SsaCaseFile;
+use ssaref::testing::reduce::{ReduceStats, Reduction};
 use std::process::ExitCode;
 
 use ssaref_interp as interp;
@@ -12,7 +16,8 @@ use ssaref_interp as interp;
 pub struct ReduceArgs {
     /// A failing case as `ssaref fuzz` writes it (a case file, see README.md).
     case: String,
-    /// Where to write the reduced case (default: next to CASE, as NAME.reduced.src).
+    /// Where to write the reduced case (default: next to CASE, as
+    /// NAME.reduced.src or NAME.reduced.ssa).
     #[arg(long, value_name = "PATH")]
     out: Option<String>,
     /// The most candidates to test (differential runs); the reducer then
@@ -25,14 +30,20 @@ pub struct ReduceArgs {
 }
 
 /// `DIR/NAME.reduced.src` for `DIR/NAME.src` (or `DIR/NAME.reduced.src`
-/// for `DIR/NAME`).
+/// for `DIR/NAME`); `DIR/NAME.reduced.ssa` for `DIR/NAME.ssa`.
 fn reduced_path(case: &str) -> String {
+    if let Some(stem) = case.strip_suffix(".ssa") {
+        return format!("{stem}.reduced.ssa");
+    }
     let stem = case.strip_suffix(".src").unwrap_or(case);
     format!("{stem}.reduced.src")
 }
 
 pub fn cmd_reduce(a: ReduceArgs) -> Result<ExitCode, Failure> {
     use ssaref::testing::reduce::{reduce, ReduceConfig};
+    if is_ssa(&a.case) {
+        return cmd_reduce_ssa(a);
+    }
     let case = load_case(&a.case)?;
     let regs = case.regs.clone().unwrap_or_else(|| DEFAULT_CASE_REGS.to_vec());
     let tc = case.test_case(format!("case {}", a.case));
@@ -50,13 +61,65 @@ pub fn cmd_reduce(a: ReduceArgs) -> Result<ExitCode, Failure> {
         &red.regs,
     );
     std::fs::write(&out, reduced.render()).map_err(|e| bad_input(format!("{out}: cannot write: {e}")))?;
-    let s = &red.stats;
+    print_summary(&a, &red, elapsed, &out, "statements", None);
+    print!("{}", ssaref::testing::gen::describe_failure(&red.case, &red.verdict));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `ssaref reduce CASE.ssa`: the same for a program in SSA form (its
+/// instructions and blocks shrink; the reduced case is a `.ssa` file).
+fn cmd_reduce_ssa(a: ReduceArgs) -> Result<ExitCode, Failure> {
+    use ssaref::testing::reduce::ReduceConfig;
+    let file = load_ssa(&a.case)?;
+    let regs = file.header.regs.clone().unwrap_or_else(|| DEFAULT_CASE_REGS.to_vec());
+    let case = ssaref::testing::irgen::IrCase {
+        module: file.module.clone(),
+        args: file.args(),
+        origin: format!("case {}", a.case),
+    };
+    let config = ReduceConfig { max_tests: a.max_tests.max(1), fuel: a.fuel };
+    let start = std::time::Instant::now();
+    let red = ssaref::testing::reduce_ssa::reduce_ssa(&case, &regs, &interp::Interp, &config)
+        .map_err(|e| bad_input(format!("{}: {e}", a.case)))?;
+    let elapsed = start.elapsed();
+    let out = a.out.clone().unwrap_or_else(|| reduced_path(&a.case));
+    let origin = file.header.description.first().map_or(String::new(), |d| format!(" ({d})"));
+    let reduced = SsaCaseFile::for_failure(
+        &format!("ssaref reduce: reduced from {}{origin}", a.case),
+        &out,
+        &red.case,
+        &red.verdict,
+        &red.regs,
+    );
+    std::fs::write(&out, reduced.render()).map_err(|e| bad_input(format!("{out}: cannot write: {e}")))?;
+    let blocks = |m: &ssaref::ir::Module| m.main().map_or(0, |f| f.blocks.len());
+    let blocks = format!("  blocks of main: {} -> {}", blocks(&case.module), blocks(&red.case.module));
+    print_summary(&a, &red, elapsed, &out, "phis and instructions", Some(blocks));
+    print!("{}", ssaref::analysis::ir_text::print_module(&red.case.module));
+    print!("{}", ssaref::testing::gen::describe_verdict(&red.verdict, "the SSA input"));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The summary lines of a reduction; `what` names what its size counts,
+/// `extra` is one more line.
+fn print_summary<T>(
+    a: &ReduceArgs,
+    red: &Reduction<T>,
+    elapsed: std::time::Duration,
+    out: &str,
+    what: &str,
+    extra: Option<String>,
+) {
+    let s: &ReduceStats = &red.stats;
     let k = |k: Option<usize>| k.map_or("-".to_string(), |k| k.to_string());
     println!("reduced {}: {}", a.case, red.failure);
-    println!("  statements: {} -> {}", s.statements_before, s.statements_after);
+    println!("  {what}: {} -> {}", s.statements_before, s.statements_after);
+    if let Some(line) = extra {
+        println!("{line}");
+    }
     println!("  K: {} -> {}", k(red.k_before), k(red.k_after));
     println!(
-        "  candidates tried: {} in {:.1}s (kept {}; {} agreed, {} failed another way, {} ran out of fuel in the source; {} invalid edits skipped)",
+        "  candidates tried: {} in {:.1}s (kept {}; {} agreed, {} failed another way, {} ran out of fuel in the reference run; {} invalid edits skipped)",
         s.tests,
         elapsed.as_secs_f64(),
         s.accepted,
@@ -66,9 +129,7 @@ pub fn cmd_reduce(a: ReduceArgs) -> Result<ExitCode, Failure> {
         s.invalid
     );
     if s.stopped_early {
-        println!("  stopped by --max-tests {} before a fixpoint", config.max_tests);
+        println!("  stopped by --max-tests {} before a fixpoint", a.max_tests.max(1));
     }
     println!("wrote {out} (replay: ssaref repro {out})");
-    print!("{}", ssaref::testing::gen::describe_failure(&red.case, &red.verdict));
-    Ok(ExitCode::SUCCESS)
 }

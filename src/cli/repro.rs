@@ -3,10 +3,13 @@
 //! (`backend.rs`) what its `Backend::report` says (route 1: the IR after
 //! each pass; route 2: the destructed program; route 3: regalloc2's input
 //! and edits; then the allocated code) and the x86-64 listing, then every
-//! stage's verdict.
+//! stage's verdict. A `.ssa` case (as `ssaref fuzz --ir-share` writes
+//! them) is replayed the same way, from its SSA, against the oracle's run
+//! of the SSA itself (`pipeline::differential_ssa`).
 
 use crate::common::{check_regs, load_case, Failure, DEFAULT_CASE_REGS, EXIT_OUT_OF_FUEL};
 use crate::options::Routes;
+use crate::ssa_input::{is_ssa, load_ssa};
 use clap::Args;
 use ssaref::analysis::ir_text;
 use ssaref::backend::{family, Backend};
@@ -20,7 +23,8 @@ use ssaref_interp as interp;
 
 #[derive(Args, Debug)]
 pub struct ReproArgs {
-    /// A case written by `ssaref fuzz` (or any `*.src` with an `// args:` line).
+    /// A case written by `ssaref fuzz` (or any `*.src` or `*.ssa` with an
+    /// `// args:` line).
     case: String,
     /// Register counts (default: the case's `// regs:` line, else 2,3,4,6,8,15).
     #[arg(long, value_delimiter = ',')]
@@ -62,15 +66,54 @@ fn owns(backend: &dyn Backend, failing: &str, k: usize, exact: bool) -> bool {
 }
 
 pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
+    if is_ssa(&a.case) {
+        return cmd_repro_ssa(a);
+    }
     let case = load_case(&a.case)?;
     let (program, args) = (case.program, case.args);
-    let regs =
-        if !a.regs.is_empty() { a.regs.clone() } else { case.regs.unwrap_or_else(|| DEFAULT_CASE_REGS.to_vec()) };
-    check_regs(&regs)?;
+    let regs = case_regs(&a.regs, case.regs)?;
     let config = a.route.restrict(pipeline::DiffConfig::standard(&regs, a.fuel));
     let verdict = pipeline::differential_full_catching(&program, &args, &interp::Interp, &config);
+    println!("== program (args {args:?})");
+    print!("{}", ssaref::frontend::ast_print::print_program(&program));
+    let ssa = construct_program(&program, &BraunOptions::all_on());
+    println!("== SSA (Braun et al., all optimizations)");
+    print!("{}", ir_text::print_module(&ssa));
+    print_backends(&ssa, &config, &verdict, &regs);
+    let tc = ssaref::testing::gen::TestCase { program: program.clone(), args: args.clone(), origin: a.case.clone() };
+    Ok(print_stages(&verdict, "the source", &ssaref::testing::gen::describe_failure(&tc, &verdict)))
+}
+
+/// `ssaref repro CASE.ssa`: the same report for a program given in SSA
+/// form; its reference outcome is the oracle's run of the SSA.
+fn cmd_repro_ssa(a: ReproArgs) -> Result<ExitCode, Failure> {
+    let case = load_ssa(&a.case)?;
+    let args = case.args();
+    let regs = case_regs(&a.regs, case.header.regs.clone())?;
+    let config = a.route.restrict(pipeline::DiffConfig::standard(&regs, a.fuel));
+    let verdict = pipeline::differential_ssa_catching(&case.module, &args, &interp::Interp, &config);
+    println!("== SSA program (args {args:?})");
+    let text = ir_text::print_module(&case.module);
+    print!("{text}");
+    print_backends(&case.module, &config, &verdict, &regs);
+    let what = ssaref::testing::gen::describe_verdict(&verdict, "the SSA input");
+    Ok(print_stages(&verdict, "the SSA input", &format!("{text}\n{what}")))
+}
+
+/// The register counts of a replay: `--regs`, else the case's `// regs:`
+/// line, else those of `ssaref fuzz`.
+fn case_regs(given: &[usize], header: Option<Vec<usize>>) -> Result<Vec<usize>, Failure> {
+    let regs = if !given.is_empty() { given.to_vec() } else { header.unwrap_or_else(|| DEFAULT_CASE_REGS.to_vec()) };
+    check_regs(&regs)?;
+    Ok(regs)
+}
+
+/// The failing back end first, then one back end of each other family
+/// (for route 2, its default configuration): what its report says and its
+/// listing, at the K of the failing stage.
+fn print_backends(ssa: &ssaref::ir::Module, config: &pipeline::DiffConfig, verdict: &Verdict, regs: &[usize]) {
     // Show the K and the route-2 configuration of the failing stage.
-    let failing = match &verdict {
+    let failing = match verdict {
         Verdict::Diverge { stage, .. } => Some(stage.clone()),
         Verdict::CheckFailed(e) => Some(e.pass.clone()),
         _ => None,
@@ -80,13 +123,6 @@ pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
         .and_then(ssaref::testing::reduce::stage_k)
         .filter(|k| regs.contains(k))
         .unwrap_or_else(|| regs.first().copied().unwrap_or(4));
-    println!("== program (args {args:?})");
-    print!("{}", ssaref::frontend::ast_print::print_program(&program));
-    let ssa = construct_program(&program, &BraunOptions::all_on());
-    println!("== SSA (Braun et al., all optimizations)");
-    print!("{}", ir_text::print_module(&ssa));
-    // The failing back end first, then one back end of each other family
-    // (for route 2, its default configuration).
     let mut display = config.clone();
     let default_route2 = pipeline::Route2 {
         out_of_ssa: ssaref::route2::out_of_ssa::OutOfSsaOptions::default(),
@@ -108,29 +144,33 @@ pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
         }
     }
     for b in &shown {
-        print!("{}", b.report(&ssa, first_k));
-        if let Ok(out) = b.prepare(&ssa).and_then(|p| b.allocate(&ssa, &p, first_k)) {
+        print!("{}", b.report(ssa, first_k));
+        if let Ok(out) = b.prepare(ssa).and_then(|p| b.allocate(ssa, &p, first_k)) {
             print_listing(&out.mir, &b.listing_title(first_k));
         }
     }
+}
+
+/// Every stage's verdict; `failure` describes a failing one. The exit
+/// code: 0 when every stage agrees, 4 when `reference` ran out of fuel,
+/// 1 when the case fails.
+fn print_stages(verdict: &Verdict, reference: &str, failure: &str) -> ExitCode {
     println!("== stages");
-    match &verdict {
+    match verdict {
         Verdict::Agree { outcome, stages } => {
             for s in stages {
                 println!("agree    {}", s.stage);
             }
             print!("{}", outcome.render_full());
-            Ok(ExitCode::SUCCESS)
+            ExitCode::SUCCESS
         }
         Verdict::Inconclusive => {
-            println!("the source ran out of fuel: nothing to compare");
-            Ok(ExitCode::from(EXIT_OUT_OF_FUEL))
+            println!("{reference} ran out of fuel: nothing to compare");
+            ExitCode::from(EXIT_OUT_OF_FUEL)
         }
-        other => {
-            let tc =
-                ssaref::testing::gen::TestCase { program: program.clone(), args: args.clone(), origin: a.case.clone() };
-            print!("{}", ssaref::testing::gen::describe_failure(&tc, other));
-            Ok(ExitCode::from(1))
+        _ => {
+            print!("{failure}");
+            ExitCode::from(1)
         }
     }
 }

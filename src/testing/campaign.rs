@@ -9,12 +9,16 @@
 //!
 //! Everything is reproducible: program `i` of a campaign started with seed
 //! `S` is the program of seed `S + i`, whatever the number of threads; of
-//! shard `I/N` (`shard.rs`), the program of seed `S + I + i N`.
+//! shard `I/N` (`shard.rs`), the program of seed `S + I + i N`. A share of
+//! the seeds ([`CampaignConfig::ir_share`], `ir_campaign.rs`) gives
+//! IR-level programs instead, checked by `pipeline::differential_ssa` and
+//! written as `.ssa` case files.
 
 use crate::frontend::case_file::CaseFile;
 use crate::oracle::Oracle;
-use crate::pipeline::{differential_full_catching, DiffConfig, Verdict};
+use crate::pipeline::{DiffConfig, Verdict};
 use crate::testing::gen::{GenConfig, TestCase};
+use crate::testing::ir_campaign::{write_ssa_case, Generated};
 use crate::testing::shard::Shard;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -53,12 +57,17 @@ pub struct CampaignConfig {
     /// Further back ends (users' allocators, `backend.rs`), run on every
     /// program after the routes.
     pub backends: Vec<std::sync::Arc<dyn crate::backend::Backend>>,
+    /// The fraction (0 to 1) of programs written by the IR-level generator
+    /// (`ir_campaign.rs`); the others are source-level.
+    pub ir_share: f64,
 }
 
 /// The totals of a campaign.
 #[derive(Clone, Debug, Default)]
 pub struct CampaignSummary {
     pub programs: u64,
+    /// Of them, IR-level programs (`CampaignConfig::ir_share`).
+    pub ir_programs: u64,
     /// Programs whose source ran out of fuel (nothing compared).
     pub inconclusive: u64,
     /// Failing cases, as written to disk.
@@ -95,6 +104,10 @@ impl CampaignSummary {
             self.inconclusive,
             self.failures.len(),
         );
+        s.push_str(&format!(
+            "{} of the programs were IR-level (generated in SSA form, checked against the SSA's own run)\n",
+            self.ir_programs
+        ));
         let total = (self.generation + self.checking).as_secs_f64().max(1e-9);
         // A full check: one program, one K, every stage (the constructions
         // and the source run are shared by the K of one program).
@@ -179,20 +192,24 @@ pub fn run_campaign(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), stop:
                 let global = config.shard.global_index(i);
                 let seed = config.seed.wrapping_add(global);
                 let t0 = Instant::now();
-                let tc = TestCase::from_seed(seed, &gen_config);
+                let program = Generated::from_seed(seed, config.ir_share, &gen_config);
                 let t1 = Instant::now();
                 let _ = crate::pipeline::take_phase_times();
                 let mut diff = diff.clone();
                 if !config.route2.is_empty() {
                     diff.route2 = vec![config.route2[(global % config.route2.len() as u64) as usize]];
                 }
-                let verdict = differential_full_catching(&tc.program, &tc.args, oracle, &diff);
+                let verdict = program.verdict(oracle, &diff);
                 let t2 = Instant::now();
                 let phases = crate::pipeline::take_phase_times();
                 let failed = failing_stage(&verdict);
-                let written = failed.as_ref().map(|_| write_case(&config.out_dir, seed, &tc, &verdict, &config.regs));
+                let written = failed.as_ref().map(|_| match &program {
+                    Generated::Source(tc) => write_case(&config.out_dir, seed, tc, &verdict, &config.regs),
+                    Generated::Ir(case) => write_ssa_case(&config.out_dir, seed, case, &verdict, &config.regs),
+                });
                 let mut sum = summary.lock().expect("summary lock");
                 sum.programs += 1;
+                sum.ir_programs += u64::from(program.is_ir());
                 sum.generation += t1 - t0;
                 sum.checking += t2 - t1;
                 sum.phases.add(&phases);

@@ -42,6 +42,11 @@
 //! [`ReduceConfig::max_tests`] bounds the number of differential runs in
 //! any case, and the reducer then returns the smallest failing case found
 //! so far.
+//!
+//! The algorithm works on anything [`Reducible`]: a source-level
+//! [`TestCase`] (this file) or an SSA-level case (`reduce_ssa.rs`, whose
+//! candidates edit the IR and whose verdict is `pipeline::differential_ssa`);
+//! the failure a candidate must keep is the same [`Failure`] for both.
 
 use crate::oracle::Oracle;
 use crate::outcome::End;
@@ -49,6 +54,68 @@ use crate::pipeline::{differential_full_catching, DiffConfig, Verdict};
 use crate::testing::gen::shrink::{Candidates, ShrinkOptions};
 use crate::testing::gen::TestCase;
 use std::fmt;
+
+/// A case the reducer can shrink: its verdict, its size, and the smaller
+/// candidates of step 3, each smaller in a well-founded order.
+pub trait Reducible: Clone {
+    /// The candidates of one case, made lazily.
+    type Candidates: CandidateList<Self>;
+    /// The verdict of the case under `diff` (panics caught).
+    fn verdict(&self, oracle: &dyn Oracle, diff: &DiffConfig) -> Verdict;
+    /// The candidates of this case, most aggressive first.
+    fn candidates(&self) -> Self::Candidates;
+    /// True when `other` is the same program with the same arguments.
+    fn same_as(&self, other: &Self) -> bool;
+    /// The size the reducer reports: statements of a source program,
+    /// phis and instructions of an SSA one.
+    fn size(&self) -> usize;
+    /// Where the case comes from, for reports.
+    fn origin_mut(&mut self) -> &mut String;
+}
+
+/// The candidates of one case, by index.
+pub trait CandidateList<T> {
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Candidate `i`, or `None` when its edit gives an invalid program.
+    fn get(&self, i: usize) -> Option<T>;
+}
+
+impl CandidateList<TestCase> for Candidates {
+    fn len(&self) -> usize {
+        Candidates::len(self)
+    }
+
+    fn get(&self, i: usize) -> Option<TestCase> {
+        Candidates::get(self, i)
+    }
+}
+
+impl Reducible for TestCase {
+    type Candidates = Candidates;
+
+    fn verdict(&self, oracle: &dyn Oracle, diff: &DiffConfig) -> Verdict {
+        differential_full_catching(&self.program, &self.args, oracle, diff)
+    }
+
+    fn candidates(&self) -> Candidates {
+        Candidates::new(self, ShrinkOptions { keep_budget: false })
+    }
+
+    fn same_as(&self, other: &Self) -> bool {
+        self.program == other.program && self.args == other.args
+    }
+
+    fn size(&self) -> usize {
+        self.statement_count()
+    }
+
+    fn origin_mut(&mut self) -> &mut String {
+        &mut self.origin
+    }
+}
 
 /// How a case fails, with K abstracted: what every kept candidate shares.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -215,8 +282,8 @@ pub struct ReduceStats {
 
 /// A reduced case.
 #[derive(Clone, Debug)]
-pub struct Reduction {
-    pub case: TestCase,
+pub struct Reduction<T = TestCase> {
+    pub case: T,
     /// The register counts the reduced case fails with (one K, or none
     /// when the failure comes before route 1).
     pub regs: Vec<usize>,
@@ -242,10 +309,12 @@ pub enum ReduceError {
 impl fmt::Display for ReduceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ReduceError::NotFailing(v) if **v == Verdict::Inconclusive => {
-                f.write_str("the case does not fail: its source runs out of fuel, so nothing is compared")
-            }
-            ReduceError::NotFailing(_) => f.write_str("the case does not fail: every stage agrees with the source"),
+            ReduceError::NotFailing(v) if **v == Verdict::Inconclusive => f.write_str(
+                "the case does not fail: its reference run (the source, or the SSA input) runs out of fuel, so nothing is compared",
+            ),
+            ReduceError::NotFailing(_) => f.write_str(
+                "the case does not fail: every stage agrees with the reference run (the source, or the SSA input)",
+            ),
         }
     }
 }
@@ -266,24 +335,24 @@ pub fn reduce(
 
 /// [`reduce`] with the back ends and construction variants of `diff` (its
 /// `regs` and `fuel` are replaced by the candidate's and `config.fuel`):
-/// how a user's back end (`backend.rs`) is reduced alone.
-pub fn reduce_with(
-    tc: &TestCase,
+/// how a user's back end (`backend.rs`) is reduced alone. Any
+/// [`Reducible`] case: `reduce_ssa.rs` reduces SSA programs with it.
+pub fn reduce_with<T: Reducible>(
+    tc: &T,
     regs: &[usize],
     oracle: &dyn Oracle,
     config: &ReduceConfig,
     diff: &DiffConfig,
-) -> Result<Reduction, ReduceError> {
+) -> Result<Reduction<T>, ReduceError> {
     let diff = DiffConfig { fuel: config.fuel, ..diff.clone() };
-    let verdict =
-        differential_full_catching(&tc.program, &tc.args, oracle, &DiffConfig { regs: regs.to_vec(), ..diff.clone() });
+    let verdict = tc.verdict(oracle, &DiffConfig { regs: regs.to_vec(), ..diff.clone() });
     let Some(failure) = Failure::of(&verdict) else { return Err(ReduceError::NotFailing(Box::new(verdict))) };
     let mut r = Reducer {
         oracle,
         config,
         diff: &diff,
         target: failure.clone(),
-        stats: ReduceStats { tests: 1, statements_before: tc.statement_count(), ..ReduceStats::default() },
+        stats: ReduceStats { tests: 1, statements_before: tc.size(), ..ReduceStats::default() },
     };
     let mut cur = Current { case: tc.clone(), regs: regs.to_vec(), verdict };
     r.narrow_regs(&mut cur);
@@ -302,19 +371,20 @@ pub fn reduce_with(
             break;
         }
     }
-    r.stats.statements_after = cur.case.statement_count();
+    r.stats.statements_after = cur.case.size();
     let k_after = match cur.regs[..] {
         [k] => Some(k),
         _ => None,
     };
     let mut case = cur.case;
-    case.origin = format!("{}, reduced", tc.origin);
+    let origin = format!("{}, reduced", case.origin_mut());
+    *case.origin_mut() = origin;
     Ok(Reduction { case, regs: cur.regs, verdict: cur.verdict, failure, k_before, k_after, stats: r.stats })
 }
 
 /// The smallest failing case so far, with what it fails with.
-struct Current {
-    case: TestCase,
+struct Current<T> {
+    case: T,
     regs: Vec<usize>,
     verdict: Verdict,
 }
@@ -337,10 +407,10 @@ impl Reducer<'_> {
     }
 
     /// Runs a candidate; its verdict if it fails like the original.
-    fn test(&mut self, tc: &TestCase, regs: &[usize]) -> Option<Verdict> {
+    fn test<T: Reducible>(&mut self, tc: &T, regs: &[usize]) -> Option<Verdict> {
         self.stats.tests += 1;
         let diff = DiffConfig { regs: regs.to_vec(), ..self.diff.clone() };
-        let verdict = differential_full_catching(&tc.program, &tc.args, self.oracle, &diff);
+        let verdict = tc.verdict(self.oracle, &diff);
         match Failure::of(&verdict) {
             Some(f) if f == self.target => {
                 self.stats.accepted += 1;
@@ -355,7 +425,7 @@ impl Reducer<'_> {
 
     /// Step 1: one K (the failing stage's, else the smallest that fails),
     /// or none when route 1 is not needed.
-    fn narrow_regs(&mut self, cur: &mut Current) {
+    fn narrow_regs<T: Reducible>(&mut self, cur: &mut Current<T>) {
         let mut tries: Vec<Vec<usize>> = Vec::new();
         if let Some(k) = match &cur.verdict {
             Verdict::Diverge { stage, .. } => stage_k(stage),
@@ -382,7 +452,7 @@ impl Reducer<'_> {
     }
 
     /// Step 2: the smallest K below the current one that still fails.
-    fn lower_k(&mut self, cur: &mut Current) -> bool {
+    fn lower_k<T: Reducible>(&mut self, cur: &mut Current<T>) -> bool {
         let [k] = cur.regs[..] else { return false };
         for lower in crate::mir::MIN_REGS..k {
             if self.exhausted() {
@@ -398,11 +468,10 @@ impl Reducer<'_> {
     }
 
     /// Step 3: greedy shrinking to a fixpoint of the candidates.
-    fn shrink_to_fixpoint(&mut self, cur: &mut Current) {
-        let options = ShrinkOptions { keep_budget: false };
+    fn shrink_to_fixpoint<T: Reducible>(&mut self, cur: &mut Current<T>) {
         let mut start = 0;
         'cases: loop {
-            let candidates = Candidates::new(&cur.case, options);
+            let candidates = cur.case.candidates();
             let n = candidates.len();
             for j in 0..n {
                 let index = (start + j) % n;
@@ -410,7 +479,7 @@ impl Reducer<'_> {
                     self.stats.invalid += 1;
                     continue;
                 };
-                if c.program == cur.case.program && c.args == cur.case.args {
+                if c.same_as(&cur.case) {
                     continue;
                 }
                 if self.exhausted() {

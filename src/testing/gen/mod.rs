@@ -126,4 +126,4 @@ pub use builders::{ACC_VAR, BUDGET_VAR};
 pub use config::{Feature, GenConfig, Shape, Weights};
 pub use entropy::Entropy;
 pub use measure::statement_count;
-pub use test_case::{construction_variants, describe_failure};
+pub use test_case::{construction_variants, describe_failure, describe_verdict};

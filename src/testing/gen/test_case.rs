@@ -99,20 +99,29 @@ pub fn construction_variants() -> Vec<BraunOptions> {
 /// A readable account of a verdict that is not ok, for fuzz targets and
 /// tests: the program with its arguments, then what went wrong.
 pub fn describe_failure(tc: &TestCase, verdict: &Verdict) -> String {
-    let what = match verdict {
+    format!("{}\n{}", tc.to_source(), describe_verdict(verdict, "the source"))
+}
+
+/// What failed in a verdict, without the program; `reference` names the
+/// run every stage is compared with (`the source`, `the SSA input`).
+pub fn describe_verdict(verdict: &Verdict, reference: &str) -> String {
+    match verdict {
         Verdict::Agree { .. } | Verdict::Inconclusive => "no failure".to_string(),
         Verdict::Diverge { stage, expected, got } => {
             let got = match got {
                 Ok(o) => o.render_full(),
                 Err(e) => format!("error: {e}\n"),
             };
-            format!("stage {stage} diverges from the source\n--- source\n{}--- {stage}\n{got}", expected.render_full())
+            let short = reference.strip_prefix("the ").unwrap_or(reference);
+            format!(
+                "stage {stage} diverges from {reference}\n--- {short}\n{}--- {stage}\n{got}",
+                expected.render_full()
+            )
         }
         Verdict::CheckFailed(e) => format!("check failed: {e}\n"),
-        Verdict::SourceError(e) => format!("the oracle cannot run the source: {e}\n"),
+        Verdict::SourceError(e) => format!("the oracle cannot run {reference}: {e}\n"),
         Verdict::Panic(m) => format!("ssaref panicked: {m}\n"),
-    };
-    format!("{}\n{what}", tc.to_source())
+    }
 }
 
 #[cfg(test)]
