@@ -4,7 +4,7 @@
 
 use crate::common::{backend, destructed, internal, load, print_destructed, Failure};
 use crate::max_memory::MaxMemoryArgs;
-use crate::options::{AllocArgs, ConstructionArgs, Route, Route2Args, Stage};
+use crate::options::{AllocArgs, ConstructionArgs, Route2Args, Routes, Stage};
 use clap::Args;
 use ssaref::analysis::ir_text;
 use ssaref::pipeline;
@@ -20,9 +20,11 @@ pub struct EmitArgs {
     /// With `--stage alloc` or `x86`, also print the IR after each pass.
     #[arg(long)]
     passes: bool,
-    /// Which back end produces the allocated code.
-    #[arg(long, value_enum, default_value_t = Route::SsaRa)]
-    route: Route,
+    /// Which back ends produce the allocated code: `ssa-ra`, `boissinot`,
+    /// `regalloc2`, `both` (routes 1 and 2) or `all`. With more than one,
+    /// each is printed under `== NAME`.
+    #[arg(long, value_enum, default_value_t = Routes::SsaRa)]
+    route: Routes,
     #[command(flatten)]
     route2: Route2Args,
     #[command(flatten)]
@@ -48,19 +50,28 @@ pub fn cmd_emit(a: EmitArgs) -> Result<ExitCode, Failure> {
             let (m, pins) = destructed(&program, &a.construction, &a.route2)?;
             print_destructed(&m, &pins)
         }
-        Stage::Alloc => {
-            let (mir, mut text) = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, a.passes)?;
-            text.push_str(&ssaref::mir::print_module(&mir));
-            text
-        }
-        Stage::X86 => {
-            let (mir, mut text) = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, a.passes)?;
-            if a.passes {
-                text.push_str(&ssaref::mir::print_module(&mir));
-                text.push_str("// x86-64\n");
+        Stage::Alloc | Stage::X86 => {
+            let allocated = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, a.passes)?;
+            let mut text = String::new();
+            for b in &allocated {
+                if allocated.len() > 1 {
+                    text.push_str(&format!("== {}\n", b.name));
+                }
+                // With `--passes`, the back end's report ends with the
+                // allocated code.
+                if a.passes {
+                    text.push_str(&b.text);
+                } else if a.stage == Stage::Alloc {
+                    text.push_str(&ssaref::mir::print_module(&b.mir));
+                }
+                if a.stage == Stage::X86 {
+                    if a.passes {
+                        text.push_str("// x86-64\n");
+                    }
+                    let code = pipeline::lower_and_check(&b.mir).map_err(|e| internal(e.to_string()))?;
+                    text.push_str(&ssaref::machine::x86_lower::listing(&code));
+                }
             }
-            let code = pipeline::lower_and_check(&mir).map_err(|e| internal(e.to_string()))?;
-            text.push_str(&ssaref::machine::x86_lower::listing(&code));
             text
         }
     };

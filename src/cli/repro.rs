@@ -1,8 +1,9 @@
 //! `ssaref repro`: replays a saved case: the program, its SSA, then for the
-//! failing back end first and one back end of each other family
-//! (`backend.rs`) what its `Backend::report` says (route 1: the IR after
+//! failing back end what its `Backend::report` says (route 1: the IR after
 //! each pass; route 2: the destructed program; route 3: regalloc2's input
-//! and edits; then the allocated code) and the x86-64 listing, then every
+//! and edits; then the allocated code) and the x86-64 listing, and for one
+//! back end of each other family (`backend.rs`) its allocated code (all of
+//! it with `--listing`, or when only one back end is shown), then every
 //! stage's verdict.
 
 use crate::common::{check_regs, load_case, Failure, DEFAULT_CASE_REGS, EXIT_OUT_OF_FUEL};
@@ -32,6 +33,10 @@ pub struct ReproArgs {
     /// and 2) or `all`.
     #[arg(long, value_enum, default_value_t = Routes::All)]
     route: Routes,
+    /// Print every back end's report (the IR after each pass, regalloc2's
+    /// input and edits) and x86-64 listing, not only the failing one's.
+    #[arg(long, visible_alias = "verbose")]
+    listing: bool,
 }
 
 /// `repro`'s annotated disassembly of `mir`, under the heading `title`, or
@@ -107,10 +112,23 @@ pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
             shown.push(Arc::clone(b));
         }
     }
-    for b in &shown {
-        print!("{}", b.report(&ssa, first_k));
-        if let Ok(out) = b.prepare(&ssa).and_then(|p| b.allocate(&ssa, &p, first_k)) {
-            print_listing(&out.mir, &b.listing_title(first_k));
+    // The failing back end (or the only one, or all with `--listing`) in
+    // full: its report and its x86-64 listing; the others only by their
+    // allocated code.
+    let single = shown.len() == 1;
+    for (i, b) in shown.iter().enumerate() {
+        let full = a.listing || single || (i == 0 && culprit.is_some());
+        if full {
+            print!("{}", b.report(&ssa, first_k));
+        }
+        match b.prepare(&ssa).and_then(|p| b.allocate(&ssa, &p, first_k)) {
+            Ok(out) if full => print_listing(&out.mir, &b.listing_title(first_k)),
+            Ok(out) => {
+                println!("== {}: allocated (K = {first_k})", b.name());
+                print!("{}", ssaref::mir::print_module(&out.mir));
+            }
+            Err(e) if !full => println!("== {}: allocation with K = {first_k} failed: {e}", b.name()),
+            Err(_) => {}
         }
     }
     println!("== stages");
