@@ -76,12 +76,15 @@ mod construction {
     #[divan::bench]
     fn braun(bencher: Bencher) {
         let ps = programs();
-        bencher.bench(|| ps.iter().map(|p| construct_program(black_box(p), &BraunOptions::all_on())).count());
+        bencher
+            .bench(|| ps.iter().map(|p| construct_program(black_box(p), &BraunOptions::all_on())).collect::<Vec<_>>());
     }
 
     #[divan::bench]
     fn cytron(bencher: Bencher) {
         let ps = programs();
-        bencher.bench(|| ps.iter().map(|p| ssaref::construction::cytron::construct_cytron(black_box(p))).count());
+        bencher.bench(|| {
+            ps.iter().map(|p| ssaref::construction::cytron::construct_cytron(black_box(p))).collect::<Vec<_>>()
+        });
     }
 }
