@@ -74,7 +74,7 @@ fn emit_alloc_shows_annotated_code_and_swap() {
     );
     let (code, out, err) = ssaref(&["emit", &f, "--stage", "alloc", "--regs", "2", "--passes"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("// after phi-lifting"), "{out}");
+    assert!(out.contains("== after phi-lifting (K = 2)"), "{out}");
     assert!(out.contains("swap rcx, rax") || out.contains("swap rax, rcx"), "{out}");
 }
 
@@ -111,6 +111,14 @@ fn gen_output_runs_and_fuzz_and_repro_work() {
     assert!(out.contains("5 programs"), "{out}");
     let (code, out, err) = ssaref(&["repro", &f, "--regs", "3"]);
     assert!(code == 0 || code == 4, "{err}");
+    assert!(out.contains("== ssa-ra[opt]: allocated (K = 3)"), "{out}");
+    // Nothing failed: no back end's listing, no regalloc2 input.
+    assert!(!out.contains("x86-64 (K = 3)") && !out.contains("// regalloc2 input"), "{out}");
+    let (code, out, err) = ssaref(&["repro", &f, "--regs", "3", "--listing"]);
+    assert!(code == 0 || code == 4, "{err}");
+    for title in ["\n== x86-64 (K = 3)", "== route 2: x86-64 (", "== route 3: x86-64 (K = 3)", "// regalloc2 input"] {
+        assert!(out.contains(title), "{title}: {out}");
+    }
     assert!(out.contains("== allocated (K = 3)"), "{out}");
 }
 
@@ -379,4 +387,21 @@ fn every_case_runs_and_checks_within_the_default_memory_limit() {
             assert_eq!(code, 0, "{command} {file}: {err}");
         }
     }
+}
+
+#[test]
+fn run_and_emit_iterate_over_the_back_ends_of_route() {
+    let f = write("sum.src", "fn main(n) { var s = 0; while (n) { s = s + n; n = n - 1; } out s; return s / 3; }\n");
+    let (code, out, err) = ssaref(&["run", &f, "10", "--route", "all", "--regs", "2"]);
+    assert_eq!(code, 0, "{err}");
+    let each = "55\nreturn 18\n";
+    let expected = format!("== ssa-ra[opt]\n{each}== boissinot[sharing,check,linear-scan]\n{each}== regalloc2\n{each}");
+    assert_eq!(out, expected);
+    // One back end: the outcome alone, as before.
+    let (code, out, _) = ssaref(&["run", &f, "10", "--route", "regalloc2", "--regs", "2", "--stage", "alloc"]);
+    assert_eq!((code, out.as_str()), (0, each));
+    let (code, out, err) = ssaref(&["emit", &f, "--stage", "x86", "--route", "both", "--regs", "3"]);
+    assert_eq!(code, 0, "{err}");
+    let heads: Vec<&str> = out.lines().filter(|l| l.starts_with("== ")).collect();
+    assert_eq!(heads, ["== ssa-ra[opt]", "== boissinot[sharing,check,linear-scan]"], "{out}");
 }

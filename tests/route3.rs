@@ -14,11 +14,17 @@
 //! - A block parameter that regalloc2 keeps in two locations on entry gets
 //!   two phi annotations, and the checker accepts them:
 //!   `a_block_parameter_in_two_locations_has_two_annotations`.
+//! - regalloc2's checker accepts the allocation of a function in which
+//!   critical-edge splitting numbers a block before all of its
+//!   predecessors (commit 451bd78 gave regalloc2 the blocks in reverse
+//!   post-order; in index order its checker rejected correct allocations):
+//!   `a_block_numbered_before_its_predecessors_is_no_false_alarm`.
 
 mod common;
 
 use common::{case_files, corruptions, parse_case, InterpOracle};
 use ssaref::checkers::alloc_checker::check_allocation;
+use ssaref::entity::EntityRef;
 use ssaref::frontend::parser::parse_program;
 use ssaref::mir::MModule;
 use ssaref::pipeline::{differential_full, later_stage_fuel, DiffConfig, Verdict};
@@ -156,4 +162,31 @@ fn a_block_parameter_in_two_locations_has_two_annotations() {
     check_allocation(main).expect("accepted");
     let got = ssaref_interp::run_mir(&mir, &args, later_stage_fuel(FUEL)).unwrap();
     assert_eq!(got.render_full(), expect);
+}
+
+/// The regression case of regalloc2's checker's false alarm (reduced by
+/// `ssaref reduce` from `tests/cases/nested_break_continue.src` with the
+/// blocks handed to regalloc2 in index order): with that order restored,
+/// K = 2 ends in `checkers-disagree`, ssaref's checker accepting and
+/// regalloc2's rejecting (`UnknownValueInAllocation`).
+#[test]
+fn a_block_numbered_before_its_predecessors_is_no_false_alarm() {
+    let program = parse_program("fn main() { while (i) { i = 0; while (1) { if (1) { break; } } } }").expect("parses");
+    let ssa =
+        ssaref::construction::braun::construct_program(&program, &ssaref::construction::braun::BraunOptions::all_on());
+    let main = &ssa.functions[0];
+    // What made the alarm: after critical-edge splitting, a block other
+    // than the entry comes before every one of its predecessors.
+    let mut split = main.clone();
+    ssaref::analysis::critical_edges::split_critical_edges(&mut split);
+    let early = split
+        .blocks
+        .iter()
+        .any(|(b, data)| b.index() > 0 && !data.preds.is_empty() && data.preds.iter().all(|p| p.index() > b.index()));
+    assert!(early, "the case no longer has a block numbered before its predecessors");
+    for k in [2, 3, 4, 15] {
+        if let Err(e) = ssaref::route3::allocate_regalloc2(main, k) {
+            panic!("K = {k}: {e}");
+        }
+    }
 }

@@ -1,19 +1,19 @@
 //! What the commands share: the exit codes, `Failure` (an error message
 //! and its exit code), reading a program or a case file (errors as
 //! `FILE:LINE:COL: message`), the arguments of `main` and the `--regs`
-//! check, printing an outcome, and the route-1/route-2 back end and
-//! out-of-SSA program that `run`, `emit` and `repro` print or run (route 3:
-//! regalloc2's input and output with `--passes`).
+//! check, printing an outcome, the back ends of `--route` (as `Backend`s)
+//! whose allocated code `run` and `emit` run or print (with `--passes`,
+//! what each reports), and route 2's out-of-SSA program.
 
-use crate::options::{AllocArgs, ConstructionArgs, Route, Route2Args};
-use ssaref::analysis::ir_text;
+use crate::options::{AllocArgs, ConstructionArgs, Route2Args, Routes};
 use ssaref::ast;
+use ssaref::backend::Backend;
 use ssaref::frontend::case_file::CaseFile;
 use ssaref::frontend::parser;
 use ssaref::outcome::{End, Outcome};
 use ssaref::pipeline;
-use ssaref::route1::regalloc::allocate_module;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// Exit code for a program that did not finish within its fuel.
 pub const EXIT_OUT_OF_FUEL: u8 = 4;
@@ -76,18 +76,45 @@ pub fn print_outcome(outcome: &Outcome) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The back end's machine IR for `--stage alloc` and `--stage x86`: route 1,
-/// route 2 with the chosen configuration, or route 3 (regalloc2). With
-/// `passes`, also the IR after each pass (route 3: regalloc2's input and
-/// its allocations and edits), as text.
+/// The back ends of `--route` in `run` and `emit`, as `Backend`s
+/// (`backend.rs`), in the order of `fuzz` and `repro`: route 1 with the
+/// allocation options, route 2 with its one configuration, regalloc2.
+pub fn chosen_backends(route: Routes, alloc: &AllocArgs, route2: &Route2Args) -> Vec<Arc<dyn Backend>> {
+    let mut out: Vec<Arc<dyn Backend>> = Vec::new();
+    if route.route1() {
+        out.push(Arc::new(ssaref::backend::Route1(alloc.options())));
+    }
+    if route.route2() {
+        out.push(Arc::new(route2.route2()));
+    }
+    if route.route3() {
+        out.push(Arc::new(ssaref::backend::Regalloc2));
+    }
+    out
+}
+
+/// One back end's allocated code for `--stage alloc` and `--stage x86`.
+pub struct Allocated {
+    /// The back end's name (`Backend::name`).
+    pub name: String,
+    pub mir: ssaref::mir::MModule,
+    /// With `passes`, what the back end reports (`Backend::report`: route
+    /// 1, the SSA after each pass; route 2, the destructed program; route
+    /// 3, regalloc2's input, allocations and edits), ending with the
+    /// allocated code; otherwise empty.
+    pub text: String,
+}
+
+/// The machine IR of each back end of `--route` for `--stage alloc` and
+/// `--stage x86`, with `--regs` registers (see [`Allocated`]).
 pub fn backend(
     program: &ssaref::ast::Program,
     construction: &ConstructionArgs,
-    route: Route,
+    route: Routes,
     alloc: &AllocArgs,
     route2: &Route2Args,
     passes: bool,
-) -> Result<(ssaref::mir::MModule, String), Failure> {
+) -> Result<Vec<Allocated>, Failure> {
     let module = pipeline::build_ssa(program, &construction.config()).map_err(|e| internal(e.to_string()))?;
     backend_of_ssa(&module, route, alloc, route2, passes)
 }
@@ -96,57 +123,20 @@ pub fn backend(
 /// a source program).
 pub fn backend_of_ssa(
     module: &ssaref::ir::Module,
-    route: Route,
+    route: Routes,
     alloc: &AllocArgs,
     route2: &Route2Args,
     passes: bool,
-) -> Result<(ssaref::mir::MModule, String), Failure> {
-    let mut text = String::new();
-    let mir = match route {
-        Route::SsaRa => {
-            let (mir, reports) = allocate_module(module, &alloc.options()).map_err(|e| internal(e.to_string()))?;
-            if passes {
-                let npasses = reports.first().map_or(0, |r| r.stages.len());
-                for i in 0..npasses {
-                    text.push_str(&format!("// after {}\n", reports[0].stages[i].0));
-                    for r in &reports {
-                        text.push_str(&ir_text::print_function(&r.stages[i].1));
-                    }
-                }
-            }
-            mir
-        }
-        Route::Boissinot => {
-            let r2 = route2.route2();
-            let (destructed, pins, _) = ssaref::route2::out_of_ssa::translate_module_with_pins(module, &r2.out_of_ssa)
-                .map_err(|e| internal(e.to_string()))?;
-            if passes {
-                text.push_str(&format!("// after out-of-SSA ({})\n", r2.describe()));
-                text.push_str(&print_destructed(&destructed, &pins));
-            }
-            ssaref::route2::conventional_alloc::allocate_conventional_module_pinned(
-                &destructed,
-                &pins,
-                usize::from(alloc.regs),
-                r2.allocator,
-            )
-            .map_err(|e| internal(e.to_string()))?
-        }
-        Route::Regalloc2 => {
-            let (mir, reports) = ssaref::route3::allocate_module(module, usize::from(alloc.regs))
-                .map_err(|e| internal(e.to_string()))?;
-            if passes {
-                for r in &reports {
-                    text.push_str(&r.render());
-                }
-            }
-            mir
-        }
-    };
-    if passes {
-        text.push_str("// allocated\n");
+) -> Result<Vec<Allocated>, Failure> {
+    let k = usize::from(alloc.regs);
+    let mut out = Vec::new();
+    for b in chosen_backends(route, alloc, route2) {
+        let allocated = b.prepare(module).and_then(|p| b.allocate(module, &p, k));
+        let mir = allocated.map_err(|e| internal(e.to_string()))?.mir;
+        let text = if passes { b.report(module, k) } else { String::new() };
+        out.push(Allocated { name: b.name(), mir, text });
     }
-    Ok((mir, text))
+    Ok(out)
 }
 
 /// Route 2's destructed program (`--stage out-of-ssa`) and the pinned

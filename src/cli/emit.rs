@@ -3,9 +3,9 @@
 //! machine IR (optionally after each pass), or the x86-64 listing. A
 //! `.ssa` file starts at the SSA stage, as in `ssaref run`.
 
-use crate::common::{backend, backend_of_ssa, bad_input, destructed, internal, load, print_destructed, Failure};
+use crate::common::{backend, backend_of_ssa, bad_input, destructed, internal, load, print_destructed, Allocated, Failure};
 use crate::max_memory::MaxMemoryArgs;
-use crate::options::{AllocArgs, ConstructionArgs, Route, Route2Args, Stage};
+use crate::options::{AllocArgs, ConstructionArgs, Route2Args, Routes, Stage};
 use crate::ssa_input::{is_ssa, load_ssa};
 use clap::Args;
 use ssaref::analysis::ir_text;
@@ -22,9 +22,11 @@ pub struct EmitArgs {
     /// With `--stage alloc` or `x86`, also print the IR after each pass.
     #[arg(long)]
     passes: bool,
-    /// Which back end produces the allocated code.
-    #[arg(long, value_enum, default_value_t = Route::SsaRa)]
-    route: Route,
+    /// Which back ends produce the allocated code: `ssa-ra`, `boissinot`,
+    /// `regalloc2`, `both` (routes 1 and 2) or `all`. With more than one,
+    /// each is printed under `== NAME`.
+    #[arg(long, value_enum, default_value_t = Routes::SsaRa)]
+    route: Routes,
     #[command(flatten)]
     route2: Route2Args,
     #[command(flatten)]
@@ -54,8 +56,8 @@ pub fn cmd_emit(a: EmitArgs) -> Result<ExitCode, Failure> {
             print_destructed(&m, &pins)
         }
         Stage::Alloc | Stage::X86 => {
-            let (mir, text) = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, a.passes)?;
-            allocated_text(&mir, text, a.stage, a.passes)?
+            let allocated = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, a.passes)?;
+            allocated_text(&allocated, a.stage, a.passes)?
         }
     };
     print!("{text}");
@@ -83,26 +85,36 @@ fn cmd_emit_ssa(a: EmitArgs) -> Result<ExitCode, Failure> {
             print_destructed(&m, &pins)
         }
         Stage::Alloc | Stage::X86 => {
-            let (mir, text) = backend_of_ssa(module, a.route, &a.alloc, &a.route2, a.passes)?;
-            allocated_text(&mir, text, a.stage, a.passes)?
+            let allocated = backend_of_ssa(module, a.route, &a.alloc, &a.route2, a.passes)?;
+            allocated_text(&allocated, a.stage, a.passes)?
         }
     };
     print!("{text}");
     Ok(ExitCode::SUCCESS)
 }
 
-/// The text of `--stage alloc` (the passes' text, then the allocated code)
-/// or `--stage x86` (with `--passes`, the same, then the listing).
-fn allocated_text(mir: &ssaref::mir::MModule, mut text: String, stage: Stage, passes: bool) -> Result<String, Failure> {
-    if stage == Stage::Alloc {
-        text.push_str(&ssaref::mir::print_module(mir));
-        return Ok(text);
+/// The text of `--stage alloc` (with `--passes`, each back end's report,
+/// which ends with the allocated code; otherwise the allocated code) or
+/// `--stage x86` (the same with `--passes`, then the listing), under an
+/// `== NAME` heading per back end when there are several.
+fn allocated_text(allocated: &[Allocated], stage: Stage, passes: bool) -> Result<String, Failure> {
+    let mut text = String::new();
+    for b in allocated {
+        if allocated.len() > 1 {
+            text.push_str(&format!("== {}\n", b.name));
+        }
+        if passes {
+            text.push_str(&b.text);
+        } else if stage == Stage::Alloc {
+            text.push_str(&ssaref::mir::print_module(&b.mir));
+        }
+        if stage == Stage::X86 {
+            if passes {
+                text.push_str("// x86-64\n");
+            }
+            let code = pipeline::lower_and_check(&b.mir).map_err(|e| internal(e.to_string()))?;
+            text.push_str(&ssaref::machine::x86_lower::listing(&code));
+        }
     }
-    if passes {
-        text.push_str(&ssaref::mir::print_module(mir));
-        text.push_str("// x86-64\n");
-    }
-    let code = pipeline::lower_and_check(mir).map_err(|e| internal(e.to_string()))?;
-    text.push_str(&ssaref::machine::x86_lower::listing(&code));
     Ok(text)
 }

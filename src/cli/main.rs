@@ -88,7 +88,8 @@ enum Command {
     /// lowered if it still fails); writes NAME.reduced.src (or .ssa) next to it.
     Reduce(ReduceArgs),
     /// Route-1 statistics (spills, slots, loads, stores, moves, swaps; static
-    /// and dynamic) with each optimization of Pereira and Palsberg §6 on and off.
+    /// and dynamic) with each optimization of Pereira and Palsberg §6 on and off;
+    /// with `--compare-backends`, route 1, route 2 and regalloc2 side by side.
     Stats(StatsArgs),
     /// Generates random programs as `.src` text, or (`--stats`) measures what they contain.
     Gen(GenArgs),

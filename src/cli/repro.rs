@@ -1,8 +1,9 @@
 //! `ssaref repro`: replays a saved case: the program, its SSA, then for the
-//! failing back end first and one back end of each other family
-//! (`backend.rs`) what its `Backend::report` says (route 1: the IR after
+//! failing back end what its `Backend::report` says (route 1: the IR after
 //! each pass; route 2: the destructed program; route 3: regalloc2's input
-//! and edits; then the allocated code) and the x86-64 listing, then every
+//! and edits; then the allocated code) and the x86-64 listing, and for one
+//! back end of each other family (`backend.rs`) its allocated code (all of
+//! it with `--listing`, or when only one back end is shown), then every
 //! stage's verdict. A `.ssa` case (as `ssaref fuzz --ir-share` writes
 //! them) is replayed the same way, from its SSA, against the oracle's run
 //! of the SSA itself (`pipeline::differential_ssa`).
@@ -36,6 +37,10 @@ pub struct ReproArgs {
     /// and 2) or `all`.
     #[arg(long, value_enum, default_value_t = Routes::All)]
     route: Routes,
+    /// Print every back end's report (the IR after each pass, regalloc2's
+    /// input and edits) and x86-64 listing, not only the failing one's.
+    #[arg(long, visible_alias = "verbose")]
+    listing: bool,
 }
 
 /// `repro`'s annotated disassembly of `mir`, under the heading `title`, or
@@ -79,7 +84,7 @@ pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
     let ssa = construct_program(&program, &BraunOptions::all_on());
     println!("== SSA (Braun et al., all optimizations)");
     print!("{}", ir_text::print_module(&ssa));
-    print_backends(&ssa, &config, &verdict, &regs);
+    print_backends(&ssa, &config, &verdict, &regs, a.listing);
     let tc = ssaref::testing::gen::TestCase { program: program.clone(), args: args.clone(), origin: a.case.clone() };
     Ok(print_stages(&verdict, "the source", &ssaref::testing::gen::describe_failure(&tc, &verdict)))
 }
@@ -95,7 +100,7 @@ fn cmd_repro_ssa(a: ReproArgs) -> Result<ExitCode, Failure> {
     println!("== SSA program (args {args:?})");
     let text = ir_text::print_module(&case.module);
     print!("{text}");
-    print_backends(&case.module, &config, &verdict, &regs);
+    print_backends(&case.module, &config, &verdict, &regs, a.listing);
     let what = ssaref::testing::gen::describe_verdict(&verdict, "the SSA input");
     Ok(print_stages(&verdict, "the SSA input", &format!("{text}\n{what}")))
 }
@@ -111,7 +116,13 @@ fn case_regs(given: &[usize], header: Option<Vec<usize>>) -> Result<Vec<usize>, 
 /// The failing back end first, then one back end of each other family
 /// (for route 2, its default configuration): what its report says and its
 /// listing, at the K of the failing stage.
-fn print_backends(ssa: &ssaref::ir::Module, config: &pipeline::DiffConfig, verdict: &Verdict, regs: &[usize]) {
+fn print_backends(
+    ssa: &ssaref::ir::Module,
+    config: &pipeline::DiffConfig,
+    verdict: &Verdict,
+    regs: &[usize],
+    listing: bool,
+) {
     // Show the K and the route-2 configuration of the failing stage.
     let failing = match verdict {
         Verdict::Diverge { stage, .. } => Some(stage.clone()),
@@ -143,10 +154,23 @@ fn print_backends(ssa: &ssaref::ir::Module, config: &pipeline::DiffConfig, verdi
             shown.push(Arc::clone(b));
         }
     }
-    for b in &shown {
-        print!("{}", b.report(ssa, first_k));
-        if let Ok(out) = b.prepare(ssa).and_then(|p| b.allocate(ssa, &p, first_k)) {
-            print_listing(&out.mir, &b.listing_title(first_k));
+    // The failing back end (or the only one, or all with `--listing`) in
+    // full: its report and its x86-64 listing; the others only by their
+    // allocated code.
+    let single = shown.len() == 1;
+    for (i, b) in shown.iter().enumerate() {
+        let full = listing || single || (i == 0 && culprit.is_some());
+        if full {
+            print!("{}", b.report(ssa, first_k));
+        }
+        match b.prepare(ssa).and_then(|p| b.allocate(ssa, &p, first_k)) {
+            Ok(out) if full => print_listing(&out.mir, &b.listing_title(first_k)),
+            Ok(out) => {
+                println!("== {}: allocated (K = {first_k})", b.name());
+                print!("{}", ssaref::mir::print_module(&out.mir));
+            }
+            Err(e) if !full => println!("== {}: allocation with K = {first_k} failed: {e}", b.name()),
+            Err(_) => {}
         }
     }
 }

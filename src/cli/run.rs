@@ -5,10 +5,10 @@
 //! which need the AST, do not apply, and `--stage ssa` runs it as given.
 
 use crate::common::{
-    backend, backend_of_ssa, bad_input, destructed, internal, load, parse_args, print_outcome, Failure,
+    backend, backend_of_ssa, bad_input, destructed, internal, load, parse_args, print_outcome, Allocated, Failure,
 };
 use crate::max_memory::MaxMemoryArgs;
-use crate::options::{AllocArgs, ConstructionArgs, Route, Route2Args, Stage};
+use crate::options::{AllocArgs, ConstructionArgs, Route2Args, Routes, Stage};
 use crate::ssa_input::{is_ssa, load_ssa, ssa_args};
 use clap::Args;
 use ssaref::outcome::{End, Outcome};
@@ -27,9 +27,11 @@ pub struct RunArgs {
     /// Which stage to run.
     #[arg(long, value_enum, default_value_t = Stage::X86)]
     stage: Stage,
-    /// Which back end produces the allocated code.
-    #[arg(long, value_enum, default_value_t = Route::SsaRa)]
-    route: Route,
+    /// Which back ends produce the allocated code: `ssa-ra`, `boissinot`,
+    /// `regalloc2`, `both` (routes 1 and 2) or `all`. With more than one,
+    /// each outcome is printed under `== NAME`.
+    #[arg(long, value_enum, default_value_t = Routes::SsaRa)]
+    route: Routes,
     #[command(flatten)]
     route2: Route2Args,
     #[command(flatten)]
@@ -64,8 +66,8 @@ pub fn cmd_run(a: RunArgs) -> Result<ExitCode, Failure> {
         }
         Stage::OutOfSsa => interp::run_ssa(&destructed(&program, &a.construction, &a.route2)?.0, &args, a.fuel),
         Stage::Alloc | Stage::X86 => {
-            let (mir, _) = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, false)?;
-            return Ok(print_outcome(&run_allocated(&mir, a.stage, &args, a.fuel).map_err(internal)?));
+            let allocated = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, false)?;
+            return run_each(&allocated, a.stage, &args, a.fuel);
         }
     }
     .map_err(|e| internal(e.to_string()))?;
@@ -94,12 +96,31 @@ fn cmd_run_ssa(a: RunArgs) -> Result<ExitCode, Failure> {
             interp::run_ssa(&destructed, &args, a.fuel).map_err(|e| e.to_string())
         }
         Stage::Alloc | Stage::X86 => {
-            let (mir, _) = backend_of_ssa(module, a.route, &a.alloc, &a.route2, false)?;
-            run_allocated(&mir, a.stage, &args, a.fuel)
+            let allocated = backend_of_ssa(module, a.route, &a.alloc, &a.route2, false)?;
+            return run_each(&allocated, a.stage, &args, a.fuel);
         }
     }
     .map_err(internal)?;
     Ok(print_outcome(&outcome))
+}
+
+/// Runs each back end's allocated code and prints its outcome, under
+/// `== NAME` when there are several; the exit code is that of the first
+/// outcome that is not a success (out of fuel).
+fn run_each(allocated: &[Allocated], stage: Stage, args: &[i64], fuel: u64) -> Result<ExitCode, Failure> {
+    let mut code = ExitCode::SUCCESS;
+    let mut failed = false;
+    for a in allocated {
+        if allocated.len() > 1 {
+            println!("== {}", a.name);
+        }
+        let outcome = run_allocated(&a.mir, stage, args, fuel).map_err(internal)?;
+        let c = print_outcome(&outcome);
+        if !failed && outcome.end == End::OutOfFuel {
+            (code, failed) = (c, true);
+        }
+    }
+    Ok(code)
 }
 
 /// Runs allocated code: the machine IR in the oracle (`--stage alloc`), or

@@ -1,7 +1,8 @@
 //! `ssaref stats`: statistics over a corpus of programs (files and
 //! generated ones): route 1's spills and moves with each optimization of
 //! Pereira and Palsberg §6 on and off, or route 2's remaining copies per
-//! coalescing variant.
+//! coalescing variant, or (`--compare-backends`) route 1, route 2 and
+//! regalloc2 side by side (`testing/backend_comparison.rs`).
 
 use crate::common::{bad_input, internal, load_case, Failure};
 use crate::options::Route;
@@ -15,8 +16,10 @@ use ssaref_interp as interp;
 pub struct StatsArgs {
     /// Programs (`*.src`); a `// args: ...` header line gives their arguments.
     files: Vec<String>,
-    /// Also this many generated programs (seeds `--seed`, `--seed`+1, ...).
-    #[arg(long, default_value_t = 0)]
+    /// Also this many generated programs (seeds `--seed`, `--seed`+1, ...);
+    /// with `--compare-backends`, the size of the generated corpus
+    /// (default 300).
+    #[arg(long, visible_alias = "count", default_value_t = 0)]
     gen: u64,
     /// First seed of the generated programs.
     #[arg(long, default_value_t = 0)]
@@ -41,10 +44,86 @@ pub struct StatsArgs {
     /// propagated, as after optimization) or `plain` (copies kept).
     #[arg(long, default_value = "all-on")]
     construction: String,
+    /// Route 1, route 2 (its best coalescing variant, found by measuring,
+    /// unless `--coalescing` fixes it) and regalloc2 side by side: one
+    /// Markdown table per K of `--compare-regs` with static and dynamic
+    /// loads, stores, moves, swaps, stack slots and allocation time per
+    /// instruction, for each corpus of `--corpus`.
+    #[arg(long)]
+    compare_backends: bool,
+    /// With `--compare-backends`: the corpora, each reported on its own:
+    /// `generated` (`--count` programs from `--seed`, shape `--shape`)
+    /// and `realistic` (the `*.src` of `--corpus-dir`).
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [CorpusArg::Generated, CorpusArg::Realistic])]
+    corpus: Vec<CorpusArg>,
+    /// With `--compare-backends`: the realistic corpus's directory.
+    #[arg(long, default_value = "tests/corpus")]
+    corpus_dir: String,
+    /// With `--compare-backends`: the register counts, one table each.
+    #[arg(long, value_delimiter = ',', default_values_t = ssaref::testing::backend_comparison::STANDARD_REGS)]
+    compare_regs: Vec<usize>,
+    /// With `--compare-backends`: timing rounds (the median is reported).
+    #[arg(long, default_value_t = 5)]
+    repeat: usize,
+    /// With `--compare-backends`: route 2's coalescing variant, instead of
+    /// the best one measured.
+    #[arg(long, value_parser = crate::options::parse_coalescing)]
+    coalescing: Option<ssaref::route2::coalescing::CoalescingVariant>,
+}
+
+/// A corpus of `--compare-backends`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CorpusArg {
+    /// Generated programs (`--count`, `--seed`, `--shape`).
+    Generated,
+    /// The programs of `--corpus-dir`.
+    Realistic,
+}
+
+/// `ssaref stats --compare-backends`: the corpora of `--corpus`, each
+/// measured on its own, rendered together.
+fn cmd_compare_backends(a: &StatsArgs) -> Result<ExitCode, Failure> {
+    use ssaref::testing::backend_comparison::{compare_backends, load_corpus_dir, render_markdown, CompareConfig};
+    crate::common::check_regs(&a.compare_regs)?;
+    if !a.files.is_empty() {
+        return Err(bad_input("stats --compare-backends: give the corpora with --corpus and --corpus-dir".into()));
+    }
+    let config =
+        CompareConfig { regs: a.compare_regs.clone(), repeat: a.repeat, fuel: a.fuel, route2_variant: a.coalescing };
+    let mut results = Vec::new();
+    for corpus in &a.corpus {
+        let (name, programs) = match corpus {
+            CorpusArg::Generated => {
+                let shape = ssaref::testing::gen::Shape::from_name(&a.shape)
+                    .ok_or_else(|| bad_input(format!("stats: unknown shape `{}`", a.shape)))?;
+                let count = if a.gen == 0 { 300 } else { a.gen };
+                let programs: Vec<_> = (0..count)
+                    .map(|i| {
+                        let tc = ssaref::testing::gen::TestCase::from_seed(a.seed.wrapping_add(i), &shape.config());
+                        (tc.program, tc.args)
+                    })
+                    .collect();
+                (format!("generated ({count} programs, seed {}, shape {})", a.seed, a.shape), programs)
+            }
+            CorpusArg::Realistic => {
+                let programs = load_corpus_dir(std::path::Path::new(&a.corpus_dir)).map_err(bad_input)?;
+                if programs.is_empty() {
+                    return Err(bad_input(format!("{}: no *.src programs", a.corpus_dir)));
+                }
+                (format!("realistic ({}/*.src, {} programs)", a.corpus_dir, programs.len()), programs)
+            }
+        };
+        results.push(compare_backends(&name, &programs, &interp::Interp, &config).map_err(internal)?);
+    }
+    print!("{}", render_markdown(&results));
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `ssaref stats`: route 1's table (or route 2's Fig. 5 table with `--route boissinot`) over the files and generated programs.
 pub fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
+    if a.compare_backends {
+        return cmd_compare_backends(&a);
+    }
     let mut corpus = Vec::new();
     for file in &a.files {
         // The case-file reader: `// args:` from the header, errors as

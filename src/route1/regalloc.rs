@@ -99,6 +99,22 @@ fn fail(pass: &str, check: &'static str, message: impl ToString) -> PassError {
 
 /// Allocates one function with `opts.k` registers; checks every pass.
 pub fn allocate_function(f: &Function, opts: &RegallocOptions) -> Result<(MFunction, AllocReport), PassError> {
+    allocate(f, opts, true)
+}
+
+/// [`allocate_function`] without the checkers between the passes and
+/// without the copies of the SSA after each pass (`AllocReport::stages` is
+/// empty): the same allocation, for timing the allocator alone
+/// (`testing/backend_comparison.rs`, `benches/allocation.rs`). Its output
+/// is not checked; use [`allocate_function`] for anything else.
+pub fn allocate_function_unchecked(
+    f: &Function,
+    opts: &RegallocOptions,
+) -> Result<(MFunction, AllocReport), PassError> {
+    allocate(f, opts, false)
+}
+
+fn allocate(f: &Function, opts: &RegallocOptions, check: bool) -> Result<(MFunction, AllocReport), PassError> {
     if !(MIN_REGS..=MAX_REGS).contains(&opts.k) {
         return Err(fail("options", "k", format!("K = {} is outside {MIN_REGS}..={MAX_REGS}", opts.k)));
     }
@@ -111,40 +127,49 @@ pub fn allocate_function(f: &Function, opts: &RegallocOptions) -> Result<(MFunct
     // a `br`), then the critical edges are split.
     lower_one_argument_phis(&mut f);
     split_critical_edges(&mut f);
-    verify_function(&f).map_err(|e| fail("split-critical-edges", "verify", e))?;
-    let pressure_before = max_pressure(&f, &compute_liveness(&f));
-    stages.push(("split-critical-edges", f.clone()));
+    let mut pressure_before = 0;
+    if check {
+        verify_function(&f).map_err(|e| fail("split-critical-edges", "verify", e))?;
+        pressure_before = max_pressure(&f, &compute_liveness(&f));
+        stages.push(("split-critical-edges", f.clone()));
+    }
 
     let lifted = phi_lifting(&mut f);
-    verify_function(&f).map_err(|e| fail("phi-lifting", "verify", e))?;
-    check_cssa(&f).map_err(|e| fail("phi-lifting", "cssa", e))?;
-    let pressure_after = max_pressure(&f, &compute_liveness(&f));
-    if pressure_after > pressure_before {
-        return Err(fail(
-            "phi-lifting",
-            "pressure (Pereira's Theorem 1)",
-            format!("PhiLifting raised the register pressure from {pressure_before} to {pressure_after}"),
-        ));
+    if check {
+        verify_function(&f).map_err(|e| fail("phi-lifting", "verify", e))?;
+        check_cssa(&f).map_err(|e| fail("phi-lifting", "cssa", e))?;
+        let pressure_after = max_pressure(&f, &compute_liveness(&f));
+        if pressure_after > pressure_before {
+            return Err(fail(
+                "phi-lifting",
+                "pressure (Pereira's Theorem 1)",
+                format!("PhiLifting raised the register pressure from {pressure_before} to {pressure_after}"),
+            ));
+        }
+        stages.push(("phi-lifting", f.clone()));
     }
-    stages.push(("phi-lifting", f.clone()));
 
     if opts.phi_mem_coalesce {
         phi_mem_coalesce(&mut f, &lifted);
-        verify_function(&f).map_err(|e| fail("phi-mem-coalesce", "verify", e))?;
-        check_cssa(&f).map_err(|e| fail("phi-mem-coalesce", "cssa", e))?;
-        // PhiMemCoalesce decides with the liveness `check_cssa` uses: cross-
-        // check with the checker's own liveness and classes.
-        class_interference::check_cssa_independently(&f)
-            .map_err(|e| fail("phi-mem-coalesce", "cssa (independent liveness)", e))?;
-        stages.push(("phi-mem-coalesce", f.clone()));
+        if check {
+            verify_function(&f).map_err(|e| fail("phi-mem-coalesce", "verify", e))?;
+            check_cssa(&f).map_err(|e| fail("phi-mem-coalesce", "cssa", e))?;
+            // PhiMemCoalesce decides with the liveness `check_cssa` uses: cross-
+            // check with the checker's own liveness and classes.
+            class_interference::check_cssa_independently(&f)
+                .map_err(|e| fail("phi-mem-coalesce", "cssa (independent liveness)", e))?;
+            stages.push(("phi-mem-coalesce", f.clone()));
+        }
     }
 
     let spill_opts =
         SpillOptions { k: opts.k, load_lowering: opts.load_lowering, recycle_reloads: opts.recycle_reloads };
     let spilled = spill(&mut f, &spill_opts).map_err(|e| fail("spill", "demand<=K", e))?;
-    verify_function(&f).map_err(|e| fail("spill", "verify", e))?;
-    check_cssa(&f).map_err(|e| fail("spill", "cssa", e))?;
-    stages.push(("spill", f.clone()));
+    if check {
+        verify_function(&f).map_err(|e| fail("spill", "verify", e))?;
+        check_cssa(&f).map_err(|e| fail("spill", "cssa", e))?;
+        stages.push(("spill", f.clone()));
+    }
 
     let coloring_opts = ColoringOptions {
         local_coalescing: opts.coalescing,
@@ -152,8 +177,10 @@ pub fn allocate_function(f: &Function, opts: &RegallocOptions) -> Result<(MFunct
         avoid_precolored: true,
     };
     let assignment = assign_registers(&f, &spilled, opts.k, &coloring_opts).map_err(|e| fail("assign", "assign", e))?;
-    check_assignment(&f, &spilled, &assignment, opts.k).map_err(|e| fail("assign", "coloring", e))?;
-    coloring_check::check_frugal(&f, &assignment.slot).map_err(|e| fail("assign", "frugal", e))?;
+    if check {
+        check_assignment(&f, &spilled, &assignment, opts.k).map_err(|e| fail("assign", "coloring", e))?;
+        coloring_check::check_frugal(&f, &assignment.slot).map_err(|e| fail("assign", "frugal", e))?;
+    }
 
     let elim_opts = EliminationOptions {
         store_hoisting: opts.store_hoisting,
@@ -161,10 +188,12 @@ pub fn allocate_function(f: &Function, opts: &RegallocOptions) -> Result<(MFunct
     };
     let (mf, elimination) =
         eliminate_ssa(&f, &spilled, &assignment, opts.k, &elim_opts).map_err(|e| fail("eliminate", "spartan", e))?;
-    alloc_checker::check_no_scratch(&mf).map_err(|e| fail("eliminate", "no-scratch-register", e))?;
-    alloc_checker::check_allocation(&mf).map_err(|e| fail("eliminate", "allocation-checker", e))?;
-    coloring_check::check_chordal_optimum(&f, &spilled.spilled, &mf)
-        .map_err(|e| fail("eliminate", "chordal optimum (registers in the MIR)", e))?;
+    if check {
+        alloc_checker::check_no_scratch(&mf).map_err(|e| fail("eliminate", "no-scratch-register", e))?;
+        alloc_checker::check_allocation(&mf).map_err(|e| fail("eliminate", "allocation-checker", e))?;
+        coloring_check::check_chordal_optimum(&f, &spilled.spilled, &mf)
+            .map_err(|e| fail("eliminate", "chordal optimum (registers in the MIR)", e))?;
+    }
 
     let report = AllocReport {
         stages,

@@ -58,16 +58,8 @@ fn fail(k: usize, step: &str, check: &'static str, message: impl ToString) -> Pa
 /// Allocates `f` with regalloc2 in `k` registers and checks the result
 /// with regalloc2's checker and ssaref's (see the module documentation).
 pub fn allocate_regalloc2(f: &Function, k: usize) -> Result<(MFunction, Route3Report), PassError> {
-    if !(MIN_REGS..=MAX_REGS).contains(&k) {
-        return Err(fail(k, "options", "k", format!("K = {k} is outside {MIN_REGS}..={MAX_REGS}")));
-    }
-    let mut split = f.clone();
-    split_critical_edges(&mut split);
-    verify_function(&split).map_err(|e| fail(k, "split-critical-edges", "verify", e))?;
-    let adapter = Adapter::new(split, k).map_err(|e| fail(k, "adapter", "input", e))?;
+    let (adapter, output) = run_regalloc2(f, k, true)?;
     let env = machine_env(k);
-    let options = RegallocOptions { validate_ssa: true, ..RegallocOptions::default() };
-    let output = regalloc2::run(&adapter, &env, &options).map_err(|e| fail(k, "allocate", "regalloc2", e))?;
     let mut theirs = regalloc2::checker::Checker::new(&adapter, &env);
     theirs.prepare(&output);
     let theirs = theirs.run().map_err(|e| format!("{e:?}"));
@@ -91,6 +83,34 @@ pub fn allocate_regalloc2(f: &Function, k: usize) -> Result<(MFunction, Route3Re
             ))
         }
     }
+}
+
+/// Critical-edge splitting, regalloc2's input and regalloc2's run; with
+/// `check`, the SSA verifier after the splitting and regalloc2's SSA
+/// validation too.
+fn run_regalloc2(f: &Function, k: usize, check: bool) -> Result<(Adapter, Output), PassError> {
+    if !(MIN_REGS..=MAX_REGS).contains(&k) {
+        return Err(fail(k, "options", "k", format!("K = {k} is outside {MIN_REGS}..={MAX_REGS}")));
+    }
+    let mut split = f.clone();
+    split_critical_edges(&mut split);
+    if check {
+        verify_function(&split).map_err(|e| fail(k, "split-critical-edges", "verify", e))?;
+    }
+    let adapter = Adapter::new(split, k).map_err(|e| fail(k, "adapter", "input", e))?;
+    let options = RegallocOptions { validate_ssa: check, ..RegallocOptions::default() };
+    let output =
+        regalloc2::run(&adapter, &machine_env(k), &options).map_err(|e| fail(k, "allocate", "regalloc2", e))?;
+    Ok((adapter, output))
+}
+
+/// [`allocate_regalloc2`] without any checker (neither regalloc2's SSA
+/// validation and checker nor ssaref's): the same allocated code, for
+/// timing the allocator alone (`testing/backend_comparison.rs`,
+/// `benches/allocation.rs`). Use [`allocate_regalloc2`] for anything else.
+pub fn allocate_regalloc2_unchecked(f: &Function, k: usize) -> Result<MFunction, PassError> {
+    let (adapter, output) = run_regalloc2(f, k, false)?;
+    to_mir(&adapter, &output).map_err(|e| fail(k, "to-mir", "translate", e))
 }
 
 /// [`allocate_regalloc2`] on every function of `m`.

@@ -16,4 +16,4 @@ pub mod allocate;
 pub mod env;
 pub mod to_mir;
 
-pub use allocate::{allocate_module, allocate_regalloc2, Route3Report};
+pub use allocate::{allocate_module, allocate_regalloc2, allocate_regalloc2_unchecked, Route3Report};

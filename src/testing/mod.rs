@@ -7,6 +7,7 @@
 //! the library imports this folder; only the command line, the tests and
 //! the fuzz targets do.
 
+pub mod backend_comparison;
 pub mod campaign;
 pub mod failure_case;
 pub mod fuzzing;

@@ -42,7 +42,9 @@ impl AllocCounts {
         self.dynamic.loads + self.dynamic.stores
     }
 
-    fn add_static(&mut self, m: &MModule) {
+    /// Adds the static counts of `m`: its stack slots and its spill code
+    /// (`Reload`, `Spill`), moves and swaps.
+    pub fn add_static(&mut self, m: &MModule) {
         for f in &m.functions {
             self.slots += u64::from(f.slot_count);
             for b in f.blocks.values() {
@@ -75,18 +77,34 @@ pub fn measure(
         c.programs += 1;
         c.values_spilled += reports.iter().map(|r| r.spilled).sum::<usize>();
         c.add_static(&mir);
-        if let Ok((outcome, profile)) = oracle.profile_mir(&mir, args, fuel) {
-            if outcome.end != End::OutOfFuel {
-                c.runs += 1;
-                c.dynamic.executed += profile.executed;
-                c.dynamic.loads += profile.loads;
-                c.dynamic.stores += profile.stores;
-                c.dynamic.moves += profile.moves;
-                c.dynamic.swaps += profile.swaps;
-            }
-        }
+        let _ = c.add_run(&mir, args, oracle, fuel);
     }
     Ok(c)
+}
+
+impl AllocCounts {
+    /// Runs `mir` in the oracle (`Oracle::profile_mir`) and, when the run
+    /// finishes (returns or traps), adds its executed counts to
+    /// `self.dynamic` and counts the run. Returns the run's outcome, or
+    /// why the oracle could not run it.
+    pub fn add_run(
+        &mut self,
+        mir: &MModule,
+        args: &[i64],
+        oracle: &dyn Oracle,
+        fuel: u64,
+    ) -> Result<crate::outcome::Outcome, String> {
+        let (outcome, profile) = oracle.profile_mir(mir, args, fuel)?;
+        if outcome.end != End::OutOfFuel {
+            self.runs += 1;
+            self.dynamic.executed += profile.executed;
+            self.dynamic.loads += profile.loads;
+            self.dynamic.stores += profile.stores;
+            self.dynamic.moves += profile.moves;
+            self.dynamic.swaps += profile.swaps;
+        }
+        Ok(outcome)
+    }
 }
 
 fn reduction(before: u64, after: u64) -> String {
