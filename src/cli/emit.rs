@@ -3,7 +3,9 @@
 //! machine IR (optionally after each pass), or the x86-64 listing. A
 //! `.ssa` file starts at the SSA stage, as in `ssaref run`.
 
-use crate::common::{backend, backend_of_ssa, bad_input, destructed, internal, load, print_destructed, Allocated, Failure};
+use crate::common::{
+    backend, backend_of_ssa, bad_input, destructed, internal, load, print_destructed, Allocated, Failure,
+};
 use crate::max_memory::MaxMemoryArgs;
 use crate::options::{AllocArgs, ConstructionArgs, Route2Args, Routes, Stage};
 use crate::ssa_input::{is_ssa, load_ssa};
