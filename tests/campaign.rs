@@ -30,21 +30,13 @@ impl Oracle for PanicsOnMir {
 }
 
 fn config(out: &std::path::Path, route2: bool) -> CampaignConfig {
-    CampaignConfig {
-        duration: std::time::Duration::from_secs(600),
-        max_programs: Some(4),
-        jobs: 2,
-        seed: 77,
-        shard: Shard::WHOLE,
-        regs: vec![2, 4],
-        fuel: 100_000,
-        out_dir: out.to_path_buf(),
-        progress: false,
-        route1: true,
-        route2: if route2 { ssaref::pipeline::Route2::all() } else { Vec::new() },
-        route3: false,
-        backends: Vec::new(),
-    }
+    CampaignConfig::new(out)
+        .with_max_programs(4)
+        .with_jobs(2)
+        .with_seed(77)
+        .with_regs(vec![2, 4])
+        .with_fuel(100_000)
+        .with_routes(true, if route2 { ssaref::pipeline::Route2::all() } else { Vec::new() }, false)
 }
 
 #[test]
@@ -98,7 +90,7 @@ fn seeds_of_campaign(shard: Shard, count: u64) -> BTreeSet<u64> {
     let dir =
         std::env::temp_dir().join(format!("ssaref-campaign-shard-{}-{shard}", std::process::id()).replace('/', "-"));
     let _ = std::fs::remove_dir_all(&dir);
-    let config = CampaignConfig { seed: 1000, shard, max_programs: Some(count), ..config(&dir, false) };
+    let config = config(&dir, false).with_seed(1000).with_shard(shard).with_max_programs(count);
     let summary = run_campaign(&config, &RejectsEverySource, &AtomicBool::new(false));
     assert_eq!(summary.programs, count);
     assert_eq!(summary.failures.len() as u64, count, "{}", summary.render(2));

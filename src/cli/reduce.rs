@@ -1,7 +1,8 @@
-//! `ssaref reduce`: shrinks a failing case while it fails the same way and
-//! writes the result as a case file (by default NAME.reduced.src).
+//! `ssaref reduce`: shrinks a failing case while it fails the same way, with
+//! the configuration of its `// config:` line if it has one, and writes the
+//! result as a case file (by default NAME.reduced.src) that keeps the line.
 
-use crate::common::{bad_input, load_case, Failure, DEFAULT_CASE_REGS};
+use crate::common::{bad_input, case_config, load_case, Failure, DEFAULT_CASE_REGS};
 use clap::Args;
 use ssaref::frontend::case_file::CaseFile;
 use std::process::ExitCode;
@@ -32,23 +33,29 @@ fn reduced_path(case: &str) -> String {
 }
 
 pub fn cmd_reduce(a: ReduceArgs) -> Result<ExitCode, Failure> {
-    use ssaref::testing::reduce::{reduce, ReduceConfig};
+    use ssaref::testing::reduce::{reduce_with, ReduceConfig};
     let case = load_case(&a.case)?;
     let regs = case.regs.clone().unwrap_or_else(|| DEFAULT_CASE_REGS.to_vec());
     let tc = case.test_case(format!("case {}", a.case));
     let config = ReduceConfig { max_tests: a.max_tests.max(1), fuel: a.fuel };
+    // The configuration the campaign ran the case with (its `// config:`
+    // line), else the standard one; route 3 runs last either way.
+    let mut diff = case_config(&a.case, case.config.as_ref(), &regs, a.fuel)?;
+    diff.route3 = true;
     let start = std::time::Instant::now();
-    let red = reduce(&tc, &regs, &interp::Interp, &config).map_err(|e| bad_input(format!("{}: {e}", a.case)))?;
+    let red =
+        reduce_with(&tc, &regs, &interp::Interp, &config, &diff).map_err(|e| bad_input(format!("{}: {e}", a.case)))?;
     let elapsed = start.elapsed();
     let out = a.out.clone().unwrap_or_else(|| reduced_path(&a.case));
     let origin = case.description.first().map_or(String::new(), |d| format!(" ({d})"));
-    let reduced = CaseFile::for_failure(
+    let mut reduced = CaseFile::for_failure(
         &format!("ssaref reduce: reduced from {}{origin}", a.case),
         &out,
         &red.case,
         &red.verdict,
         &red.regs,
     );
+    reduced.config = case.config.clone();
     std::fs::write(&out, reduced.render()).map_err(|e| bad_input(format!("{out}: cannot write: {e}")))?;
     let s = &red.stats;
     let k = |k: Option<usize>| k.map_or("-".to_string(), |k| k.to_string());

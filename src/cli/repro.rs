@@ -1,17 +1,18 @@
-//! `ssaref repro`: replays a saved case: the program, its SSA, then for the
+//! `ssaref repro`: replays a saved case with the configuration its
+//! `// config:` line records (else `DiffConfig::standard`): the program,
+//! the SSA the back ends allocate, then for the
 //! failing back end first and one back end of each other family
 //! (`backend.rs`) what its `Backend::report` says (route 1: the IR after
 //! each pass; route 2: the destructed program; route 3: regalloc2's input
 //! and edits; then the allocated code) and the x86-64 listing, then every
 //! stage's verdict.
 
-use crate::common::{check_regs, load_case, Failure, DEFAULT_CASE_REGS, EXIT_OUT_OF_FUEL};
+use crate::common::{case_config, check_regs, load_case, Failure, DEFAULT_CASE_REGS, EXIT_OUT_OF_FUEL};
 use crate::options::Routes;
 use clap::Args;
 use ssaref::analysis::ir_text;
 use ssaref::backend::{family, Backend};
 use ssaref::construction::braun::construct_program;
-use ssaref::construction::braun::BraunOptions;
 use ssaref::pipeline::{self, Verdict};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -67,7 +68,8 @@ pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
     let regs =
         if !a.regs.is_empty() { a.regs.clone() } else { case.regs.unwrap_or_else(|| DEFAULT_CASE_REGS.to_vec()) };
     check_regs(&regs)?;
-    let config = a.route.restrict(pipeline::DiffConfig::standard(&regs, a.fuel));
+    // The configuration the campaign ran the case with, if it says.
+    let config = a.route.restrict(case_config(&a.case, case.config.as_ref(), &regs, a.fuel)?);
     let verdict = pipeline::differential_full_catching(&program, &args, &interp::Interp, &config);
     // Show the K and the route-2 configuration of the failing stage.
     let failing = match &verdict {
@@ -82,8 +84,8 @@ pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
         .unwrap_or_else(|| regs.first().copied().unwrap_or(4));
     println!("== program (args {args:?})");
     print!("{}", ssaref::frontend::ast_print::print_program(&program));
-    let ssa = construct_program(&program, &BraunOptions::all_on());
-    println!("== SSA (Braun et al., all optimizations)");
+    let ssa = construct_program(&program, &config.backend_ssa);
+    println!("== SSA (Braun et al., {}; every back end allocates it)", config.backend_ssa.describe());
     print!("{}", ir_text::print_module(&ssa));
     // The failing back end first, then one back end of each other family
     // (for route 2, its default configuration).
@@ -92,7 +94,7 @@ pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
         out_of_ssa: ssaref::route2::out_of_ssa::OutOfSsaOptions::default(),
         allocator: ssaref::route2::conventional_alloc::ConventionalAllocator::LinearScan,
     };
-    if let Some(i) = display.route2.iter().position(|r| *r == default_route2) {
+    if let Some(i) = display.route2.iter().position(|r| r.describe() == default_route2.describe()) {
         let r = display.route2.remove(i);
         display.route2.insert(0, r);
     }

@@ -26,6 +26,7 @@ impl CaseFile {
         CaseFile {
             description,
             regs: if regs.is_empty() { None } else { Some(regs.to_vec()) },
+            config: None,
             args: tc.args.clone(),
             expect,
             program: tc.program.clone(),
