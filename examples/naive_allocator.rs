@@ -182,22 +182,15 @@ impl Backend for Naive {
 /// A campaign over `count` generated programs from `seed` on the naive
 /// allocator alone, failing cases written to `out`.
 pub fn campaign(planted_bug: bool, count: u64, seed: u64, out: &std::path::Path) -> CampaignSummary {
-    let config = CampaignConfig {
-        duration: std::time::Duration::from_secs(3600),
-        max_programs: Some(count),
-        jobs: 1,
-        seed,
-        shard: ssaref::testing::shard::Shard::WHOLE,
-        regs: vec![2, 4],
-        fuel: ssaref_interp::DEFAULT_FUEL,
-        out_dir: out.to_path_buf(),
-        progress: false,
-        route1: false,
-        route2: Vec::new(),
-        route3: false,
-        backends: vec![Arc::new(Naive { planted_bug })],
-        ir_share: 0.0,
-    };
+    // Only the naive allocator (no route), with K = 2 and 4 on every
+    // program; the construction variant still rotates.
+    let config = CampaignConfig::new(out)
+        .with_max_programs(count)
+        .with_seed(seed)
+        .with_regs(vec![2, 4])
+        .with_fuel(ssaref_interp::DEFAULT_FUEL)
+        .with_routes(false, Vec::new(), false)
+        .with_backends(vec![Arc::new(Naive { planted_bug })]);
     run_campaign(&config, &ssaref_interp::Interp, &std::sync::atomic::AtomicBool::new(false))
 }
 

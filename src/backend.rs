@@ -162,18 +162,15 @@ pub fn family(name: &str) -> &str {
 /// Route 1 with one option set (its `k` is replaced by each K): Pereira's
 /// allocation, then Pereira and Palsberg's SSA elimination. Stages:
 /// `ssa-ra[k=K,TAG]/PASS` (the SSA after each pass), `alloc[k=K,TAG]` and
-/// `x86[k=K,TAG]`, where `TAG` is `opt` with store hoisting and `plain`
-/// without.
+/// `x86[k=K,TAG]`, where `TAG` is `RegallocOptions::describe`: `opt` with
+/// every switch on, `plain` without the §6 optimizations, else the
+/// switches that are on (`pmc+coalesce+hoist`).
 #[derive(Clone, Copy, Debug)]
 pub struct Route1(pub crate::route1::regalloc::RegallocOptions);
 
 impl Route1 {
-    fn tag(&self) -> &'static str {
-        if self.0.store_hoisting {
-            "opt"
-        } else {
-            "plain"
-        }
+    fn tag(&self) -> String {
+        self.options(2).describe()
     }
 
     fn options(&self, k: usize) -> crate::route1::regalloc::RegallocOptions {
@@ -232,7 +229,8 @@ impl Backend for Route1 {
 /// One configuration of route 2: Boissinot et al.'s out-of-SSA translation
 /// with a coalescing variant and a liveness method, then a conventional
 /// register allocator. As a back end: the translation once per program
-/// (stage `out-of-ssa[VARIANT,LIVENESS]`, shared by the configurations with
+/// (stage `out-of-ssa[VARIANT,LIVENESS]`, with `,CLASS-TEST` unless the
+/// class test is linear, shared by the configurations with
 /// the same translation), then the allocator with the renaming
 /// constraints' pins for each K (stages `conv[k=K,CONFIG]` and
 /// `x86-conv[k=K,CONFIG]`).
@@ -245,7 +243,7 @@ pub struct Route2 {
 impl Route2 {
     /// Every variant × liveness method × allocator (28 configurations), in
     /// a fixed order, each with the fast configuration's linear class test
-    /// and every checker on.
+    /// and every checker and cross-check on (`OutOfSsaOptions::cross_check`).
     pub fn all() -> Vec<Route2> {
         use crate::route2::coalescing::CoalescingVariant;
         use crate::route2::conventional_alloc::ConventionalAllocator;
@@ -254,12 +252,41 @@ impl Route2 {
         for allocator in ConventionalAllocator::ALL {
             for liveness in LivenessMethod::ALL {
                 for variant in CoalescingVariant::ALL {
-                    let out_of_ssa = OutOfSsaOptions { liveness, ..OutOfSsaOptions::fast(variant) };
+                    let out_of_ssa = OutOfSsaOptions { liveness, cross_check: true, ..OutOfSsaOptions::fast(variant) };
                     out.push(Route2 { out_of_ssa, allocator });
                 }
             }
         }
         out
+    }
+
+    /// With another class-interference test (`ClassTest`).
+    pub fn with_class_test(mut self, class_test: crate::route2::coalescing::ClassTest) -> Route2 {
+        self.out_of_ssa.class_test = class_test;
+        self
+    }
+
+    /// The configuration of [`Route2::all`] that [`Route2::describe`]
+    /// names, with its class test; `None` for anything else.
+    pub fn from_description(s: &str) -> Option<Route2> {
+        use crate::route2::coalescing::ClassTest;
+        let mut parts = s.split(',');
+        let (variant, liveness, allocator) = (parts.next()?, parts.next()?, parts.next()?);
+        let class_test = match parts.next() {
+            Some(name) => ClassTest::from_name(name)?,
+            None => ClassTest::Linear,
+        };
+        if parts.next().is_some() {
+            return None;
+        }
+        Route2::all()
+            .into_iter()
+            .find(|r| {
+                r.out_of_ssa.variant.slug() == variant
+                    && r.out_of_ssa.liveness.name() == liveness
+                    && r.allocator.name() == allocator
+            })
+            .map(|r| r.with_class_test(class_test))
     }
 
     /// The `i`-th configuration of [`Route2::all`], cyclically: a campaign
@@ -270,9 +297,24 @@ impl Route2 {
         all[(i % all.len() as u64) as usize]
     }
 
-    /// `variant,liveness,allocator`, as in stage names.
+    /// `variant,liveness,allocator`, as in stage names, then `,CLASS-TEST`
+    /// unless the class test is the linear one (`quadratic`, `graph`).
     pub fn describe(&self) -> String {
-        format!("{},{},{}", self.out_of_ssa.variant.slug(), self.out_of_ssa.liveness.name(), self.allocator.name())
+        format!(
+            "{},{},{}{}",
+            self.out_of_ssa.variant.slug(),
+            self.out_of_ssa.liveness.name(),
+            self.allocator.name(),
+            self.class_suffix()
+        )
+    }
+
+    /// `,quadratic` or `,graph`; empty for the linear class test.
+    fn class_suffix(&self) -> String {
+        match self.out_of_ssa.class_test {
+            crate::route2::coalescing::ClassTest::Linear => String::new(),
+            other => format!(",{}", other.name()),
+        }
     }
 
     fn translate(&self, ssa: &Module) -> Result<(Module, PinList), PassError> {
@@ -295,7 +337,7 @@ impl Backend for Route2 {
 
     fn prepare_key(&self) -> String {
         let o = &self.out_of_ssa;
-        format!("out-of-ssa[{},{}]", o.variant.slug(), o.liveness.name())
+        format!("out-of-ssa[{},{}{}]", o.variant.slug(), o.liveness.name(), self.class_suffix())
     }
 
     fn prepare(&self, ssa: &Module) -> Result<Prepared, PassError> {

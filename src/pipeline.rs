@@ -286,6 +286,11 @@ pub use crate::backend::Route2;
 pub struct DiffConfig {
     /// Construction variants, each checked and interpreted.
     pub variants: Vec<BraunOptions>,
+    /// The construction variant whose SSA every back end allocates
+    /// ([`DiffConfig::standard`]: `BraunOptions::all_on()`, so that copy
+    /// propagation makes the swap and lost-copy situations; campaigns
+    /// rotate it through all 128).
+    pub backend_ssa: BraunOptions,
     /// Register counts for route 1 (empty: no allocation).
     pub regs: Vec<usize>,
     /// Route-1 option sets to run for each K (`k` is overwritten).
@@ -316,6 +321,7 @@ impl DiffConfig {
                 BraunOptions::all_on(),
                 BraunOptions { marker: true, ..BraunOptions::all_on() },
             ],
+            backend_ssa: BraunOptions::all_on(),
             regs: regs.to_vec(),
             regalloc: vec![all, all.without_section_6()],
             fuel,
@@ -398,8 +404,8 @@ impl DiffConfig {
 /// allocated machine IR and its x86-64 code; with `config.route3`, for each
 /// K, regalloc2's allocated machine IR (`regalloc2[k=K]`) and its x86-64
 /// code (`x86-regalloc2[k=K]`). Every route starts from the SSA
-/// of `BraunOptions::all_on()` (copy propagation on, so the swap and
-/// lost-copy situations occur). Returns the first divergence or failed
+/// of `config.backend_ssa` (by default `BraunOptions::all_on()`: copy
+/// propagation on, so the swap and lost-copy situations occur). Returns the first divergence or failed
 /// check; a panic propagates (see [`differential_full_catching`]).
 pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, config: &DiffConfig) -> Verdict {
     let first = differential(program, args, oracle, &config.variants, config.fuel);
@@ -411,7 +417,7 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
         return Verdict::Agree { outcome: expected, stages };
     }
     let t = std::time::Instant::now();
-    let ssa = construct_program(program, &BraunOptions::all_on());
+    let ssa = construct_program(program, &config.backend_ssa);
     charge(t, |p| &mut p.construction);
     backend_stages(&ssa, args, oracle, config, expected, stages)
 }

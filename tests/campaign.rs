@@ -30,22 +30,13 @@ impl Oracle for PanicsOnMir {
 }
 
 fn config(out: &std::path::Path, route2: bool) -> CampaignConfig {
-    CampaignConfig {
-        duration: std::time::Duration::from_secs(600),
-        max_programs: Some(4),
-        jobs: 2,
-        seed: 77,
-        shard: Shard::WHOLE,
-        regs: vec![2, 4],
-        fuel: 100_000,
-        out_dir: out.to_path_buf(),
-        progress: false,
-        route1: true,
-        route2: if route2 { ssaref::pipeline::Route2::all() } else { Vec::new() },
-        route3: false,
-        backends: Vec::new(),
-        ir_share: 0.0,
-    }
+    CampaignConfig::new(out)
+        .with_max_programs(4)
+        .with_jobs(2)
+        .with_seed(77)
+        .with_regs(vec![2, 4])
+        .with_fuel(100_000)
+        .with_routes(true, if route2 { ssaref::pipeline::Route2::all() } else { Vec::new() }, false)
 }
 
 #[test]
@@ -99,7 +90,7 @@ fn seeds_of_campaign(shard: Shard, count: u64) -> BTreeSet<u64> {
     let dir =
         std::env::temp_dir().join(format!("ssaref-campaign-shard-{}-{shard}", std::process::id()).replace('/', "-"));
     let _ = std::fs::remove_dir_all(&dir);
-    let config = CampaignConfig { seed: 1000, shard, max_programs: Some(count), ..config(&dir, false) };
+    let config = config(&dir, false).with_seed(1000).with_shard(shard).with_max_programs(count);
     let summary = run_campaign(&config, &RejectsEverySource, &AtomicBool::new(false));
     assert_eq!(summary.programs, count);
     assert_eq!(summary.failures.len() as u64, count, "{}", summary.render(2));
@@ -169,7 +160,7 @@ fn ir_level_programs_mix_in_and_their_failures_are_ssa_cases_that_replay() {
     use ssaref::testing::reduce::{Failure, ReduceConfig};
     let dir = std::env::temp_dir().join(format!("ssaref-campaign-ir-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let config = CampaignConfig { max_programs: Some(12), ir_share: 0.5, seed: 300, ..config(&dir, false) };
+    let config = config(&dir, false).with_max_programs(12).with_ir_share(0.5).with_seed(300);
     let summary = run_campaign(&config, &PlantedMul, &AtomicBool::new(false));
     let expected_ir = (300..312).filter(|&s| is_ir_program(s, 0.5)).count() as u64;
     assert!(expected_ir > 0 && expected_ir < 12, "{expected_ir}");
@@ -190,7 +181,11 @@ fn ir_level_programs_mix_in_and_their_failures_are_ssa_cases_that_replay() {
         assert_eq!(file.module, case.module, "the file holds the program of its seed");
         assert_eq!(file.header.regs, Some(vec![2, 4]));
         let regs = file.header.regs.clone().unwrap_or_default();
-        let diff = ssaref::pipeline::DiffConfig::standard(&regs, 100_000);
+        // The campaign's configuration of this program, as recorded.
+        let (_, recorded) = file.header.config.clone().expect("a config: line");
+        let program = ssaref::testing::rotation::ProgramConfig::parse(&recorded, &regs).expect("a valid config line");
+        assert_eq!(program, config.program(seed).0, "the recorded configuration is the seed's");
+        let diff = program.diff_config(100_000);
         let replay = ssaref::pipeline::differential_ssa_catching(&file.module, &file.args(), &PlantedMul, &diff);
         assert!(Failure::of(&replay).is_some(), "{path:?} replays as a failure");
         let reduced = ssaref::testing::reduce_ssa::reduce_ssa(
@@ -202,7 +197,7 @@ fn ir_level_programs_mix_in_and_their_failures_are_ssa_cases_that_replay() {
         .expect("the case fails");
         assert!(reduced.stats.statements_after < reduced.stats.statements_before);
     }
-    let none = CampaignConfig { max_programs: Some(6), ir_share: 0.0, ..config };
+    let none = config.with_max_programs(6).with_ir_share(0.0);
     assert_eq!(run_campaign(&none, &InterpOracle, &AtomicBool::new(false)).ir_programs, 0);
     let _ = std::fs::remove_dir_all(&dir);
 }

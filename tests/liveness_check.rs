@@ -164,3 +164,39 @@ fn random_irreducible_cfgs_liveness_check_answers_like_the_sets() {
     eprintln!("{seen:?}");
     assert!(seen.irreducible > 100, "{seen:?}");
 }
+
+/// The campaigns' cross-check (`liveness_cross_check.rs`, run by route 2
+/// with `OutOfSsaOptions::cross_check`) accepts the corpus and rejects a
+/// live-in set with one value taken out, and a live-out set with one added.
+#[test]
+fn the_cross_check_rejects_a_wrong_live_set() {
+    use ssaref::route2::liveness_cross_check::cross_check_liveness;
+    let mut rejected = 0;
+    for path in case_files() {
+        let text = std::fs::read_to_string(&path).expect("readable case");
+        let program = ssaref::frontend::parser::parse_program(&text).expect("case parses");
+        for f in &construct_program(&program, &BraunOptions::all_on()).functions {
+            let sets = compute_liveness(f);
+            let check = LivenessCheck::new(f);
+            assert_eq!(cross_check_liveness(f, &sets, &check), Ok(()), "{}", path.display());
+            let Some((b, v)) = f.blocks.keys().find_map(|b| sets.live_in[b].iter().next().map(|v| (b, v))) else {
+                continue;
+            };
+            let mut wrong = sets.clone();
+            wrong.live_in[b].remove(v);
+            let err = cross_check_liveness(f, &wrong, &check).expect_err("a missing live-in value");
+            assert!(err.contains(&format!("{v} is not live-in at {b} by the sets")), "{err}");
+            let mut wrong = sets.clone();
+            let dead = (0..f.value_count as usize)
+                .map(Value::new)
+                .find(|&v| !check.live_out(v, b) && !sets.live_out[b].contains(v));
+            if let Some(d) = dead {
+                wrong.live_out[b].insert(d);
+                let err = cross_check_liveness(f, &wrong, &check).expect_err("an extra live-out value");
+                assert!(err.contains(&format!("{d} is live-out of {b} by the sets")), "{err}");
+            }
+            rejected += 1;
+        }
+    }
+    assert!(rejected >= 20, "only {rejected} functions had a live-in value");
+}

@@ -28,7 +28,9 @@ use ssaref::construction::braun::{construct_program, BraunOptions};
 use ssaref::ir::{Function, Module, Op};
 use ssaref::outcome::{End, Outcome};
 use ssaref::route2::coalescing::{ClassTest, CoalescingVariant};
-use ssaref::route2::out_of_ssa::{translate_module, translate_out_of_ssa, LivenessMethod, OutOfSsaOptions};
+use ssaref::route2::out_of_ssa::{
+    translate_module, translate_out_of_ssa, LivenessMethod, OutOfSsaOptions, OutOfSsaReport,
+};
 use ssaref::testing::gen::TestCase;
 
 const FUEL: u64 = 1_000_000;
@@ -48,7 +50,12 @@ fn run_module(m: &Module, args: &[i64]) -> Result<Outcome, String> {
 }
 
 /// Translates `module` with `opts` and compares the outcome with `expected`.
-fn check_translation(module: &Module, args: &[i64], expected: &Outcome, opts: &OutOfSsaOptions) -> Result<(), String> {
+fn check_translation(
+    module: &Module,
+    args: &[i64],
+    expected: &Outcome,
+    opts: &OutOfSsaOptions,
+) -> Result<OutOfSsaReport, String> {
     let (out, report) = translate_module(module, opts).map_err(|e| e.to_string())?;
     if report.linear_mismatches != 0 {
         return Err(format!("{} linear class queries disagree with the quadratic test", report.linear_mismatches));
@@ -62,13 +69,16 @@ fn check_translation(module: &Module, args: &[i64], expected: &Outcome, opts: &O
             print_module(&out)
         ));
     }
-    Ok(())
+    Ok(report)
 }
 
 #[test]
 fn corpus_every_variant_and_liveness_method_keeps_the_outcome() {
     let mut failures = Vec::new();
-    let mut runs = 0;
+    let mut conclusive = 0;
+    // Per variant and liveness method: the translations that coalesced
+    // some class of two or more variables.
+    let mut coalesced: std::collections::BTreeMap<String, usize> = Default::default();
     for path in case_files() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let text = std::fs::read_to_string(&path).expect("readable case");
@@ -79,18 +89,26 @@ fn corpus_every_variant_and_liveness_method_keeps_the_outcome() {
         if expected.end == End::OutOfFuel {
             continue;
         }
+        conclusive += 1;
         for (label, braun) in [("all_on", BraunOptions::all_on()), ("plain", BraunOptions::plain())] {
             let module = construct_program(&program, &braun);
             for opts in all_options() {
-                runs += 1;
-                if let Err(e) = check_translation(&module, &case.args, &expected, &opts) {
-                    failures.push(format!("{name} [{label}, {} {}]: {e}", opts.variant.name(), opts.liveness.name()));
+                let key = format!("{} {}", opts.variant.name(), opts.liveness.name());
+                match check_translation(&module, &case.args, &expected, &opts) {
+                    Ok(report) => *coalesced.entry(key).or_default() += usize::from(report.classes > 0),
+                    Err(e) => failures.push(format!("{name} [{label}, {key}]: {e}")),
                 }
             }
         }
     }
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n\n"));
-    assert!(runs >= 36 * 2 * 14);
+    assert!(conclusive >= 36, "only {conclusive} corpus cases end within the fuel");
+    // Every variant with every liveness method had work to do: it formed
+    // classes on a good part of the corpus (not an empty loop).
+    assert_eq!(coalesced.len(), all_options().len(), "{coalesced:?}");
+    for (key, n) in &coalesced {
+        assert!(*n >= conclusive, "{key} coalesced on only {n} of {} translations: {coalesced:?}", 2 * conclusive);
+    }
 }
 
 fn tests() -> u64 {

@@ -2,14 +2,19 @@
 //! every checker, for several construction variants and register counts,
 //! on every back end (`--route` narrows it), against the source interpreter.
 //! A `.ssa` file goes through every back end (`pipeline::differential_ssa`)
-//! against the oracle's run of the SSA itself.
+//! against the oracle's run of the SSA itself. A case file written by a
+//! campaign is checked with the configuration its `// config:` line
+//! records (`testing/rotation.rs`).
 
-use crate::common::{check_regs, internal, load, parse_args, Failure, EXIT_OUT_OF_FUEL};
+use crate::common::{
+    bad_input, case_config, check_regs, internal, load, parse_args, Failure, DEFAULT_CASE_REGS, EXIT_OUT_OF_FUEL,
+};
 use crate::max_memory::MaxMemoryArgs;
 use crate::options::Routes;
 use crate::ssa_input::{is_ssa, load_ssa, ssa_args};
 use clap::Args;
 use ssaref::construction::braun::BraunOptions;
+use ssaref::frontend::case_file::CaseHeader;
 use ssaref::pipeline::{self, Verdict};
 use std::process::ExitCode;
 
@@ -29,8 +34,9 @@ pub struct CheckArgs {
     /// representative ones).
     #[arg(long)]
     all_variants: bool,
-    /// Register counts for both back ends, comma-separated.
-    #[arg(long, value_delimiter = ',', default_values_t = [2usize, 3, 4, 6, 8, 15])]
+    /// Register counts for every back end, comma-separated (default: the
+    /// file's `// regs:` line, else 2,3,4,6,8,15).
+    #[arg(long, value_delimiter = ',')]
     regs: Vec<usize>,
     /// Which back ends: `ssa-ra`, `boissinot`, `regalloc2`, `both` (routes 1
     /// and 2) or `all`.
@@ -45,8 +51,11 @@ pub fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
     if is_ssa(&a.file) {
         let case = load_ssa(&a.file)?;
         let args = ssa_args(&a.file, &case, &a.args)?;
-        check_regs(&a.regs)?;
-        let config = a.route.restrict(pipeline::DiffConfig::standard(&a.regs, a.fuel));
+        let regs = regs_of(&a.regs, case.header.regs.as_deref());
+        check_regs(&regs)?;
+        // A case written by a campaign replays the configuration it ran
+        // with (its `// config:` line).
+        let config = a.route.restrict(case_config(&a.file, case.header.config.as_ref(), &regs, a.fuel)?);
         let verdict = pipeline::differential_ssa_catching(&case.module, &args, &interp::Interp, &config);
         return report(verdict, "the SSA input");
     }
@@ -62,10 +71,27 @@ pub fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
             BraunOptions { marker: true, ..BraunOptions::all_on() },
         ]
     };
-    check_regs(&a.regs)?;
-    let mut config = a.route.restrict(pipeline::DiffConfig::standard(&a.regs, a.fuel));
-    config.variants = variants;
+    // A case written by a campaign replays the configuration it ran with
+    // (its `// config:` line), with the four variants (or all 128) besides.
+    let header = CaseHeader::parse(&src).map_err(|d| bad_input(d.with_file(&a.file)))?;
+    let regs = regs_of(&a.regs, header.regs.as_deref());
+    check_regs(&regs)?;
+    let mut config = a.route.restrict(case_config(&a.file, header.config.as_ref(), &regs, a.fuel)?);
+    for v in variants {
+        if !config.variants.contains(&v) {
+            config.variants.push(v);
+        }
+    }
     report(pipeline::differential_full_catching(&program, &args, &interp::Interp, &config), "the source")
+}
+
+/// `--regs` if given, else the file's `// regs:` line, else
+/// `DEFAULT_CASE_REGS`.
+fn regs_of(given: &[usize], header: Option<&[usize]>) -> Vec<usize> {
+    if !given.is_empty() {
+        return given.to_vec();
+    }
+    header.map_or_else(|| DEFAULT_CASE_REGS.to_vec(), <[usize]>::to_vec)
 }
 
 /// Prints the stages of an agreeing verdict and the outcome, or turns a

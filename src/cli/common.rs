@@ -173,4 +173,23 @@ pub fn load_case(file: &str) -> Result<CaseFile, Failure> {
 }
 
 /// The register counts of a case without a `// regs:` line (those of `ssaref fuzz`).
-pub const DEFAULT_CASE_REGS: [usize; 6] = [2, 3, 4, 6, 8, 15];
+pub const DEFAULT_CASE_REGS: [usize; 6] = ssaref::testing::rotation::FIXED_REGS;
+
+/// The differential check that a case file asks for, with register counts
+/// `regs`: the configuration of its `// config:` line
+/// (`testing/rotation.rs`; a campaign records the one it ran the case
+/// with), else `DiffConfig::standard`. A bad `config:` line is an error at
+/// its word, `FILE:LINE:COL: message`.
+pub fn case_config(
+    file: &str,
+    config: Option<&(ssaref::diag::Pos, String)>,
+    regs: &[usize],
+    fuel: u64,
+) -> Result<pipeline::DiffConfig, Failure> {
+    let Some((pos, text)) = config else { return Ok(pipeline::DiffConfig::standard(regs, fuel)) };
+    let program = ssaref::testing::rotation::ProgramConfig::parse(text, regs).map_err(|(offset, message)| {
+        let at = ssaref::diag::Pos { line: pos.line, col: pos.col.saturating_add(offset as u32) };
+        bad_input(ssaref::diag::Diag::new(at, message).with_file(file))
+    })?;
+    Ok(program.diff_config(fuel))
+}

@@ -30,9 +30,18 @@ pub struct FuzzArgs {
     /// with --count N*C, without overlap (for array jobs: a CI matrix, Slurm).
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     shard: Option<Shard>,
-    /// Register counts to allocate with, comma-separated.
-    #[arg(long, value_delimiter = ',', default_values_t = [2usize, 3, 4, 6, 8, 15])]
+    /// Register counts to allocate every program with, comma-separated
+    /// (default: 2, 3 and four more that rotate, so every K in 2..=15 runs
+    /// within three programs; with --no-rotate, 2,3,4,6,8,15).
+    #[arg(long, value_delimiter = ',')]
     regs: Vec<usize>,
+    /// Run the fixed configuration of campaigns before the rotation: the SSA
+    /// of every optimization only, route 1 with and without the §6
+    /// optimizations, the linear class test (and K 2,3,4,6,8,15 unless
+    /// --regs). By default each program's seed picks its construction
+    /// variant (of 128), K, route-1 switch set and route-2 class test.
+    #[arg(long)]
+    no_rotate: bool,
     /// Where failing cases are written.
     #[arg(long, default_value = "fuzz-cases")]
     out: String,
@@ -60,7 +69,9 @@ pub struct FuzzArgs {
 pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
-    check_regs(&a.regs)?;
+    if !a.regs.is_empty() {
+        check_regs(&a.regs)?;
+    }
     let seed = a.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
     });
@@ -73,40 +84,46 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
             std::process::exit(130);
         }
     });
-    let regs_text: Vec<String> = a.regs.iter().map(|k| k.to_string()).collect();
+    let regs_text = if a.regs.is_empty() {
+        if a.no_rotate {
+            "2,3,4,6,8,15".to_string()
+        } else {
+            "rotating 2..15".to_string()
+        }
+    } else {
+        a.regs.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(",")
+    };
     let shard_text = a.shard.map_or(String::new(), |s| format!(" --shard {s}"));
+    let rotate_text = if a.no_rotate { " --no-rotate" } else { "" };
     eprintln!(
-        "ssaref fuzz: seed {seed}{}, {jobs} job(s), regs {}, {} s, {}% IR-level, cases go to {}/ (rerun with --seed {seed}{shard_text} --ir-share {}%)",
+        "ssaref fuzz: seed {seed}{}, {jobs} job(s), regs {regs_text}, {} s, {}% IR-level, cases go to {}/ (rerun with --seed {seed}{shard_text}{rotate_text} --ir-share {}%)",
         a.shard.map_or(String::new(), |s| format!(", shard {s}")),
-        regs_text.join(","),
         a.seconds,
         a.ir_share * 100.0,
         a.out,
         a.ir_share * 100.0
     );
-    let config = ssaref::testing::campaign::CampaignConfig {
-        duration: std::time::Duration::from_secs(a.seconds),
-        max_programs: a.count,
-        jobs,
-        seed,
-        shard: a.shard.unwrap_or(Shard::WHOLE),
-        regs: a.regs.clone(),
-        fuel: a.fuel,
-        out_dir: std::path::PathBuf::from(&a.out),
-        progress: true,
-        route1: a.route.route1(),
-        route3: a.route.route3(),
-        backends: Vec::new(),
-        ir_share: a.ir_share,
-        route2: if !a.route.route2() {
-            Vec::new()
-        } else {
-            pipeline::Route2::all()
-                .into_iter()
-                .filter(|r| a.coalescing.is_none_or(|v| r.out_of_ssa.variant == v))
-                .collect()
-        },
+    let route2 = if !a.route.route2() {
+        Vec::new()
+    } else {
+        pipeline::Route2::all().into_iter().filter(|r| a.coalescing.is_none_or(|v| r.out_of_ssa.variant == v)).collect()
     };
+    let mut config = ssaref::testing::campaign::CampaignConfig::new(&a.out)
+        .with_duration(std::time::Duration::from_secs(a.seconds))
+        .with_jobs(jobs)
+        .with_seed(seed)
+        .with_shard(a.shard.unwrap_or(Shard::WHOLE))
+        .with_fuel(a.fuel)
+        .with_progress(true)
+        .with_rotation(!a.no_rotate)
+        .with_ir_share(a.ir_share)
+        .with_routes(a.route.route1(), route2, a.route.route3());
+    if let Some(count) = a.count {
+        config = config.with_max_programs(count);
+    }
+    if !a.regs.is_empty() {
+        config = config.with_regs(a.regs.clone());
+    }
     let summary = ssaref::testing::campaign::run_campaign(&config, &interp::Interp, &stop);
     print!("{}", summary.render(jobs));
     Ok(if summary.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })

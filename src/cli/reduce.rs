@@ -1,8 +1,10 @@
-//! `ssaref reduce`: shrinks a failing case while it fails the same way and
-//! writes the result as a case file (by default NAME.reduced.src, or
-//! NAME.reduced.ssa for a `.ssa` case, reduced by `testing/reduce_ssa.rs`).
+//! `ssaref reduce`: shrinks a failing case while it fails the same way, with
+//! the configuration of its `// config:` line if it has one, and writes the
+//! result as a case file that keeps the line (by default NAME.reduced.src,
+//! or NAME.reduced.ssa for a `.ssa` case, reduced by
+//! `testing/reduce_ssa.rs`).
 
-use crate::common::{bad_input, load_case, Failure, DEFAULT_CASE_REGS};
+use crate::common::{bad_input, case_config, load_case, Failure, DEFAULT_CASE_REGS};
 use crate::ssa_input::{is_ssa, load_ssa};
 use clap::Args;
 use ssaref::frontend::case_file::CaseFile;
@@ -40,7 +42,7 @@ fn reduced_path(case: &str) -> String {
 }
 
 pub fn cmd_reduce(a: ReduceArgs) -> Result<ExitCode, Failure> {
-    use ssaref::testing::reduce::{reduce, ReduceConfig};
+    use ssaref::testing::reduce::{reduce_with, ReduceConfig};
     if is_ssa(&a.case) {
         return cmd_reduce_ssa(a);
     }
@@ -48,18 +50,24 @@ pub fn cmd_reduce(a: ReduceArgs) -> Result<ExitCode, Failure> {
     let regs = case.regs.clone().unwrap_or_else(|| DEFAULT_CASE_REGS.to_vec());
     let tc = case.test_case(format!("case {}", a.case));
     let config = ReduceConfig { max_tests: a.max_tests.max(1), fuel: a.fuel };
+    // The configuration the campaign ran the case with (its `// config:`
+    // line), else the standard one; route 3 runs last either way.
+    let mut diff = case_config(&a.case, case.config.as_ref(), &regs, a.fuel)?;
+    diff.route3 = true;
     let start = std::time::Instant::now();
-    let red = reduce(&tc, &regs, &interp::Interp, &config).map_err(|e| bad_input(format!("{}: {e}", a.case)))?;
+    let red =
+        reduce_with(&tc, &regs, &interp::Interp, &config, &diff).map_err(|e| bad_input(format!("{}: {e}", a.case)))?;
     let elapsed = start.elapsed();
     let out = a.out.clone().unwrap_or_else(|| reduced_path(&a.case));
     let origin = case.description.first().map_or(String::new(), |d| format!(" ({d})"));
-    let reduced = CaseFile::for_failure(
+    let mut reduced = CaseFile::for_failure(
         &format!("ssaref reduce: reduced from {}{origin}", a.case),
         &out,
         &red.case,
         &red.verdict,
         &red.regs,
     );
+    reduced.config = case.config.clone();
     std::fs::write(&out, reduced.render()).map_err(|e| bad_input(format!("{out}: cannot write: {e}")))?;
     print_summary(&a, &red, elapsed, &out, "statements", None);
     print!("{}", ssaref::testing::gen::describe_failure(&red.case, &red.verdict));
@@ -69,7 +77,7 @@ pub fn cmd_reduce(a: ReduceArgs) -> Result<ExitCode, Failure> {
 /// `ssaref reduce CASE.ssa`: the same for a program in SSA form (its
 /// instructions and blocks shrink; the reduced case is a `.ssa` file).
 fn cmd_reduce_ssa(a: ReduceArgs) -> Result<ExitCode, Failure> {
-    use ssaref::testing::reduce::ReduceConfig;
+    use ssaref::testing::reduce::{reduce_with, ReduceConfig};
     let file = load_ssa(&a.case)?;
     let regs = file.header.regs.clone().unwrap_or_else(|| DEFAULT_CASE_REGS.to_vec());
     let case = ssaref::testing::irgen::IrCase {
@@ -79,18 +87,23 @@ fn cmd_reduce_ssa(a: ReduceArgs) -> Result<ExitCode, Failure> {
     };
     let config = ReduceConfig { max_tests: a.max_tests.max(1), fuel: a.fuel };
     let start = std::time::Instant::now();
-    let red = ssaref::testing::reduce_ssa::reduce_ssa(&case, &regs, &interp::Interp, &config)
+    // As for `.src` cases: the recorded configuration, else the standard
+    // one; route 3 runs last either way.
+    let mut diff = case_config(&a.case, file.header.config.as_ref(), &regs, a.fuel)?;
+    diff.route3 = true;
+    let red = reduce_with(&case, &regs, &interp::Interp, &config, &diff)
         .map_err(|e| bad_input(format!("{}: {e}", a.case)))?;
     let elapsed = start.elapsed();
     let out = a.out.clone().unwrap_or_else(|| reduced_path(&a.case));
     let origin = file.header.description.first().map_or(String::new(), |d| format!(" ({d})"));
-    let reduced = SsaCaseFile::for_failure(
+    let mut reduced = SsaCaseFile::for_failure(
         &format!("ssaref reduce: reduced from {}{origin}", a.case),
         &out,
         &red.case,
         &red.verdict,
         &red.regs,
     );
+    reduced.header.config = file.header.config.clone();
     std::fs::write(&out, reduced.render()).map_err(|e| bad_input(format!("{out}: cannot write: {e}")))?;
     let blocks = |m: &ssaref::ir::Module| m.main().map_or(0, |f| f.blocks.len());
     let blocks = format!("  blocks of main: {} -> {}", blocks(&case.module), blocks(&red.case.module));

@@ -1,4 +1,6 @@
-//! `ssaref repro`: replays a saved case: the program, its SSA, then for the
+//! `ssaref repro`: replays a saved case with the configuration its
+//! `// config:` line records (else `DiffConfig::standard`): the program,
+//! the SSA the back ends allocate, then for the
 //! failing back end what its `Backend::report` says (route 1: the IR after
 //! each pass; route 2: the destructed program; route 3: regalloc2's input
 //! and edits; then the allocated code) and the x86-64 listing, and for one
@@ -8,14 +10,13 @@
 //! them) is replayed the same way, from its SSA, against the oracle's run
 //! of the SSA itself (`pipeline::differential_ssa`).
 
-use crate::common::{check_regs, load_case, Failure, DEFAULT_CASE_REGS, EXIT_OUT_OF_FUEL};
+use crate::common::{case_config, check_regs, load_case, Failure, DEFAULT_CASE_REGS, EXIT_OUT_OF_FUEL};
 use crate::options::Routes;
 use crate::ssa_input::{is_ssa, load_ssa};
 use clap::Args;
 use ssaref::analysis::ir_text;
 use ssaref::backend::{family, Backend};
 use ssaref::construction::braun::construct_program;
-use ssaref::construction::braun::BraunOptions;
 use ssaref::pipeline::{self, Verdict};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -77,12 +78,13 @@ pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
     let case = load_case(&a.case)?;
     let (program, args) = (case.program, case.args);
     let regs = case_regs(&a.regs, case.regs)?;
-    let config = a.route.restrict(pipeline::DiffConfig::standard(&regs, a.fuel));
+    // The configuration the campaign ran the case with, if it says.
+    let config = a.route.restrict(case_config(&a.case, case.config.as_ref(), &regs, a.fuel)?);
     let verdict = pipeline::differential_full_catching(&program, &args, &interp::Interp, &config);
     println!("== program (args {args:?})");
     print!("{}", ssaref::frontend::ast_print::print_program(&program));
-    let ssa = construct_program(&program, &BraunOptions::all_on());
-    println!("== SSA (Braun et al., all optimizations)");
+    let ssa = construct_program(&program, &config.backend_ssa);
+    println!("== SSA (Braun et al., {}; every back end allocates it)", config.backend_ssa.describe());
     print!("{}", ir_text::print_module(&ssa));
     print_backends(&ssa, &config, &verdict, &regs, a.listing);
     let tc = ssaref::testing::gen::TestCase { program: program.clone(), args: args.clone(), origin: a.case.clone() };
@@ -95,7 +97,7 @@ fn cmd_repro_ssa(a: ReproArgs) -> Result<ExitCode, Failure> {
     let case = load_ssa(&a.case)?;
     let args = case.args();
     let regs = case_regs(&a.regs, case.header.regs.clone())?;
-    let config = a.route.restrict(pipeline::DiffConfig::standard(&regs, a.fuel));
+    let config = a.route.restrict(case_config(&a.case, case.header.config.as_ref(), &regs, a.fuel)?);
     let verdict = pipeline::differential_ssa_catching(&case.module, &args, &interp::Interp, &config);
     println!("== SSA program (args {args:?})");
     let text = ir_text::print_module(&case.module);
@@ -139,7 +141,7 @@ fn print_backends(
         out_of_ssa: ssaref::route2::out_of_ssa::OutOfSsaOptions::default(),
         allocator: ssaref::route2::conventional_alloc::ConventionalAllocator::LinearScan,
     };
-    if let Some(i) = display.route2.iter().position(|r| *r == default_route2) {
+    if let Some(i) = display.route2.iter().position(|r| r.describe() == default_route2.describe()) {
         let r = display.route2.remove(i);
         display.route2.insert(0, r);
     }

@@ -7,6 +7,8 @@
 //! // reproduce: ssaref repro case-42.src
 //! // | stage alloc[k=4,opt] diverges from the source
 //! // regs: 2 3 4                            (optional; each K in 2..=15)
+//! // config: braun=phi+scc ra=opt ra=plain r2=sharing,check,linear-scan
+//! //                                        (optional; the back ends to replay)
 //! // args: 3 -4                             (optional; i64 arguments of `main`)
 //! // expect:                                (optional; then the outcome lines)
 //! // 7
@@ -18,7 +20,7 @@
 //! file; the program is the whole text (the lexer skips comments), so
 //! positions in both count from the first line of the file. A header line
 //! whose comment (after `//` and one optional space) starts with `regs:`,
-//! `args:` or `expect:` is a key; each key may appear once, and every
+//! `config:`, `args:` or `expect:` is a key; each key may appear once, and every
 //! header line after `expect:` belongs to the expected outcome. Other lines
 //! are description. The test cases of `tests/cases/` are case files too
 //! (description, `args:`, `expect:`).
@@ -31,7 +33,7 @@ use crate::diag::{Diag, Pos};
 use crate::frontend::lexer::{tokenize, TokenKind};
 
 /// The keys of a case-file header.
-const KEYS: [&str; 3] = ["regs:", "args:", "expect:"];
+const KEYS: [&str; 4] = ["regs:", "config:", "args:", "expect:"];
 
 /// A parsed case file.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -40,6 +42,10 @@ pub struct CaseFile {
     pub description: Vec<String>,
     /// The register counts of the `regs:` line, if there is one.
     pub regs: Option<Vec<usize>>,
+    /// The text after `config:` and where it starts, if there is such a
+    /// line: the configuration a campaign ran the case with
+    /// (`testing/rotation.rs` reads it; the front end does not).
+    pub config: Option<(Pos, String)>,
     /// The arguments of `main` (none without an `args:` line).
     pub args: Vec<i64>,
     /// The lines of the expected outcome (`Outcome::render_full`), if the
@@ -73,8 +79,8 @@ impl CaseFile {
                 format!("too many arguments: `main` takes {params} but {} were given", header.args.len()),
             ));
         }
-        let CaseHeader { description, regs, args, expect } = header;
-        Ok(CaseFile { description, regs, args, expect, program })
+        let CaseHeader { description, regs, config, args, expect } = header;
+        Ok(CaseFile { description, regs, config, args, expect, program })
     }
 
     /// The test case: the program and its arguments, one per parameter of
@@ -101,6 +107,9 @@ impl CaseFile {
             let regs: Vec<String> = regs.iter().map(|k| k.to_string()).collect();
             s.push_str(&format!("// regs: {}\n", regs.join(" ")));
         }
+        if let Some((_, config)) = &self.config {
+            s.push_str(&format!("// config: {config}\n"));
+        }
         let args: Vec<String> = self.args.iter().map(|a| a.to_string()).collect();
         s.push_str(&format!("// args:{}{}\n", if args.is_empty() { "" } else { " " }, args.join(" ")));
         if let Some(expect) = &self.expect {
@@ -122,6 +131,8 @@ pub struct CaseHeader {
     pub description: Vec<String>,
     /// The register counts of the `regs:` line, if there is one.
     pub regs: Option<Vec<usize>>,
+    /// The text of the `config:` line and where it starts, if there is one.
+    pub config: Option<(Pos, String)>,
     /// The arguments of the `args:` line (none without one).
     pub args: Vec<i64>,
     /// The lines of the expected outcome, if there is an `expect:` block.
@@ -154,7 +165,7 @@ impl CaseHeader {
                 continue;
             };
             let values_at = key_at + key.len();
-            let mut words = words(&line[values_at..]).into_iter().map(|(b, w)| (values_at + b, w));
+            let mut words = words(&line[values_at..]).into_iter().map(|(b, w)| (values_at + b, w)).peekable();
             match *key {
                 "regs:" => {
                     if case.regs.is_some() {
@@ -176,6 +187,15 @@ impl CaseHeader {
                         return Err(Diag::new(pos(key_at), "`regs:` lists no register count"));
                     }
                     case.regs = Some(regs);
+                }
+                "config:" => {
+                    if case.config.is_some() {
+                        return Err(Diag::new(pos(key_at), "a second `config:` line"));
+                    }
+                    let Some(&(first, _)) = words.peek() else {
+                        return Err(Diag::new(pos(key_at), "`config:` is empty"));
+                    };
+                    case.config = Some((pos(first), line[first..].trim_end().to_string()));
                 }
                 "args:" => {
                     if args_seen {
@@ -230,11 +250,12 @@ mod tests {
 
     #[test]
     fn a_header_round_trips() {
-        let text = "// ssaref fuzz failure, seed 3\n// | args: not a key\n// regs: 2 4\n// args: 5 -1\n\
+        let text = "// ssaref fuzz failure, seed 3\n// | args: not a key\n// regs: 2 4\n// config: ra=opt  r2=x\n// args: 5 -1\n\
                     // expect:\n// 7\n// return 0\nfn main(a, b) {\n    out a;\n    return 0;\n}\n";
         let case = CaseFile::parse(text).expect("parses");
         assert_eq!(case.description, ["ssaref fuzz failure, seed 3", "| args: not a key"]);
         assert_eq!(case.regs, Some(vec![2, 4]));
+        assert_eq!(case.config, Some((Pos { line: 4, col: 12 }, "ra=opt  r2=x".to_string())));
         assert_eq!(case.args, [5, -1]);
         assert_eq!(case.expect, Some(vec!["7".to_string(), "return 0".to_string()]));
         assert_eq!(case.render(), text);
@@ -248,6 +269,8 @@ mod tests {
             ("// x\n//   args: 1 é2\nfn main(a, b) {}\n", "2:14: argument `é2`"),
             ("// args: 1\n// args: 2\nfn main(a) {}\n", "2:4: a second `args:`"),
             ("// regs:\nfn main() {}\n", "1:4: `regs:` lists no register count"),
+            ("// config:  \nfn main() {}\n", "1:4: `config:` is empty"),
+            ("// config: a\n// config: b\nfn main() {}\n", "2:4: a second `config:`"),
             ("// expect: 3\nfn main() {}\n", "1:12: unexpected `3`"),
             ("// args: 1 2\n\nfn main(a) {}\n", "3:1: too many arguments"),
             ("// args: 1\nfn main(a) { out }\n", "2:18: "),

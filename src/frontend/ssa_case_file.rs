@@ -84,6 +84,9 @@ impl SsaCaseFile {
             let regs: Vec<String> = regs.iter().map(|k| k.to_string()).collect();
             s.push_str(&format!("// regs: {}\n", regs.join(" ")));
         }
+        if let Some((_, config)) = &self.header.config {
+            s.push_str(&format!("// config: {config}\n"));
+        }
         let args: Vec<String> = self.header.args.iter().map(|a| a.to_string()).collect();
         s.push_str(&format!("// args:{}{}\n", if args.is_empty() { "" } else { " " }, args.join(" ")));
         if let Some(expect) = &self.header.expect {

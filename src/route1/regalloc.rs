@@ -77,6 +77,73 @@ impl RegallocOptions {
             ..self
         }
     }
+
+    /// The names of the six switches, in the order of [`Self::switch`]:
+    /// PhiMemCoalesce, coalescing, reload recycling, store hoisting, load
+    /// lowering, redundant memory transfer elimination.
+    pub const SWITCHES: [&'static str; 6] = ["pmc", "coalesce", "recycle", "hoist", "lower", "rmte"];
+
+    /// The switch named `SWITCHES[i]`.
+    pub fn switch(&mut self, i: usize) -> Option<&mut bool> {
+        Some(match i {
+            0 => &mut self.phi_mem_coalesce,
+            1 => &mut self.coalescing,
+            2 => &mut self.recycle_reloads,
+            3 => &mut self.store_hoisting,
+            4 => &mut self.load_lowering,
+            5 => &mut self.redundant_memory_transfer_elimination,
+            _ => return None,
+        })
+    }
+
+    /// The switches, in the order of [`Self::SWITCHES`].
+    pub fn switches(mut self) -> [bool; 6] {
+        std::array::from_fn(|i| self.switch(i).is_some_and(|on| *on))
+    }
+
+    /// A short name of the switches (not `k`): `opt` when all are on,
+    /// `plain` without the §6 optimizations only, `none` when all are off,
+    /// else the switches that are on joined by `+` (`pmc+recycle+hoist`).
+    /// [`Self::from_description`] reads it back.
+    pub fn describe(&self) -> String {
+        let all = RegallocOptions::with_k(self.k);
+        if *self == all {
+            return "opt".into();
+        }
+        if *self == all.without_section_6() {
+            return "plain".into();
+        }
+        let on: Vec<&str> =
+            self.switches().iter().zip(Self::SWITCHES).filter(|(on, _)| **on).map(|(_, name)| name).collect();
+        if on.is_empty() {
+            "none".into()
+        } else {
+            on.join("+")
+        }
+    }
+
+    /// The options that [`Self::describe`] names, with `k` = 2; `None` for
+    /// a name that is not a description.
+    pub fn from_description(s: &str) -> Option<RegallocOptions> {
+        let all = RegallocOptions::with_k(2);
+        match s {
+            "opt" => return Some(all),
+            "plain" => return Some(all.without_section_6()),
+            _ => {}
+        }
+        let mut out = all;
+        for i in 0..Self::SWITCHES.len() {
+            *out.switch(i)? = false;
+        }
+        if s == "none" {
+            return Some(out);
+        }
+        for name in s.split('+') {
+            let i = Self::SWITCHES.iter().position(|n| *n == name)?;
+            *out.switch(i)? = true;
+        }
+        Some(out)
+    }
 }
 
 /// What the allocation of one function did, pass by pass.

@@ -9,7 +9,9 @@
 //! parallel copy must be spartan (Theorem 1, checked here at run time); its
 //! location transfer graph is then made of paths and register cycles
 //! (Theorem 2), implemented by `implement_spartan.rs` (Algorithms 1-2,
-//! Theorem 3) with moves, loads, stores and swaps, and no other location.
+//! Theorem 3) with moves, loads, stores and swaps, and no other location;
+//! each implementation is then run and counted against the optimum
+//! (`implement_spartan::check_implementation`).
 //!
 //! The three optimizations of §6, each switchable:
 //! - store hoisting (§6.1): when a phi result lives in memory, every
@@ -30,7 +32,7 @@ use crate::entity::{EntityRef, EntityVec};
 use crate::ir::{Function, Op, Terminator, Value};
 use crate::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MTerm, PhiAnnot, Reg, Slot};
 use crate::route1::coloring::Assignment;
-use crate::route1::implement_spartan::{implement_spartan, ElimOptions, SkipHooks};
+use crate::route1::implement_spartan::{check_implementation, implement_spartan, ElimOptions, SkipHooks};
 use crate::route1::location_transfer_graph::ParallelCopy;
 use crate::route1::spill::SpillResult;
 use std::collections::HashSet;
@@ -295,6 +297,12 @@ pub fn eliminate_ssa(
             let elim = ElimOptions { store_hoisting: opts.store_hoisting, load_lowering: false };
             let code = implement_spartan(&pc, &elim, &hooks)
                 .map_err(|e| EliminationError(format!("ImplementSpartan on {b} -> {s}: {e}")))?;
+            // Every parallel copy's implementation is run and counted: the
+            // right values, and the least number of instructions
+            // (Theorem 3 and `proofs-notes/spill-free-ssa-elimination.md`).
+            check_implementation(&pc, &elim, &hooks, &code).map_err(|e| {
+                EliminationError(format!("ImplementSpartan on {b} -> {s} is wrong or not optimal: {e}"))
+            })?;
             out.extend(code.into_iter().map(|inst| MInstA { inst, annot: Annot::default() }));
         }
         let (term, term_reads) = match data.term {

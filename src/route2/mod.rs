@@ -15,6 +15,7 @@ pub mod conventional_alloc;
 pub mod copy_insertion;
 pub mod linear_scan;
 pub mod liveness_check;
+pub mod liveness_cross_check;
 pub mod out_of_ssa;
 pub mod out_of_ssa_options;
 pub mod rename;

@@ -13,8 +13,8 @@
 //! | 1 | split the edges `br c, S, S` into a block with phis (the only edges Method I cannot place copies on, `copy_insertion.rs`) | — |
 //! | 1b | with `renaming_constraints`: pin the operands and results of divisions to rax and rdx (§III-D, `renaming_constraints.rs`) | — |
 //! | 2 | Method I with parallel copies (§II-A) | SSA verifier, CSSA (`cssa::check_cssa`, Lemma 1) |
-//! | 3 | values, liveness (sets or the check of §IV-A), loop depths, affinities | — |
-//! | 4 | coalescing with the chosen variant (§III-B, §III-E, `coalescing.rs`) | no two members of a class interfere by value (`checkers/class_interference.rs`: its own copy-chain values and liveness, not `values.rs`) |
+//! | 3 | values, liveness (sets or the check of §IV-A), loop depths, affinities | with `cross_check`: the sets against the check (`liveness_cross_check.rs`) |
+//! | 4 | coalescing with the chosen variant (§III-B, §III-E, `coalescing.rs`) | with `cross_check`: the linear class test agrees with the pairwise one; no two members of a class interfere by value (`checkers/class_interference.rs`: its own copy-chain values and liveness, not `values.rs`) |
 //! | 5 | one variable per class, phis dropped, every parallel copy sequentialized by Algorithm 1 (§III-C) with one fresh variable for cycles, self-copies removed | conventional-form verifier; the renaming constraints on the result, with liveness recomputed (`renaming_constraints::check_constraints`) |
 //!
 //! For `SreedharIII`, steps 2 to 4 are replaced by the virtualized
@@ -39,6 +39,7 @@ use crate::route2::coalescing::{
 };
 use crate::route2::copy_insertion::insert_copies;
 use crate::route2::liveness_check::LivenessCheck;
+use crate::route2::liveness_cross_check::cross_check_liveness;
 use crate::route2::out_of_ssa_options::{count_copies, fail};
 pub use crate::route2::out_of_ssa_options::{LivenessMethod, OutOfSsaOptions, OutOfSsaReport};
 use crate::route2::rename::rename_and_sequentialize;
@@ -112,9 +113,13 @@ pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfS
     let groups = CopyGroups::from_inserted(&g, &inserted);
     let depth = loop_depth(&g);
     let affs = affinities(&g, &inserted, &depth);
-    let need_sets = opts.liveness == LivenessMethod::Sets || opts.class_test == ClassTest::Graph;
+    let need_sets = opts.liveness == LivenessMethod::Sets || opts.class_test == ClassTest::Graph || opts.cross_check;
     let sets: Option<Liveness> = need_sets.then(|| compute_liveness(&g));
-    let check: Option<LivenessCheck> = (opts.liveness == LivenessMethod::Check).then(|| LivenessCheck::new(&g));
+    let need_check = opts.liveness == LivenessMethod::Check || opts.cross_check;
+    let check: Option<LivenessCheck> = need_check.then(|| LivenessCheck::new(&g));
+    if let (true, Some(s), Some(c)) = (opts.cross_check, &sets, &check) {
+        cross_check_liveness(&g, s, c).map_err(|e| fail(f, "liveness sets = liveness check (cross-check)", e))?;
+    }
     let dom_owned;
     let dom: &DomTree = match &check {
         Some(c) => c.dom(),
@@ -123,10 +128,10 @@ pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfS
             &dom_owned
         }
     };
-    let source = match (&check, &sets) {
-        (Some(c), _) => LivenessSource::Check(c),
-        (None, Some(s)) => LivenessSource::Sets(s),
-        (None, None) => unreachable!("one liveness method is always computed"),
+    let source = match (opts.liveness, &check, &sets) {
+        (LivenessMethod::Check, Some(c), _) => LivenessSource::Check(c),
+        (LivenessMethod::Sets, _, Some(s)) => LivenessSource::Sets(s),
+        _ => unreachable!("the configured liveness method is always computed"),
     };
     let ctx = ValueInterference::with_source(&g, dom, source, &groups);
     let graph = match (&sets, opts.class_test) {
@@ -152,6 +157,16 @@ pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfS
     let result = coalesce(&g, &ctx, graph.as_ref(), &affs, copts, &pins);
     report.class_queries = result.class_queries;
     report.linear_mismatches = result.linear_mismatches;
+    if opts.cross_check && result.linear_mismatches > 0 {
+        let message = format!(
+            "{} of {} class queries got different answers from the linear and the pairwise test ({}, {} test)",
+            result.linear_mismatches,
+            result.class_queries,
+            opts.variant.name(),
+            opts.class_test.name()
+        );
+        return Err(fail(f, "linear class test = quadratic (cross-check)", message));
+    }
     report.shared_copies = result.shared.len();
     let lists = class_lists(&result, result.class_of.keys().copied());
     report.classes = lists.len();

@@ -36,8 +36,11 @@ pub struct OutOfSsaOptions {
     /// Run the checkers between the steps (see the module documentation).
     /// The input is verified either way.
     pub check: bool,
-    /// Answer every linear class query with the quadratic test too
-    /// (counted in [`OutOfSsaReport::linear_mismatches`]).
+    /// The cheap cross-checks: answer every class query to which the
+    /// linear test applies with the pairwise test too (counted in
+    /// [`OutOfSsaReport::linear_mismatches`]; with `check`, a mismatch is
+    /// an error), and compare the liveness sets with the liveness check
+    /// (`liveness_cross_check.rs`) whichever method is in use.
     pub cross_check: bool,
     /// Pin the dividend and the result of every division to the registers
     /// of x86's `idiv` (§III-D); the pins come back in

@@ -9,16 +9,20 @@
 //!
 //! Everything is reproducible: program `i` of a campaign started with seed
 //! `S` is the program of seed `S + i`, whatever the number of threads; of
-//! shard `I/N` (`shard.rs`), the program of seed `S + I + i N`. A share of
-//! the seeds ([`CampaignConfig::ir_share`], `ir_campaign.rs`) gives
-//! IR-level programs instead, checked by `pipeline::differential_ssa` and
-//! written as `.ssa` case files.
+//! shard `I/N` (`shard.rs`), the program of seed `S + I + i N`. The
+//! configuration it runs with (construction variant, K, route-1 switches,
+//! route-2 configuration and class test) is a function of its seed too
+//! (`rotation.rs`), and the case file records it. A share of the seeds
+//! ([`CampaignConfig::ir_share`], `ir_campaign.rs`) gives IR-level programs
+//! instead, checked by `pipeline::differential_ssa` and written as `.ssa`
+//! case files.
 
 use crate::frontend::case_file::CaseFile;
 use crate::oracle::Oracle;
 use crate::pipeline::{DiffConfig, Verdict};
 use crate::testing::gen::{GenConfig, TestCase};
 use crate::testing::ir_campaign::{write_ssa_case, Generated};
+use crate::testing::rotation::{Coverage, ProgramConfig, Rotation};
 use crate::testing::shard::Shard;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -27,8 +31,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// What a campaign runs.
+/// What a campaign runs. Build it with [`CampaignConfig::new`] and the
+/// `with_*` methods: fields are added over time, so it cannot be built
+/// from its fields outside this crate.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct CampaignConfig {
     /// Stop after this long.
     pub duration: Duration,
@@ -40,26 +47,130 @@ pub struct CampaignConfig {
     /// The part of the seed space this campaign runs ([`Shard::WHOLE`]:
     /// all of it).
     pub shard: Shard,
-    /// Register counts to allocate with.
-    pub regs: Vec<usize>,
+    /// Which back ends run, and the configurations each program's seed
+    /// picks (`rotation.rs`: construction variant, K, route-1 switches,
+    /// route-2 configuration and class test).
+    pub rotation: Rotation,
     pub fuel: u64,
     /// Where failing cases go.
     pub out_dir: PathBuf,
     /// Print a progress line every second.
     pub progress: bool,
-    /// Run route 1 (SSA-based allocation).
-    pub route1: bool,
-    /// Route-2 configurations; program `i` of the unsharded campaign runs
-    /// `route2[i % len]` (none: no route 2).
-    pub route2: Vec<crate::pipeline::Route2>,
-    /// Run route 3 (regalloc2).
-    pub route3: bool,
     /// Further back ends (users' allocators, `backend.rs`), run on every
     /// program after the routes.
     pub backends: Vec<std::sync::Arc<dyn crate::backend::Backend>>,
     /// The fraction (0 to 1) of programs written by the IR-level generator
     /// (`ir_campaign.rs`); the others are source-level.
     pub ir_share: f64,
+}
+
+impl CampaignConfig {
+    /// A campaign that writes its failing cases to `out_dir`: one hour or
+    /// until stopped, one job, seed 0, the whole seed space, routes 1 and 2
+    /// with every configuration rotating (`Rotation::default`), the
+    /// interpreter's default fuel, no progress line, no further back end.
+    pub fn new(out_dir: impl Into<PathBuf>) -> Self {
+        CampaignConfig {
+            duration: Duration::from_secs(3600),
+            max_programs: None,
+            jobs: 1,
+            seed: 0,
+            shard: Shard::WHOLE,
+            rotation: Rotation::default(),
+            fuel: 1_000_000,
+            out_dir: out_dir.into(),
+            progress: false,
+            backends: Vec::new(),
+            ir_share: 0.0,
+        }
+    }
+
+    /// Write this fraction (0 to 1) of the programs with the IR-level
+    /// generator (`ir_campaign.rs`).
+    pub fn with_ir_share(mut self, share: f64) -> Self {
+        self.ir_share = share;
+        self
+    }
+
+    /// Stop after `duration`.
+    pub fn with_duration(mut self, duration: Duration) -> Self {
+        self.duration = duration;
+        self
+    }
+
+    /// Stop after `count` programs.
+    pub fn with_max_programs(mut self, count: u64) -> Self {
+        self.max_programs = Some(count);
+        self
+    }
+
+    /// Run on `jobs` threads.
+    pub fn with_jobs(mut self, jobs: usize) -> Self {
+        self.jobs = jobs;
+        self
+    }
+
+    /// Start at seed `seed`.
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Run only `shard` of the seed space.
+    pub fn with_shard(mut self, shard: Shard) -> Self {
+        self.shard = shard;
+        self
+    }
+
+    /// Allocate every program with these register counts instead of
+    /// rotating them.
+    pub fn with_regs(mut self, regs: Vec<usize>) -> Self {
+        self.rotation.regs = Some(regs);
+        self
+    }
+
+    /// Which routes run: route 1, route 2's configurations (none: no route
+    /// 2), route 3.
+    pub fn with_routes(mut self, route1: bool, route2: Vec<crate::pipeline::Route2>, route3: bool) -> Self {
+        self.rotation.route1 = route1;
+        self.rotation.route2 = route2;
+        self.rotation.route3 = route3;
+        self
+    }
+
+    /// Rotate the configurations (the default) or run the fixed one of
+    /// campaigns before the rotation (see `rotation.rs`).
+    pub fn with_rotation(mut self, rotate: bool) -> Self {
+        self.rotation.rotate = rotate;
+        self
+    }
+
+    /// Fuel of each source run.
+    pub fn with_fuel(mut self, fuel: u64) -> Self {
+        self.fuel = fuel;
+        self
+    }
+
+    /// Print a progress line every second.
+    pub fn with_progress(mut self, progress: bool) -> Self {
+        self.progress = progress;
+        self
+    }
+
+    /// Run these back ends too, after the routes.
+    pub fn with_backends(mut self, backends: Vec<std::sync::Arc<dyn crate::backend::Backend>>) -> Self {
+        self.backends = backends;
+        self
+    }
+
+    /// The differential check of the program of seed `seed`, with its
+    /// configuration.
+    pub fn program(&self, seed: u64) -> (ProgramConfig, DiffConfig) {
+        let program = self.rotation.program(seed);
+        let mut diff = program.diff_config(self.fuel);
+        diff.backends = self.backends.clone();
+        (program, diff)
+    }
 }
 
 /// The totals of a campaign.
@@ -82,8 +193,10 @@ pub struct CampaignSummary {
     pub stages: u64,
     /// Thread time per phase of the differential check.
     pub phases: crate::pipeline::PhaseTimes,
-    /// Register counts per program (for the full-check rate).
-    pub regs_per_program: usize,
+    /// Register counts summed over programs (for the full-check rate).
+    pub full_checks: u64,
+    /// The configurations that ran (`rotation.rs`).
+    pub coverage: Coverage,
 }
 
 impl CampaignSummary {
@@ -111,7 +224,7 @@ impl CampaignSummary {
         let total = (self.generation + self.checking).as_secs_f64().max(1e-9);
         // A full check: one program, one K, every stage (the constructions
         // and the source run are shared by the K of one program).
-        let full = self.programs * self.regs_per_program.max(1) as u64;
+        let full = self.full_checks;
         s.push_str(&format!(
             "{full} full checks (one program, one K, every stage incl. x86 under Unicorn): {:.0} per second per core of thread time\n",
             full as f64 / total
@@ -123,6 +236,7 @@ impl CampaignSummary {
         let accounted: f64 =
             self.generation.as_secs_f64() + self.phases.named().iter().map(|(_, d)| d.as_secs_f64()).sum::<f64>();
         s.push_str(&format!(", other {:.1}%\n", 100.0 * (total - accounted).max(0.0) / total));
+        s.push_str(&self.coverage.render());
         for (stage, n) in &self.histogram {
             s.push_str(&format!("  {n:>6} failing at {stage}\n"));
         }
@@ -147,17 +261,26 @@ pub fn failing_stage(verdict: &Verdict) -> Option<String> {
 /// Writes a failing case; returns its path. The file is a case file
 /// (`case_file.rs`): the program with a header in the format of
 /// `tests/cases/` (the expectation is the source's outcome), plus what
-/// failed and how to reproduce it.
-pub fn write_case(dir: &Path, seed: u64, tc: &TestCase, verdict: &Verdict, regs: &[usize]) -> std::io::Result<PathBuf> {
+/// failed, how to reproduce it, and the configuration it ran with
+/// (`regs:` and `config:`, which `ssaref repro`, `check` and `reduce`
+/// replay).
+pub fn write_case(
+    dir: &Path,
+    seed: u64,
+    tc: &TestCase,
+    verdict: &Verdict,
+    config: &ProgramConfig,
+) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(dir)?;
     let path = dir.join(format!("case-{seed}.src"));
-    let case = CaseFile::for_failure(
+    let mut case = CaseFile::for_failure(
         &format!("ssaref fuzz failure, seed {seed}"),
         &path.display().to_string(),
         tc,
         verdict,
-        regs,
+        &config.regs,
     );
+    case.config = Some((crate::diag::Pos::START, config.render()));
     let mut file = std::fs::File::create(&path)?;
     file.write_all(case.render().as_bytes())?;
     file.sync_all()?;
@@ -169,13 +292,6 @@ pub fn write_case(dir: &Path, seed: u64, tc: &TestCase, verdict: &Verdict, regs:
 pub fn run_campaign(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), stop: &AtomicBool) -> CampaignSummary {
     let next = AtomicU64::new(0);
     let summary = Mutex::new(CampaignSummary::default());
-    let gen_config = GenConfig::default();
-    let mut diff = DiffConfig::standard(&config.regs, config.fuel).route1_only();
-    if !config.route1 {
-        diff.regalloc.clear();
-    }
-    diff.route3 = config.route3;
-    diff.backends = config.backends.clone();
     let start = Instant::now();
     let done = AtomicBool::new(false);
     std::thread::scope(|s| {
@@ -188,47 +304,7 @@ pub fn run_campaign(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), stop:
                 if config.max_programs.is_some_and(|m| i >= m) {
                     break;
                 }
-                // The program's place in the unsharded campaign.
-                let global = config.shard.global_index(i);
-                let seed = config.seed.wrapping_add(global);
-                let t0 = Instant::now();
-                let program = Generated::from_seed(seed, config.ir_share, &gen_config);
-                let t1 = Instant::now();
-                let _ = crate::pipeline::take_phase_times();
-                let mut diff = diff.clone();
-                if !config.route2.is_empty() {
-                    diff.route2 = vec![config.route2[(global % config.route2.len() as u64) as usize]];
-                }
-                let verdict = program.verdict(oracle, &diff);
-                let t2 = Instant::now();
-                let phases = crate::pipeline::take_phase_times();
-                let failed = failing_stage(&verdict);
-                let written = failed.as_ref().map(|_| match &program {
-                    Generated::Source(tc) => write_case(&config.out_dir, seed, tc, &verdict, &config.regs),
-                    Generated::Ir(case) => write_ssa_case(&config.out_dir, seed, case, &verdict, &config.regs),
-                });
-                let mut sum = summary.lock().expect("summary lock");
-                sum.programs += 1;
-                sum.ir_programs += u64::from(program.is_ir());
-                sum.generation += t1 - t0;
-                sum.checking += t2 - t1;
-                sum.phases.add(&phases);
-                match &verdict {
-                    Verdict::Inconclusive => sum.inconclusive += 1,
-                    Verdict::Agree { stages, .. } => sum.stages += stages.len() as u64,
-                    _ => {}
-                }
-                if let Some(stage) = failed {
-                    *sum.histogram.entry(stage.clone()).or_default() += 1;
-                    match written {
-                        Some(Ok(path)) => {
-                            eprintln!("\nFAILURE at {stage}: seed {seed}, case written to {}", path.display());
-                            sum.failures.push(path);
-                        }
-                        Some(Err(e)) => eprintln!("\nFAILURE at {stage}: seed {seed}; could not write the case: {e}"),
-                        None => {}
-                    }
-                }
+                run_program(config, oracle, i, &summary);
             });
         }
         if config.progress {
@@ -267,6 +343,50 @@ pub fn run_campaign(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), stop:
     }
     let mut sum = summary.into_inner().expect("summary lock");
     sum.elapsed = start.elapsed();
-    sum.regs_per_program = config.regs.len();
     sum
+}
+
+/// Generates, checks and counts program `i` of the campaign (of its
+/// shard), and writes its case if it fails.
+fn run_program(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), i: u64, summary: &Mutex<CampaignSummary>) {
+    // The program's place in the unsharded campaign.
+    let global = config.shard.global_index(i);
+    let seed = config.seed.wrapping_add(global);
+    let (program, diff) = config.program(seed);
+    let t0 = Instant::now();
+    let generated = Generated::from_seed(seed, config.ir_share, &GenConfig::default());
+    let t1 = Instant::now();
+    let _ = crate::pipeline::take_phase_times();
+    let verdict = generated.verdict(oracle, &diff);
+    let t2 = Instant::now();
+    let phases = crate::pipeline::take_phase_times();
+    let failed = failing_stage(&verdict);
+    let written = failed.as_ref().map(|_| match &generated {
+        Generated::Source(tc) => write_case(&config.out_dir, seed, tc, &verdict, &program),
+        Generated::Ir(case) => write_ssa_case(&config.out_dir, seed, case, &verdict, &program),
+    });
+    let mut sum = summary.lock().expect("summary lock");
+    sum.programs += 1;
+    sum.ir_programs += u64::from(generated.is_ir());
+    sum.generation += t1 - t0;
+    sum.checking += t2 - t1;
+    sum.phases.add(&phases);
+    sum.full_checks += program.regs.len() as u64;
+    sum.coverage.add(&program);
+    match &verdict {
+        Verdict::Inconclusive => sum.inconclusive += 1,
+        Verdict::Agree { stages, .. } => sum.stages += stages.len() as u64,
+        _ => {}
+    }
+    if let Some(stage) = failed {
+        *sum.histogram.entry(stage.clone()).or_default() += 1;
+        match written {
+            Some(Ok(path)) => {
+                eprintln!("\nFAILURE at {stage}: seed {seed}, case written to {}", path.display());
+                sum.failures.push(path);
+            }
+            Some(Err(e)) => eprintln!("\nFAILURE at {stage}: seed {seed}; could not write the case: {e}"),
+            None => {}
+        }
+    }
 }

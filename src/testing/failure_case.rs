@@ -29,6 +29,7 @@ impl CaseFile {
         CaseFile {
             description,
             regs: if regs.is_empty() { None } else { Some(regs.to_vec()) },
+            config: None,
             args: tc.args.clone(),
             expect,
             program: tc.program.clone(),
@@ -53,6 +54,7 @@ impl SsaCaseFile {
         let header = CaseHeader {
             description,
             regs: if regs.is_empty() { None } else { Some(regs.to_vec()) },
+            config: None,
             args: case.args.clone(),
             expect,
         };

@@ -13,6 +13,7 @@ use crate::oracle::Oracle;
 use crate::pipeline::{differential_full_catching, differential_ssa_catching, DiffConfig, Verdict};
 use crate::testing::gen::{GenConfig, TestCase};
 use crate::testing::irgen::{IrCase, IrGenConfig};
+use crate::testing::rotation::ProgramConfig;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -65,17 +66,20 @@ pub fn write_ssa_case(
     seed: u64,
     case: &IrCase,
     verdict: &Verdict,
-    regs: &[usize],
+    config: &ProgramConfig,
 ) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(dir)?;
     let path = dir.join(format!("case-{seed}.ssa"));
-    let file = SsaCaseFile::for_failure(
+    let mut file = SsaCaseFile::for_failure(
         &format!("ssaref fuzz failure, seed {seed} (IR-level program)"),
         &path.display().to_string(),
         case,
         verdict,
-        regs,
+        &config.regs,
     );
+    // The construction variant is recorded too, though a `.ssa` program
+    // is not constructed: `config:` lines have one form.
+    file.header.config = Some((crate::diag::Pos::START, config.render()));
     let mut out = std::fs::File::create(&path)?;
     out.write_all(file.render().as_bytes())?;
     out.sync_all()?;

@@ -18,4 +18,5 @@ pub mod out_of_ssa_stats;
 pub mod reduce;
 pub mod reduce_ssa;
 pub mod regalloc_stats;
+pub mod rotation;
 pub mod shard;

@@ -95,6 +95,39 @@ impl BraunOptions {
         parts.extend(flags.iter().filter(|(on, _)| *on).map(|&(_, n)| n));
         parts.join("+")
     }
+
+    /// The options that [`BraunOptions::describe`] names (`phi` or
+    /// `marker`, then the switches that are on); `None` for anything else.
+    pub fn from_description(s: &str) -> Option<BraunOptions> {
+        let mut parts = s.split('+');
+        let marker = match parts.next()? {
+            "phi" => false,
+            "marker" => true,
+            _ => return None,
+        };
+        let mut o = BraunOptions {
+            marker,
+            remove_redundant_sccs: false,
+            witness_cache: false,
+            fold_constants: false,
+            simplify_arithmetic: false,
+            cse: false,
+            copy_propagation: false,
+        };
+        for part in parts {
+            let switch = match part {
+                "scc" => &mut o.remove_redundant_sccs,
+                "witness" => &mut o.witness_cache,
+                "fold" => &mut o.fold_constants,
+                "simplify" => &mut o.simplify_arithmetic,
+                "cse" => &mut o.cse,
+                "copyprop" => &mut o.copy_propagation,
+                _ => return None,
+            };
+            *switch = true;
+        }
+        Some(o)
+    }
 }
 
 /// Counters of one construction, for statistics and tests.

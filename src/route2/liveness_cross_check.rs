@@ -1,0 +1,50 @@
+//! The cross-check of route 2's two liveness methods (Boissinot et al.,
+//! "Revisiting Out-of-SSA Translation", CGO 2009, §IV-A): the live-in and
+//! live-out sets of data-flow analysis (`analysis/liveness.rs`) against the
+//! answers of the fast liveness check (`liveness_check.rs`, Boissinot et
+//! al. CGO 2008), which needs no sets. The two share no code beyond the IR
+//! and the edge convention (`liveness::out_edges`), and
+//! `liveness_check.rs` answers with the conventions of `liveness.rs`, so
+//! they must agree on every value at every reachable block.
+//!
+//! Campaigns run it on every program route 2 translates
+//! (`OutOfSsaOptions::cross_check`), whichever method the configuration
+//! uses: a mistake of either method is then found even where the other
+//! method, being the one in use, would have hidden it.
+
+use crate::analysis::dominance::DomTree;
+use crate::analysis::liveness::Liveness;
+use crate::entity::EntityRef;
+use crate::ir::{Function, Value};
+use crate::route2::liveness_check::LivenessCheck;
+
+/// Compares the sets with the check at every reachable block of `f`, for
+/// every value of `f`; the first disagreement is the error.
+pub fn cross_check_liveness(f: &Function, sets: &Liveness, check: &LivenessCheck) -> Result<(), String> {
+    let dom: &DomTree = check.dom();
+    for b in f.blocks.keys().filter(|&b| dom.is_reachable(b)) {
+        let (Some(live_in), Some(live_out)) = (sets.live_in.get(b), sets.live_out.get(b)) else {
+            return Err(format!("the liveness sets have no entry for {b}"));
+        };
+        for i in 0..f.value_count as usize {
+            let v = Value::new(i);
+            let (set_in, check_in) = (live_in.contains(v), check.live_in(v, b));
+            if set_in != check_in {
+                return Err(format!(
+                    "{v} is {}live-in at {b} by the sets but {}by the liveness check",
+                    if set_in { "" } else { "not " },
+                    if check_in { "" } else { "not " }
+                ));
+            }
+            let (set_out, check_out) = (live_out.contains(v), check.live_out(v, b));
+            if set_out != check_out {
+                return Err(format!(
+                    "{v} is {}live-out of {b} by the sets but {}by the liveness check",
+                    if set_out { "" } else { "not " },
+                    if check_out { "" } else { "not " }
+                ));
+            }
+        }
+    }
+    Ok(())
+}
