@@ -163,16 +163,18 @@ pub fn family(name: &str) -> &str {
 /// allocation, then Pereira and Palsberg's SSA elimination. Stages:
 /// `ssa-ra[k=K,TAG]/PASS` (the SSA after each pass), `alloc[k=K,TAG]` and
 /// `x86[k=K,TAG]`, where `TAG` is `opt` with store hoisting and `plain`
-/// without.
+/// without, followed by `,separate-spill` when spilling is the separate
+/// pass (`spill.rs`) rather than the default, during coloring.
 #[derive(Clone, Copy, Debug)]
 pub struct Route1(pub crate::route1::regalloc::RegallocOptions);
 
 impl Route1 {
-    fn tag(&self) -> &'static str {
-        if self.0.store_hoisting {
-            "opt"
+    fn tag(&self) -> String {
+        let base = if self.0.store_hoisting { "opt" } else { "plain" };
+        if self.0.spill_during_coloring {
+            base.to_string()
         } else {
-            "plain"
+            format!("{base},separate-spill")
         }
     }
 
@@ -245,7 +247,10 @@ pub struct Route2 {
 impl Route2 {
     /// Every variant × liveness method × allocator (28 configurations), in
     /// a fixed order, each with the fast configuration's linear class test
-    /// and every checker on.
+    /// and every checker on; then the two Sreedhar III baselines of §IV-D
+    /// with linear scan (the interference graph of every variable as a bit
+    /// matrix, and the hash set of edges over the copy- and phi-related
+    /// variables), so that campaigns test them too: 30 in all.
     pub fn all() -> Vec<Route2> {
         use crate::route2::coalescing::CoalescingVariant;
         use crate::route2::conventional_alloc::ConventionalAllocator;
@@ -259,6 +264,9 @@ impl Route2 {
                 }
             }
         }
+        for out_of_ssa in [OutOfSsaOptions::sreedhar_iii_bitmatrix(), OutOfSsaOptions::sreedhar_iii_graph()] {
+            out.push(Route2 { out_of_ssa, allocator: ConventionalAllocator::LinearScan });
+        }
         out
     }
 
@@ -270,9 +278,20 @@ impl Route2 {
         all[(i % all.len() as u64) as usize]
     }
 
-    /// `variant,liveness,allocator`, as in stage names.
+    /// `variant,liveness,allocator`, as in stage names; with a class test
+    /// other than the linear one, `variant,liveness,class-test,allocator`
+    /// (`sreedhar-iii,sets,graph-bitmatrix,linear-scan`).
     pub fn describe(&self) -> String {
-        format!("{},{},{}", self.out_of_ssa.variant.slug(), self.out_of_ssa.liveness.name(), self.allocator.name())
+        format!("{},{}", self.translation(), self.allocator.name())
+    }
+
+    /// `variant,liveness`, and `,class-test` unless it is the linear one.
+    fn translation(&self) -> String {
+        let o = &self.out_of_ssa;
+        match o.class_test {
+            crate::route2::coalescing::ClassTest::Linear => format!("{},{}", o.variant.slug(), o.liveness.name()),
+            t => format!("{},{},{}", o.variant.slug(), o.liveness.name(), t.name()),
+        }
     }
 
     fn translate(&self, ssa: &Module) -> Result<(Module, PinList), PassError> {
@@ -294,8 +313,7 @@ impl Backend for Route2 {
     }
 
     fn prepare_key(&self) -> String {
-        let o = &self.out_of_ssa;
-        format!("out-of-ssa[{},{}]", o.variant.slug(), o.liveness.name())
+        format!("out-of-ssa[{}]", self.translation())
     }
 
     fn prepare(&self, ssa: &Module) -> Result<Prepared, PassError> {

@@ -12,6 +12,7 @@ pub mod failure_case;
 pub mod fuzzing;
 pub mod gen;
 pub mod irgen;
+pub mod out_of_ssa_bench;
 pub mod out_of_ssa_stats;
 pub mod reduce;
 pub mod regalloc_stats;

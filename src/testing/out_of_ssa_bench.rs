@@ -1,0 +1,275 @@
+//! The speed and memory comparison of Boissinot et al., "Revisiting
+//! Out-of-SSA Translation for Correctness, Code Quality, and Efficiency"
+//! (CGO 2009), §IV-D (Fig. 6 and 7): the fast configuration ("Us I +
+//! Linear + InterCheck + LiveCheck": no interference graph, no liveness
+//! sets, the linear class test) against route 2's two Sreedhar III
+//! baselines, on the same functions, in one run:
+//!
+//! - **Sreedhar III, bit matrix** ([`OutOfSsaOptions::sreedhar_iii_bitmatrix`]):
+//!   the baseline the paper measured, liveness sets and the interference
+//!   graph of every variable as a triangular bit matrix plus adjacency
+//!   lists (`route2/interference_graph_bitmatrix.rs`);
+//! - **Sreedhar III, edge set** ([`OutOfSsaOptions::sreedhar_iii_graph`]):
+//!   a cheaper one, liveness sets and a hash set of edges over the copy-
+//!   and phi-related variables only.
+//!
+//! The measurement is interleaved (each repetition runs every configuration
+//! once, in turn, so that a change of the machine's load hits all of them)
+//! and repeated; the table gives the median time with its spread, and the
+//! peak memory. Time and memory include every analysis the configuration
+//! builds (liveness sets or check, the graph), as in the paper ("timings
+//! include their construction"). The checkers are off in every
+//! configuration: they are not part of the translation the paper timed.
+//!
+//! Memory comes from a [`MemoryProbe`] that the caller supplies (the binary
+//! counts the bytes its allocator hands out, `cli/counting_alloc.rs`); the
+//! library has no allocator of its own to ask. `ssaref bench-out-of-ssa`
+//! prints [`BaselineTable`]; `ssaref reproduce` can reuse
+//! [`measure_baselines`].
+
+use crate::ir::Module;
+use crate::route2::coalescing::CoalescingVariant;
+use crate::route2::out_of_ssa::{translate_out_of_ssa, OutOfSsaOptions};
+use std::fmt;
+use std::time::Instant;
+
+/// Bytes in use and their peak, as counted by the caller's allocator.
+pub trait MemoryProbe {
+    /// Bytes in use now.
+    fn current(&self) -> usize;
+    /// Restarts the peak from the bytes in use now.
+    fn reset_peak(&self);
+    /// The largest number of bytes in use since the last `reset_peak`.
+    fn peak(&self) -> usize;
+}
+
+/// A probe that measures nothing (every figure 0), for callers without a
+/// counting allocator.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoMemoryProbe;
+
+impl MemoryProbe for NoMemoryProbe {
+    fn current(&self) -> usize {
+        0
+    }
+    fn reset_peak(&self) {}
+    fn peak(&self) -> usize {
+        0
+    }
+}
+
+/// The three configurations compared, in table order: the fast one, then
+/// the two baselines, each with its label. The fast configuration uses the
+/// `Value` variant, as the paper's "Us I" does.
+pub fn configurations() -> Vec<(&'static str, OutOfSsaOptions)> {
+    vec![
+        ("fast (Us I+Linear+InterCheck+LiveCheck)", OutOfSsaOptions::fast(CoalescingVariant::Value)),
+        ("Sreedhar III, bit matrix of all variables", OutOfSsaOptions::sreedhar_iii_bitmatrix()),
+        ("Sreedhar III, edge set of copy/phi variables", OutOfSsaOptions::sreedhar_iii_graph()),
+    ]
+    .into_iter()
+    .map(|(name, o)| (name, OutOfSsaOptions { check: false, ..o }))
+    .collect()
+}
+
+/// One configuration's figures on one module.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfigFigures {
+    pub name: &'static str,
+    /// Wall time of each repetition, in milliseconds, in run order.
+    pub times_ms: Vec<f64>,
+    /// Peak bytes above the bytes in use at the start, of each repetition.
+    pub peak_bytes: Vec<usize>,
+    /// Copies left (static), the same in every repetition.
+    pub copies: usize,
+    /// Edges of the interference graph (0 without one).
+    pub graph_edges: usize,
+}
+
+fn median_f64(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+impl ConfigFigures {
+    /// Median time in milliseconds.
+    pub fn median_ms(&self) -> f64 {
+        median_f64(&self.times_ms)
+    }
+
+    /// Fastest and slowest repetition, in milliseconds.
+    pub fn spread_ms(&self) -> (f64, f64) {
+        let min = self.times_ms.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = self.times_ms.iter().copied().fold(0.0, f64::max);
+        (if min.is_finite() { min } else { 0.0 }, max)
+    }
+
+    /// Median peak memory in KiB.
+    pub fn median_kib(&self) -> f64 {
+        let v: Vec<f64> = self.peak_bytes.iter().map(|&b| b as f64 / 1024.0).collect();
+        median_f64(&v)
+    }
+}
+
+/// One row of the comparison: a module and every configuration's figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BaselineRow {
+    pub instructions: usize,
+    pub functions: usize,
+    pub blocks: usize,
+    /// Value numbers of all functions together.
+    pub variables: usize,
+    /// In [`configurations`] order.
+    pub configs: Vec<ConfigFigures>,
+}
+
+impl BaselineRow {
+    /// `configs[i]`'s median time over the fast configuration's (above 1:
+    /// the fast one is faster).
+    pub fn time_ratio(&self, i: usize) -> f64 {
+        self.configs[i].median_ms() / self.configs[0].median_ms().max(1e-9)
+    }
+
+    /// `configs[i]`'s median peak memory over the fast configuration's.
+    pub fn memory_ratio(&self, i: usize) -> f64 {
+        self.configs[i].median_kib() / self.configs[0].median_kib().max(1e-9)
+    }
+}
+
+/// The whole comparison, one row per module.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BaselineTable {
+    pub repetitions: usize,
+    pub rows: Vec<BaselineRow>,
+}
+
+/// Translates every function of `module` with each configuration of
+/// [`configurations`], `repetitions` times, interleaved (see the module
+/// documentation). An error of the translation is returned as text.
+pub fn measure_baselines(module: &Module, repetitions: usize, probe: &dyn MemoryProbe) -> Result<BaselineRow, String> {
+    let configs = configurations();
+    let mut figures: Vec<ConfigFigures> = configs
+        .iter()
+        .map(|(name, _)| ConfigFigures {
+            name,
+            times_ms: Vec::new(),
+            peak_bytes: Vec::new(),
+            copies: 0,
+            graph_edges: 0,
+        })
+        .collect();
+    for _ in 0..repetitions.max(1) {
+        for ((_, opts), fig) in configs.iter().zip(&mut figures) {
+            let mut copies = 0;
+            let mut edges = 0;
+            probe.reset_peak();
+            let base = probe.current();
+            let start = Instant::now();
+            for f in &module.functions {
+                let (g, report) = translate_out_of_ssa(f, opts).map_err(|e| e.to_string())?;
+                copies += report.remaining_copies;
+                edges += report.graph_edges;
+                drop(g);
+            }
+            fig.times_ms.push(start.elapsed().as_secs_f64() * 1e3);
+            fig.peak_bytes.push(probe.peak().saturating_sub(base));
+            fig.copies = copies;
+            fig.graph_edges = edges;
+        }
+    }
+    Ok(BaselineRow {
+        instructions: module.functions.iter().map(|f| f.inst_count()).sum(),
+        functions: module.functions.len(),
+        blocks: module.functions.iter().map(|f| f.block_count()).sum(),
+        variables: module.functions.iter().map(|f| f.value_count as usize).sum(),
+        configs: figures,
+    })
+}
+
+/// [`measure_baselines`] on the benchmark module of each size
+/// (`out_of_ssa_stats::bench_module`).
+pub fn baseline_table(
+    sizes: &[usize],
+    seed: u64,
+    function_size: usize,
+    repetitions: usize,
+    probe: &dyn MemoryProbe,
+) -> Result<BaselineTable, String> {
+    let mut rows = Vec::new();
+    for &size in sizes {
+        let module = crate::testing::out_of_ssa_stats::bench_module(size, seed, function_size);
+        rows.push(measure_baselines(&module, repetitions, probe)?);
+    }
+    Ok(BaselineTable { repetitions: repetitions.max(1), rows })
+}
+
+impl fmt::Display for BaselineTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = configurations().iter().map(|(n, _)| *n).collect();
+        writeln!(
+            f,
+            "out-of-SSA, Boissinot et al. §IV-D: median of {} interleaved runs (min-max), peak memory; checks off",
+            self.repetitions
+        )?;
+        for (i, n) in names.iter().enumerate() {
+            let tag = ["fast", "BM", "ES"][i.min(2)];
+            writeln!(f, "  {tag:<4} = {n}")?;
+        }
+        writeln!(f, "  time× and mem× are a baseline's median over the fast configuration's (paper: ~2 and ~10)")?;
+        writeln!(
+            f,
+            "{:>8} {:>5} {:>7} | {:>21} {:>9} | {:>21} {:>9} {:>9} | {:>21} {:>9} {:>8} | {:>6} {:>6} | {:>6} {:>6}",
+            "insts",
+            "funcs",
+            "vars",
+            "fast ms",
+            "fast KiB",
+            "BM ms",
+            "BM KiB",
+            "BM edges",
+            "ES ms",
+            "ES KiB",
+            "ES edges",
+            "BM t×",
+            "BM m×",
+            "ES t×",
+            "ES m×"
+        )?;
+        for r in &self.rows {
+            let cell = |c: &ConfigFigures| {
+                let (lo, hi) = c.spread_ms();
+                format!("{:.1} ({:.1}-{:.1})", c.median_ms(), lo, hi)
+            };
+            writeln!(
+                f,
+                "{:>8} {:>5} {:>7} | {:>21} {:>9.0} | {:>21} {:>9.0} {:>9} | {:>21} {:>9.0} {:>8} | {:>6.2} {:>6.2} | {:>6.2} {:>6.2}",
+                r.instructions,
+                r.functions,
+                r.variables,
+                cell(&r.configs[0]),
+                r.configs[0].median_kib(),
+                cell(&r.configs[1]),
+                r.configs[1].median_kib(),
+                r.configs[1].graph_edges,
+                cell(&r.configs[2]),
+                r.configs[2].median_kib(),
+                r.configs[2].graph_edges,
+                r.time_ratio(1),
+                r.memory_ratio(1),
+                r.time_ratio(2),
+                r.memory_ratio(2),
+            )?;
+        }
+        let copies: Vec<String> = self
+            .rows
+            .iter()
+            .map(|r| r.configs.iter().map(|c| c.copies.to_string()).collect::<Vec<_>>().join("/"))
+            .collect();
+        writeln!(f, "copies left (fast/BM/ES) per row: {}", copies.join(", "))
+    }
+}
