@@ -148,6 +148,33 @@ pub struct BaselineRow {
     pub variables: usize,
     /// In [`configurations`] order.
     pub configs: Vec<ConfigFigures>,
+    /// The paper's Fig. 7 "Evaluated" footprints (a perfect memory), summed
+    /// over the functions, in bytes, for every variable of each function
+    /// (`V`) and its blocks (`B`): the half-size bit matrix `⌈V/8⌉ × V/2`,
+    /// liveness sets as bit sets `⌈V/8⌉ × B × 2`, and the liveness check's
+    /// sets `⌈B/8⌉ × B × 2`.
+    pub evaluated: Fig7Evaluated,
+}
+
+/// The "Evaluated" footprints of Fig. 7 (see [`BaselineRow::evaluated`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fig7Evaluated {
+    pub bit_matrix: u64,
+    pub liveness_sets: u64,
+    pub liveness_check: u64,
+}
+
+impl Fig7Evaluated {
+    fn of(module: &Module) -> Self {
+        let mut e = Fig7Evaluated::default();
+        for f in &module.functions {
+            let (v, b) = (u64::from(f.value_count), f.block_count() as u64);
+            e.bit_matrix += v.div_ceil(8) * v / 2;
+            e.liveness_sets += v.div_ceil(8) * b * 2;
+            e.liveness_check += b.div_ceil(8) * b * 2;
+        }
+        e
+    }
 }
 
 impl BaselineRow {
@@ -218,6 +245,7 @@ pub fn measure_baselines(module: &Module, repetitions: usize, probe: &dyn Memory
         blocks: module.functions.iter().map(|f| f.block_count()).sum(),
         variables: module.functions.iter().map(|f| f.value_count as usize).sum(),
         configs: figures,
+        evaluated: Fig7Evaluated::of(module),
     })
 }
 
@@ -302,6 +330,21 @@ impl fmt::Display for BaselineTable {
             .map(|r| r.configs.iter().map(|c| c.copies.to_string()).collect::<Vec<_>>().join("/"))
             .collect();
         writeln!(f, "copies left (fast/BM/ES) per row: {}", copies.join(", "))?;
+        for r in &self.rows {
+            let e = r.evaluated;
+            let baseline = e.bit_matrix + e.liveness_sets;
+            writeln!(
+                f,
+                "Fig. 7 evaluated, {} insts: bit matrix {} B + liveness sets {} B = {} B (BM) vs liveness check {} B \
+                 (fast): {:.1}×",
+                r.instructions,
+                e.bit_matrix,
+                e.liveness_sets,
+                baseline,
+                e.liveness_check,
+                baseline as f64 / e.liveness_check.max(1) as f64
+            )?;
+        }
         let wall: Vec<String> =
             self.rows.iter().map(|r| format!("{:.2}/{:.2}", r.wall_time_ratio(1), r.wall_time_ratio(2))).collect();
         writeln!(f, "wall-time ratios BM t×/ES t× per row: {}", wall.join(", "))
