@@ -8,7 +8,8 @@
 //!   `block_points`), and route 1 with this strategy passes every checker
 //!   of `regalloc::allocate_function` (assignment, frugal slots, allocation
 //!   checker, no scratch register, chordal optimum), the allocation checker
-//!   once more on the module here, and runs to the source's outcome;
+//!   once more on the module here, and runs to the source's outcome; so
+//!   does route 1 with the separate spilling pass (`spill.rs`);
 //! - on a hand-made function, the §4.6 deduction of the spilled parameters
 //!   from a phi result's weight changes which value is spilled, and the
 //!   decisions are asserted with and without it.
@@ -71,13 +72,18 @@ fn output_keeps_demand_within_k_and_passes_every_checker_on_generated_programs()
                 assert_eq!(demand, result.max_demand, "seed {seed}, K = {k}: the pass and the checker count alike");
                 spills += result.spilled.len();
             }
-            let opts = RegallocOptions { spill_during_coloring: true, ..RegallocOptions::with_k(k) };
-            let (mir, _) = allocate_module(&ssa, &opts).unwrap_or_else(|e| panic!("seed {seed}, K = {k}: {e}"));
-            alloc_checker::check_module(&mir).unwrap_or_else(|e| panic!("seed {seed}, K = {k}: {e}"));
-            if expected.end != End::OutOfFuel {
-                let got = InterpOracle.run_mir(&mir, &tc.args, ssaref::pipeline::later_stage_fuel(FUEL));
-                assert_eq!(got.as_ref(), Ok(&expected), "seed {seed}, K = {k}: the allocated code's outcome");
-                runs += 1;
+            // Both strategies (the separate pass is no longer the default,
+            // so it is kept under test here).
+            for during in [true, false] {
+                let opts = RegallocOptions { spill_during_coloring: during, ..RegallocOptions::with_k(k) };
+                let (mir, _) = allocate_module(&ssa, &opts)
+                    .unwrap_or_else(|e| panic!("seed {seed}, K = {k}, during coloring {during}: {e}"));
+                alloc_checker::check_module(&mir).unwrap_or_else(|e| panic!("seed {seed}, K = {k}: {e}"));
+                if expected.end != End::OutOfFuel {
+                    let got = InterpOracle.run_mir(&mir, &tc.args, ssaref::pipeline::later_stage_fuel(FUEL));
+                    assert_eq!(got.as_ref(), Ok(&expected), "seed {seed}, K = {k}, during coloring {during}");
+                    runs += 1;
+                }
             }
         }
     }
