@@ -10,7 +10,7 @@
 //! | one-argument phis to copies, then critical-edge splitting (so that every predecessor of a block with phis has one successor) | `one_argument_phis.rs`, `critical_edges.rs` | SSA verifier |
 //! | PhiLifting (§4.2) | `phi_lifting.rs` | verifier, CSSA, pressure not raised (Theorem 1) |
 //! | PhiMemCoalesce (§4.4) | `phi_mem_coalesce.rs` | verifier, CSSA (and again with `checkers/class_interference.rs`'s own liveness) |
-//! | spilling (§4.5, §4.7; load lowering §6.2): decided during the coloring walk with the §4.6 weight deduction (`spill_during_coloring`), or as a separate pass before it | `spill_during_coloring.rs`, or `spill.rs` | verifier, CSSA, demand ≤ K |
+//! | spilling (§4.5, §4.7; load lowering §6.2): decided during the coloring walk with the §4.6 weight deduction (`spill_during_coloring`), or as a separate pass before it | `spill_during_coloring.rs`, or `spill.rs` | verifier, CSSA, demand ≤ K (recounted by `checkers/coloring_check.rs`) |
 //! | register assignment (§4.5) | `coloring.rs` | valid coloring; frugal slots (`checkers/coloring_check.rs`) |
 //! | spill-free SSA elimination (§5, §6) | `ssa_elimination.rs` | spartan columns as given (inside), allocation checker, no scratch register, chordal optimum counted in the MIR (`checkers/coloring_check.rs`) |
 //!
@@ -159,6 +159,12 @@ pub fn allocate_function(f: &Function, opts: &RegallocOptions) -> Result<(MFunct
     }
     .map_err(|e| fail("spill", "demand<=K", e))?;
     verify_function(&f).map_err(|e| fail("spill", "verify", e))?;
+    // The demand recounted by the coloring checker, not the spiller's own
+    // `block_points`.
+    let demand = coloring_check::max_register_demand(&f, &spilled.spilled);
+    if demand > opts.k {
+        return Err(fail("spill", "demand<=K (checker)", format!("demand {demand} > K = {} after spilling", opts.k)));
+    }
     check_cssa(&f).map_err(|e| fail("spill", "cssa", e))?;
     stages.push(("spill", f.clone()));
 
