@@ -164,7 +164,9 @@ pub fn family(name: &str) -> &str {
 /// `ssa-ra[k=K,TAG]/PASS` (the SSA after each pass), `alloc[k=K,TAG]` and
 /// `x86[k=K,TAG]`, where `TAG` is `RegallocOptions::describe`: `opt` with
 /// every switch on, `plain` without the §6 optimizations, else the
-/// switches that are on (`pmc+coalesce+hoist`).
+/// switches that are on (`pmc+coalesce+hoist`); spilling during coloring
+/// (the default) is the switch `color-spill`, off for the separate pass
+/// (`spill.rs`).
 #[derive(Clone, Copy, Debug)]
 pub struct Route1(pub crate::route1::regalloc::RegallocOptions);
 
@@ -243,7 +245,11 @@ pub struct Route2 {
 impl Route2 {
     /// Every variant × liveness method × allocator (28 configurations), in
     /// a fixed order, each with the fast configuration's linear class test
-    /// and every checker and cross-check on (`OutOfSsaOptions::cross_check`).
+    /// and every checker and cross-check on (`OutOfSsaOptions::cross_check`);
+    /// then the two Sreedhar III baselines of §IV-D with linear scan (the
+    /// interference graph of every variable as a bit matrix, and the hash
+    /// set of edges over the copy- and phi-related variables), so that
+    /// campaigns test them too: 30 in all.
     pub fn all() -> Vec<Route2> {
         use crate::route2::coalescing::CoalescingVariant;
         use crate::route2::conventional_alloc::ConventionalAllocator;
@@ -256,6 +262,9 @@ impl Route2 {
                     out.push(Route2 { out_of_ssa, allocator });
                 }
             }
+        }
+        for out_of_ssa in [OutOfSsaOptions::sreedhar_iii_bitmatrix(), OutOfSsaOptions::sreedhar_iii_graph()] {
+            out.push(Route2 { out_of_ssa, allocator: ConventionalAllocator::LinearScan });
         }
         out
     }
@@ -298,7 +307,8 @@ impl Route2 {
     }
 
     /// `variant,liveness,allocator`, as in stage names, then `,CLASS-TEST`
-    /// unless the class test is the linear one (`quadratic`, `graph`).
+    /// unless the class test is the linear one (`quadratic`, `graph-edge-set`,
+    /// `graph-bitmatrix`).
     pub fn describe(&self) -> String {
         format!(
             "{},{},{}{}",
@@ -309,7 +319,8 @@ impl Route2 {
         )
     }
 
-    /// `,quadratic` or `,graph`; empty for the linear class test.
+    /// `,quadratic`, `,graph-edge-set` or `,graph-bitmatrix`; empty for the
+    /// linear class test.
     fn class_suffix(&self) -> String {
         match self.out_of_ssa.class_test {
             crate::route2::coalescing::ClassTest::Linear => String::new(),

@@ -145,8 +145,8 @@ fn generated_every_variant_and_liveness_method_keeps_the_outcome() {
 /// Runs both the linear and the quadratic class test on every query that
 /// coalescing makes on the corpus and on generated programs (the
 /// `cross_check` option), for the variants that use the linear test, and
-/// also compares the results of the Linear, Quadratic and Graph
-/// configurations, which must coalesce identically.
+/// also compares the results of the Linear, Quadratic, Graph (edge set)
+/// and BitMatrix configurations, which must coalesce identically.
 #[test]
 fn linear_class_test_agrees_on_every_coalescing_query() {
     let mut modules = Vec::new();
@@ -172,7 +172,7 @@ fn linear_class_test_agrees_on_every_coalescing_query() {
                 let (linear, report) = translate_module(m, &opts).expect("translates");
                 assert_eq!(report.linear_mismatches, 0, "{}:\n{}", variant.name(), print_module(m));
                 queries += report.class_queries;
-                for class_test in [ClassTest::Quadratic, ClassTest::Graph] {
+                for class_test in [ClassTest::Quadratic, ClassTest::Graph, ClassTest::BitMatrix] {
                     let opts = OutOfSsaOptions { class_test, liveness: LivenessMethod::Sets, ..opts };
                     let (other, _) = translate_module(m, &opts).expect("translates");
                     assert_eq!(linear, other, "{} with {class_test:?}:\n{}", variant.name(), print_module(m));

@@ -17,7 +17,7 @@ use ssaref::pipeline::{differential_full, Route2, Verdict};
 use ssaref::route1::regalloc::RegallocOptions;
 use ssaref::route2::coalescing::ClassTest;
 use ssaref::testing::campaign::{run_campaign, CampaignConfig};
-use ssaref::testing::rotation::{pick, ProgramConfig, Rotation, FIXED_REGS};
+use ssaref::testing::rotation::{pick, route2_rotation, ProgramConfig, Rotation, FIXED_REGS};
 use std::collections::BTreeSet;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -27,7 +27,7 @@ use std::sync::Arc;
 struct Seen {
     constructions: BTreeSet<String>,
     regs: BTreeSet<usize>,
-    route1: BTreeSet<[bool; 6]>,
+    route1: BTreeSet<[bool; SWITCHES]>,
     class_tests: BTreeSet<&'static str>,
     route2: BTreeSet<String>,
 }
@@ -47,6 +47,8 @@ fn seen(rotation: &Rotation, start: u64, n: u64) -> Seen {
     s
 }
 
+/// Route 1's switches (`RegallocOptions::SWITCHES`).
+const SWITCHES: usize = RegallocOptions::SWITCHES.len();
 #[test]
 fn the_rotation_covers_every_configuration_within_256_programs() {
     let rotation = Rotation::default();
@@ -54,34 +56,44 @@ fn the_rotation_covers_every_configuration_within_256_programs() {
         let s = seen(&rotation, start, 256);
         assert_eq!(s.constructions.len(), 128, "from seed {start}: {:?}", s.constructions);
         assert_eq!(s.regs, (2..=15).collect::<BTreeSet<_>>(), "from seed {start}");
-        for i in 0..6 {
-            let off_alone: [bool; 6] = std::array::from_fn(|j| j != i);
-            let on_alone: [bool; 6] = std::array::from_fn(|j| j == i);
+        for i in 0..SWITCHES {
+            let off_alone: [bool; SWITCHES] = std::array::from_fn(|j| j != i);
+            let on_alone: [bool; SWITCHES] = std::array::from_fn(|j| j == i);
             let name = RegallocOptions::SWITCHES[i];
             assert!(s.route1.contains(&off_alone), "from seed {start}: {name} never off alone");
             assert!(s.route1.contains(&on_alone), "from seed {start}: {name} never on alone");
         }
-        assert!(s.route1.contains(&[true; 6]) && s.route1.contains(&[false; 6]), "from seed {start}");
+        assert!(s.route1.contains(&[true; SWITCHES]) && s.route1.contains(&[false; SWITCHES]), "from seed {start}");
         assert_eq!(s.class_tests.len(), ClassTest::ALL.len(), "from seed {start}: {:?}", s.class_tests);
-        assert_eq!(s.route2.len(), Route2::all().len(), "from seed {start}");
+        assert_eq!(s.route2.len(), route2_rotation().len(), "from seed {start}");
     }
 }
 
 #[test]
-fn every_k_runs_within_three_programs_and_every_class_test_with_every_k_group_within_nine() {
+fn every_k_runs_within_three_programs_and_every_class_test_with_every_configuration() {
     let rotation = Rotation::default();
     for start in [0u64, 7, 1000] {
         assert_eq!(seen(&rotation, start, 3).regs, (2..=15).collect::<BTreeSet<_>>(), "from seed {start}");
-        let pairs: BTreeSet<(usize, &str)> = (start..start + 9)
+        // Every K group with every class test within 24 programs.
+        let pairs: BTreeSet<(usize, &str)> = (start..start + 24)
             .map(|seed| {
                 let c = rotation.program(seed);
                 (c.regs[2], c.route2[0].out_of_ssa.class_test.name())
             })
             .collect();
-        assert_eq!(pairs.len(), 9, "from seed {start}: {pairs:?}");
+        assert_eq!(pairs.len(), 3 * ClassTest::ALL.len(), "from seed {start}: {pairs:?}");
+    }
+    // Every route-2 configuration with every class test (Sreedhar III with
+    // both baselines' graphs among them) in each aligned block of 4 n.
+    let n = route2_rotation().len() as u64;
+    for block in [0u64, 3, 1 << 30] {
+        let pairs: BTreeSet<String> =
+            (block * 4 * n..(block + 1) * 4 * n).map(|seed| rotation.program(seed).route2[0].describe()).collect();
+        assert_eq!(pairs.len() as u64, 4 * n, "block {block}");
+        assert!(pairs.contains("sreedhar-iii,sets,linear-scan,graph-bitmatrix"), "{pairs:?}");
     }
     // Each aligned block of n seeds takes every value of a dimension of n.
-    for (n, salt) in [(128, 3), (14, 1), (3, 0), (3, 1), (28, 0)] {
+    for (n, salt) in [(128, 3), (16, 1), (3, 0), (4, 1), (30, 0)] {
         for block in [0u64, 5, 1 << 40] {
             let values: BTreeSet<usize> =
                 (block * n as u64..(block + 1) * n as u64).map(|s| pick(s, n, salt)).collect();

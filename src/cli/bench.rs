@@ -1,6 +1,7 @@
 //! The benchmarks: `ssaref bench-emulator` (Unicorn with a fresh or a
 //! reused engine) and `ssaref bench-out-of-ssa` (time and peak memory of
-//! out-of-SSA translation, measured with the counting allocator of
+//! out-of-SSA translation against both Sreedhar III baselines,
+//! `testing/out_of_ssa_bench.rs`, measured with the counting allocator of
 //! `counting_alloc.rs`).
 
 use crate::common::{internal, Failure};
@@ -38,6 +39,9 @@ pub struct BenchArgs {
     /// Statements per generated function.
     #[arg(long, default_value_t = 150)]
     function_size: usize,
+    /// Repetitions of each configuration (interleaved; medians reported).
+    #[arg(long, default_value_t = 5)]
+    repetitions: usize,
 }
 
 pub fn cmd_bench_emulator(a: BenchEmulatorArgs) -> Result<ExitCode, Failure> {
@@ -68,55 +72,31 @@ pub fn cmd_bench_emulator(a: BenchEmulatorArgs) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn cmd_bench_out_of_ssa(a: BenchArgs) -> Result<ExitCode, Failure> {
-    use ssaref::route2::coalescing::CoalescingVariant;
-    use ssaref::route2::out_of_ssa::{translate_out_of_ssa, OutOfSsaOptions};
-    use std::time::Instant;
-    counting_alloc::enable();
-    let fast = OutOfSsaOptions { check: false, ..OutOfSsaOptions::fast(CoalescingVariant::Value) };
-    let slow = OutOfSsaOptions { check: false, ..OutOfSsaOptions::sreedhar_iii_graph() };
-    println!(
-        "out-of-SSA: fast = Value, linear class test, liveness check, no graph; \
-         Sreedhar III = interference graph, liveness sets (checks off in both)"
-    );
-    println!(
-        "{:>9} {:>6} {:>8} | {:>10} {:>10} {:>7} | {:>10} {:>10} {:>7} | {:>6} {:>6}",
-        "insts", "funcs", "blocks", "fast ms", "fast KiB", "copies", "S-III ms", "S-III KiB", "copies", "time×", "mem×"
-    );
-    for &size in &a.sizes {
-        let module = ssaref::testing::out_of_ssa_stats::bench_module(size, a.seed, a.function_size);
-        let insts: usize = module.functions.iter().map(|f| f.inst_count()).sum();
-        let blocks: usize = module.functions.iter().map(|f| f.block_count()).sum();
-        let mut results = Vec::new();
-        for opts in [&fast, &slow] {
-            let mut copies = 0;
-            counting_alloc::reset_peak();
-            let base = counting_alloc::current();
-            let start = Instant::now();
-            for f in &module.functions {
-                let (g, report) = translate_out_of_ssa(f, opts).map_err(|e| internal(e.to_string()))?;
-                copies += report.remaining_copies;
-                drop(g);
-            }
-            let ms = start.elapsed().as_secs_f64() * 1e3;
-            let kib = (counting_alloc::peak().saturating_sub(base)) as f64 / 1024.0;
-            results.push((ms, kib, copies));
-        }
-        let ((fm, fk, fc), (sm, sk, sc)) = (results[0], results[1]);
-        println!(
-            "{:>9} {:>6} {:>8} | {:>10.1} {:>10.0} {:>7} | {:>10.1} {:>10.0} {:>7} | {:>6.2} {:>6.2}",
-            insts,
-            module.functions.len(),
-            blocks,
-            fm,
-            fk,
-            fc,
-            sm,
-            sk,
-            sc,
-            sm / fm.max(1e-9),
-            sk / fk.max(1e-9)
-        );
+/// The binary's counting allocator as the library's memory probe.
+struct CountingProbe;
+
+impl ssaref::testing::out_of_ssa_bench::MemoryProbe for CountingProbe {
+    fn current(&self) -> usize {
+        counting_alloc::current()
     }
+    fn reset_peak(&self) {
+        counting_alloc::reset_peak()
+    }
+    fn peak(&self) -> usize {
+        counting_alloc::peak()
+    }
+}
+
+pub fn cmd_bench_out_of_ssa(a: BenchArgs) -> Result<ExitCode, Failure> {
+    counting_alloc::enable();
+    let table = ssaref::testing::out_of_ssa_bench::baseline_table(
+        &a.sizes,
+        a.seed,
+        a.function_size,
+        a.repetitions,
+        &CountingProbe,
+    )
+    .map_err(internal)?;
+    print!("{table}");
     Ok(ExitCode::SUCCESS)
 }

@@ -5,7 +5,6 @@
 use crate::common::{check_regs, Failure};
 use crate::options::{parse_coalescing, Routes};
 use clap::Args;
-use ssaref::pipeline;
 use ssaref::testing::shard::Shard;
 use std::process::ExitCode;
 
@@ -106,7 +105,10 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
     let route2 = if !a.route.route2() {
         Vec::new()
     } else {
-        pipeline::Route2::all().into_iter().filter(|r| a.coalescing.is_none_or(|v| r.out_of_ssa.variant == v)).collect()
+        ssaref::testing::rotation::route2_rotation()
+            .into_iter()
+            .filter(|r| a.coalescing.is_none_or(|v| r.out_of_ssa.variant == v))
+            .collect()
     };
     let mut config = ssaref::testing::campaign::CampaignConfig::new(&a.out)
         .with_duration(std::time::Duration::from_secs(a.seconds))

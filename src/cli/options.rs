@@ -162,6 +162,10 @@ pub struct AllocArgs {
     /// Skip redundant memory transfer elimination (§6.3).
     #[arg(long)]
     no_rmte: bool,
+    /// Spill in a separate pass before coloring (`spill.rs`) instead of
+    /// during the coloring walk with the §4.6 weight deduction (Pereira §4.5).
+    #[arg(long)]
+    separate_spill_pass: bool,
 }
 
 impl AllocArgs {
@@ -174,6 +178,7 @@ impl AllocArgs {
             load_lowering: !self.no_load_lowering,
             redundant_memory_transfer_elimination: !self.no_rmte,
             recycle_reloads: true,
+            spill_during_coloring: !self.separate_spill_pass,
         }
     }
 }

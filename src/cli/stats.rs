@@ -1,8 +1,9 @@
 //! `ssaref stats`: statistics over a corpus of programs (files and
 //! generated ones): route 1's spills and moves with each optimization of
-//! Pereira and Palsberg §6 on and off, or route 2's remaining copies per
-//! coalescing variant, or (`--compare-backends`) route 1, route 2 and
-//! regalloc2 side by side (`testing/backend_comparison.rs`).
+//! Pereira and Palsberg §6 on and off, and with each spilling strategy
+//! (during coloring, Pereira §4.5-4.6, or a separate pass), or route 2's
+//! remaining copies per coalescing variant, or (`--compare-backends`) route
+//! 1, route 2 and regalloc2 side by side (`testing/backend_comparison.rs`).
 
 use crate::common::{bad_input, internal, load_case, Failure};
 use crate::options::Route;
@@ -164,5 +165,9 @@ pub fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
     let table = ssaref::testing::regalloc_stats::comparison_table(&corpus, a.regs as usize, &interp::Interp, a.fuel)
         .map_err(internal)?;
     print!("{table}");
+    let strategies =
+        ssaref::testing::regalloc_stats::spill_strategy_table(&corpus, a.regs as usize, &interp::Interp, a.fuel)
+            .map_err(internal)?;
+    print!("{strategies}");
     Ok(ExitCode::SUCCESS)
 }

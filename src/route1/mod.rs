@@ -16,4 +16,5 @@ pub mod phi_lifting;
 pub mod phi_mem_coalesce;
 pub mod regalloc;
 pub mod spill;
+pub mod spill_during_coloring;
 pub mod ssa_elimination;

@@ -10,7 +10,7 @@
 //! | one-argument phis to copies, then critical-edge splitting (so that every predecessor of a block with phis has one successor) | `one_argument_phis.rs`, `critical_edges.rs` | SSA verifier |
 //! | PhiLifting (§4.2) | `phi_lifting.rs` | verifier, CSSA, pressure not raised (Theorem 1) |
 //! | PhiMemCoalesce (§4.4) | `phi_mem_coalesce.rs` | verifier, CSSA (and again with `checkers/class_interference.rs`'s own liveness) |
-//! | spilling (§4.5, §4.7; load lowering §6.2) | `spill.rs` | verifier, CSSA, demand ≤ K |
+//! | spilling (§4.5, §4.7; load lowering §6.2): decided during the coloring walk with the §4.6 weight deduction (`spill_during_coloring`), or as a separate pass before it | `spill_during_coloring.rs`, or `spill.rs` | verifier, CSSA, demand ≤ K (recounted by `checkers/coloring_check.rs`) |
 //! | register assignment (§4.5) | `coloring.rs` | valid coloring; frugal slots (`checkers/coloring_check.rs`) |
 //! | spill-free SSA elimination (§5, §6) | `ssa_elimination.rs` | spartan columns as given (inside), allocation checker, no scratch register, chordal optimum counted in the MIR (`checkers/coloring_check.rs`) |
 //!
@@ -33,6 +33,7 @@ use crate::route1::one_argument_phis::lower_one_argument_phis;
 use crate::route1::phi_lifting::phi_lifting;
 use crate::route1::phi_mem_coalesce::phi_mem_coalesce;
 use crate::route1::spill::{spill, SpillOptions};
+use crate::route1::spill_during_coloring::{spill_during_coloring, SpillDuringColoringOptions};
 use crate::route1::ssa_elimination::{eliminate_ssa, EliminationOptions, EliminationStats};
 
 /// Every switch of route 1.
@@ -52,6 +53,10 @@ pub struct RegallocOptions {
     pub redundant_memory_transfer_elimination: bool,
     /// Reload recycling inside blocks (Pereira §4.7).
     pub recycle_reloads: bool,
+    /// Spill decisions made during the coloring walk, with the §4.6 weight
+    /// deduction (`spill_during_coloring.rs`, Pereira §4.5-4.6); false: the
+    /// separate spilling pass before coloring (`spill.rs`).
+    pub spill_during_coloring: bool,
 }
 
 impl RegallocOptions {
@@ -65,6 +70,7 @@ impl RegallocOptions {
             load_lowering: true,
             redundant_memory_transfer_elimination: true,
             recycle_reloads: true,
+            spill_during_coloring: true,
         }
     }
 
@@ -81,7 +87,7 @@ impl RegallocOptions {
     /// The names of the six switches, in the order of [`Self::switch`]:
     /// PhiMemCoalesce, coalescing, reload recycling, store hoisting, load
     /// lowering, redundant memory transfer elimination.
-    pub const SWITCHES: [&'static str; 6] = ["pmc", "coalesce", "recycle", "hoist", "lower", "rmte"];
+    pub const SWITCHES: [&'static str; 7] = ["pmc", "coalesce", "recycle", "hoist", "lower", "rmte", "color-spill"];
 
     /// The switch named `SWITCHES[i]`.
     pub fn switch(&mut self, i: usize) -> Option<&mut bool> {
@@ -92,12 +98,13 @@ impl RegallocOptions {
             3 => &mut self.store_hoisting,
             4 => &mut self.load_lowering,
             5 => &mut self.redundant_memory_transfer_elimination,
+            6 => &mut self.spill_during_coloring,
             _ => return None,
         })
     }
 
     /// The switches, in the order of [`Self::SWITCHES`].
-    pub fn switches(mut self) -> [bool; 6] {
+    pub fn switches(mut self) -> [bool; 7] {
         std::array::from_fn(|i| self.switch(i).is_some_and(|on| *on))
     }
 
@@ -229,11 +236,31 @@ fn allocate(f: &Function, opts: &RegallocOptions, check: bool) -> Result<(MFunct
         }
     }
 
-    let spill_opts =
-        SpillOptions { k: opts.k, load_lowering: opts.load_lowering, recycle_reloads: opts.recycle_reloads };
-    let spilled = spill(&mut f, &spill_opts).map_err(|e| fail("spill", "demand<=K", e))?;
+    let spilled = if opts.spill_during_coloring {
+        let o = SpillDuringColoringOptions {
+            load_lowering: opts.load_lowering,
+            recycle_reloads: opts.recycle_reloads,
+            ..SpillDuringColoringOptions::with_k(opts.k)
+        };
+        spill_during_coloring(&mut f, &o)
+    } else {
+        let spill_opts =
+            SpillOptions { k: opts.k, load_lowering: opts.load_lowering, recycle_reloads: opts.recycle_reloads };
+        spill(&mut f, &spill_opts)
+    }
+    .map_err(|e| fail("spill", "demand<=K", e))?;
     if check {
         verify_function(&f).map_err(|e| fail("spill", "verify", e))?;
+        // The demand recounted by the coloring checker, not the spiller's
+        // own `block_points`.
+        let demand = coloring_check::max_register_demand(&f, &spilled.spilled);
+        if demand > opts.k {
+            return Err(fail(
+                "spill",
+                "demand<=K (checker)",
+                format!("demand {demand} > K = {} after spilling", opts.k),
+            ));
+        }
         check_cssa(&f).map_err(|e| fail("spill", "cssa", e))?;
         stages.push(("spill", f.clone()));
     }

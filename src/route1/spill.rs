@@ -154,7 +154,7 @@ pub fn block_points(f: &Function, b: Block, live_out: &EntitySet<Value>, spilled
 /// Pereira's `ComputeWeight` (Fig. 6): each definition and use counts
 /// 1 + 10^loop-depth (phi arguments at the depth of their predecessor), and
 /// the sum is divided by the size of the live range. Low weight spills first.
-fn weights(f: &Function, depth: &EntityVec<Block, u32>, sizes: &[usize]) -> Vec<f64> {
+pub(crate) fn weights(f: &Function, depth: &EntityVec<Block, u32>, sizes: &[usize]) -> Vec<f64> {
     let mut w = vec![0.0f64; f.value_count as usize];
     let cost = |d: u32| 1.0 + 10f64.powi(d.min(8) as i32);
     for (b, data) in f.blocks.iter() {
@@ -323,7 +323,7 @@ fn find_overloads(
 /// true while the round spills its values one after the other, and each
 /// spill visits only the blocks that use its value instead of the whole
 /// function (which made spilling quadratic in the function's size).
-fn use_blocks(f: &Function, values: &[Value]) -> Vec<Vec<Block>> {
+pub(crate) fn use_blocks(f: &Function, values: &[Value]) -> Vec<Vec<Block>> {
     let mut index: Vec<u32> = vec![u32::MAX; f.value_count as usize];
     for (i, v) in values.iter().enumerate() {
         index[v.index()] = i as u32;
@@ -349,7 +349,7 @@ fn use_blocks(f: &Function, values: &[Value]) -> Vec<Vec<Block>> {
 /// Marks `v` spilled and gives each use other than a phi argument a reload
 /// right before it (a `copy v` that already exists is its own reload).
 /// `blocks` are the blocks that use `v` (`use_blocks`), in block order.
-fn spill_value(
+pub(crate) fn spill_value(
     f: &mut Function,
     v: Value,
     blocks: &[Block],
@@ -384,7 +384,7 @@ fn spill_value(
 
 /// Load lowering (§6.2): phi results, not spilled, that would need more
 /// loads on their incoming edges (arguments in memory) than they have uses.
-fn lowering_candidates(f: &Function, spilled: &EntitySet<Value>) -> Vec<Value> {
+pub(crate) fn lowering_candidates(f: &Function, spilled: &EntitySet<Value>) -> Vec<Value> {
     let mut uses = vec![0usize; f.value_count as usize];
     for data in f.blocks.values() {
         for inst in &data.insts {
@@ -411,7 +411,7 @@ fn lowering_candidates(f: &Function, spilled: &EntitySet<Value>) -> Vec<Value> {
 
 /// Merges consecutive reloads of one spilled value in a block when the
 /// longer-lived reload keeps the demand at most K (§4.7).
-fn recycle_reloads(f: &mut Function, spilled: &EntitySet<Value>, reloads: &mut EntitySet<Value>, k: usize) {
+pub(crate) fn recycle_reloads(f: &mut Function, spilled: &EntitySet<Value>, reloads: &mut EntitySet<Value>, k: usize) {
     let live = compute_liveness(f);
     for b in f.blocks.keys() {
         loop {

@@ -55,12 +55,16 @@
 //! interference is an intersection or value-based interference; the
 //! variants that exclude a pair (`SreedharI`, `SreedharIII`) or use
 //! Chaitin's test are not of that form and always test every pair.
-//! [`ClassTest::Quadratic`] tests every pair; [`ClassTest::Graph`] tests
-//! every pair against an explicit interference graph built from the live
-//! sets (the comparison configuration of §IV-D). With `cross_check`, every
-//! query to which the linear test applies is answered by both the linear
-//! test and the pairwise one (quadratic, or against the graph), and
-//! disagreements are counted.
+//! [`ClassTest::Quadratic`] tests every pair; [`ClassTest::Graph`] and
+//! [`ClassTest::BitMatrix`] test every pair against an explicit
+//! interference graph built from the live sets, the two Sreedhar III
+//! baselines of §IV-D: a hash set of edges over the copy- and phi-related
+//! variables ([`InterferenceGraph`], the cheaper one), or every variable in
+//! a bit matrix with adjacency lists (`interference_graph_bitmatrix.rs`, the
+//! graph the paper's baseline used). With `cross_check`, every query to
+//! which the linear test applies is answered by both the linear test and
+//! the pairwise one (quadratic, or against the graph), and disagreements
+//! are counted.
 //!
 //! # Virtualization
 //!
@@ -173,28 +177,52 @@ pub enum ClassTest {
     Linear,
     /// Every pair, with the variable test.
     Quadratic,
-    /// Every pair, against an explicit interference graph built from the
-    /// live sets (needs [`Coalescer::with_graph`]).
+    /// Every pair, against the cheaper of the two baselines' graphs: a hash
+    /// set of edges over the copy- and phi-related variables only, built
+    /// from the live sets ([`InterferenceGraph`]; needs
+    /// [`Coalescer::with_graph`]).
     Graph,
+    /// Every pair, against the graph the paper's baseline used (§IV-D):
+    /// every variable, a triangular bit matrix plus adjacency lists, built
+    /// from the live sets (`interference_graph_bitmatrix.rs`; needs
+    /// [`Coalescer::with_graph`]).
+    BitMatrix,
 }
 
 impl ClassTest {
     /// Every class test, in a fixed order.
-    pub const ALL: [ClassTest; 3] = [ClassTest::Linear, ClassTest::Quadratic, ClassTest::Graph];
-
-    /// The name in stage names, case-file headers and on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            ClassTest::Linear => "linear",
-            ClassTest::Quadratic => "quadratic",
-            ClassTest::Graph => "graph",
-        }
-    }
+    pub const ALL: [ClassTest; 4] = [ClassTest::Linear, ClassTest::Quadratic, ClassTest::Graph, ClassTest::BitMatrix];
 
     /// The class test whose [`name`](Self::name) is `s`.
     pub fn from_name(s: &str) -> Option<ClassTest> {
         ClassTest::ALL.into_iter().find(|t| t.name() == s)
     }
+
+    /// `linear`, `quadratic`, `graph-edge-set` or `graph-bitmatrix`: the
+    /// name in stage names, case-file headers and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClassTest::Linear => "linear",
+            ClassTest::Quadratic => "quadratic",
+            ClassTest::Graph => "graph-edge-set",
+            ClassTest::BitMatrix => "graph-bitmatrix",
+        }
+    }
+
+    /// True for the two tests that read an explicit graph.
+    pub fn uses_graph(self) -> bool {
+        matches!(self, ClassTest::Graph | ClassTest::BitMatrix)
+    }
+}
+
+/// An explicit interference graph that class tests can ask about pairs:
+/// [`InterferenceGraph`] (the cheaper baseline) or the bit matrix of
+/// `interference_graph_bitmatrix.rs` (the paper's baseline).
+pub trait InterferenceQuery {
+    /// True when `a` and `b` intersect.
+    fn contains(&self, a: Value, b: Value) -> bool;
+    /// Number of edges.
+    fn edge_count(&self) -> usize;
 }
 
 /// The pairwise tests.
@@ -249,10 +277,13 @@ pub fn affinities(f: &Function, inserted: &[InsertedCopy], depth: &EntityVec<Blo
     out
 }
 
-/// An explicit interference graph over the variables that take part in a
-/// copy or a phi (the paper's restricted universe, §IV-D), built from the
+/// The cheaper of route 2's two Sreedhar III baselines: an explicit
+/// interference graph over the variables that take part in a copy or a phi
+/// (the restricted universe of the paper's Fig. 7, §IV-D), built from the
 /// live sets: an edge when one variable is live at the definition of the
-/// other. Stored as a set of pairs.
+/// other. Stored as a hash set of pairs, without adjacency lists. The
+/// paper's own baseline, every variable in a bit matrix with adjacency
+/// lists, is `interference_graph_bitmatrix.rs`.
 #[derive(Clone, Debug, Default)]
 pub struct InterferenceGraph {
     edges: FxHashSet<(Value, Value)>,
@@ -320,6 +351,16 @@ impl InterferenceGraph {
     }
 }
 
+impl InterferenceQuery for InterferenceGraph {
+    fn contains(&self, a: Value, b: Value) -> bool {
+        InterferenceGraph::contains(self, a, b)
+    }
+
+    fn edge_count(&self) -> usize {
+        self.edges.len()
+    }
+}
+
 /// Options of [`coalesce`].
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct CoalescingOptions {
@@ -363,7 +404,7 @@ type Candidate = (Value, u64, Vec<(Value, Value)>);
 /// The coalescing state.
 pub struct Coalescer<'c, 'a> {
     ctx: &'c ValueInterference<'a>,
-    graph: Option<&'c InterferenceGraph>,
+    graph: Option<&'c dyn InterferenceQuery>,
     opts: CoalescingOptions,
     parent: FxHashMap<Value, Value>,
     /// Members of each class with more than one member, sorted in dominance
@@ -430,8 +471,8 @@ impl<'c, 'a> Coalescer<'c, 'a> {
         self
     }
 
-    /// Uses `graph` for [`ClassTest::Graph`].
-    pub fn with_graph(mut self, graph: &'c InterferenceGraph) -> Self {
+    /// Uses `graph` for [`ClassTest::Graph`] and [`ClassTest::BitMatrix`].
+    pub fn with_graph(mut self, graph: &'c dyn InterferenceQuery) -> Self {
         self.graph = Some(graph);
         self
     }
@@ -498,7 +539,7 @@ impl<'c, 'a> Coalescer<'c, 'a> {
     /// a class under `rule`; `skip` lists the pairs not checked.
     fn pair_interferes(&self, rule: Rule, x: Value, y: Value, skip: &[(Value, Value)]) -> bool {
         let graph_intersect = |a: Value, b: Value| match (self.opts.class_test, self.graph) {
-            (ClassTest::Graph, Some(g)) => g.contains(a, b),
+            (ClassTest::Graph | ClassTest::BitMatrix, Some(g)) => g.contains(a, b),
             _ => intersect(self.ctx, a, b),
         };
         match rule {
@@ -753,7 +794,7 @@ pub(crate) fn greedy_independent_set(mut alive: Vec<bool>, weights: &[u64], conf
 pub fn coalesce(
     f: &Function,
     ctx: &ValueInterference<'_>,
-    graph: Option<&InterferenceGraph>,
+    graph: Option<&dyn InterferenceQuery>,
     affinities: &[Affinity],
     opts: CoalescingOptions,
     pins: &Pins,

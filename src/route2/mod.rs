@@ -13,6 +13,7 @@ pub mod class_interference;
 pub mod coalescing;
 pub mod conventional_alloc;
 pub mod copy_insertion;
+pub mod interference_graph_bitmatrix;
 pub mod linear_scan;
 pub mod liveness_check;
 pub mod liveness_cross_check;

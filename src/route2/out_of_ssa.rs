@@ -36,8 +36,10 @@ use crate::error::PassError;
 use crate::ir::{BlockData, Function, Module, Terminator};
 use crate::route2::coalescing::{
     affinities, class_lists, coalesce, ClassTest, CoalescingOptions, CoalescingVariant, InterferenceGraph,
+    InterferenceQuery,
 };
 use crate::route2::copy_insertion::insert_copies;
+use crate::route2::interference_graph_bitmatrix::BitMatrixGraph;
 use crate::route2::liveness_check::LivenessCheck;
 use crate::route2::liveness_cross_check::cross_check_liveness;
 use crate::route2::out_of_ssa_options::{count_copies, fail};
@@ -113,7 +115,7 @@ pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfS
     let groups = CopyGroups::from_inserted(&g, &inserted);
     let depth = loop_depth(&g);
     let affs = affinities(&g, &inserted, &depth);
-    let need_sets = opts.liveness == LivenessMethod::Sets || opts.class_test == ClassTest::Graph || opts.cross_check;
+    let need_sets = opts.liveness == LivenessMethod::Sets || opts.class_test.uses_graph() || opts.cross_check;
     let sets: Option<Liveness> = need_sets.then(|| compute_liveness(&g));
     let need_check = opts.liveness == LivenessMethod::Check || opts.cross_check;
     let check: Option<LivenessCheck> = need_check.then(|| LivenessCheck::new(&g));
@@ -134,7 +136,8 @@ pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfS
         _ => unreachable!("the configured liveness method is always computed"),
     };
     let ctx = ValueInterference::with_source(&g, dom, source, &groups);
-    let graph = match (&sets, opts.class_test) {
+    // The two baselines of §IV-D (see `coalescing.rs`, "Class tests").
+    let edge_set = match (&sets, opts.class_test) {
         (Some(live), ClassTest::Graph) => {
             let mut universe = FxHashSet::default();
             for a in &affs {
@@ -151,10 +154,19 @@ pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfS
         }
         _ => None,
     };
-    report.graph_edges = graph.as_ref().map_or(0, |gr| gr.edge_count());
+    let bit_matrix = match (&sets, opts.class_test) {
+        (Some(live), ClassTest::BitMatrix) => Some(BitMatrixGraph::build(&g, live, &groups)),
+        _ => None,
+    };
+    let graph: Option<&dyn InterferenceQuery> = match (&edge_set, &bit_matrix) {
+        (Some(e), _) => Some(e),
+        (None, Some(m)) => Some(m),
+        (None, None) => None,
+    };
+    report.graph_edges = graph.map_or(0, |gr| gr.edge_count());
     // Step 4.
     let copts = CoalescingOptions { variant: opts.variant, class_test: opts.class_test, cross_check: opts.cross_check };
-    let result = coalesce(&g, &ctx, graph.as_ref(), &affs, copts, &pins);
+    let result = coalesce(&g, &ctx, graph, &affs, copts, &pins);
     report.class_queries = result.class_queries;
     report.linear_mismatches = result.linear_mismatches;
     if opts.cross_check && result.linear_mismatches > 0 {

@@ -62,8 +62,18 @@ impl OutOfSsaOptions {
         }
     }
 
-    /// The comparison configuration of §IV-D: Sreedhar III with an
-    /// interference graph and liveness sets, checks on.
+    /// The first Sreedhar III baseline of §IV-D, the one the paper
+    /// measured: liveness sets and the interference graph of every
+    /// variable, a triangular bit matrix plus adjacency lists
+    /// (`interference_graph_bitmatrix.rs`), checks on.
+    pub fn sreedhar_iii_bitmatrix() -> Self {
+        OutOfSsaOptions { class_test: ClassTest::BitMatrix, ..Self::sreedhar_iii_graph() }
+    }
+
+    /// The second, cheaper Sreedhar III baseline: liveness sets and an
+    /// interference graph over the copy- and phi-related variables only,
+    /// stored as a hash set of edges (`coalescing::InterferenceGraph`),
+    /// checks on.
     pub fn sreedhar_iii_graph() -> Self {
         OutOfSsaOptions {
             variant: CoalescingVariant::SreedharIII,

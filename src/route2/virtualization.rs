@@ -48,10 +48,13 @@
 //!   both destinations live on its outgoing edges).
 //!
 //! These are answered from the liveness of the function (sets or the
-//! check, `values.rs`), or, with [`ClassTest::Graph`], from an interference
-//! graph built over the variables of the function only (those in a copy or
-//! a phi; no virtual variable is in it): variable pairs from the graph,
-//! slots from their definition points.
+//! check, `values.rs`), or, with [`ClassTest::Graph`] or
+//! [`ClassTest::BitMatrix`], from an interference graph built over the
+//! variables of the function only (no virtual variable is in it): variable
+//! pairs from the graph, slots from their definition points. The graph is
+//! one of the two baselines of §IV-D: the variables in a copy or a phi as a
+//! hash set of edges (`coalescing::InterferenceGraph`), or every variable in
+//! a bit matrix with adjacency lists (`interference_graph_bitmatrix.rs`).
 //!
 //! # The algorithm
 //!
@@ -107,9 +110,10 @@ use crate::error::PassError;
 use crate::ir::{Block, Function, Inst, Op, Value};
 use crate::route2::coalescing::{
     affinities, class_lists, depth_weight, find_root, greedy_independent_set, Affinity, ClassTest, Coalescing,
-    InterferenceGraph,
+    InterferenceGraph, InterferenceQuery,
 };
 use crate::route2::copy_insertion::{InsertedCopy, ParallelCopyPlace};
+use crate::route2::interference_graph_bitmatrix::BitMatrixGraph;
 use crate::route2::liveness_check::LivenessCheck;
 use crate::route2::out_of_ssa_options::{fail, LivenessMethod, OutOfSsaOptions, OutOfSsaReport};
 use crate::route2::rename::rename_and_sequentialize;
@@ -176,7 +180,7 @@ pub(crate) struct VirtualCoalescing {
 struct Virtualizer<'c, 'a> {
     f: &'c Function,
     ctx: &'c ValueInterference<'a>,
-    graph: Option<&'c InterferenceGraph>,
+    graph: Option<&'c dyn InterferenceQuery>,
     phis: Vec<PhiRef>,
     /// The block of every phi destination.
     phi_block: FxHashMap<Value, Block>,
@@ -194,7 +198,7 @@ struct Virtualizer<'c, 'a> {
 }
 
 impl<'c, 'a> Virtualizer<'c, 'a> {
-    fn new(f: &'c Function, ctx: &'c ValueInterference<'a>, graph: Option<&'c InterferenceGraph>) -> Self {
+    fn new(f: &'c Function, ctx: &'c ValueInterference<'a>, graph: Option<&'c dyn InterferenceQuery>) -> Self {
         let mut phis = Vec::new();
         let mut phi_block = FxHashMap::default();
         let mut live_after_phis = FxHashSet::default();
@@ -466,12 +470,13 @@ type CopyPos = (u32, u8, u32, u32);
 
 /// Sreedhar III with virtualization (see the module documentation) on `g`,
 /// whose phi blocks have distinct predecessors, with the analyses `ctx`
-/// (and `graph`, for [`ClassTest::Graph`]) of `g` itself. Fresh variables
+/// (and `graph`, for [`ClassTest::Graph`] and [`ClassTest::BitMatrix`]) of
+/// `g` itself. Fresh variables
 /// are numbered from `g.value_count`.
 pub(crate) fn coalesce_virtualized(
     g: &Function,
     ctx: &ValueInterference<'_>,
-    graph: Option<&InterferenceGraph>,
+    graph: Option<&dyn InterferenceQuery>,
     depth: &EntityVec<Block, u32>,
     pins: &Pins,
 ) -> VirtualCoalescing {
@@ -601,7 +606,7 @@ pub(crate) fn insert_materialized(g: &Function, materialized: &[Materialized]) -
 /// The liveness a configuration asks for: the sets (for [`LivenessMethod::Sets`]
 /// or a graph) and the check (for [`LivenessMethod::Check`]).
 fn analyses(g: &Function, opts: &OutOfSsaOptions) -> (Option<Liveness>, Option<LivenessCheck>) {
-    let need_sets = opts.liveness == LivenessMethod::Sets || opts.class_test == ClassTest::Graph;
+    let need_sets = opts.liveness == LivenessMethod::Sets || opts.class_test.uses_graph();
     let sets = need_sets.then(|| compute_liveness(g));
     let check = (opts.liveness == LivenessMethod::Check).then(|| LivenessCheck::new(g));
     (sets, check)
@@ -651,10 +656,10 @@ pub fn translate_virtualized(
     }
     let depth = loop_depth(&g);
     let decided = with_context(&g, opts, &CopyGroups::none(), |ctx, sets| {
-        let graph = match (sets, opts.class_test) {
+        // The two baselines of §IV-D; no virtual variable is in either.
+        let edge_set = match (sets, opts.class_test) {
             (Some(live), ClassTest::Graph) => {
-                // The variables of the function in a copy or a phi; no
-                // virtual variable.
+                // The variables of the function in a copy or a phi.
                 let mut universe = FxHashSet::default();
                 for d in g.blocks.values() {
                     for inst in &d.insts {
@@ -672,7 +677,17 @@ pub fn translate_virtualized(
             }
             _ => None,
         };
-        coalesce_virtualized(&g, ctx, graph.as_ref(), &depth, &pins)
+        let bit_matrix = match (sets, opts.class_test) {
+            // Every variable of the function.
+            (Some(live), ClassTest::BitMatrix) => Some(BitMatrixGraph::build(&g, live, &CopyGroups::none())),
+            _ => None,
+        };
+        let graph: Option<&dyn InterferenceQuery> = match (&edge_set, &bit_matrix) {
+            (Some(e), _) => Some(e),
+            (None, Some(m)) => Some(m),
+            (None, None) => None,
+        };
+        coalesce_virtualized(&g, ctx, graph, &depth, &pins)
     });
     let (h, inserted) = insert_materialized(&g, &decided.materialized);
     drop(g);

@@ -14,6 +14,7 @@ pub mod fuzzing;
 pub mod gen;
 pub mod ir_campaign;
 pub mod irgen;
+pub mod out_of_ssa_bench;
 pub mod out_of_ssa_stats;
 pub mod reduce;
 pub mod reduce_ssa;

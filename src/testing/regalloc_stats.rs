@@ -186,3 +186,55 @@ pub fn comparison_table(
     );
     Ok(s)
 }
+
+/// Route 1's two spilling strategies on the same corpus and K, everything
+/// else on: spill decisions during the coloring walk with the §4.6 weight
+/// deduction (Pereira §4.5-4.6, `spill_during_coloring.rs`), and the
+/// separate pass before coloring (`spill.rs`).
+pub fn spill_strategy_table(
+    corpus: &[(Program, Vec<i64>)],
+    k: usize,
+    oracle: &dyn Oracle,
+    fuel: u64,
+) -> Result<String, String> {
+    let all = RegallocOptions::with_k(k);
+    let during = RegallocOptions { spill_during_coloring: true, ..all };
+    let separate = RegallocOptions { spill_during_coloring: false, ..all };
+    let mut s = String::new();
+    let _ = writeln!(s, "route 1 spilling strategies at K = {k} (all of §6 on)");
+    let _ = writeln!(
+        s,
+        "{:<34} {:>7} {:>6} {:>7} {:>7} {:>7} {:>6} | {:>9} {:>9} {:>9}",
+        "strategy", "spilled", "slots", "loads", "stores", "moves", "swaps", "dyn loads", "dyn store", "dyn mem"
+    );
+    let mut rows = Vec::new();
+    for (name, opts) in [("during coloring, §4.6 deduction", during), ("separate pass before coloring", separate)] {
+        let c = measure(corpus, &opts, oracle, fuel)?;
+        let _ = writeln!(
+            s,
+            "{:<34} {:>7} {:>6} {:>7} {:>7} {:>7} {:>6} | {:>9} {:>9} {:>9}",
+            name,
+            c.values_spilled,
+            c.slots,
+            c.loads,
+            c.stores,
+            c.moves,
+            c.swaps,
+            c.dynamic.loads,
+            c.dynamic.stores,
+            c.dynamic_memory()
+        );
+        rows.push(c);
+    }
+    let _ = writeln!(
+        s,
+        "during coloring vs separate pass: static memory accesses {} -> {} ({}), dynamic {} -> {} ({})",
+        rows[1].memory(),
+        rows[0].memory(),
+        reduction(rows[1].memory(), rows[0].memory()),
+        rows[1].dynamic_memory(),
+        rows[0].dynamic_memory(),
+        reduction(rows[1].dynamic_memory(), rows[0].dynamic_memory()),
+    );
+    Ok(s)
+}
