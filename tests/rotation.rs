@@ -13,7 +13,7 @@ use ssaref::construction::braun::BraunOptions;
 use ssaref::error::PassError;
 use ssaref::frontend::case_file::CaseFile;
 use ssaref::ir::{Module, Op};
-use ssaref::pipeline::{differential_full, Route2, Verdict};
+use ssaref::pipeline::{differential_full, Verdict};
 use ssaref::route1::regalloc::RegallocOptions;
 use ssaref::route2::coalescing::ClassTest;
 use ssaref::testing::campaign::{run_campaign, CampaignConfig};
