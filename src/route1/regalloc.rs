@@ -34,6 +34,7 @@ use crate::route1::phi_lifting::phi_lifting;
 use crate::route1::phi_mem_coalesce::phi_mem_coalesce;
 use crate::route1::spill::{spill, SpillOptions};
 use crate::route1::ssa_elimination::{eliminate_ssa, EliminationOptions, EliminationStats};
+use std::time::{Duration, Instant};
 
 /// Every switch of route 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,6 +92,9 @@ pub struct AllocReport {
     pub registers_used: usize,
     pub max_demand: usize,
     pub elimination: EliminationStats,
+    /// The time of each pass alone, its checkers not counted, in order
+    /// (`ssaref reproduce` measures the share of SSA elimination with it).
+    pub pass_times: Vec<(&'static str, Duration)>,
 }
 
 fn fail(pass: &str, check: &'static str, message: impl ToString) -> PassError {
@@ -103,19 +107,24 @@ pub fn allocate_function(f: &Function, opts: &RegallocOptions) -> Result<(MFunct
         return Err(fail("options", "k", format!("K = {} is outside {MIN_REGS}..={MAX_REGS}", opts.k)));
     }
     let mut stages = Vec::new();
+    let mut pass_times = Vec::new();
     let mut f = f.clone();
 
     // PhiLifting and the phi columns of SSA elimination need every
     // predecessor of a block with phis to have one successor: one-argument
     // phis become copies (their block has one predecessor, which may end in
     // a `br`), then the critical edges are split.
+    let start = Instant::now();
     lower_one_argument_phis(&mut f);
     split_critical_edges(&mut f);
+    pass_times.push(("split-critical-edges", start.elapsed()));
     verify_function(&f).map_err(|e| fail("split-critical-edges", "verify", e))?;
     let pressure_before = max_pressure(&f, &compute_liveness(&f));
     stages.push(("split-critical-edges", f.clone()));
 
+    let start = Instant::now();
     let lifted = phi_lifting(&mut f);
+    pass_times.push(("phi-lifting", start.elapsed()));
     verify_function(&f).map_err(|e| fail("phi-lifting", "verify", e))?;
     check_cssa(&f).map_err(|e| fail("phi-lifting", "cssa", e))?;
     let pressure_after = max_pressure(&f, &compute_liveness(&f));
@@ -129,7 +138,9 @@ pub fn allocate_function(f: &Function, opts: &RegallocOptions) -> Result<(MFunct
     stages.push(("phi-lifting", f.clone()));
 
     if opts.phi_mem_coalesce {
+        let start = Instant::now();
         phi_mem_coalesce(&mut f, &lifted);
+        pass_times.push(("phi-mem-coalesce", start.elapsed()));
         verify_function(&f).map_err(|e| fail("phi-mem-coalesce", "verify", e))?;
         check_cssa(&f).map_err(|e| fail("phi-mem-coalesce", "cssa", e))?;
         // PhiMemCoalesce decides with the liveness `check_cssa` uses: cross-
@@ -141,7 +152,9 @@ pub fn allocate_function(f: &Function, opts: &RegallocOptions) -> Result<(MFunct
 
     let spill_opts =
         SpillOptions { k: opts.k, load_lowering: opts.load_lowering, recycle_reloads: opts.recycle_reloads };
+    let start = Instant::now();
     let spilled = spill(&mut f, &spill_opts).map_err(|e| fail("spill", "demand<=K", e))?;
+    pass_times.push(("spill", start.elapsed()));
     verify_function(&f).map_err(|e| fail("spill", "verify", e))?;
     check_cssa(&f).map_err(|e| fail("spill", "cssa", e))?;
     stages.push(("spill", f.clone()));
@@ -151,7 +164,9 @@ pub fn allocate_function(f: &Function, opts: &RegallocOptions) -> Result<(MFunct
         global_coalescing: opts.coalescing,
         avoid_precolored: true,
     };
+    let start = Instant::now();
     let assignment = assign_registers(&f, &spilled, opts.k, &coloring_opts).map_err(|e| fail("assign", "assign", e))?;
+    pass_times.push(("assign", start.elapsed()));
     check_assignment(&f, &spilled, &assignment, opts.k).map_err(|e| fail("assign", "coloring", e))?;
     coloring_check::check_frugal(&f, &assignment.slot).map_err(|e| fail("assign", "frugal", e))?;
 
@@ -159,8 +174,10 @@ pub fn allocate_function(f: &Function, opts: &RegallocOptions) -> Result<(MFunct
         store_hoisting: opts.store_hoisting,
         redundant_memory_transfer_elimination: opts.redundant_memory_transfer_elimination,
     };
+    let start = Instant::now();
     let (mf, elimination) =
         eliminate_ssa(&f, &spilled, &assignment, opts.k, &elim_opts).map_err(|e| fail("eliminate", "spartan", e))?;
+    pass_times.push(("eliminate", start.elapsed()));
     alloc_checker::check_no_scratch(&mf).map_err(|e| fail("eliminate", "no-scratch-register", e))?;
     alloc_checker::check_allocation(&mf).map_err(|e| fail("eliminate", "allocation-checker", e))?;
     coloring_check::check_chordal_optimum(&f, &spilled.spilled, &mf)
@@ -173,6 +190,7 @@ pub fn allocate_function(f: &Function, opts: &RegallocOptions) -> Result<(MFunct
         registers_used: assignment.registers_used,
         max_demand: spilled.max_demand,
         elimination,
+        pass_times,
     };
     Ok((mf, report))
 }

@@ -15,4 +15,5 @@ pub mod irgen;
 pub mod out_of_ssa_stats;
 pub mod reduce;
 pub mod regalloc_stats;
+pub mod reproduce;
 pub mod shard;

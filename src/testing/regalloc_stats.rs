@@ -42,7 +42,9 @@ impl AllocCounts {
         self.dynamic.loads + self.dynamic.stores
     }
 
-    fn add_static(&mut self, m: &MModule) {
+    /// Adds the static counts of `m`: its slots and the spill code, moves
+    /// and swaps of its instructions.
+    pub fn add_static(&mut self, m: &MModule) {
         for f in &m.functions {
             self.slots += u64::from(f.slot_count);
             for b in f.blocks.values() {
