@@ -58,7 +58,30 @@ fn extent(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
         (lo / 1.5, hi * 1.5)
     } else {
         let pad = ((hi - lo) * 0.08).max(hi.abs() * 0.05).max(1e-9);
-        ((lo - pad).min(0.0_f64.max(lo - pad)), hi + pad)
+        (if lo >= 0.0 { 0.0 } else { lo - pad }, hi + pad)
+    }
+}
+
+/// A tick label: `1.5k`, `20M`, `0.25`, `12`.
+fn tick(v: &f64) -> String {
+    let trim = |s: String| {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    };
+    let a = v.abs();
+    if a >= 1e9 {
+        trim(format!("{:.2}", v / 1e9)) + "G"
+    } else if a >= 1e6 {
+        trim(format!("{:.2}", v / 1e6)) + "M"
+    } else if a >= 1e3 {
+        trim(format!("{:.2}", v / 1e3)) + "k"
+    } else if a >= 1.0 || a == 0.0 {
+        trim(format!("{v:.2}"))
+    } else {
+        trim(format!("{v:.3}"))
     }
 }
 
@@ -92,7 +115,14 @@ where
             .y_label_area_size(80)
             .build_cartesian_2d(xs, ys)
             .map_err(err)?;
-        chart.configure_mesh().x_desc(plot.x_label.as_str()).y_desc(plot.y_label.as_str()).draw().map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc(plot.x_label.as_str())
+            .y_desc(plot.y_label.as_str())
+            .x_label_formatter(&tick)
+            .y_label_formatter(&tick)
+            .draw()
+            .map_err(err)?;
         for (i, s) in plot.series.iter().enumerate() {
             let c = color(i);
             let points: Vec<(f64, f64)> = s
@@ -160,6 +190,7 @@ pub fn bar_plot(plot: &BarPlot) -> Result<String, String> {
             .disable_x_mesh()
             .x_labels(n * 2 + 1)
             .x_label_formatter(&label)
+            .y_label_formatter(&tick)
             .y_desc(plot.y_label.as_str())
             .draw()
             .map_err(err)?;
