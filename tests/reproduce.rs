@@ -136,7 +136,13 @@ fn check_report(dir: &Path) {
     for (heading, header, rows) in &tables {
         assert!(!rows.is_empty(), "{heading}: an empty table");
         for row in rows {
-            assert_eq!(row.len(), header.len(), "{heading}: a row of {} cells under {} headers", row.len(), header.len());
+            assert_eq!(
+                row.len(),
+                header.len(),
+                "{heading}: a row of {} cells under {} headers",
+                row.len(),
+                header.len()
+            );
         }
         for (c, name) in header.iter().enumerate() {
             if name.starts_with("paper") {
@@ -161,7 +167,8 @@ fn check_report(dir: &Path) {
         assert!(md.contains(label), "no column {label:?}");
     }
     // Every plot the report shows is an SVG file beside it.
-    let plots: Vec<&str> = md.lines().filter_map(|l| l.strip_prefix("![")?.split("](").nth(1)?.strip_suffix(')')).collect();
+    let plots: Vec<&str> =
+        md.lines().filter_map(|l| l.strip_prefix("![")?.split("](").nth(1)?.strip_suffix(')')).collect();
     assert!(plots.len() >= 6, "only {} plots: {plots:?}", plots.len());
     for file in ["braun_scaling.svg", "boissinot_time.svg", "boissinot_memory.svg", "pereira_fig9_corpus.svg"] {
         assert!(plots.contains(&file), "the report does not show {file}");

@@ -16,7 +16,7 @@ use crate::route1::regalloc::RegallocOptions;
 use crate::testing::gen::{Shape, TestCase};
 use crate::testing::reproduce::measure::{
     change, compile, count, interleaved, median, ms, percent, ratio, statements, MemoryProbe, Run, Scale, Section,
-    Table, Workload,
+    Table, Timing, Workload,
 };
 use crate::testing::reproduce::plots::{line_plot, LinePlot, Series};
 use std::any::Any;
@@ -114,7 +114,9 @@ fn table1(s: &mut Section, workloads: &[&Workload]) {
     let labels: Vec<String> = workloads.iter().map(|w| format!("ours: {}", w.label)).collect();
     header.extend(labels.iter().map(String::as_str));
     let mut t = Table::new(&header);
-    let paper: [(&str, &str, usize, fn(&Counts) -> u64); 8] = [
+    // (row, the paper's figure, which construction, which count)
+    type Row = (&'static str, &'static str, usize, fn(&Counts) -> u64);
+    let paper: [Row; 8] = [
         ("instructions, Cytron et al. (LLVM)", "934,392", 0, |c| c.insts),
         ("phis, Cytron et al. (LLVM)", "38,674", 0, |c| c.phis),
         ("memory instructions, Cytron et al.", "208,713", 0, |c| c.mem),
@@ -326,41 +328,81 @@ fn scaling(s: &mut Section, scale: Scale, probe: &dyn MemoryProbe) -> Result<(),
     let mut series: Vec<Series> =
         compared().iter().map(|(n, _)| Series { name: n.to_string(), points: Vec::new() }).collect();
     let mut config = Shape::Structured.config();
-    for size in scale.construction_sizes() {
+    let sizes = scale.construction_sizes();
+    // A construction stops at the size after which even linear growth
+    // would take it past `SKIP_AFTER` seconds a run.
+    const SKIP_AFTER: f64 = 30.0;
+    let mut active = [true; 3];
+    let mut skipped = Vec::new();
+    for (n, &size) in sizes.iter().enumerate() {
         config.size = size;
         let program = TestCase::from_seed(1, &config).program;
         let stmts = statements(&program);
         let vars = variables(&program);
-        let mut runs: Vec<Run<'_>> = compared()
+        let which: Vec<usize> = (0..3).filter(|&i| active[i]).collect();
+        let mut runs: Vec<Run<'_>> = which
             .iter()
-            .map(|&(_, c)| {
-                let p = &program;
+            .map(|&i| {
+                let (p, c) = (&program, compared()[i].1);
                 Box::new(move || Ok(Box::new(c.build(p)) as Box<dyn Any>)) as Run<'_>
             })
             .collect();
-        let tm = interleaved(scale.construction_repeat(size), probe, &mut runs)?;
-        let per_stmt = |i: usize| tm[i].median() * 1e9 / stmts.max(1) as f64;
-        for (i, se) in series.iter_mut().enumerate() {
-            se.points.push((stmts as f64, per_stmt(i)));
+        let measured = interleaved(scale.construction_repeat(size), probe, &mut runs)?;
+        let mut tm: [Option<Timing>; 3] = Default::default();
+        for (&i, x) in which.iter().zip(measured) {
+            tm[i] = Some(x);
         }
-        let mib = |b: usize| format!("{:.1}", b as f64 / (1024.0 * 1024.0));
+        let median_of = |i: usize| tm[i].as_ref().map(Timing::median);
+        let per_stmt = |i: usize| median_of(i).map(|m| m * 1e9 / stmts.max(1) as f64);
+        for (i, se) in series.iter_mut().enumerate() {
+            if let Some(y) = per_stmt(i) {
+                se.points.push((stmts as f64, y));
+            }
+        }
+        if let Some(&next) = sizes.get(n + 1) {
+            for (i, on) in active.iter_mut().enumerate() {
+                if let Some(m) = median_of(i).filter(|m| m * next as f64 / size as f64 > SKIP_AFTER) {
+                    *on = false;
+                    skipped.push(format!(
+                        "{} from N = {} on (median {:.1} s at N = {})",
+                        compared()[i].0,
+                        count(next as u64),
+                        m,
+                        count(size as u64)
+                    ));
+                }
+            }
+        }
+        let dash = || "–".to_string();
+        let mib =
+            |i: usize| tm[i].as_ref().map_or_else(dash, |x| format!("{:.1}", x.peak_bytes as f64 / (1024.0 * 1024.0)));
+        let both = |f: fn(&Timing) -> f64| match (&tm[1], &tm[0]) {
+            (Some(a), Some(b)) => ratio(f(a), f(b)),
+            _ => dash(),
+        };
         t.row(vec![
             count(size as u64),
             count(stmts as u64),
             count(vars as u64),
-            tm[0].ms(),
-            tm[1].ms(),
-            tm[2].ms(),
-            format!("{:.0}", per_stmt(0)),
-            format!("{:.0}", per_stmt(1)),
-            format!("{:.0}", per_stmt(2)),
-            ratio(tm[1].median(), tm[0].median()),
-            ratio(tm[1].peak_bytes as f64, tm[0].peak_bytes as f64),
-            mib(tm[0].peak_bytes),
-            mib(tm[1].peak_bytes),
+            tm[0].as_ref().map_or_else(dash, Timing::ms),
+            tm[1].as_ref().map_or_else(dash, Timing::ms),
+            tm[2].as_ref().map_or_else(dash, Timing::ms),
+            per_stmt(0).map_or_else(dash, |x| format!("{x:.0}")),
+            per_stmt(1).map_or_else(dash, |x| format!("{x:.0}")),
+            per_stmt(2).map_or_else(dash, |x| format!("{x:.0}")),
+            both(Timing::median),
+            both(|x| x.peak_bytes as f64),
+            mib(0),
+            mib(1),
         ]);
     }
     s.markdown.push_str(&t.render());
+    if !skipped.is_empty() {
+        s.markdown.push_str(&format!(
+            "Not measured (a run would take more than {SKIP_AFTER:.0} s even if it grew linearly): {}.\n\n",
+            skipped.join("; ")
+        ));
+    }
     let svg = line_plot(&LinePlot {
         title: "SSA construction time per statement (structured functions)".into(),
         x_label: "statements".into(),

@@ -111,14 +111,14 @@ impl Scale {
     pub fn construction_sizes(self) -> Vec<usize> {
         match self {
             Scale::Tiny => vec![300, 1_000],
-            Scale::Quick => vec![1_000, 3_000, 10_000, 30_000, 100_000],
+            Scale::Quick => vec![1_000, 3_000, 10_000, 30_000],
             Scale::Full => vec![1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000],
         }
     }
 
     /// Repetitions at a size of the scaling plot: fewer for the largest.
     pub fn construction_repeat(self, size: usize) -> usize {
-        if size >= 300_000 {
+        if size >= 30_000 {
             3
         } else {
             self.repeat()
@@ -182,10 +182,24 @@ impl Timing {
 /// dropped after the clock stops.
 pub type Run<'a> = Box<dyn FnMut() -> Result<Box<dyn Any>, String> + 'a>;
 
+/// Runs that take less than this are preceded by one untimed run of each
+/// configuration (caches, allocator pools, page faults of first use).
+pub const WARM_UP_BELOW_SECONDS: f64 = 1.0;
+
 /// Runs every configuration `repeat` times, interleaved (one run of each
-/// per repetition), and returns their timings in order.
+/// per repetition), and returns their timings in order. Short runs are
+/// warmed up first (see [`WARM_UP_BELOW_SECONDS`]).
 pub fn interleaved(repeat: usize, probe: &dyn MemoryProbe, runs: &mut [Run<'_>]) -> Result<Vec<Timing>, String> {
     let mut out = vec![Timing::default(); runs.len()];
+    let start = Instant::now();
+    if let Some(first) = runs.first_mut() {
+        drop(first()?);
+    }
+    if start.elapsed().as_secs_f64() < WARM_UP_BELOW_SECONDS {
+        for run in runs.iter_mut().skip(1) {
+            drop(run()?);
+        }
+    }
     for _ in 0..repeat.max(1) {
         for (run, t) in runs.iter_mut().zip(out.iter_mut()) {
             let base = probe.start();
@@ -243,7 +257,7 @@ pub fn count(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -156,7 +156,7 @@ fn table1(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u
     for (name, alloc, paper) in rows {
         let mut row = vec![name.to_string(), "paper (SPEC, 10 programs)".to_string()];
         row.extend(paper.iter().map(|&x| count(x)));
-        row.extend(std::iter::repeat("–".to_string()).take(4));
+        row.extend(std::iter::repeat_n("–".to_string(), 4));
         t.row(row);
         for w in workloads {
             let c = measure(w, alloc, K, oracle, fuel)?;

@@ -143,7 +143,9 @@ fn compile_share(s: &mut Section, workloads: &[&Workload], scale: Scale) -> Resu
         scale.repeat()
     ));
     let elimination: Vec<&str> = ELIMINATION_PASSES.iter().map(|p| p.0).collect();
-    let parts: Vec<(String, String, Box<dyn Fn(&CompileTimes) -> f64>)> = ELIMINATION_PASSES
+    // (row, the paper's share, the row's time in one repetition)
+    type Part = (String, String, Box<dyn Fn(&CompileTimes) -> f64>);
+    let parts: Vec<Part> = ELIMINATION_PASSES
         .iter()
         .map(|&(pass, name, paper)| {
             (
