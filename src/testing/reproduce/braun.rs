@@ -15,8 +15,8 @@ use crate::ir::{Module, Op};
 use crate::route1::regalloc::RegallocOptions;
 use crate::testing::gen::{Shape, TestCase};
 use crate::testing::reproduce::measure::{
-    change, compile, count, interleaved, median, ms, percent, ratio, statements, MemoryProbe, Run, Scale, Section,
-    Table, Timing, Workload,
+    change, compile, count, interleaved, median, percent, ratio, statements, MemoryProbe, Run, Scale, Section, Table,
+    Timing, Workload,
 };
 use crate::testing::reproduce::plots::{line_plot, LinePlot, Series};
 use std::any::Any;
@@ -278,13 +278,21 @@ fn table3(s: &mut Section, workloads: &[&Workload], scale: Scale) -> Result<(), 
     for (r, (name, p0, p1, pc)) in rows.iter().enumerate() {
         let mut row = vec![name.to_string(), p0.to_string(), p1.to_string(), pc.to_string()];
         for (construction, total, size) in &cols {
-            let (a, b, fmt): (f64, f64, fn(f64) -> String) = match r {
-                0 => (median(&construction[0]), median(&construction[1]), |x| format!("{} ms", ms(x))),
-                1 => (size[0] as f64, size[1] as f64, |x| count(x as u64)),
-                _ => (median(&total[0]), median(&total[1]), |x| format!("{} ms", ms(x))),
+            let timed = |xs: &Vec<f64>| Timing { seconds: xs.clone(), peak_bytes: 0 };
+            let (a, b, cells) = match r {
+                0 => (
+                    median(&construction[0]),
+                    median(&construction[1]),
+                    [timed(&construction[0]).ms() + " ms", timed(&construction[1]).ms() + " ms"],
+                ),
+                1 => (size[0] as f64, size[1] as f64, [count(size[0]), count(size[1])]),
+                _ => (
+                    median(&total[0]),
+                    median(&total[1]),
+                    [timed(&total[0]).ms() + " ms", timed(&total[1]).ms() + " ms"],
+                ),
             };
-            row.push(fmt(a));
-            row.push(fmt(b));
+            row.extend(cells);
             row.push(change(a, b));
         }
         t.row(row);

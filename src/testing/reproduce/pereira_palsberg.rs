@@ -11,7 +11,7 @@ use crate::oracle::Oracle;
 use crate::route1::regalloc::RegallocOptions;
 use crate::testing::regalloc_stats::AllocCounts;
 use crate::testing::reproduce::measure::{
-    change, compile, count, median, ms, CompileTimes, Scale, Section, Table, Workload,
+    change, compile, count, median, ms, CompileTimes, Scale, Section, Table, Timing, Workload,
 };
 use crate::testing::reproduce::pereira::{measure, Allocator};
 
@@ -200,7 +200,7 @@ fn compile_share(s: &mut Section, workloads: &[&Workload], scale: Scale) -> Resu
         for reps in &reps_per_workload {
             let times: Vec<f64> = reps.iter().map(get).collect();
             let shares: Vec<f64> = reps.iter().map(|p| get(p) / p.total().max(1e-12)).collect();
-            row.push(ms(median(&times)));
+            row.push(Timing { seconds: times, peak_bytes: 0 }.ms());
             row.push(format!("{:.1}%", median(&shares) * 100.0));
         }
         t.row(row);
