@@ -116,10 +116,13 @@ impl Scale {
         }
     }
 
-    /// Repetitions at a size of the scaling plot: fewer for the largest.
-    pub fn construction_repeat(self, size: usize) -> usize {
-        if size >= 30_000 {
+    /// Repetitions at a size (statements or instructions) of a scaling
+    /// measurement: fewer for the largest.
+    pub fn repeat_at(self, size: usize) -> usize {
+        if size >= 300_000 {
             3
+        } else if size >= 30_000 {
+            self.repeat().min(5)
         } else {
             self.repeat()
         }
