@@ -155,7 +155,9 @@ fn table1(s: &mut Section, workloads: &[&Workload]) {
         "Why they differ: the paper counts LLVM instructions, where the `alloca`/`load`/`store` of local \
          variables survive in unpromoted code and LLVM's constant folding fires more often after the marker \
          algorithm; ssaref's memory instructions are only the program's own `mem` accesses, so they are equal \
-         in both constructions. The paper's phi counts differ by 22 because 3 of its 11 redundant SCCs come \
+         in both constructions, and where our Cytron et al. counts a few instructions more, they are \
+         constants that its lowering to a CFG over variables emits and Braun et al.'s construction does not \
+         (quicksort: one `const 0` more). The paper's phi counts differ by 22 because 3 of its 11 redundant SCCs come \
          from reducible code and only Algorithm 5 removes them; ours ({}) differ where Cytron et al.'s \
          liveness-pruned phis keep a phi whose variable is read only by a dead assignment, which Braun et \
          al.'s dead-phi removal deletes (`pipeline::useful_phi_count`).\n\n",
