@@ -5,7 +5,7 @@
 //! `counting_alloc.rs`).
 
 use crate::common::{internal, Failure};
-use crate::counting_alloc;
+use crate::counting_alloc::{self, CountingProbe};
 use clap::Args;
 use ssaref::construction::braun::construct_program;
 use ssaref::construction::braun::BraunOptions;
@@ -70,21 +70,6 @@ pub fn cmd_bench_emulator(a: BenchEmulatorArgs) -> Result<ExitCode, Failure> {
     println!("reused engine, new code:       {:.3} ms/run", b.reused_new_code_ms);
     println!("reused engine, same code:      {:.3} ms/run", b.reused_same_code_ms);
     Ok(ExitCode::SUCCESS)
-}
-
-/// The binary's counting allocator as the library's memory probe.
-struct CountingProbe;
-
-impl ssaref::testing::out_of_ssa_bench::MemoryProbe for CountingProbe {
-    fn current(&self) -> usize {
-        counting_alloc::current()
-    }
-    fn reset_peak(&self) {
-        counting_alloc::reset_peak()
-    }
-    fn peak(&self) -> usize {
-        counting_alloc::peak()
-    }
 }
 
 pub fn cmd_bench_out_of_ssa(a: BenchArgs) -> Result<ExitCode, Failure> {

@@ -212,6 +212,22 @@ pub fn peak() -> usize {
     PEAK.load(Ordering::Relaxed).max(0) as usize
 }
 
+/// This allocator as the library's memory probe (`bench-out-of-ssa`,
+/// `reproduce`).
+pub struct CountingProbe;
+
+impl ssaref::testing::out_of_ssa_bench::MemoryProbe for CountingProbe {
+    fn current(&self) -> usize {
+        current()
+    }
+    fn reset_peak(&self) {
+        reset_peak()
+    }
+    fn peak(&self) -> usize {
+        peak()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::format_report;

@@ -8,7 +8,8 @@
 //! - `fuzz.rs`: `fuzz`; `repro.rs`: `repro`; `reduce.rs`: `reduce`;
 //! - `stats.rs`: `stats`; `gen.rs`: `gen`;
 //! - `bench.rs`: `bench-emulator` and `bench-out-of-ssa`;
-//!   `bench_construction.rs`: `bench-construction`.
+//!   `bench_construction.rs`: `bench-construction`;
+//! - `reproduce.rs`: `reproduce`.
 //!
 //! What several commands share sits below them:
 //! - `options.rs`: the shared options (stage, route, route 2's configuration,
@@ -33,7 +34,7 @@
 //! library; nothing imports the command line. Within it, imports go one
 //! way: `main.rs` → the command files → `ssa_input.rs` → `common.rs` →
 //! `options.rs`; `run.rs`, `check.rs` and `emit.rs` → `max_memory.rs`;
-//! `bench.rs`, `bench_construction.rs`, `max_memory.rs` and `main.rs` →
+//! `bench.rs`, `bench_construction.rs`, `reproduce.rs`, `max_memory.rs` and `main.rs` →
 //! `counting_alloc.rs`; no file imports `main.rs`.
 
 mod bench;
@@ -48,6 +49,7 @@ mod max_memory;
 mod options;
 mod reduce;
 mod repro;
+mod reproduce;
 mod run;
 mod ssa_input;
 mod stats;
@@ -61,6 +63,7 @@ use fuzz::{cmd_fuzz, FuzzArgs};
 use gen::{cmd_gen, GenArgs};
 use reduce::{cmd_reduce, ReduceArgs};
 use repro::{cmd_repro, ReproArgs};
+use reproduce::{cmd_reproduce, ReproduceArgs};
 use run::{cmd_run, RunArgs};
 use stats::{cmd_stats, StatsArgs};
 use std::process::ExitCode;
@@ -106,6 +109,10 @@ enum Command {
     /// structured functions: Braun et al. (plain and all-on) against Cytron
     /// et al., interleaved, with the ratios from the same run.
     BenchConstruction(BenchConstructionArgs),
+    /// Redoes each paper's evaluation (Braun et al. Tables 1-3, Boissinot et
+    /// al. Fig. 5 and §IV-D, Pereira Table 1 and Fig. 9, Pereira and
+    /// Palsberg §6-§7) and writes DIR/REPORT.md with SVG plots.
+    Reproduce(ReproduceArgs),
 }
 
 fn main() -> ExitCode {
@@ -130,6 +137,7 @@ fn main() -> ExitCode {
         Command::Gen(a) => cmd_gen(a),
         Command::BenchEmulator(a) => cmd_bench_emulator(a),
         Command::BenchConstruction(a) => cmd_bench_construction(a),
+        Command::Reproduce(a) => cmd_reproduce(a),
     };
     match result {
         Ok(code) => code,

@@ -35,6 +35,7 @@ use crate::route1::phi_mem_coalesce::phi_mem_coalesce;
 use crate::route1::spill::{spill, SpillOptions};
 use crate::route1::spill_during_coloring::{spill_during_coloring, SpillDuringColoringOptions};
 use crate::route1::ssa_elimination::{eliminate_ssa, EliminationOptions, EliminationStats};
+use std::time::{Duration, Instant};
 
 /// Every switch of route 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,6 +166,9 @@ pub struct AllocReport {
     pub registers_used: usize,
     pub max_demand: usize,
     pub elimination: EliminationStats,
+    /// The time of each pass alone, its checkers not counted, in order
+    /// (`ssaref reproduce` measures the share of SSA elimination with it).
+    pub pass_times: Vec<(&'static str, Duration)>,
 }
 
 fn fail(pass: &str, check: &'static str, message: impl ToString) -> PassError {
@@ -193,14 +197,17 @@ fn allocate(f: &Function, opts: &RegallocOptions, check: bool) -> Result<(MFunct
         return Err(fail("options", "k", format!("K = {} is outside {MIN_REGS}..={MAX_REGS}", opts.k)));
     }
     let mut stages = Vec::new();
+    let mut pass_times = Vec::new();
     let mut f = f.clone();
 
     // PhiLifting and the phi columns of SSA elimination need every
     // predecessor of a block with phis to have one successor: one-argument
     // phis become copies (their block has one predecessor, which may end in
     // a `br`), then the critical edges are split.
+    let start = Instant::now();
     lower_one_argument_phis(&mut f);
     split_critical_edges(&mut f);
+    pass_times.push(("split-critical-edges", start.elapsed()));
     let mut pressure_before = 0;
     if check {
         verify_function(&f).map_err(|e| fail("split-critical-edges", "verify", e))?;
@@ -208,7 +215,9 @@ fn allocate(f: &Function, opts: &RegallocOptions, check: bool) -> Result<(MFunct
         stages.push(("split-critical-edges", f.clone()));
     }
 
+    let start = Instant::now();
     let lifted = phi_lifting(&mut f);
+    pass_times.push(("phi-lifting", start.elapsed()));
     if check {
         verify_function(&f).map_err(|e| fail("phi-lifting", "verify", e))?;
         check_cssa(&f).map_err(|e| fail("phi-lifting", "cssa", e))?;
@@ -224,7 +233,9 @@ fn allocate(f: &Function, opts: &RegallocOptions, check: bool) -> Result<(MFunct
     }
 
     if opts.phi_mem_coalesce {
+        let start = Instant::now();
         phi_mem_coalesce(&mut f, &lifted);
+        pass_times.push(("phi-mem-coalesce", start.elapsed()));
         if check {
             verify_function(&f).map_err(|e| fail("phi-mem-coalesce", "verify", e))?;
             check_cssa(&f).map_err(|e| fail("phi-mem-coalesce", "cssa", e))?;
@@ -236,6 +247,7 @@ fn allocate(f: &Function, opts: &RegallocOptions, check: bool) -> Result<(MFunct
         }
     }
 
+    let start = Instant::now();
     let spilled = if opts.spill_during_coloring {
         let o = SpillDuringColoringOptions {
             load_lowering: opts.load_lowering,
@@ -249,6 +261,7 @@ fn allocate(f: &Function, opts: &RegallocOptions, check: bool) -> Result<(MFunct
         spill(&mut f, &spill_opts)
     }
     .map_err(|e| fail("spill", "demand<=K", e))?;
+    pass_times.push(("spill", start.elapsed()));
     if check {
         verify_function(&f).map_err(|e| fail("spill", "verify", e))?;
         // The demand recounted by the coloring checker, not the spiller's
@@ -270,7 +283,9 @@ fn allocate(f: &Function, opts: &RegallocOptions, check: bool) -> Result<(MFunct
         global_coalescing: opts.coalescing,
         avoid_precolored: true,
     };
+    let start = Instant::now();
     let assignment = assign_registers(&f, &spilled, opts.k, &coloring_opts).map_err(|e| fail("assign", "assign", e))?;
+    pass_times.push(("assign", start.elapsed()));
     if check {
         check_assignment(&f, &spilled, &assignment, opts.k).map_err(|e| fail("assign", "coloring", e))?;
         coloring_check::check_frugal(&f, &assignment.slot).map_err(|e| fail("assign", "frugal", e))?;
@@ -280,8 +295,10 @@ fn allocate(f: &Function, opts: &RegallocOptions, check: bool) -> Result<(MFunct
         store_hoisting: opts.store_hoisting,
         redundant_memory_transfer_elimination: opts.redundant_memory_transfer_elimination,
     };
+    let start = Instant::now();
     let (mf, elimination) =
         eliminate_ssa(&f, &spilled, &assignment, opts.k, &elim_opts).map_err(|e| fail("eliminate", "spartan", e))?;
+    pass_times.push(("eliminate", start.elapsed()));
     if check {
         alloc_checker::check_no_scratch(&mf).map_err(|e| fail("eliminate", "no-scratch-register", e))?;
         alloc_checker::check_allocation(&mf).map_err(|e| fail("eliminate", "allocation-checker", e))?;
@@ -296,6 +313,7 @@ fn allocate(f: &Function, opts: &RegallocOptions, check: bool) -> Result<(MFunct
         registers_used: assignment.registers_used,
         max_demand: spilled.max_demand,
         elimination,
+        pass_times,
     };
     Ok((mf, report))
 }

@@ -19,5 +19,6 @@ pub mod out_of_ssa_stats;
 pub mod reduce;
 pub mod reduce_ssa;
 pub mod regalloc_stats;
+pub mod reproduce;
 pub mod rotation;
 pub mod shard;

@@ -1,0 +1,26 @@
+//! `ssaref reproduce`: each paper's evaluation redone on ssaref, with the
+//! paper's figures beside ours, written as one Markdown report with SVG
+//! plots (README.md, "Reproducing the papers' evaluations").
+//!
+//! One file per paper, each building its section from measurements:
+//! - `braun.rs`: Braun et al. (CC 2013) §6, Tables 1–3 and the scaling plot;
+//! - `boissinot.rs`: Boissinot et al. (CGO 2009) §III-E Fig. 5 and §IV-D
+//!   (Figs. 6–7), the fast configuration against the Sreedhar III baselines;
+//! - `pereira.rs`: Pereira's technical report §5, Table 1 and Fig. 9;
+//! - `pereira_palsberg.rs`: Pereira and Palsberg (CC 2009) §6–§7, the
+//!   memory-access reduction by optimization and SSA elimination's share
+//!   of compile time.
+//!
+//! Below them `measure.rs` (workloads, scale, interleaved timing, tables)
+//! and `plots.rs` (SVG plots with `plotters`); above them `report.rs`,
+//! which runs every section and writes the report. The command line
+//! (`cli/reproduce.rs`) loads the corpus, provides the peak-memory probe
+//! and the header (commit, machine), and writes the files.
+
+pub mod boissinot;
+pub mod braun;
+pub mod measure;
+pub mod pereira;
+pub mod pereira_palsberg;
+pub mod plots;
+pub mod report;
