@@ -38,10 +38,24 @@
 //! With K ≥ 2 it always succeeds: once everything live through a point is
 //! spilled, an instruction needs at most its two operands before and its
 //! result after.
+//!
+//! # Liveness
+//!
+//! Block liveness is computed once, before the first round, and serves
+//! every round, load lowering, reload recycling and the final demand:
+//! spilling never changes a block's live-in or live-out set. A spilled
+//! value is still read where it was (by its reloads, placed right before
+//! the uses they replace, in the same block), phi arguments are not
+//! touched, and a reload is defined and used in one block, so it is live
+//! in no block's live-in or live-out set (recycling merges two reloads of
+//! one block). Values created by spilling lie beyond the capacity of the
+//! sets, which then read as absent, as they should. Recomputing liveness
+//! each round, as an earlier version did, made spilling quadratic in the
+//! function's size (`docs/scaling.md`).
 
 use crate::analysis::liveness::{compute_liveness, Liveness};
 use crate::analysis::loops::loop_depth;
-use crate::entity::{EntityRef, EntitySet, EntityVec};
+use crate::entity::{EntityRef, EntitySet, EntityVec, SparseSet};
 use crate::ir::{Block, Function, Inst, Op, Value};
 use std::fmt;
 
@@ -97,7 +111,7 @@ pub struct Point {
 
 /// The register demand at every point of block `b`, given which values are
 /// spilled. `live_out` is the block's live-out set.
-pub fn block_points(f: &Function, b: Block, live_out: &EntitySet<Value>, spilled: &EntitySet<Value>) -> Vec<Point> {
+pub fn block_points(f: &Function, b: Block, live_out: &SparseSet<Value>, spilled: &EntitySet<Value>) -> Vec<Point> {
     let data = &f.blocks[b];
     let resident = |v: &Value| !spilled.contains(*v);
     let mut live: Vec<Value> = live_out.iter().filter(resident).collect();
@@ -192,8 +206,10 @@ pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, Spill
     let mut lowered = Vec::new();
     // Bounded: each round spills one more value, and there are finitely many.
     let mut lowering_done = false;
+    // Computed once: spilling never changes a block's live-in or live-out
+    // set (module documentation, "Liveness").
+    let live = compute_liveness(f);
     loop {
-        let live = compute_liveness(f);
         match find_overloads(f, &live, &spilled, &reloads, &depth, opts.k) {
             Ok(chosen) if !chosen.is_empty() => {
                 let blocks = use_blocks(f, &chosen);
@@ -221,9 +237,8 @@ pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, Spill
         break;
     }
     if opts.recycle_reloads {
-        recycle_reloads(f, &spilled, &mut reloads, opts.k);
+        recycle_reloads(f, &live, &spilled, &mut reloads, opts.k);
     }
-    let live = compute_liveness(f);
     let max_demand = f
         .blocks
         .keys()
@@ -240,8 +255,7 @@ pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, Spill
 /// One round of spill decisions: for each overloaded point, in order, the
 /// least-weight value live through it, unless a value chosen earlier in the
 /// round is already live through it (spilling that one lowers the demand
-/// there too). Liveness is recomputed between rounds, not after every
-/// spill, which keeps the spiller near-linear on programs with many spills.
+/// there too).
 fn find_overloads(
     f: &Function,
     live: &Liveness,
@@ -411,8 +425,13 @@ fn lowering_candidates(f: &Function, spilled: &EntitySet<Value>) -> Vec<Value> {
 
 /// Merges consecutive reloads of one spilled value in a block when the
 /// longer-lived reload keeps the demand at most K (§4.7).
-fn recycle_reloads(f: &mut Function, spilled: &EntitySet<Value>, reloads: &mut EntitySet<Value>, k: usize) {
-    let live = compute_liveness(f);
+fn recycle_reloads(
+    f: &mut Function,
+    live: &Liveness,
+    spilled: &EntitySet<Value>,
+    reloads: &mut EntitySet<Value>,
+    k: usize,
+) {
     for b in f.blocks.keys() {
         loop {
             let mut merged = false;
