@@ -390,6 +390,7 @@ fn find_overloads(
 ) -> Result<Vec<Value>, SpillError> {
     let overloaded = f.blocks.keys().flat_map(|b| rounds.overloaded[b].iter().map(move |p| (b, p)));
     let mut chosen: Vec<Value> = Vec::new();
+    let mut is_chosen: EntitySet<Value> = EntitySet::with_capacity(f.value_count as usize);
     for (b, point) in overloaded {
         let data = &f.blocks[b];
         let mut operands: Vec<Value> = Vec::new();
@@ -408,7 +409,7 @@ fn find_overloads(
             None => point.after.clone(),
             Some(_) => point.after.iter().copied().filter(|v| point.before.contains(v)).collect(),
         };
-        let relieved = through.iter().filter(|v| chosen.contains(v) && !operands.contains(v)).count();
+        let relieved = through.iter().filter(|v| is_chosen.contains(**v) && !operands.contains(v)).count();
         if point.demand.saturating_sub(relieved) <= k {
             continue;
         }
@@ -417,7 +418,7 @@ fn find_overloads(
         // spilling an operand does not lower the demand just before it.
         let candidate = through
             .into_iter()
-            .filter(|v| Some(*v) != defined && !reloads.contains(*v) && !spilled.contains(*v) && !chosen.contains(v))
+            .filter(|v| Some(*v) != defined && !reloads.contains(*v) && !spilled.contains(*v) && !is_chosen.contains(*v))
             .min_by(|a, b| {
                 (operands.contains(a), rounds.weight(*a))
                     .partial_cmp(&(operands.contains(b), rounds.weight(*b)))
@@ -425,7 +426,10 @@ fn find_overloads(
                     .then(a.cmp(b))
             });
         match candidate {
-            Some(v) => chosen.push(v),
+            Some(v) => {
+                chosen.push(v);
+                is_chosen.insert(v);
+            }
             None if chosen.is_empty() => {
                 return Err(SpillError(format!(
                     "no value can be spilled at {b}, point {:?}: demand {} > K = {k}, live {:?}",
