@@ -427,8 +427,9 @@ struct State {
 
 impl State {
     fn new(n: usize) -> Self {
-        let chunks =
-            (0..n.div_ceil(CHUNK)).map(|c| std::rc::Rc::new(vec![LocState::Unknown; CHUNK.min(n - c * CHUNK)])).collect();
+        let chunks = (0..n.div_ceil(CHUNK))
+            .map(|c| std::rc::Rc::new(vec![LocState::Unknown; CHUNK.min(n - c * CHUNK)]))
+            .collect();
         State { chunks }
     }
 

@@ -418,7 +418,9 @@ fn find_overloads(
         // spilling an operand does not lower the demand just before it.
         let candidate = through
             .into_iter()
-            .filter(|v| Some(*v) != defined && !reloads.contains(*v) && !spilled.contains(*v) && !is_chosen.contains(*v))
+            .filter(|v| {
+                Some(*v) != defined && !reloads.contains(*v) && !spilled.contains(*v) && !is_chosen.contains(*v)
+            })
             .min_by(|a, b| {
                 (operands.contains(a), rounds.weight(*a))
                     .partial_cmp(&(operands.contains(b), rounds.weight(*b)))
