@@ -415,11 +415,10 @@ fn edges(term: &MTerm) -> Vec<(Block, usize)> {
 const CHUNK: usize = 64;
 
 /// The abstract state of every location: registers `0..k`, then slots, in
-/// chunks of [`CHUNK`] that states share until one of them writes (copy on
-/// write). A block's state then costs a pointer per chunk, and the meet
-/// skips the chunks two states share: the checker stays near-linear when
-/// there are many slots and blocks, where one plain vector per block was
-/// (blocks) × (slots), gigabytes at 100,000 statements (`docs/scaling.md`).
+/// chunks of [`CHUNK`] that states share until one writes (copy on write),
+/// so that a block's state costs a pointer per chunk and the meet skips
+/// shared chunks; one plain vector per block cost (blocks) × (slots),
+/// gigabytes at 100,000 statements (`docs/scaling.md`).
 #[derive(Clone)]
 struct State {
     chunks: Vec<std::rc::Rc<Vec<LocState>>>,
@@ -443,8 +442,7 @@ impl State {
         }
     }
 
-    /// `self` met with `other` (`LocState::meet` location by location);
-    /// returns true when `self` changed.
+    /// `self` met with `other`, location by location; true when it changed.
     fn meet_with(&mut self, other: &State) -> bool {
         let mut changed = false;
         for (mine, theirs) in self.chunks.iter_mut().zip(&other.chunks) {
