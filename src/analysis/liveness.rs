@@ -285,18 +285,59 @@ pub fn def_points(f: &Function) -> EntityVec<Value, Option<DefPoint>> {
 /// when both are live at its start, and every two parameters interfere).
 /// A value used by an instruction and dead after it does not interfere with
 /// the instruction's destination.
+///
+/// The live sets after each instruction are not stored (in large functions
+/// they hold thousands of values each: quadratic memory). Instead, for each
+/// value and each block that mentions it, the sorted positions of its uses
+/// (the terminator's at `insts.len()`) and definitions: `v` is live right
+/// after instruction `i` of `b` when its first use after `i` comes no later
+/// than its first definition after `i`, or when nothing after `i` defines
+/// it and it is in `live_out[b]`. That is what [`live_after_each_inst`]
+/// computes, by a binary search instead of a stored set.
 #[derive(Clone, Debug)]
 pub struct Interference<'a> {
     live: &'a Liveness,
     defs: EntityVec<Value, Option<DefPoint>>,
-    after: EntityVec<Block, Vec<SparseSet<Value>>>,
+    /// (uses, definitions) of each value in each block that mentions it.
+    mentions: std::collections::HashMap<(Value, Block), (Vec<u32>, Vec<u32>)>,
+    /// The number of instructions of each block.
+    len: EntityVec<Block, u32>,
 }
 
 impl<'a> Interference<'a> {
-    /// Precomputes the live sets after every instruction of `f`.
+    /// Indexes the uses and definitions of every value of `f`, block by block.
     pub fn new(f: &Function, live: &'a Liveness) -> Self {
-        let after = f.blocks.keys().map(|b| live_after_each_inst(f, b, live)).collect();
-        Interference { live, defs: def_points(f), after }
+        let mut mentions: std::collections::HashMap<(Value, Block), (Vec<u32>, Vec<u32>)> =
+            std::collections::HashMap::new();
+        for (b, data) in f.blocks.iter() {
+            for (i, inst) in data.insts.iter().enumerate() {
+                inst.op.for_each_arg(|a| mentions.entry((a, b)).or_default().0.push(i as u32));
+                if let Some(d) = inst.dest {
+                    mentions.entry((d, b)).or_default().1.push(i as u32);
+                }
+            }
+            if let Some(a) = data.term.arg() {
+                mentions.entry((a, b)).or_default().0.push(data.insts.len() as u32);
+            }
+        }
+        let len = f.blocks.values().map(|d| d.insts.len() as u32).collect();
+        Interference { live, defs: def_points(f), mentions, len }
+    }
+
+    /// True when `v` is live right after instruction `i` of `b` (see above).
+    fn live_after(&self, v: Value, b: Block, i: usize) -> bool {
+        let i = i as u32;
+        let (uses, defs) = match self.mentions.get(&(v, b)) {
+            Some((u, d)) => (u.as_slice(), d.as_slice()),
+            None => (&[][..], &[][..]),
+        };
+        let first_after = |xs: &[u32]| xs.get(xs.partition_point(|&x| x <= i)).copied();
+        match (first_after(uses), first_after(defs)) {
+            (Some(u), Some(d)) => u <= d,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => self.live.live_out.get(b).is_some_and(|set| set.contains(v)),
+        }
     }
 
     /// Where `v` is defined, if it is.
@@ -312,13 +353,13 @@ impl<'a> Interference<'a> {
         match self.def_point(w) {
             None => false,
             Some(DefPoint::BlockStart(b)) => self.live.live_in[b].contains(v),
-            Some(DefPoint::Inst(b, i)) => self.after[b][i].contains(v),
+            Some(DefPoint::Inst(b, i)) => self.live_after(v, b, i),
         }
     }
 
     /// True when `v` is live right after the `i`-th instruction of `b`.
     pub fn live_after_inst(&self, v: Value, b: Block, i: usize) -> bool {
-        self.after.get(b).and_then(|a| a.get(i)).is_some_and(|set| set.contains(v))
+        self.len.get(b).is_some_and(|&n| i < n as usize) && self.live_after(v, b, i)
     }
 
     /// True when `v` is in `live_in[b]`.
