@@ -34,7 +34,7 @@ use ssaref::analysis::loops::loop_depth;
 use ssaref::analysis::pressure::{max_pressure, pressure_profile};
 use ssaref::analysis::verifier::verify_function;
 use ssaref::construction::braun::{construct_program, BraunOptions};
-use ssaref::entity::{EntityRef, EntitySet};
+use ssaref::entity::{EntityRef, EntitySet, SparseSet};
 use ssaref::ir::{Block, Function, Module, Op, Value};
 use ssaref::oracle::Oracle;
 use ssaref::route1::one_argument_phis::lower_one_argument_phis;
@@ -44,7 +44,7 @@ use std::path::PathBuf;
 
 const FUEL: u64 = 1_000_000;
 
-fn members(s: &EntitySet<Value>) -> Vec<Value> {
+fn members(s: &SparseSet<Value>) -> Vec<Value> {
     s.iter().collect()
 }
 

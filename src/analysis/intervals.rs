@@ -38,13 +38,13 @@
 
 use crate::analysis::dominance::DomTree;
 use crate::analysis::liveness::{live_after_each_inst, Liveness};
-use crate::entity::{EntitySet, EntityVec};
+use crate::entity::{EntityVec, SparseSet};
 use crate::ir::{Block, Function, Value};
 
 /// The sets of values occupying each program point of `b`, in order: the
 /// start, the point after each instruction, the end (see the module
 /// documentation). There are `insts.len() + 2` of them.
-pub fn occupied_at_points(f: &Function, b: Block, live: &Liveness) -> Vec<EntitySet<Value>> {
+pub fn occupied_at_points(f: &Function, b: Block, live: &Liveness) -> Vec<SparseSet<Value>> {
     let data = &f.blocks[b];
     let mut sets = Vec::with_capacity(data.insts.len() + 2);
     sets.push(live.live_in[b].clone());

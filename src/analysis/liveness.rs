@@ -41,9 +41,16 @@
 //! (`kill`) are computed once, and a block is revisited when the live-in set
 //! of one of its successors grew. Sets only grow, so the iteration ends; it
 //! reaches the least fixpoint on every CFG, irreducible ones included.
+//!
+//! Every set is a sorted vector of its members ([`SparseSet`]), the sparse
+//! representation production liveness analyses use: a function's live sets
+//! then take memory in proportion to their sizes. Dense bit sets (one bit
+//! per value for each block, and for each instruction in
+//! [`live_after_each_inst`]) made liveness quadratic in the function's size:
+//! gigabytes at 100,000 statements (`docs/scaling.md`).
 
 use crate::analysis::dominance::reverse_postorder;
-use crate::entity::{EntityRef, EntitySet, EntityVec};
+use crate::entity::{EntityRef, EntityVec, SparseSet};
 use crate::ir::{Block, Function, Value};
 
 /// Live-in and live-out sets of every block (conventions in the module
@@ -52,16 +59,11 @@ use crate::ir::{Block, Function, Value};
 pub struct Liveness {
     /// Values live at the start of each block, after its phis are defined:
     /// the phi destinations (all of them) and the values live through.
-    pub live_in: EntityVec<Block, EntitySet<Value>>,
+    pub live_in: EntityVec<Block, SparseSet<Value>>,
     /// Values live on the outgoing edges of each block, phi arguments of
     /// those edges included; a terminator's operand is not, unless it is
     /// live on an edge.
-    pub live_out: EntityVec<Block, EntitySet<Value>>,
-}
-
-/// Adds every member of `from` to `into`; returns true when `into` grew.
-fn union_into(into: &mut EntitySet<Value>, from: &EntitySet<Value>) -> bool {
-    into.union_with(from)
+    pub live_out: EntityVec<Block, SparseSet<Value>>,
 }
 
 /// For the edge `from → to` that is the `occurrence`-th edge from `from` to
@@ -91,63 +93,71 @@ pub fn out_edges(f: &Function, b: Block) -> Vec<(Block, usize)> {
 /// (Pereira §4.1 conventions, see the module documentation).
 pub fn compute_liveness(f: &Function) -> Liveness {
     let n = f.blocks.len();
-    let cap = f.value_count as usize;
-    let empty = EntitySet::with_capacity(cap);
     // Upward-exposed uses and definitions of each block, phis excluded (phi
     // destinations are added to live-in unconditionally, phi arguments are
-    // uses in the predecessors).
-    let mut gen: EntityVec<Block, EntitySet<Value>> = EntityVec::from_elem(empty.clone(), n);
-    let mut kill: EntityVec<Block, EntitySet<Value>> = EntityVec::from_elem(empty.clone(), n);
+    // uses in the predecessors). `defined[v]` is one more than the last
+    // block seen to define `v`: one scratch table for every block.
+    let mut defined: Vec<u32> = vec![0; f.value_count as usize];
+    let mut gen: EntityVec<Block, SparseSet<Value>> = EntityVec::from_elem(SparseSet::new(), n);
+    let mut kill: EntityVec<Block, SparseSet<Value>> = EntityVec::from_elem(SparseSet::new(), n);
     for (b, data) in f.blocks.iter() {
-        let (g, k) = (&mut gen[b], &mut kill[b]);
+        let stamp = b.index() as u32 + 1;
+        let (mut g, mut k) = (Vec::new(), Vec::new());
+        let def = |v: Value, k: &mut Vec<Value>, defined: &mut Vec<u32>| {
+            if v.index() >= defined.len() {
+                defined.resize(v.index() + 1, 0);
+            }
+            defined[v.index()] = stamp;
+            k.push(v);
+        };
         for phi in &data.phis {
-            k.insert(phi.dest);
+            def(phi.dest, &mut k, &mut defined);
         }
         if b == Function::ENTRY {
             for &p in &f.params {
-                k.insert(p);
+                def(p, &mut k, &mut defined);
             }
         }
         for inst in &data.insts {
             inst.op.for_each_arg(|a| {
-                if !k.contains(a) {
-                    g.insert(a);
+                if defined.get(a.index()) != Some(&stamp) {
+                    g.push(a);
                 }
             });
             if let Some(d) = inst.dest {
-                k.insert(d);
+                def(d, &mut k, &mut defined);
             }
         }
         if let Some(a) = data.term.arg() {
-            if !k.contains(a) {
-                g.insert(a);
+            if defined.get(a.index()) != Some(&stamp) {
+                g.push(a);
             }
         }
+        gen[b] = g.into_iter().collect();
+        kill[b] = k.into_iter().collect();
     }
 
-    let mut live_in: EntityVec<Block, EntitySet<Value>> = EntityVec::from_elem(empty.clone(), n);
-    let mut live_out: EntityVec<Block, EntitySet<Value>> = EntityVec::from_elem(empty, n);
+    let mut live_in: EntityVec<Block, SparseSet<Value>> = EntityVec::from_elem(SparseSet::new(), n);
+    let mut live_out: EntityVec<Block, SparseSet<Value>> = EntityVec::from_elem(SparseSet::new(), n);
     for (b, data) in f.blocks.iter() {
-        let li = &mut live_in[b];
-        for phi in &data.phis {
-            li.insert(phi.dest);
-        }
+        let mut li: Vec<Value> = data.phis.iter().map(|phi| phi.dest).collect();
         if b == Function::ENTRY {
-            for &p in &f.params {
-                li.insert(p);
-            }
+            li.extend(f.params.iter().copied());
         }
-        union_into(li, &gen[b]);
+        li.extend(gen[b].iter());
+        live_in[b] = li.into_iter().collect();
     }
     // The phi arguments of each edge never change: seed live-out with them.
     for b in f.blocks.keys() {
+        let mut args = Vec::new();
         for (s, i) in out_edges(f, b) {
             for phi in &f.blocks[s].phis {
                 if let Some(&a) = phi.args.get(i) {
-                    live_out[b].insert(a);
+                    args.push(a);
                 }
             }
         }
+        live_out[b] = args.into_iter().collect();
     }
 
     // Worklist in post-order (reachable blocks first, then the others), so
@@ -163,21 +173,12 @@ pub fn compute_liveness(f: &Function) -> Liveness {
     let mut worklist: std::collections::VecDeque<Block> = order.into_iter().collect();
     // The phi destinations of each block, removed from its live-in on the
     // way into a predecessor's live-out.
-    let phi_defs: EntityVec<Block, EntitySet<Value>> = f
-        .blocks
-        .values()
-        .map(|data| {
-            let mut d = EntitySet::with_capacity(0);
-            for phi in &data.phis {
-                d.insert(phi.dest);
-            }
-            d
-        })
-        .collect();
+    let phi_defs: EntityVec<Block, SparseSet<Value>> =
+        f.blocks.values().map(|data| data.phis.iter().map(|phi| phi.dest).collect()).collect();
     while let Some(b) = worklist.pop_front() {
         on_list[b.index()] = false;
         // live_out[b] grows by the live-in of each successor minus its phis.
-        let mut out = std::mem::replace(&mut live_out[b], EntitySet::with_capacity(0));
+        let mut out = std::mem::take(&mut live_out[b]);
         for s in f.succs(b) {
             out.union_with_difference(&live_in[s], &phi_defs[s]);
         }
@@ -198,7 +199,7 @@ pub fn compute_liveness(f: &Function) -> Liveness {
 
 /// The values live at the end of `b`, at its terminator: `live_out[b]` plus
 /// the terminator's operand.
-pub fn live_at_end(f: &Function, b: Block, live: &Liveness) -> EntitySet<Value> {
+pub fn live_at_end(f: &Function, b: Block, live: &Liveness) -> SparseSet<Value> {
     let mut set = live.live_out[b].clone();
     if let Some(a) = f.blocks[b].term.arg() {
         set.insert(a);
@@ -209,9 +210,9 @@ pub fn live_at_end(f: &Function, b: Block, live: &Liveness) -> EntitySet<Value> 
 /// For each instruction `i` of `b`, the set of values live right after it
 /// (index `i`). The set after the last instruction is [`live_at_end`]. An
 /// instruction's own destination is in its set only if it is used later.
-pub fn live_after_each_inst(f: &Function, b: Block, live: &Liveness) -> Vec<EntitySet<Value>> {
+pub fn live_after_each_inst(f: &Function, b: Block, live: &Liveness) -> Vec<SparseSet<Value>> {
     let insts = &f.blocks[b].insts;
-    let mut after = vec![EntitySet::with_capacity(0); insts.len()];
+    let mut after = vec![SparseSet::new(); insts.len()];
     let mut cur = live_at_end(f, b, live);
     for (i, inst) in insts.iter().enumerate().rev() {
         after[i] = cur.clone();
@@ -228,7 +229,7 @@ pub fn live_after_each_inst(f: &Function, b: Block, live: &Liveness) -> Vec<Enti
 /// For each instruction `i` of `b`, the set of values live right before it
 /// (index `i`): the set after instruction `i - 1`, or `live_in[b]` for the
 /// first instruction.
-pub fn live_before_each_inst(f: &Function, b: Block, live: &Liveness) -> Vec<EntitySet<Value>> {
+pub fn live_before_each_inst(f: &Function, b: Block, live: &Liveness) -> Vec<SparseSet<Value>> {
     let after = live_after_each_inst(f, b, live);
     let mut before = Vec::with_capacity(after.len());
     if !after.is_empty() {
@@ -284,18 +285,59 @@ pub fn def_points(f: &Function) -> EntityVec<Value, Option<DefPoint>> {
 /// when both are live at its start, and every two parameters interfere).
 /// A value used by an instruction and dead after it does not interfere with
 /// the instruction's destination.
+///
+/// The live sets after each instruction are not stored (in large functions
+/// they hold thousands of values each: quadratic memory). Instead, for each
+/// value and each block that mentions it, the sorted positions of its uses
+/// (the terminator's at `insts.len()`) and definitions: `v` is live right
+/// after instruction `i` of `b` when its first use after `i` comes no later
+/// than its first definition after `i`, or when nothing after `i` defines
+/// it and it is in `live_out[b]`. That is what [`live_after_each_inst`]
+/// computes, by a binary search instead of a stored set.
 #[derive(Clone, Debug)]
 pub struct Interference<'a> {
     live: &'a Liveness,
     defs: EntityVec<Value, Option<DefPoint>>,
-    after: EntityVec<Block, Vec<EntitySet<Value>>>,
+    /// (uses, definitions) of each value in each block that mentions it.
+    mentions: std::collections::HashMap<(Value, Block), (Vec<u32>, Vec<u32>)>,
+    /// The number of instructions of each block.
+    len: EntityVec<Block, u32>,
 }
 
 impl<'a> Interference<'a> {
-    /// Precomputes the live sets after every instruction of `f`.
+    /// Indexes the uses and definitions of every value of `f`, block by block.
     pub fn new(f: &Function, live: &'a Liveness) -> Self {
-        let after = f.blocks.keys().map(|b| live_after_each_inst(f, b, live)).collect();
-        Interference { live, defs: def_points(f), after }
+        let mut mentions: std::collections::HashMap<(Value, Block), (Vec<u32>, Vec<u32>)> =
+            std::collections::HashMap::new();
+        for (b, data) in f.blocks.iter() {
+            for (i, inst) in data.insts.iter().enumerate() {
+                inst.op.for_each_arg(|a| mentions.entry((a, b)).or_default().0.push(i as u32));
+                if let Some(d) = inst.dest {
+                    mentions.entry((d, b)).or_default().1.push(i as u32);
+                }
+            }
+            if let Some(a) = data.term.arg() {
+                mentions.entry((a, b)).or_default().0.push(data.insts.len() as u32);
+            }
+        }
+        let len = f.blocks.values().map(|d| d.insts.len() as u32).collect();
+        Interference { live, defs: def_points(f), mentions, len }
+    }
+
+    /// True when `v` is live right after instruction `i` of `b` (see above).
+    fn live_after(&self, v: Value, b: Block, i: usize) -> bool {
+        let i = i as u32;
+        let (uses, defs) = match self.mentions.get(&(v, b)) {
+            Some((u, d)) => (u.as_slice(), d.as_slice()),
+            None => (&[][..], &[][..]),
+        };
+        let first_after = |xs: &[u32]| xs.get(xs.partition_point(|&x| x <= i)).copied();
+        match (first_after(uses), first_after(defs)) {
+            (Some(u), Some(d)) => u <= d,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => self.live.live_out.get(b).is_some_and(|set| set.contains(v)),
+        }
     }
 
     /// Where `v` is defined, if it is.
@@ -311,13 +353,13 @@ impl<'a> Interference<'a> {
         match self.def_point(w) {
             None => false,
             Some(DefPoint::BlockStart(b)) => self.live.live_in[b].contains(v),
-            Some(DefPoint::Inst(b, i)) => self.after[b][i].contains(v),
+            Some(DefPoint::Inst(b, i)) => self.live_after(v, b, i),
         }
     }
 
     /// True when `v` is live right after the `i`-th instruction of `b`.
     pub fn live_after_inst(&self, v: Value, b: Block, i: usize) -> bool {
-        self.after.get(b).and_then(|a| a.get(i)).is_some_and(|set| set.contains(v))
+        self.len.get(b).is_some_and(|&n| i < n as usize) && self.live_after(v, b, i)
     }
 
     /// True when `v` is in `live_in[b]`.

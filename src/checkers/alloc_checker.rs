@@ -411,14 +411,67 @@ fn edges(term: &MTerm) -> Vec<(Block, usize)> {
     }
 }
 
-/// The abstract state of every location: registers `0..k`, then slots.
-type State = Vec<LocState>;
+/// Locations per chunk of a [`State`].
+const CHUNK: usize = 64;
+
+/// The abstract state of every location: registers `0..k`, then slots, in
+/// chunks of [`CHUNK`] that states share until one writes (copy on write),
+/// so that a block's state costs a pointer per chunk and the meet skips
+/// shared chunks; one plain vector per block cost (blocks) × (slots),
+/// gigabytes at 100,000 statements (`docs/scaling.md`).
+#[derive(Clone)]
+struct State {
+    chunks: Vec<std::rc::Rc<Vec<LocState>>>,
+}
+
+impl State {
+    fn new(n: usize) -> Self {
+        let chunks = (0..n.div_ceil(CHUNK))
+            .map(|c| std::rc::Rc::new(vec![LocState::Unknown; CHUNK.min(n - c * CHUNK)]))
+            .collect();
+        State { chunks }
+    }
+
+    fn get(&self, i: usize) -> LocState {
+        self.chunks[i / CHUNK][i % CHUNK]
+    }
+
+    fn set(&mut self, i: usize, x: LocState) {
+        if self.get(i) != x {
+            std::rc::Rc::make_mut(&mut self.chunks[i / CHUNK])[i % CHUNK] = x;
+        }
+    }
+
+    /// `self` met with `other`, location by location; true when it changed.
+    fn meet_with(&mut self, other: &State) -> bool {
+        let mut changed = false;
+        for (mine, theirs) in self.chunks.iter_mut().zip(&other.chunks) {
+            if std::rc::Rc::ptr_eq(mine, theirs) || mine == theirs {
+                continue;
+            }
+            let chunk = std::rc::Rc::make_mut(mine);
+            for (o, &i) in chunk.iter_mut().zip(theirs.iter()) {
+                let met = o.meet(i);
+                if met != *o {
+                    *o = met;
+                    changed = true;
+                }
+            }
+        }
+        changed
+    }
+}
 
 struct Checker<'a> {
     m: &'a MFunction,
     /// The slots the state tracks: one more than the largest slot named,
     /// at most `slot_count` (which may be corrupt and huge).
     tracked_slots: usize,
+    /// For each value, the slots into which any state of the analysis ever
+    /// wrote `Value(v)`: the only slots where a definition of `v` can find
+    /// `Value(v)` to make stale (a meet never creates a `Value`), so that
+    /// a definition looks at the registers and these, not at every slot.
+    slots_of: std::cell::RefCell<std::collections::HashMap<Value, Vec<usize>>>,
 }
 
 impl<'a> Checker<'a> {
@@ -455,7 +508,7 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        let checker = Checker { m, tracked_slots };
+        let checker = Checker { m, tracked_slots, slots_of: Default::default() };
         for (i, &(loc, _)) in m.params.iter().enumerate() {
             if m.params[..i].iter().any(|&(other, _)| other == loc) {
                 return Err(checker.error(
@@ -637,16 +690,58 @@ impl<'a> Checker<'a> {
 
     /// The state on entry to the function.
     fn entry_state(&self) -> State {
-        let mut state = vec![LocState::Unknown; self.m.k + self.tracked_slots];
+        let mut state = State::new(self.m.k + self.tracked_slots);
         for &(loc, v) in &self.m.params {
-            state[self.index(loc)] = LocState::Value(v);
+            self.write(&mut state, self.index(loc), LocState::Value(v));
         }
         state
     }
 
+    /// Writes `x` into location `i` of `state`, noting where values go.
+    fn write(&self, state: &mut State, i: usize, x: LocState) {
+        if let (true, LocState::Value(v)) = (i >= self.m.k, x) {
+            let mut slots_of = self.slots_of.borrow_mut();
+            let list = slots_of.entry(v).or_default();
+            if !list.contains(&i) {
+                list.push(i);
+            }
+        }
+        state.set(i, x);
+    }
+
+    /// A new value of `d` is about to be written: every location that holds
+    /// the current value of `d` now holds an old one.
+    fn define(&self, state: &mut State, d: Value) {
+        for i in 0..self.m.k {
+            if state.get(i) == LocState::Value(d) {
+                state.set(i, LocState::Stale(d));
+            }
+        }
+        if let Some(list) = self.slots_of.borrow().get(&d) {
+            for &i in list {
+                if state.get(i) == LocState::Value(d) {
+                    state.set(i, LocState::Stale(d));
+                }
+            }
+        }
+    }
+
+    /// Applies the phis of a block on entry: all destinations are defined
+    /// at once, each into its location.
+    fn enter_phis(&self, state: &mut State, phis: &[PhiAnnot]) {
+        // The kills come first: a phi's location may hold the destination
+        // of another phi of the block (a cycle), and must receive its own.
+        for phi in phis {
+            self.define(state, phi.dest);
+        }
+        for phi in phis {
+            self.write(state, self.index(phi.loc), LocState::Value(phi.dest));
+        }
+    }
+
     /// Fails unless `loc` holds `expected` in `state`.
     fn expect(&self, state: &State, loc: Loc, expected: Value, site: Site) -> Result<(), AllocCheckError> {
-        let found = state[self.index(loc)];
+        let found = state.get(self.index(loc));
         if found == LocState::Value(expected) {
             Ok(())
         } else {
@@ -673,24 +768,35 @@ impl<'a> Checker<'a> {
                 if check {
                     self.expect(state, src, *source, Site::Inst { block: b, index })?;
                 }
-                define(state, d);
-                state[self.index(dst)] = LocState::Value(d);
+                self.define(state, d);
+                self.write(state, self.index(dst), LocState::Value(d));
                 continue;
             }
             match inst.inst {
-                MInst::Move { dst, src } => state[self.index(Loc::Reg(dst))] = state[self.index(Loc::Reg(src))],
-                MInst::Swap { a, b } => state.swap(self.index(Loc::Reg(a)), self.index(Loc::Reg(b))),
-                MInst::Spill { slot, src } => state[self.index(Loc::Slot(slot))] = state[self.index(Loc::Reg(src))],
-                MInst::Reload { dst, slot } => state[self.index(Loc::Reg(dst))] = state[self.index(Loc::Slot(slot))],
+                MInst::Move { dst, src } => {
+                    self.write(state, self.index(Loc::Reg(dst)), state.get(self.index(Loc::Reg(src))))
+                }
+                MInst::Swap { a, b } => {
+                    let (i, j) = (self.index(Loc::Reg(a)), self.index(Loc::Reg(b)));
+                    let (x, y) = (state.get(i), state.get(j));
+                    self.write(state, i, y);
+                    self.write(state, j, x);
+                }
+                MInst::Spill { slot, src } => {
+                    self.write(state, self.index(Loc::Slot(slot)), state.get(self.index(Loc::Reg(src))))
+                }
+                MInst::Reload { dst, slot } => {
+                    self.write(state, self.index(Loc::Reg(dst)), state.get(self.index(Loc::Slot(slot))))
+                }
                 _ => {
                     // An operation: `check_annotations` made sure that it
                     // names a definition exactly when it writes a register.
                     if let Some(c) = inst.inst.clobbered(self.m.k) {
-                        state[self.index(Loc::Reg(c))] = LocState::Clobbered;
+                        self.write(state, self.index(Loc::Reg(c)), LocState::Clobbered);
                     }
                     if let (Some(d), Some(&dst)) = (inst.annot.defines, inst.inst.reg_writes().first()) {
-                        define(state, d);
-                        state[self.index(Loc::Reg(dst))] = LocState::Value(d);
+                        self.define(state, d);
+                        self.write(state, self.index(Loc::Reg(dst)), LocState::Value(d));
                     }
                 }
             }
@@ -733,7 +839,7 @@ impl<'a> Checker<'a> {
             }
         }
         let mut state = out.clone();
-        enter_phis(&mut state, &data.phis, |l| self.index(l));
+        self.enter_phis(&mut state, &data.phis);
         Ok(state)
     }
 
@@ -760,15 +866,7 @@ impl<'a> Checker<'a> {
                             *slot = Some(incoming);
                             changed = true;
                         }
-                        Some(old) => {
-                            for (o, i) in old.iter_mut().zip(incoming) {
-                                let met = o.meet(i);
-                                if met != *o {
-                                    *o = met;
-                                    changed = true;
-                                }
-                            }
-                        }
+                        Some(old) => changed |= old.meet_with(&incoming),
                     }
                 }
             }
@@ -794,29 +892,6 @@ fn copy_locations(inst: &MInst) -> Option<(Loc, Loc)> {
         MInst::Spill { slot, src } => Some((Loc::Reg(src), Loc::Slot(slot))),
         MInst::Reload { dst, slot } => Some((Loc::Slot(slot), Loc::Reg(dst))),
         _ => None,
-    }
-}
-
-/// A new value of `d` is about to be written: every location that holds
-/// the current value of `d` now holds an old one.
-fn define(state: &mut State, d: Value) {
-    for s in state.iter_mut() {
-        if *s == LocState::Value(d) {
-            *s = LocState::Stale(d);
-        }
-    }
-}
-
-/// Applies the phis of a block on entry: all destinations are defined at
-/// once, each into its location.
-fn enter_phis(state: &mut State, phis: &[PhiAnnot], index: impl Fn(Loc) -> usize) {
-    // The kills come first: a phi's location may hold the destination of
-    // another phi of the block (a cycle), and must receive its own.
-    for phi in phis {
-        define(state, phi.dest);
-    }
-    for phi in phis {
-        state[index(phi.loc)] = LocState::Value(phi.dest);
     }
 }
 

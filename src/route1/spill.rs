@@ -38,10 +38,24 @@
 //! With K ≥ 2 it always succeeds: once everything live through a point is
 //! spilled, an instruction needs at most its two operands before and its
 //! result after.
+//!
+//! # Liveness
+//!
+//! Block liveness is computed once, before the first round, and serves
+//! every round, load lowering, reload recycling and the final demand:
+//! spilling never changes a block's live-in or live-out set. A spilled
+//! value is still read where it was (by its reloads, placed right before
+//! the uses they replace, in the same block), phi arguments are not
+//! touched, and a reload is defined and used in one block, so it is live
+//! in no block's live-in or live-out set (recycling merges two reloads of
+//! one block). Values created by spilling lie beyond the capacity of the
+//! sets, which then read as absent, as they should. Recomputing liveness
+//! each round, as an earlier version did, made spilling quadratic in the
+//! function's size (`docs/scaling.md`).
 
 use crate::analysis::liveness::{compute_liveness, Liveness};
 use crate::analysis::loops::loop_depth;
-use crate::entity::{EntityRef, EntitySet, EntityVec};
+use crate::entity::{EntityRef, EntitySet, EntityVec, SparseSet};
 use crate::ir::{Block, Function, Inst, Op, Value};
 use std::fmt;
 
@@ -97,7 +111,7 @@ pub struct Point {
 
 /// The register demand at every point of block `b`, given which values are
 /// spilled. `live_out` is the block's live-out set.
-pub fn block_points(f: &Function, b: Block, live_out: &EntitySet<Value>, spilled: &EntitySet<Value>) -> Vec<Point> {
+pub fn block_points(f: &Function, b: Block, live_out: &SparseSet<Value>, spilled: &EntitySet<Value>) -> Vec<Point> {
     let data = &f.blocks[b];
     let resident = |v: &Value| !spilled.contains(*v);
     let mut live: Vec<Value> = live_out.iter().filter(resident).collect();
@@ -153,8 +167,11 @@ pub fn block_points(f: &Function, b: Block, live_out: &EntitySet<Value>, spilled
 
 /// Pereira's `ComputeWeight` (Fig. 6): each definition and use counts
 /// 1 + 10^loop-depth (phi arguments at the depth of their predecessor), and
-/// the sum is divided by the size of the live range. Low weight spills first.
-pub(crate) fn weights(f: &Function, depth: &EntityVec<Block, u32>, sizes: &[usize]) -> Vec<f64> {
+/// the sum is divided by the size of the live range ([`Rounds::weight`]).
+/// Low weight spills first. The sums are computed once: spilling a value
+/// changes no definition or use of another (its uses become reloads, which
+/// are never spilled).
+fn weight_sums(f: &Function, depth: &EntityVec<Block, u32>) -> Vec<f64> {
     let mut w = vec![0.0f64; f.value_count as usize];
     let cost = |d: u32| 1.0 + 10f64.powi(d.min(8) as i32);
     for (b, data) in f.blocks.iter() {
@@ -177,152 +194,23 @@ pub(crate) fn weights(f: &Function, depth: &EntityVec<Block, u32>, sizes: &[usiz
             w[a.index()] += cost(depth[b]);
         }
     }
+    w
+}
+
+/// The weights of Fig. 6 with the live-range sizes `sizes` (points after
+/// which the value is in a register): [`weight_sums`] divided by the size,
+/// for `spill_during_coloring.rs`, which sizes live ranges itself.
+pub(crate) fn weights(f: &Function, depth: &EntityVec<Block, u32>, sizes: &[usize]) -> Vec<f64> {
+    let mut w = weight_sums(f, depth);
     for (i, x) in w.iter_mut().enumerate() {
-        *x /= sizes[i].max(1) as f64;
+        *x /= sizes.get(i).copied().unwrap_or(0).max(1) as f64;
     }
     w
 }
 
-/// Spills until the register demand is at most `opts.k` everywhere.
-pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, SpillError> {
-    assert!(opts.k >= 2, "the machine model has at least 2 registers");
-    let depth = loop_depth(f);
-    let mut spilled: EntitySet<Value> = EntitySet::with_capacity(f.value_count as usize);
-    let mut reloads: EntitySet<Value> = EntitySet::with_capacity(f.value_count as usize);
-    let mut lowered = Vec::new();
-    // Bounded: each round spills one more value, and there are finitely many.
-    let mut lowering_done = false;
-    loop {
-        let live = compute_liveness(f);
-        match find_overloads(f, &live, &spilled, &reloads, &depth, opts.k) {
-            Ok(chosen) if !chosen.is_empty() => {
-                let blocks = use_blocks(f, &chosen);
-                for (v, bs) in chosen.into_iter().zip(&blocks) {
-                    spill_value(f, v, bs, &mut spilled, &mut reloads);
-                }
-                continue;
-            }
-            Ok(_) => {}
-            Err(e) => return Err(e),
-        }
-        if opts.load_lowering && !lowering_done {
-            lowering_done = true;
-            let before = lowered.len();
-            let candidates = lowering_candidates(f, &spilled);
-            let blocks = use_blocks(f, &candidates);
-            for (v, bs) in candidates.into_iter().zip(&blocks) {
-                lowered.push(v);
-                spill_value(f, v, bs, &mut spilled, &mut reloads);
-            }
-            if lowered.len() > before {
-                continue;
-            }
-        }
-        break;
-    }
-    if opts.recycle_reloads {
-        recycle_reloads(f, &spilled, &mut reloads, opts.k);
-    }
-    let live = compute_liveness(f);
-    let max_demand = f
-        .blocks
-        .keys()
-        .flat_map(|b| block_points(f, b, &live.live_out[b], &spilled))
-        .map(|p| p.demand)
-        .max()
-        .unwrap_or(0);
-    if max_demand > opts.k {
-        return Err(SpillError(format!("demand {max_demand} > K = {} after spilling", opts.k)));
-    }
-    Ok(SpillResult { spilled, reloads, lowered, max_demand })
-}
-
-/// One round of spill decisions: for each overloaded point, in order, the
-/// least-weight value live through it, unless a value chosen earlier in the
-/// round is already live through it (spilling that one lowers the demand
-/// there too). Liveness is recomputed between rounds, not after every
-/// spill, which keeps the spiller near-linear on programs with many spills.
-fn find_overloads(
-    f: &Function,
-    live: &Liveness,
-    spilled: &EntitySet<Value>,
-    reloads: &EntitySet<Value>,
-    depth: &EntityVec<Block, u32>,
-    k: usize,
-) -> Result<Vec<Value>, SpillError> {
-    let mut sizes = vec![0usize; f.value_count as usize];
-    let mut overloaded: Vec<(Block, Point)> = Vec::new();
-    for b in f.blocks.keys() {
-        for p in block_points(f, b, &live.live_out[b], spilled) {
-            for &v in &p.after {
-                sizes[v.index()] += 1;
-            }
-            if p.demand > k {
-                overloaded.push((b, p));
-            }
-        }
-    }
-    if overloaded.is_empty() {
-        return Ok(Vec::new());
-    }
-    let w = weights(f, depth, &sizes);
-    let mut chosen: Vec<Value> = Vec::new();
-    for (b, point) in &overloaded {
-        let data = &f.blocks[*b];
-        let mut operands: Vec<Value> = Vec::new();
-        let mut defined = None;
-        match point.inst {
-            Some(i) if i < data.insts.len() => {
-                data.insts[i].op.for_each_arg(|a| operands.push(a));
-                defined = data.insts[i].dest;
-            }
-            Some(_) => operands.extend(data.term.arg()),
-            None => {}
-        }
-        // At the block start every resident value can go (phi results
-        // included); at an instruction, only the values live through it.
-        let through: Vec<Value> = match point.inst {
-            None => point.after.clone(),
-            Some(_) => point.after.iter().copied().filter(|v| point.before.contains(v)).collect(),
-        };
-        let relieved = through.iter().filter(|v| chosen.contains(v) && !operands.contains(v)).count();
-        if point.demand.saturating_sub(relieved) <= k {
-            continue;
-        }
-        // An operand that stays live after the instruction may go too: its
-        // reload dies at the instruction. Other values are preferred, since
-        // spilling an operand does not lower the demand just before it.
-        let candidate = through
-            .into_iter()
-            .filter(|v| Some(*v) != defined && !reloads.contains(*v) && !spilled.contains(*v) && !chosen.contains(v))
-            .min_by(|a, b| {
-                (operands.contains(a), w[a.index()])
-                    .partial_cmp(&(operands.contains(b), w[b.index()]))
-                    .unwrap_or(std::cmp::Ordering::Equal)
-                    .then(a.cmp(b))
-            });
-        match candidate {
-            Some(v) => chosen.push(v),
-            None if chosen.is_empty() => {
-                return Err(SpillError(format!(
-                    "no value can be spilled at {b}, point {:?}: demand {} > K = {k}, live {:?}",
-                    point.inst, point.demand, point.before
-                )))
-            }
-            // Values chosen earlier in the round may relieve it; the next
-            // round will tell.
-            None => {}
-        }
-    }
-    Ok(chosen)
-}
-
-/// For each of `values`, the blocks whose instructions or terminator use it,
-/// in block order. One scan for a whole round of spills: spilling one value
-/// (`spill_value`) adds and removes no use of another, so the lists stay
-/// true while the round spills its values one after the other, and each
-/// spill visits only the blocks that use its value instead of the whole
-/// function (which made spilling quadratic in the function's size).
+/// For each of `values`, the blocks whose instructions or terminator use
+/// it, in block order: the lists [`spill_value`] takes, for
+/// `spill_during_coloring.rs` (the separate pass keeps them in [`Rounds`]).
 pub(crate) fn use_blocks(f: &Function, values: &[Value]) -> Vec<Vec<Block>> {
     let mut index: Vec<u32> = vec![u32::MAX; f.value_count as usize];
     for (i, v) in values.iter().enumerate() {
@@ -346,9 +234,260 @@ pub(crate) fn use_blocks(f: &Function, values: &[Value]) -> Vec<Vec<Block>> {
     out
 }
 
+/// What the rounds of [`find_overloads`] share: the weight sums, the size
+/// of each live range (the number of points after which the value is in a
+/// register) and each block's overloaded points, kept up to date block by
+/// block. A spill changes only the blocks where its value is live or
+/// mentioned (`blocks_of`), so a round recomputes those, not the whole
+/// function, which made spilling quadratic (`docs/scaling.md`).
+struct Rounds {
+    sums: Vec<f64>,
+    sizes: Vec<usize>,
+    /// Each block's share of `sizes`.
+    share: EntityVec<Block, Vec<(Value, usize)>>,
+    overloaded: EntityVec<Block, Vec<Point>>,
+    /// For each value of the input, the blocks where it is live in, live
+    /// out or mentioned, in block order.
+    blocks_of: Vec<Vec<Block>>,
+    /// For each value of the input, the blocks whose instructions or
+    /// terminator use it, in block order (see [`spill_value`]).
+    uses_in: Vec<Vec<Block>>,
+}
+
+impl Rounds {
+    fn new(f: &Function, live: &Liveness, depth: &EntityVec<Block, u32>, spilled: &EntitySet<Value>, k: usize) -> Self {
+        let n = f.value_count as usize;
+        let mut blocks_of: Vec<Vec<Block>> = vec![Vec::new(); n];
+        let mut uses_in: Vec<Vec<Block>> = vec![Vec::new(); n];
+        for (b, data) in f.blocks.iter() {
+            let note = |v: Value, list: &mut Vec<Vec<Block>>| {
+                if let Some(l) = list.get_mut(v.index()) {
+                    if l.last() != Some(&b) {
+                        l.push(b);
+                    }
+                }
+            };
+            for inst in &data.insts {
+                inst.op.for_each_arg(|a| note(a, &mut uses_in));
+            }
+            if let Some(a) = data.term.arg() {
+                note(a, &mut uses_in);
+            }
+            for v in live.live_in[b].iter().chain(live.live_out[b].iter()) {
+                note(v, &mut blocks_of);
+            }
+            for phi in &data.phis {
+                note(phi.dest, &mut blocks_of);
+                phi.args.iter().for_each(|&a| note(a, &mut blocks_of));
+            }
+            for inst in &data.insts {
+                inst.op.for_each_arg(|a| note(a, &mut blocks_of));
+                if let Some(d) = inst.dest {
+                    note(d, &mut blocks_of);
+                }
+            }
+            if let Some(a) = data.term.arg() {
+                note(a, &mut blocks_of);
+            }
+        }
+        let nb = f.blocks.len();
+        let mut rounds = Rounds {
+            sums: weight_sums(f, depth),
+            sizes: vec![0; n],
+            share: EntityVec::from_elem(Vec::new(), nb),
+            overloaded: EntityVec::from_elem(Vec::new(), nb),
+            blocks_of,
+            uses_in,
+        };
+        for b in f.blocks.keys() {
+            rounds.refresh(f, b, live, spilled, k);
+        }
+        rounds
+    }
+
+    /// Recomputes the points of `b`.
+    fn refresh(&mut self, f: &Function, b: Block, live: &Liveness, spilled: &EntitySet<Value>, k: usize) {
+        for &(v, c) in &self.share[b] {
+            self.sizes[v.index()] -= c;
+        }
+        let mut share: Vec<(Value, usize)> = Vec::new();
+        let mut over = Vec::new();
+        for p in block_points(f, b, &live.live_out[b], spilled) {
+            share.extend(p.after.iter().map(|&v| (v, 1)));
+            if p.demand > k {
+                over.push(p);
+            }
+        }
+        share.sort_unstable();
+        share.dedup_by(|later, first| {
+            let same = later.0 == first.0;
+            if same {
+                first.1 += later.1;
+            }
+            same
+        });
+        if self.sizes.len() < f.value_count as usize {
+            self.sizes.resize(f.value_count as usize, 0);
+        }
+        for &(v, c) in &share {
+            self.sizes[v.index()] += c;
+        }
+        self.share[b] = share;
+        self.overloaded[b] = over;
+    }
+
+    /// Spills `values` (values of the input) and refreshes the blocks they
+    /// change.
+    fn spill_all(
+        &mut self,
+        f: &mut Function,
+        values: &[Value],
+        live: &Liveness,
+        spilled: &mut EntitySet<Value>,
+        reloads: &mut EntitySet<Value>,
+        k: usize,
+    ) {
+        let mut dirty: Vec<Block> = Vec::new();
+        for &v in values {
+            spill_value(f, v, &self.uses_in[v.index()], spilled, reloads);
+            dirty.extend(&self.blocks_of[v.index()]);
+        }
+        dirty.sort_unstable();
+        dirty.dedup();
+        for b in dirty {
+            self.refresh(f, b, live, spilled, k);
+        }
+    }
+
+    fn weight(&self, v: Value) -> f64 {
+        self.sums.get(v.index()).copied().unwrap_or(0.0) / self.sizes.get(v.index()).copied().unwrap_or(0).max(1) as f64
+    }
+}
+
+/// Spills until the register demand is at most `opts.k` everywhere.
+pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, SpillError> {
+    assert!(opts.k >= 2, "the machine model has at least 2 registers");
+    let depth = loop_depth(f);
+    let mut spilled: EntitySet<Value> = EntitySet::with_capacity(f.value_count as usize);
+    let mut reloads: EntitySet<Value> = EntitySet::with_capacity(f.value_count as usize);
+    let mut lowered = Vec::new();
+    // Bounded: each round spills one more value, and there are finitely many.
+    let mut lowering_done = false;
+    // Computed once: spilling never changes a block's live-in or live-out
+    // set (module documentation, "Liveness").
+    let live = compute_liveness(f);
+    let mut rounds = Rounds::new(f, &live, &depth, &spilled, opts.k);
+    loop {
+        match find_overloads(f, &rounds, &spilled, &reloads, opts.k) {
+            Ok(chosen) if !chosen.is_empty() => {
+                rounds.spill_all(f, &chosen, &live, &mut spilled, &mut reloads, opts.k);
+                continue;
+            }
+            Ok(_) => {}
+            Err(e) => return Err(e),
+        }
+        if opts.load_lowering && !lowering_done {
+            lowering_done = true;
+            let before = lowered.len();
+            let candidates = lowering_candidates(f, &spilled);
+            rounds.spill_all(f, &candidates, &live, &mut spilled, &mut reloads, opts.k);
+            lowered.extend(candidates);
+            if lowered.len() > before {
+                continue;
+            }
+        }
+        break;
+    }
+    if opts.recycle_reloads {
+        recycle_reloads(f, &live, &spilled, &mut reloads, opts.k);
+    }
+    let max_demand = f
+        .blocks
+        .keys()
+        .flat_map(|b| block_points(f, b, &live.live_out[b], &spilled))
+        .map(|p| p.demand)
+        .max()
+        .unwrap_or(0);
+    if max_demand > opts.k {
+        return Err(SpillError(format!("demand {max_demand} > K = {} after spilling", opts.k)));
+    }
+    Ok(SpillResult { spilled, reloads, lowered, max_demand })
+}
+
+/// One round of spill decisions: for each overloaded point, in order, the
+/// least-weight value live through it, unless a value chosen earlier in the
+/// round is already live through it (spilling that one lowers the demand
+/// there too).
+fn find_overloads(
+    f: &Function,
+    rounds: &Rounds,
+    spilled: &EntitySet<Value>,
+    reloads: &EntitySet<Value>,
+    k: usize,
+) -> Result<Vec<Value>, SpillError> {
+    let overloaded = f.blocks.keys().flat_map(|b| rounds.overloaded[b].iter().map(move |p| (b, p)));
+    let mut chosen: Vec<Value> = Vec::new();
+    let mut is_chosen: EntitySet<Value> = EntitySet::with_capacity(f.value_count as usize);
+    for (b, point) in overloaded {
+        let data = &f.blocks[b];
+        let mut operands: Vec<Value> = Vec::new();
+        let mut defined = None;
+        match point.inst {
+            Some(i) if i < data.insts.len() => {
+                data.insts[i].op.for_each_arg(|a| operands.push(a));
+                defined = data.insts[i].dest;
+            }
+            Some(_) => operands.extend(data.term.arg()),
+            None => {}
+        }
+        // At the block start every resident value can go (phi results
+        // included); at an instruction, only the values live through it.
+        let through: Vec<Value> = match point.inst {
+            None => point.after.clone(),
+            Some(_) => point.after.iter().copied().filter(|v| point.before.contains(v)).collect(),
+        };
+        let relieved = through.iter().filter(|v| is_chosen.contains(**v) && !operands.contains(v)).count();
+        if point.demand.saturating_sub(relieved) <= k {
+            continue;
+        }
+        // An operand that stays live after the instruction may go too: its
+        // reload dies at the instruction. Other values are preferred, since
+        // spilling an operand does not lower the demand just before it.
+        let candidate = through
+            .into_iter()
+            .filter(|v| {
+                Some(*v) != defined && !reloads.contains(*v) && !spilled.contains(*v) && !is_chosen.contains(*v)
+            })
+            .min_by(|a, b| {
+                (operands.contains(a), rounds.weight(*a))
+                    .partial_cmp(&(operands.contains(b), rounds.weight(*b)))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then(a.cmp(b))
+            });
+        match candidate {
+            Some(v) => {
+                chosen.push(v);
+                is_chosen.insert(v);
+            }
+            None if chosen.is_empty() => {
+                return Err(SpillError(format!(
+                    "no value can be spilled at {b}, point {:?}: demand {} > K = {k}, live {:?}",
+                    point.inst, point.demand, point.before
+                )))
+            }
+            // Values chosen earlier in the round may relieve it; the next
+            // round will tell.
+            None => {}
+        }
+    }
+    Ok(chosen)
+}
+
 /// Marks `v` spilled and gives each use other than a phi argument a reload
 /// right before it (a `copy v` that already exists is its own reload).
-/// `blocks` are the blocks that use `v` (`use_blocks`), in block order.
+/// `blocks` are the blocks that use `v` (`Rounds::uses_in`), in block
+/// order: one list per value of the input, made once, since spilling one
+/// value adds and removes no use of another.
 pub(crate) fn spill_value(
     f: &mut Function,
     v: Value,
@@ -411,8 +550,13 @@ pub(crate) fn lowering_candidates(f: &Function, spilled: &EntitySet<Value>) -> V
 
 /// Merges consecutive reloads of one spilled value in a block when the
 /// longer-lived reload keeps the demand at most K (§4.7).
-pub(crate) fn recycle_reloads(f: &mut Function, spilled: &EntitySet<Value>, reloads: &mut EntitySet<Value>, k: usize) {
-    let live = compute_liveness(f);
+pub(crate) fn recycle_reloads(
+    f: &mut Function,
+    live: &Liveness,
+    spilled: &EntitySet<Value>,
+    reloads: &mut EntitySet<Value>,
+    k: usize,
+) {
     for b in f.blocks.keys() {
         loop {
             let mut merged = false;

@@ -87,7 +87,7 @@
 use crate::analysis::dominance::DomTree;
 use crate::analysis::liveness::{compute_liveness, Liveness};
 use crate::analysis::loops::loop_depth;
-use crate::entity::{EntityRef, EntitySet, EntityVec};
+use crate::entity::{EntityRef, EntitySet, EntityVec, SparseSet};
 use crate::ir::{Block, Function, Value};
 use crate::route1::spill::{
     block_points, lowering_candidates, recycle_reloads, spill_value, use_blocks, weights, SpillError, SpillResult,
@@ -228,7 +228,9 @@ pub fn spill_during_coloring_with_decisions(
         }
     }
     if opts.recycle_reloads {
-        recycle_reloads(f, &spilled, &mut reloads, opts.k);
+        // The liveness `recycle_reloads` reads, of the function as spilled.
+        let live = compute_liveness(f);
+        recycle_reloads(f, &live, &spilled, &mut reloads, opts.k);
     }
     let live = compute_liveness(f);
     let max_demand = f
@@ -260,7 +262,7 @@ struct WalkState {
 fn decide_block(
     f: &Function,
     b: Block,
-    live_out: &EntitySet<Value>,
+    live_out: &SparseSet<Value>,
     st: &mut WalkState,
     opts: &SpillDuringColoringOptions,
 ) -> Result<Vec<Value>, SpillError> {

@@ -58,16 +58,21 @@
 //! starts). An interval gets the first register on which no interval
 //! assigned so far overlaps it. When there is none, the cheapest register
 //! to free is the one whose overlapping intervals (all variables; a
-//! register with an overlapping temporary cannot be freed) have the least
+//! register with an overlapping temporary cannot be freed, nor one whose
+//! variable has a temporary fixed to it at this position) have the least
 //! total spill priority (use and definition count weighted by 10 per loop
 //! level, divided by the interval's size). If the current interval is a
 //! variable at least as cheap as that, it is spilled and its temporaries
 //! join the scan (they start no earlier than it). Otherwise the variables
-//! on that register are spilled and the scan restarts from the beginning
-//! with the larger spilled set, the way LLVM's linear scan of Pereira's
-//! comparison backtracks instead of reserving registers for spill code.
-//! Each restart spills at least one more variable, so there are at most as
-//! many restarts as variables.
+//! on that register are evicted, as in Poletto and Sarkar's scan, which
+//! never goes back: each victim is spilled, its temporaries from the
+//! current position on join the scan, and each of its temporaries before
+//! the current position gets the victim's own register, which the victim
+//! alone held at that position (an occurrence of a variable lies in its
+//! interval). The scan thus visits each interval once; an earlier version
+//! restarted from the beginning after each eviction, as LLVM's old linear
+//! scan backtracked, which made it quadratic in the number of spills (52 s
+//! at 10,000 statements, see `docs/scaling.md`).
 //!
 //! # Renaming constraints
 //!
@@ -466,12 +471,6 @@ struct Allocation {
     temp: HashMap<(Pos, Value), Reg>,
 }
 
-enum ScanEnd {
-    Done(Allocation),
-    /// Spill these variables and scan again.
-    Restart(Vec<Value>),
-}
-
 struct Scanner<'a> {
     k: usize,
     intervals: &'a EntityVec<Value, Ranges>,
@@ -485,132 +484,170 @@ struct Scanner<'a> {
     clobbers: &'a [(Reg, Pos)],
 }
 
+/// The scan's state: every interval queued so far, its register, and the
+/// intervals on each register that may still overlap what is to come.
+struct ScanState {
+    all: Vec<Interval>,
+    assigned: Vec<Option<Reg>>,
+    /// (start, rank, index into `all`)
+    unhandled: BinaryHeap<Reverse<(Pos, u8, usize)>>,
+    on_reg: Vec<Vec<usize>>,
+    spilled: EntityVec<Value, bool>,
+}
+
+impl ScanState {
+    fn add(&mut self, iv: Interval) {
+        if let Some(start) = iv.ranges.start() {
+            self.unhandled.push(Reverse((start, iv.rank(), self.all.len())));
+            self.all.push(iv);
+            self.assigned.push(None);
+        }
+    }
+}
+
 impl Scanner<'_> {
-    fn run(&self) -> Result<Allocation, PassError> {
-        let mut spilled: EntityVec<Value, bool> = EntityVec::from_elem(false, self.intervals.len());
-        loop {
-            match self.scan_once(&mut spilled)? {
-                ScanEnd::Done(a) => return Ok(a),
-                ScanEnd::Restart(victims) => {
-                    for v in victims {
-                        spilled[v] = true;
+    fn temps_of(&self, v: Value) -> impl Iterator<Item = Interval> + '_ {
+        self.temps[v].iter().map(move |&p| Interval {
+            ranges: Ranges::point(p),
+            owner: Owner::Temp(p, v),
+            fixed: self.fixed_temps.get(&(p, v)).copied(),
+        })
+    }
+
+    /// Spills the variables `victims`, which hold register `r` up to the
+    /// current position `now` (module documentation, "The scan"): their
+    /// temporaries before `now` get `r`, the others join the scan.
+    fn evict(&self, st: &mut ScanState, r: usize, victims: &[usize], now: Pos) -> Result<(), PassError> {
+        st.on_reg[r].retain(|j| !victims.contains(j));
+        for &j in victims {
+            let Owner::Var(v) = st.all[j].owner else {
+                return Err(fail("linear-scan", "scan", "a non-variable was evicted".to_string()));
+            };
+            st.spilled[v] = true;
+            st.assigned[j] = None;
+            for iv in self.temps_of(v) {
+                let p = iv.ranges.start().unwrap_or(now);
+                if p < now {
+                    if iv.fixed.is_some_and(|f| usize::from(f.0) != r) {
+                        return Err(fail(
+                            "linear-scan",
+                            "scan",
+                            format!("the temporary of {v} at {p} is fixed to another register than {v}'s"),
+                        ));
                     }
+                    st.all.push(iv);
+                    st.assigned.push(Some(Reg(r as u8)));
+                } else {
+                    st.add(iv);
                 }
             }
         }
+        Ok(())
     }
 
-    fn scan_once(&self, spilled: &mut EntityVec<Value, bool>) -> Result<ScanEnd, PassError> {
-        let mut all: Vec<Interval> = Vec::new();
-        // (start, temporaries first, index)
-        let mut unhandled: BinaryHeap<Reverse<(Pos, u8, usize)>> = BinaryHeap::new();
-        let add = |iv: Interval, all: &mut Vec<Interval>, unhandled: &mut BinaryHeap<Reverse<(Pos, u8, usize)>>| {
-            if let Some(start) = iv.ranges.start() {
-                unhandled.push(Reverse((start, iv.rank(), all.len())));
-                all.push(iv);
-            }
+    fn run(&self) -> Result<Allocation, PassError> {
+        let mut st = ScanState {
+            all: Vec::new(),
+            assigned: Vec::new(),
+            unhandled: BinaryHeap::new(),
+            on_reg: vec![Vec::new(); self.k],
+            spilled: EntityVec::from_elem(false, self.intervals.len()),
         };
-        let temps_of = |v: Value| {
-            self.temps[v].iter().map(move |&p| Interval {
-                ranges: Ranges::point(p),
-                owner: Owner::Temp(p, v),
-                fixed: self.fixed_temps.get(&(p, v)).copied(),
-            })
-        };
-        let mut on_reg: Vec<Vec<usize>> = vec![Vec::new(); self.k];
         for &(r, p) in self.clobbers {
-            if let Some(list) = on_reg.get_mut(usize::from(r.0)) {
-                list.push(all.len());
-                all.push(Interval { ranges: Ranges::point(p), owner: Owner::Clobber, fixed: Some(r) });
+            if usize::from(r.0) < self.k {
+                st.on_reg[usize::from(r.0)].push(st.all.len());
+                st.all.push(Interval { ranges: Ranges::point(p), owner: Owner::Clobber, fixed: Some(r) });
+                st.assigned.push(Some(r));
             }
         }
         for (v, r) in self.intervals.iter() {
-            if spilled[v] {
-                temps_of(v).for_each(|iv| add(iv, &mut all, &mut unhandled));
-            } else {
-                let fixed = self.pins.get(v).map(|p| p.reg());
-                add(Interval { ranges: r.clone(), owner: Owner::Var(v), fixed }, &mut all, &mut unhandled);
-            }
+            let fixed = self.pins.get(v).map(|p| p.reg());
+            st.add(Interval { ranges: r.clone(), owner: Owner::Var(v), fixed });
         }
-        let mut assigned: Vec<Option<Reg>> = Vec::new();
-        while let Some(Reverse((start, _, cur))) = unhandled.pop() {
-            assigned.resize(all.len(), None);
-            for list in &mut on_reg {
-                list.retain(|&j| all[j].ranges.end().is_some_and(|e| e >= start));
+        while let Some(Reverse((start, _, cur))) = st.unhandled.pop() {
+            for list in &mut st.on_reg {
+                list.retain(|&j| st.all[j].ranges.end().is_some_and(|e| e >= start));
             }
+            let (all, on_reg) = (&st.all, &st.on_reg);
             let overlapping = |r: usize| {
                 on_reg[r].iter().copied().filter(|&j| all[j].ranges.overlaps(&all[cur].ranges)).collect::<Vec<_>>()
             };
             let fixed = all[cur].fixed;
             let allowed = |r: &usize| fixed.is_none_or(|f| usize::from(f.0) == *r);
             if let Some(r) = (0..self.k).filter(allowed).find(|&r| overlapping(r).is_empty()) {
-                assigned[cur] = Some(Reg(r as u8));
-                on_reg[r].push(cur);
+                st.assigned[cur] = Some(Reg(r as u8));
+                st.on_reg[r].push(cur);
                 continue;
             }
             // No register is free: the cheapest one to free.
-            let mut best: Option<(f64, Vec<Value>)> = None;
+            let mut best: Option<(f64, usize, Vec<usize>)> = None;
             for r in (0..self.k).filter(allowed) {
                 let mut cost = 0.0;
                 let mut victims = Vec::new();
                 let mut evictable = true;
                 for j in overlapping(r) {
                     match all[j].owner {
+                        // A variable with a fixed temporary here would
+                        // need this register again, for that temporary.
+                        Owner::Var(v) if self.fixed_temps.contains_key(&(start, v)) => evictable = false,
                         Owner::Var(v) => {
                             cost += self.priority[v];
-                            victims.push(v);
+                            victims.push(j);
                         }
                         Owner::Temp(..) | Owner::Clobber => evictable = false,
                     }
                 }
-                if evictable && best.as_ref().is_none_or(|(c, _)| cost < *c) {
-                    best = Some((cost, victims));
+                if evictable && best.as_ref().is_none_or(|(c, _, _)| cost < *c) {
+                    best = Some((cost, r, victims));
                 }
             }
-            match all[cur].owner {
-                Owner::Clobber => {
+            let take = match (all[cur].owner, best) {
+                (Owner::Clobber, _) => {
                     return Err(fail("linear-scan", "scan", "a clobber was queued".to_string()));
                 }
-                Owner::Var(v) => {
-                    if best.as_ref().is_none_or(|(c, _)| *c >= self.priority[v]) {
-                        spilled[v] = true;
-                        temps_of(v).for_each(|iv| add(iv, &mut all, &mut unhandled));
-                    } else if let Some((_, victims)) = best {
-                        return Ok(ScanEnd::Restart(victims));
+                (Owner::Var(v), best) if best.as_ref().is_none_or(|(c, _, _)| *c >= self.priority[v]) => {
+                    st.spilled[v] = true;
+                    for iv in self.temps_of(v) {
+                        st.add(iv);
                     }
+                    None
                 }
-                Owner::Temp(p, v) => match best {
-                    Some((_, victims)) => return Ok(ScanEnd::Restart(victims)),
-                    None => {
-                        return Err(fail(
-                            "linear-scan",
-                            "scan",
-                            format!("no register can be freed for the temporary of {v} at position {p}"),
-                        ))
-                    }
-                },
+                (_, Some((_, r, victims))) => Some((r, victims)),
+                (Owner::Temp(p, v), None) => {
+                    return Err(fail(
+                        "linear-scan",
+                        "scan",
+                        format!("no register can be freed for the temporary of {v} at position {p}"),
+                    ))
+                }
+                (Owner::Var(_), None) => None,
+            };
+            if let Some((r, victims)) = take {
+                self.evict(&mut st, r, &victims, start)?;
+                st.assigned[cur] = Some(Reg(r as u8));
+                st.on_reg[r].push(cur);
             }
         }
-        assigned.resize(all.len(), None);
         let mut alloc = Allocation {
             reg: EntityVec::from_elem(None, self.intervals.len()),
-            spilled: spilled.clone(),
+            spilled: st.spilled,
             temp: HashMap::new(),
         };
-        for (iv, r) in all.iter().zip(assigned) {
+        for (iv, r) in st.all.iter().zip(st.assigned) {
             match (iv.owner, r) {
                 (Owner::Var(v), Some(r)) => alloc.reg[v] = Some(r),
                 (Owner::Temp(p, v), Some(r)) => {
                     alloc.temp.insert((p, v), r);
                 }
-                // Spilled after it was queued: its temporaries stand for it.
+                // Spilled when it was scanned or evicted later: its
+                // temporaries stand for it.
                 (Owner::Var(_), None) | (Owner::Clobber, _) => {}
                 (Owner::Temp(p, v), None) => {
                     return Err(fail("linear-scan", "scan", format!("the temporary of {v} at {p} has no register")))
                 }
             }
         }
-        Ok(ScanEnd::Done(alloc))
+        Ok(alloc)
     }
 }
 

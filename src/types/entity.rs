@@ -261,6 +261,125 @@ impl<K: EntityRef> EntitySet<K> {
     }
 }
 
+/// A set of entities as a sorted vector of its members: memory and merge
+/// time proportional to the number of members, not to the largest key.
+/// For the many small sets of a large function (live sets of each block
+/// and after each instruction), where one [`EntitySet`] per set would cost
+/// (blocks or instructions) × (values) bits. Production liveness analyses
+/// use sparse sets for the same reason (GCC's chunked bitmaps, LLVM's
+/// `SparseBitVector`). Same method names as [`EntitySet`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SparseSet<K: EntityRef> {
+    keys: Vec<K>,
+}
+
+impl<K: EntityRef> Default for SparseSet<K> {
+    fn default() -> Self {
+        SparseSet::new()
+    }
+}
+
+impl<K: EntityRef> SparseSet<K> {
+    /// The empty set.
+    pub fn new() -> Self {
+        SparseSet { keys: Vec::new() }
+    }
+
+    /// Adds `k`; returns true when it was not there before.
+    pub fn insert(&mut self, k: K) -> bool {
+        match self.keys.binary_search(&k) {
+            Ok(_) => false,
+            Err(i) => {
+                self.keys.insert(i, k);
+                true
+            }
+        }
+    }
+
+    /// Removes `k`; returns true when it was there.
+    pub fn remove(&mut self, k: K) -> bool {
+        match self.keys.binary_search(&k) {
+            Ok(i) => {
+                self.keys.remove(i);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// True when `k` is in the set.
+    pub fn contains(&self, k: K) -> bool {
+        self.keys.binary_search(&k).is_ok()
+    }
+
+    /// The members, in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = K> + '_ {
+        self.keys.iter().copied()
+    }
+
+    /// Number of members.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// True when the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Adds every member of `from` (`self |= from`); returns true when
+    /// `self` grew.
+    pub fn union_with(&mut self, from: &SparseSet<K>) -> bool {
+        self.union_with_difference(from, &SparseSet::new())
+    }
+
+    /// Adds every member of `from` that is not in `except`
+    /// (`self |= from - except`), by one merge; returns true when `self`
+    /// grew.
+    pub fn union_with_difference(&mut self, from: &SparseSet<K>, except: &SparseSet<K>) -> bool {
+        let mut out = Vec::with_capacity(self.keys.len() + from.keys.len());
+        let (a, b, x) = (&self.keys, &from.keys, &except.keys);
+        let (mut i, mut j, mut e) = (0, 0, 0);
+        let mut grew = false;
+        while j < b.len() {
+            let k = b[j];
+            while e < x.len() && x[e] < k {
+                e += 1;
+            }
+            if e < x.len() && x[e] == k {
+                j += 1;
+                continue;
+            }
+            while i < a.len() && a[i] < k {
+                out.push(a[i]);
+                i += 1;
+            }
+            if i < a.len() && a[i] == k {
+                i += 1;
+            } else {
+                grew = true;
+            }
+            out.push(k);
+            j += 1;
+        }
+        if !grew {
+            return false;
+        }
+        out.extend_from_slice(&a[i..]);
+        self.keys = out;
+        true
+    }
+}
+
+impl<K: EntityRef> FromIterator<K> for SparseSet<K> {
+    fn from_iter<I: IntoIterator<Item = K>>(iter: I) -> Self {
+        let mut keys: Vec<K> = iter.into_iter().collect();
+        keys.sort_unstable();
+        keys.dedup();
+        SparseSet { keys }
+    }
+}
+
 impl<K: EntityRef, V> FromIterator<V> for EntityVec<K, V> {
     fn from_iter<I: IntoIterator<Item = V>>(iter: I) -> Self {
         let mut m = EntityVec::new();
@@ -309,5 +428,23 @@ mod tests {
         assert!(d.union_with_difference(&a, &set(&[63, 130], 0)));
         assert_eq!(d, set(&[0, 5, 64], 0));
         assert!(!d.union_with_difference(&a, &set(&[63, 130], 0)));
+    }
+
+    #[test]
+    fn sparse_set_agrees_with_entity_set() {
+        let sparse = |xs: &[u32]| xs.iter().map(|&x| Thing(x)).collect::<SparseSet<Thing>>();
+        let a = sparse(&[130, 0, 64, 63, 0]);
+        assert_eq!(a.iter().map(|t| t.0).collect::<Vec<_>>(), vec![0, 63, 64, 130]);
+        let mut u = sparse(&[1]);
+        assert!(u.union_with(&a));
+        assert!(!u.union_with(&a));
+        assert_eq!(u, sparse(&[0, 1, 63, 64, 130]));
+        let mut d = sparse(&[5]);
+        assert!(d.union_with_difference(&a, &sparse(&[63, 130])));
+        assert_eq!(d, sparse(&[0, 5, 64]));
+        assert!(!d.union_with_difference(&a, &sparse(&[63, 130])));
+        assert!(d.insert(Thing(7)) && !d.insert(Thing(7)) && d.contains(Thing(7)));
+        assert!(d.remove(Thing(7)) && !d.remove(Thing(7)) && !d.contains(Thing(7)));
+        assert_eq!(d.len(), 3);
     }
 }
