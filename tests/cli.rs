@@ -405,3 +405,16 @@ fn run_and_emit_iterate_over_the_back_ends_of_route() {
     let heads: Vec<&str> = out.lines().filter(|l| l.starts_with("== ")).collect();
     assert_eq!(heads, ["== ssa-ra[opt]", "== boissinot[sharing,check,linear-scan]"], "{out}");
 }
+
+#[test]
+fn the_x86_listing_names_each_mir_instruction_and_its_ssa_values() {
+    let file = write("listing.src", "fn main(a, b) { out a * b + a; return a - b; }\n");
+    let (code, out, err) = ssaref(&["emit", &file, "--stage", "x86", "--regs", "4", "--route", "ssa-ra"]);
+    assert_eq!(code, 0, "{err}");
+    // Each MIR instruction heads the machine code that implements it, with
+    // the values it defines and reads (README, "emit").
+    for line in ["; rdx = mul rax, rcx  ; v2 <- v0, v1", "; rdx = add rax, rdx  ; v3 <- v0, v2", "; out rdx  ; <- v3"] {
+        assert!(out.lines().any(|l| l.trim_start() == line), "no `{line}` in:\n{out}");
+    }
+    assert!(out.starts_with("; main: "), "{out}");
+}

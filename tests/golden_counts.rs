@@ -1,0 +1,89 @@
+//! The passes' decisions on a fixed corpus, pinned: route 2's copies left
+//! per coalescing variant (static, weighted, executed), and route 1's
+//! spills, slots, loads, stores, moves and swaps at several K for both
+//! spilling strategies. Outcomes are checked everywhere else; what this
+//! test adds is that a change to a decision (a spill weight, an
+//! interference rule that turns conservative) cannot go unnoticed even when
+//! the code stays correct. Mutation testing found such mutants alive
+//! (README, "Mutation testing").
+//!
+//! The expected figures are `tests/golden/counts.txt`. When a change is
+//! meant to alter them, `SSAREF_BLESS=1 cargo test --release --test
+//! golden_counts` rewrites the file; the diff is then part of the review.
+
+mod common;
+
+use common::InterpOracle;
+use ssaref::construction::braun::BraunOptions;
+use ssaref::route1::regalloc::RegallocOptions;
+use ssaref::route2::out_of_ssa::LivenessMethod;
+use ssaref::testing::gen::{GenConfig, TestCase};
+use ssaref::testing::out_of_ssa_stats::copy_table;
+use ssaref::testing::regalloc_stats::measure;
+
+const FUEL: u64 = 200_000;
+const SEEDS: std::ops::Range<u64> = 0..30;
+
+fn corpus() -> Vec<(ssaref::ast::Program, Vec<i64>)> {
+    SEEDS
+        .map(|s| {
+            let tc = TestCase::from_seed(s, &GenConfig::default());
+            (tc.program, tc.args)
+        })
+        .collect()
+}
+
+fn render() -> String {
+    let corpus = corpus();
+    let mut out = String::new();
+    for liveness in [LivenessMethod::Check, LivenessMethod::Sets] {
+        let table = copy_table(&corpus, &InterpOracle, FUEL, liveness, &BraunOptions::all_on()).expect("route 2 runs");
+        out.push_str(&format!("route 2, liveness {}, {} programs\n", liveness.name(), table.programs));
+        for row in &table.rows {
+            let r = &row.report;
+            out.push_str(&format!(
+                "  {:<14} remaining {:>4} weighted {:>8} executed {:>7} shared {:>3} classes {:>4}\n",
+                row.variant.map_or("?", |v| v.name()),
+                r.remaining_copies,
+                r.weighted_copies,
+                row.dynamic_copies,
+                r.shared_copies,
+                r.classes
+            ));
+        }
+    }
+    for k in [2, 3, 4, 8] {
+        for during in [true, false] {
+            let opts = RegallocOptions { spill_during_coloring: during, ..RegallocOptions::with_k(k) };
+            let c = measure(&corpus, &opts, &InterpOracle, FUEL).expect("route 1 allocates");
+            out.push_str(&format!(
+                "route 1, K = {k:>2}, {:<15} spilled {:>4} slots {:>4} loads {:>4} stores {:>4} moves {:>4} swaps {:>3} executed loads {:>6} stores {:>6} moves {:>6} swaps {:>5}\n",
+                if during { "during coloring" } else { "separate pass" },
+                c.values_spilled,
+                c.slots,
+                c.loads,
+                c.stores,
+                c.moves,
+                c.swaps,
+                c.dynamic.loads,
+                c.dynamic.stores,
+                c.dynamic.moves,
+                c.dynamic.swaps
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn decisions_on_the_fixed_corpus_are_the_pinned_ones() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/counts.txt");
+    let got = render();
+    if std::env::var("SSAREF_BLESS").is_ok_and(|v| v == "1") {
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("create tests/golden");
+        std::fs::write(&path, &got).expect("write the golden file");
+        return;
+    }
+    let want = std::fs::read_to_string(&path).expect("tests/golden/counts.txt (SSAREF_BLESS=1 writes it)");
+    pretty_assertions::assert_eq!(want, got, "a pass decides differently on the fixed corpus; if meant, bless");
+}
