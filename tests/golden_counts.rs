@@ -16,7 +16,9 @@ mod common;
 use common::InterpOracle;
 use ssaref::construction::braun::BraunOptions;
 use ssaref::route1::regalloc::RegallocOptions;
-use ssaref::route2::out_of_ssa::LivenessMethod;
+use ssaref::construction::braun::construct_program;
+use ssaref::route2::coalescing::{ClassTest, CoalescingVariant};
+use ssaref::route2::out_of_ssa::{translate_module, LivenessMethod, OutOfSsaOptions};
 use ssaref::testing::gen::{GenConfig, TestCase};
 use ssaref::testing::out_of_ssa_stats::copy_table;
 use ssaref::testing::regalloc_stats::measure;
@@ -50,6 +52,21 @@ fn render() -> String {
                 r.shared_copies,
                 r.classes
             ));
+        }
+    }
+    // The pairwise class tests (the linear test answers the queries above).
+    let modules: Vec<_> = corpus.iter().map(|(p, _)| construct_program(p, &BraunOptions::all_on())).collect();
+    for test in [ClassTest::Quadratic, ClassTest::BitMatrix] {
+        out.push_str(&format!("route 2, class test {}\n", test.name()));
+        for v in CoalescingVariant::ALL {
+            let opts = OutOfSsaOptions { class_test: test, ..OutOfSsaOptions::fast(v) };
+            let (mut remaining, mut classes) = (0, 0);
+            for m in &modules {
+                let (_, r) = translate_module(m, &opts).expect("route 2 translates");
+                remaining += r.remaining_copies;
+                classes += r.classes;
+            }
+            out.push_str(&format!("  {:<14} remaining {remaining:>4} classes {classes:>4}\n", v.name()));
         }
     }
     for k in [2, 3, 4, 8] {
