@@ -418,3 +418,14 @@ fn the_x86_listing_names_each_mir_instruction_and_its_ssa_values() {
     }
     assert!(out.starts_with("; main: "), "{out}");
 }
+
+#[test]
+fn run_and_check_take_a_case_files_args_line_when_given_none() {
+    // collatz.src's `// args: 27`; with 0 instead, the loop never ends.
+    let (code, out, err) = ssaref(&["run", "tests/cases/collatz.src"]);
+    assert_eq!((code, out.as_str()), (0, "9232\nreturn 111\n"), "{err}");
+    let (code, _, err) = ssaref(&["check", "tests/cases/collatz.src", "--route", "regalloc2", "--regs", "2,3"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = ssaref(&["run", "tests/cases/collatz.src", "1"]);
+    assert_eq!((code, out.as_str()), (0, "1\nreturn 0\n"));
+}

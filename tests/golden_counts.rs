@@ -14,9 +14,9 @@
 mod common;
 
 use common::InterpOracle;
+use ssaref::construction::braun::construct_program;
 use ssaref::construction::braun::BraunOptions;
 use ssaref::route1::regalloc::RegallocOptions;
-use ssaref::construction::braun::construct_program;
 use ssaref::route2::coalescing::{ClassTest, CoalescingVariant};
 use ssaref::route2::out_of_ssa::{translate_module, LivenessMethod, OutOfSsaOptions};
 use ssaref::testing::gen::{GenConfig, TestCase};

@@ -44,8 +44,18 @@ pub fn load(file: &str) -> Result<(String, ast::Program), Failure> {
 }
 
 /// Parses the arguments of `main` and checks their number against its
-/// parameters; a bad count is reported at `main`'s position.
+/// parameters; a bad count is reported at `main`'s position. With none on
+/// the command line, a case file's `// args:` line gives them (as for
+/// `.ssa` files).
 pub fn parse_args(file: &str, src: &str, program: &ast::Program, raw: &[String]) -> Result<Vec<i64>, Failure> {
+    let from_header;
+    let raw = if raw.is_empty() {
+        let header = ssaref::frontend::case_file::CaseHeader::parse(src).map_err(|d| bad_input(d.with_file(file)))?;
+        from_header = header.args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        &from_header[..]
+    } else {
+        raw
+    };
     let args = raw
         .iter()
         .map(|a| a.parse::<i64>().map_err(|_| bad_input(format!("argument `{a}` is not a 64-bit integer"))))
