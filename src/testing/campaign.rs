@@ -68,7 +68,8 @@ impl CampaignConfig {
     /// A campaign that writes its failing cases to `out_dir`: one hour or
     /// until stopped, one job, seed 0, the whole seed space, routes 1 and 2
     /// with every configuration rotating (`Rotation::default`), the
-    /// interpreter's default fuel, no progress line, no further back end.
+    /// interpreter's default fuel, no progress line, no further back end,
+    /// no IR-level programs ([`Self::with_ir_share`]).
     pub fn new(out_dir: impl Into<PathBuf>) -> Self {
         CampaignConfig {
             duration: Duration::from_secs(3600),
