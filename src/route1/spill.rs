@@ -56,7 +56,7 @@
 use crate::analysis::liveness::{compute_liveness, Liveness};
 use crate::analysis::loops::loop_depth;
 use crate::entity::{EntityRef, EntitySet, EntityVec, SparseSet};
-use crate::ir::{Block, Function, Inst, Op, Value};
+use crate::ir::{Block, BlockData, Function, Inst, Op, Value};
 use std::fmt;
 
 /// What the spiller may do.
@@ -107,6 +107,32 @@ pub struct Point {
     /// Register-resident values live before and after the point.
     pub before: Vec<Value>,
     pub after: Vec<Value>,
+}
+
+impl Point {
+    /// What a spill decision at this point of `data` (its block) looks at:
+    /// the values the instruction or terminator reads, the value it
+    /// defines, and the resident values that may be spilled to relieve it.
+    /// At the block start every resident value can go (phi results
+    /// included); at an instruction, only the values live through it.
+    /// Shared by the separate pass and `spill_during_coloring.rs`.
+    pub(crate) fn candidates(&self, data: &BlockData) -> (Vec<Value>, Option<Value>, Vec<Value>) {
+        let mut operands: Vec<Value> = Vec::new();
+        let mut defined = None;
+        match self.inst {
+            Some(i) if i < data.insts.len() => {
+                data.insts[i].op.for_each_arg(|a| operands.push(a));
+                defined = data.insts[i].dest;
+            }
+            Some(_) => operands.extend(data.term.arg()),
+            None => {}
+        }
+        let through = match self.inst {
+            None => self.after.clone(),
+            Some(_) => self.after.iter().copied().filter(|v| self.before.contains(v)).collect(),
+        };
+        (operands, defined, through)
+    }
 }
 
 /// The register demand at every point of block `b`, given which values are
@@ -430,22 +456,7 @@ fn find_overloads(
     let mut is_chosen: EntitySet<Value> = EntitySet::with_capacity(f.value_count as usize);
     for (b, point) in overloaded {
         let data = &f.blocks[b];
-        let mut operands: Vec<Value> = Vec::new();
-        let mut defined = None;
-        match point.inst {
-            Some(i) if i < data.insts.len() => {
-                data.insts[i].op.for_each_arg(|a| operands.push(a));
-                defined = data.insts[i].dest;
-            }
-            Some(_) => operands.extend(data.term.arg()),
-            None => {}
-        }
-        // At the block start every resident value can go (phi results
-        // included); at an instruction, only the values live through it.
-        let through: Vec<Value> = match point.inst {
-            None => point.after.clone(),
-            Some(_) => point.after.iter().copied().filter(|v| point.before.contains(v)).collect(),
-        };
+        let (operands, defined, through) = point.candidates(data);
         let relieved = through.iter().filter(|v| is_chosen.contains(**v) && !operands.contains(v)).count();
         if point.demand.saturating_sub(relieved) <= k {
             continue;

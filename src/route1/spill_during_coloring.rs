@@ -273,22 +273,7 @@ fn decide_block(
         if point.demand <= k {
             continue;
         }
-        let mut operands: Vec<Value> = Vec::new();
-        let mut defined = None;
-        match point.inst {
-            Some(i) if i < data.insts.len() => {
-                data.insts[i].op.for_each_arg(|a| operands.push(a));
-                defined = data.insts[i].dest;
-            }
-            Some(_) => operands.extend(data.term.arg()),
-            None => {}
-        }
-        // At the block start every resident value can go (phi results
-        // included); at an instruction, only the values live through it.
-        let through: Vec<Value> = match point.inst {
-            None => point.after.clone(),
-            Some(_) => point.after.iter().copied().filter(|v| point.before.contains(v)).collect(),
-        };
+        let (operands, defined, through) = point.candidates(data);
         let relieved = through.iter().filter(|v| chosen.contains(v) && !operands.contains(v)).count();
         if point.demand.saturating_sub(relieved) <= k {
             continue;
