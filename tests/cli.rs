@@ -274,39 +274,29 @@ fn fuzz_mixes_in_ir_level_programs() {
         assert_eq!(code, 2, "--ir-share {bad}: {err}");
     }
     let out_dir = std::env::temp_dir().join(format!("ssaref-cli-irshare-{}", std::process::id()));
-    let (code, out, err) = ssaref(&[
-        "fuzz",
-        "--count",
-        "3",
-        "--jobs",
-        "1",
-        "--seed",
-        "5",
-        "--regs",
-        "2",
-        "--ir-share",
-        "1",
-        "--out",
-        &out_dir.to_string_lossy(),
-    ]);
+    let out_dir = out_dir.to_string_lossy();
+    let fuzz = |share: &str| {
+        ssaref(&[
+            "fuzz",
+            "--count",
+            "3",
+            "--jobs",
+            "1",
+            "--seed",
+            "5",
+            "--regs",
+            "2",
+            "--ir-share",
+            share,
+            "--out",
+            &out_dir,
+        ])
+    };
+    let (code, out, err) = fuzz("1");
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("100% IR-level"), "{err}");
     assert!(out.contains("3 of the programs were IR-level"), "{out}");
-    let (code, out, err) = ssaref(&[
-        "fuzz",
-        "--count",
-        "3",
-        "--jobs",
-        "1",
-        "--seed",
-        "5",
-        "--regs",
-        "2",
-        "--ir-share",
-        "0%",
-        "--out",
-        &out_dir.to_string_lossy(),
-    ]);
+    let (code, out, err) = fuzz("0%");
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("0 of the programs were IR-level"), "{out}");
 }
