@@ -201,3 +201,30 @@ fn ir_level_programs_mix_in_and_their_failures_are_ssa_cases_that_replay() {
     assert_eq!(run_campaign(&none, &InterpOracle, &AtomicBool::new(false)).ir_programs, 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The default campaign in miniature: rotating configurations, a quarter of
+/// the programs IR-level, routes 1, 2 and 3 with x86. The first tier of
+/// README's mutation-testing recipe runs it with `SSAREF_GATE_PROGRAMS=200`;
+/// `cargo test` runs 24 programs.
+#[test]
+fn a_short_rotating_campaign_over_every_back_end_finds_nothing() {
+    let count: u64 = std::env::var("SSAREF_GATE_PROGRAMS").ok().and_then(|s| s.parse().ok()).unwrap_or(24);
+    let dir = std::env::temp_dir().join(format!("ssaref-campaign-gate-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let config = CampaignConfig::new(&dir)
+        .with_max_programs(count)
+        .with_jobs(2)
+        .with_seed(20261124)
+        .with_fuel(200_000)
+        .with_ir_share(0.25)
+        .with_routes(true, ssaref::pipeline::Route2::all(), true);
+    let summary = run_campaign(&config, &InterpOracle, &AtomicBool::new(false));
+    let report = summary.render(2);
+    assert_eq!(summary.programs, count, "{report}");
+    assert!(summary.failures.is_empty(), "{report}");
+    assert!(summary.ir_programs > 0 && summary.ir_programs < count, "{report}");
+    // Every program ran K = 2 and 3 on every back end, x86 included.
+    assert_eq!(summary.coverage.regs.get(&2), Some(&count), "{report}");
+    assert!(summary.coverage.class_tests.len() >= 4.min(count as usize), "{report}");
+    assert!(summary.stages > count * 60, "{report}");
+}
