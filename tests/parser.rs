@@ -536,16 +536,15 @@ fn a_million_statements() {
     on_small_stack(|| {
         const N: usize = 1_000_000;
         let src = format!("fn main() {{\nvar x = 0;\n{}out x;\n}}\n", "x = x + 1;\n".repeat(N));
-        let start = Instant::now();
+        // On a small stack: the parser does not recurse per statement. The
+        // time is not asserted (a timed test fails on a loaded machine):
+        // docs/scaling.md measures the front end on 1M statements.
         let p = parse_ok(&src);
-        let parse_time = start.elapsed();
         assert_eq!(p.functions[0].body.stmts.len(), N + 2);
         let printed = print_program(&p);
         assert_eq!(printed.lines().count(), N + 4);
         let reparsed = parse_ok(&printed);
         assert!(reparsed == p);
-        // Generous: well under a second on an ordinary machine at opt-level 1.
-        assert!(parse_time < Duration::from_secs(5), "{parse_time:?}");
     });
 }
 

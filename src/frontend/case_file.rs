@@ -95,32 +95,52 @@ impl CaseFile {
     /// case. A description line that would read as a key, or is empty, is
     /// written with a leading `| `.
     pub fn render(&self) -> String {
-        let mut s = String::new();
-        for line in &self.description {
-            if line.trim().is_empty() || KEYS.iter().any(|k| line.trim_start().starts_with(k)) {
-                s.push_str(&format!("// | {line}\n"));
-            } else {
-                s.push_str(&format!("// {line}\n"));
-            }
-        }
-        if let Some(regs) = &self.regs {
-            let regs: Vec<String> = regs.iter().map(|k| k.to_string()).collect();
-            s.push_str(&format!("// regs: {}\n", regs.join(" ")));
-        }
-        if let Some((_, config)) = &self.config {
-            s.push_str(&format!("// config: {config}\n"));
-        }
-        let args: Vec<String> = self.args.iter().map(|a| a.to_string()).collect();
-        s.push_str(&format!("// args:{}{}\n", if args.is_empty() { "" } else { " " }, args.join(" ")));
-        if let Some(expect) = &self.expect {
-            s.push_str("// expect:\n");
-            for l in expect {
-                s.push_str(&format!("// {l}\n"));
-            }
-        }
+        let mut s = render_header(
+            &self.description,
+            self.regs.as_deref(),
+            self.config.as_ref(),
+            &self.args,
+            self.expect.as_deref(),
+        );
         s.push_str(&crate::frontend::ast_print::print_program(&self.program));
         s
     }
+}
+
+/// A header's text, as [`CaseHeader::parse`] reads it back: a description
+/// line that would read as a key, or is empty, is written with a leading
+/// `| `.
+pub(crate) fn render_header(
+    description: &[String],
+    regs: Option<&[usize]>,
+    config: Option<&(Pos, String)>,
+    args: &[i64],
+    expect: Option<&[String]>,
+) -> String {
+    let mut s = String::new();
+    for line in description {
+        if line.trim().is_empty() || KEYS.iter().any(|k| line.trim_start().starts_with(k)) {
+            s.push_str(&format!("// | {line}\n"));
+        } else {
+            s.push_str(&format!("// {line}\n"));
+        }
+    }
+    if let Some(regs) = regs {
+        let regs: Vec<String> = regs.iter().map(|k| k.to_string()).collect();
+        s.push_str(&format!("// regs: {}\n", regs.join(" ")));
+    }
+    if let Some((_, config)) = config {
+        s.push_str(&format!("// config: {config}\n"));
+    }
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    s.push_str(&format!("// args:{}{}\n", if args.is_empty() { "" } else { " " }, args.join(" ")));
+    if let Some(expect) = expect {
+        s.push_str("// expect:\n");
+        for l in expect {
+            s.push_str(&format!("// {l}\n"));
+        }
+    }
+    s
 }
 
 /// The header of a case file (`.src` or `.ssa`): the run of `//` lines at

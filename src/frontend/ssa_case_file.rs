@@ -12,7 +12,7 @@
 use crate::analysis::ir_text::parse_module;
 use crate::analysis::verifier::{verify_module, VerifyError};
 use crate::diag::{Diag, Pos};
-use crate::frontend::case_file::CaseHeader;
+use crate::frontend::case_file::{render_header, CaseHeader};
 use crate::ir::Module;
 
 /// A parsed `.ssa` case file.
@@ -76,25 +76,8 @@ impl SsaCaseFile {
     /// The file's text: the header (as `case_file.rs` writes it) and the
     /// module in the canonical text form.
     pub fn render(&self) -> String {
-        let mut s = String::new();
-        for line in &self.header.description {
-            s.push_str(&format!("// {line}\n"));
-        }
-        if let Some(regs) = &self.header.regs {
-            let regs: Vec<String> = regs.iter().map(|k| k.to_string()).collect();
-            s.push_str(&format!("// regs: {}\n", regs.join(" ")));
-        }
-        if let Some((_, config)) = &self.header.config {
-            s.push_str(&format!("// config: {config}\n"));
-        }
-        let args: Vec<String> = self.header.args.iter().map(|a| a.to_string()).collect();
-        s.push_str(&format!("// args:{}{}\n", if args.is_empty() { "" } else { " " }, args.join(" ")));
-        if let Some(expect) = &self.header.expect {
-            s.push_str("// expect:\n");
-            for l in expect {
-                s.push_str(&format!("// {l}\n"));
-            }
-        }
+        let h = &self.header;
+        let mut s = render_header(&h.description, h.regs.as_deref(), h.config.as_ref(), &h.args, h.expect.as_deref());
         s.push_str(&crate::analysis::ir_text::print_module(&self.module));
         s
     }
@@ -152,6 +135,16 @@ mod tests {
         assert_eq!(case.args(), vec![4]);
         assert_eq!(case.header.expect, Some(vec!["return 4".to_string()]));
         assert_eq!(SsaCaseFile::parse(&case.render()).expect("round trip"), case);
+    }
+
+    #[test]
+    fn a_description_line_that_reads_as_a_key_stays_a_description() {
+        let mut case = SsaCaseFile::parse("// args: 4\nfn main(v0) {\nb0:\n    ret v0\n}\n").expect("valid");
+        case.header.description = vec!["args: 9".into(), String::new(), "expect: nothing".into()];
+        let back = SsaCaseFile::parse(&case.render()).expect("round trip");
+        assert_eq!(back.args(), vec![4]);
+        assert_eq!(back.header.expect, None);
+        assert_eq!(back.header.description.len(), 3, "{}", case.render());
     }
 
     #[test]
