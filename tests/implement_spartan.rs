@@ -541,11 +541,11 @@ fn non_spartan_copies_are_rejected() {
         // A windmill: r0 copied to r1 and r2 (condition 1).
         (copy(&[r(1), r(2)], &[r(0), r(0)]), "condition 1"),
         // A cycle through memory: (m0, r0) := (r0, m0) (condition 2).
-        (copy(&[m(0), r(0)], &[r(0), m(0)]), "condition 2"),
+        (copy(&[m(0), r(0)], &[r(0), m(0)]), "condition 2): memory"),
         // Memory inside a path: r0 → m0 → r1 (condition 2).
-        (copy(&[m(0), r(1)], &[r(0), m(0)]), "condition 2"),
-        // Memory to memory (condition 2).
-        (copy(&[m(1)], &[m(0)]), "condition 2"),
+        (copy(&[m(0), r(1)], &[r(0), m(0)]), "is the destination of move 0 and the source of move 1"),
+        // Memory to memory (condition 2), one move.
+        (copy(&[m(1)], &[m(0)]), "move 0 copies memory"),
         // Two classes sharing a slot across the copy (see the note).
         (copy(&[m(0), r(0)], &[r(1), m(0)]), "condition 2"),
     ];

@@ -98,6 +98,24 @@ fn generated_programs_agree_on_route3() {
     assert!(agreed * 10 >= n * 9, "only {agreed} of {n} programs were conclusive");
 }
 
+/// regalloc2's checker is skipped above `THEIR_CHECKER_LIMIT` instructions
+/// (`route3/allocate.rs`): every generated program of a campaign is below
+/// it, so campaigns run both checkers; a large function is above it.
+#[test]
+fn campaign_programs_get_both_checkers_and_large_functions_only_ours() {
+    use ssaref::construction::braun::{construct_program, BraunOptions};
+    use ssaref::route3::allocate::runs_their_checker;
+    for seed in 0..300 {
+        let gen = if seed % 2 == 0 { Shape::Patterns.config() } else { GenConfig::default() };
+        let tc = TestCase::from_seed(seed, &gen);
+        let ssa = construct_program(&tc.program, &BraunOptions::all_on());
+        assert!(ssa.functions.iter().all(runs_their_checker), "seed {seed}");
+    }
+    let large = TestCase::from_seed(1, &GenConfig { size: 3000, ..Shape::Structured.config() });
+    let ssa = construct_program(&large.program, &BraunOptions::plain());
+    assert!(!ssa.functions.iter().all(runs_their_checker));
+}
+
 #[test]
 fn corrupted_allocations_are_rejected() {
     let mut rejected: std::collections::BTreeMap<&str, usize> = Default::default();
