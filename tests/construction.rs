@@ -233,3 +233,17 @@ fn long_label_chains_and_unreachable_cycles() {
         }
     });
 }
+
+/// Cytron et al.'s placement is pruned (`cytron.rs`): a variable gets a phi
+/// at a join only where it is live. Here `x` is written before it is read
+/// in the join block and in the branch, so it is live at no join: no phi,
+/// though `x` has three definitions and the join two predecessors.
+#[test]
+fn cytron_places_no_phi_where_the_variable_is_written_before_it_is_read() {
+    let p = parse("fn main(p) { var x = 1; if (p) { x = 2; out x; } x = 3; out x; return x; }");
+    let c = construct_cytron(&p);
+    assert_eq!(c.functions[0].phi_count(), 0, "{}", ssaref::analysis::ir_text::print_module(&c));
+    // Read before the write in the join, `x` is live there: one phi.
+    let p = parse("fn main(p) { var x = 1; if (p) { x = 2; out x; } out x; x = 3; return x; }");
+    assert_eq!(construct_cytron(&p).functions[0].phi_count(), 1);
+}
