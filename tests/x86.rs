@@ -429,3 +429,24 @@ fn the_emulator_benchmark_reports_milliseconds_per_run() {
     assert!(figures.iter().sum::<f64>() * 8.0 <= total_ms, "{b:?} in {total_ms} ms");
     assert!(figures.iter().all(|&ms| ms > 1e-3), "{b:?}");
 }
+
+/// A jump to the next block in layout order is a fall-through: it encodes
+/// no `jmp`. A jump to any other block does.
+#[test]
+fn a_jump_to_the_next_block_falls_through() {
+    let jumps = |to_next: bool| {
+        let mut blocks = EntityVec::new();
+        let ret = |r: u8| MBlock { preds: vec![], phis: vec![], insts: vec![], term: MTerm::Return(Reg(r)), term_reads: None };
+        let first = MInst::Const { dst: Reg(0), imm: 5 };
+        let target = if to_next { Block(1) } else { Block(2) };
+        blocks.push(MBlock { preds: vec![], phis: vec![], insts: vec![inst(first)], term: MTerm::Jump(target), term_reads: None });
+        blocks.push(ret(0));
+        blocks.push(ret(0));
+        let f = MFunction { name: "main".into(), k: 2, slot_count: 0, params: vec![], blocks };
+        let code = lower_function(&f).expect("lowers");
+        let decoder = iced_x86::Decoder::with_ip(64, &code.bytes, layout::CODE_BASE, iced_x86::DecoderOptions::NONE);
+        decoder.into_iter().filter(|i| i.mnemonic() == iced_x86::Mnemonic::Jmp).count()
+    };
+    let (to_next, to_other) = (jumps(true), jumps(false));
+    assert_eq!(to_next + 1, to_other, "a jump to the next block encodes no jmp: {to_next} vs {to_other}");
+}
