@@ -36,9 +36,8 @@
 //!    chain of arguments from a read back to y's phi follows such a path
 //!    (the minimal form's value is the only definition reaching each point).
 //!
-//! Pruning after renaming instead of before placement is the choice of
-//! Briggs, Cooper, Harvey and Simpson ("Practical Improvements to the
-//! Construction and Destruction of Static Single Assignment Form", 1998):
+//! Pruning after renaming, as a dead-code elimination restricted to phis,
+//! instead of before placement is a choice of data structure, not of result:
 //! the liveness of Choi et al., solved one variable at a time by walking
 //! back from its reads to its assignments, costs the size of the variable's
 //! live range in blocks, and on the generated structured functions many
