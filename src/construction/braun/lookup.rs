@@ -155,18 +155,18 @@ impl Builder {
                 break self.undef_value();
             }
             if self.opts.marker {
-                match self.blocks[b].marks.get(&var).copied() {
+                match self.marks.get(&(b, var)).copied() {
                     Some(Some(phi)) => break phi,
                     Some(None) => {
                         // The look-up went round a cycle back to a marked
                         // block: place the phi that breaks the cycle (§3.3).
                         let phi = self.new_phi(b, false);
-                        self.blocks[b].marks.insert(var, Some(phi));
+                        self.marks.insert((b, var), Some(phi));
                         self.write_variable(var, b, phi);
                         break phi;
                     }
                     None => {
-                        self.blocks[b].marks.insert(var, None);
+                        self.marks.insert((b, var), None);
                         return Walk::Suspend(Frame {
                             var,
                             block: b,
@@ -198,7 +198,7 @@ impl Builder {
                 self.try_remove_trivial_phi(phi)
             }
             None => {
-                let placed = self.blocks[frame.block].marks.remove(&frame.var).flatten();
+                let placed = self.marks.remove(&(frame.block, frame.var)).flatten();
                 let collected: Vec<Value> = frame.collected.iter().map(|&v| self.resolve(v)).collect();
                 match placed {
                     Some(phi) => {

@@ -121,10 +121,6 @@ pub(super) struct BlockState {
     pub(super) sealed: bool,
     /// `incompletePhis[block]` of Alg. 4.
     pub(super) incomplete: Vec<(Var, Value)>,
-    /// Local value numbering table for CSE: operation to value.
-    pub(super) cse: HashMap<Op, Value>,
-    /// Variables marked by the marker algorithm and the phi a cycle placed.
-    pub(super) marks: HashMap<Var, Option<Value>>,
 }
 
 /// What a loop's `break` and `continue` jump to.
@@ -154,6 +150,14 @@ pub(super) struct Builder {
     pub(super) alias: Vec<Value>,
     /// The live phis.
     pub(super) phis: PhiTable,
+    /// The local value numbering tables for CSE, of all blocks in one map:
+    /// (block, operation) to value. A block's entries are dropped when it is
+    /// filled, except the entry block's (`initial_value` places constants
+    /// there until the end), so the map holds the block being filled.
+    pub(super) cse: HashMap<(Block, Op), Value>,
+    /// The variables the marker algorithm marked in each block, and the phi
+    /// a cycle placed (§3.3).
+    pub(super) marks: HashMap<(Block, Var), Option<Value>>,
     /// Known constant of a value (for folding).
     pub(super) consts: HashMap<Value, i64>,
     pub(super) value_count: u32,
@@ -199,6 +203,8 @@ impl Builder {
             defs: CurrentDefs::default(),
             alias: Vec::new(),
             phis: PhiTable::default(),
+            cse: HashMap::default(),
+            marks: HashMap::default(),
             consts: HashMap::default(),
             value_count: 0,
             vars: HashMap::default(),
@@ -296,6 +302,11 @@ impl Builder {
 
     /// Records that block `b` was just terminated.
     pub(super) fn mark_filled(&mut self, b: Block) {
+        if self.opts.cse && b != ir::Function::ENTRY {
+            for inst in &self.blocks[b].insts {
+                self.cse.remove(&(b, inst.op.clone()));
+            }
+        }
         self.filled += 1;
         self.filled_at[b.index()] = (self.filled, self.open_loops == 0);
     }
@@ -321,14 +332,6 @@ impl Builder {
 
     pub(super) fn is_live_phi(&self, v: Value) -> bool {
         self.phis.get(&v).is_some()
-    }
-
-    /// `resolve` without path compression (for use inside iterator closures).
-    pub(super) fn resolve_pure(&self, mut v: Value) -> Value {
-        while self.alias[v.index()] != v {
-            v = self.alias[v.index()];
-        }
-        v
     }
 
     /// Records `replaceBy(v)` for the value `phi`, which has died.
