@@ -158,6 +158,9 @@ pub(super) struct Builder {
     /// The variables the marker algorithm marked in each block, and the phi
     /// a cycle placed (§3.3).
     pub(super) marks: HashMap<(Block, Var), Option<Value>>,
+    /// Scratch of Alg. 5 (`scc_removal.rs`): each value's position in the
+    /// phi set being split into SCCs, or `u32::MAX`.
+    pub(super) scc_index: Vec<u32>,
     /// Known constant of a value (for folding).
     pub(super) consts: HashMap<Value, i64>,
     pub(super) value_count: u32,
@@ -205,6 +208,7 @@ impl Builder {
             phis: PhiTable::default(),
             cse: HashMap::default(),
             marks: HashMap::default(),
+            scc_index: Vec::new(),
             consts: HashMap::default(),
             value_count: 0,
             vars: HashMap::default(),

@@ -59,13 +59,26 @@ impl Builder {
     /// it merges, then re-checks the phis that used it (with a worklist).
     /// Returns what `phi` stands for now.
     pub(super) fn try_remove_trivial_phi(&mut self, phi: Value) -> Value {
+        // The common answer, "not trivial", needs no worklist.
+        match self.phis.get(&phi) {
+            Some(d) if d.complete => {}
+            _ => return self.resolve(phi),
+        }
+        let Some(same) = self.trivial_replacement(phi) else { return phi };
         let mut work = vec![phi];
+        let mut first = Some(same);
         while let Some(p) = work.pop() {
             let Some(d) = self.phis.get(&p) else { continue };
             if !d.complete {
                 continue;
             }
-            let Some(same) = self.trivial_replacement(p) else { continue };
+            let same = match first.take() {
+                Some(same) => same,
+                None => match self.trivial_replacement(p) {
+                    Some(same) => same,
+                    None => continue,
+                },
+            };
             let same = match same {
                 Some(s) => s,
                 // The phi is unreachable or in the start block.
