@@ -24,10 +24,12 @@ struct Frame {
     /// Operands collected so far (marker variant).
     collected: Vec<Value>,
     next_pred: usize,
-    /// Single-predecessor blocks walked through to reach `block`; they get
+    /// Where this frame's part of `Builder::walk_path` starts: the
+    /// single-predecessor blocks walked through to reach `block`, which get
     /// the result as their current definition (the `writeVariable` calls on
-    /// the way back of the recursive version).
-    path: Vec<Block>,
+    /// the way back of the recursive version). Frames are finished in the
+    /// reverse order of their creation, so their parts are stacked.
+    path_start: usize,
 }
 
 /// The result of walking back from a block.
@@ -119,7 +121,7 @@ impl Builder {
             self.walk_stamp.iter_mut().for_each(|s| *s = 0);
             self.walk_epoch = 1;
         }
-        let mut path = Vec::new();
+        let path_start = self.walk_path.len();
         let mut b = block;
         let value = loop {
             if let Some(v) = self.defs.get(var.0, b) {
@@ -146,7 +148,7 @@ impl Builder {
                     break self.undef_value();
                 }
                 self.walk_stamp[b.index()] = self.walk_epoch;
-                path.push(b);
+                self.walk_path.push(b);
                 b = self.blocks[b].preds[0];
                 continue;
             }
@@ -173,7 +175,7 @@ impl Builder {
                             phi: None,
                             collected: Vec::new(),
                             next_pred: 0,
-                            path,
+                            path_start,
                         });
                     }
                 }
@@ -181,11 +183,16 @@ impl Builder {
             // Alg. 2: break potential cycles with an operandless phi.
             let phi = self.new_phi(b, false);
             self.write_variable(var, b, phi);
-            return Walk::Suspend(Frame { var, block: b, phi: Some(phi), collected: Vec::new(), next_pred: 0, path });
+            return Walk::Suspend(Frame {
+                var,
+                block: b,
+                phi: Some(phi),
+                collected: Vec::new(),
+                next_pred: 0,
+                path_start,
+            });
         };
-        for p in path {
-            self.write_variable(var, p, value);
-        }
+        self.write_path(var, path_start, value);
         Walk::Done(value)
     }
 
@@ -226,10 +233,18 @@ impl Builder {
         };
         let value = self.resolve(value);
         self.write_variable(frame.var, frame.block, value);
-        for p in frame.path {
-            self.write_variable(frame.var, p, value);
-        }
+        self.write_path(frame.var, frame.path_start, value);
         value
+    }
+
+    /// Records `value` in the blocks of `walk_path` from `start` on, and
+    /// drops them from it.
+    fn write_path(&mut self, var: Var, start: usize, value: Value) {
+        for i in start..self.walk_path.len() {
+            let p = self.walk_path[i];
+            self.write_variable(var, p, value);
+        }
+        self.walk_path.truncate(start);
     }
 
     fn initial_value(&mut self, var: Var) -> Value {

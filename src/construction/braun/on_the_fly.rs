@@ -32,7 +32,10 @@ impl Builder {
                 }
                 let v = self.new_value();
                 self.blocks[block].insts.push(Inst { dest: Some(v), op: op.clone() });
-                self.consts.insert(v, c);
+                if self.opts.fold_constants || self.opts.simplify_arithmetic {
+                    // Only folding and simplification ask for constants.
+                    self.consts.insert(v, c);
+                }
                 if self.opts.cse {
                     self.cse.insert((block, op), v);
                 }

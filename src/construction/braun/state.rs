@@ -195,6 +195,9 @@ pub(super) struct Builder {
     /// single-predecessor blocks (only possible in unreachable code).
     pub(super) walk_stamp: Vec<u32>,
     pub(super) walk_epoch: u32,
+    /// The single-predecessor blocks of the look-ups in progress (see
+    /// `Frame::path_start` in `lookup.rs`).
+    pub(super) walk_path: Vec<Block>,
     pub(super) stats: BraunStats,
 }
 
@@ -227,6 +230,7 @@ impl Builder {
             labels: HashMap::default(),
             walk_stamp: Vec::new(),
             walk_epoch: 0,
+            walk_path: Vec::new(),
             stats: BraunStats::default(),
         };
         let entry = b.new_block();
