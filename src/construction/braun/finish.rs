@@ -52,11 +52,10 @@ impl Builder {
             self.try_remove_trivial_phi(phi);
         }
         if self.opts.remove_redundant_sccs {
-            let all: Vec<Value> = reachable_order
-                .iter()
-                .flat_map(|&b| self.blocks[b].phis.clone())
-                .filter(|&p| self.is_live_phi(p))
-                .collect();
+            let mut all: Vec<Value> = Vec::new();
+            for &b in &reachable_order {
+                all.extend(self.blocks[b].phis.iter().copied().filter(|&p| self.is_live_phi(p)));
+            }
             self.remove_redundant_phis(all);
         }
         self.emit_function(name, &reachable_order, &reachable)

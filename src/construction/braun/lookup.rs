@@ -9,28 +9,9 @@
 //! [`BraunOptions::marker`]: super::options::BraunOptions::marker
 
 use super::on_the_fly::Operand;
-use super::state::{Builder, Var};
+use super::state::{Builder, Frame, Var};
 use crate::entity::EntityRef;
 use crate::ir::{self, Block, Value};
-
-/// A suspended look-up of Alg. 2 in a block with several predecessors.
-#[derive(Debug)]
-struct Frame {
-    var: Var,
-    block: Block,
-    /// The operandless phi (phi variant), or `None` (marker variant; a phi
-    /// placed on a cycle is in `BlockState::marks`).
-    phi: Option<Value>,
-    /// Operands collected so far (marker variant).
-    collected: Vec<Value>,
-    next_pred: usize,
-    /// Where this frame's part of `Builder::walk_path` starts: the
-    /// single-predecessor blocks walked through to reach `block`, which get
-    /// the result as their current definition (the `writeVariable` calls on
-    /// the way back of the recursive version). Frames are finished in the
-    /// reverse order of their creation, so their parts are stacked.
-    path_start: usize,
-}
 
 /// The result of walking back from a block.
 enum Walk {
@@ -83,13 +64,18 @@ impl Builder {
             // phi, nothing recorded (see `mod.rs`).
             return self.initial_value(var);
         }
-        let mut stack: Vec<Frame> = Vec::new();
+        // The frame stack is a scratch vector of the builder, kept between
+        // look-ups (empty between them).
+        let mut stack = std::mem::take(&mut self.frames);
         let mut walk = self.walk(var, block);
         loop {
             match walk {
                 Walk::Suspend(frame) => stack.push(frame),
                 Walk::Done(v) => match stack.last_mut() {
-                    None => return self.resolve(v),
+                    None => {
+                        self.frames = stack;
+                        return self.resolve(v);
+                    }
                     Some(top) => {
                         let top_phi = top.phi;
                         if let Some(phi) = top_phi {

@@ -95,12 +95,13 @@ impl PhiTable {
         (s != NO_SLOT).then(|| &mut self.slots[s as usize])
     }
 
-    /// Takes the phi `v` out of the table (it died): returns its users.
-    pub(super) fn remove(&mut self, v: Value) -> Vec<Value> {
+    /// Takes the phi `v` out of the table (it died) and appends its users
+    /// to `users`. The slot keeps its vectors' capacity for the next phi.
+    pub(super) fn remove_into(&mut self, v: Value, users: &mut Vec<Value>) {
         let s = std::mem::replace(&mut self.slot_of[v.index()], NO_SLOT);
         assert_ne!(s, NO_SLOT, "{v} is not a live phi");
         self.free.push(s);
-        std::mem::take(&mut self.slots[s as usize].users)
+        users.append(&mut self.slots[s as usize].users);
     }
 }
 
@@ -121,6 +122,26 @@ pub(super) struct BlockState {
     pub(super) sealed: bool,
     /// `incompletePhis[block]` of Alg. 4.
     pub(super) incomplete: Vec<(Var, Value)>,
+}
+
+/// A suspended look-up of Alg. 2 in a block with several predecessors
+/// (`lookup.rs` runs them on an explicit stack).
+#[derive(Debug)]
+pub(super) struct Frame {
+    pub(super) var: Var,
+    pub(super) block: Block,
+    /// The operandless phi (phi variant), or `None` (marker variant; a phi
+    /// placed on a cycle is in `Builder::marks`).
+    pub(super) phi: Option<Value>,
+    /// Operands collected so far (marker variant).
+    pub(super) collected: Vec<Value>,
+    pub(super) next_pred: usize,
+    /// Where this frame's part of `Builder::walk_path` starts: the
+    /// single-predecessor blocks walked through to reach `block`, which get
+    /// the result as their current definition (the `writeVariable` calls on
+    /// the way back of the recursive version). Frames are finished in the
+    /// reverse order of their creation, so their parts are stacked.
+    pub(super) path_start: usize,
 }
 
 /// What a loop's `break` and `continue` jump to.
@@ -198,6 +219,11 @@ pub(super) struct Builder {
     /// The single-predecessor blocks of the look-ups in progress (see
     /// `Frame::path_start` in `lookup.rs`).
     pub(super) walk_path: Vec<Block>,
+    /// Scratch vectors of `try_remove_trivial_phi` (`trivial_phi.rs`).
+    pub(super) trivial_work: Vec<Value>,
+    pub(super) trivial_users: Vec<Value>,
+    /// Scratch frame stack of `read_variable` (`lookup.rs`).
+    pub(super) frames: Vec<Frame>,
     pub(super) stats: BraunStats,
 }
 
@@ -231,6 +257,9 @@ impl Builder {
             walk_stamp: Vec::new(),
             walk_epoch: 0,
             walk_path: Vec::new(),
+            trivial_work: Vec::new(),
+            trivial_users: Vec::new(),
+            frames: Vec::new(),
             stats: BraunStats::default(),
         };
         let entry = b.new_block();
@@ -351,12 +380,18 @@ impl Builder {
     /// when it is the last phi there (the common case: the operandless phi
     /// of Alg. 2 that turned out trivial). Returns its users.
     pub(super) fn remove_phi(&mut self, phi: Value) -> Vec<Value> {
+        let mut users = Vec::new();
+        self.remove_phi_into(phi, &mut users);
+        users
+    }
+
+    /// `remove_phi`, appending the users to `users`.
+    pub(super) fn remove_phi_into(&mut self, phi: Value, users: &mut Vec<Value>) {
         let block = self.phis[&phi].block;
-        let users = self.phis.remove(phi);
+        self.phis.remove_into(phi, users);
         if self.blocks[block].phis.last() == Some(&phi) {
             self.blocks[block].phis.pop();
         }
-        users
     }
 
     pub(super) fn undef_value(&mut self) -> Value {

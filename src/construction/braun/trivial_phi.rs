@@ -65,7 +65,12 @@ impl Builder {
             _ => return self.resolve(phi),
         }
         let Some(same) = self.trivial_replacement(phi) else { return phi };
-        let mut work = vec![phi];
+        // The worklist and the users' buffer are scratch vectors of the
+        // builder, kept between calls (most created phis die here).
+        let mut work = std::mem::take(&mut self.trivial_work);
+        let mut users = std::mem::take(&mut self.trivial_users);
+        work.clear();
+        work.push(phi);
         let mut first = Some(same);
         while let Some(p) = work.pop() {
             let Some(d) = self.phis.get(&p) else { continue };
@@ -84,14 +89,17 @@ impl Builder {
                 // The phi is unreachable or in the start block.
                 None => self.undef_value(),
             };
-            let users = self.remove_phi(p);
+            users.clear();
+            self.remove_phi_into(p, &mut users);
             self.set_alias(p, same);
             self.stats.trivial_removed += 1;
             if let Some(sd) = self.phis.get_mut(&same) {
                 sd.users.extend(users.iter().copied().filter(|&u| u != p && u != same));
             }
-            work.extend(users.into_iter().filter(|&u| u != p));
+            work.extend(users.iter().copied().filter(|&u| u != p));
         }
+        self.trivial_work = work;
+        self.trivial_users = users;
         self.resolve(phi)
     }
 }
