@@ -12,6 +12,16 @@
 //! the phis live in a [`PhiTable`], a dense arena whose slots are freed when
 //! a phi dies and reused, with their vectors' capacity, by the next phi; and
 //! a phi that dies as the last phi of its block leaves the block's list.
+//! A block's state holds only what every block needs: the CSE tables of
+//! §3.1 are one map keyed by (block, operation) that keeps only the block
+//! being filled (and the entry block), and the marks of §3.3 one map keyed
+//! by (block, variable), so that each of the 551,267 blocks at 1,000,000
+//! statements no longer carries two empty hash tables (64 bytes of its 184).
+//! The look-up's frame stack, its path of
+//! single-predecessor blocks and the worklist of Alg. 3 are scratch vectors
+//! kept here between calls: most look-ups and most phis (2.7 million of the
+//! 3.2 million created at that size) are over at once, and a fresh vector
+//! for each was an allocation and a free each time.
 
 use super::current_defs::CurrentDefs;
 use super::options::{BraunOptions, BraunStats};
