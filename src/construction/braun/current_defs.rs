@@ -106,7 +106,7 @@ impl CurrentDefs {
     fn new_page(&mut self, var: usize, page: u32) -> u32 {
         let index = self.page_count;
         self.page_count = index.checked_add(1).expect("fewer than 2^32 pages");
-        if index as usize % CHUNK == 0 {
+        if (index as usize).is_multiple_of(CHUNK) {
             self.chunks.push(Vec::with_capacity(CHUNK));
         }
         self.chunks.last_mut().expect("a chunk with room").push([NONE; PAGE]);
