@@ -19,15 +19,35 @@
 //! 3. `dominance_frontiers` computes DF(b) for every block (Cytron et al.,
 //!    §4), walking up from the predecessors of each join block as in Cooper,
 //!    Harvey and Kennedy, "A Simple, Fast Dominance Algorithm" (2001), §5.
-//! 4. `place_phis` computes, for each variable, the iterated dominance
-//!    frontier DF+ of the blocks that assign it (Cytron et al., §5.1) and the
-//!    blocks where it is live on entry (a backward dataflow solved one
-//!    variable at a time), and places a phi at DF+ ∩ live-in: the minimal SSA
-//!    form of Cytron et al., pruned as in Choi et al.
+//! 4. `place_phis` computes, for each variable that is read somewhere, the
+//!    iterated dominance frontier DF+ of the blocks that assign it (Cytron
+//!    et al., §5.1, with the `IterCount` stamps of their Figure 11) and
+//!    places a phi at each block of it: the minimal SSA form.
 //! 5. `rename` walks the dominator tree in pre-order with an explicit stack,
 //!    keeping the current value of each variable and an undo log (Cytron et
 //!    al., §5.2), and fills each phi argument from the end of its
 //!    predecessor.
+//! 6. `used_values` keeps the phis that some read of the variable reaches
+//!    through phi arguments, and drops the others: the pruned form of Choi
+//!    et al., DF+ ∩ live-in. A phi for x at y is reached from a read exactly
+//!    when x is live on entry to y: along a path from y to an
+//!    upward-exposed read that assigns x nowhere, the minimal form's value
+//!    of x is y's phi or a phi whose argument chain leads back to it; and a
+//!    chain of arguments from a read back to y's phi follows such a path
+//!    (the minimal form's value is the only definition reaching each point).
+//!
+//! Pruning after renaming, as a dead-code elimination restricted to phis,
+//! instead of before placement is a choice of data structure, not of result:
+//! the liveness of Choi et al., solved one variable at a time by walking
+//! back from its reads to its assignments, costs the size of the variable's
+//! live range in blocks, and on the generated structured functions many
+//! variables live across most of the function, so that walk was quadratic
+//! (1.6-2.1 s at 100,000 statements, not finished in 120 s at 1,000,000,
+//! with `emit --stage cytron`; now 0.26 s and 4.7 s). Minimal
+//! placement costs the size of DF+, which the nesting depth bounds in
+//! structured code, and the pruning costs the phis and the reads. The
+//! result is the same, value for value: the renumbering below numbers the
+//! kept definitions densely in definition order either way.
 //!
 //! Every variable is defined on entry: parameters by their argument, every
 //! other variable (including the hidden variables of `&&`/`||`) by a
@@ -40,8 +60,7 @@
 //! dominator-tree level, so a function with 10,000 nested `if`s or 1,000,000
 //! statements is constructed on a 2 MiB stack. The per-variable work uses
 //! stamped marks instead of cleared per-variable arrays, so it costs the size
-//! of the variable's definitions, uses, live range and DF+, not the number of
-//! blocks.
+//! of the variable's definitions and DF+, not the number of blocks.
 
 use crate::analysis::dominance::DomTree;
 use crate::ast;
@@ -108,34 +127,26 @@ fn dominance_frontiers(cfg: &VarCfg, dom: &DomTree) -> EntityVec<Block, Vec<Bloc
 }
 
 /// The variables that get a phi in each block, in variable order: the
-/// blocks of DF+(assignments of x) where x is live on entry.
+/// blocks of DF+(assignments of x), for every variable x that is read
+/// somewhere (the minimal SSA form of Cytron et al., §5.1). `rename` then
+/// keeps only the phis that some read reaches, which prunes them as Choi et
+/// al. do (see the module documentation).
 ///
 /// The entry block counts as an assignment of every variable (the entry
-/// definition); it has an empty frontier, so this only matters for liveness,
-/// where it stops the backward walk.
-///
-/// Liveness is the backward dataflow `in(b) = use(b) ∪ (out(b) - def(b))`,
-/// `out(b) = ∪ in(succ)`, solved for one variable at a time: x is live on
-/// entry to the blocks that read it before any assignment in the block
-/// (upward-exposed uses) and to every block from which such a block is
-/// reachable backward without passing a block that assigns x.
+/// definition); it has an empty frontier, so it places no phi by itself.
 fn place_phis(cfg: &VarCfg, frontiers: &EntityVec<Block, Vec<Block>>) -> EntityVec<Block, Vec<Var>> {
     let n_blocks = cfg.blocks.len();
     let n_vars = cfg.vars.len();
 
-    // Assignment blocks and upward-exposed-use blocks of each variable, each
-    // listed once; `written_in` and `read_in` say which block last did so.
-    let mut def_blocks: EntityVec<Var, Vec<Block>> = EntityVec::from_elem(vec![Function::ENTRY], n_vars);
-    let mut use_blocks: EntityVec<Var, Vec<Block>> = EntityVec::from_elem(Vec::new(), n_vars);
+    // Assignment blocks of each variable, each listed once (`written_in`
+    // says which block last did so), and whether it is read at all.
+    let mut def_blocks: EntityVec<Var, Vec<Block>> = EntityVec::from_elem(Vec::new(), n_vars);
     let mut written_in: EntityVec<Var, Option<Block>> = EntityVec::from_elem(None, n_vars);
-    let mut read_in: EntityVec<Var, Option<Block>> = EntityVec::from_elem(None, n_vars);
+    let mut is_read: EntityVec<Var, bool> = EntityVec::from_elem(false, n_vars);
     for (b, data) in cfg.blocks.iter() {
         for inst in &data.insts {
             match *inst {
-                CfgInst::Read { var, .. } if written_in[var] != Some(b) && read_in[var] != Some(b) => {
-                    read_in[var] = Some(b);
-                    use_blocks[var].push(b);
-                }
+                CfgInst::Read { var, .. } => is_read[var] = true,
                 CfgInst::Write { var, .. } if written_in[var] != Some(b) => {
                     written_in[var] = Some(b);
                     if b != Function::ENTRY {
@@ -147,41 +158,22 @@ fn place_phis(cfg: &VarCfg, frontiers: &EntityVec<Block, Vec<Block>>) -> EntityV
         }
     }
 
-    // Per-block marks, valid when equal to the current variable's stamp.
-    let mut assigns: EntityVec<Block, u32> = EntityVec::from_elem(0, n_blocks);
-    let mut live_in: EntityVec<Block, u32> = EntityVec::from_elem(0, n_blocks);
+    // Per-block marks, valid when equal to the current variable's stamp
+    // (the `HasAlready` and `Work` flags of Cytron et al.'s Figure 11,
+    // compared with `IterCount`).
     let mut in_dfplus: EntityVec<Block, u32> = EntityVec::from_elem(0, n_blocks);
     let mut queued: EntityVec<Block, u32> = EntityVec::from_elem(0, n_blocks);
     let mut stack: Vec<Block> = Vec::new();
     let mut phi_vars: EntityVec<Block, Vec<Var>> = EntityVec::from_elem(Vec::new(), n_blocks);
 
     for var in cfg.vars.keys() {
-        if use_blocks[var].is_empty() {
+        if !is_read[var] {
             // Never read: live nowhere, so no phi.
             continue;
         }
         let stamp = u32::try_from(var.index() + 1).expect("variable count fits in u32");
-        for &b in &def_blocks[var] {
-            assigns[b] = stamp;
-        }
-
-        // Live-in blocks of `var`, by the backward walk.
-        for &b in &use_blocks[var] {
-            live_in[b] = stamp;
-            stack.push(b);
-        }
-        while let Some(b) = stack.pop() {
-            for &p in &cfg.blocks[b].preds {
-                if live_in[p] != stamp && assigns[p] != stamp {
-                    live_in[p] = stamp;
-                    stack.push(p);
-                }
-            }
-        }
-
         // DF+ of the assignment blocks, by the worklist of Cytron et al.
-        // §5.1. Every block of DF+ is iterated, live or not: DF+ is a
-        // closure, and liveness only filters where phis are kept.
+        // §5.1.
         for &b in &def_blocks[var] {
             queued[b] = stamp;
             stack.push(b);
@@ -192,9 +184,7 @@ fn place_phis(cfg: &VarCfg, frontiers: &EntityVec<Block, Vec<Block>>) -> EntityV
                     continue;
                 }
                 in_dfplus[y] = stamp;
-                if live_in[y] == stamp {
-                    phi_vars[y].push(var);
-                }
+                phi_vars[y].push(var);
                 if queued[y] != stamp {
                     queued[y] = stamp;
                     stack.push(y);
@@ -227,6 +217,9 @@ struct Renamer<'c> {
     /// Assignments to undo when the walk leaves a dominator subtree: the
     /// variable and the value it held before.
     undo: Vec<(Var, Option<Value>)>,
+    /// The value of each `CfgInst::Read`, in renaming order: the roots from
+    /// which `prune` finds the phis and entry definitions to keep.
+    reads: Vec<Value>,
     insts: EntityVec<Block, Vec<Inst>>,
     terms: EntityVec<Block, Option<Terminator>>,
     /// For each block, its outgoing edges as (successor, index of the edge
@@ -284,6 +277,7 @@ impl Renamer<'_> {
                 CfgInst::Read { dest, var } => {
                     let v = self.read(var);
                     self.temps[dest] = Some(v);
+                    self.reads.push(v);
                 }
                 CfgInst::Write { var, src } => {
                     let v = self.temp(src);
@@ -349,6 +343,7 @@ fn rename(cfg: &VarCfg, dom: &DomTree, phi_vars: &EntityVec<Block, Vec<Var>>) ->
         entry_zero: EntityVec::from_elem(None, cfg.vars.len()),
         temps: EntityVec::from_elem(None, cfg.temp_count as usize),
         undo: Vec::new(),
+        reads: Vec::new(),
         insts: EntityVec::from_elem(Vec::new(), n_blocks),
         terms: EntityVec::from_elem(None, n_blocks),
         out_edges,
@@ -378,10 +373,12 @@ fn rename(cfg: &VarCfg, dom: &DomTree, phi_vars: &EntityVec<Block, Vec<Var>>) ->
         }
     }
 
+    let used = used_values(std::mem::take(&mut renamer.reads), renamer.value_count, &phis);
     let mut blocks: EntityVec<Block, BlockData> = EntityVec::new();
     for (b, data) in cfg.blocks.iter() {
         let block_phis = std::mem::take(&mut phis[b])
             .into_iter()
+            .filter(|p| p.dest.is_some_and(|d| used[d]))
             .map(|p| Phi {
                 dest: p.dest.expect("every block is reachable, so renamed"),
                 args: p.args.into_iter().map(|a| a.expect("every predecessor is reachable, so renamed")).collect(),
@@ -396,10 +393,49 @@ fn rename(cfg: &VarCfg, dom: &DomTree, phi_vars: &EntityVec<Block, Vec<Var>>) ->
     }
     // The entry definitions that something reads, at the start of the entry
     // block, in variable order.
-    let entry_consts: Vec<Inst> =
-        renamer.entry_zero.values().flatten().map(|&v| Inst { dest: Some(v), op: Op::Const(0) }).collect();
+    let entry_consts: Vec<Inst> = renamer
+        .entry_zero
+        .values()
+        .flatten()
+        .filter(|&&v| used[v])
+        .map(|&v| Inst { dest: Some(v), op: Op::Const(0) })
+        .collect();
     blocks[Function::ENTRY].insts.splice(0..0, entry_consts);
     Function { name: cfg.name.clone(), params, blocks, value_count: renamer.value_count }
+}
+
+/// The values that some `CfgInst::Read` reaches, directly or through the
+/// arguments of phis: the phis of the pruned form (x is live on entry to
+/// the phi's block exactly when a read of x is reached from the phi's value
+/// along phi arguments; the module documentation gives the argument) and
+/// the entry definitions something reads. A worklist, linear in the reads
+/// and phi arguments.
+fn used_values(
+    reads: Vec<Value>,
+    value_count: u32,
+    phis: &EntityVec<Block, Vec<PendingPhi>>,
+) -> EntityVec<Value, bool> {
+    let n_values = value_count as usize;
+    let mut phi_of: EntityVec<Value, Option<(Block, u32)>> = EntityVec::from_elem(None, n_values);
+    for (b, block_phis) in phis.iter() {
+        for (i, p) in block_phis.iter().enumerate() {
+            let dest = p.dest.expect("every block is reachable, so renamed");
+            phi_of[dest] = Some((b, u32::try_from(i).expect("phi count fits in u32")));
+        }
+    }
+    let mut used: EntityVec<Value, bool> = EntityVec::from_elem(false, n_values);
+    let mut work = reads;
+    while let Some(v) = work.pop() {
+        if used[v] {
+            continue;
+        }
+        used[v] = true;
+        if let Some((b, i)) = phi_of[v] {
+            let args = &phis[b][i as usize].args;
+            work.extend(args.iter().map(|a| a.expect("every predecessor is reachable, so renamed")));
+        }
+    }
+    used
 }
 
 /// Renumbers the values densely in definition order: parameters, then for

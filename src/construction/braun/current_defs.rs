@@ -53,17 +53,26 @@ const NO_PAGE: u32 = u32::MAX;
 /// The pages of one variable.
 #[derive(Debug)]
 enum VarPages {
-    /// (page number, index in `CurrentDefs::pages`), sorted by page number.
+    /// (page number, index in the page arena), sorted by page number.
     Sparse(Vec<(u32, u32)>),
-    /// Index in `CurrentDefs::pages` of each page number, or `NO_PAGE`.
+    /// Index in the page arena of each page number, or `NO_PAGE`.
     Dense(Vec<u32>),
 }
 
+/// Pages per chunk of the page arena.
+const CHUNK: usize = 1024;
+
 /// `currentDef[variable][block]`, indexed by the variable's number.
+///
+/// The pages live in an arena of fixed-size chunks, never moved once
+/// allocated: one vector of all pages would copy itself at each doubling
+/// and hold the old and the new copy at once (a few hundred megabytes at
+/// 1,000,000 statements), and keep up to half its capacity unused.
 #[derive(Debug, Default)]
 pub(super) struct CurrentDefs {
     vars: Vec<VarPages>,
-    pages: Vec<[Value; PAGE]>,
+    chunks: Vec<Vec<[Value; PAGE]>>,
+    page_count: u32,
 }
 
 impl CurrentDefs {
@@ -78,7 +87,7 @@ impl CurrentDefs {
     pub(super) fn get(&self, var: u32, block: Block) -> Option<Value> {
         let (page, slot) = (block.index() / PAGE, block.index() % PAGE);
         let index = self.page_of(var as usize, page as u32)?;
-        let v = self.pages[index as usize][slot];
+        let v = self.chunks[index as usize / CHUNK][index as usize % CHUNK][slot];
         (v != NONE).then_some(v)
     }
 
@@ -91,12 +100,16 @@ impl CurrentDefs {
             Some(i) => i,
             None => self.new_page(var, page),
         };
-        self.pages[index as usize][slot] = value;
+        self.chunks[index as usize / CHUNK][index as usize % CHUNK][slot] = value;
     }
 
     fn new_page(&mut self, var: usize, page: u32) -> u32 {
-        let index = u32::try_from(self.pages.len()).expect("fewer than 2^32 pages");
-        self.pages.push([NONE; PAGE]);
+        let index = self.page_count;
+        self.page_count = index.checked_add(1).expect("fewer than 2^32 pages");
+        if (index as usize).is_multiple_of(CHUNK) {
+            self.chunks.push(Vec::with_capacity(CHUNK));
+        }
+        self.chunks.last_mut().expect("a chunk with room").push([NONE; PAGE]);
         if self.vars.len() <= var {
             self.vars.resize_with(var + 1, || VarPages::Sparse(Vec::new()));
         }

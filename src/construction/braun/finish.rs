@@ -4,11 +4,10 @@
 //! (§3.2, in `scc_removal.rs`) when switched on, dead-phi removal to stay
 //! pruned (§4), and dense renumbering into an `ir::Function`.
 
-use super::state::Builder;
+use super::state::{resolve_in, Builder};
 use crate::analysis::dominance::reverse_postorder;
 use crate::entity::{EntityRef, EntityVec};
 use crate::ir::{self, Block, BlockData, Inst, Op, Value};
-use rustc_hash::FxHashMap as HashMap;
 
 impl Builder {
     // ----- finishing: unreachable code, Algorithm 5, dead phis -----
@@ -35,10 +34,10 @@ impl Builder {
                 }
                 continue;
             }
-            let preds = self.blocks[b].preds.clone();
-            if preds.iter().all(|p| reachable[p.index()]) {
+            if self.blocks[b].preds.iter().all(|p| reachable[p.index()]) {
                 continue;
             }
+            let preds = std::mem::take(&mut self.blocks[b].preds);
             let keep: Vec<bool> = preds.iter().map(|p| reachable[p.index()]).collect();
             self.blocks[b].preds = preds.into_iter().filter(|p| reachable[p.index()]).collect();
             for &phi in &self.blocks[b].phis.clone() {
@@ -53,11 +52,10 @@ impl Builder {
             self.try_remove_trivial_phi(phi);
         }
         if self.opts.remove_redundant_sccs {
-            let all: Vec<Value> = reachable_order
-                .iter()
-                .flat_map(|&b| self.blocks[b].phis.clone())
-                .filter(|&p| self.is_live_phi(p))
-                .collect();
+            let mut all: Vec<Value> = Vec::new();
+            for &b in &reachable_order {
+                all.extend(self.blocks[b].phis.iter().copied().filter(|&p| self.is_live_phi(p)));
+            }
             self.remove_redundant_phis(all);
         }
         self.emit_function(name, &reachable_order, &reachable)
@@ -65,65 +63,70 @@ impl Builder {
 
     /// Removes phis that no non-phi instruction uses, even indirectly
     /// (pruned SSA, §4), and emits the final function with dense numbers.
+    ///
+    /// Marks are dense vectors indexed by value, and each block's
+    /// instructions, predecessors and phi operands are moved into the result,
+    /// not copied: the builder is not used after this.
     fn emit_function(&mut self, name: &str, order: &[Block], reachable: &[bool]) -> ir::Function {
+        let n_values = self.value_count as usize;
         // Mark the phis that feed real uses.
-        let mut live_phi: HashMap<Value, bool> = HashMap::default();
+        let mut live_phi = vec![false; n_values];
         let mut work: Vec<Value> = Vec::new();
-        for &b in order {
-            let mut uses = Vec::new();
-            for inst in &self.blocks[b].insts {
-                inst.op.for_each_arg(|a| uses.push(a));
-            }
-            if let Some(a) = self.blocks[b].term.as_ref().and_then(|t| t.arg()) {
-                uses.push(a);
-            }
-            for u in uses {
-                let u = self.resolve(u);
-                if self.is_live_phi(u) && live_phi.insert(u, true).is_none() {
+        {
+            let (blocks, phis, alias) = (&self.blocks, &self.phis, &mut self.alias);
+            let mut visit = |u: Value, work: &mut Vec<Value>| {
+                let u = resolve_in(alias, u);
+                if phis.get(&u).is_some() && !live_phi[u.index()] {
+                    live_phi[u.index()] = true;
                     work.push(u);
                 }
+            };
+            for &b in order {
+                for inst in &blocks[b].insts {
+                    inst.op.for_each_arg(|a| visit(a, &mut work));
+                }
+                if let Some(a) = blocks[b].term.as_ref().and_then(|t| t.arg()) {
+                    visit(a, &mut work);
+                }
             }
-        }
-        while let Some(p) = work.pop() {
-            for a in self.phis[&p].args.clone() {
-                let a = self.resolve(a);
-                if self.is_live_phi(a) && live_phi.insert(a, true).is_none() {
-                    work.push(a);
+            while let Some(p) = work.pop() {
+                for &a in &phis[&p].args {
+                    visit(a, &mut work);
                 }
             }
         }
         for &b in order {
             for &p in &self.blocks[b].phis {
-                if self.is_live_phi(p) && !live_phi.contains_key(&p) {
+                if self.is_live_phi(p) && !live_phi[p.index()] {
                     self.stats.dead_removed += 1;
                 }
             }
         }
         // Which values does the final code use? Constants and `undef` that
         // nothing uses are dropped.
-        let mut used = vec![false; self.value_count as usize];
-        let mark = |v: Value, used: &mut Vec<bool>| used[v.index()] = true;
-        for &b in order {
-            for p in self.blocks[b].phis.clone() {
-                if live_phi.contains_key(&p) {
-                    for a in self.phis[&p].args.clone() {
-                        let a = self.resolve(a);
-                        mark(a, &mut used);
+        let mut used = vec![false; n_values];
+        {
+            let (blocks, phis, alias) = (&self.blocks, &self.phis, &mut self.alias);
+            for &b in order {
+                for &p in &blocks[b].phis {
+                    if live_phi[p.index()] {
+                        for &a in &phis[&p].args {
+                            used[resolve_in(alias, a).index()] = true;
+                        }
                     }
                 }
-            }
-            let insts = self.blocks[b].insts.clone();
-            for inst in &insts {
-                inst.op.for_each_arg(|a| {
-                    let a = self.resolve_pure(a);
-                    used[a.index()] = true;
-                });
-            }
-            if let Some(a) = self.blocks[b].term.as_ref().and_then(|t| t.arg()) {
-                let a = self.resolve(a);
-                mark(a, &mut used);
+                for inst in &blocks[b].insts {
+                    inst.op.for_each_arg(|a| used[resolve_in(alias, a).index()] = true);
+                }
+                if let Some(a) = blocks[b].term.as_ref().and_then(|t| t.arg()) {
+                    used[resolve_in(alias, a).index()] = true;
+                }
             }
         }
+        let keep_inst = |inst: &Inst| match inst.op {
+            Op::Const(_) | Op::Undef => inst.dest.is_some_and(|d| used[d.index()]),
+            _ => true,
+        };
         // Dense renumbering: blocks in creation order, values in order of
         // definition (parameters first).
         let mut block_map: EntityVec<Block, Option<Block>> = EntityVec::from_elem(None, self.blocks.len());
@@ -134,67 +137,53 @@ impl Builder {
                 next_block += 1;
             }
         }
-        let mut value_map: Vec<Option<Value>> = vec![None; self.value_count as usize];
+        const UNNUMBERED: u32 = u32::MAX;
+        let mut value_map: Vec<u32> = vec![UNNUMBERED; n_values];
         let mut next_value = 0u32;
-        let mut number = |v: Value, value_map: &mut Vec<Option<Value>>| {
-            let nv = Value(next_value);
+        let mut number = |v: Value| {
+            value_map[v.index()] = next_value;
             next_value += 1;
-            value_map[v.index()] = Some(nv);
-            nv
         };
-        let params: Vec<Value> = self.params.clone().into_iter().map(|p| number(p, &mut value_map)).collect();
-        let mut out_blocks: EntityVec<Block, BlockData> = EntityVec::new();
-        let keep_inst = |inst: &Inst, used: &[bool]| match inst.op {
-            Op::Const(_) | Op::Undef => inst.dest.is_some_and(|d| used[d.index()]),
-            _ => true,
-        };
+        self.params.iter().for_each(|&p| number(p));
         for b in self.blocks.keys() {
             if !reachable[b.index()] {
                 continue;
             }
             let state = &self.blocks[b];
-            let phis: Vec<Value> = state.phis.iter().copied().filter(|p| live_phi.contains_key(p)).collect();
-            let insts: Vec<Inst> = state.insts.iter().filter(|i| keep_inst(i, &used)).cloned().collect();
-            let mut data = BlockData {
-                preds: state.preds.iter().map(|p| block_map[*p].expect("reachable pred")).collect(),
-                phis: Vec::new(),
-                insts: Vec::new(),
-                term: state.term.clone().expect("every block is terminated"),
-            };
-            for p in phis {
-                let dest = number(p, &mut value_map);
-                data.phis.push(ir::Phi { dest, args: self.phis[&p].args.clone() });
-            }
-            for mut inst in insts {
-                if let Some(d) = inst.dest {
-                    inst.dest = Some(number(d, &mut value_map));
-                }
-                data.insts.push(inst);
-            }
-            data.term.map_successors(|s| block_map[s].expect("reachable successor"));
-            out_blocks.push(data);
+            state.phis.iter().filter(|p| live_phi[p.index()]).for_each(|&p| number(p));
+            state.insts.iter().filter(|i| keep_inst(i)).filter_map(|i| i.dest).for_each(&mut number);
         }
-        // Rewrite operands: resolve aliases, then renumber.
-        let rename = |v: Value, this: &mut Self| -> Value {
-            let r = this.resolve(v);
-            value_map[r.index()].unwrap_or_else(|| panic!("{r} is used but not defined in reachable code"))
+        // Move everything into the result: resolve aliases, then renumber.
+        let alias = &mut self.alias;
+        let mut rename = |v: Value| -> Value {
+            let r = resolve_in(alias, v);
+            let n = value_map[r.index()];
+            assert_ne!(n, UNNUMBERED, "{r} is used but not defined in reachable code");
+            Value(n)
         };
-        for data in out_blocks.values_mut() {
-            for phi in &mut data.phis {
-                for a in &mut phi.args {
-                    *a = rename(*a, self);
-                }
+        let params: Vec<Value> = self.params.iter().map(|&p| rename(p)).collect();
+        let mut out_blocks: EntityVec<Block, BlockData> = EntityVec::new();
+        for b in self.blocks.keys() {
+            if !reachable[b.index()] {
+                continue;
             }
-            for inst in &mut data.insts {
-                let mut args = Vec::new();
-                inst.op.for_each_arg(|a| args.push(a));
-                let mut renamed = args.into_iter().map(|a| rename(a, self));
-                inst.op.map_args(|_| renamed.next().expect("same arity"));
+            let state = &mut self.blocks[b];
+            let mut phis = Vec::with_capacity(state.phis.iter().filter(|p| live_phi[p.index()]).count());
+            for &p in state.phis.iter().filter(|p| live_phi[p.index()]) {
+                let args = std::mem::take(&mut self.phis.get_mut(&p).expect("live phi").args);
+                phis.push(ir::Phi { dest: rename(p), args: args.into_iter().map(&mut rename).collect() });
             }
-            if let Some(a) = data.term.arg() {
-                let r = rename(a, self);
-                data.term.map_arg(|_| r);
+            let mut insts = std::mem::take(&mut state.insts);
+            insts.retain(keep_inst);
+            for inst in &mut insts {
+                inst.dest = inst.dest.map(&mut rename);
+                inst.op.map_args(&mut rename);
             }
+            let mut term = state.term.take().expect("every block is terminated");
+            term.map_successors(|s| block_map[s].expect("reachable successor"));
+            term.map_arg(&mut rename);
+            let preds = std::mem::take(&mut state.preds).into_iter().map(|p| block_map[p].expect("reachable pred"));
+            out_blocks.push(BlockData { preds: preds.collect(), phis, insts, term });
         }
         ir::Function { name: name.to_string(), params, blocks: out_blocks, value_count: next_value }
     }

@@ -9,26 +9,9 @@
 //! [`BraunOptions::marker`]: super::options::BraunOptions::marker
 
 use super::on_the_fly::Operand;
-use super::state::{Builder, Var};
+use super::state::{Builder, Frame, Var};
 use crate::entity::EntityRef;
 use crate::ir::{self, Block, Value};
-
-/// A suspended look-up of Alg. 2 in a block with several predecessors.
-#[derive(Debug)]
-struct Frame {
-    var: Var,
-    block: Block,
-    /// The operandless phi (phi variant), or `None` (marker variant; a phi
-    /// placed on a cycle is in `BlockState::marks`).
-    phi: Option<Value>,
-    /// Operands collected so far (marker variant).
-    collected: Vec<Value>,
-    next_pred: usize,
-    /// Single-predecessor blocks walked through to reach `block`; they get
-    /// the result as their current definition (the `writeVariable` calls on
-    /// the way back of the recursive version).
-    path: Vec<Block>,
-}
 
 /// The result of walking back from a block.
 enum Walk {
@@ -81,13 +64,18 @@ impl Builder {
             // phi, nothing recorded (see `mod.rs`).
             return self.initial_value(var);
         }
-        let mut stack: Vec<Frame> = Vec::new();
+        // The frame stack is a scratch vector of the builder, kept between
+        // look-ups (empty between them).
+        let mut stack = std::mem::take(&mut self.frames);
         let mut walk = self.walk(var, block);
         loop {
             match walk {
                 Walk::Suspend(frame) => stack.push(frame),
                 Walk::Done(v) => match stack.last_mut() {
-                    None => return self.resolve(v),
+                    None => {
+                        self.frames = stack;
+                        return self.resolve(v);
+                    }
                     Some(top) => {
                         let top_phi = top.phi;
                         if let Some(phi) = top_phi {
@@ -119,7 +107,7 @@ impl Builder {
             self.walk_stamp.iter_mut().for_each(|s| *s = 0);
             self.walk_epoch = 1;
         }
-        let mut path = Vec::new();
+        let path_start = self.walk_path.len();
         let mut b = block;
         let value = loop {
             if let Some(v) = self.defs.get(var.0, b) {
@@ -146,7 +134,7 @@ impl Builder {
                     break self.undef_value();
                 }
                 self.walk_stamp[b.index()] = self.walk_epoch;
-                path.push(b);
+                self.walk_path.push(b);
                 b = self.blocks[b].preds[0];
                 continue;
             }
@@ -155,25 +143,25 @@ impl Builder {
                 break self.undef_value();
             }
             if self.opts.marker {
-                match self.blocks[b].marks.get(&var).copied() {
+                match self.marks.get(&(b, var)).copied() {
                     Some(Some(phi)) => break phi,
                     Some(None) => {
                         // The look-up went round a cycle back to a marked
                         // block: place the phi that breaks the cycle (§3.3).
                         let phi = self.new_phi(b, false);
-                        self.blocks[b].marks.insert(var, Some(phi));
+                        self.marks.insert((b, var), Some(phi));
                         self.write_variable(var, b, phi);
                         break phi;
                     }
                     None => {
-                        self.blocks[b].marks.insert(var, None);
+                        self.marks.insert((b, var), None);
                         return Walk::Suspend(Frame {
                             var,
                             block: b,
                             phi: None,
                             collected: Vec::new(),
                             next_pred: 0,
-                            path,
+                            path_start,
                         });
                     }
                 }
@@ -181,11 +169,16 @@ impl Builder {
             // Alg. 2: break potential cycles with an operandless phi.
             let phi = self.new_phi(b, false);
             self.write_variable(var, b, phi);
-            return Walk::Suspend(Frame { var, block: b, phi: Some(phi), collected: Vec::new(), next_pred: 0, path });
+            return Walk::Suspend(Frame {
+                var,
+                block: b,
+                phi: Some(phi),
+                collected: Vec::new(),
+                next_pred: 0,
+                path_start,
+            });
         };
-        for p in path {
-            self.write_variable(var, p, value);
-        }
+        self.write_path(var, path_start, value);
         Walk::Done(value)
     }
 
@@ -198,7 +191,7 @@ impl Builder {
                 self.try_remove_trivial_phi(phi)
             }
             None => {
-                let placed = self.blocks[frame.block].marks.remove(&frame.var).flatten();
+                let placed = self.marks.remove(&(frame.block, frame.var)).flatten();
                 let collected: Vec<Value> = frame.collected.iter().map(|&v| self.resolve(v)).collect();
                 match placed {
                     Some(phi) => {
@@ -226,10 +219,18 @@ impl Builder {
         };
         let value = self.resolve(value);
         self.write_variable(frame.var, frame.block, value);
-        for p in frame.path {
-            self.write_variable(frame.var, p, value);
-        }
+        self.write_path(frame.var, frame.path_start, value);
         value
+    }
+
+    /// Records `value` in the blocks of `walk_path` from `start` on, and
+    /// drops them from it.
+    fn write_path(&mut self, var: Var, start: usize, value: Value) {
+        for i in start..self.walk_path.len() {
+            let p = self.walk_path[i];
+            self.write_variable(var, p, value);
+        }
+        self.walk_path.truncate(start);
     }
 
     fn initial_value(&mut self, var: Var) -> Value {

@@ -55,8 +55,8 @@
 //! - `current_defs.rs`: `CurrentDefs`, the `currentDef` table of Alg. 1,
 //!   per variable in pages of blocks (its module comment says why);
 //! - `state.rs`: the builder state (`Builder`, `BlockState`, `PhiData`,
-//!   `PhiTable`, `Var`) and its entity helpers (`new_phi`, `resolve`,
-//!   `remove_phi`, `undef_value`);
+//!   `PhiTable`, `Var`, the look-up's `Frame`) and its entity helpers
+//!   (`new_phi`, `resolve`, `remove_phi`, `undef_value`);
 //! - `on_the_fly.rs`: `Operand`, instructions and the on-the-fly
 //!   optimizations of §3.1 (folding, simplification, CSE);
 //! - `trivial_phi.rs`: `tryRemoveTrivialPhi` (Alg. 3) and the witness cache;

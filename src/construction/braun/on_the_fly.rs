@@ -5,7 +5,7 @@
 //! `ast_walk.rs`, where assignments are built.
 
 use super::state::Builder;
-use crate::ir::{BinOp, Block, Inst, Op, UnOp, Value};
+use crate::ir::{self, BinOp, Block, Inst, Op, UnOp, Value};
 
 /// An operand while an expression is built: a constant not yet placed in
 /// any block, or a value. Constants are placed lazily so that folding leaves
@@ -25,15 +25,19 @@ impl Builder {
             Operand::Imm(c) => {
                 let op = Op::Const(c);
                 if self.opts.cse {
-                    if let Some(&v) = self.blocks[block].cse.get(&op) {
+                    debug_assert!(block == ir::Function::ENTRY || self.blocks[block].term.is_none());
+                    if let Some(&v) = self.cse.get(&(block, op.clone())) {
                         return v;
                     }
                 }
                 let v = self.new_value();
                 self.blocks[block].insts.push(Inst { dest: Some(v), op: op.clone() });
-                self.consts.insert(v, c);
+                if self.opts.fold_constants || self.opts.simplify_arithmetic {
+                    // Only folding and simplification ask for constants.
+                    self.consts.insert(v, c);
+                }
                 if self.opts.cse {
-                    self.blocks[block].cse.insert(op, v);
+                    self.cse.insert((block, op), v);
                 }
                 v
             }
@@ -59,14 +63,15 @@ impl Builder {
     /// an equal one of the block when CSE is on.
     pub(super) fn emit_value(&mut self, op: Op) -> Value {
         if self.opts.cse && !matches!(op, Op::Load(_)) {
-            if let Some(&v) = self.blocks[self.cur].cse.get(&op) {
+            debug_assert!(self.blocks[self.cur].term.is_none(), "CSE in a filled block");
+            if let Some(&v) = self.cse.get(&(self.cur, op.clone())) {
                 return self.resolve(v);
             }
         }
         let v = self.new_value();
         self.blocks[self.cur].insts.push(Inst { dest: Some(v), op: op.clone() });
         if self.opts.cse && !matches!(op, Op::Load(_)) {
-            self.blocks[self.cur].cse.insert(op, v);
+            self.cse.insert((self.cur, op), v);
         }
         v
     }

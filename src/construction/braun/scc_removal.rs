@@ -3,10 +3,10 @@
 //! redundant phi SCCs, which makes the result minimal on irreducible control
 //! flow too. Tarjan's algorithm is `crate::analysis::scc::tarjan_sccs`.
 
-use super::state::Builder;
+use super::state::{resolve_in, Builder};
 use crate::analysis::scc::tarjan_sccs;
+use crate::entity::EntityRef;
 use crate::ir::Value;
-use rustc_hash::FxHashMap as HashMap;
 
 impl Builder {
     /// Algorithm 5, `removeRedundantPhis`, with the recursion on inner phi
@@ -20,8 +20,15 @@ impl Builder {
                 jobs.pop();
                 continue;
             }
-            let scc: Vec<Value> = sccs[*next].iter().copied().filter(|&p| self.is_live_phi(p)).collect();
+            let i = *next;
             *next += 1;
+            if let [phi] = sccs[i][..] {
+                // The printed algorithm skips singletons as already handled,
+                // but contracting an earlier SCC can make one trivial again.
+                self.try_remove_trivial_phi(phi);
+                continue;
+            }
+            let scc: Vec<Value> = sccs[i].iter().copied().filter(|&p| self.is_live_phi(p)).collect();
             if let Some(inner) = self.process_scc(&scc) {
                 let inner_sccs = self.phi_sccs(&inner);
                 jobs.push((inner_sccs, 0));
@@ -35,8 +42,7 @@ impl Builder {
             return None;
         }
         if scc.len() == 1 {
-            // The printed algorithm skips singletons as already handled, but
-            // contracting an earlier SCC can make one trivial again.
+            // As above: a singleton can have become trivial.
             self.try_remove_trivial_phi(scc[0]);
             return None;
         }
@@ -81,16 +87,36 @@ impl Builder {
     /// SCCs of the subgraph induced by `phis` (edges from a phi to its phi
     /// operands), in topological order with operands first: Tarjan's
     /// algorithm emits an SCC after every SCC it reaches, which is that
-    /// order. Iterative.
+    /// order. Iterative. The position of each phi in `phis` is kept in
+    /// `scc_index`, a dense vector indexed by value (`NOT_IN_SET` elsewhere),
+    /// which is reset before returning, so each call costs the size of
+    /// `phis` and their operands.
     fn phi_sccs(&mut self, phis: &[Value]) -> Vec<Vec<Value>> {
-        let index_of: HashMap<Value, usize> = phis.iter().enumerate().map(|(i, &p)| (p, i)).collect();
+        const NOT_IN_SET: u32 = u32::MAX;
+        let mut index_of = std::mem::take(&mut self.scc_index);
+        if index_of.len() < self.value_count as usize {
+            index_of.resize(self.value_count as usize, NOT_IN_SET);
+        }
+        for (i, &p) in phis.iter().enumerate() {
+            index_of[p.index()] = u32::try_from(i).expect("fewer than 2^32 phis");
+        }
+        let (table, alias) = (&self.phis, &mut self.alias);
         let succs: Vec<Vec<usize>> = phis
             .iter()
-            .map(|&p| {
-                let args = self.phis[&p].args.clone();
-                args.into_iter().filter_map(|a| index_of.get(&self.resolve(a)).copied()).collect()
+            .map(|p| {
+                table[p]
+                    .args
+                    .iter()
+                    .map(|&a| index_of[resolve_in(alias, a).index()])
+                    .filter(|&i| i != NOT_IN_SET)
+                    .map(|i| i as usize)
+                    .collect()
             })
             .collect();
+        for &p in phis {
+            index_of[p.index()] = NOT_IN_SET;
+        }
+        self.scc_index = index_of;
         tarjan_sccs(&succs).into_iter().map(|c| c.into_iter().map(|i| phis[i]).collect()).collect()
     }
 }

@@ -59,26 +59,47 @@ impl Builder {
     /// it merges, then re-checks the phis that used it (with a worklist).
     /// Returns what `phi` stands for now.
     pub(super) fn try_remove_trivial_phi(&mut self, phi: Value) -> Value {
-        let mut work = vec![phi];
+        // The common answer, "not trivial", needs no worklist.
+        match self.phis.get(&phi) {
+            Some(d) if d.complete => {}
+            _ => return self.resolve(phi),
+        }
+        let Some(same) = self.trivial_replacement(phi) else { return phi };
+        // The worklist and the users' buffer are scratch vectors of the
+        // builder, kept between calls (most created phis die here).
+        let mut work = std::mem::take(&mut self.trivial_work);
+        let mut users = std::mem::take(&mut self.trivial_users);
+        work.clear();
+        work.push(phi);
+        let mut first = Some(same);
         while let Some(p) = work.pop() {
             let Some(d) = self.phis.get(&p) else { continue };
             if !d.complete {
                 continue;
             }
-            let Some(same) = self.trivial_replacement(p) else { continue };
+            let same = match first.take() {
+                Some(same) => same,
+                None => match self.trivial_replacement(p) {
+                    Some(same) => same,
+                    None => continue,
+                },
+            };
             let same = match same {
                 Some(s) => s,
                 // The phi is unreachable or in the start block.
                 None => self.undef_value(),
             };
-            let users = self.remove_phi(p);
+            users.clear();
+            self.remove_phi_into(p, &mut users);
             self.set_alias(p, same);
             self.stats.trivial_removed += 1;
             if let Some(sd) = self.phis.get_mut(&same) {
                 sd.users.extend(users.iter().copied().filter(|&u| u != p && u != same));
             }
-            work.extend(users.into_iter().filter(|&u| u != p));
+            work.extend(users.iter().copied().filter(|&u| u != p));
         }
+        self.trivial_work = work;
+        self.trivial_users = users;
         self.resolve(phi)
     }
 }
