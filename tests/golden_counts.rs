@@ -69,13 +69,31 @@ fn render() -> String {
             out.push_str(&format!("  {:<14} remaining {remaining:>4} classes {classes:>4}\n", v.name()));
         }
     }
+    let mut route1 = Vec::new();
     for k in [2, 3, 4, 8] {
         for during in [true, false] {
             let opts = RegallocOptions { spill_during_coloring: during, ..RegallocOptions::with_k(k) };
+            route1.push((if during { "during coloring" } else { "separate pass" }.to_string(), opts));
+        }
+    }
+    // Each switch off alone, and the §6 optimizations off together, at two K:
+    // what every switch changes is pinned too.
+    for k in [3, 4] {
+        let all = RegallocOptions::with_k(k);
+        route1.push(("plain".to_string(), all.without_section_6()));
+        for i in 0..RegallocOptions::SWITCHES.len() {
+            let mut opts = all;
+            *opts.switch(i).expect("a switch") = false;
+            route1.push((format!("no {}", RegallocOptions::SWITCHES[i]), opts));
+        }
+    }
+    for (name, opts) in route1 {
+        let k = opts.k;
+        {
             let c = measure(&corpus, &opts, &InterpOracle, FUEL).expect("route 1 allocates");
             out.push_str(&format!(
                 "route 1, K = {k:>2}, {:<15} spilled {:>4} slots {:>4} loads {:>4} stores {:>4} moves {:>4} swaps {:>3} executed loads {:>6} stores {:>6} moves {:>6} swaps {:>5}\n",
-                if during { "during coloring" } else { "separate pass" },
+                name,
                 c.values_spilled,
                 c.slots,
                 c.loads,

@@ -436,10 +436,22 @@ fn the_emulator_benchmark_reports_milliseconds_per_run() {
 fn a_jump_to_the_next_block_falls_through() {
     let jumps = |to_next: bool| {
         let mut blocks = EntityVec::new();
-        let ret = |r: u8| MBlock { preds: vec![], phis: vec![], insts: vec![], term: MTerm::Return(Reg(r)), term_reads: None };
+        let ret = |r: u8| MBlock {
+            preds: vec![],
+            phis: vec![],
+            insts: vec![],
+            term: MTerm::Return(Reg(r)),
+            term_reads: None,
+        };
         let first = MInst::Const { dst: Reg(0), imm: 5 };
         let target = if to_next { Block(1) } else { Block(2) };
-        blocks.push(MBlock { preds: vec![], phis: vec![], insts: vec![inst(first)], term: MTerm::Jump(target), term_reads: None });
+        blocks.push(MBlock {
+            preds: vec![],
+            phis: vec![],
+            insts: vec![inst(first)],
+            term: MTerm::Jump(target),
+            term_reads: None,
+        });
         blocks.push(ret(0));
         blocks.push(ret(0));
         let f = MFunction { name: "main".into(), k: 2, slot_count: 0, params: vec![], blocks };
