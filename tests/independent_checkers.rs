@@ -78,6 +78,11 @@ fn class_check_accepts_copies_of_one_value_and_splits_at_parallel_copies() {
     let classes = [vec![Value(1), Value(3)]];
     check_classes_do_not_interfere(&swap, &[(b0, 2, 4)], &classes).expect("the sources die at the parallel copy");
     check_classes_do_not_interfere(&swap, &[], &classes).expect_err("v1 is live at v3 when the copies are sequential");
+    // An empty range is no parallel copy: the answers are the ones without it.
+    for empty in [(b0, 5, 5), (b0, 2, 2), (b0, 0, 0)] {
+        check_classes_do_not_interfere(&swap, &[empty, (b0, 2, 4)], &classes).expect("as with the swap alone");
+        check_classes_do_not_interfere(&swap, &[empty], &classes).expect_err("as with no parallel copy");
+    }
 }
 
 /// Straight-line code with a demand of two registers.

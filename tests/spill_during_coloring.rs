@@ -179,3 +179,16 @@ fn route_1_runs_the_deduction_case_to_its_outcome_with_either_strategy() {
         }
     }
 }
+
+/// K below the machine model's two registers is refused with a message,
+/// by both strategies, not a panic.
+#[test]
+fn a_k_below_two_is_an_error_with_a_message() {
+    let tc = TestCase::from_seed(1, &GenConfig::default());
+    let ssa = construct_program(&tc.program, &BraunOptions::all_on());
+    let mut g = before_spilling(&ssa.functions[0]);
+    let e = spill_during_coloring(&mut g, &SpillDuringColoringOptions::with_k(1)).expect_err("K = 1");
+    assert_eq!(e.to_string(), "K = 1 is below the machine model's 2 registers");
+    let e = allocate_module(&ssa, &RegallocOptions::with_k(1)).expect_err("K = 1");
+    assert!(e.to_string().contains("K = 1"), "{e}");
+}
