@@ -194,14 +194,6 @@ impl LivenessCheck {
         self.reducible
     }
 
-    /// Bytes held by the CFG precomputation (one bit set per block and the
-    /// `T↑` and `T` lists), for the benchmark.
-    pub fn cfg_bytes(&self) -> usize {
-        let n = self.reduced_reach.len();
-        n * n.div_ceil(64) * 8
-            + self.up_targets.values().chain(self.targets.values()).map(|t| t.len() * 4).sum::<usize>()
-    }
-
     fn def(&self, v: Value) -> Option<(Block, u32)> {
         self.defs.get(v).copied().flatten()
     }
