@@ -461,3 +461,18 @@ b0:
     assert!(classes_interfere_linear(&a, &b, &ctx, InterferenceMode::Value));
     assert!(classes_interfere_quadratic(&a, &b, &ctx, InterferenceMode::Value));
 }
+
+/// The two Sreedhar III baselines of §IV-D are what their names say:
+/// Sreedhar III with liveness sets, checks on, and the all-variables bit
+/// matrix or the cheaper edge set of copy-related variables.
+#[test]
+fn the_two_sreedhar_iii_baselines_are_the_papers_and_the_cheaper_one() {
+    use ssaref::route2::coalescing::{ClassTest, CoalescingVariant};
+    use ssaref::route2::out_of_ssa::{LivenessMethod, OutOfSsaOptions};
+    let matrix = OutOfSsaOptions::sreedhar_iii_bitmatrix();
+    let graph = OutOfSsaOptions::sreedhar_iii_graph();
+    for o in [matrix, graph] {
+        assert_eq!((o.variant, o.liveness, o.check), (CoalescingVariant::SreedharIII, LivenessMethod::Sets, true));
+    }
+    assert_eq!((matrix.class_test, graph.class_test), (ClassTest::BitMatrix, ClassTest::Graph));
+}
