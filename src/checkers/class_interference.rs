@@ -28,7 +28,7 @@
 //! (`proofs-notes/out-of-ssa.md`).
 
 use crate::analysis::liveness::out_edges;
-use crate::checkers::sampling;
+use crate::analysis::sampling;
 use crate::entity::EntityRef;
 use crate::ir::{Block, Function, Op, Value};
 use rustc_hash::FxHashMap;
@@ -241,7 +241,7 @@ const SAMPLED_MEMBERS: usize = 8192;
 /// `--full-checks`), only some classes are checked: every `step`-th
 /// class with more than one member, in the order given, `step` chosen so
 /// that about [`SAMPLED_MEMBERS`] members are tracked; the other classes
-/// are not checked (`checkers/sampling.rs`).
+/// are not checked (`analysis/sampling.rs`).
 fn check_classes(
     f: &Function,
     parallel_copies: &[(Block, usize, usize)],

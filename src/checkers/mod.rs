@@ -3,8 +3,7 @@
 //! allocation checker (which SSA value each location holds; no register
 //! outside the K allocatable ones), route 2's class check after coalescing
 //! and an independent CSSA check (`class_interference.rs`), and route 1's
-//! chordal optimum and frugal slots (`coloring_check.rs`); and when the
-//! checkers sample large functions (`sampling.rs`).
+//! chordal optimum and frugal slots (`coloring_check.rs`).
 //!
 //! May import: the data types and `analysis`. Architecture invariant: a
 //! checker never imports the pass it checks, so a bug cannot be shared
@@ -14,5 +13,4 @@ pub mod alloc_checker;
 mod alloc_checker_states;
 pub mod class_interference;
 pub mod coloring_check;
-pub mod sampling;
 pub mod ssa_properties;

@@ -13,7 +13,7 @@ use crate::max_memory::MaxMemoryArgs;
 use crate::options::Routes;
 use crate::ssa_input::{is_ssa, load_ssa, ssa_args};
 use clap::Args;
-use ssaref::checkers::sampling;
+use ssaref::analysis::sampling;
 use ssaref::construction::braun::BraunOptions;
 use ssaref::frontend::case_file::CaseHeader;
 use ssaref::pipeline::{self, Verdict};

@@ -13,15 +13,15 @@
 //! method, being the one in use, would have hidden it.
 //!
 //! The comparison costs (blocks) × (values) queries: quadratic in the size
-//! of the function. Above `checkers::sampling::SAMPLE_ABOVE` instructions
+//! of the function. Above `analysis::sampling::SAMPLE_ABOVE` instructions
 //! and phis (unless `--full-checks`) it compares every value at
 //! `SAMPLED_BLOCKS` blocks only, evenly spaced in block order, and says so
-//! (`checkers/sampling.rs`): agreement at the other blocks is then not
+//! (`analysis/sampling.rs`): agreement at the other blocks is then not
 //! checked.
 
 use crate::analysis::dominance::DomTree;
 use crate::analysis::liveness::Liveness;
-use crate::checkers::sampling;
+use crate::analysis::sampling;
 use crate::entity::EntityRef;
 use crate::ir::{Block, Function, Value};
 use crate::route2::liveness_check::LivenessCheck;
