@@ -478,7 +478,7 @@ pub fn verify_conventional(f: &Function) -> Result<(), VerifyError> {
             n.div_ceil(step)
         ));
     }
-    let bit = |x: Value| (x.index() % step == 0).then_some(x.index() / step);
+    let bit = |x: Value| x.index().is_multiple_of(step).then_some(x.index() / step);
     let words = n.div_ceil(step).div_ceil(64);
     let full = vec![u64::MAX; words];
     let mut din: EntityVec<Block, Vec<u64>> = EntityVec::from_elem(full, f.blocks.len());

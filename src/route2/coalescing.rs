@@ -91,7 +91,8 @@ use crate::analysis::liveness::{live_at_end, Liveness};
 use crate::entity::EntityVec;
 use crate::ir::{Block, Function, Op, Value};
 use crate::route2::class_interference::{
-    classes_interfere_linear, classes_interfere_linear_with, equal_intersecting_ancestors, AncestorMap, InterferenceMode,
+    classes_interfere_linear, classes_interfere_linear_with, equal_intersecting_ancestors, AncestorMap,
+    InterferenceMode,
 };
 use crate::route2::copy_insertion::InsertedCopy;
 use crate::route2::renaming_constraints::{clobbers, live_at_a_clobber, Clobber, FixedReg, Pins};
