@@ -474,7 +474,7 @@ pub fn verify_conventional(f: &Function) -> Result<(), VerifyError> {
     let step = if sampling::should_sample(size) && n > SAMPLED_VALUES { n.div_ceil(SAMPLED_VALUES) } else { 1 };
     if step > 1 {
         sampling::note_sampled(format!(
-            "the conventional-form verifier: defined on every path to each use, for every {step}th value ({} of {n})",
+            "the conventional-form verifier: defined on every path to each use, for one value in {step} ({} of {n})",
             n.div_ceil(step)
         ));
     }

@@ -258,7 +258,7 @@ fn check_classes(
         let step = total.div_ceil(SAMPLED_MEMBERS);
         let picked: Vec<&Vec<Value>> = nontrivial.iter().step_by(step).copied().collect();
         sampling::note_sampled(format!(
-            "{}: no interference within {} of {} classes (every {step}th), not all",
+            "{}: no interference within {} of {} classes (one in {step}), not all",
             if by_value { "route 2's class check" } else { "the independent CSSA check" },
             picked.len(),
             nontrivial.len()
