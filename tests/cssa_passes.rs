@@ -807,3 +807,43 @@ fn coalescing_rejects_copies_it_cannot_find() {
     copies[0].source = Value(0);
     phi_mem_coalesce(&mut f, &copies);
 }
+
+// ---------------------------------------------------------------------------
+// The dominance-forest CSSA check against every pair of every class.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn dominance_forest_cssa_check_agrees_with_the_pairwise_one() {
+    use ssaref::analysis::cssa::check_cssa_pairwise;
+    use ssaref::testing::gen::{Shape, TestCase};
+    let (mut not_cssa, mut cssa) = (0, 0);
+    for seed in 0..200u64 {
+        let shape = Shape::ALL[seed as usize % Shape::ALL.len()];
+        let tc = TestCase::from_seed(seed, &shape.config());
+        // Copy propagation makes many programs non-CSSA (the swap and
+        // lost-copy problems); PhiLifting makes them CSSA again.
+        for opts in [BraunOptions::all_on(), BraunOptions::plain()] {
+            let module = construct_program(&tc.program, &opts);
+            for f in &module.functions {
+                let mut g = f.clone();
+                split_critical_edges(&mut g);
+                lower_one_argument_phis(&mut g);
+                let lifted = {
+                    let mut h = g.clone();
+                    phi_lifting(&mut h);
+                    h
+                };
+                for h in [f, &g, &lifted] {
+                    let (fast, pairwise) = (check_cssa(h), check_cssa_pairwise(h));
+                    assert_eq!(fast, pairwise, "seed {seed}:\n{}", print_function(h));
+                    if pairwise.is_err() {
+                        not_cssa += 1;
+                    } else {
+                        cssa += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(not_cssa >= 20 && cssa >= 20, "{not_cssa} non-CSSA and {cssa} CSSA functions");
+}

@@ -12,9 +12,10 @@
 //! no two values of one class interfere (Definition 1), interference being
 //! Lemma 1 of Pereira (`liveness::interfere`).
 
-use crate::analysis::liveness::{compute_liveness, Interference};
+use crate::analysis::dominance::DomTree;
+use crate::analysis::liveness::{compute_liveness, DefPoint, Interference};
 use crate::entity::{EntityRef, EntityVec};
-use crate::ir::{Function, Value};
+use crate::ir::{Block, Function, Value};
 use std::fmt;
 
 crate::entity!(
@@ -131,7 +132,89 @@ impl std::error::Error for CssaError {}
 /// no two members of a phi-congruence class interfere. The error names the
 /// first class, in class order, with an interfering pair, and the first such
 /// pair in member order.
+///
+/// # Cost: the dominance forest
+///
+/// Testing every pair of a class costs the square of its size, and the
+/// classes of a large function hold thousands of values (`docs/scaling.md`).
+/// Each class is first tested along its *dominance forest* (Budimlić et
+/// al., "Fast Copy Coalescing and Live-Range Identification", PLDI 2002;
+/// Boissinot et al., CGO 2009, §IV-B): its members sorted by definition
+/// point in dominator-tree pre-order, each one's parent being the nearest
+/// earlier member whose definition dominates its own. A class has an
+/// interfering pair only if some member interferes with its parent: if `a`
+/// is live at the definition of `b` (so `a`'s definition dominates `b`'s),
+/// it is live at the definition of every member `c` on the forest path
+/// between them (every path from `c`'s definition to `b`'s avoids `a`'s
+/// definition, which strictly dominates `c`'s), in particular at `b`'s
+/// parent, and so on up to `a`'s child on the path. The phis of one block
+/// (and the parameters) are defined together at its start; among them the
+/// pre-order puts the lower value first, which the argument allows since
+/// the point is the same. So the forest decides the class with one query
+/// per member; only a class it finds interfering is tested pair by pair,
+/// for the error to name the first pair as before.
 pub fn check_cssa(f: &Function) -> Result<(), CssaError> {
+    let classes = phi_congruence_classes(f);
+    let live = compute_liveness(f);
+    let interference = Interference::new(f, &live);
+    let dom = DomTree::compute(f);
+    // Definition order: (pre-order number of the block, position: 0 at
+    // the block start, i + 1 for instruction i).
+    let order = |v: Value| match interference.def_point(v) {
+        Some(DefPoint::BlockStart(b)) => Some((b, dom.preorder_number(b), 0)),
+        Some(DefPoint::Inst(b, i)) => Some((b, dom.preorder_number(b), i + 1)),
+        None => None,
+    };
+    let def_dominates = |a: (Block, u32, usize), b: (Block, u32, usize)| {
+        if a.0 == b.0 {
+            a.2 <= b.2
+        } else {
+            dom.dominates(a.0, b.0)
+        }
+    };
+    for c in classes.nontrivial() {
+        let members = classes.members(c);
+        let mut sorted: Vec<((Block, u32, usize), Value)> = Vec::with_capacity(members.len());
+        let mut undefined = false;
+        for &v in members {
+            match order(v) {
+                Some(o) if dom.is_reachable(o.0) => sorted.push((o, v)),
+                // Outside the forest: test the class pair by pair.
+                _ => undefined = true,
+            }
+        }
+        sorted.sort_by_key(|&((_, pre, pos), v)| (pre, pos, v));
+        let mut suspect = undefined;
+        let mut stack: Vec<((Block, u32, usize), Value)> = Vec::new();
+        for &(o, v) in &sorted {
+            while stack.last().is_some_and(|&(p, _)| !def_dominates(p, o)) {
+                stack.pop();
+            }
+            if let Some(&(_, p)) = stack.last() {
+                if interference.interfere(p, v) {
+                    suspect = true;
+                    break;
+                }
+            }
+            stack.push((o, v));
+        }
+        if !suspect {
+            continue;
+        }
+        for (i, &a) in members.iter().enumerate() {
+            for &b in &members[i + 1..] {
+                if interference.interfere(a, b) {
+                    return Err(CssaError { function: f.name.clone(), class: c, a, b });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// [`check_cssa`] by testing every pair of every class, for the tests that
+/// show the dominance forest finds the same classes.
+pub fn check_cssa_pairwise(f: &Function) -> Result<(), CssaError> {
     let classes = phi_congruence_classes(f);
     let live = compute_liveness(f);
     let interference = Interference::new(f, &live);

@@ -17,5 +17,6 @@ pub mod liveness;
 pub mod loops;
 pub mod pressure;
 pub mod reducibility;
+pub mod sampling;
 pub mod scc;
 pub mod verifier;

@@ -144,6 +144,7 @@
 use std::fmt;
 
 use crate::analysis::dominance::reverse_postorder;
+use crate::checkers::alloc_checker_states::{live_slots, Dense, Locations, Sparse};
 use crate::entity::EntityRef;
 use crate::ir::{BinOp, Block, Value};
 use crate::mir::{Loc, MFunction, MInst, MModule, MTerm, PhiAnnot, Reg, Slot, MAX_REGS, MIN_REGS, RDX, REGISTER_NAMES};
@@ -411,56 +412,11 @@ fn edges(term: &MTerm) -> Vec<(Block, usize)> {
     }
 }
 
-/// Locations per chunk of a [`State`].
-const CHUNK: usize = 64;
-
-/// The abstract state of every location: registers `0..k`, then slots, in
-/// chunks of [`CHUNK`] that states share until one writes (copy on write),
-/// so that a block's state costs a pointer per chunk and the meet skips
-/// shared chunks; one plain vector per block cost (blocks) × (slots),
-/// gigabytes at 100,000 statements (`docs/scaling.md`).
-#[derive(Clone)]
-struct State {
-    chunks: Vec<std::rc::Rc<Vec<LocState>>>,
-}
-
-impl State {
-    fn new(n: usize) -> Self {
-        let chunks = (0..n.div_ceil(CHUNK))
-            .map(|c| std::rc::Rc::new(vec![LocState::Unknown; CHUNK.min(n - c * CHUNK)]))
-            .collect();
-        State { chunks }
-    }
-
-    fn get(&self, i: usize) -> LocState {
-        self.chunks[i / CHUNK][i % CHUNK]
-    }
-
-    fn set(&mut self, i: usize, x: LocState) {
-        if self.get(i) != x {
-            std::rc::Rc::make_mut(&mut self.chunks[i / CHUNK])[i % CHUNK] = x;
-        }
-    }
-
-    /// `self` met with `other`, location by location; true when it changed.
-    fn meet_with(&mut self, other: &State) -> bool {
-        let mut changed = false;
-        for (mine, theirs) in self.chunks.iter_mut().zip(&other.chunks) {
-            if std::rc::Rc::ptr_eq(mine, theirs) || mine == theirs {
-                continue;
-            }
-            let chunk = std::rc::Rc::make_mut(mine);
-            for (o, &i) in chunk.iter_mut().zip(theirs.iter()) {
-                let met = o.meet(i);
-                if met != *o {
-                    *o = met;
-                    changed = true;
-                }
-            }
-        }
-        changed
-    }
-}
+/// The state of the block being run: every location, registers `0..k`
+/// then slots (`alloc_checker_states.rs`).
+type State = Dense<LocState>;
+/// The state on entry to a block: the registers and the live slots.
+type Entry = Sparse<LocState>;
 
 struct Checker<'a> {
     m: &'a MFunction,
@@ -689,8 +645,8 @@ impl<'a> Checker<'a> {
     }
 
     /// The state on entry to the function.
-    fn entry_state(&self) -> State {
-        let mut state = State::new(self.m.k + self.tracked_slots);
+    fn entry_state(&self) -> Entry {
+        let mut state = Entry::new(LocState::Unknown);
         for &(loc, v) in &self.m.params {
             self.write(&mut state, self.index(loc), LocState::Value(v));
         }
@@ -698,7 +654,7 @@ impl<'a> Checker<'a> {
     }
 
     /// Writes `x` into location `i` of `state`, noting where values go.
-    fn write(&self, state: &mut State, i: usize, x: LocState) {
+    fn write(&self, state: &mut impl Locations<LocState>, i: usize, x: LocState) {
         if let (true, LocState::Value(v)) = (i >= self.m.k, x) {
             let mut slots_of = self.slots_of.borrow_mut();
             let list = slots_of.entry(v).or_default();
@@ -711,7 +667,7 @@ impl<'a> Checker<'a> {
 
     /// A new value of `d` is about to be written: every location that holds
     /// the current value of `d` now holds an old one.
-    fn define(&self, state: &mut State, d: Value) {
+    fn define(&self, state: &mut impl Locations<LocState>, d: Value) {
         for i in 0..self.m.k {
             if state.get(i) == LocState::Value(d) {
                 state.set(i, LocState::Stale(d));
@@ -728,7 +684,7 @@ impl<'a> Checker<'a> {
 
     /// Applies the phis of a block on entry: all destinations are defined
     /// at once, each into its location.
-    fn enter_phis(&self, state: &mut State, phis: &[PhiAnnot]) {
+    fn enter_phis(&self, state: &mut impl Locations<LocState>, phis: &[PhiAnnot]) {
         // The kills come first: a phi's location may hold the destination
         // of another phi of the block (a cycle), and must receive its own.
         for phi in phis {
@@ -811,16 +767,18 @@ impl<'a> Checker<'a> {
 
     /// The state on entry to `succ` along the edge from `pred` that is
     /// occurrence `occurrence` of `pred` in `succ.preds`, given the state
-    /// `out` at the end of `pred`. When `check` is set, first checks that
-    /// each phi's location holds the phi's argument for this edge.
+    /// `out` at the end of `pred`, restricted to the registers and the slots
+    /// `live` at the entry of `succ`. When `check` is set, first checks
+    /// that each phi's location holds the phi's argument for this edge.
     fn take_edge(
         &self,
         pred: Block,
         succ: Block,
         occurrence: usize,
         out: &State,
+        live: &[u32],
         check: bool,
-    ) -> Result<State, AllocCheckError> {
+    ) -> Result<Entry, AllocCheckError> {
         let data = &self.m.blocks[succ];
         // `check_cfg` made sure that the edge is in the list.
         let edge =
@@ -838,46 +796,54 @@ impl<'a> Checker<'a> {
                 self.expect(out, phi.loc, phi.args[edge], site)?;
             }
         }
-        let mut state = out.clone();
+        let mut state = out.restrict(self.m.k, live);
         self.enter_phis(&mut state, &data.phis);
         Ok(state)
     }
 
-    /// The data flow: the fixpoint, then the checking pass.
+    /// The data flow: the fixpoint, then the checking pass. Each block
+    /// keeps the state of the registers and of its live slots on entry,
+    /// and one full state is reused to run the blocks
+    /// (`alloc_checker_states.rs`).
     fn check_values(&self) -> Result<(), AllocCheckError> {
         let m = self.m;
         let n = m.blocks.len();
-        let rpo = reverse_postorder(n, Block(0), |b| edges(&m.blocks[b].term).into_iter().map(|(t, _)| t).collect());
+        let succs = |b: Block| edges(&m.blocks[b].term).into_iter().map(|(t, _)| t).collect::<Vec<_>>();
+        let rpo = reverse_postorder(n, Block(0), succs);
+        let live = live_slots(m, &rpo, succs, |l| self.index(l));
         // The state on entry to each block; `None` until an edge reaches it.
-        let mut entry: Vec<Option<State>> = vec![None; n];
+        let mut entry: Vec<Option<Entry>> = vec![None; n];
         entry[0] = Some(self.entry_state());
+        let mut state = State::new(self.m.k + self.tracked_slots, LocState::Unknown);
         let mut changed = true;
         while changed {
             changed = false;
             for &b in &rpo {
-                let Some(mut state) = entry[b.index()].clone() else {
+                let Some(e) = &entry[b.index()] else {
                     continue;
                 };
+                state.load(e);
                 self.run_block(b, &mut state, false)?;
                 for (succ, occurrence) in edges(&m.blocks[b].term) {
-                    let incoming = self.take_edge(b, succ, occurrence, &state, false)?;
+                    let incoming = self.take_edge(b, succ, occurrence, &state, &live[succ.index()], false)?;
                     match &mut entry[succ.index()] {
                         slot @ None => {
                             *slot = Some(incoming);
                             changed = true;
                         }
-                        Some(old) => changed |= old.meet_with(&incoming),
+                        Some(old) => changed |= old.meet_with(&incoming, LocState::meet),
                     }
                 }
             }
         }
         for &b in &rpo {
-            let Some(mut state) = entry[b.index()].clone() else {
+            let Some(e) = &entry[b.index()] else {
                 continue;
             };
+            state.load(e);
             self.run_block(b, &mut state, true)?;
             for (succ, occurrence) in edges(&m.blocks[b].term) {
-                self.take_edge(b, succ, occurrence, &state, true)?;
+                self.take_edge(b, succ, occurrence, &state, &live[succ.index()], true)?;
             }
         }
         Ok(())

@@ -28,12 +28,45 @@
 //! (`proofs-notes/out-of-ssa.md`).
 
 use crate::analysis::liveness::out_edges;
+use crate::analysis::sampling;
 use crate::entity::EntityRef;
 use crate::ir::{Block, Function, Op, Value};
 use rustc_hash::FxHashMap;
 
-/// A set of values as a bit vector (the checker's own, so that it shares no
-/// set type with the liveness it double-checks).
+/// The values whose liveness the check tracks: the members of the classes
+/// it checks, numbered densely. The liveness of one value does not depend
+/// on any other's (each bit of the backward data flow is its own problem),
+/// so tracking only these is exact for them, and the sets cost (blocks) ×
+/// (members), not (blocks) × (values).
+struct Universe {
+    /// The bit of each value, `u32::MAX` when it is not tracked.
+    bit: Vec<u32>,
+    /// The value of each bit.
+    value: Vec<Value>,
+}
+
+impl Universe {
+    fn new(n: usize, classes: &[&Vec<Value>]) -> Self {
+        let mut bit = vec![u32::MAX; n];
+        let mut value = Vec::new();
+        for &m in classes.iter().flat_map(|c| c.iter()) {
+            if let Some(b) = bit.get_mut(m.index()) {
+                if *b == u32::MAX {
+                    *b = value.len() as u32;
+                    value.push(m);
+                }
+            }
+        }
+        Universe { bit, value }
+    }
+    fn bit(&self, v: Value) -> Option<usize> {
+        self.bit.get(v.index()).filter(|&&b| b != u32::MAX).map(|&b| b as usize)
+    }
+}
+
+/// A set of tracked values as a bit vector (the checker's own, so that it
+/// shares no set type with the liveness it double-checks), indexed by
+/// [`Universe`] bits.
 #[derive(Clone, PartialEq, Eq)]
 struct Bits(Vec<u64>);
 
@@ -41,18 +74,32 @@ impl Bits {
     fn new(n: usize) -> Self {
         Bits(vec![0; n.div_ceil(64)])
     }
-    fn has(&self, v: Value) -> bool {
-        self.0.get(v.index() / 64).is_some_and(|w| w >> (v.index() % 64) & 1 == 1)
+    fn has(&self, i: usize) -> bool {
+        self.0.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
     }
-    fn add(&mut self, v: Value) {
-        if let Some(w) = self.0.get_mut(v.index() / 64) {
-            *w |= 1 << (v.index() % 64);
+    fn add(&mut self, u: &Universe, v: Value) {
+        if let Some(i) = u.bit(v) {
+            self.0[i / 64] |= 1 << (i % 64);
         }
     }
-    fn remove(&mut self, v: Value) {
-        if let Some(w) = self.0.get_mut(v.index() / 64) {
-            *w &= !(1 << (v.index() % 64));
+    fn remove(&mut self, u: &Universe, v: Value) {
+        if let Some(i) = u.bit(v) {
+            self.0[i / 64] &= !(1 << (i % 64));
         }
+    }
+    /// The bits set, in increasing order.
+    fn ones(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(k, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                if w == 0 {
+                    return None;
+                }
+                let t = w.trailing_zeros() as usize;
+                w &= w - 1;
+                Some(k * 64 + t)
+            })
+        })
     }
     fn union(&mut self, o: &Bits) {
         for (a, b) in self.0.iter_mut().zip(&o.0) {
@@ -95,6 +142,7 @@ pub fn copy_chain_roots(f: &Function) -> Vec<Value> {
 /// (without the values defined at the start).
 fn walk_block(
     f: &Function,
+    u: &Universe,
     b: Block,
     groups: &[(usize, usize)],
     mut live: Bits,
@@ -102,7 +150,7 @@ fn walk_block(
 ) -> Bits {
     let data = &f.blocks[b];
     if let Some(a) = data.term.arg() {
-        live.add(a);
+        live.add(u, a);
     }
     let mut i = data.insts.len();
     while i > 0 {
@@ -115,10 +163,10 @@ fn walk_block(
             at_def(d, &live);
         }
         for &d in &dests {
-            live.remove(d);
+            live.remove(u, d);
         }
         for inst in &data.insts[s..e] {
-            inst.op.for_each_arg(|a| live.add(a));
+            inst.op.for_each_arg(|a| live.add(u, a));
         }
         i = start;
     }
@@ -128,13 +176,13 @@ fn walk_block(
     }
     let mut at_start = live.clone();
     for &d in &starters {
-        at_start.add(d);
+        at_start.add(u, d);
     }
     for &d in &starters {
         at_def(d, &at_start);
     }
     for &d in &starters {
-        live.remove(d);
+        live.remove(u, d);
     }
     live
 }
@@ -184,7 +232,16 @@ pub fn check_cssa_independently(f: &Function) -> Result<(), String> {
     check_classes(f, &[], &classes, false).map_err(|e| format!("not in CSSA form: {e}"))
 }
 
+/// The most class members a sampled check tracks (see [`check_classes`]).
+const SAMPLED_MEMBERS: usize = 8192;
+
 /// The check: with `by_value`, members with the same value may intersect.
+///
+/// Above `sampling::SAMPLE_ABOVE` instructions and phis (unless
+/// `--full-checks`), only some classes are checked: every `step`-th
+/// class with more than one member, in the order given, `step` chosen so
+/// that about [`SAMPLED_MEMBERS`] members are tracked; the other classes
+/// are not checked (`analysis/sampling.rs`).
 fn check_classes(
     f: &Function,
     parallel_copies: &[(Block, usize, usize)],
@@ -194,11 +251,31 @@ fn check_classes(
     let value = copy_chain_roots(f);
     let n = value.len();
     let value_of = |v: Value| value.get(v.index()).copied().unwrap_or(v);
-    let mut class_of: FxHashMap<Value, usize> = FxHashMap::default();
+    let size = f.blocks.values().map(|d| d.insts.len() + d.phis.len()).sum::<usize>();
+    let nontrivial: Vec<&Vec<Value>> = classes.iter().filter(|m| m.len() > 1).collect();
+    let total: usize = nontrivial.iter().map(|m| m.len()).sum();
+    let checked: Vec<&Vec<Value>> = if sampling::should_sample(size) && total > SAMPLED_MEMBERS {
+        let step = total.div_ceil(SAMPLED_MEMBERS);
+        let picked: Vec<&Vec<Value>> = nontrivial.iter().step_by(step).copied().collect();
+        sampling::note_sampled(format!(
+            "{}: no interference within {} of {} classes (one in {step}), not all",
+            if by_value { "route 2's class check" } else { "the independent CSSA check" },
+            picked.len(),
+            nontrivial.len()
+        ));
+        picked
+    } else {
+        nontrivial
+    };
+    let classes = checked;
+    let universe = Universe::new(n, &classes);
+    let m = universe.value.len();
+    // The class of each tracked value, and its position in that class.
+    let mut class_of = vec![(usize::MAX, 0usize); m];
     for (c, members) in classes.iter().enumerate() {
-        if members.len() > 1 {
-            for &m in members {
-                class_of.insert(m, c);
+        for (pos, &v) in members.iter().enumerate() {
+            if let Some(i) = universe.bit(v) {
+                class_of[i] = (c, pos);
             }
         }
     }
@@ -208,21 +285,21 @@ fn check_classes(
             groups[b.index()].push((s, e));
         }
     }
-    // Live-in sets to the least fixpoint (round robin: the functions are
-    // small, and this is a checker, not a pass).
+    // Live-in sets to the least fixpoint (round robin: this is a checker,
+    // not a pass).
     let blocks: Vec<Block> = f.blocks.keys().collect();
-    let mut live_in: Vec<Bits> = vec![Bits::new(n); f.blocks.len()];
+    let mut live_in: Vec<Bits> = vec![Bits::new(m); f.blocks.len()];
     let live_out = |b: Block, live_in: &[Bits]| {
-        let mut out = Bits::new(n);
+        let mut out = Bits::new(m);
         for (s, edge) in out_edges(f, b) {
             let mut through = live_in[s.index()].clone();
             for phi in &f.blocks[s].phis {
-                through.remove(phi.dest);
+                through.remove(&universe, phi.dest);
             }
             out.union(&through);
             for phi in &f.blocks[s].phis {
                 if let Some(&a) = phi.args.get(edge) {
-                    out.add(a);
+                    out.add(&universe, a);
                 }
             }
         }
@@ -232,7 +309,7 @@ fn check_classes(
         let mut changed = false;
         for &b in blocks.iter().rev() {
             let out = live_out(b, &live_in);
-            let new = walk_block(f, b, &groups[b.index()], out, |_, _| {});
+            let new = walk_block(f, &universe, b, &groups[b.index()], out, |_, _| {});
             if new != live_in[b.index()] {
                 live_in[b.index()] = new;
                 changed = true;
@@ -245,20 +322,31 @@ fn check_classes(
     let mut found: Option<String> = None;
     for &b in &blocks {
         let out = live_out(b, &live_in);
-        walk_block(f, b, &groups[b.index()], out, |d, live| {
+        walk_block(f, &universe, b, &groups[b.index()], out, |d, live| {
             if found.is_some() {
                 return;
             }
-            let Some(&c) = class_of.get(&d) else { return };
-            for &m in &classes[c] {
-                if m != d && live.has(m) && (!by_value || value_of(m) != value_of(d)) {
-                    found = Some(format!(
-                        "{m} is live at the definition of {d} in {b} (values {} and {}), yet they share a class",
-                        value_of(m),
-                        value_of(d)
-                    ));
-                    return;
-                }
+            let Some(di) = universe.bit(d) else { return };
+            let (c, _) = class_of[di];
+            // The first member of the class, in its order, live here with
+            // another value: by the class's members if it is the shorter
+            // walk, else by the live set.
+            let clash = |i: usize| {
+                let v = universe.value[i];
+                i != di && live.has(i) && (!by_value || value_of(v) != value_of(d))
+            };
+            let first = if classes[c].len() <= live.0.len() {
+                classes[c].iter().filter_map(|&v| universe.bit(v)).find(|&i| clash(i))
+            } else {
+                live.ones().filter(|&i| class_of[i].0 == c && clash(i)).min_by_key(|&i| class_of[i].1)
+            };
+            if let Some(i) = first {
+                let m = universe.value[i];
+                found = Some(format!(
+                    "{m} is live at the definition of {d} in {b} (values {} and {}), yet they share a class",
+                    value_of(m),
+                    value_of(d)
+                ));
             }
         });
         if let Some(e) = found {

@@ -10,6 +10,7 @@
 //! between them. The passes import the checkers, never the other way.
 
 pub mod alloc_checker;
+mod alloc_checker_states;
 pub mod class_interference;
 pub mod coloring_check;
 pub mod ssa_properties;

@@ -13,6 +13,7 @@ use crate::max_memory::MaxMemoryArgs;
 use crate::options::Routes;
 use crate::ssa_input::{is_ssa, load_ssa, ssa_args};
 use clap::Args;
+use ssaref::analysis::sampling;
 use ssaref::construction::braun::BraunOptions;
 use ssaref::frontend::case_file::CaseHeader;
 use ssaref::pipeline::{self, Verdict};
@@ -42,12 +43,18 @@ pub struct CheckArgs {
     /// and 2) or `all`.
     #[arg(long, value_enum, default_value_t = Routes::All)]
     route: Routes,
+    /// Check every function in full, however large (by default a checker
+    /// whose cost is quadratic samples functions above 20,000 instructions
+    /// and says so: `docs/scaling.md`).
+    #[arg(long)]
+    full_checks: bool,
     #[command(flatten)]
     memory: MaxMemoryArgs,
 }
 
 pub fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
     a.memory.apply();
+    sampling::force_full_checks(a.full_checks);
     if is_ssa(&a.file) {
         let case = load_ssa(&a.file)?;
         let args = ssa_args(&a.file, &case, &a.args)?;
@@ -102,6 +109,9 @@ fn report(verdict: Verdict, reference: &str) -> Result<ExitCode, Failure> {
         Verdict::Agree { outcome, stages } => {
             for s in &stages {
                 println!("agree  {}", s.stage);
+            }
+            for what in sampling::sampled_checks() {
+                println!("sampled  {what} (--full-checks checks all)");
             }
             print!("{}", outcome.render_full());
             Ok(ExitCode::SUCCESS)

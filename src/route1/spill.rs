@@ -234,20 +234,21 @@ pub(crate) fn weights(f: &Function, depth: &EntityVec<Block, u32>, sizes: &[usiz
     w
 }
 
-/// For each of `values`, the blocks whose instructions or terminator use
-/// it, in block order: the lists [`spill_value`] takes, for
-/// `spill_during_coloring.rs` (the separate pass keeps them in [`Rounds`]).
-pub(crate) fn use_blocks(f: &Function, values: &[Value]) -> Vec<Vec<Block>> {
-    let mut index: Vec<u32> = vec![u32::MAX; f.value_count as usize];
-    for (i, v) in values.iter().enumerate() {
-        index[v.index()] = i as u32;
-    }
-    let mut out: Vec<Vec<Block>> = vec![Vec::new(); values.len()];
+/// For each value of `f`, the blocks whose instructions or terminator use
+/// it, in block order: the lists [`spill_value`] takes. Made once per pass
+/// (by [`Rounds`] and by `spill_during_coloring.rs`): spilling one value
+/// adds and removes no use of another (a reload `copy v` uses only the
+/// spilled `v`, which is never chosen again), so the lists of the values
+/// not yet spilled stay exact. Scanning the function for each round's
+/// values instead made the walk quadratic (`docs/scaling.md`).
+pub(crate) fn use_blocks(f: &Function) -> Vec<Vec<Block>> {
+    let mut out: Vec<Vec<Block>> = vec![Vec::new(); f.value_count as usize];
     for (b, data) in f.blocks.iter() {
         let mut note = |a: Value| {
-            let i = index[a.index()];
-            if i != u32::MAX && out[i as usize].last() != Some(&b) {
-                out[i as usize].push(b);
+            if let Some(l) = out.get_mut(a.index()) {
+                if l.last() != Some(&b) {
+                    l.push(b);
+                }
             }
         };
         for inst in &data.insts {
@@ -284,7 +285,7 @@ impl Rounds {
     fn new(f: &Function, live: &Liveness, depth: &EntityVec<Block, u32>, spilled: &EntitySet<Value>, k: usize) -> Self {
         let n = f.value_count as usize;
         let mut blocks_of: Vec<Vec<Block>> = vec![Vec::new(); n];
-        let mut uses_in: Vec<Vec<Block>> = vec![Vec::new(); n];
+        let uses_in = use_blocks(f);
         for (b, data) in f.blocks.iter() {
             let note = |v: Value, list: &mut Vec<Vec<Block>>| {
                 if let Some(l) = list.get_mut(v.index()) {
@@ -293,12 +294,6 @@ impl Rounds {
                     }
                 }
             };
-            for inst in &data.insts {
-                inst.op.for_each_arg(|a| note(a, &mut uses_in));
-            }
-            if let Some(a) = data.term.arg() {
-                note(a, &mut uses_in);
-            }
             for v in live.live_in[b].iter().chain(live.live_out[b].iter()) {
                 note(v, &mut blocks_of);
             }

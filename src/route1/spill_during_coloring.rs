@@ -58,7 +58,9 @@
 //! point of the block that the values chosen earlier in the round do not
 //! relieve), so the pass costs `O(Σ_B rounds_B · |B| · live)` plus the
 //! reload insertions, which visit only the blocks that use a spilled value
-//! (`spill::use_blocks`): never more than the separate pass.
+//! (`spill::use_blocks`, made once for the whole walk; made again for each
+//! round's values, it scanned the whole function per round, quadratic at
+//! 30k statements): never more than the separate pass.
 //!
 //! # Departures from the paper
 //!
@@ -203,6 +205,8 @@ pub fn spill_during_coloring_with_decisions(
         original,
     };
     let dom = DomTree::compute(f);
+    // Made once (see `spill::use_blocks`).
+    let uses_in = use_blocks(f);
     let mut decisions: Decisions = Vec::new();
     for &b in &dom.preorder {
         loop {
@@ -210,9 +214,8 @@ pub fn spill_during_coloring_with_decisions(
             if chosen.is_empty() {
                 break;
             }
-            let blocks = use_blocks(f, &chosen);
-            for (v, bs) in chosen.into_iter().zip(&blocks) {
-                spill_value(f, v, bs, &mut st.spilled, &mut st.reloads);
+            for v in chosen {
+                spill_value(f, v, &uses_in[v.index()], &mut st.spilled, &mut st.reloads);
                 decisions.push((v, b));
             }
         }
@@ -221,10 +224,9 @@ pub fn spill_during_coloring_with_decisions(
     let mut lowered = Vec::new();
     if opts.load_lowering {
         let candidates = lowering_candidates(f, &spilled);
-        let blocks = use_blocks(f, &candidates);
-        for (v, bs) in candidates.into_iter().zip(&blocks) {
+        for v in candidates {
             lowered.push(v);
-            spill_value(f, v, bs, &mut spilled, &mut reloads);
+            spill_value(f, v, &uses_in[v.index()], &mut spilled, &mut reloads);
         }
     }
     if opts.recycle_reloads {

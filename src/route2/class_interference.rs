@@ -108,7 +108,7 @@ pub fn class_has_intersection(class: &[Value], ctx: &ValueInterference<'_>) -> b
 /// For each member of a sorted class free of value interference, its
 /// nearest ancestor in the class (in the dominance forest) that intersects
 /// it and has the same value: the paper's `equal_anc_in`.
-fn equal_intersecting_ancestors(
+pub(crate) fn equal_intersecting_ancestors(
     class: &[Value],
     ctx: &ValueInterference<'_>,
     equal_anc_in: &mut FxHashMap<Value, Option<Value>>,
@@ -132,14 +132,27 @@ fn equal_intersecting_ancestors(
     }
 }
 
+/// The `equal_anc_in` of every member of a class (see
+/// [`equal_intersecting_ancestors`]).
+pub(crate) type AncestorMap = FxHashMap<Value, Option<Value>>;
+
 /// The state of the value-based walk: the equal intersecting ancestors.
 struct EqualAncestors<'c, 'a> {
     ctx: &'c ValueInterference<'a>,
-    equal_anc_in: FxHashMap<Value, Option<Value>>,
-    equal_anc_out: FxHashMap<Value, Option<Value>>,
+    /// `equal_anc_in` of the red and of the blue class.
+    red_in: &'c AncestorMap,
+    blue_in: &'c AncestorMap,
+    equal_anc_out: AncestorMap,
 }
 
 impl EqualAncestors<'_, '_> {
+    fn anc_in(&self, t: Value) -> Option<Value> {
+        match self.red_in.get(&t) {
+            Some(&a) => a,
+            None => self.blue_in[&t],
+        }
+    }
+
     /// The paper's `chain_intersect(a, b)`: `a` intersects `b` or one of its
     /// equal intersecting ancestors in `b`'s class.
     fn chain_intersect(&self, a: Value, b: Value) -> bool {
@@ -148,7 +161,7 @@ impl EqualAncestors<'_, '_> {
             if intersect(self.ctx, a, t) {
                 return true;
             }
-            tmp = self.equal_anc_in[&t];
+            tmp = self.anc_in(t);
         }
         false
     }
@@ -161,7 +174,7 @@ impl EqualAncestors<'_, '_> {
             if intersect(self.ctx, a, t) {
                 break;
             }
-            tmp = self.equal_anc_in[&t];
+            tmp = self.anc_in(t);
         }
         self.equal_anc_out.insert(a, tmp);
     }
@@ -200,11 +213,29 @@ pub fn classes_interfere_linear(
     ctx: &ValueInterference<'_>,
     mode: InterferenceMode,
 ) -> bool {
-    let mut state = EqualAncestors { ctx, equal_anc_in: FxHashMap::default(), equal_anc_out: FxHashMap::default() };
+    let (mut red_in, mut blue_in) = (AncestorMap::default(), AncestorMap::default());
     if mode == InterferenceMode::Value {
-        equal_intersecting_ancestors(red, ctx, &mut state.equal_anc_in);
-        equal_intersecting_ancestors(blue, ctx, &mut state.equal_anc_in);
+        equal_intersecting_ancestors(red, ctx, &mut red_in);
+        equal_intersecting_ancestors(blue, ctx, &mut blue_in);
     }
+    classes_interfere_linear_with(red, blue, ctx, mode, &red_in, &blue_in).is_none()
+}
+
+/// [`classes_interfere_linear`] with the `equal_anc_in` of each class given
+/// (in [`InterferenceMode::Value`]; ignored otherwise): `None` when the
+/// classes interfere, else the `equal_anc_in` of the merged class, each
+/// member's nearest (in pre-DFS order, the later) of its `equal_anc_in` and
+/// the `equal_anc_out` the walk found, as §IV-B updates it when the two
+/// classes are coalesced (empty in [`InterferenceMode::Intersection`]).
+pub(crate) fn classes_interfere_linear_with(
+    red: &[Value],
+    blue: &[Value],
+    ctx: &ValueInterference<'_>,
+    mode: InterferenceMode,
+    red_in: &AncestorMap,
+    blue_in: &AncestorMap,
+) -> Option<AncestorMap> {
+    let mut state = EqualAncestors { ctx, red_in, blue_in, equal_anc_out: FxHashMap::default() };
     // The stack holds each variable with its class: false for red, true for
     // blue.
     let mut stack: Vec<(Value, bool)> = Vec::new();
@@ -228,12 +259,24 @@ pub fn classes_interfere_linear(
                 InterferenceMode::Value => state.interference(current.0, parent, same_class),
             };
             if found {
-                return true;
+                return None;
             }
         } else if mode == InterferenceMode::Value {
             state.equal_anc_out.insert(current.0, None);
         }
         stack.push(current);
     }
-    false
+    if mode == InterferenceMode::Intersection {
+        return Some(AncestorMap::default());
+    }
+    let key = |a: Option<Value>| a.map(|v| (ctx.def_order(v), v));
+    let merged = red
+        .iter()
+        .chain(blue)
+        .map(|&v| {
+            let (inside, outside) = (state.anc_in(v), state.equal_anc_out.get(&v).copied().flatten());
+            (v, if key(outside) > key(inside) { outside } else { inside })
+        })
+        .collect();
+    Some(merged)
 }

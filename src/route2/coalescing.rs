@@ -90,7 +90,10 @@
 use crate::analysis::liveness::{live_at_end, Liveness};
 use crate::entity::EntityVec;
 use crate::ir::{Block, Function, Op, Value};
-use crate::route2::class_interference::{classes_interfere_linear, InterferenceMode};
+use crate::route2::class_interference::{
+    classes_interfere_linear, classes_interfere_linear_with, equal_intersecting_ancestors, AncestorMap,
+    InterferenceMode,
+};
 use crate::route2::copy_insertion::InsertedCopy;
 use crate::route2::renaming_constraints::{clobbers, live_at_a_clobber, Clobber, FixedReg, Pins};
 use crate::route2::values::{intersect, CopyGroups, ValueInterference};
@@ -417,6 +420,18 @@ pub struct Coalescer<'c, 'a> {
     /// The registers constrained divisions destroy (§III-D, see
     /// `renaming_constraints.rs`).
     clobbers: Vec<Clobber>,
+    /// The `equal_anc_in` of classes, by root, kept from one linear value
+    /// test to the next (§IV-B, "Finally, in case of coalescing..."):
+    /// computed from scratch for a class the first time it is tested, and
+    /// on a merge that a linear value test just allowed, taken from that
+    /// test ([`classes_interfere_linear_with`]). Recomputing it at every
+    /// query cost (class size) intersection tests per query, quadratic
+    /// when a class grows by one variable at a time (`docs/scaling.md`).
+    ancestors: FxHashMap<Value, AncestorMap>,
+    /// The roots of the last linear value test that found no interference,
+    /// and the `equal_anc_in` of their union; used by the next
+    /// [`Coalescer::union`] if it merges exactly these.
+    last_allowed: Option<(Value, Value, AncestorMap)>,
     out: Coalescing,
 }
 
@@ -432,6 +447,8 @@ impl<'c, 'a> Coalescer<'c, 'a> {
             copy_source: affinities.iter().map(|a| (a.dest, a.source)).collect(),
             labels: FxHashMap::default(),
             clobbers: Vec::new(),
+            ancestors: FxHashMap::default(),
+            last_allowed: None,
             out: Coalescing::default(),
         };
         for data in f.blocks.values() {
@@ -499,6 +516,9 @@ impl<'c, 'a> Coalescer<'c, 'a> {
         let (mx, my) = (self.class_members(x), self.class_members(y));
         self.members.remove(&x);
         self.members.remove(&y);
+        let allowed = self.last_allowed.take().filter(|&(a, b, _)| (a, b) == (x, y) || (a, b) == (y, x));
+        self.ancestors.remove(&x);
+        self.ancestors.remove(&y);
         // Merge the two sorted lists.
         let key = |v: &Value| (self.ctx.def_order(*v), *v);
         let mut merged = Vec::with_capacity(mx.len() + my.len());
@@ -515,6 +535,9 @@ impl<'c, 'a> Coalescer<'c, 'a> {
         let (root, child) = if x < y { (x, y) } else { (y, x) };
         self.parent.insert(child, root);
         self.members.insert(root, merged);
+        if let Some((_, _, map)) = allowed {
+            self.ancestors.insert(root, map);
+        }
         if let Some(l) = self.labels.remove(&child) {
             self.labels.insert(root, l);
         }
@@ -570,6 +593,30 @@ impl<'c, 'a> Coalescer<'c, 'a> {
             _ => None,
         };
         match (self.opts.class_test, linear_mode) {
+            (ClassTest::Linear, Some(InterferenceMode::Value)) => {
+                let ctx = self.ctx;
+                for (root, members) in [(x, &mx), (y, &my)] {
+                    self.ancestors.entry(root).or_insert_with(|| {
+                        let mut map = AncestorMap::default();
+                        equal_intersecting_ancestors(members, ctx, &mut map);
+                        map
+                    });
+                }
+                let merged = classes_interfere_linear_with(
+                    &mx,
+                    &my,
+                    ctx,
+                    InterferenceMode::Value,
+                    &self.ancestors[&x],
+                    &self.ancestors[&y],
+                );
+                let answer = merged.is_none();
+                self.last_allowed = merged.map(|m| (x, y, m));
+                if self.opts.cross_check && answer != quadratic(self) {
+                    self.out.linear_mismatches += 1;
+                }
+                answer
+            }
             (ClassTest::Linear, Some(mode)) => {
                 let answer = classes_interfere_linear(&mx, &my, self.ctx, mode);
                 if self.opts.cross_check && answer != quadratic(self) {

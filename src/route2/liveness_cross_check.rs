@@ -11,18 +11,39 @@
 //! (`OutOfSsaOptions::cross_check`), whichever method the configuration
 //! uses: a mistake of either method is then found even where the other
 //! method, being the one in use, would have hidden it.
+//!
+//! The comparison costs (blocks) × (values) queries: quadratic in the size
+//! of the function. Above `analysis::sampling::SAMPLE_ABOVE` instructions
+//! and phis (unless `--full-checks`) it compares every value at
+//! `SAMPLED_BLOCKS` blocks only, evenly spaced in block order, and says so
+//! (`analysis/sampling.rs`): agreement at the other blocks is then not
+//! checked.
 
 use crate::analysis::dominance::DomTree;
 use crate::analysis::liveness::Liveness;
+use crate::analysis::sampling;
 use crate::entity::EntityRef;
-use crate::ir::{Function, Value};
+use crate::ir::{Block, Function, Value};
 use crate::route2::liveness_check::LivenessCheck;
 
 /// Compares the sets with the check at every reachable block of `f`, for
 /// every value of `f`; the first disagreement is the error.
 pub fn cross_check_liveness(f: &Function, sets: &Liveness, check: &LivenessCheck) -> Result<(), String> {
     let dom: &DomTree = check.dom();
-    for b in f.blocks.keys().filter(|&b| dom.is_reachable(b)) {
+    let reachable: Vec<Block> = f.blocks.keys().filter(|&b| dom.is_reachable(b)).collect();
+    let size = f.blocks.values().map(|d| d.insts.len() + d.phis.len()).sum::<usize>();
+    let blocks: Vec<Block> = if sampling::should_sample(size) {
+        let picked = sampling::evenly_spaced(reachable.len(), sampling::SAMPLED_BLOCKS);
+        sampling::note_sampled(format!(
+            "route 2's liveness cross-check: sets = check at every value of {} evenly spaced blocks, not at all {}",
+            picked.len(),
+            reachable.len()
+        ));
+        picked.into_iter().map(|i| reachable[i]).collect()
+    } else {
+        reachable
+    };
+    for b in blocks {
         let (Some(live_in), Some(live_out)) = (sets.live_in.get(b), sets.live_out.get(b)) else {
             return Err(format!("the liveness sets have no entry for {b}"));
         };
