@@ -625,6 +625,10 @@ fn count_sorts_instructions_by_kind() {
     let c = count(&insts);
     assert_eq!(c, Counts { moves: 1, swaps: 2, loads: 1, stores: 1, others: 1 });
     assert_eq!(c.total(), insts.len());
+    // Counts add up field by field.
+    let mut sum = c;
+    sum += Counts { moves: 10, swaps: 20, loads: 30, stores: 40, others: 50 };
+    assert_eq!(sum, Counts { moves: 11, swaps: 22, loads: 31, stores: 41, others: 51 });
 }
 
 /// About a second of the `implement_spartan` fuzz target on seeded random
