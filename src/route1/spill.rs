@@ -110,6 +110,14 @@ pub struct Point {
 }
 
 impl Point {
+    /// The error when no value can be spilled at this point of `b`.
+    pub(crate) fn nothing_to_spill(&self, b: Block, k: usize) -> SpillError {
+        SpillError(format!(
+            "no value can be spilled at {b}, point {:?}: demand {} > K = {k}, live {:?}",
+            self.inst, self.demand, self.before
+        ))
+    }
+
     /// What a spill decision at this point of `data` (its block) looks at:
     /// the values the instruction or terminator reads, the value it
     /// defines, and the resident values that may be spilled to relieve it.
@@ -475,12 +483,7 @@ fn find_overloads(
                 chosen.push(v);
                 is_chosen.insert(v);
             }
-            None if chosen.is_empty() => {
-                return Err(SpillError(format!(
-                    "no value can be spilled at {b}, point {:?}: demand {} > K = {k}, live {:?}",
-                    point.inst, point.demand, point.before
-                )))
-            }
+            None if chosen.is_empty() => return Err(point.nothing_to_spill(b, k)),
             // Values chosen earlier in the round may relieve it; the next
             // round will tell.
             None => {}

@@ -302,12 +302,7 @@ fn decide_block(
                     st.weights.spilled(v);
                 }
             }
-            None if chosen.is_empty() => {
-                return Err(SpillError(format!(
-                    "no value can be spilled at {b}, point {:?}: demand {} > K = {k}, live {:?}",
-                    point.inst, point.demand, point.before
-                )))
-            }
+            None if chosen.is_empty() => return Err(point.nothing_to_spill(b, k)),
             // Values chosen earlier in the round may relieve it; the next
             // round will tell.
             None => {}
