@@ -29,6 +29,7 @@ use ssaref::frontend::parser::parse_program;
 use ssaref::mir::MModule;
 use ssaref::pipeline::{differential_full, later_stage_fuel, DiffConfig, Verdict};
 use ssaref::testing::gen::{describe_failure, GenConfig, Shape, TestCase};
+use pretty_assertions::assert_eq;
 
 const FUEL: u64 = 1_000_000;
 const REGS: [usize; 6] = [2, 3, 4, 6, 8, 15];
@@ -207,4 +208,53 @@ fn a_block_numbered_before_its_predecessors_is_no_false_alarm() {
             panic!("K = {k}: {e}");
         }
     }
+}
+
+/// What `ssaref repro` prints as regalloc2's input, for Braun et al.'s
+/// Fig. 3 at K = 3: the blocks in the order regalloc2 gets them, each
+/// instruction with its operand constraints, and the block arguments on the
+/// terminator (and only there) of each block that has them.
+#[test]
+fn regalloc2_input_renders_as_repro_prints_it() {
+    let (_, program, ..) =
+        corpus().into_iter().find(|(n, ..)| n == "braun_fig3_while_sealing.src").expect("the case exists");
+    let ssa = ssaref::construction::braun::construct_program(&program, &Default::default());
+    let (_, report) = ssaref::route3::allocate_regalloc2(&ssa.functions[0], 3).expect("allocates");
+    let text = report.render();
+    let input = text.split("// regalloc2 output").next().unwrap();
+    let expect = "\
+// regalloc2 input (`main`, K = 3)
+block0 = b0(): preds [] succs [block1]
+  inst0: params                   [Def: v0i any]
+  inst1: v1 = const 0             [Def: v1i reg]
+  inst2: v2 = const 1             [Def: v2i reg]
+  inst3: jump b1                  [] block1(v1, v2)
+block1 = b1(v3, v4): preds [block0, block6] succs [block3, block2]
+  inst4: v5 = lt v3, v0           [Use: v3i reg, Use: v0i reg, Def: v5i reg]
+  inst5: br v5, b2, b3            [Use: v5i reg]
+block2 = b3(): preds [block1] succs []
+  inst6: out v3                   [Use: v3i reg]
+  inst7: out v4                   [Use: v4i reg]
+  inst8: v10 = const 0            [Def: v10i reg]
+  inst9: ret v10                  [Use: v10i reg]
+block3 = b2(): preds [block1] succs [block5, block4]
+  inst10: v6 = const 3             [Def: v6i reg]
+  inst11: v7 = rem v3, v6          [Use: v3i fixed(p0i), Use@Late: v6i reg, Def: v7i fixed(p2i)] clobbers [p0i]
+  inst12: v8 = const 0             [Def: v8i reg]
+  inst13: v9 = eq v7, v8           [Use: v7i reg, Use: v8i reg, Def: v9i reg]
+  inst14: br v9, b4, b6            [Use: v9i reg]
+block4 = b6(): preds [block3] succs [block6]
+  inst15: v16 = const 1            [Def: v16i reg]
+  inst16: v17 = add v4, v16        [Use: v4i reg, Use: v16i reg, Def: v17i reg]
+  inst17: jump b5                  [] block6(v17)
+block5 = b4(): preds [block3] succs [block6]
+  inst18: v11 = const 2            [Def: v11i reg]
+  inst19: v12 = mul v4, v11        [Use: v4i reg, Use: v11i reg, Def: v12i reg]
+  inst20: jump b5                  [] block6(v12)
+block6 = b5(v13): preds [block5, block4] succs [block1]
+  inst21: v14 = const 1            [Def: v14i reg]
+  inst22: v15 = add v3, v14        [Use: v3i reg, Use: v14i reg, Def: v15i reg]
+  inst23: jump b1                  [] block1(v15, v13)
+";
+    assert_eq!(input, expect);
 }

@@ -789,11 +789,6 @@ impl<'c, 'a> Coalescer<'c, 'a> {
         }
         self.out
     }
-
-    /// The members of every class with more than one member.
-    pub fn classes(&self) -> impl Iterator<Item = &Vec<Value>> {
-        self.members.values()
-    }
 }
 
 /// The root of `x` in the union-find forest `parent` (a member without an

@@ -25,8 +25,10 @@
 //!   both. A parameter with no location there is dead on entry; its
 //!   annotation is left out, which the checker would reject if anything
 //!   read the value.
-//! - Spill slot `n` is `mir::Slot(n)`; a dead parameter that regalloc2 gave
-//!   no location gets a slot of its own beyond regalloc2's.
+//! - Spill slot `n` is `mir::Slot(n)`. regalloc2 gives every operand a
+//!   location, the definition of a dead parameter included (a slot, see
+//!   `tests/cases/dead_parameters.src`); a parameter without one is an
+//!   error, not a slot invented here.
 
 use crate::entity::EntityRef;
 use crate::ir::{self, BinOp, Op, Terminator};
@@ -106,7 +108,7 @@ fn op_inst(a: &Adapter, inst: &ir::Inst, div: DivForm, allocs: &[Allocation]) ->
 pub fn to_mir(a: &Adapter, out: &Output) -> Result<MFunction, String> {
     let k = a.k;
     let f = &a.func;
-    let mut slot_count = out.num_spillslots as u32;
+    let slot_count = out.num_spillslots as u32;
     let mut params = Vec::with_capacity(f.params.len());
     let mut blocks = crate::entity::EntityVec::new();
     for (b, data) in f.blocks.iter() {
@@ -140,12 +142,11 @@ pub fn to_mir(a: &Adapter, out: &Output) -> Result<MFunction, String> {
                     match data_i.kind {
                         InstKind::Params => {
                             for (j, &p) in f.params.iter().enumerate() {
+                                // regalloc2 gives every operand a location, a
+                                // dead parameter's definition included (a slot).
                                 let l = match allocs.get(j) {
                                     Some(&alloc) if alloc.is_some() => loc(alloc, k)?,
-                                    _ => {
-                                        slot_count += 1;
-                                        Loc::Slot(Slot(slot_count - 1))
-                                    }
+                                    _ => return Err(format!("regalloc2 gave parameter {p} no location")),
                                 };
                                 params.push((l, a.canonical(p)));
                             }
