@@ -247,3 +247,35 @@ fn cytron_places_no_phi_where_the_variable_is_written_before_it_is_read() {
     let p = parse("fn main(p) { var x = 1; if (p) { x = 2; out x; } out x; x = 3; return x; }");
     assert_eq!(construct_cytron(&p).functions[0].phi_count(), 1);
 }
+
+/// The 128 option sets that the case replay and the campaign rotate
+/// through are the 2⁷ combinations of the seven switches, each once, and
+/// each reads back from its description (the text that campaign case files
+/// and `--construction` carry).
+#[test]
+fn every_combination_is_each_of_the_128_option_sets_once_and_reads_back() {
+    let all = BraunOptions::every_combination();
+    assert_eq!(all.len(), 128);
+    let distinct: std::collections::HashSet<BraunOptions> = all.iter().copied().collect();
+    assert_eq!(distinct.len(), 128, "an option set repeats");
+    for (name, on) in [
+        ("marker", all.iter().filter(|o| o.marker).count()),
+        ("scc", all.iter().filter(|o| o.remove_redundant_sccs).count()),
+        ("witness", all.iter().filter(|o| o.witness_cache).count()),
+        ("fold", all.iter().filter(|o| o.fold_constants).count()),
+        ("simplify", all.iter().filter(|o| o.simplify_arithmetic).count()),
+        ("cse", all.iter().filter(|o| o.cse).count()),
+        ("copyprop", all.iter().filter(|o| o.copy_propagation).count()),
+    ] {
+        assert_eq!(on, 64, "{name} is on in half of the combinations");
+    }
+    for o in &all {
+        let text = o.describe();
+        assert_eq!(BraunOptions::from_description(&text), Some(*o), "{text}");
+    }
+    assert_eq!(BraunOptions::plain().describe(), "phi+scc+witness");
+    assert_eq!(BraunOptions::all_on().describe(), "phi+scc+witness+fold+simplify+cse+copyprop");
+    for bad in ["", "scc", "phi+nothing", "marker+cse+"] {
+        assert_eq!(BraunOptions::from_description(bad), None, "{bad:?}");
+    }
+}

@@ -1,5 +1,7 @@
 //! The passes' decisions on a fixed corpus, pinned: route 2's copies left
-//! per coalescing variant (static, weighted, executed), and route 1's
+//! per coalescing variant (static, weighted, executed), route 2's
+//! conventional allocators' slots, loads, stores and moves at several K,
+//! and route 1's
 //! spills, slots, loads, stores, moves and swaps at several K for both
 //! spilling strategies. Outcomes are checked everywhere else; what this
 //! test adds is that a change to a decision (a spill weight, an
@@ -14,14 +16,16 @@
 mod common;
 
 use common::InterpOracle;
+use ssaref::backend::{Backend, Route2};
 use ssaref::construction::braun::construct_program;
 use ssaref::construction::braun::BraunOptions;
 use ssaref::route1::regalloc::RegallocOptions;
 use ssaref::route2::coalescing::{ClassTest, CoalescingVariant};
+use ssaref::route2::conventional_alloc::ConventionalAllocator;
 use ssaref::route2::out_of_ssa::{translate_module, LivenessMethod, OutOfSsaOptions};
 use ssaref::testing::gen::{GenConfig, TestCase};
 use ssaref::testing::out_of_ssa_stats::copy_table;
-use ssaref::testing::regalloc_stats::measure;
+use ssaref::testing::regalloc_stats::{measure, AllocCounts};
 
 const FUEL: u64 = 200_000;
 const SEEDS: std::ops::Range<u64> = 0..30;
@@ -67,6 +71,35 @@ fn render() -> String {
                 classes += r.classes;
             }
             out.push_str(&format!("  {:<14} remaining {remaining:>4} classes {classes:>4}\n", v.name()));
+        }
+    }
+    // Route 2's conventional allocators after the fast configuration
+    // (sharing), at four K: what linear scan decides (priorities, evictions,
+    // copy coalescing, pins) is pinned like route 1's spilling.
+    for allocator in ConventionalAllocator::ALL {
+        for k in [2, 3, 4, 8] {
+            let backend = Route2 { out_of_ssa: OutOfSsaOptions::fast(CoalescingVariant::Sharing), allocator };
+            let mut c = AllocCounts::default();
+            for (m, (_, args)) in modules.iter().zip(&corpus) {
+                let prepared = backend.prepare(m).expect("route 2 translates");
+                let out = backend.allocate(m, &prepared, k).expect("route 2 allocates");
+                c.programs += 1;
+                c.add_static(&out.mir);
+                let _ = c.add_run(&out.mir, args, &InterpOracle, FUEL);
+            }
+            out.push_str(&format!(
+                "route 2, K = {k:>2}, {:<16} slots {:>4} loads {:>4} stores {:>4} moves {:>4} swaps {:>3} executed loads {:>6} stores {:>6} moves {:>6} swaps {:>5}\n",
+                allocator.name(),
+                c.slots,
+                c.loads,
+                c.stores,
+                c.moves,
+                c.swaps,
+                c.dynamic.loads,
+                c.dynamic.stores,
+                c.dynamic.moves,
+                c.dynamic.swaps
+            ));
         }
     }
     let mut route1 = Vec::new();

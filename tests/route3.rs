@@ -23,13 +23,13 @@
 mod common;
 
 use common::{case_files, corruptions, parse_case, InterpOracle};
+use pretty_assertions::assert_eq;
 use ssaref::checkers::alloc_checker::check_allocation;
 use ssaref::entity::EntityRef;
 use ssaref::frontend::parser::parse_program;
 use ssaref::mir::MModule;
 use ssaref::pipeline::{differential_full, later_stage_fuel, DiffConfig, Verdict};
 use ssaref::testing::gen::{describe_failure, GenConfig, Shape, TestCase};
-use pretty_assertions::assert_eq;
 
 const FUEL: u64 = 1_000_000;
 const REGS: [usize; 6] = [2, 3, 4, 6, 8, 15];
