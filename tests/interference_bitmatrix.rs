@@ -26,7 +26,7 @@ use ssaref::analysis::liveness::compute_liveness;
 use ssaref::construction::braun::{construct_program, BraunOptions};
 use ssaref::entity::EntityRef;
 use ssaref::ir::{Block, Function, Value};
-use ssaref::route2::coalescing::InterferenceGraph;
+use ssaref::route2::coalescing::{InterferenceGraph, InterferenceQuery};
 use ssaref::route2::copy_insertion::insert_copies;
 use ssaref::route2::interference_graph_bitmatrix::BitMatrixGraph;
 use ssaref::route2::values::CopyGroups;
@@ -187,6 +187,12 @@ fn check(f: &Function, groups: &CopyGroups, origin: &str) -> usize {
         ssaref::analysis::ir_text::print_function(f)
     );
     assert_eq!(g.edge_count(), expected.len(), "{origin}: edge count");
+    // What route 2 reports as the baseline's edges (`OutOfSsaReport::graph_edges`).
+    let query: &dyn InterferenceQuery = &g;
+    assert_eq!(query.edge_count(), expected.len(), "{origin}: edge count through the query interface");
+    for &(a, b) in expected.iter().take(64) {
+        assert!(query.contains(a, b) && query.contains(b, a), "{origin}: {a}, {b} through the query interface");
+    }
     for a in 0..f.value_count {
         let listed: BTreeSet<Value> = g.neighbors(Value(a)).iter().copied().collect();
         assert_eq!(listed.len(), g.neighbors(Value(a)).len(), "{origin}: v{a} listed twice");
