@@ -485,3 +485,29 @@ fn module_report_is_the_sum_of_the_function_reports() {
         assert!(total.inserted_copies + total.remaining_copies > 0, "{opts:?}: the reports are not empty");
     }
 }
+
+/// The independent-set search of the phi-based variants (Value+IS,
+/// Sreedhar III): repeatedly the alive candidate with the fewest conflicts
+/// among the *alive* candidates, ties broken by the heavier weight, then the
+/// lower index. On the path 0 - 1 - 2 - 3 with candidate 2 the heaviest,
+/// the end points (one conflict each) go before 2 (two): 0 is taken first
+/// (lower index than 3), which drops 1; then 2 and 3 both conflict with one
+/// alive candidate, and 2 is heavier. Counting conflicts with dropped
+/// candidates, or every alive candidate, would pick 2 first or 3 second.
+#[test]
+fn the_independent_set_search_counts_conflicts_among_the_alive_candidates() {
+    use ssaref::route2::coalescing::greedy_independent_set;
+    let edges = [(0, 1), (1, 2), (2, 3)];
+    let mut conflict = vec![vec![false; 4]; 4];
+    for (a, b) in edges {
+        conflict[a][b] = true;
+        conflict[b][a] = true;
+    }
+    assert_eq!(greedy_independent_set(vec![true; 4], &[1, 1, 5, 1], &conflict), vec![0, 2]);
+    // A candidate not alive from the start is never chosen and its conflicts
+    // do not count: without 0, 1 has one alive neighbour (2) like 3 does.
+    assert_eq!(greedy_independent_set(vec![false, true, true, true], &[1, 3, 1, 2], &conflict), vec![1, 3]);
+    // No conflicts: everything, heaviest first.
+    let none = vec![vec![false; 3]; 3];
+    assert_eq!(greedy_independent_set(vec![true; 3], &[1, 7, 4], &none), vec![1, 2, 0]);
+}

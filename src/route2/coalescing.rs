@@ -814,7 +814,7 @@ pub(crate) fn find_root<T: Copy + Eq + std::hash::Hash>(parent: &mut FxHashMap<T
 /// conflicts with the other alive candidates (ties: heavier `weights`, then
 /// the first), dropping the candidates it conflicts with. Returns the
 /// chosen candidates in the order chosen. `conflict` is symmetric.
-pub(crate) fn greedy_independent_set(mut alive: Vec<bool>, weights: &[u64], conflict: &[Vec<bool>]) -> Vec<usize> {
+pub fn greedy_independent_set(mut alive: Vec<bool>, weights: &[u64], conflict: &[Vec<bool>]) -> Vec<usize> {
     let n = alive.len();
     let mut chosen = Vec::new();
     loop {
