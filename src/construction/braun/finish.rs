@@ -7,7 +7,34 @@
 use super::state::{resolve_in, Builder};
 use crate::analysis::dominance::reverse_postorder;
 use crate::entity::{EntityRef, EntityVec};
-use crate::ir::{self, Block, BlockData, Inst, Op, Value};
+use crate::ir::{self, Block, BlockData, Inst, Op, Terminator, Value};
+
+/// The successors of a block, in a fixed buffer (a terminator has at most
+/// two): the walk of `reverse_postorder` asks for them once per block, and a
+/// `Vec` each time was an allocation per block.
+struct Successors {
+    blocks: [Block; 2],
+    len: usize,
+}
+
+impl Successors {
+    fn of(term: Option<&Terminator>) -> Successors {
+        let none = ir::Function::ENTRY;
+        match term {
+            Some(&Terminator::Jump(b)) => Successors { blocks: [b, none], len: 1 },
+            Some(&Terminator::Branch { then_dest, else_dest, .. }) => {
+                Successors { blocks: [then_dest, else_dest], len: 2 }
+            }
+            Some(Terminator::Return(_)) | None => Successors { blocks: [none, none], len: 0 },
+        }
+    }
+}
+
+impl AsRef<[Block]> for Successors {
+    fn as_ref(&self) -> &[Block] {
+        &self.blocks[..self.len]
+    }
+}
 
 impl Builder {
     // ----- finishing: unreachable code, Algorithm 5, dead phis -----
@@ -15,9 +42,8 @@ impl Builder {
     pub(super) fn finish(&mut self, name: &str) -> ir::Function {
         debug_assert!(self.blocks.values().all(|b| b.sealed), "every block is sealed at the end");
         let n = self.blocks.len();
-        let reachable_order = reverse_postorder(n, ir::Function::ENTRY, |b| {
-            self.blocks[b].term.as_ref().map(|t| t.successors()).unwrap_or_default()
-        });
+        let reachable_order =
+            reverse_postorder(n, ir::Function::ENTRY, |b| Successors::of(self.blocks[b].term.as_ref()));
         let mut reachable = vec![false; n];
         for &b in &reachable_order {
             reachable[b.index()] = true;

@@ -64,6 +64,11 @@ impl Builder {
             // phi, nothing recorded (see `mod.rs`).
             return self.initial_value(var);
         }
+        if let Some(v) = self.defs.get(var.0, block) {
+            // Local value numbering (Alg. 1): what `walk` would find at
+            // once, without its bookkeeping.
+            return self.resolve(v);
+        }
         // The frame stack is a scratch vector of the builder, kept between
         // look-ups (empty between them).
         let mut stack = std::mem::take(&mut self.frames);

@@ -13,8 +13,9 @@
 //! a phi dies and reused, with their vectors' capacity, by the next phi; and
 //! a phi that dies as the last phi of its block leaves the block's list.
 //! A block's state holds only what every block needs: the CSE tables of
-//! §3.1 are one map keyed by (block, operation) that keeps only the block
-//! being filled (and the entry block), and the marks of §3.3 one map keyed
+//! §3.1 are two maps, the entry block's and the block being filled's (the
+//! latter emptied, not searched entry by entry, when its block is filled),
+//! and the marks of §3.3 one map keyed
 //! by (block, variable), so that each of the 551,267 blocks at 1,000,000
 //! statements no longer carries two empty hash tables (64 bytes of its 184).
 //! The look-up's frame stack, its path of
@@ -181,11 +182,16 @@ pub(super) struct Builder {
     pub(super) alias: Vec<Value>,
     /// The live phis.
     pub(super) phis: PhiTable,
-    /// The local value numbering tables for CSE, of all blocks in one map:
-    /// (block, operation) to value. A block's entries are dropped when it is
-    /// filled, except the entry block's (`initial_value` places constants
-    /// there until the end), so the map holds the block being filled.
-    pub(super) cse: HashMap<(Block, Op), Value>,
+    /// The local value numbering tables for CSE (§3.1), operation to value:
+    /// the entry block's, kept until the end (`initial_value` places
+    /// constants there), and the block being filled's, emptied when it is
+    /// filled. No other block needs one: the AST walk terminates the block
+    /// it fills before it moves on to another, so at most one block besides
+    /// the entry is being filled at a time (`cse_block_of` says which, and
+    /// is checked).
+    pub(super) cse_entry: HashMap<Op, Value>,
+    pub(super) cse_block: HashMap<Op, Value>,
+    pub(super) cse_block_of: Option<Block>,
     /// The variables the marker algorithm marked in each block, and the phi
     /// a cycle placed (§3.3).
     pub(super) marks: HashMap<(Block, Var), Option<Value>>,
@@ -245,7 +251,9 @@ impl Builder {
             defs: CurrentDefs::default(),
             alias: Vec::new(),
             phis: PhiTable::default(),
-            cse: HashMap::default(),
+            cse_entry: HashMap::default(),
+            cse_block: HashMap::default(),
+            cse_block_of: None,
             marks: HashMap::default(),
             scc_index: Vec::new(),
             consts: HashMap::default(),
@@ -350,12 +358,24 @@ impl Builder {
     /// Records that block `b` was just terminated.
     pub(super) fn mark_filled(&mut self, b: Block) {
         if self.opts.cse && b != ir::Function::ENTRY {
-            for inst in &self.blocks[b].insts {
-                self.cse.remove(&(b, inst.op.clone()));
-            }
+            debug_assert!(self.cse_block_of.is_none_or(|o| o == b), "CSE entries of another block");
+            self.cse_block.clear();
+            self.cse_block_of = None;
         }
         self.filled += 1;
         self.filled_at[b.index()] = (self.filled, self.open_loops == 0);
+    }
+
+    /// The CSE table of `block`, which is the entry or the block being
+    /// filled (see `Builder::cse_block`).
+    pub(super) fn cse_table(&mut self, block: Block) -> &mut HashMap<Op, Value> {
+        if block == ir::Function::ENTRY {
+            return &mut self.cse_entry;
+        }
+        debug_assert!(self.blocks[block].term.is_none(), "CSE in a filled block");
+        debug_assert!(self.cse_block_of.is_none_or(|o| o == block), "CSE entries of another block");
+        self.cse_block_of = Some(block);
+        &mut self.cse_block
     }
 
     /// Whether the function assigns `var` anywhere.
