@@ -65,6 +65,9 @@ pub(super) struct PhiTable {
 }
 
 const NO_SLOT: u32 = u32::MAX;
+/// The tag of a provisional phi's entry in `slot_of`: the high bit, with the
+/// index of its look-up frame in the low bits (see `lookup.rs`).
+const PROVISIONAL: u32 = 1 << 31;
 
 impl PhiTable {
     /// Makes room for the value `v` (called for every new value).
@@ -74,7 +77,7 @@ impl PhiTable {
         }
     }
 
-    fn insert(&mut self, v: Value, block: Block, complete: bool) {
+    pub(super) fn insert(&mut self, v: Value, block: Block, complete: bool) {
         self.grow_to(v);
         let slot = match self.free.pop() {
             Some(s) => {
@@ -87,7 +90,8 @@ impl PhiTable {
                 s
             }
             None => {
-                let s = u32::try_from(self.slots.len()).expect("fewer than 2^32 phis");
+                let s =
+                    u32::try_from(self.slots.len()).ok().filter(|&s| s < PROVISIONAL).expect("fewer than 2^31 phis");
                 self.slots.push(PhiData { args: Vec::new(), users: Vec::new(), complete, witness: None, block });
                 s
             }
@@ -95,22 +99,43 @@ impl PhiTable {
         self.slot_of[v.index()] = slot;
     }
 
-    /// The live phi `v`, if it is one.
+    /// The live phi `v`, if it is one (a provisional phi is not yet).
     pub(super) fn get(&self, v: &Value) -> Option<&PhiData> {
         let s = *self.slot_of.get(v.index())?;
-        (s != NO_SLOT).then(|| &self.slots[s as usize])
+        (s < PROVISIONAL).then(|| &self.slots[s as usize])
     }
 
     pub(super) fn get_mut(&mut self, v: &Value) -> Option<&mut PhiData> {
         let s = *self.slot_of.get(v.index())?;
-        (s != NO_SLOT).then(|| &mut self.slots[s as usize])
+        (s < PROVISIONAL).then(|| &mut self.slots[s as usize])
+    }
+
+    /// Records that `v` is the provisional phi of the look-up frame at
+    /// position `frame` of the frame stack.
+    pub(super) fn set_provisional(&mut self, v: Value, frame: usize) {
+        self.grow_to(v);
+        let frame = u32::try_from(frame).ok().filter(|&f| f < PROVISIONAL - 1).expect("fewer than 2^31 frames");
+        self.slot_of[v.index()] = PROVISIONAL | frame;
+    }
+
+    /// The frame of the provisional phi `v`, if `v` is one.
+    pub(super) fn provisional_frame(&self, v: Value) -> Option<usize> {
+        let s = *self.slot_of.get(v.index())?;
+        (s != NO_SLOT && s & PROVISIONAL != 0).then_some((s & !PROVISIONAL) as usize)
+    }
+
+    /// Forgets the provisional phi `v`, which died without ever entering
+    /// the table.
+    pub(super) fn drop_provisional(&mut self, v: Value) {
+        debug_assert!(self.provisional_frame(v).is_some(), "{v} is not provisional");
+        self.slot_of[v.index()] = NO_SLOT;
     }
 
     /// Takes the phi `v` out of the table (it died) and appends its users
     /// to `users`. The slot keeps its vectors' capacity for the next phi.
     pub(super) fn remove_into(&mut self, v: Value, users: &mut Vec<Value>) {
         let s = std::mem::replace(&mut self.slot_of[v.index()], NO_SLOT);
-        assert_ne!(s, NO_SLOT, "{v} is not a live phi");
+        assert!(s < PROVISIONAL, "{v} is not a live phi");
         self.free.push(s);
         users.append(&mut self.slots[s as usize].users);
     }
@@ -146,6 +171,9 @@ pub(super) struct Frame {
     pub(super) phi: Option<Value>,
     /// Operands collected so far (marker variant).
     pub(super) collected: Vec<Value>,
+    /// Where this frame's operands start in `Builder::phi_args` (phi
+    /// variant, while its phi is provisional; stacked like `path_start`).
+    pub(super) args_start: usize,
     pub(super) next_pred: usize,
     /// Where this frame's part of `Builder::walk_path` starts: the
     /// single-predecessor blocks walked through to reach `block`, which get
@@ -240,6 +268,9 @@ pub(super) struct Builder {
     pub(super) trivial_users: Vec<Value>,
     /// Scratch frame stack of `read_variable` (`lookup.rs`).
     pub(super) frames: Vec<Frame>,
+    /// The operands of the provisional phis of the frames in progress, one
+    /// range per frame (`Frame::args_start`).
+    pub(super) phi_args: Vec<Value>,
     pub(super) stats: BraunStats,
 }
 
@@ -278,6 +309,7 @@ impl Builder {
             trivial_work: Vec::new(),
             trivial_users: Vec::new(),
             frames: Vec::new(),
+            phi_args: Vec::new(),
             stats: BraunStats::default(),
         };
         let entry = b.new_block();
@@ -432,6 +464,16 @@ impl Builder {
         self.blocks[ir::Function::ENTRY].insts.push(Inst { dest: Some(u), op: Op::Undef });
         self.undef = Some(u);
         u
+    }
+
+    /// The operandless phi of Alg. 2 in a sealed block, as a provisional
+    /// phi: numbered and in its block's list like any phi, but not in the
+    /// phi table until something uses it (see `lookup.rs`).
+    pub(super) fn new_provisional_phi(&mut self, block: Block) -> Value {
+        let v = self.new_value();
+        self.blocks[block].phis.push(v);
+        self.stats.phis_created += 1;
+        v
     }
 
     pub(super) fn new_phi(&mut self, block: Block, complete: bool) -> Value {
