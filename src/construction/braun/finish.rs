@@ -4,37 +4,10 @@
 //! (§3.2, in `scc_removal.rs`) when switched on, dead-phi removal to stay
 //! pruned (§4), and dense renumbering into an `ir::Function`.
 
-use super::state::{resolve_in, Builder};
+use super::state::{resolve_in, Builder, Successors};
 use crate::analysis::dominance::reverse_postorder;
 use crate::entity::{EntityRef, EntityVec};
-use crate::ir::{self, Block, BlockData, Inst, Op, Terminator, Value};
-
-/// The successors of a block, in a fixed buffer (a terminator has at most
-/// two): the walk of `reverse_postorder` asks for them once per block, and a
-/// `Vec` each time was an allocation per block.
-struct Successors {
-    blocks: [Block; 2],
-    len: usize,
-}
-
-impl Successors {
-    fn of(term: Option<&Terminator>) -> Successors {
-        let none = ir::Function::ENTRY;
-        match term {
-            Some(&Terminator::Jump(b)) => Successors { blocks: [b, none], len: 1 },
-            Some(&Terminator::Branch { then_dest, else_dest, .. }) => {
-                Successors { blocks: [then_dest, else_dest], len: 2 }
-            }
-            Some(Terminator::Return(_)) | None => Successors { blocks: [none, none], len: 0 },
-        }
-    }
-}
-
-impl AsRef<[Block]> for Successors {
-    fn as_ref(&self) -> &[Block] {
-        &self.blocks[..self.len]
-    }
-}
+use crate::ir::{self, Block, BlockData, Inst, Op, Value};
 
 impl Builder {
     // ----- finishing: unreachable code, Algorithm 5, dead phis -----

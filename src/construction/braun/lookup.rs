@@ -6,6 +6,14 @@
 //! ([`BraunOptions::marker`]), which `walk` and `finish_frame` run in place of
 //! the operandless phi of Alg. 2.
 //!
+//! In the phi variant, the operandless phi of Alg. 2 in a sealed block is
+//! provisional (`mod.rs` gives the argument that this changes nothing):
+//! `Builder::phi_args` holds the operands of each frame's provisional phi,
+//! one range per frame, and the phi table marks the phi with its frame's
+//! position; `append_frame_operand` puts a provisional phi that becomes an
+//! operand into the table, and `finish_frame` lets a trivial one die
+//! without it.
+//!
 //! [`BraunOptions::marker`]: super::options::BraunOptions::marker
 
 use super::on_the_fly::Operand;

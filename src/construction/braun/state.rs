@@ -183,6 +183,34 @@ pub(super) struct Frame {
     pub(super) path_start: usize,
 }
 
+/// The successors of a block, in a fixed buffer (a terminator has at most
+/// two): `set_term` and the walk of `reverse_postorder` in `finish.rs` ask
+/// for them once per block, and a `Vec` each time was an allocation per
+/// block.
+pub(super) struct Successors {
+    blocks: [Block; 2],
+    len: usize,
+}
+
+impl Successors {
+    pub(super) fn of(term: Option<&Terminator>) -> Successors {
+        let none = ir::Function::ENTRY;
+        match term {
+            Some(&Terminator::Jump(b)) => Successors { blocks: [b, none], len: 1 },
+            Some(&Terminator::Branch { then_dest, else_dest, .. }) => {
+                Successors { blocks: [then_dest, else_dest], len: 2 }
+            }
+            Some(Terminator::Return(_)) | None => Successors { blocks: [none, none], len: 0 },
+        }
+    }
+}
+
+impl AsRef<[Block]> for Successors {
+    fn as_ref(&self) -> &[Block] {
+        &self.blocks[..self.len]
+    }
+}
+
 /// What a loop's `break` and `continue` jump to.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct LoopTargets {
