@@ -304,9 +304,27 @@ pub(super) struct Builder {
 
 impl Builder {
     pub(super) fn new(func: &ast::Function, opts: BraunOptions) -> Self {
+        // Count the gotos to each label so that label blocks can be sealed
+        // as soon as their last predecessor is known.
+        let mut goto_counts: HashMap<&str, usize> = HashMap::default();
+        let mut label_names: Vec<&str> = Vec::new();
+        let mut assigned_names: Vec<&str> = Vec::new();
+        // Also bound the number of blocks the AST walk will make, so that
+        // the per-block vectors are allocated once, at their size (doubling
+        // left up to half of the largest one unused, and copied it).
+        let mut blocks = 1usize;
+        ast::walk_stmts(&func.body, |s, _| {
+            blocks += block_bound(s);
+            match s {
+                Stmt::Goto(l) => *goto_counts.entry(l.as_str()).or_default() += 1,
+                Stmt::Label(l) => label_names.push(l.as_str()),
+                Stmt::Var(x, _) | Stmt::Assign(x, _) => assigned_names.push(x.as_str()),
+                _ => {}
+            }
+        });
         let mut b = Builder {
             opts,
-            blocks: EntityVec::new(),
+            blocks: EntityVec::with_capacity(blocks),
             defs: CurrentDefs::default(),
             alias: Vec::new(),
             phis: PhiTable::default(),
@@ -322,7 +340,7 @@ impl Builder {
             assigned: Vec::new(),
             first_assigned_at: Vec::new(),
             filled: 0,
-            filled_at: Vec::new(),
+            filled_at: Vec::with_capacity(blocks),
             open_loops: 0,
             has_labels: false,
             initial: HashMap::default(),
@@ -331,7 +349,7 @@ impl Builder {
             cur: ir::Function::ENTRY,
             loops: Vec::new(),
             labels: HashMap::default(),
-            walk_stamp: Vec::new(),
+            walk_stamp: Vec::with_capacity(blocks),
             walk_epoch: 0,
             walk_path: Vec::new(),
             trivial_work: Vec::new(),
@@ -349,17 +367,6 @@ impl Builder {
             b.params.push(v);
             b.initial.insert(var, v);
         }
-        // Count the gotos to each label so that label blocks can be sealed
-        // as soon as their last predecessor is known.
-        let mut goto_counts: HashMap<&str, usize> = HashMap::default();
-        let mut label_names: Vec<&str> = Vec::new();
-        let mut assigned_names: Vec<&str> = Vec::new();
-        ast::walk_stmts(&func.body, |s, _| match s {
-            Stmt::Goto(l) => *goto_counts.entry(l.as_str()).or_default() += 1,
-            Stmt::Label(l) => label_names.push(l.as_str()),
-            Stmt::Var(x, _) | Stmt::Assign(x, _) => assigned_names.push(x.as_str()),
-            _ => {}
-        });
         for x in assigned_names {
             let var = b.var(x);
             b.assigned[var.0 as usize] = true;
@@ -521,6 +528,32 @@ impl Builder {
             }
         }
     }
+}
+
+/// At least the number of blocks that `ast_walk.rs` makes for the statement
+/// `s` itself (not its nested statements): `if` makes up to three, `while`
+/// three, a jump and a label one, and each `&&` or `||` in its expressions
+/// at most two (the right operand and the join of a value; one in a
+/// condition).
+fn block_bound(s: &Stmt) -> usize {
+    fn short_circuits(e: &ast::Expr) -> usize {
+        use ast::Expr;
+        match e {
+            Expr::Lit(_) | Expr::Var(_) => 0,
+            Expr::Load(a) | Expr::Unary(_, a) => short_circuits(a),
+            Expr::Binary(_, a, b) => short_circuits(a) + short_circuits(b),
+            Expr::LogicalAnd(a, b) | Expr::LogicalOr(a, b) => 1 + short_circuits(a) + short_circuits(b),
+        }
+    }
+    let (own, exprs): (usize, [Option<&ast::Expr>; 2]) = match s {
+        Stmt::Var(_, e) | Stmt::Assign(_, e) | Stmt::Out(e) => (0, [Some(e), None]),
+        Stmt::Store(a, v) => (0, [Some(a), Some(v)]),
+        Stmt::Return(e) => (1, [Some(e), None]),
+        Stmt::If(c, _, _) | Stmt::While(c, _) => (3, [Some(c), None]),
+        Stmt::Break | Stmt::Continue | Stmt::Goto(_) | Stmt::Label(_) => (1, [None, None]),
+        Stmt::Block(_) => (0, [None, None]),
+    };
+    own + exprs.iter().flatten().map(|e| 2 * short_circuits(e)).sum::<usize>()
 }
 
 /// Follows alias links to the value that now stands for `v`, with path
