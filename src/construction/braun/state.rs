@@ -10,8 +10,12 @@
 //! them die at once as trivial): the alias links are one dense vector of
 //! parents indexed by value (a value is its own parent until `replaceBy`);
 //! the phis live in a [`PhiTable`], a dense arena whose slots are freed when
-//! a phi dies and reused, with their vectors' capacity, by the next phi; and
-//! a phi that dies as the last phi of its block leaves the block's list.
+//! a phi dies and reused, with their vectors' capacity, by the next phi (a
+//! provisional phi of the look-up, `lookup.rs`, has no slot: its entry in
+//! the table's index names its frame instead); and a phi that dies as the
+//! last phi of its block leaves the block's list. The per-block vectors are
+//! allocated once, from a bound on the number of blocks taken from the AST
+//! (`block_bound`), not grown by doubling.
 //! A block's state holds only what every block needs: the CSE tables of
 //! §3.1 are two maps, the entry block's and the block being filled's (the
 //! latter emptied, not searched entry by entry, when its block is filled),
