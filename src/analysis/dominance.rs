@@ -28,16 +28,18 @@ pub struct DomTree {
 }
 
 /// Reachable blocks of a CFG given by a successor function, in reverse
-/// post-order from `entry` (successors visited in order).
-pub fn reverse_postorder(n: usize, entry: Block, succs: impl Fn(Block) -> Vec<Block>) -> Vec<Block> {
+/// post-order from `entry` (successors visited in order). The successor
+/// function may return any slice-like value (a `Vec`, or a fixed-size
+/// buffer that spares an allocation per block).
+pub fn reverse_postorder<S: AsRef<[Block]>>(n: usize, entry: Block, succs: impl Fn(Block) -> S) -> Vec<Block> {
     let mut visited = vec![false; n];
     let mut post = Vec::with_capacity(n);
-    let mut stack: Vec<(Block, Vec<Block>, usize)> = Vec::new();
+    let mut stack: Vec<(Block, S, usize)> = Vec::new();
     visited[entry.index()] = true;
     stack.push((entry, succs(entry), 0));
     while let Some((b, ss, i)) = stack.last_mut() {
-        if *i < ss.len() {
-            let s = ss[*i];
+        if *i < ss.as_ref().len() {
+            let s = ss.as_ref()[*i];
             *i += 1;
             if !visited[s.index()] {
                 visited[s.index()] = true;

@@ -1,34 +1,95 @@
 //! Strongly connected components of a graph given as successor lists
 //! (Tarjan, SIAM J. Comput. 1972), without recursion.
 //!
-//! Braun et al.'s Algorithm 5 runs it on the phi operand graph, and
-//! `loops.rs` on the CFG of irreducible loops.
+//! Braun et al.'s Algorithm 5 runs it on the phi operand graph (in the flat
+//! form, [`tarjan_sccs_flat`]: one allocation for all the components, not
+//! one per component and per phi), and `loops.rs` on the CFG of irreducible
+//! loops. Both forms run the same search and give the same components in the
+//! same order.
 
 /// Tarjan's strongly connected components over `succs`, iteratively.
 /// Components come out in reverse topological order of the condensation
 /// (a component after every component it has an edge to).
 pub fn tarjan_sccs(succs: &[Vec<usize>]) -> Vec<Vec<usize>> {
-    let n = succs.len();
+    let mut sccs = Vec::new();
+    tarjan(succs.len(), |v| &succs[v][..], |comp| sccs.push(comp.to_vec()));
+    sccs
+}
+
+/// The components of [`tarjan_sccs_flat`]: component `k` is
+/// `members[ends[k-1]..ends[k]]` (from 0 for the first), in the order
+/// [`tarjan_sccs`] gives them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FlatSccs {
+    pub members: Vec<u32>,
+    pub ends: Vec<u32>,
+}
+
+impl FlatSccs {
+    /// The number of components.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// True when there is no component (the graph is empty).
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Component `k`.
+    pub fn component(&self, k: usize) -> &[u32] {
+        let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
+        &self.members[start..self.ends[k] as usize]
+    }
+}
+
+/// [`tarjan_sccs`] over a graph in compressed form: the successors of node
+/// `v` are `targets[starts[v]..starts[v + 1]]` (`starts` has one entry more
+/// than there are nodes).
+pub fn tarjan_sccs_flat(starts: &[u32], targets: &[u32]) -> FlatSccs {
+    let n = starts.len().saturating_sub(1);
+    let mut out = FlatSccs { members: Vec::with_capacity(n), ends: Vec::new() };
+    tarjan(
+        n,
+        |v| &targets[starts[v] as usize..starts[v + 1] as usize],
+        |comp| {
+            out.members.extend(comp.iter().map(|&w| u32::try_from(w).expect("fewer than 2^32 nodes")));
+            out.ends.push(u32::try_from(out.members.len()).expect("fewer than 2^32 nodes"));
+        },
+    );
+    out
+}
+
+/// The search itself, for both forms: `succs(v)` lists the successors of
+/// node `v`, and `emit` receives each component (in the order its members
+/// leave Tarjan's stack).
+fn tarjan<'g, T>(n: usize, succs: impl Fn(usize) -> &'g [T], mut emit: impl FnMut(&[usize]))
+where
+    T: Copy + TryInto<usize> + 'g,
+{
     const UNVISITED: usize = usize::MAX;
+    let node = |t: T| t.try_into().unwrap_or_else(|_| unreachable!("node numbers fit in usize"));
     let mut index = vec![UNVISITED; n];
     let mut low = vec![0usize; n];
     let mut on_stack = vec![false; n];
     let mut stack: Vec<usize> = Vec::new();
-    let mut sccs = Vec::new();
+    let mut comp: Vec<usize> = Vec::new();
+    let mut call: Vec<(usize, usize)> = Vec::new();
     let mut counter = 0;
     for root in 0..n {
         if index[root] != UNVISITED {
             continue;
         }
-        let mut call: Vec<(usize, usize)> = vec![(root, 0)];
+        call.push((root, 0));
         index[root] = counter;
         low[root] = counter;
         counter += 1;
         stack.push(root);
         on_stack[root] = true;
         while let Some(&mut (v, ref mut i)) = call.last_mut() {
-            if *i < succs[v].len() {
-                let w = succs[v][*i];
+            let vs = succs(v);
+            if *i < vs.len() {
+                let w = node(vs[*i]);
                 *i += 1;
                 if index[w] == UNVISITED {
                     index[w] = counter;
@@ -46,7 +107,7 @@ pub fn tarjan_sccs(succs: &[Vec<usize>]) -> Vec<Vec<usize>> {
                     low[parent] = low[parent].min(low[v]);
                 }
                 if low[v] == index[v] {
-                    let mut comp = Vec::new();
+                    comp.clear();
                     loop {
                         let w = stack.pop().expect("tarjan stack");
                         on_stack[w] = false;
@@ -55,10 +116,9 @@ pub fn tarjan_sccs(succs: &[Vec<usize>]) -> Vec<Vec<usize>> {
                             break;
                         }
                     }
-                    sccs.push(comp);
+                    emit(&comp);
                 }
             }
         }
     }
-    sccs
 }

@@ -74,6 +74,11 @@ impl<K: EntityRef, V> EntityVec<K, V> {
         EntityVec { items: Vec::new(), _key: PhantomData }
     }
 
+    /// An empty map with room for `n` entries.
+    pub fn with_capacity(n: usize) -> Self {
+        EntityVec { items: Vec::with_capacity(n), _key: PhantomData }
+    }
+
     /// A map of `n` copies of `v`, keyed `0..n`.
     pub fn from_elem(v: V, n: usize) -> Self
     where

@@ -5,7 +5,7 @@
 //! done for `x = y` here.
 
 use super::on_the_fly::Operand;
-use super::state::{Builder, LoopTargets};
+use super::state::{Builder, LoopTargets, Successors};
 use crate::ast::{self, Expr, Stmt};
 use crate::ir::{BinOp, Block, Inst, Op, Terminator, UnOp, Value};
 
@@ -130,7 +130,7 @@ impl Builder {
         let b = self.cur;
         debug_assert!(self.blocks[b].term.is_none(), "{b} terminated twice");
         if !self.is_known_unreachable(b) {
-            for s in term.successors() {
+            for &s in Successors::of(Some(&term)).as_ref() {
                 debug_assert!(!self.blocks[s].sealed, "edge into sealed block {s}");
                 self.blocks[s].preds.push(b);
             }

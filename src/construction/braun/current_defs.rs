@@ -65,9 +65,11 @@ const CHUNK: usize = 1024;
 /// `currentDef[variable][block]`, indexed by the variable's number.
 ///
 /// The pages live in an arena of fixed-size chunks, never moved once
-/// allocated: one vector of all pages would copy itself at each doubling
-/// and hold the old and the new copy at once (a few hundred megabytes at
-/// 1,000,000 statements), and keep up to half its capacity unused.
+/// allocated (except the first, which grows up to the chunk size, so that a
+/// small function does not pay for a whole chunk): one vector of all pages
+/// would copy itself at each doubling and hold the old and the new copy at
+/// once (a few hundred megabytes at 1,000,000 statements), and keep up to
+/// half its capacity unused.
 #[derive(Debug, Default)]
 pub(super) struct CurrentDefs {
     vars: Vec<VarPages>,
@@ -107,7 +109,10 @@ impl CurrentDefs {
         let index = self.page_count;
         self.page_count = index.checked_add(1).expect("fewer than 2^32 pages");
         if (index as usize).is_multiple_of(CHUNK) {
-            self.chunks.push(Vec::with_capacity(CHUNK));
+            // The first chunk grows as pages come (a small function needs
+            // a few pages, not a chunk of 128 KiB); it is the only one that
+            // ever moves, and the later ones are allocated whole.
+            self.chunks.push(if self.chunks.is_empty() { Vec::new() } else { Vec::with_capacity(CHUNK) });
         }
         self.chunks.last_mut().expect("a chunk with room").push([NONE; PAGE]);
         if self.vars.len() <= var {

@@ -4,7 +4,7 @@
 //! (§3.2, in `scc_removal.rs`) when switched on, dead-phi removal to stay
 //! pruned (§4), and dense renumbering into an `ir::Function`.
 
-use super::state::{resolve_in, Builder};
+use super::state::{resolve_in, Builder, Successors};
 use crate::analysis::dominance::reverse_postorder;
 use crate::entity::{EntityRef, EntityVec};
 use crate::ir::{self, Block, BlockData, Inst, Op, Value};
@@ -15,9 +15,8 @@ impl Builder {
     pub(super) fn finish(&mut self, name: &str) -> ir::Function {
         debug_assert!(self.blocks.values().all(|b| b.sealed), "every block is sealed at the end");
         let n = self.blocks.len();
-        let reachable_order = reverse_postorder(n, ir::Function::ENTRY, |b| {
-            self.blocks[b].term.as_ref().map(|t| t.successors()).unwrap_or_default()
-        });
+        let reachable_order =
+            reverse_postorder(n, ir::Function::ENTRY, |b| Successors::of(self.blocks[b].term.as_ref()));
         let mut reachable = vec![false; n];
         for &b in &reachable_order {
             reachable[b.index()] = true;
@@ -27,11 +26,17 @@ impl Builder {
         let mut recheck = Vec::new();
         for b in self.blocks.keys() {
             if !reachable[b.index()] {
-                for p in self.blocks[b].phis.clone() {
+                // The block's own list is not read again (only reachable
+                // blocks are emitted), so it is taken, not copied.
+                let phis = std::mem::take(&mut self.blocks[b].phis);
+                let mut users = std::mem::take(&mut self.trivial_users);
+                for &p in &phis {
                     if self.is_live_phi(p) {
-                        self.remove_phi(p);
+                        users.clear();
+                        self.remove_phi_into(p, &mut users);
                     }
                 }
+                self.trivial_users = users;
                 continue;
             }
             if self.blocks[b].preds.iter().all(|p| reachable[p.index()]) {
@@ -66,17 +71,24 @@ impl Builder {
     ///
     /// Marks are dense vectors indexed by value, and each block's
     /// instructions, predecessors and phi operands are moved into the result,
-    /// not copied: the builder is not used after this.
+    /// not copied: the builder is not used after this. The instructions are
+    /// walked twice, once to mark (the phis that feed real uses, and the
+    /// values the final code uses: the arguments of instructions and
+    /// terminators, and of the live phis as the worklist reaches them) and
+    /// once to renumber and move.
     fn emit_function(&mut self, name: &str, order: &[Block], reachable: &[bool]) -> ir::Function {
         let n_values = self.value_count as usize;
-        // Mark the phis that feed real uses.
+        // Mark the phis that feed real uses, and the values the final code
+        // uses: constants and `undef` that nothing uses are dropped.
         let mut live_phi = vec![false; n_values];
+        let mut used = vec![false; n_values];
         let mut work: Vec<Value> = Vec::new();
         {
             let (blocks, phis, alias) = (&self.blocks, &self.phis, &mut self.alias);
             let mut visit = |u: Value, work: &mut Vec<Value>| {
                 let u = resolve_in(alias, u);
-                if phis.get(&u).is_some() && !live_phi[u.index()] {
+                used[u.index()] = true;
+                if !live_phi[u.index()] && phis.get(&u).is_some() {
                     live_phi[u.index()] = true;
                     work.push(u);
                 }
@@ -92,34 +104,6 @@ impl Builder {
             while let Some(p) = work.pop() {
                 for &a in &phis[&p].args {
                     visit(a, &mut work);
-                }
-            }
-        }
-        for &b in order {
-            for &p in &self.blocks[b].phis {
-                if self.is_live_phi(p) && !live_phi[p.index()] {
-                    self.stats.dead_removed += 1;
-                }
-            }
-        }
-        // Which values does the final code use? Constants and `undef` that
-        // nothing uses are dropped.
-        let mut used = vec![false; n_values];
-        {
-            let (blocks, phis, alias) = (&self.blocks, &self.phis, &mut self.alias);
-            for &b in order {
-                for &p in &blocks[b].phis {
-                    if live_phi[p.index()] {
-                        for &a in &phis[&p].args {
-                            used[resolve_in(alias, a).index()] = true;
-                        }
-                    }
-                }
-                for inst in &blocks[b].insts {
-                    inst.op.for_each_arg(|a| used[resolve_in(alias, a).index()] = true);
-                }
-                if let Some(a) = blocks[b].term.as_ref().and_then(|t| t.arg()) {
-                    used[resolve_in(alias, a).index()] = true;
                 }
             }
         }
@@ -145,14 +129,22 @@ impl Builder {
             next_value += 1;
         };
         self.params.iter().for_each(|&p| number(p));
+        let mut dead_removed = 0;
         for b in self.blocks.keys() {
             if !reachable[b.index()] {
                 continue;
             }
             let state = &self.blocks[b];
-            state.phis.iter().filter(|p| live_phi[p.index()]).for_each(|&p| number(p));
+            for &p in &state.phis {
+                if live_phi[p.index()] {
+                    number(p);
+                } else if self.phis.get(&p).is_some() {
+                    dead_removed += 1;
+                }
+            }
             state.insts.iter().filter(|i| keep_inst(i)).filter_map(|i| i.dest).for_each(&mut number);
         }
+        self.stats.dead_removed += dead_removed;
         // Move everything into the result: resolve aliases, then renumber.
         let alias = &mut self.alias;
         let mut rename = |v: Value| -> Value {

@@ -6,6 +6,14 @@
 //! ([`BraunOptions::marker`]), which `walk` and `finish_frame` run in place of
 //! the operandless phi of Alg. 2.
 //!
+//! In the phi variant, the operandless phi of Alg. 2 in a sealed block is
+//! provisional (`mod.rs` gives the argument that this changes nothing):
+//! `Builder::phi_args` holds the operands of each frame's provisional phi,
+//! one range per frame, and the phi table marks the phi with its frame's
+//! position; `append_frame_operand` puts a provisional phi that becomes an
+//! operand into the table, and `finish_frame` lets a trivial one die
+//! without it.
+//!
 //! [`BraunOptions::marker`]: super::options::BraunOptions::marker
 
 use super::on_the_fly::Operand;
@@ -64,26 +72,32 @@ impl Builder {
             // phi, nothing recorded (see `mod.rs`).
             return self.initial_value(var);
         }
+        if let Some(v) = self.defs.get(var.0, block) {
+            // Local value numbering (Alg. 1): what `walk` would find at
+            // once, without its bookkeeping.
+            return self.resolve(v);
+        }
         // The frame stack is a scratch vector of the builder, kept between
         // look-ups (empty between them).
         let mut stack = std::mem::take(&mut self.frames);
         let mut walk = self.walk(var, block);
         loop {
             match walk {
-                Walk::Suspend(frame) => stack.push(frame),
+                Walk::Suspend(frame) => {
+                    if let Some(phi) = frame.phi {
+                        self.phis.set_provisional(phi, stack.len());
+                    }
+                    stack.push(frame);
+                }
                 Walk::Done(v) => match stack.last_mut() {
                     None => {
                         self.frames = stack;
                         return self.resolve(v);
                     }
-                    Some(top) => {
-                        let top_phi = top.phi;
-                        if let Some(phi) = top_phi {
-                            self.append_phi_operand(phi, v);
-                        } else {
-                            top.collected.push(v);
-                        }
-                    }
+                    Some(top) => match top.phi {
+                        Some(phi) => self.append_frame_operand(&stack, phi, v),
+                        None => top.collected.push(v),
+                    },
                 },
             }
             let top = stack.last_mut().expect("a frame is pending");
@@ -160,20 +174,23 @@ impl Builder {
                             block: b,
                             phi: None,
                             collected: Vec::new(),
+                            args_start: self.phi_args.len(),
                             next_pred: 0,
                             path_start,
                         });
                     }
                 }
             }
-            // Alg. 2: break potential cycles with an operandless phi.
-            let phi = self.new_phi(b, false);
+            // Alg. 2: break potential cycles with an operandless phi
+            // (provisional until something uses it, see the module comment).
+            let phi = self.new_provisional_phi(b);
             self.write_variable(var, b, phi);
             return Walk::Suspend(Frame {
                 var,
                 block: b,
                 phi: Some(phi),
                 collected: Vec::new(),
+                args_start: self.phi_args.len(),
                 next_pred: 0,
                 path_start,
             });
@@ -187,8 +204,16 @@ impl Builder {
         let value = match frame.phi {
             Some(phi) => {
                 // Alg. 2, addPhiOperands: the operands are in; check triviality.
-                self.phis.get_mut(&phi).expect("frame phi").complete = true;
-                self.try_remove_trivial_phi(phi)
+                let value = match self.phis.get_mut(&phi) {
+                    Some(d) => {
+                        // Something used the phi, which made it a real one.
+                        d.complete = true;
+                        self.try_remove_trivial_phi(phi)
+                    }
+                    None => self.try_remove_trivial_provisional(phi, frame.block, frame.args_start),
+                };
+                self.phi_args.truncate(frame.args_start);
+                value
             }
             None => {
                 let placed = self.marks.remove(&(frame.block, frame.var)).flatten();
@@ -221,6 +246,32 @@ impl Builder {
         self.write_variable(frame.var, frame.block, value);
         self.write_path(frame.var, frame.path_start, value);
         value
+    }
+
+    /// `phi.appendOperand(arg)` of Alg. 2 for the phi of the top frame: into
+    /// the phi table if the phi is there, else into the frame's range of
+    /// `phi_args`. An operand that is the provisional phi of a frame below
+    /// (the look-up went round a cycle) enters the table first, with the
+    /// operands it has so far, so that it can record this phi as a user, as
+    /// `append_phi_operand` does.
+    fn append_frame_operand(&mut self, stack: &[Frame], phi: Value, arg: Value) {
+        let arg = self.resolve(arg);
+        match self.phis.get_mut(&phi) {
+            Some(d) => d.args.push(arg),
+            None => self.phi_args.push(arg),
+        }
+        if arg == phi {
+            return;
+        }
+        if let Some(k) = self.phis.provisional_frame(arg) {
+            let frame = &stack[k];
+            debug_assert_eq!(frame.phi, Some(arg), "the frame of a provisional phi");
+            let end = stack.get(k + 1).map_or(self.phi_args.len(), |f| f.args_start);
+            self.materialize_provisional(arg, frame.block, frame.args_start, end, false);
+        }
+        if let Some(a) = self.phis.get_mut(&arg) {
+            a.users.push(phi);
+        }
     }
 
     /// Records `value` in the blocks of `walk_path` from `start` on, and

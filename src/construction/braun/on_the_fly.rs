@@ -5,7 +5,7 @@
 //! `ast_walk.rs`, where assignments are built.
 
 use super::state::Builder;
-use crate::ir::{self, BinOp, Block, Inst, Op, UnOp, Value};
+use crate::ir::{BinOp, Block, Inst, Op, UnOp, Value};
 
 /// An operand while an expression is built: a constant not yet placed in
 /// any block, or a value. Constants are placed lazily so that folding leaves
@@ -25,8 +25,7 @@ impl Builder {
             Operand::Imm(c) => {
                 let op = Op::Const(c);
                 if self.opts.cse {
-                    debug_assert!(block == ir::Function::ENTRY || self.blocks[block].term.is_none());
-                    if let Some(&v) = self.cse.get(&(block, op.clone())) {
+                    if let Some(&v) = self.cse_table(block).get(&op) {
                         return v;
                     }
                 }
@@ -37,7 +36,7 @@ impl Builder {
                     self.consts.insert(v, c);
                 }
                 if self.opts.cse {
-                    self.cse.insert((block, op), v);
+                    self.cse_table(block).insert(op, v);
                 }
                 v
             }
@@ -63,15 +62,14 @@ impl Builder {
     /// an equal one of the block when CSE is on.
     pub(super) fn emit_value(&mut self, op: Op) -> Value {
         if self.opts.cse && !matches!(op, Op::Load(_)) {
-            debug_assert!(self.blocks[self.cur].term.is_none(), "CSE in a filled block");
-            if let Some(&v) = self.cse.get(&(self.cur, op.clone())) {
+            if let Some(&v) = self.cse_table(self.cur).get(&op) {
                 return self.resolve(v);
             }
         }
         let v = self.new_value();
         self.blocks[self.cur].insts.push(Inst { dest: Some(v), op: op.clone() });
         if self.opts.cse && !matches!(op, Op::Load(_)) {
-            self.cse.insert((self.cur, op), v);
+            self.cse_table(self.cur).insert(op, v);
         }
         v
     }

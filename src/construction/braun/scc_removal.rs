@@ -1,12 +1,26 @@
 //! `removeRedundantPhis`, Algorithm 5 of Braun et al. ("Simple and Efficient
 //! Construction of Static Single Assignment Form", CC 2013, §3.2): removal of
 //! redundant phi SCCs, which makes the result minimal on irreducible control
-//! flow too. Tarjan's algorithm is `crate::analysis::scc::tarjan_sccs`.
+//! flow too. Tarjan's algorithm is `crate::analysis::scc::tarjan_sccs_flat`.
 
 use super::state::{resolve_in, Builder};
-use crate::analysis::scc::tarjan_sccs;
+use crate::analysis::scc::tarjan_sccs_flat;
 use crate::entity::EntityRef;
 use crate::ir::Value;
+
+/// Phi SCCs in topological order (operands first): component `k` is
+/// `members[ends[k-1]..ends[k]]`, all in two vectors.
+struct PhiSccs {
+    members: Vec<Value>,
+    ends: Vec<u32>,
+}
+
+impl PhiSccs {
+    fn component(&self, k: usize) -> &[Value] {
+        let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
+        &self.members[start..self.ends[k] as usize]
+    }
+}
 
 impl Builder {
     /// Algorithm 5, `removeRedundantPhis`, with the recursion on inner phi
@@ -14,21 +28,21 @@ impl Builder {
     pub(super) fn remove_redundant_phis(&mut self, phis: Vec<Value>) {
         // A job is a list of SCCs in topological order (operands first) and
         // the position of the next SCC to process.
-        let mut jobs: Vec<(Vec<Vec<Value>>, usize)> = vec![(self.phi_sccs(&phis), 0)];
+        let mut jobs: Vec<(PhiSccs, usize)> = vec![(self.phi_sccs(&phis), 0)];
         while let Some((sccs, next)) = jobs.last_mut() {
-            if *next == sccs.len() {
+            if *next == sccs.ends.len() {
                 jobs.pop();
                 continue;
             }
             let i = *next;
             *next += 1;
-            if let [phi] = sccs[i][..] {
+            if let [phi] = *sccs.component(i) {
                 // The printed algorithm skips singletons as already handled,
                 // but contracting an earlier SCC can make one trivial again.
                 self.try_remove_trivial_phi(phi);
                 continue;
             }
-            let scc: Vec<Value> = sccs[i].iter().copied().filter(|&p| self.is_live_phi(p)).collect();
+            let scc: Vec<Value> = sccs.component(i).iter().copied().filter(|&p| self.is_live_phi(p)).collect();
             if let Some(inner) = self.process_scc(&scc) {
                 let inner_sccs = self.phi_sccs(&inner);
                 jobs.push((inner_sccs, 0));
@@ -90,8 +104,11 @@ impl Builder {
     /// order. Iterative. The position of each phi in `phis` is kept in
     /// `scc_index`, a dense vector indexed by value (`NOT_IN_SET` elsewhere),
     /// which is reset before returning, so each call costs the size of
-    /// `phis` and their operands.
-    fn phi_sccs(&mut self, phis: &[Value]) -> Vec<Vec<Value>> {
+    /// `phis` and their operands. The graph and the components are flat
+    /// vectors (`tarjan_sccs_flat`): with one vector per phi, the
+    /// allocations cost more than the search (all live phis are searched
+    /// once when the function is finished).
+    fn phi_sccs(&mut self, phis: &[Value]) -> PhiSccs {
         const NOT_IN_SET: u32 = u32::MAX;
         let mut index_of = std::mem::take(&mut self.scc_index);
         if index_of.len() < self.value_count as usize {
@@ -101,22 +118,20 @@ impl Builder {
             index_of[p.index()] = u32::try_from(i).expect("fewer than 2^32 phis");
         }
         let (table, alias) = (&self.phis, &mut self.alias);
-        let succs: Vec<Vec<usize>> = phis
-            .iter()
-            .map(|p| {
-                table[p]
-                    .args
-                    .iter()
-                    .map(|&a| index_of[resolve_in(alias, a).index()])
-                    .filter(|&i| i != NOT_IN_SET)
-                    .map(|i| i as usize)
-                    .collect()
-            })
-            .collect();
+        let mut starts: Vec<u32> = Vec::with_capacity(phis.len() + 1);
+        let mut targets: Vec<u32> = Vec::new();
+        starts.push(0);
+        for p in phis {
+            targets.extend(
+                table[p].args.iter().map(|&a| index_of[resolve_in(alias, a).index()]).filter(|&i| i != NOT_IN_SET),
+            );
+            starts.push(u32::try_from(targets.len()).expect("fewer than 2^32 phi operands"));
+        }
         for &p in phis {
             index_of[p.index()] = NOT_IN_SET;
         }
         self.scc_index = index_of;
-        tarjan_sccs(&succs).into_iter().map(|c| c.into_iter().map(|i| phis[i]).collect()).collect()
+        let flat = tarjan_sccs_flat(&starts, &targets);
+        PhiSccs { members: flat.members.iter().map(|&i| phis[i as usize]).collect(), ends: flat.ends }
     }
 }

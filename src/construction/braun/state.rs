@@ -10,11 +10,16 @@
 //! them die at once as trivial): the alias links are one dense vector of
 //! parents indexed by value (a value is its own parent until `replaceBy`);
 //! the phis live in a [`PhiTable`], a dense arena whose slots are freed when
-//! a phi dies and reused, with their vectors' capacity, by the next phi; and
-//! a phi that dies as the last phi of its block leaves the block's list.
+//! a phi dies and reused, with their vectors' capacity, by the next phi (a
+//! provisional phi of the look-up, `lookup.rs`, has no slot: its entry in
+//! the table's index names its frame instead); and a phi that dies as the
+//! last phi of its block leaves the block's list. The per-block vectors are
+//! allocated once, from a bound on the number of blocks taken from the AST
+//! (`block_bound`), not grown by doubling.
 //! A block's state holds only what every block needs: the CSE tables of
-//! §3.1 are one map keyed by (block, operation) that keeps only the block
-//! being filled (and the entry block), and the marks of §3.3 one map keyed
+//! §3.1 are two maps, the entry block's and the block being filled's (the
+//! latter emptied, not searched entry by entry, when its block is filled),
+//! and the marks of §3.3 one map keyed
 //! by (block, variable), so that each of the 551,267 blocks at 1,000,000
 //! statements no longer carries two empty hash tables (64 bytes of its 184).
 //! The look-up's frame stack, its path of
@@ -64,6 +69,9 @@ pub(super) struct PhiTable {
 }
 
 const NO_SLOT: u32 = u32::MAX;
+/// The tag of a provisional phi's entry in `slot_of`: the high bit, with the
+/// index of its look-up frame in the low bits (see `lookup.rs`).
+const PROVISIONAL: u32 = 1 << 31;
 
 impl PhiTable {
     /// Makes room for the value `v` (called for every new value).
@@ -73,7 +81,7 @@ impl PhiTable {
         }
     }
 
-    fn insert(&mut self, v: Value, block: Block, complete: bool) {
+    pub(super) fn insert(&mut self, v: Value, block: Block, complete: bool) {
         self.grow_to(v);
         let slot = match self.free.pop() {
             Some(s) => {
@@ -86,7 +94,8 @@ impl PhiTable {
                 s
             }
             None => {
-                let s = u32::try_from(self.slots.len()).expect("fewer than 2^32 phis");
+                let s =
+                    u32::try_from(self.slots.len()).ok().filter(|&s| s < PROVISIONAL).expect("fewer than 2^31 phis");
                 self.slots.push(PhiData { args: Vec::new(), users: Vec::new(), complete, witness: None, block });
                 s
             }
@@ -94,22 +103,43 @@ impl PhiTable {
         self.slot_of[v.index()] = slot;
     }
 
-    /// The live phi `v`, if it is one.
+    /// The live phi `v`, if it is one (a provisional phi is not yet).
     pub(super) fn get(&self, v: &Value) -> Option<&PhiData> {
         let s = *self.slot_of.get(v.index())?;
-        (s != NO_SLOT).then(|| &self.slots[s as usize])
+        (s < PROVISIONAL).then(|| &self.slots[s as usize])
     }
 
     pub(super) fn get_mut(&mut self, v: &Value) -> Option<&mut PhiData> {
         let s = *self.slot_of.get(v.index())?;
-        (s != NO_SLOT).then(|| &mut self.slots[s as usize])
+        (s < PROVISIONAL).then(|| &mut self.slots[s as usize])
+    }
+
+    /// Records that `v` is the provisional phi of the look-up frame at
+    /// position `frame` of the frame stack.
+    pub(super) fn set_provisional(&mut self, v: Value, frame: usize) {
+        self.grow_to(v);
+        let frame = u32::try_from(frame).ok().filter(|&f| f < PROVISIONAL - 1).expect("fewer than 2^31 frames");
+        self.slot_of[v.index()] = PROVISIONAL | frame;
+    }
+
+    /// The frame of the provisional phi `v`, if `v` is one.
+    pub(super) fn provisional_frame(&self, v: Value) -> Option<usize> {
+        let s = *self.slot_of.get(v.index())?;
+        (s != NO_SLOT && s & PROVISIONAL != 0).then_some((s & !PROVISIONAL) as usize)
+    }
+
+    /// Forgets the provisional phi `v`, which died without ever entering
+    /// the table.
+    pub(super) fn drop_provisional(&mut self, v: Value) {
+        debug_assert!(self.provisional_frame(v).is_some(), "{v} is not provisional");
+        self.slot_of[v.index()] = NO_SLOT;
     }
 
     /// Takes the phi `v` out of the table (it died) and appends its users
     /// to `users`. The slot keeps its vectors' capacity for the next phi.
     pub(super) fn remove_into(&mut self, v: Value, users: &mut Vec<Value>) {
         let s = std::mem::replace(&mut self.slot_of[v.index()], NO_SLOT);
-        assert_ne!(s, NO_SLOT, "{v} is not a live phi");
+        assert!(s < PROVISIONAL, "{v} is not a live phi");
         self.free.push(s);
         users.append(&mut self.slots[s as usize].users);
     }
@@ -145,6 +175,9 @@ pub(super) struct Frame {
     pub(super) phi: Option<Value>,
     /// Operands collected so far (marker variant).
     pub(super) collected: Vec<Value>,
+    /// Where this frame's operands start in `Builder::phi_args` (phi
+    /// variant, while its phi is provisional; stacked like `path_start`).
+    pub(super) args_start: usize,
     pub(super) next_pred: usize,
     /// Where this frame's part of `Builder::walk_path` starts: the
     /// single-predecessor blocks walked through to reach `block`, which get
@@ -152,6 +185,34 @@ pub(super) struct Frame {
     /// the way back of the recursive version). Frames are finished in the
     /// reverse order of their creation, so their parts are stacked.
     pub(super) path_start: usize,
+}
+
+/// The successors of a block, in a fixed buffer (a terminator has at most
+/// two): `set_term` and the walk of `reverse_postorder` in `finish.rs` ask
+/// for them once per block, and a `Vec` each time was an allocation per
+/// block.
+pub(super) struct Successors {
+    blocks: [Block; 2],
+    len: usize,
+}
+
+impl Successors {
+    pub(super) fn of(term: Option<&Terminator>) -> Successors {
+        let none = ir::Function::ENTRY;
+        match term {
+            Some(&Terminator::Jump(b)) => Successors { blocks: [b, none], len: 1 },
+            Some(&Terminator::Branch { then_dest, else_dest, .. }) => {
+                Successors { blocks: [then_dest, else_dest], len: 2 }
+            }
+            Some(Terminator::Return(_)) | None => Successors { blocks: [none, none], len: 0 },
+        }
+    }
+}
+
+impl AsRef<[Block]> for Successors {
+    fn as_ref(&self) -> &[Block] {
+        &self.blocks[..self.len]
+    }
 }
 
 /// What a loop's `break` and `continue` jump to.
@@ -181,11 +242,16 @@ pub(super) struct Builder {
     pub(super) alias: Vec<Value>,
     /// The live phis.
     pub(super) phis: PhiTable,
-    /// The local value numbering tables for CSE, of all blocks in one map:
-    /// (block, operation) to value. A block's entries are dropped when it is
-    /// filled, except the entry block's (`initial_value` places constants
-    /// there until the end), so the map holds the block being filled.
-    pub(super) cse: HashMap<(Block, Op), Value>,
+    /// The local value numbering tables for CSE (§3.1), operation to value:
+    /// the entry block's, kept until the end (`initial_value` places
+    /// constants there), and the block being filled's, emptied when it is
+    /// filled. No other block needs one: the AST walk terminates the block
+    /// it fills before it moves on to another, so at most one block besides
+    /// the entry is being filled at a time (`cse_block_of` says which, and
+    /// is checked).
+    pub(super) cse_entry: HashMap<Op, Value>,
+    pub(super) cse_block: HashMap<Op, Value>,
+    pub(super) cse_block_of: Option<Block>,
     /// The variables the marker algorithm marked in each block, and the phi
     /// a cycle placed (§3.3).
     pub(super) marks: HashMap<(Block, Var), Option<Value>>,
@@ -234,18 +300,41 @@ pub(super) struct Builder {
     pub(super) trivial_users: Vec<Value>,
     /// Scratch frame stack of `read_variable` (`lookup.rs`).
     pub(super) frames: Vec<Frame>,
+    /// The operands of the provisional phis of the frames in progress, one
+    /// range per frame (`Frame::args_start`).
+    pub(super) phi_args: Vec<Value>,
     pub(super) stats: BraunStats,
 }
 
 impl Builder {
     pub(super) fn new(func: &ast::Function, opts: BraunOptions) -> Self {
+        // Count the gotos to each label so that label blocks can be sealed
+        // as soon as their last predecessor is known.
+        let mut goto_counts: HashMap<&str, usize> = HashMap::default();
+        let mut label_names: Vec<&str> = Vec::new();
+        let mut assigned_names: Vec<&str> = Vec::new();
+        // Also bound the number of blocks the AST walk will make, so that
+        // the per-block vectors are allocated once, at their size (doubling
+        // left up to half of the largest one unused, and copied it).
+        let mut blocks = 1usize;
+        ast::walk_stmts(&func.body, |s, _| {
+            blocks += block_bound(s);
+            match s {
+                Stmt::Goto(l) => *goto_counts.entry(l.as_str()).or_default() += 1,
+                Stmt::Label(l) => label_names.push(l.as_str()),
+                Stmt::Var(x, _) | Stmt::Assign(x, _) => assigned_names.push(x.as_str()),
+                _ => {}
+            }
+        });
         let mut b = Builder {
             opts,
-            blocks: EntityVec::new(),
+            blocks: EntityVec::with_capacity(blocks),
             defs: CurrentDefs::default(),
             alias: Vec::new(),
             phis: PhiTable::default(),
-            cse: HashMap::default(),
+            cse_entry: HashMap::default(),
+            cse_block: HashMap::default(),
+            cse_block_of: None,
             marks: HashMap::default(),
             scc_index: Vec::new(),
             consts: HashMap::default(),
@@ -255,7 +344,7 @@ impl Builder {
             assigned: Vec::new(),
             first_assigned_at: Vec::new(),
             filled: 0,
-            filled_at: Vec::new(),
+            filled_at: Vec::with_capacity(blocks),
             open_loops: 0,
             has_labels: false,
             initial: HashMap::default(),
@@ -264,12 +353,13 @@ impl Builder {
             cur: ir::Function::ENTRY,
             loops: Vec::new(),
             labels: HashMap::default(),
-            walk_stamp: Vec::new(),
+            walk_stamp: Vec::with_capacity(blocks),
             walk_epoch: 0,
             walk_path: Vec::new(),
             trivial_work: Vec::new(),
             trivial_users: Vec::new(),
             frames: Vec::new(),
+            phi_args: Vec::new(),
             stats: BraunStats::default(),
         };
         let entry = b.new_block();
@@ -281,17 +371,6 @@ impl Builder {
             b.params.push(v);
             b.initial.insert(var, v);
         }
-        // Count the gotos to each label so that label blocks can be sealed
-        // as soon as their last predecessor is known.
-        let mut goto_counts: HashMap<&str, usize> = HashMap::default();
-        let mut label_names: Vec<&str> = Vec::new();
-        let mut assigned_names: Vec<&str> = Vec::new();
-        ast::walk_stmts(&func.body, |s, _| match s {
-            Stmt::Goto(l) => *goto_counts.entry(l.as_str()).or_default() += 1,
-            Stmt::Label(l) => label_names.push(l.as_str()),
-            Stmt::Var(x, _) | Stmt::Assign(x, _) => assigned_names.push(x.as_str()),
-            _ => {}
-        });
         for x in assigned_names {
             let var = b.var(x);
             b.assigned[var.0 as usize] = true;
@@ -350,12 +429,24 @@ impl Builder {
     /// Records that block `b` was just terminated.
     pub(super) fn mark_filled(&mut self, b: Block) {
         if self.opts.cse && b != ir::Function::ENTRY {
-            for inst in &self.blocks[b].insts {
-                self.cse.remove(&(b, inst.op.clone()));
-            }
+            debug_assert!(self.cse_block_of.is_none_or(|o| o == b), "CSE entries of another block");
+            self.cse_block.clear();
+            self.cse_block_of = None;
         }
         self.filled += 1;
         self.filled_at[b.index()] = (self.filled, self.open_loops == 0);
+    }
+
+    /// The CSE table of `block`, which is the entry or the block being
+    /// filled (see `Builder::cse_block`).
+    pub(super) fn cse_table(&mut self, block: Block) -> &mut HashMap<Op, Value> {
+        if block == ir::Function::ENTRY {
+            return &mut self.cse_entry;
+        }
+        debug_assert!(self.blocks[block].term.is_none(), "CSE in a filled block");
+        debug_assert!(self.cse_block_of.is_none_or(|o| o == block), "CSE entries of another block");
+        self.cse_block_of = Some(block);
+        &mut self.cse_block
     }
 
     /// Whether the function assigns `var` anywhere.
@@ -414,6 +505,16 @@ impl Builder {
         u
     }
 
+    /// The operandless phi of Alg. 2 in a sealed block, as a provisional
+    /// phi: numbered and in its block's list like any phi, but not in the
+    /// phi table until something uses it (see `lookup.rs`).
+    pub(super) fn new_provisional_phi(&mut self, block: Block) -> Value {
+        let v = self.new_value();
+        self.blocks[block].phis.push(v);
+        self.stats.phis_created += 1;
+        v
+    }
+
     pub(super) fn new_phi(&mut self, block: Block, complete: bool) -> Value {
         let v = self.new_value();
         self.phis.insert(v, block, complete);
@@ -431,6 +532,32 @@ impl Builder {
             }
         }
     }
+}
+
+/// At least the number of blocks that `ast_walk.rs` makes for the statement
+/// `s` itself (not its nested statements): `if` makes up to three, `while`
+/// three, a jump and a label one, and each `&&` or `||` in its expressions
+/// at most two (the right operand and the join of a value; one in a
+/// condition).
+fn block_bound(s: &Stmt) -> usize {
+    fn short_circuits(e: &ast::Expr) -> usize {
+        use ast::Expr;
+        match e {
+            Expr::Lit(_) | Expr::Var(_) => 0,
+            Expr::Load(a) | Expr::Unary(_, a) => short_circuits(a),
+            Expr::Binary(_, a, b) => short_circuits(a) + short_circuits(b),
+            Expr::LogicalAnd(a, b) | Expr::LogicalOr(a, b) => 1 + short_circuits(a) + short_circuits(b),
+        }
+    }
+    let (own, exprs): (usize, [Option<&ast::Expr>; 2]) = match s {
+        Stmt::Var(_, e) | Stmt::Assign(_, e) | Stmt::Out(e) => (0, [Some(e), None]),
+        Stmt::Store(a, v) => (0, [Some(a), Some(v)]),
+        Stmt::Return(e) => (1, [Some(e), None]),
+        Stmt::If(c, _, _) | Stmt::While(c, _) => (3, [Some(c), None]),
+        Stmt::Break | Stmt::Continue | Stmt::Goto(_) | Stmt::Label(_) => (1, [None, None]),
+        Stmt::Block(_) => (0, [None, None]),
+    };
+    own + exprs.iter().flatten().map(|e| 2 * short_circuits(e)).sum::<usize>()
 }
 
 /// Follows alias links to the value that now stands for `v`, with path

@@ -5,10 +5,73 @@
 //! [`BraunOptions::witness_cache`]: super::options::BraunOptions::witness_cache
 
 use super::state::{resolve_in, Builder};
-use crate::ir::Value;
+use crate::ir::{Block, Value};
+
+/// The test of Alg. 3 on a list of operands: `Some(Some(v))` when they are
+/// only `phi` and `v`, `Some(None)` when they are only `phi`, `None` when
+/// they hold two values other than `phi`.
+pub(super) fn trivial_operand(args: &[Value], alias: &mut [Value], phi: Value) -> Option<Option<Value>> {
+    let mut same: Option<Value> = None;
+    for &arg in args {
+        let op = resolve_in(alias, arg);
+        if op == phi || Some(op) == same {
+            continue;
+        }
+        if same.is_some() {
+            return None;
+        }
+        same = Some(op);
+    }
+    Some(same)
+}
 
 impl Builder {
     // ----- Algorithm 3: trivial phis -----
+
+    /// `tryRemoveTrivialPhi` for a provisional phi (`lookup.rs`) whose
+    /// operands `phi_args[start..]` are all in: when it is trivial it dies
+    /// without entering the phi table (nothing uses it, so there are no
+    /// users to re-check), else it enters the table complete and goes
+    /// through [`Builder::try_remove_trivial_phi`], which finds it
+    /// non-trivial again and records its witnesses. Returns what `phi`
+    /// stands for now.
+    pub(super) fn try_remove_trivial_provisional(&mut self, phi: Value, block: Block, start: usize) -> Value {
+        match trivial_operand(&self.phi_args[start..], &mut self.alias, phi) {
+            Some(same) => {
+                let same = match same {
+                    Some(s) => s,
+                    // The phi is unreachable or in the start block.
+                    None => self.undef_value(),
+                };
+                self.phis.drop_provisional(phi);
+                if self.blocks[block].phis.last() == Some(&phi) {
+                    self.blocks[block].phis.pop();
+                }
+                self.set_alias(phi, same);
+                self.stats.trivial_removed += 1;
+                self.resolve(phi)
+            }
+            None => {
+                self.materialize_provisional(phi, block, start, self.phi_args.len(), true);
+                self.try_remove_trivial_phi(phi)
+            }
+        }
+    }
+
+    /// Puts the provisional phi `phi` into the phi table with the operands
+    /// `phi_args[start..end]`.
+    pub(super) fn materialize_provisional(
+        &mut self,
+        phi: Value,
+        block: Block,
+        start: usize,
+        end: usize,
+        complete: bool,
+    ) {
+        self.phis.insert(phi, block, complete);
+        let (phis, buffer) = (&mut self.phis, &self.phi_args);
+        phis.get_mut(&phi).expect("just inserted").args.extend_from_slice(&buffer[start..end]);
+    }
 
     /// Decides whether `phi` is trivial: `Some(Some(v))` when it merges only
     /// itself and `v`, `Some(None)` when it merges only itself, `None` when
