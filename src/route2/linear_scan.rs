@@ -85,8 +85,10 @@
 //! division also blocks, for everyone else, rdx at its read position (`cqo`
 //! overwrites rdx before `idiv` reads the divisor, so neither the divisor
 //! nor a variable live across may be there) and, for `%`, rax at its write
-//! position (the unused quotient): these *clobbers* are intervals assigned
-//! from the start that are never evicted. Coalescing does not merge classes
+//! position (the unused quotient): these *clobbers* are positions where
+//! the register is taken from the start and never freed (kept apart from
+//! the assigned intervals, sorted by position, so that testing an interval
+//! against them costs its ranges times a logarithm). Coalescing does not merge classes
 //! pinned to different registers, nor a class whose interval meets a
 //! clobber of the register of the pinned one. Scan order on equal starts:
 //! fixed temporaries, temporaries, pinned variables, variables; a fixed
@@ -291,9 +293,9 @@ pub fn coalesce_copies_pinned(f: &Function, pins: &Pins, k: usize) -> (Function,
     for (v, r) in pins.iter() {
         label[v] = Some(r.reg());
     }
-    let clobbers = clobber_positions(f, &lay, pins, k);
+    let clobbers = clobbers_by_reg(&clobber_positions(f, &lay, pins, k), k);
     let meets_clobber =
-        |ranges: &Ranges, reg: Reg| clobbers.iter().any(|&(r, p)| r == reg && ranges.overlaps(&Ranges::point(p)));
+        |ranges: &Ranges, reg: Reg| clobbers.get(usize::from(reg.0)).is_some_and(|c| meets(ranges, c));
     let mut parent: EntityVec<Value, Value> = (0..n).map(Value::new).collect();
     let find = |parent: &mut EntityVec<Value, Value>, mut v: Value| {
         while parent[v] != v {
@@ -385,23 +387,41 @@ fn clobber_positions(f: &Function, lay: &Layout, pins: &Pins, k: usize) -> Vec<(
     out
 }
 
+/// The positions of the clobbers of each register below `k`, sorted.
+fn clobbers_by_reg(clobbers: &[(Reg, Pos)], k: usize) -> Vec<Vec<Pos>> {
+    let mut out: Vec<Vec<Pos>> = vec![Vec::new(); k];
+    for &(r, p) in clobbers {
+        if let Some(list) = out.get_mut(usize::from(r.0)) {
+            list.push(p);
+        }
+    }
+    for list in &mut out {
+        list.sort_unstable();
+    }
+    out
+}
+
+/// True when one of the sorted `positions` lies in `ranges`.
+fn meets(ranges: &Ranges, positions: &[Pos]) -> bool {
+    ranges.ranges().iter().any(|&(from, to)| {
+        let i = positions.partition_point(|&p| p < from);
+        positions.get(i).is_some_and(|&p| p <= to)
+    })
+}
+
 /// Who an interval of the scan belongs to.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Owner {
     Var(Value),
     /// The temporary register of a spilled variable at one position.
     Temp(Pos, Value),
-    /// A register a constrained division destroys (assigned from the
-    /// start, never evicted).
-    Clobber,
 }
 
 struct Interval {
     ranges: Ranges,
     owner: Owner,
     /// The only register the interval may get (a pinned variable, the
-    /// temporary of a pinned operand of a constrained division, a
-    /// clobber).
+    /// temporary of a pinned operand of a constrained division).
     fixed: Option<Reg>,
 }
 
@@ -553,13 +573,11 @@ impl Scanner<'_> {
             on_reg: vec![Vec::new(); self.k],
             spilled: EntityVec::from_elem(false, self.intervals.len()),
         };
-        for &(r, p) in self.clobbers {
-            if usize::from(r.0) < self.k {
-                st.on_reg[usize::from(r.0)].push(st.all.len());
-                st.all.push(Interval { ranges: Ranges::point(p), owner: Owner::Clobber, fixed: Some(r) });
-                st.assigned.push(Some(r));
-            }
-        }
+        // The clobbers of each register, by position. They are not in
+        // `on_reg`: there each would stay from the start of the scan to its
+        // position and be tested against every interval, (intervals) ×
+        // (divisions) tests.
+        let clobbered = clobbers_by_reg(self.clobbers, self.k);
         for (v, r) in self.intervals.iter() {
             let fixed = self.pins.get(v).map(|p| p.reg());
             st.add(Interval { ranges: r.clone(), owner: Owner::Var(v), fixed });
@@ -572,9 +590,11 @@ impl Scanner<'_> {
             let overlapping = |r: usize| {
                 on_reg[r].iter().copied().filter(|&j| all[j].ranges.overlaps(&all[cur].ranges)).collect::<Vec<_>>()
             };
+            // True when a clobber of register `r` lies in the current interval.
+            let hits_clobber = |r: usize| meets(&all[cur].ranges, &clobbered[r]);
             let fixed = all[cur].fixed;
             let allowed = |r: &usize| fixed.is_none_or(|f| usize::from(f.0) == *r);
-            if let Some(r) = (0..self.k).filter(allowed).find(|&r| overlapping(r).is_empty()) {
+            if let Some(r) = (0..self.k).filter(allowed).find(|&r| !hits_clobber(r) && overlapping(r).is_empty()) {
                 st.assigned[cur] = Some(Reg(r as u8));
                 st.on_reg[r].push(cur);
                 continue;
@@ -584,7 +604,7 @@ impl Scanner<'_> {
             for r in (0..self.k).filter(allowed) {
                 let mut cost = 0.0;
                 let mut victims = Vec::new();
-                let mut evictable = true;
+                let mut evictable = !hits_clobber(r);
                 for j in overlapping(r) {
                     match all[j].owner {
                         // A variable with a fixed temporary here would
@@ -594,7 +614,7 @@ impl Scanner<'_> {
                             cost += self.priority[v];
                             victims.push(j);
                         }
-                        Owner::Temp(..) | Owner::Clobber => evictable = false,
+                        Owner::Temp(..) => evictable = false,
                     }
                 }
                 if evictable && best.as_ref().is_none_or(|(c, _, _)| cost < *c) {
@@ -602,9 +622,6 @@ impl Scanner<'_> {
                 }
             }
             let take = match (all[cur].owner, best) {
-                (Owner::Clobber, _) => {
-                    return Err(fail("linear-scan", "scan", "a clobber was queued".to_string()));
-                }
                 (Owner::Var(v), best) if best.as_ref().is_none_or(|(c, _, _)| *c >= self.priority[v]) => {
                     st.spilled[v] = true;
                     for iv in self.temps_of(v) {
@@ -641,7 +658,7 @@ impl Scanner<'_> {
                 }
                 // Spilled when it was scanned or evicted later: its
                 // temporaries stand for it.
-                (Owner::Var(_), None) | (Owner::Clobber, _) => {}
+                (Owner::Var(_), None) => {}
                 (Owner::Temp(p, v), None) => {
                     return Err(fail("linear-scan", "scan", format!("the temporary of {v} at {p} has no register")))
                 }
