@@ -166,20 +166,16 @@ impl Ranges {
         &self.0
     }
 
-    /// True when the two sets share a position.
+    /// True when the two sets share a position: each range of the set with
+    /// fewer ranges is looked up in the other by binary search (a class of
+    /// route 2 renamed to one variable may have thousands of ranges, and
+    /// the scan tests it against every interval that starts in its span).
     pub fn overlaps(&self, other: &Ranges) -> bool {
-        let (mut i, mut j) = (0, 0);
-        while i < self.0.len() && j < other.0.len() {
-            let (a, b) = (self.0[i], other.0[j]);
-            if a.1 < b.0 {
-                i += 1;
-            } else if b.1 < a.0 {
-                j += 1;
-            } else {
-                return true;
-            }
-        }
-        false
+        let (few, many) = if self.0.len() <= other.0.len() { (&self.0, &other.0) } else { (&other.0, &self.0) };
+        few.iter().any(|&(from, to)| {
+            let i = many.partition_point(|r| r.1 < from);
+            many.get(i).is_some_and(|r| r.0 <= to)
+        })
     }
 
     fn union(&self, other: &Ranges) -> Ranges {
