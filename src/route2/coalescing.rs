@@ -93,7 +93,7 @@ use crate::ir::{Block, Function, Op, Value};
 use crate::route2::class_interference::{classes_interfere_linear, InterferenceMode};
 use crate::route2::congruence_classes::CongruenceClasses;
 use crate::route2::copy_insertion::InsertedCopy;
-use crate::route2::renaming_constraints::{clobbers, live_at_a_clobber, Clobber, FixedReg, Pins};
+use crate::route2::renaming_constraints::{clobbers, live_at_a_clobber, ClobberIndex, FixedReg, Pins};
 use crate::route2::values::{intersect, CopyGroups, ValueInterference};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -418,7 +418,7 @@ pub struct Coalescer<'c, 'a> {
     labels: FxHashMap<Value, FixedReg>,
     /// The registers constrained divisions destroy (§III-D, see
     /// `renaming_constraints.rs`).
-    clobbers: Vec<Clobber>,
+    clobbers: ClobberIndex,
     out: Coalescing,
 }
 
@@ -433,7 +433,7 @@ impl<'c, 'a> Coalescer<'c, 'a> {
             classes: CongruenceClasses::default(),
             copy_source: affinities.iter().map(|a| (a.dest, a.source)).collect(),
             labels: FxHashMap::default(),
-            clobbers: Vec::new(),
+            clobbers: ClobberIndex::default(),
             out: Coalescing::default(),
         };
         for data in f.blocks.values() {
@@ -455,7 +455,7 @@ impl<'c, 'a> Coalescer<'c, 'a> {
     /// label only if none of its members is live where a constrained
     /// division of `f` destroys that register.
     pub fn with_pins(mut self, f: &Function, pins: &Pins) -> Self {
-        self.clobbers = clobbers(f, pins);
+        self.clobbers = ClobberIndex::new(clobbers(f, pins), self.ctx);
         for r in [FixedReg::Rax, FixedReg::Rdx] {
             let mut root: Option<Value> = None;
             for (v, _) in pins.iter().filter(|&(_, p)| p == r) {
