@@ -96,7 +96,7 @@
 
 use crate::entity::EntityRef;
 use crate::ir::Value;
-use crate::route2::class_interference::AncestorMap;
+use crate::route2::class_interference::{equal_intersecting_ancestors, AncestorMap};
 #[cfg(doc)]
 use crate::route2::class_interference::classes_interfere_linear_with;
 use crate::route2::values::{intersect, ValueInterference};
@@ -294,4 +294,27 @@ pub(crate) fn classes_interfere_local(
         }
     }
     Some(outs)
+}
+
+/// [`classes_interfere_local`] on two classes given as lists (each free of
+/// value interference), with their `equal_anc_in` computed from scratch:
+/// `None` when they interfere, else the `equal_anc_in` of every member of
+/// the merged class, as [`classes_interfere_linear_with`] gives it. For the
+/// tests that compare the two walks (`tests/out_of_ssa.rs`).
+pub fn merged_equal_ancestors_local(a: &[Value], b: &[Value], ctx: &ValueInterference<'_>) -> Option<AncestorMap> {
+    let mut anc_in = AncestorMap::default();
+    let mut sets = [ClassSet::new(), ClassSet::new()];
+    for (list, set) in [a, b].into_iter().zip(&mut sets) {
+        let mut sorted: Vec<Key> = list.iter().filter_map(|&v| key_of(ctx, v)).collect();
+        sorted.sort_unstable();
+        let members: Vec<Value> = sorted.iter().map(|&k| var_of(k)).collect();
+        equal_intersecting_ancestors(&members, ctx, &mut anc_in);
+        set.extend(sorted);
+    }
+    let outs = classes_interfere_local(&sets[0], &sets[1], ctx, &anc_in)?;
+    for (member, out) in outs {
+        let inside = anc_in.get(&member).copied().flatten();
+        anc_in.insert(member, later(ctx, inside, Some(out)));
+    }
+    Some(anc_in)
 }
