@@ -100,6 +100,7 @@ use crate::route2::class_interference::{equal_intersecting_ancestors, AncestorMa
 #[cfg(doc)]
 use crate::route2::class_interference::classes_interfere_linear_with;
 use crate::route2::values::{intersect, ValueInterference};
+use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 use std::ops::Bound::{Excluded, Included, Unbounded};
 
@@ -150,6 +151,7 @@ impl Entry {
 struct Walk<'w, 'a> {
     ctx: &'w ValueInterference<'a>,
     anc_in: &'w AncestorMap,
+    parents: &'w ParentMap,
     big: &'w ClassSet,
     /// True when the larger class is the first one (its members come first
     /// at one definition point).
@@ -183,47 +185,102 @@ impl Walk<'_, '_> {
     /// The parent of the member `a` (key `ka`) of the smaller class when the
     /// top of the stack is `t`, of the larger class: the latest member of
     /// the larger class before `a` that dominates it (item 2 of the module
-    /// documentation).
+    /// documentation). Let `last` be the latest member of the larger class
+    /// before `a`. If it does not dominate `a`, the parent does dominate
+    /// `last` (it comes between them in the order), so it is an ancestor of
+    /// `last` in the larger class's forest; it is also the member in the
+    /// nearest block above `a` in the dominator tree that holds a member
+    /// before `a`. Both searches stop at `t`; they take turns, so the cost
+    /// is twice the shorter one. The forest's parents come from earlier
+    /// walks, whose order puts the first class first among members defined
+    /// at one point; so the forest search, at the first member that
+    /// dominates `a`, takes the latest member of the larger class defined
+    /// at the same point (all of them dominate `a`).
     fn parent_in(&self, a: Value, ka: Key, t: Value) -> Value {
         let Some(kt) = key_of(self.ctx, t) else { return t };
         let upper = self.big_bound_after(ka);
-        match self.big.range((Excluded(kt), Excluded(upper))).next_back() {
+        let last = match self.big.range((Excluded(kt), Excluded(upper))).next_back() {
             None => return t,
             Some(&last) if self.ctx.def_dominates(var_of(last), a) => return var_of(last),
-            Some(_) => {}
-        }
+            Some(&last) => var_of(last),
+        };
         let dom = self.ctx.dom();
+        let mut chain = self.parents.get(&last).copied().flatten();
         let mut block = self.ctx.def_block(a);
-        while let Some(b) = block {
-            let pre = dom.preorder_number(b);
-            if pre < kt.0 {
-                break;
+        loop {
+            // One step up the forest from `last`.
+            let Some(c) = chain else { return t };
+            let Some(kc) = key_of(self.ctx, c) else { return t };
+            if self.ctx.def_dominates(c, a) {
+                let hi = upper.min((kc.0, kc.1 + 1, 0));
+                let latest = self.big.range((Included((kc.0, kc.1, 0)), Excluded(hi))).next_back();
+                return match latest {
+                    Some(&k) if k > kt => var_of(k),
+                    _ => t,
+                };
             }
-            let lo = if pre == kt.0 { Excluded(kt) } else { Included((pre, 0, 0)) };
-            let hi = if pre == ka.0 { Excluded(upper) } else { Excluded((pre + 1, 0, 0)) };
-            if let Some(&k) = self.big.range((lo, hi)).next_back() {
-                return var_of(k);
+            if kc <= kt {
+                return t;
             }
-            block = dom.idom[b];
+            chain = self.parents.get(&c).copied().flatten();
+            // One step up the dominator tree from `a`'s block.
+            if let Some(b) = block {
+                let pre = dom.preorder_number(b);
+                if pre < kt.0 {
+                    return t;
+                }
+                let lo = if pre == kt.0 { Excluded(kt) } else { Included((pre, 0, 0)) };
+                let hi = if pre == ka.0 { Excluded(upper) } else { Excluded((pre + 1, 0, 0)) };
+                if let Some(&k) = self.big.range((lo, hi)).next_back() {
+                    return var_of(k);
+                }
+                block = dom.idom[b];
+            }
         }
-        t
+    }
+}
+
+/// The parent of each member in its class's dominance forest (`None` for
+/// a root).
+pub(crate) type ParentMap = FxHashMap<Value, Option<Value>>;
+
+/// What the merged class needs from a test that found no interference:
+/// the members whose `equal_anc_out` is not `⊥`, with it (their
+/// `equal_anc_in` becomes the [`later`] of the two), and the members whose
+/// parent in the merged forest is not their parent in their own class.
+#[derive(Default)]
+pub(crate) struct MergeUpdates {
+    pub outs: Vec<(Value, Value)>,
+    pub parents: Vec<(Value, Option<Value>)>,
+}
+
+/// The parent of each member of a class sorted in dominance pre-DFS order
+/// (the top of Algorithm 2's stack).
+pub(crate) fn forest_parents(class: &[Value], ctx: &ValueInterference<'_>, parents: &mut ParentMap) {
+    let mut stack: Vec<Value> = Vec::new();
+    for &current in class {
+        while stack.last().is_some_and(|&other| !ctx.def_dominates(other, current)) {
+            stack.pop();
+        }
+        parents.insert(current, stack.last().copied());
+        stack.push(current);
     }
 }
 
 /// The value-based linear test of `first` and `second` (their members'
-/// `equal_anc_in` in `anc_in`), walked near the smaller class (module
-/// documentation): `None` when the classes interfere, else the members
-/// whose `equal_anc_out` is not `⊥`, with it. The merged class's
-/// `equal_anc_in` is, for those, the [`later`] of the two.
+/// `equal_anc_in` in `anc_in`, their forest parents in `parents`), walked
+/// near the smaller class (module documentation): `None` when the classes
+/// interfere, else what merging them changes.
 pub(crate) fn classes_interfere_local(
     first: &ClassSet,
     second: &ClassSet,
     ctx: &ValueInterference<'_>,
     anc_in: &AncestorMap,
-) -> Option<Vec<(Value, Value)>> {
+    parents: &ParentMap,
+) -> Option<MergeUpdates> {
     let big_first = first.len() > second.len();
     let (small, big) = if big_first { (second, first) } else { (first, second) };
-    let walk = Walk { ctx, anc_in, big, big_first };
+    let walk = Walk { ctx, anc_in, parents, big, big_first };
     // The merged order: at one definition point, the first class first.
     let before = |small_key: Key, big_key: Key| {
         let side = |is_big: bool| u8::from(is_big != big_first);
@@ -233,7 +290,7 @@ pub(crate) fn classes_interfere_local(
     let mut next_big = big.iter().next().copied();
     let mut stack: Vec<Entry> = Vec::new();
     let mut active = 0usize;
-    let mut outs = Vec::new();
+    let mut updates = MergeUpdates::default();
     loop {
         let (k, is_small) = match (small_iter.peek().copied(), next_big) {
             (None, None) => break,
@@ -254,13 +311,20 @@ pub(crate) fn classes_interfere_local(
                 active -= 1;
             }
         }
-        // The member of the other class to test `a` against, if any.
-        let other = match stack.last() {
-            None => None,
-            Some(t) if t.small == is_small => t.out,
-            Some(t) if is_small => Some(walk.parent_in(a, k, t.var)),
-            Some(t) => Some(t.var),
+        // `a`'s parent (when it may differ from its parent in its class),
+        // and the member of the other class to test `a` against, if any.
+        let (parent, other) = match stack.last() {
+            None => (None, None),
+            Some(t) if t.small == is_small => (Some(t.var), t.out),
+            Some(t) if is_small => {
+                let p = walk.parent_in(a, k, t.var);
+                (Some(p), Some(p))
+            }
+            Some(t) => (Some(t.var), Some(t.var)),
         };
+        if is_small || stack.last().is_some_and(|t| t.small) {
+            updates.parents.push((a, parent));
+        }
         let out = match other {
             None => None,
             Some(b) if ctx.value_of(a) != ctx.value_of(b) => {
@@ -272,7 +336,7 @@ pub(crate) fn classes_interfere_local(
             Some(b) => walk.first_intersecting(a, b),
         };
         if let Some(e) = out {
-            outs.push((a, e));
+            updates.outs.push((a, e));
         }
         let entry = Entry { var: a, small: is_small, out };
         active += usize::from(entry.active());
@@ -293,7 +357,7 @@ pub(crate) fn classes_interfere_local(
             next_big = big.range((Excluded(k), Unbounded)).next().copied();
         }
     }
-    Some(outs)
+    Some(updates)
 }
 
 /// [`classes_interfere_local`] on two classes given as lists (each free of
@@ -303,18 +367,21 @@ pub(crate) fn classes_interfere_local(
 /// tests that compare the two walks (`tests/out_of_ssa.rs`).
 pub fn merged_equal_ancestors_local(a: &[Value], b: &[Value], ctx: &ValueInterference<'_>) -> Option<AncestorMap> {
     let mut anc_in = AncestorMap::default();
+    let mut parents = ParentMap::default();
     let mut sets = [ClassSet::new(), ClassSet::new()];
     for (list, set) in [a, b].into_iter().zip(&mut sets) {
         let mut sorted: Vec<Key> = list.iter().filter_map(|&v| key_of(ctx, v)).collect();
         sorted.sort_unstable();
         let members: Vec<Value> = sorted.iter().map(|&k| var_of(k)).collect();
         equal_intersecting_ancestors(&members, ctx, &mut anc_in);
+        forest_parents(&members, ctx, &mut parents);
         set.extend(sorted);
     }
-    let outs = classes_interfere_local(&sets[0], &sets[1], ctx, &anc_in)?;
-    for (member, out) in outs {
+    let updates = classes_interfere_local(&sets[0], &sets[1], ctx, &anc_in, &parents)?;
+    for (member, out) in updates.outs {
         let inside = anc_in.get(&member).copied().flatten();
         anc_in.insert(member, later(ctx, inside, Some(out)));
     }
     Some(anc_in)
 }
+

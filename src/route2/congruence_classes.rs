@@ -15,13 +15,18 @@
 //! ancestor equal_anc_in(a) for the combined set is updated to the maximum
 //! (following the pre-DFS order) of equal_anc_in(a) and equal_anc_out(a)";
 //! the test returns the members whose `equal_anc_out` is not `⊥`, the only
-//! ones that change. A merge made without that test (the phi classes at
+//! ones that change. The parent of each member in its class's dominance
+//! forest is kept the same way (the test returns the members whose parent
+//! changes: those of the smaller class and their children in the larger);
+//! the test uses it to find a parent in the larger class. A merge made without that test (the phi classes at
 //! the start, the pinned classes, the other rules) marks the merged class
 //! for recomputation.
 
 use crate::ir::Value;
 use crate::route2::class_interference::{equal_intersecting_ancestors, AncestorMap};
-use crate::route2::class_interference_local::{classes_interfere_local, key_of, later, var_of, ClassSet};
+use crate::route2::class_interference_local::{
+    classes_interfere_local, forest_parents, key_of, later, var_of, ClassSet, MergeUpdates, ParentMap,
+};
 use crate::route2::values::ValueInterference;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -32,12 +37,15 @@ pub(crate) struct CongruenceClasses {
     sets: FxHashMap<Value, ClassSet>,
     /// `equal_anc_in` of the members of the classes in `valid`.
     anc_in: AncestorMap,
+    /// The parent of each member of the classes in `valid` in its class's
+    /// dominance forest.
+    parents: ParentMap,
     /// The roots of the classes whose `equal_anc_in` is up to date.
     valid: FxHashSet<Value>,
     /// The roots of the last value-based linear test that found no
     /// interference, and its members with an `equal_anc_out`; used by the
     /// next merge if it merges exactly these.
-    last_allowed: Option<(Value, Value, Vec<(Value, Value)>)>,
+    last_allowed: Option<(Value, Value, MergeUpdates)>,
 }
 
 impl CongruenceClasses {
@@ -69,6 +77,7 @@ impl CongruenceClasses {
         if self.valid.insert(root) {
             let members = self.members(ctx, root);
             equal_intersecting_ancestors(&members, ctx, &mut self.anc_in);
+            forest_parents(&members, ctx, &mut self.parents);
         }
     }
 
@@ -93,7 +102,7 @@ impl CongruenceClasses {
                 &small_y
             }
         };
-        let outs = classes_interfere_local(sx, sy, ctx, &self.anc_in);
+        let outs = classes_interfere_local(sx, sy, ctx, &self.anc_in, &self.parents);
         let answer = outs.is_none();
         self.last_allowed = outs.map(|o| (x, y, o));
         answer
@@ -112,8 +121,9 @@ impl CongruenceClasses {
         let allowed = self.last_allowed.take().filter(|&(a, b, _)| (a, b) == (x, y) || (a, b) == (y, x));
         let both_valid = self.valid.remove(&x) & self.valid.remove(&y);
         match allowed {
-            Some((_, _, outs)) if both_valid => {
-                for (member, out) in outs {
+            Some((_, _, updates)) if both_valid => {
+                self.parents.extend(updates.parents);
+                for (member, out) in updates.outs {
                     let inside = self.anc_in.get(&member).copied().flatten();
                     self.anc_in.insert(member, later(ctx, inside, Some(out)));
                 }
