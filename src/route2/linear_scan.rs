@@ -121,7 +121,7 @@ use crate::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MTerm, Reg, Slot,
 use crate::route2::alloc_input::{fail, validate_input};
 use crate::route2::renaming_constraints::{is_constrained, Pins};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
 /// A position in the layout (see the module documentation).
 type Pos = u32;
@@ -501,13 +501,23 @@ struct Scanner<'a> {
 }
 
 /// The scan's state: every interval queued so far, its register, and the
-/// intervals on each register that may still overlap what is to come.
+/// intervals on each register.
 struct ScanState {
     all: Vec<Interval>,
     assigned: Vec<Option<Reg>>,
     /// (start, rank, index into `all`)
     unhandled: BinaryHeap<Reverse<(Pos, u8, usize)>>,
-    on_reg: Vec<Vec<usize>>,
+    /// The ranges of the intervals on each register, by start: (end, index
+    /// into `all`). The intervals on one register never overlap, so the
+    /// ranges that meet a given range are consecutive here: finding them
+    /// costs a logarithm, where a list of the intervals on the register
+    /// (Poletto and Sarkar's active list) costs its length, which the
+    /// long, holed intervals of route 2's classes make large.
+    on_reg: Vec<BTreeMap<Pos, (Pos, usize)>>,
+    /// The order in which each interval got its register (the order of
+    /// the active list, which the choice of victims follows).
+    seq: Vec<u64>,
+    next_seq: u64,
     spilled: EntityVec<Value, bool>,
 }
 
@@ -517,7 +527,42 @@ impl ScanState {
             self.unhandled.push(Reverse((start, iv.rank(), self.all.len())));
             self.all.push(iv);
             self.assigned.push(None);
+            self.seq.push(0);
         }
+    }
+
+    /// Puts interval `j` on register `r`.
+    fn put_on(&mut self, r: usize, j: usize) {
+        self.assigned[j] = Some(Reg(r as u8));
+        for &(from, to) in self.all[j].ranges.ranges() {
+            self.on_reg[r].insert(from, (to, j));
+        }
+        self.seq[j] = self.next_seq;
+        self.next_seq += 1;
+    }
+
+    /// Takes interval `j` off register `r`.
+    fn take_off(&mut self, r: usize, j: usize) {
+        for &(from, _) in self.all[j].ranges.ranges() {
+            self.on_reg[r].remove(&from);
+        }
+    }
+
+    /// The intervals on register `r` that overlap interval `cur`, in the
+    /// order they got the register.
+    fn overlapping(&self, r: usize, cur: usize) -> Vec<usize> {
+        let mut hits = Vec::new();
+        for &(from, to) in self.all[cur].ranges.ranges() {
+            for (_, &(end, j)) in self.on_reg[r].range(..=to).rev() {
+                if end < from {
+                    break;
+                }
+                hits.push(j);
+            }
+        }
+        hits.sort_by_key(|&j| self.seq[j]);
+        hits.dedup();
+        hits
     }
 }
 
@@ -534,7 +579,9 @@ impl Scanner<'_> {
     /// current position `now` (module documentation, "The scan"): their
     /// temporaries before `now` get `r`, the others join the scan.
     fn evict(&self, st: &mut ScanState, r: usize, victims: &[usize], now: Pos) -> Result<(), PassError> {
-        st.on_reg[r].retain(|j| !victims.contains(j));
+        for &j in victims {
+            st.take_off(r, j);
+        }
         for &j in victims {
             let Owner::Var(v) = st.all[j].owner else {
                 return Err(fail("linear-scan", "scan", "a non-variable was evicted".to_string()));
@@ -553,6 +600,7 @@ impl Scanner<'_> {
                     }
                     st.all.push(iv);
                     st.assigned.push(Some(Reg(r as u8)));
+                    st.seq.push(0);
                 } else {
                     st.add(iv);
                 }
@@ -566,7 +614,9 @@ impl Scanner<'_> {
             all: Vec::new(),
             assigned: Vec::new(),
             unhandled: BinaryHeap::new(),
-            on_reg: vec![Vec::new(); self.k],
+            on_reg: vec![BTreeMap::new(); self.k],
+            seq: Vec::new(),
+            next_seq: 0,
             spilled: EntityVec::from_elem(false, self.intervals.len()),
         };
         // The clobbers of each register, by position. They are not in
@@ -579,20 +629,14 @@ impl Scanner<'_> {
             st.add(Interval { ranges: r.clone(), owner: Owner::Var(v), fixed });
         }
         while let Some(Reverse((start, _, cur))) = st.unhandled.pop() {
-            for list in &mut st.on_reg {
-                list.retain(|&j| st.all[j].ranges.end().is_some_and(|e| e >= start));
-            }
-            let (all, on_reg) = (&st.all, &st.on_reg);
-            let overlapping = |r: usize| {
-                on_reg[r].iter().copied().filter(|&j| all[j].ranges.overlaps(&all[cur].ranges)).collect::<Vec<_>>()
-            };
+            let all = &st.all;
+            let overlapping = |r: usize| st.overlapping(r, cur);
             // True when a clobber of register `r` lies in the current interval.
             let hits_clobber = |r: usize| meets(&all[cur].ranges, &clobbered[r]);
             let fixed = all[cur].fixed;
             let allowed = |r: &usize| fixed.is_none_or(|f| usize::from(f.0) == *r);
             if let Some(r) = (0..self.k).filter(allowed).find(|&r| !hits_clobber(r) && overlapping(r).is_empty()) {
-                st.assigned[cur] = Some(Reg(r as u8));
-                st.on_reg[r].push(cur);
+                st.put_on(r, cur);
                 continue;
             }
             // No register is free: the cheapest one to free.
@@ -637,8 +681,7 @@ impl Scanner<'_> {
             };
             if let Some((r, victims)) = take {
                 self.evict(&mut st, r, &victims, start)?;
-                st.assigned[cur] = Some(Reg(r as u8));
-                st.on_reg[r].push(cur);
+                st.put_on(r, cur);
             }
         }
         let mut alloc = Allocation {
