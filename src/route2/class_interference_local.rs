@@ -96,9 +96,9 @@
 
 use crate::entity::EntityRef;
 use crate::ir::Value;
-use crate::route2::class_interference::{equal_intersecting_ancestors, AncestorMap};
 #[cfg(doc)]
 use crate::route2::class_interference::classes_interfere_linear_with;
+use crate::route2::class_interference::{equal_intersecting_ancestors, AncestorMap};
 use crate::route2::values::{intersect, ValueInterference};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
@@ -384,4 +384,3 @@ pub fn merged_equal_ancestors_local(a: &[Value], b: &[Value], ctx: &ValueInterfe
     }
     Some(anc_in)
 }
-

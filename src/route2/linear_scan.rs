@@ -290,8 +290,7 @@ pub fn coalesce_copies_pinned(f: &Function, pins: &Pins, k: usize) -> (Function,
         label[v] = Some(r.reg());
     }
     let clobbers = clobbers_by_reg(&clobber_positions(f, &lay, pins, k), k);
-    let meets_clobber =
-        |ranges: &Ranges, reg: Reg| clobbers.get(usize::from(reg.0)).is_some_and(|c| meets(ranges, c));
+    let meets_clobber = |ranges: &Ranges, reg: Reg| clobbers.get(usize::from(reg.0)).is_some_and(|c| meets(ranges, c));
     let mut parent: EntityVec<Value, Value> = (0..n).map(Value::new).collect();
     let find = |parent: &mut EntityVec<Value, Value>, mut v: Value| {
         while parent[v] != v {
