@@ -32,7 +32,10 @@
 //! the same class and the parent has no `equal_anc_out`, the test answers
 //! "no interference" at once (the pseudo-code goes on with `b = ⊥`); and the
 //! early exit of the loop (the counters `nr` and `nb`) is omitted, which
-//! only costs time.
+//! only costs time. The coalescer uses, in value mode, the same walk
+//! restricted to where it can find something
+//! (`class_interference_local.rs`, which has the early exit); this full
+//! walk is its reference in the tests.
 //!
 //! Preconditions of the linear test: the classes are disjoint, each is
 //! sorted by [`sorted_class`], and each is free of interference in the mode

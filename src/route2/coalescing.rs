@@ -52,7 +52,9 @@
 //!
 //! [`ClassTest::Linear`] uses the linear test of `class_interference.rs`
 //! (Algorithm 2 with the equal intersecting ancestors) for the variants whose
-//! interference is an intersection or value-based interference; the
+//! interference is an intersection or value-based interference (in value
+//! mode walked only near the smaller class, `class_interference_local.rs`,
+//! over the classes of `congruence_classes.rs`); the
 //! variants that exclude a pair (`SreedharI`, `SreedharIII`) or use
 //! Chaitin's test are not of that form and always test every pair.
 //! [`ClassTest::Quadratic`] tests every pair; [`ClassTest::Graph`] and
