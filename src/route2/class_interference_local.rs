@@ -6,7 +6,7 @@
 //!
 //! Needs: a [`ValueInterference`] (`values.rs`) of a strict SSA function,
 //! two disjoint classes free of value interference, each kept as a set
-//! ordered by dominance pre-DFS order ([`ClassSet`]), and the
+//! ordered by dominance pre-DFS order (`ClassSet`), and the
 //! `equal_anc_in` of their members ([`AncestorMap`]).
 //!
 //! # Why
@@ -69,7 +69,7 @@
 //!    is of the larger class, the parent is the latest member of the larger
 //!    class before `a` that dominates it, found by walking up the dominator
 //!    tree from `a`'s block to `t`'s and searching the ordered set in each
-//!    block ([`parent_in`]). When `t` is of the smaller class it is the true
+//!    block (`Walk::parent_in`). When `t` is of the smaller class it is the true
 //!    parent (a skipped member is never later than a visited member that
 //!    dominates the same point).
 //! 3. *Stopping early.* When the smaller class is exhausted and no stack
@@ -360,7 +360,7 @@ pub(crate) fn classes_interfere_local(
     Some(updates)
 }
 
-/// [`classes_interfere_local`] on two classes given as lists (each free of
+/// `classes_interfere_local` on two classes given as lists (each free of
 /// value interference), with their `equal_anc_in` computed from scratch:
 /// `None` when they interfere, else the `equal_anc_in` of every member of
 /// the merged class, as [`classes_interfere_linear_with`] gives it. For the

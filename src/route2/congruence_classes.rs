@@ -4,7 +4,7 @@
 //!
 //! Needs: the [`ValueInterference`] of the function being coalesced.
 //!
-//! A class with more than one member is an ordered set ([`ClassSet`]): a
+//! A class with more than one member is an ordered set (`ClassSet`): a
 //! merge inserts the members of the smaller class into the larger one
 //! (the paper merges the two lists in linear time; with classes that grow
 //! one variable at a time that is quadratic, `docs/scaling.md`). The
