@@ -670,9 +670,14 @@ impl<'c, 'a> Coalescer<'c, 'a> {
             if x == y {
                 continue;
             }
-            let cands = by_value.get(&self.ctx.value_of(a.source)).cloned().unwrap_or_default();
-            for c in cands {
-                if c == a.dest || c == a.source || !self.ctx.live_at_def(c, a.dest) {
+            let Some(cands) = by_value.get(&self.ctx.value_of(a.source)) else { continue };
+            for &c in cands {
+                // A variable live at a definition is defined at a point that
+                // dominates it (strictness): the dominance test, O(1), spares
+                // most liveness queries when a value has many copies.
+                let reachable = |v: Value| self.ctx.def_order(v).is_some();
+                let cannot_be_live = reachable(c) && reachable(a.dest) && !self.ctx.def_dominates(c, a.dest);
+                if c == a.dest || c == a.source || cannot_be_live || !self.ctx.live_at_def(c, a.dest) {
                     continue;
                 }
                 // `c` must hold its value in the renamed program. A `c`
