@@ -14,7 +14,9 @@
 //!   tests;
 //! - the linear class test (Algorithm 2, two lists, equal intersecting
 //!   ancestors) agrees with the quadratic one in both modes: the same two
-//!   corpus tests.
+//!   corpus tests; in value mode, the walk near the smaller class
+//!   (`class_interference_local.rs`) gives the full walk's answer and
+//!   merged `equal_anc_in` on every pair compared.
 
 mod common;
 
@@ -32,8 +34,10 @@ use ssaref::construction::braun::{construct_program, BraunOptions};
 use ssaref::ir::{Block, Function, Inst, Module, Op, Terminator, Value};
 use ssaref::outcome::{End, Outcome};
 use ssaref::route2::class_interference::{
-    class_has_intersection, classes_interfere_linear, classes_interfere_quadratic, sorted_class, InterferenceMode,
+    class_has_intersection, classes_interfere_linear, classes_interfere_linear_with, classes_interfere_quadratic,
+    equal_intersecting_ancestors, sorted_class, AncestorMap, InterferenceMode,
 };
+use ssaref::route2::class_interference_local::merged_equal_ancestors_local;
 use ssaref::route2::copy_insertion::{insert_copies, InsertedCopy, ParallelCopyPlace};
 use ssaref::route2::values::{intersect, value_interfere, ValueInterference};
 use std::time::Instant;
@@ -58,6 +62,8 @@ struct Counts {
     interfering: usize,
     /// Value-mode queries on classes that intersect but do not interfere.
     same_value_only: usize,
+    /// Value-mode queries also answered by the walk near the smaller class.
+    local_walks: usize,
 }
 
 /// Checks one function after copy insertion: verifies, is CSSA, every copy
@@ -206,6 +212,16 @@ fn compare(
     if quadratic != linear {
         return Err(format!("{mode:?}: linear says {linear}, quadratic says {quadratic} for {a:?} and {b:?}"));
     }
+    if mode == InterferenceMode::Value {
+        let (mut a_in, mut b_in) = (AncestorMap::default(), AncestorMap::default());
+        equal_intersecting_ancestors(a, ctx, &mut a_in);
+        equal_intersecting_ancestors(b, ctx, &mut b_in);
+        let full = classes_interfere_linear_with(a, b, ctx, mode, &a_in, &b_in);
+        if merged_equal_ancestors_local(a, b, ctx) != full {
+            return Err(format!("the local walk differs from the full walk for {a:?} and {b:?}"));
+        }
+        counts.local_walks += 1;
+    }
     counts.interfering += usize::from(quadratic);
     Ok(quadratic)
 }
@@ -261,6 +277,7 @@ fn corpus_copy_insertion_keeps_semantics_and_yields_cssa() {
     assert!(counts.modules >= 2 * 36);
     assert!(counts.interfering > 0 && counts.merged_pairs > counts.interfering);
     assert!(counts.same_value_only > 0, "value-based interference is exercised");
+    assert!(counts.local_walks > 0, "the local walk is compared");
 }
 
 #[test]
@@ -286,6 +303,7 @@ fn generated_copy_insertion_keeps_semantics_and_yields_cssa() {
     assert!(failures.is_empty(), "failures:\n{}", failures.join("\n\n"));
     assert!(counts.interfering > 0 && counts.merged_pairs > counts.interfering);
     assert!(counts.same_value_only > 0, "value-based interference is exercised");
+    assert!(counts.local_walks > 0, "the local walk is compared");
 }
 
 // ---------------------------------------------------------------------------

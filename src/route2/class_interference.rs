@@ -32,7 +32,10 @@
 //! the same class and the parent has no `equal_anc_out`, the test answers
 //! "no interference" at once (the pseudo-code goes on with `b = ⊥`); and the
 //! early exit of the loop (the counters `nr` and `nb`) is omitted, which
-//! only costs time.
+//! only costs time. The coalescer uses, in value mode, the same walk
+//! restricted to where it can find something
+//! (`class_interference_local.rs`, which has the early exit); this full
+//! walk is its reference in the tests.
 //!
 //! Preconditions of the linear test: the classes are disjoint, each is
 //! sorted by [`sorted_class`], and each is free of interference in the mode
@@ -108,7 +111,7 @@ pub fn class_has_intersection(class: &[Value], ctx: &ValueInterference<'_>) -> b
 /// For each member of a sorted class free of value interference, its
 /// nearest ancestor in the class (in the dominance forest) that intersects
 /// it and has the same value: the paper's `equal_anc_in`.
-pub(crate) fn equal_intersecting_ancestors(
+pub fn equal_intersecting_ancestors(
     class: &[Value],
     ctx: &ValueInterference<'_>,
     equal_anc_in: &mut FxHashMap<Value, Option<Value>>,
@@ -134,7 +137,7 @@ pub(crate) fn equal_intersecting_ancestors(
 
 /// The `equal_anc_in` of every member of a class (see
 /// [`equal_intersecting_ancestors`]).
-pub(crate) type AncestorMap = FxHashMap<Value, Option<Value>>;
+pub type AncestorMap = FxHashMap<Value, Option<Value>>;
 
 /// The state of the value-based walk: the equal intersecting ancestors.
 struct EqualAncestors<'c, 'a> {
@@ -227,7 +230,7 @@ pub fn classes_interfere_linear(
 /// member's nearest (in pre-DFS order, the later) of its `equal_anc_in` and
 /// the `equal_anc_out` the walk found, as §IV-B updates it when the two
 /// classes are coalesced (empty in [`InterferenceMode::Intersection`]).
-pub(crate) fn classes_interfere_linear_with(
+pub fn classes_interfere_linear_with(
     red: &[Value],
     blue: &[Value],
     ctx: &ValueInterference<'_>,

@@ -52,7 +52,9 @@
 //!
 //! [`ClassTest::Linear`] uses the linear test of `class_interference.rs`
 //! (Algorithm 2 with the equal intersecting ancestors) for the variants whose
-//! interference is an intersection or value-based interference; the
+//! interference is an intersection or value-based interference (in value
+//! mode walked only near the smaller class, `class_interference_local.rs`,
+//! over the classes of `congruence_classes.rs`); the
 //! variants that exclude a pair (`SreedharI`, `SreedharIII`) or use
 //! Chaitin's test are not of that form and always test every pair.
 //! [`ClassTest::Quadratic`] tests every pair; [`ClassTest::Graph`] and
@@ -90,12 +92,10 @@
 use crate::analysis::liveness::{live_at_end, Liveness};
 use crate::entity::EntityVec;
 use crate::ir::{Block, Function, Op, Value};
-use crate::route2::class_interference::{
-    classes_interfere_linear, classes_interfere_linear_with, equal_intersecting_ancestors, AncestorMap,
-    InterferenceMode,
-};
+use crate::route2::class_interference::{classes_interfere_linear, InterferenceMode};
+use crate::route2::congruence_classes::CongruenceClasses;
 use crate::route2::copy_insertion::InsertedCopy;
-use crate::route2::renaming_constraints::{clobbers, live_at_a_clobber, Clobber, FixedReg, Pins};
+use crate::route2::renaming_constraints::{clobbers, live_at_a_clobber, ClobberIndex, FixedReg, Pins};
 use crate::route2::values::{intersect, CopyGroups, ValueInterference};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -410,28 +410,17 @@ pub struct Coalescer<'c, 'a> {
     graph: Option<&'c dyn InterferenceQuery>,
     opts: CoalescingOptions,
     parent: FxHashMap<Value, Value>,
-    /// Members of each class with more than one member, sorted in dominance
-    /// pre-DFS order.
-    members: FxHashMap<Value, Vec<Value>>,
+    /// The members of each class and their `equal_anc_in`, kept from one
+    /// linear value test to the next (`congruence_classes.rs`; §IV-B,
+    /// "Finally, in case of coalescing...").
+    classes: CongruenceClasses,
     /// The source of every copy, by destination (for Chaitin's test).
     copy_source: FxHashMap<Value, Value>,
     /// The register label of each labeled class, by root (§III-D).
     labels: FxHashMap<Value, FixedReg>,
     /// The registers constrained divisions destroy (§III-D, see
     /// `renaming_constraints.rs`).
-    clobbers: Vec<Clobber>,
-    /// The `equal_anc_in` of classes, by root, kept from one linear value
-    /// test to the next (§IV-B, "Finally, in case of coalescing..."):
-    /// computed from scratch for a class the first time it is tested, and
-    /// on a merge that a linear value test just allowed, taken from that
-    /// test ([`classes_interfere_linear_with`]). Recomputing it at every
-    /// query cost (class size) intersection tests per query, quadratic
-    /// when a class grows by one variable at a time (`docs/scaling.md`).
-    ancestors: FxHashMap<Value, AncestorMap>,
-    /// The roots of the last linear value test that found no interference,
-    /// and the `equal_anc_in` of their union; used by the next
-    /// [`Coalescer::union`] if it merges exactly these.
-    last_allowed: Option<(Value, Value, AncestorMap)>,
+    clobbers: ClobberIndex,
     out: Coalescing,
 }
 
@@ -443,12 +432,10 @@ impl<'c, 'a> Coalescer<'c, 'a> {
             graph: None,
             opts,
             parent: FxHashMap::default(),
-            members: FxHashMap::default(),
+            classes: CongruenceClasses::default(),
             copy_source: affinities.iter().map(|a| (a.dest, a.source)).collect(),
             labels: FxHashMap::default(),
-            clobbers: Vec::new(),
-            ancestors: FxHashMap::default(),
-            last_allowed: None,
+            clobbers: ClobberIndex::default(),
             out: Coalescing::default(),
         };
         for data in f.blocks.values() {
@@ -470,7 +457,7 @@ impl<'c, 'a> Coalescer<'c, 'a> {
     /// label only if none of its members is live where a constrained
     /// division of `f` destroys that register.
     pub fn with_pins(mut self, f: &Function, pins: &Pins) -> Self {
-        self.clobbers = clobbers(f, pins);
+        self.clobbers = ClobberIndex::new(clobbers(f, pins), self.ctx);
         for r in [FixedReg::Rax, FixedReg::Rdx] {
             let mut root: Option<Value> = None;
             for (v, _) in pins.iter().filter(|&(_, p)| p == r) {
@@ -499,45 +486,14 @@ impl<'c, 'a> Coalescer<'c, 'a> {
     }
 
     fn class_members(&self, root: Value) -> Vec<Value> {
-        match self.members.get(&root) {
-            Some(m) => m.clone(),
-            None => {
-                if self.ctx.def_order(root).is_some() {
-                    vec![root]
-                } else {
-                    Vec::new()
-                }
-            }
-        }
+        self.classes.members(self.ctx, root)
     }
 
     /// Merges two distinct classes; returns the new root.
     fn union(&mut self, x: Value, y: Value) -> Value {
-        let (mx, my) = (self.class_members(x), self.class_members(y));
-        self.members.remove(&x);
-        self.members.remove(&y);
-        let allowed = self.last_allowed.take().filter(|&(a, b, _)| (a, b) == (x, y) || (a, b) == (y, x));
-        self.ancestors.remove(&x);
-        self.ancestors.remove(&y);
-        // Merge the two sorted lists.
-        let key = |v: &Value| (self.ctx.def_order(*v), *v);
-        let mut merged = Vec::with_capacity(mx.len() + my.len());
-        let (mut i, mut j) = (0, 0);
-        while i < mx.len() || j < my.len() {
-            if j == my.len() || (i < mx.len() && key(&mx[i]) <= key(&my[j])) {
-                merged.push(mx[i]);
-                i += 1;
-            } else {
-                merged.push(my[j]);
-                j += 1;
-            }
-        }
         let (root, child) = if x < y { (x, y) } else { (y, x) };
+        self.classes.merge(self.ctx, x, y, root);
         self.parent.insert(child, root);
-        self.members.insert(root, merged);
-        if let Some((_, _, map)) = allowed {
-            self.ancestors.insert(root, map);
-        }
         if let Some(l) = self.labels.remove(&child) {
             self.labels.insert(root, l);
         }
@@ -585,38 +541,30 @@ impl<'c, 'a> Coalescer<'c, 'a> {
         if self.labels_conflict(x, y) {
             return true;
         }
-        let (mx, my) = (self.class_members(x), self.class_members(y));
-        let quadratic = |s: &Self| mx.iter().any(|&a| my.iter().any(|&b| s.pair_interferes(rule, a, b, skip)));
         let linear_mode = match rule {
             Rule::Intersect => Some(InterferenceMode::Intersection),
             Rule::Value => Some(InterferenceMode::Value),
             _ => None,
         };
-        match (self.opts.class_test, linear_mode) {
-            (ClassTest::Linear, Some(InterferenceMode::Value)) => {
-                let ctx = self.ctx;
-                for (root, members) in [(x, &mx), (y, &my)] {
-                    self.ancestors.entry(root).or_insert_with(|| {
-                        let mut map = AncestorMap::default();
-                        equal_intersecting_ancestors(members, ctx, &mut map);
-                        map
-                    });
-                }
-                let merged = classes_interfere_linear_with(
-                    &mx,
-                    &my,
-                    ctx,
-                    InterferenceMode::Value,
-                    &self.ancestors[&x],
-                    &self.ancestors[&y],
-                );
-                let answer = merged.is_none();
-                self.last_allowed = merged.map(|m| (x, y, m));
-                if self.opts.cross_check && answer != quadratic(self) {
+        let members = |s: &Self| (s.class_members(x), s.class_members(y));
+        let quadratic = |s: &Self, mx: &[Value], my: &[Value]| {
+            mx.iter().any(|&a| my.iter().any(|&b| s.pair_interferes(rule, a, b, skip)))
+        };
+        if let (ClassTest::Linear, Some(InterferenceMode::Value)) = (self.opts.class_test, linear_mode) {
+            // The walk near the smaller class (`class_interference_local.rs`):
+            // the members are not listed unless cross-checked.
+            let answer = self.classes.value_interfere(self.ctx, x, y);
+            if self.opts.cross_check {
+                let (mx, my) = members(self);
+                if answer != quadratic(self, &mx, &my) {
                     self.out.linear_mismatches += 1;
                 }
-                answer
             }
+            return answer;
+        }
+        let (mx, my) = members(self);
+        let quadratic = |s: &Self| quadratic(s, &mx, &my);
+        match (self.opts.class_test, linear_mode) {
             (ClassTest::Linear, Some(mode)) => {
                 let answer = classes_interfere_linear(&mx, &my, self.ctx, mode);
                 if self.opts.cross_check && answer != quadratic(self) {
@@ -722,9 +670,14 @@ impl<'c, 'a> Coalescer<'c, 'a> {
             if x == y {
                 continue;
             }
-            let cands = by_value.get(&self.ctx.value_of(a.source)).cloned().unwrap_or_default();
-            for c in cands {
-                if c == a.dest || c == a.source || !self.ctx.live_at_def(c, a.dest) {
+            let Some(cands) = by_value.get(&self.ctx.value_of(a.source)) else { continue };
+            for &c in cands {
+                // A variable live at a definition is defined at a point that
+                // dominates it (strictness): the dominance test, O(1), spares
+                // most liveness queries when a value has many copies.
+                let reachable = |v: Value| self.ctx.def_order(v).is_some();
+                let cannot_be_live = reachable(c) && reachable(a.dest) && !self.ctx.def_dominates(c, a.dest);
+                if c == a.dest || c == a.source || cannot_be_live || !self.ctx.live_at_def(c, a.dest) {
                     continue;
                 }
                 // `c` must hold its value in the renamed program. A `c`

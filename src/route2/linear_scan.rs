@@ -85,8 +85,10 @@
 //! division also blocks, for everyone else, rdx at its read position (`cqo`
 //! overwrites rdx before `idiv` reads the divisor, so neither the divisor
 //! nor a variable live across may be there) and, for `%`, rax at its write
-//! position (the unused quotient): these *clobbers* are intervals assigned
-//! from the start that are never evicted. Coalescing does not merge classes
+//! position (the unused quotient): these *clobbers* are positions where
+//! the register is taken from the start and never freed (kept apart from
+//! the assigned intervals, sorted by position, so that testing an interval
+//! against them costs its ranges times a logarithm). Coalescing does not merge classes
 //! pinned to different registers, nor a class whose interval meets a
 //! clobber of the register of the pinned one. Scan order on equal starts:
 //! fixed temporaries, temporaries, pinned variables, variables; a fixed
@@ -119,7 +121,7 @@ use crate::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MTerm, Reg, Slot,
 use crate::route2::alloc_input::{fail, validate_input};
 use crate::route2::renaming_constraints::{is_constrained, Pins};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
 /// A position in the layout (see the module documentation).
 type Pos = u32;
@@ -164,20 +166,16 @@ impl Ranges {
         &self.0
     }
 
-    /// True when the two sets share a position.
+    /// True when the two sets share a position: each range of the set with
+    /// fewer ranges is looked up in the other by binary search (a class of
+    /// route 2 renamed to one variable may have thousands of ranges, and
+    /// the scan tests it against every interval that starts in its span).
     pub fn overlaps(&self, other: &Ranges) -> bool {
-        let (mut i, mut j) = (0, 0);
-        while i < self.0.len() && j < other.0.len() {
-            let (a, b) = (self.0[i], other.0[j]);
-            if a.1 < b.0 {
-                i += 1;
-            } else if b.1 < a.0 {
-                j += 1;
-            } else {
-                return true;
-            }
-        }
-        false
+        let (few, many) = if self.0.len() <= other.0.len() { (&self.0, &other.0) } else { (&other.0, &self.0) };
+        few.iter().any(|&(from, to)| {
+            let i = many.partition_point(|r| r.1 < from);
+            many.get(i).is_some_and(|r| r.0 <= to)
+        })
     }
 
     fn union(&self, other: &Ranges) -> Ranges {
@@ -291,9 +289,8 @@ pub fn coalesce_copies_pinned(f: &Function, pins: &Pins, k: usize) -> (Function,
     for (v, r) in pins.iter() {
         label[v] = Some(r.reg());
     }
-    let clobbers = clobber_positions(f, &lay, pins, k);
-    let meets_clobber =
-        |ranges: &Ranges, reg: Reg| clobbers.iter().any(|&(r, p)| r == reg && ranges.overlaps(&Ranges::point(p)));
+    let clobbers = clobbers_by_reg(&clobber_positions(f, &lay, pins, k), k);
+    let meets_clobber = |ranges: &Ranges, reg: Reg| clobbers.get(usize::from(reg.0)).is_some_and(|c| meets(ranges, c));
     let mut parent: EntityVec<Value, Value> = (0..n).map(Value::new).collect();
     let find = |parent: &mut EntityVec<Value, Value>, mut v: Value| {
         while parent[v] != v {
@@ -385,23 +382,41 @@ fn clobber_positions(f: &Function, lay: &Layout, pins: &Pins, k: usize) -> Vec<(
     out
 }
 
+/// The positions of the clobbers of each register below `k`, sorted.
+fn clobbers_by_reg(clobbers: &[(Reg, Pos)], k: usize) -> Vec<Vec<Pos>> {
+    let mut out: Vec<Vec<Pos>> = vec![Vec::new(); k];
+    for &(r, p) in clobbers {
+        if let Some(list) = out.get_mut(usize::from(r.0)) {
+            list.push(p);
+        }
+    }
+    for list in &mut out {
+        list.sort_unstable();
+    }
+    out
+}
+
+/// True when one of the sorted `positions` lies in `ranges`.
+fn meets(ranges: &Ranges, positions: &[Pos]) -> bool {
+    ranges.ranges().iter().any(|&(from, to)| {
+        let i = positions.partition_point(|&p| p < from);
+        positions.get(i).is_some_and(|&p| p <= to)
+    })
+}
+
 /// Who an interval of the scan belongs to.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Owner {
     Var(Value),
     /// The temporary register of a spilled variable at one position.
     Temp(Pos, Value),
-    /// A register a constrained division destroys (assigned from the
-    /// start, never evicted).
-    Clobber,
 }
 
 struct Interval {
     ranges: Ranges,
     owner: Owner,
     /// The only register the interval may get (a pinned variable, the
-    /// temporary of a pinned operand of a constrained division, a
-    /// clobber).
+    /// temporary of a pinned operand of a constrained division).
     fixed: Option<Reg>,
 }
 
@@ -485,13 +500,23 @@ struct Scanner<'a> {
 }
 
 /// The scan's state: every interval queued so far, its register, and the
-/// intervals on each register that may still overlap what is to come.
+/// intervals on each register.
 struct ScanState {
     all: Vec<Interval>,
     assigned: Vec<Option<Reg>>,
     /// (start, rank, index into `all`)
     unhandled: BinaryHeap<Reverse<(Pos, u8, usize)>>,
-    on_reg: Vec<Vec<usize>>,
+    /// The ranges of the intervals on each register, by start: (end, index
+    /// into `all`). The intervals on one register never overlap, so the
+    /// ranges that meet a given range are consecutive here: finding them
+    /// costs a logarithm, where a list of the intervals on the register
+    /// (Poletto and Sarkar's active list) costs its length, which the
+    /// long, holed intervals of route 2's classes make large.
+    on_reg: Vec<BTreeMap<Pos, (Pos, usize)>>,
+    /// The order in which each interval got its register (the order of
+    /// the active list, which the choice of victims follows).
+    seq: Vec<u64>,
+    next_seq: u64,
     spilled: EntityVec<Value, bool>,
 }
 
@@ -501,7 +526,42 @@ impl ScanState {
             self.unhandled.push(Reverse((start, iv.rank(), self.all.len())));
             self.all.push(iv);
             self.assigned.push(None);
+            self.seq.push(0);
         }
+    }
+
+    /// Puts interval `j` on register `r`.
+    fn put_on(&mut self, r: usize, j: usize) {
+        self.assigned[j] = Some(Reg(r as u8));
+        for &(from, to) in self.all[j].ranges.ranges() {
+            self.on_reg[r].insert(from, (to, j));
+        }
+        self.seq[j] = self.next_seq;
+        self.next_seq += 1;
+    }
+
+    /// Takes interval `j` off register `r`.
+    fn take_off(&mut self, r: usize, j: usize) {
+        for &(from, _) in self.all[j].ranges.ranges() {
+            self.on_reg[r].remove(&from);
+        }
+    }
+
+    /// The intervals on register `r` that overlap interval `cur`, in the
+    /// order they got the register.
+    fn overlapping(&self, r: usize, cur: usize) -> Vec<usize> {
+        let mut hits = Vec::new();
+        for &(from, to) in self.all[cur].ranges.ranges() {
+            for (_, &(end, j)) in self.on_reg[r].range(..=to).rev() {
+                if end < from {
+                    break;
+                }
+                hits.push(j);
+            }
+        }
+        hits.sort_by_key(|&j| self.seq[j]);
+        hits.dedup();
+        hits
     }
 }
 
@@ -518,7 +578,9 @@ impl Scanner<'_> {
     /// current position `now` (module documentation, "The scan"): their
     /// temporaries before `now` get `r`, the others join the scan.
     fn evict(&self, st: &mut ScanState, r: usize, victims: &[usize], now: Pos) -> Result<(), PassError> {
-        st.on_reg[r].retain(|j| !victims.contains(j));
+        for &j in victims {
+            st.take_off(r, j);
+        }
         for &j in victims {
             let Owner::Var(v) = st.all[j].owner else {
                 return Err(fail("linear-scan", "scan", "a non-variable was evicted".to_string()));
@@ -537,6 +599,7 @@ impl Scanner<'_> {
                     }
                     st.all.push(iv);
                     st.assigned.push(Some(Reg(r as u8)));
+                    st.seq.push(0);
                 } else {
                     st.add(iv);
                 }
@@ -550,33 +613,29 @@ impl Scanner<'_> {
             all: Vec::new(),
             assigned: Vec::new(),
             unhandled: BinaryHeap::new(),
-            on_reg: vec![Vec::new(); self.k],
+            on_reg: vec![BTreeMap::new(); self.k],
+            seq: Vec::new(),
+            next_seq: 0,
             spilled: EntityVec::from_elem(false, self.intervals.len()),
         };
-        for &(r, p) in self.clobbers {
-            if usize::from(r.0) < self.k {
-                st.on_reg[usize::from(r.0)].push(st.all.len());
-                st.all.push(Interval { ranges: Ranges::point(p), owner: Owner::Clobber, fixed: Some(r) });
-                st.assigned.push(Some(r));
-            }
-        }
+        // The clobbers of each register, by position. They are not in
+        // `on_reg`: there each would stay from the start of the scan to its
+        // position and be tested against every interval, (intervals) ×
+        // (divisions) tests.
+        let clobbered = clobbers_by_reg(self.clobbers, self.k);
         for (v, r) in self.intervals.iter() {
             let fixed = self.pins.get(v).map(|p| p.reg());
             st.add(Interval { ranges: r.clone(), owner: Owner::Var(v), fixed });
         }
         while let Some(Reverse((start, _, cur))) = st.unhandled.pop() {
-            for list in &mut st.on_reg {
-                list.retain(|&j| st.all[j].ranges.end().is_some_and(|e| e >= start));
-            }
-            let (all, on_reg) = (&st.all, &st.on_reg);
-            let overlapping = |r: usize| {
-                on_reg[r].iter().copied().filter(|&j| all[j].ranges.overlaps(&all[cur].ranges)).collect::<Vec<_>>()
-            };
+            let all = &st.all;
+            let overlapping = |r: usize| st.overlapping(r, cur);
+            // True when a clobber of register `r` lies in the current interval.
+            let hits_clobber = |r: usize| meets(&all[cur].ranges, &clobbered[r]);
             let fixed = all[cur].fixed;
             let allowed = |r: &usize| fixed.is_none_or(|f| usize::from(f.0) == *r);
-            if let Some(r) = (0..self.k).filter(allowed).find(|&r| overlapping(r).is_empty()) {
-                st.assigned[cur] = Some(Reg(r as u8));
-                st.on_reg[r].push(cur);
+            if let Some(r) = (0..self.k).filter(allowed).find(|&r| !hits_clobber(r) && overlapping(r).is_empty()) {
+                st.put_on(r, cur);
                 continue;
             }
             // No register is free: the cheapest one to free.
@@ -584,7 +643,7 @@ impl Scanner<'_> {
             for r in (0..self.k).filter(allowed) {
                 let mut cost = 0.0;
                 let mut victims = Vec::new();
-                let mut evictable = true;
+                let mut evictable = !hits_clobber(r);
                 for j in overlapping(r) {
                     match all[j].owner {
                         // A variable with a fixed temporary here would
@@ -594,7 +653,7 @@ impl Scanner<'_> {
                             cost += self.priority[v];
                             victims.push(j);
                         }
-                        Owner::Temp(..) | Owner::Clobber => evictable = false,
+                        Owner::Temp(..) => evictable = false,
                     }
                 }
                 if evictable && best.as_ref().is_none_or(|(c, _, _)| cost < *c) {
@@ -602,9 +661,6 @@ impl Scanner<'_> {
                 }
             }
             let take = match (all[cur].owner, best) {
-                (Owner::Clobber, _) => {
-                    return Err(fail("linear-scan", "scan", "a clobber was queued".to_string()));
-                }
                 (Owner::Var(v), best) if best.as_ref().is_none_or(|(c, _, _)| *c >= self.priority[v]) => {
                     st.spilled[v] = true;
                     for iv in self.temps_of(v) {
@@ -624,8 +680,7 @@ impl Scanner<'_> {
             };
             if let Some((r, victims)) = take {
                 self.evict(&mut st, r, &victims, start)?;
-                st.assigned[cur] = Some(Reg(r as u8));
-                st.on_reg[r].push(cur);
+                st.put_on(r, cur);
             }
         }
         let mut alloc = Allocation {
@@ -641,7 +696,7 @@ impl Scanner<'_> {
                 }
                 // Spilled when it was scanned or evicted later: its
                 // temporaries stand for it.
-                (Owner::Var(_), None) | (Owner::Clobber, _) => {}
+                (Owner::Var(_), None) => {}
                 (Owner::Temp(p, v), None) => {
                     return Err(fail("linear-scan", "scan", format!("the temporary of {v} at {p} has no register")))
                 }

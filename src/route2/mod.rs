@@ -10,7 +10,9 @@
 
 pub mod alloc_input;
 pub mod class_interference;
+pub mod class_interference_local;
 pub mod coalescing;
+pub mod congruence_classes;
 pub mod conventional_alloc;
 pub mod copy_insertion;
 pub mod interference_graph_bitmatrix;

@@ -199,18 +199,75 @@ impl Clobber {
     }
 }
 
+/// The clobbers of a function, for [`live_at_a_clobber`]: those in
+/// reachable blocks sorted by block, the others apart.
+#[derive(Clone, Debug, Default)]
+pub struct ClobberIndex {
+    reachable: Vec<Clobber>,
+    unreachable: Vec<Clobber>,
+}
+
+impl ClobberIndex {
+    /// Indexes `clobbers` (of the function `ctx` describes).
+    pub fn new(clobbers: Vec<Clobber>, ctx: &ValueInterference<'_>) -> Self {
+        let (mut reachable, unreachable): (Vec<Clobber>, Vec<Clobber>) =
+            clobbers.into_iter().partition(|c| ctx.dom().is_reachable(c.block));
+        reachable.sort_by_key(|c| (c.block, c.inst));
+        ClobberIndex { reachable, unreachable }
+    }
+
+    /// The clobbers in the reachable block `b`.
+    fn in_block(&self, b: Block) -> &[Clobber] {
+        let from = self.reachable.partition_point(|c| c.block < b);
+        let to = self.reachable.partition_point(|c| c.block <= b);
+        &self.reachable[from..to]
+    }
+}
+
 /// True when one of `vars` is live at one of the `clobbers` of `reg`, by
 /// the liveness of `ctx` (the function the clobbers were taken from): such
 /// a variable may not join the class labeled `reg`.
+///
+/// A variable `v` defined in the reachable block `d` is live in another
+/// block only if it is live-in there (it is not defined there), and it is
+/// live-in at `b` only if it is live-in at every block between `d` and
+/// `b` in the dominator tree (from `b`'s entry, a path to a use that avoids
+/// `d` passes each of them: `proofs-notes/out-of-ssa.md`, "Renaming
+/// constraints"). So the clobbers tested for `v` are those of `d` and of
+/// the blocks found by walking down the dominator tree from `d` through the
+/// blocks where `v` is live-in: the cost is `v`'s live range, not the
+/// number of clobbers. Clobbers in unreachable blocks, and variables not
+/// defined in a reachable block, are tested directly.
 pub fn live_at_a_clobber(
-    clobbers: &[Clobber],
+    clobbers: &ClobberIndex,
     reg: FixedReg,
     ctx: &ValueInterference<'_>,
-    vars: impl Iterator<Item = Value> + Clone,
+    mut vars: impl Iterator<Item = Value>,
 ) -> bool {
-    clobbers.iter().filter(|c| c.reg == reg).any(|c| {
-        vars.clone()
-            .any(|v| c.conflicts(ctx.live_before_inst(v, c.block, c.inst), ctx.live_after_inst(v, c.block, c.inst)))
+    let hit = |v: Value, c: &Clobber| {
+        c.reg == reg && c.conflicts(ctx.live_before_inst(v, c.block, c.inst), ctx.live_after_inst(v, c.block, c.inst))
+    };
+    let dom = ctx.dom();
+    vars.any(|v| {
+        if clobbers.unreachable.iter().any(|c| hit(v, c)) {
+            return true;
+        }
+        let Some(d) = ctx.def_block(v).filter(|&d| dom.is_reachable(d)) else {
+            return clobbers.reachable.iter().any(|c| hit(v, c));
+        };
+        if clobbers.in_block(d).iter().any(|c| hit(v, c)) {
+            return true;
+        }
+        let mut work: Vec<Block> = dom.children[d].clone();
+        while let Some(b) = work.pop() {
+            if ctx.live_in(v, b) {
+                if clobbers.in_block(b).iter().any(|c| hit(v, c)) {
+                    return true;
+                }
+                work.extend(dom.children[b].iter().copied());
+            }
+        }
+        false
     })
 }
 

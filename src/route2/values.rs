@@ -157,6 +157,10 @@ pub struct ValueInterference<'a> {
     live: LiveQuery<'a>,
     defs: EntityVec<Value, Option<DefPoint>>,
     values: Values,
+    /// For each reachable block, the largest dominator-tree pre-order
+    /// number in its subtree: the blocks it dominates are those numbered
+    /// from its own number to this one.
+    subtree_end: EntityVec<Block, u32>,
 }
 
 impl<'a> ValueInterference<'a> {
@@ -179,7 +183,34 @@ impl<'a> ValueInterference<'a> {
                 *d = Some(DefPoint::Inst(b, groups.group_end(b, i)));
             }
         }
-        ValueInterference { dom, live, defs, values: compute_values(f, dom) }
+        let mut subtree_end = EntityVec::from_elem(0, f.blocks.len());
+        for &b in dom.preorder.iter().rev() {
+            subtree_end[b] = subtree_end[b].max(dom.preorder_number(b));
+            if let Some(d) = dom.idom[b] {
+                subtree_end[d] = subtree_end[d].max(subtree_end[b]);
+            }
+        }
+        ValueInterference { dom, live, defs, values: compute_values(f, dom), subtree_end }
+    }
+
+    /// The dominator tree.
+    pub fn dom(&self) -> &DomTree {
+        self.dom
+    }
+
+    /// The block of the definition of `v`, if it is defined.
+    pub fn def_block(&self, v: Value) -> Option<Block> {
+        self.def_point(v).map(|p| match p {
+            DefPoint::BlockStart(b) | DefPoint::Inst(b, _) => b,
+        })
+    }
+
+    /// The largest pre-order number of the blocks that the reachable block
+    /// `b` dominates: in [`def_order`](Self::def_order), the definitions
+    /// that the definition of a variable of `b` dominates are the later
+    /// ones numbered up to this.
+    pub fn subtree_end(&self, b: Block) -> u32 {
+        self.subtree_end[b]
     }
 
     /// Gives `v` the value `value`: a deliberately wrong numbering, for the

@@ -117,7 +117,7 @@ use crate::route2::interference_graph_bitmatrix::BitMatrixGraph;
 use crate::route2::liveness_check::LivenessCheck;
 use crate::route2::out_of_ssa_options::{fail, LivenessMethod, OutOfSsaOptions, OutOfSsaReport};
 use crate::route2::rename::rename_and_sequentialize;
-use crate::route2::renaming_constraints::{clobbers, live_at_a_clobber, Clobber, FixedReg, Pins};
+use crate::route2::renaming_constraints::{clobbers, live_at_a_clobber, ClobberIndex, FixedReg, Pins};
 use crate::route2::values::{intersect, CopyGroups, LivenessSource, ValueInterference};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -193,7 +193,7 @@ struct Virtualizer<'c, 'a> {
     /// The register label of each labeled class, by root (§III-D).
     labels: FxHashMap<Member, FixedReg>,
     /// The registers constrained divisions destroy.
-    clobbers: Vec<Clobber>,
+    clobbers: ClobberIndex,
     queries: usize,
 }
 
@@ -233,7 +233,7 @@ impl<'c, 'a> Virtualizer<'c, 'a> {
             parent: FxHashMap::default(),
             members: FxHashMap::default(),
             labels: FxHashMap::default(),
-            clobbers: Vec::new(),
+            clobbers: ClobberIndex::default(),
             queries: 0,
         }
     }
@@ -242,7 +242,7 @@ impl<'c, 'a> Virtualizer<'c, 'a> {
     /// sets them: the variables pinned to one register pre-coalesced into
     /// one class labeled by it.
     fn pin(&mut self, pins: &Pins) {
-        self.clobbers = clobbers(self.f, pins);
+        self.clobbers = ClobberIndex::new(clobbers(self.f, pins), self.ctx);
         for r in [FixedReg::Rax, FixedReg::Rdx] {
             let mut root: Option<Member> = None;
             for (v, _) in pins.iter().filter(|&(_, p)| p == r) {
