@@ -39,6 +39,14 @@ fn corpus() -> Vec<(ssaref::ast::Program, Vec<i64>)> {
         .collect()
 }
 
+/// The static and executed spill code of `c`, as one pinned line's tail.
+fn counts(c: &AllocCounts) -> String {
+    format!(
+        "slots {:>4} loads {:>4} stores {:>4} moves {:>4} swaps {:>3} executed loads {:>6} stores {:>6} moves {:>6} swaps {:>5}",
+        c.slots, c.loads, c.stores, c.moves, c.swaps, c.dynamic.loads, c.dynamic.stores, c.dynamic.moves, c.dynamic.swaps
+    )
+}
+
 fn render() -> String {
     let corpus = corpus();
     let mut out = String::new();
@@ -87,19 +95,7 @@ fn render() -> String {
                 c.add_static(&out.mir);
                 let _ = c.add_run(&out.mir, args, &InterpOracle, FUEL);
             }
-            out.push_str(&format!(
-                "route 2, K = {k:>2}, {:<16} slots {:>4} loads {:>4} stores {:>4} moves {:>4} swaps {:>3} executed loads {:>6} stores {:>6} moves {:>6} swaps {:>5}\n",
-                allocator.name(),
-                c.slots,
-                c.loads,
-                c.stores,
-                c.moves,
-                c.swaps,
-                c.dynamic.loads,
-                c.dynamic.stores,
-                c.dynamic.moves,
-                c.dynamic.swaps
-            ));
+            out.push_str(&format!("route 2, K = {k:>2}, {:<16} {}\n", allocator.name(), counts(&c)));
         }
     }
     let mut route1 = Vec::new();
@@ -124,20 +120,7 @@ fn render() -> String {
         let k = opts.k;
         {
             let c = measure(&corpus, &opts, &InterpOracle, FUEL).expect("route 1 allocates");
-            out.push_str(&format!(
-                "route 1, K = {k:>2}, {:<15} spilled {:>4} slots {:>4} loads {:>4} stores {:>4} moves {:>4} swaps {:>3} executed loads {:>6} stores {:>6} moves {:>6} swaps {:>5}\n",
-                name,
-                c.values_spilled,
-                c.slots,
-                c.loads,
-                c.stores,
-                c.moves,
-                c.swaps,
-                c.dynamic.loads,
-                c.dynamic.stores,
-                c.dynamic.moves,
-                c.dynamic.swaps
-            ));
+            out.push_str(&format!("route 1, K = {k:>2}, {name:<15} spilled {:>4} {}\n", c.values_spilled, counts(&c)));
         }
     }
     out

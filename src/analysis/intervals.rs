@@ -193,6 +193,21 @@ pub fn merge(a: &[(u32, u32)], b: &[(u32, u32)]) -> Vec<(u32, u32)> {
     out
 }
 
+/// The union of closed intervals given in any order, as a sorted list of
+/// disjoint, non-adjacent closed intervals (overlapping or adjacent ones
+/// are joined); O(n log n) for the sort.
+pub fn normalize(mut raw: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    raw.sort_unstable();
+    let mut out: Vec<(u32, u32)> = Vec::with_capacity(raw.len());
+    for (from, to) in raw {
+        match out.last_mut() {
+            Some(last) if from <= last.1.saturating_add(1) => last.1 = last.1.max(to),
+            _ => out.push((from, to)),
+        }
+    }
+    out
+}
+
 /// Checks that `r` is a well-formed range list: each interval has
 /// `first <= last`, and each starts after the previous one ends. Used by
 /// tests and debug assertions.

@@ -135,16 +135,8 @@ pub struct Ranges(Vec<(Pos, Pos)>);
 
 impl Ranges {
     /// Sorts and merges `raw`.
-    fn normalize(mut raw: Vec<(Pos, Pos)>) -> Ranges {
-        raw.sort_unstable();
-        let mut out: Vec<(Pos, Pos)> = Vec::with_capacity(raw.len());
-        for (from, to) in raw {
-            match out.last_mut() {
-                Some(last) if from <= last.1.saturating_add(1) => last.1 = last.1.max(to),
-                _ => out.push((from, to)),
-            }
-        }
-        Ranges(out)
+    fn normalize(raw: Vec<(Pos, Pos)>) -> Ranges {
+        Ranges(crate::analysis::intervals::normalize(raw))
     }
 
     fn point(p: Pos) -> Ranges {

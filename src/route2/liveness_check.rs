@@ -308,16 +308,8 @@ struct BlockRanges(Vec<(u32, u32)>);
 
 impl BlockRanges {
     /// The union of `ranges`, in any order.
-    fn union(mut ranges: Vec<(u32, u32)>) -> Self {
-        ranges.sort_unstable();
-        let mut out: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
-        for (from, to) in ranges {
-            match out.last_mut() {
-                Some(last) if from <= last.1.saturating_add(1) => last.1 = last.1.max(to),
-                _ => out.push((from, to)),
-            }
-        }
-        BlockRanges(out)
+    fn union(ranges: Vec<(u32, u32)>) -> Self {
+        BlockRanges(crate::analysis::intervals::normalize(ranges))
     }
 
     /// True when `x` is in the set.
