@@ -15,6 +15,7 @@ pub mod coalescing;
 pub mod congruence_classes;
 pub mod conventional_alloc;
 pub mod copy_insertion;
+pub mod copy_sharing_witnesses;
 pub mod interference_graph_bitmatrix;
 pub mod linear_scan;
 pub mod liveness_check;
