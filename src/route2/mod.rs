@@ -11,6 +11,7 @@
 pub mod alloc_input;
 pub mod class_interference;
 pub mod class_interference_local;
+pub mod class_intervals;
 pub mod coalescing;
 pub mod congruence_classes;
 pub mod conventional_alloc;
