@@ -291,8 +291,8 @@ fn live_out_sets(f: &Function, u: &Universe, groups: &[Vec<(usize, usize)>]) -> 
                 continue;
             }
             in_stamp[b] = stamp;
-            for k in 0..preds[b].len() {
-                mark_out(preds[b][k], &mut work, &mut out_pairs);
+            for &p in &preds[b] {
+                mark_out(p, &mut work, &mut out_pairs);
             }
         }
     }

@@ -12,7 +12,7 @@
 //! both lists: a class that grows one variable at a time to thousands of
 //! ranges (the classes pinned to rax and rdx, or one renamed phi web) then
 //! costs the square of its size. Here a class with more than
-//! [`SMALL_RANGES`] ranges keeps them in an ordered map, and a merge inserts
+//! `SMALL_RANGES` (32) ranges keeps them in an ordered map, and a merge inserts
 //! the smaller set's ranges into the larger (small into large: each range
 //! moves O(log n) times). An overlap test walks the smaller set and looks
 //! each range up in the larger one, as before.
