@@ -13,12 +13,17 @@
 //!   gives `b` the value of `a`, found by following the chain from `b`'s
 //!   own definition (no dominator tree, no traversal order);
 //! - two variables *intersect* when one is live right after the definition
-//!   of the other. Liveness is a backward dataflow of its own, with phis as
+//!   of the other. Liveness is computed here, one variable at a time by
+//!   exploring backwards from its uses to its definition (the least
+//!   fixpoint of the backward data flow, at the cost of the blocks where
+//!   each variable is live: `live_out_sets`), with phis as
 //!   copies on the incoming edges (an argument is live at the end of its
 //!   predecessor; the destinations of a block's phis, and the parameters,
 //!   are defined together at its start, so they all intersect each other),
 //!   and a parallel copy reads all its sources before it defines its
-//!   destinations at its end;
+//!   destinations at its end. Each block is then walked backwards from its
+//!   live-out set, and each definition compared with the live members of
+//!   its own class only;
 //! - they *interfere by value* when they intersect and have different
 //!   values.
 //!
@@ -36,8 +41,7 @@ use rustc_hash::FxHashMap;
 /// The values whose liveness the check tracks: the members of the classes
 /// it checks, numbered densely. The liveness of one value does not depend
 /// on any other's (each bit of the backward data flow is its own problem),
-/// so tracking only these is exact for them, and the sets cost (blocks) ×
-/// (members), not (blocks) × (values).
+/// so tracking only these is exact for them.
 struct Universe {
     /// The bit of each value, `u32::MAX` when it is not tracked.
     bit: Vec<u32>,
@@ -64,46 +68,64 @@ impl Universe {
     }
 }
 
-/// A set of tracked values as a bit vector (the checker's own, so that it
-/// shares no set type with the liveness it double-checks), indexed by
-/// [`Universe`] bits.
-#[derive(Clone, PartialEq, Eq)]
-struct Bits(Vec<u64>);
+/// The tracked values live at one point of a backward walk (the checker's
+/// own set, so that it shares no set type with the liveness it
+/// double-checks): a flag per [`Universe`] bit, and the live bits of each
+/// class, so that a definition finds the live members of its own class
+/// without looking at the others. One set serves every block: [`clear`]
+/// costs the classes touched, not the universe.
+///
+/// [`clear`]: LiveSet::clear
+struct LiveSet<'u> {
+    universe: &'u Universe,
+    /// The class of each bit.
+    class_of: &'u [usize],
+    on: Vec<bool>,
+    /// The live bits of each class, in no order.
+    by_class: Vec<Vec<u32>>,
+    /// The classes with live bits (some perhaps emptied since).
+    touched: Vec<usize>,
+}
 
-impl Bits {
-    fn new(n: usize) -> Self {
-        Bits(vec![0; n.div_ceil(64)])
+impl<'u> LiveSet<'u> {
+    fn new(universe: &'u Universe, class_of: &'u [usize], classes: usize) -> Self {
+        let on = vec![false; universe.value.len()];
+        LiveSet { universe, class_of, on, by_class: vec![Vec::new(); classes], touched: Vec::new() }
     }
-    fn has(&self, i: usize) -> bool {
-        self.0.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
-    }
-    fn add(&mut self, u: &Universe, v: Value) {
-        if let Some(i) = u.bit(v) {
-            self.0[i / 64] |= 1 << (i % 64);
+    fn add(&mut self, v: Value) {
+        if let Some(i) = self.universe.bit(v) {
+            self.add_bit(i);
         }
     }
-    fn remove(&mut self, u: &Universe, v: Value) {
-        if let Some(i) = u.bit(v) {
-            self.0[i / 64] &= !(1 << (i % 64));
+    fn add_bit(&mut self, i: usize) {
+        if !self.on[i] {
+            self.on[i] = true;
+            let c = self.class_of[i];
+            if self.by_class[c].is_empty() {
+                self.touched.push(c);
+            }
+            self.by_class[c].push(i as u32);
         }
     }
-    /// The bits set, in increasing order.
-    fn ones(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(k, &w)| {
-            let mut w = w;
-            std::iter::from_fn(move || {
-                if w == 0 {
-                    return None;
-                }
-                let t = w.trailing_zeros() as usize;
-                w &= w - 1;
-                Some(k * 64 + t)
-            })
-        })
+    fn remove(&mut self, v: Value) {
+        let Some(i) = self.universe.bit(v) else { return };
+        if self.on[i] {
+            self.on[i] = false;
+            let list = &mut self.by_class[self.class_of[i]];
+            if let Some(k) = list.iter().position(|&x| x as usize == i) {
+                list.swap_remove(k);
+            }
+        }
     }
-    fn union(&mut self, o: &Bits) {
-        for (a, b) in self.0.iter_mut().zip(&o.0) {
-            *a |= b;
+    /// The live bits of class `c`.
+    fn of_class(&self, c: usize) -> &[u32] {
+        &self.by_class[c]
+    }
+    fn clear(&mut self) {
+        for c in self.touched.drain(..) {
+            for i in self.by_class[c].drain(..) {
+                self.on[i as usize] = false;
+            }
         }
     }
 }
@@ -136,21 +158,20 @@ pub fn copy_chain_roots(f: &Function) -> Vec<Value> {
         .collect()
 }
 
-/// Walks `b` backwards from `live` (its live-out set), calling `at_def`
-/// with every value defined and the set live right after its definition
-/// (at the block start: with all the values defined there); returns the live-in set
-/// (without the values defined at the start).
+/// Walks `b` backwards from `live` (holding its live-out set), calling
+/// `at_def` with every value defined and the set live right after its
+/// definition (at the block start: with all the values defined there).
+/// Leaves `live` in an unspecified state.
 fn walk_block(
     f: &Function,
-    u: &Universe,
     b: Block,
     groups: &[(usize, usize)],
-    mut live: Bits,
-    mut at_def: impl FnMut(Value, &Bits),
-) -> Bits {
+    live: &mut LiveSet<'_>,
+    mut at_def: impl FnMut(Value, &LiveSet<'_>),
+) {
     let data = &f.blocks[b];
     if let Some(a) = data.term.arg() {
-        live.add(u, a);
+        live.add(a);
     }
     let mut i = data.insts.len();
     while i > 0 {
@@ -160,13 +181,13 @@ fn walk_block(
         let (s, e) = (start, end);
         let dests: Vec<Value> = data.insts[s..e].iter().filter_map(|inst| inst.dest).collect();
         for &d in &dests {
-            at_def(d, &live);
+            at_def(d, live);
         }
         for &d in &dests {
-            live.remove(u, d);
+            live.remove(d);
         }
         for inst in &data.insts[s..e] {
-            inst.op.for_each_arg(|a| live.add(u, a));
+            inst.op.for_each_arg(|a| live.add(a));
         }
         i = start;
     }
@@ -174,17 +195,112 @@ fn walk_block(
     if b == Function::ENTRY {
         starters.extend(f.params.iter().copied());
     }
-    let mut at_start = live.clone();
     for &d in &starters {
-        at_start.add(u, d);
+        live.add(d);
     }
     for &d in &starters {
-        at_def(d, &at_start);
+        at_def(d, live);
     }
-    for &d in &starters {
-        live.remove(u, d);
+}
+
+/// The tracked values live-out of each block, by exploring backwards from
+/// each use of each tracked value to its definition (Appel's liveness "one
+/// variable at a time"; Brandner et al., "Computing Liveness Sets for
+/// SSA-Form Programs", INRIA RR-7503, 2011, path exploration): a value is
+/// live-in at a block when a path from the block's start reaches a use
+/// without passing its definition, and live-out of a block when it is
+/// live-in at a successor and not one of its phis' destinations there, or
+/// is a phi argument on an edge leaving the block. This is the least
+/// fixpoint of the backward data flow, found in time proportional to the
+/// blocks where each value is live rather than (blocks) × (values) × (rounds).
+/// Returns, for each block, the live-out bits in no order.
+fn live_out_sets(f: &Function, u: &Universe, groups: &[Vec<(usize, usize)>]) -> Vec<Vec<u32>> {
+    let nb = f.blocks.len();
+    let m = u.value.len();
+    // The definition of each bit: its block and the point within it where
+    // the value becomes defined (0 at the start; a parallel copy defines its
+    // destinations at its end).
+    let mut def: Vec<Option<(usize, usize)>> = vec![None; m];
+    // The uses of each bit: a block and the point where it is read (a
+    // parallel copy reads its sources at its start), or `None` for a phi
+    // argument, read on leaving the block.
+    let mut uses: Vec<Vec<(usize, Option<usize>)>> = vec![Vec::new(); m];
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); nb];
+    for &p in &f.params {
+        if let Some(i) = u.bit(p) {
+            def[i] = Some((Function::ENTRY.index(), 0));
+        }
     }
-    live
+    for (b, data) in f.blocks.iter() {
+        let g = &groups[b.index()];
+        for phi in &data.phis {
+            if let Some(i) = u.bit(phi.dest) {
+                def[i] = Some((b.index(), 0));
+            }
+        }
+        for (k, inst) in data.insts.iter().enumerate() {
+            let (s, e) = g.iter().find(|&&(s, e)| s <= k && k < e).map_or((k, k + 1), |&r| r);
+            inst.op.for_each_arg(|a| {
+                if let Some(i) = u.bit(a) {
+                    uses[i].push((b.index(), Some(s)));
+                }
+            });
+            if let Some(i) = inst.dest.and_then(|d| u.bit(d)) {
+                def[i] = Some((b.index(), e));
+            }
+        }
+        if let Some(i) = data.term.arg().and_then(|a| u.bit(a)) {
+            uses[i].push((b.index(), Some(data.insts.len())));
+        }
+        for (s, edge) in out_edges(f, b) {
+            preds[s.index()].push(b.index());
+            for phi in &f.blocks[s].phis {
+                if let Some(i) = phi.args.get(edge).and_then(|&a| u.bit(a)) {
+                    uses[i].push((b.index(), None));
+                }
+            }
+        }
+    }
+    let mut out_pairs: Vec<(u32, u32)> = Vec::new();
+    // Stamps: bit + 1 when the block is live-in / live-out for that bit.
+    let mut in_stamp = vec![0u32; nb];
+    let mut out_stamp = vec![0u32; nb];
+    let mut work: Vec<usize> = Vec::new();
+    for i in 0..m {
+        let stamp = i as u32 + 1;
+        let def_block = def[i].map(|(d, _)| d);
+        let mut mark_out = |p: usize, work: &mut Vec<usize>, out_pairs: &mut Vec<(u32, u32)>| {
+            if out_stamp[p] != stamp {
+                out_stamp[p] = stamp;
+                out_pairs.push((p as u32, i as u32));
+                if def_block != Some(p) {
+                    work.push(p);
+                }
+            }
+        };
+        for &(b, at) in &uses[i] {
+            match at {
+                None => mark_out(b, &mut work, &mut out_pairs),
+                // Read after the definition in the same block: local.
+                Some(at) if def[i].is_some_and(|(d, point)| d == b && point <= at) => {}
+                Some(_) => work.push(b),
+            }
+        }
+        while let Some(b) = work.pop() {
+            if in_stamp[b] == stamp {
+                continue;
+            }
+            in_stamp[b] = stamp;
+            for &p in &preds[b] {
+                mark_out(p, &mut work, &mut out_pairs);
+            }
+        }
+    }
+    let mut out: Vec<Vec<u32>> = vec![Vec::new(); nb];
+    for (b, i) in out_pairs {
+        out[b as usize].push(i);
+    }
+    out
 }
 
 /// Checks that no two members of a class in `classes` interfere by value in
@@ -285,61 +401,29 @@ fn check_classes(
             groups[b.index()].push((s, e));
         }
     }
-    // Live-in sets to the least fixpoint (round robin: this is a checker,
-    // not a pass).
-    let blocks: Vec<Block> = f.blocks.keys().collect();
-    let mut live_in: Vec<Bits> = vec![Bits::new(m); f.blocks.len()];
-    let live_out = |b: Block, live_in: &[Bits]| {
-        let mut out = Bits::new(m);
-        for (s, edge) in out_edges(f, b) {
-            let mut through = live_in[s.index()].clone();
-            for phi in &f.blocks[s].phis {
-                through.remove(&universe, phi.dest);
-            }
-            out.union(&through);
-            for phi in &f.blocks[s].phis {
-                if let Some(&a) = phi.args.get(edge) {
-                    out.add(&universe, a);
-                }
-            }
-        }
-        out
-    };
-    loop {
-        let mut changed = false;
-        for &b in blocks.iter().rev() {
-            let out = live_out(b, &live_in);
-            let new = walk_block(f, &universe, b, &groups[b.index()], out, |_, _| {});
-            if new != live_in[b.index()] {
-                live_in[b.index()] = new;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
+    let live_out = live_out_sets(f, &universe, &groups);
+    let class_index: Vec<usize> = class_of.iter().map(|&(c, _)| c).collect();
+    let mut live = LiveSet::new(&universe, &class_index, classes.len());
     let mut found: Option<String> = None;
-    for &b in &blocks {
-        let out = live_out(b, &live_in);
-        walk_block(f, &universe, b, &groups[b.index()], out, |d, live| {
+    for b in f.blocks.keys() {
+        live.clear();
+        for &i in &live_out[b.index()] {
+            live.add_bit(i as usize);
+        }
+        walk_block(f, b, &groups[b.index()], &mut live, |d, live| {
             if found.is_some() {
                 return;
             }
             let Some(di) = universe.bit(d) else { return };
             let (c, _) = class_of[di];
             // The first member of the class, in its order, live here with
-            // another value: by the class's members if it is the shorter
-            // walk, else by the live set.
-            let clash = |i: usize| {
-                let v = universe.value[i];
-                i != di && live.has(i) && (!by_value || value_of(v) != value_of(d))
-            };
-            let first = if classes[c].len() <= live.0.len() {
-                classes[c].iter().filter_map(|&v| universe.bit(v)).find(|&i| clash(i))
-            } else {
-                live.ones().filter(|&i| class_of[i].0 == c && clash(i)).min_by_key(|&i| class_of[i].1)
-            };
+            // another value.
+            let first = live
+                .of_class(c)
+                .iter()
+                .map(|&i| i as usize)
+                .filter(|&i| i != di && (!by_value || value_of(universe.value[i]) != value_of(d)))
+                .min_by_key(|&i| class_of[i].1);
             if let Some(i) = first {
                 let m = universe.value[i];
                 found = Some(format!(

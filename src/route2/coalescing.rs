@@ -95,6 +95,7 @@ use crate::ir::{Block, Function, Op, Value};
 use crate::route2::class_interference::{classes_interfere_linear, InterferenceMode};
 use crate::route2::congruence_classes::CongruenceClasses;
 use crate::route2::copy_insertion::InsertedCopy;
+use crate::route2::copy_sharing_witnesses::{witnesses, CopyPair};
 use crate::route2::renaming_constraints::{clobbers, live_at_a_clobber, ClobberIndex, FixedReg, Pins};
 use crate::route2::values::{intersect, CopyGroups, ValueInterference};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -655,31 +656,36 @@ impl<'c, 'a> Coalescer<'c, 'a> {
     /// Copy sharing (§III-B, the `Sharing` variant of §III-E) on the copies
     /// still present.
     fn share(&mut self, affinities: &[&Affinity]) {
+        // The copy-related variables of each value, sorted.
         let mut by_value: FxHashMap<Value, Vec<Value>> = FxHashMap::default();
         for &v in self.copy_source.keys().chain(self.copy_source.values()) {
-            let list = by_value.entry(self.ctx.value_of(v)).or_default();
-            if !list.contains(&v) {
-                list.push(v);
-            }
+            by_value.entry(self.ctx.value_of(v)).or_default().push(v);
         }
-        for list in by_value.values_mut() {
+        let mut groups: Vec<Vec<Value>> = Vec::with_capacity(by_value.len());
+        let mut group_index: FxHashMap<Value, usize> = FxHashMap::default();
+        for (value, mut list) in by_value {
             list.sort();
+            list.dedup();
+            group_index.insert(value, groups.len());
+            groups.push(list);
         }
+        // The witnesses that may remove each copy still present: a variable
+        // with the source's value, live at the copy, whose definition
+        // dominates it (strictness), found in `copy_sharing_witnesses.rs`.
+        // Copies gone now stay gone, so they need none.
+        let mut group_of: Vec<Option<usize>> = Vec::with_capacity(affinities.len());
         for a in affinities {
+            let present = self.find(a.source) != self.find(a.dest);
+            group_of.push(if present { group_index.get(&self.ctx.value_of(a.source)).copied() } else { None });
+        }
+        let copies: Vec<CopyPair> = affinities.iter().map(|a| CopyPair { dest: a.dest, source: a.source }).collect();
+        let lists = witnesses(self.ctx, &copies, &groups, &group_of);
+        for (a, cands) in affinities.iter().zip(&lists) {
             let (x, y) = (self.find(a.source), self.find(a.dest));
             if x == y {
                 continue;
             }
-            let Some(cands) = by_value.get(&self.ctx.value_of(a.source)) else { continue };
             for &c in cands {
-                // A variable live at a definition is defined at a point that
-                // dominates it (strictness): the dominance test, O(1), spares
-                // most liveness queries when a value has many copies.
-                let reachable = |v: Value| self.ctx.def_order(v).is_some();
-                let cannot_be_live = reachable(c) && reachable(a.dest) && !self.ctx.def_dominates(c, a.dest);
-                if c == a.dest || c == a.source || cannot_be_live || !self.ctx.live_at_def(c, a.dest) {
-                    continue;
-                }
                 // `c` must hold its value in the renamed program. A `c`
                 // whose own copy was removed by sharing holds it through
                 // its witness; at the same point (one parallel copy) that

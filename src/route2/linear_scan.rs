@@ -36,7 +36,9 @@
 //! write of another member of its class there would be a position shared
 //! by their intervals. Coalescing is a program transformation whose output
 //! is again a route-2 function: the allocator and the checker work on it,
-//! and `tests/conventional_alloc.rs` runs it in the oracle.
+//! and `tests/conventional_alloc.rs` runs it in the oracle. The classes'
+//! intervals are ordered sets merged small into large, with their clobber
+//! tests cached (`class_intervals.rs`).
 //!
 //! # The scan, and spilling inside K
 //!
@@ -119,6 +121,7 @@ use crate::error::PassError;
 use crate::ir::{BinOp, Block, Function, Inst, Op, Terminator, Value};
 use crate::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MTerm, Reg, Slot, MAX_REGS, RAX, RDX};
 use crate::route2::alloc_input::{fail, validate_input};
+use crate::route2::class_intervals::ClassIntervals;
 use crate::route2::renaming_constraints::{is_constrained, Pins};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
@@ -168,10 +171,6 @@ impl Ranges {
             let i = many.partition_point(|r| r.1 < from);
             many.get(i).is_some_and(|r| r.0 <= to)
         })
-    }
-
-    fn union(&self, other: &Ranges) -> Ranges {
-        Ranges::normalize(self.0.iter().chain(&other.0).copied().collect())
     }
 
     /// The number of positions covered.
@@ -274,7 +273,7 @@ pub fn coalesce_copies_pinned(f: &Function, pins: &Pins, k: usize) -> (Function,
     }
     let pins = &usable_pins(f, pins, k);
     let lay = layout(f);
-    let mut class_ranges = lifetime_intervals(f, &lay);
+    let mut class_ranges = ClassIntervals::new(lifetime_intervals(f, &lay).values().map(|r| r.0.clone()));
     let n = f.value_count as usize;
     let mut label: EntityVec<Value, Option<Reg>> = EntityVec::from_elem(None, n);
     // `usable_pins` kept only variables below `value_count`.
@@ -282,7 +281,8 @@ pub fn coalesce_copies_pinned(f: &Function, pins: &Pins, k: usize) -> (Function,
         label[v] = Some(r.reg());
     }
     let clobbers = clobbers_by_reg(&clobber_positions(f, &lay, pins, k), k);
-    let meets_clobber = |ranges: &Ranges, reg: Reg| clobbers.get(usize::from(reg.0)).is_some_and(|c| meets(ranges, c));
+    let no_clobbers: Vec<Pos> = Vec::new();
+    let clobbers_of = |reg: Reg| clobbers.get(usize::from(reg.0)).unwrap_or(&no_clobbers);
     let mut parent: EntityVec<Value, Value> = (0..n).map(Value::new).collect();
     let find = |parent: &mut EntityVec<Value, Value>, mut v: Value| {
         while parent[v] != v {
@@ -296,20 +296,22 @@ pub fn coalesce_copies_pinned(f: &Function, pins: &Pins, k: usize) -> (Function,
         for inst in &f.blocks[b].insts {
             if let (Some(d), Op::Copy(s)) = (inst.dest, &inst.op) {
                 let (x, y) = (find(&mut parent, d), find(&mut parent, *s));
-                if x == y || class_ranges[x].overlaps(&class_ranges[y]) {
+                if x == y || class_ranges.overlaps(x.index(), y.index()) {
                     continue;
                 }
                 let merged_label = match (label[x], label[y]) {
                     (Some(a), Some(b)) if a != b => continue,
                     (a, b) => a.or(b),
                 };
-                let merged = class_ranges[x].union(&class_ranges[y]);
-                if merged_label.is_some_and(|r| meets_clobber(&merged, r)) {
-                    continue;
+                // The merged interval meets a clobber when one of the two does.
+                if let Some(r) = merged_label {
+                    let (reg, positions) = (usize::from(r.0), clobbers_of(r));
+                    if class_ranges.meets(x.index(), reg, positions) || class_ranges.meets(y.index(), reg, positions) {
+                        continue;
+                    }
                 }
                 parent[y] = x;
-                class_ranges[x] = merged;
-                class_ranges[y] = Ranges::default();
+                class_ranges.merge_into(x.index(), y.index());
                 label[x] = merged_label;
             }
         }

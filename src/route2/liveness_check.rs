@@ -63,6 +63,17 @@
 //! argument on an edge leaving `b`, or live-in, and not a phi destination, at
 //! a successor. A point query (live right after an instruction) adds the
 //! uses later in the block.
+//!
+//! # Cost of a query
+//!
+//! The paper's query tests every use of `v` against `R_t` for each `t`, so
+//! its cost grows with the number of uses: a variable with thousands of
+//! uses (the source of the copies into thousands of phis), asked about
+//! once per copy, makes that quadratic. Here the uses of each variable are
+//! kept sorted twice, by block and position (for the uses in one block, by
+//! binary search) and by the post-order numbers of their blocks (for
+//! `reaches_use`: one binary search per range of `R_t`, or per use when
+//! there are fewer uses than ranges). The answers are the same.
 
 use crate::analysis::dominance::DomTree;
 use crate::analysis::liveness::out_edges;
@@ -78,10 +89,8 @@ const PHI_USE: u32 = u32::MAX;
 #[derive(Clone, Debug)]
 pub struct LivenessCheck {
     dom: DomTree,
-    /// `R_q` for every block, over the post-order numbers `post_number`.
+    /// `R_q` for every block, over the post-order numbers of the search.
     reduced_reach: EntityVec<Block, BlockRanges>,
-    /// The post-order number of each block reached by the search.
-    post_number: EntityVec<Block, Option<u32>>,
     /// `T_q` for every block (the transitive closure, `q` included), as a
     /// list: it holds `q` and the headers of the loops around it, so it is
     /// short, and a query walks it.
@@ -96,8 +105,11 @@ pub struct LivenessCheck {
     defs: Defs,
     /// Every use of each value: the block and the position (`i` for the
     /// `i`-th instruction, the instruction count for the terminator,
-    /// [`PHI_USE`] for a phi argument of an edge leaving the block).
+    /// [`PHI_USE`] for a phi argument of an edge leaving the block), sorted.
     uses: Uses,
+    /// The post-order numbers of the reached blocks that use each value,
+    /// sorted, without repeats.
+    use_posts: EntityVec<Value, Vec<u32>>,
     /// The successors of each block, one per edge.
     succs: EntityVec<Block, Vec<Block>>,
 }
@@ -192,8 +204,18 @@ impl LivenessCheck {
             targets[b] = list;
         }
         let (defs, uses) = def_use(f);
+        let use_posts = uses
+            .values()
+            .map(|us| {
+                let mut posts: Vec<u32> =
+                    us.iter().filter_map(|&(u, _)| post_number.get(u).copied().flatten()).collect();
+                posts.sort_unstable();
+                posts.dedup();
+                posts
+            })
+            .collect();
         let succs = f.blocks.keys().map(|b| f.succs(b).into_iter().filter(|s| s.index() < n).collect()).collect();
-        LivenessCheck { dom, reduced_reach, post_number, targets, up_targets, reducible, defs, uses, succs }
+        LivenessCheck { dom, reduced_reach, targets, up_targets, reducible, defs, uses, use_posts, succs }
     }
 
     /// The dominator tree the check computed.
@@ -217,7 +239,15 @@ impl LivenessCheck {
     /// True when some use of `v` is in a block of `R_t`.
     fn reaches_use(&self, t: Block, v: Value) -> bool {
         let reach = &self.reduced_reach[t];
-        self.uses(v).iter().any(|&(u, _)| self.post_number.get(u).copied().flatten().is_some_and(|x| reach.contains(x)))
+        let posts = self.use_posts.get(v).map(|p| p.as_slice()).unwrap_or(&[]);
+        if reach.0.len() < posts.len() {
+            reach.0.iter().any(|&(lo, hi)| {
+                let i = posts.partition_point(|&x| x < lo);
+                posts.get(i).is_some_and(|&x| x <= hi)
+            })
+        } else {
+            posts.iter().any(|&x| reach.contains(x))
+        }
     }
 
     /// True when `v` is live-in at `q` (the phi destinations of `q`, and the
@@ -266,7 +296,7 @@ impl LivenessCheck {
     /// True when `v` is live-out of `b`: a phi argument on an edge leaving
     /// `b`, or live-in and not a phi destination at a successor.
     pub fn live_out(&self, v: Value, b: Block) -> bool {
-        if self.uses(v).iter().any(|&(u, p)| u == b && p == PHI_USE) {
+        if self.uses(v).binary_search(&(b, PHI_USE)).is_ok() {
             return true;
         }
         self.succ_live_in(v, b)
@@ -294,7 +324,11 @@ impl LivenessCheck {
         } else if !self.dom.strictly_dominates(d, b) {
             return false;
         }
-        if self.uses(v).iter().any(|&(u, p)| u == b && p != PHI_USE && p > i as u32) {
+        // The first use after `(b, i)` in the sorted list: a later use in
+        // `b` if there is one that is not a phi argument (those sort last).
+        let uses = self.uses(v);
+        let k = uses.partition_point(|&(u, p)| (u, p) <= (b, i as u32));
+        if uses.get(k).is_some_and(|&(u, p)| u == b && p != PHI_USE) {
             return true;
         }
         self.live_out(v, b)

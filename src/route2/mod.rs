@@ -11,10 +11,12 @@
 pub mod alloc_input;
 pub mod class_interference;
 pub mod class_interference_local;
+pub mod class_intervals;
 pub mod coalescing;
 pub mod congruence_classes;
 pub mod conventional_alloc;
 pub mod copy_insertion;
+pub mod copy_sharing_witnesses;
 pub mod interference_graph_bitmatrix;
 pub mod linear_scan;
 pub mod liveness_check;
