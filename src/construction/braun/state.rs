@@ -69,6 +69,11 @@ pub(super) struct PhiTable {
 }
 
 const NO_SLOT: u32 = u32::MAX;
+
+/// A block the marker algorithm (§3.3) has not marked (`Builder::marks`).
+pub(super) const UNMARKED: Value = Value(u32::MAX);
+/// A block it marked, where no phi was placed yet.
+pub(super) const MARKED: Value = Value(u32::MAX - 1);
 /// The tag of a provisional phi's entry in `slot_of`: the high bit, with the
 /// index of its look-up frame in the low bits (see `lookup.rs`).
 const PROVISIONAL: u32 = 1 << 31;
@@ -173,10 +178,9 @@ pub(super) struct Frame {
     /// The operandless phi (phi variant), or `None` (marker variant; a phi
     /// placed on a cycle is in `Builder::marks`).
     pub(super) phi: Option<Value>,
-    /// Operands collected so far (marker variant).
-    pub(super) collected: Vec<Value>,
     /// Where this frame's operands start in `Builder::phi_args` (phi
-    /// variant, while its phi is provisional; stacked like `path_start`).
+    /// variant while its phi is provisional, and marker variant; stacked
+    /// like `path_start`).
     pub(super) args_start: usize,
     pub(super) next_pred: usize,
     /// Where this frame's part of `Builder::walk_path` starts: the
@@ -252,9 +256,13 @@ pub(super) struct Builder {
     pub(super) cse_entry: HashMap<Op, Value>,
     pub(super) cse_block: HashMap<Op, Value>,
     pub(super) cse_block_of: Option<Block>,
-    /// The variables the marker algorithm marked in each block, and the phi
-    /// a cycle placed (§3.3).
-    pub(super) marks: HashMap<(Block, Var), Option<Value>>,
+    /// The mark of the marker algorithm (§3.3) in each block: `UNMARKED`,
+    /// `MARKED`, or the phi a cycle placed there. Marks live only during
+    /// one look-up, which is for one variable (nothing a look-up calls
+    /// reads a variable), and each marked block has a frame that clears
+    /// its mark when it finishes, so the variable need not be part of the
+    /// key, and every block is `UNMARKED` between look-ups.
+    pub(super) marks: Vec<Value>,
     /// Scratch of Alg. 5 (`scc_removal.rs`): each value's position in the
     /// phi set being split into SCCs, or `u32::MAX`.
     pub(super) scc_index: Vec<u32>,
@@ -335,7 +343,7 @@ impl Builder {
             cse_entry: HashMap::default(),
             cse_block: HashMap::default(),
             cse_block_of: None,
-            marks: HashMap::default(),
+            marks: Vec::with_capacity(blocks),
             scc_index: Vec::new(),
             consts: HashMap::default(),
             value_count: 0,
@@ -394,6 +402,7 @@ impl Builder {
 
     pub(super) fn new_block(&mut self) -> Block {
         self.walk_stamp.push(0);
+        self.marks.push(UNMARKED);
         self.filled_at.push((u32::MAX, false));
         self.blocks.push(BlockState::default())
     }
