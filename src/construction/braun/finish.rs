@@ -57,9 +57,22 @@ impl Builder {
             self.try_remove_trivial_phi(phi);
         }
         if self.opts.remove_redundant_sccs {
+            // Alg. 5 on the live phis that have a phi operand. A phi without
+            // one is a sink of the operand graph: it is in no cycle, so it is
+            // a singleton SCC, and no contraction can change its operands
+            // (only phis are replaced), so the re-check of singletons would
+            // find it as Alg. 3 left it, non-trivial. Leaving the sinks out
+            // does not change the order in which Tarjan's search emits the
+            // other SCCs (a sink leads nowhere), so the result is the same.
             let mut all: Vec<Value> = Vec::new();
             for &b in &reachable_order {
-                all.extend(self.blocks[b].phis.iter().copied().filter(|&p| self.is_live_phi(p)));
+                for &p in &self.blocks[b].phis {
+                    let Some(d) = self.phis.get(&p) else { continue };
+                    let (phis, alias) = (&self.phis, &mut self.alias);
+                    if d.args.iter().any(|&a| phis.get(&resolve_in(alias, a)).is_some()) {
+                        all.push(p);
+                    }
+                }
             }
             self.remove_redundant_phis(all);
         }
