@@ -39,8 +39,8 @@
 //! every block between.
 
 use crate::entity::EntityRef;
-use std::cell::Cell;
 use crate::ir::{Block, Value};
+use std::cell::Cell;
 
 /// Blocks per page.
 const PAGE: usize = 32;

@@ -12,7 +12,9 @@
 //! one range per frame, and the phi table marks the phi with its frame's
 //! position; `append_frame_operand` puts a provisional phi that becomes an
 //! operand into the table, and `finish_frame` lets a trivial one die
-//! without it.
+//! without it. In the marker variant, `phi_args` holds the operands each
+//! frame collects (one range per frame, as above), and the marks are
+//! `Builder::marks`, one per block.
 //!
 //! [`BraunOptions::marker`]: super::options::BraunOptions::marker
 
