@@ -87,7 +87,12 @@ pub(super) struct CurrentDefs {
 impl Default for CurrentDefs {
     fn default() -> Self {
         // No variable is numbered `NO_PAGE`, so the cache starts empty.
-        CurrentDefs { vars: Vec::new(), last: Cell::new((NO_PAGE, NO_PAGE, NO_PAGE)), chunks: Vec::new(), page_count: 0 }
+        CurrentDefs {
+            vars: Vec::new(),
+            last: Cell::new((NO_PAGE, NO_PAGE, NO_PAGE)),
+            chunks: Vec::new(),
+            page_count: 0,
+        }
     }
 }
 
