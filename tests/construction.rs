@@ -149,7 +149,7 @@ fn marker_variant_places_fewer_temporary_phis() {
 #[test]
 fn witness_cache_answers_rechecks() {
     let p = parse(
-        "fn main(n) { var a = 0; var b = 0; while (n) { if (n & 1) { a = a + 1; b = a; } n = n - 1; } out a; out b; }",
+        "fn main(n) { var a = 0; var b = 0; while (n) { var m = n; while (m) { if (m & 1) { a = a + 1; b = a; } m = m - 1; } n = n - 1; } out a; out b; }",
     );
     let (with, stats) = construct_function(&p.functions[0], &BraunOptions::plain());
     let (without, _) =

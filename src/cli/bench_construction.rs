@@ -1,6 +1,8 @@
 //! `ssaref bench-construction`: SSA construction time and peak memory, Braun
 //! et al. (plain and with every option on) against Cytron et al., on
-//! generated structured functions of growing size (issue 13, §1).
+//! generated structured functions of growing size (issue 13, §1). "Braun
+//! marker" is the configuration of Braun et al.'s Table 2 (the marker
+//! algorithm of §3.3, no on-the-fly optimization, Alg. 5 on).
 //!
 //! Each program is generated in-process (`gen --shape structured --size N`
 //! makes the same program), then the three constructions run interleaved,
@@ -36,7 +38,9 @@ pub struct BenchConstructionArgs {
 }
 
 /// The constructions compared, in the order they run within a repetition.
-const NAMES: [&str; 3] = ["Braun plain", "Braun all-on", "Cytron"];
+const NAMES: [&str; 4] = ["Braun plain", "Braun marker", "Braun all-on", "Cytron"];
+/// The position of Cytron et al.'s construction in `NAMES`.
+const CYTRON: usize = NAMES.len() - 1;
 
 /// One construction of the program; returns the bytes it kept at its peak.
 fn run_one(which: usize, program: &ast::Program) -> (f64, usize) {
@@ -45,7 +49,8 @@ fn run_one(which: usize, program: &ast::Program) -> (f64, usize) {
     let start = Instant::now();
     let module = match which {
         0 => construct_program(program, &BraunOptions::plain()),
-        1 => construct_program(program, &BraunOptions::all_on()),
+        1 => construct_program(program, &BraunOptions { marker: true, ..BraunOptions::plain() }),
+        2 => construct_program(program, &BraunOptions::all_on()),
         _ => construct_cytron(program),
     };
     let seconds = start.elapsed().as_secs_f64();
@@ -91,8 +96,8 @@ pub fn cmd_bench_construction(a: BenchConstructionArgs) -> Result<ExitCode, Fail
                 }
             });
         }
-        let mut times: [Vec<f64>; 3] = Default::default();
-        let mut peaks = [0usize; 3];
+        let mut times: [Vec<f64>; NAMES.len()] = Default::default();
+        let mut peaks = [0usize; NAMES.len()];
         for _ in 0..a.repeat {
             for (which, (t, p)) in times.iter_mut().zip(peaks.iter_mut()).enumerate() {
                 let (seconds, bytes) = run_one(which, &program);
@@ -107,11 +112,11 @@ pub fn cmd_bench_construction(a: BenchConstructionArgs) -> Result<ExitCode, Fail
         let medians: Vec<f64> = times.iter_mut().map(|t| median(t)).collect();
         for which in 0..NAMES.len() {
             let (lo, hi) = spreads[which];
-            let ratios = if which < 2 {
+            let ratios = if which != CYTRON {
                 format!(
                     "{:>8.2} {:>8.2}",
-                    medians[which] / medians[2].max(1e-12),
-                    peaks[which] as f64 / peaks[2].max(1) as f64
+                    medians[which] / medians[CYTRON].max(1e-12),
+                    peaks[which] as f64 / peaks[CYTRON].max(1) as f64
                 )
             } else {
                 format!("{:>8} {:>8}", "", "")

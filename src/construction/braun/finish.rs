@@ -4,7 +4,7 @@
 //! (§3.2, in `scc_removal.rs`) when switched on, dead-phi removal to stay
 //! pruned (§4), and dense renumbering into an `ir::Function`.
 
-use super::state::{resolve_in, Builder, Successors};
+use super::state::{resolve_in, Builder, PhiTable, Successors};
 use crate::analysis::dominance::reverse_postorder;
 use crate::entity::{EntityRef, EntityVec};
 use crate::ir::{self, Block, BlockData, Inst, Op, Value};
@@ -57,9 +57,22 @@ impl Builder {
             self.try_remove_trivial_phi(phi);
         }
         if self.opts.remove_redundant_sccs {
+            // Alg. 5 on the live phis that have a phi operand. A phi without
+            // one is a sink of the operand graph: it is in no cycle, so it is
+            // a singleton SCC, and no contraction can change its operands
+            // (only phis are replaced), so the re-check of singletons would
+            // find it as Alg. 3 left it, non-trivial. Leaving the sinks out
+            // does not change the order in which Tarjan's search emits the
+            // other SCCs (a sink leads nowhere), so the result is the same.
             let mut all: Vec<Value> = Vec::new();
             for &b in &reachable_order {
-                all.extend(self.blocks[b].phis.iter().copied().filter(|&p| self.is_live_phi(p)));
+                for &p in &self.blocks[b].phis {
+                    let Some(d) = self.phis.get(&p) else { continue };
+                    let (phis, alias) = (&self.phis, &mut self.alias);
+                    if d.args.iter().any(|&a| phis.get(&resolve_in(alias, a)).is_some()) {
+                        all.push(p);
+                    }
+                }
             }
             self.remove_redundant_phis(all);
         }
@@ -74,7 +87,8 @@ impl Builder {
     /// not copied: the builder is not used after this. The instructions are
     /// walked twice, once to mark (the phis that feed real uses, and the
     /// values the final code uses: the arguments of instructions and
-    /// terminators, and of the live phis as the worklist reaches them) and
+    /// terminators, and of the live phis as the worklist reaches them,
+    /// each resolved through the alias links and written back) and
     /// once to renumber and move.
     fn emit_function(&mut self, name: &str, order: &[Block], reachable: &[bool]) -> ir::Function {
         let n_values = self.value_count as usize;
@@ -84,27 +98,35 @@ impl Builder {
         let mut used = vec![false; n_values];
         let mut work: Vec<Value> = Vec::new();
         {
-            let (blocks, phis, alias) = (&self.blocks, &self.phis, &mut self.alias);
-            let mut visit = |u: Value, work: &mut Vec<Value>| {
-                let u = resolve_in(alias, u);
+            // Each argument is resolved here once and written back, so
+            // that the renumbering below reads `value_map` alone (the
+            // alias links, a vector as long as every value ever made, are
+            // the largest table this walks at random).
+            let (blocks, phis, alias) = (&mut self.blocks, &mut self.phis, &mut self.alias);
+            let mut visit = |a: Value, phis: &PhiTable, work: &mut Vec<Value>| -> Value {
+                let u = resolve_in(alias, a);
                 used[u.index()] = true;
                 if !live_phi[u.index()] && phis.get(&u).is_some() {
                     live_phi[u.index()] = true;
                     work.push(u);
                 }
+                u
             };
             for &b in order {
-                for inst in &blocks[b].insts {
-                    inst.op.for_each_arg(|a| visit(a, &mut work));
+                let block = &mut blocks[b];
+                for inst in &mut block.insts {
+                    inst.op.map_args(|a| visit(a, phis, &mut work));
                 }
-                if let Some(a) = blocks[b].term.as_ref().and_then(|t| t.arg()) {
-                    visit(a, &mut work);
+                if let Some(t) = block.term.as_mut() {
+                    t.map_arg(|a| visit(a, phis, &mut work));
                 }
             }
             while let Some(p) = work.pop() {
-                for &a in &phis[&p].args {
-                    visit(a, &mut work);
+                let mut args = std::mem::take(&mut phis.get_mut(&p).expect("live phi").args);
+                for a in &mut args {
+                    *a = visit(*a, phis, &mut work);
                 }
+                phis.get_mut(&p).expect("live phi").args = args;
             }
         }
         let keep_inst = |inst: &Inst| match inst.op {
@@ -145,10 +167,9 @@ impl Builder {
             state.insts.iter().filter(|i| keep_inst(i)).filter_map(|i| i.dest).for_each(&mut number);
         }
         self.stats.dead_removed += dead_removed;
-        // Move everything into the result: resolve aliases, then renumber.
-        let alias = &mut self.alias;
-        let mut rename = |v: Value| -> Value {
-            let r = resolve_in(alias, v);
+        // Move everything into the result and renumber (the arguments were
+        // resolved by the marking walk; a definition is never an alias).
+        let mut rename = |r: Value| -> Value {
             let n = value_map[r.index()];
             assert_ne!(n, UNNUMBERED, "{r} is used but not defined in reachable code");
             Value(n)
@@ -173,7 +194,7 @@ impl Builder {
             }
             let mut term = state.term.take().expect("every block is terminated");
             term.map_successors(|s| block_map[s].expect("reachable successor"));
-            term.map_arg(&mut rename);
+            term.map_arg(rename);
             let preds = std::mem::take(&mut state.preds).into_iter().map(|p| block_map[p].expect("reachable pred"));
             out_blocks.push(BlockData { preds: preds.collect(), phis, insts, term });
         }

@@ -12,12 +12,14 @@
 //! one range per frame, and the phi table marks the phi with its frame's
 //! position; `append_frame_operand` puts a provisional phi that becomes an
 //! operand into the table, and `finish_frame` lets a trivial one die
-//! without it.
+//! without it. In the marker variant, `phi_args` holds the operands each
+//! frame collects (one range per frame, as above), and the marks are
+//! `Builder::marks`, one per block.
 //!
 //! [`BraunOptions::marker`]: super::options::BraunOptions::marker
 
 use super::on_the_fly::Operand;
-use super::state::{Builder, Frame, Var};
+use super::state::{Builder, Frame, Var, MARKED, UNMARKED};
 use crate::entity::EntityRef;
 use crate::ir::{self, Block, Value};
 
@@ -96,7 +98,7 @@ impl Builder {
                     }
                     Some(top) => match top.phi {
                         Some(phi) => self.append_frame_operand(&stack, phi, v),
-                        None => top.collected.push(v),
+                        None => self.phi_args.push(v),
                     },
                 },
             }
@@ -157,29 +159,27 @@ impl Builder {
                 break self.undef_value();
             }
             if self.opts.marker {
-                match self.marks.get(&(b, var)).copied() {
-                    Some(Some(phi)) => break phi,
-                    Some(None) => {
-                        // The look-up went round a cycle back to a marked
-                        // block: place the phi that breaks the cycle (§3.3).
-                        let phi = self.new_phi(b, false);
-                        self.marks.insert((b, var), Some(phi));
-                        self.write_variable(var, b, phi);
-                        break phi;
-                    }
-                    None => {
-                        self.marks.insert((b, var), None);
-                        return Walk::Suspend(Frame {
-                            var,
-                            block: b,
-                            phi: None,
-                            collected: Vec::new(),
-                            args_start: self.phi_args.len(),
-                            next_pred: 0,
-                            path_start,
-                        });
-                    }
+                let mark = self.marks[b.index()];
+                if mark == MARKED {
+                    // The look-up went round a cycle back to a marked
+                    // block: place the phi that breaks the cycle (§3.3).
+                    let phi = self.new_phi(b, false);
+                    self.marks[b.index()] = phi;
+                    self.write_variable(var, b, phi);
+                    break phi;
                 }
+                if mark != UNMARKED {
+                    break mark;
+                }
+                self.marks[b.index()] = MARKED;
+                return Walk::Suspend(Frame {
+                    var,
+                    block: b,
+                    phi: None,
+                    args_start: self.phi_args.len(),
+                    next_pred: 0,
+                    path_start,
+                });
             }
             // Alg. 2: break potential cycles with an operandless phi
             // (provisional until something uses it, see the module comment).
@@ -189,7 +189,6 @@ impl Builder {
                 var,
                 block: b,
                 phi: Some(phi),
-                collected: Vec::new(),
                 args_start: self.phi_args.len(),
                 next_pred: 0,
                 path_start,
@@ -216,30 +215,37 @@ impl Builder {
                 value
             }
             None => {
-                let placed = self.marks.remove(&(frame.block, frame.var)).flatten();
-                let collected: Vec<Value> = frame.collected.iter().map(|&v| self.resolve(v)).collect();
-                match placed {
-                    Some(phi) => {
-                        for v in collected {
+                // Marker variant (§3.3): the operands are the frame's range
+                // of `phi_args`.
+                let placed = std::mem::replace(&mut self.marks[frame.block.index()], UNMARKED);
+                let (start, end) = (frame.args_start, self.phi_args.len());
+                for i in start..end {
+                    let v = self.phi_args[i];
+                    self.phi_args[i] = self.resolve(v);
+                }
+                let value = if placed != MARKED {
+                    for i in start..end {
+                        let v = self.phi_args[i];
+                        self.append_phi_operand(placed, v);
+                    }
+                    self.phis.get_mut(&placed).expect("marker phi").complete = true;
+                    self.try_remove_trivial_phi(placed)
+                } else {
+                    let first = self.phi_args[start];
+                    if self.phi_args[start..end].iter().all(|&v| v == first) {
+                        first
+                    } else {
+                        let phi = self.new_phi(frame.block, false);
+                        for i in start..end {
+                            let v = self.phi_args[i];
                             self.append_phi_operand(phi, v);
                         }
-                        self.phis.get_mut(&phi).expect("marker phi").complete = true;
+                        self.phis.get_mut(&phi).expect("new phi").complete = true;
                         self.try_remove_trivial_phi(phi)
                     }
-                    None => {
-                        let first = collected[0];
-                        if collected.iter().all(|&v| v == first) {
-                            first
-                        } else {
-                            let phi = self.new_phi(frame.block, false);
-                            for v in collected {
-                                self.append_phi_operand(phi, v);
-                            }
-                            self.phis.get_mut(&phi).expect("new phi").complete = true;
-                            self.try_remove_trivial_phi(phi)
-                        }
-                    }
-                }
+                };
+                self.phi_args.truncate(start);
+                value
             }
         };
         let value = self.resolve(value);

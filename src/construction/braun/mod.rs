@@ -49,7 +49,9 @@
 //!   triviality (the recursive re-check of users can reach it); it is tested
 //!   when it is complete.
 //! - Alg. 5 re-checks singleton SCCs: contracting an earlier SCC can make a
-//!   singleton phi trivial.
+//!   singleton phi trivial. It starts from the live phis that have a phi
+//!   operand: one without is a singleton whose operands no contraction can
+//!   change (note (b) of the proof note).
 //! - Unreachable code (after `return`, a dead `goto` cycle, a folded branch)
 //!   is built like any code, in blocks without predecessors, and removed when
 //!   the function is finished, together with the phi operands it fed. Braun
