@@ -215,8 +215,8 @@ pub fn compute_liveness(f: &Function) -> Liveness {
     drop(raw);
 
     let mut w = Walk {
-        live_in: vec![Vec::new(); n],
-        live_out: vec![Vec::new(); n],
+        live_in: Vec::new(),
+        live_out: Vec::new(),
         kills: vec![0; n],
         in_mark: vec![0; n],
         out_mark: vec![0; n],
@@ -250,8 +250,23 @@ pub fn compute_liveness(f: &Function) -> Liveness {
             }
         }
     }
-    let sets = |lists: Vec<Vec<Value>>| -> EntityVec<Block, SparseSet<Value>> {
-        lists.into_iter().map(|l| l.into_iter().collect()).collect()
+    // Each list is in increasing value order; a stable counting sort by
+    // block keeps that order within each block's set.
+    let sets = |pairs: Vec<(Block, Value)>| -> EntityVec<Block, SparseSet<Value>> {
+        let mut first = vec![0u32; n + 1];
+        for &(b, _) in &pairs {
+            first[b.index() + 1] += 1;
+        }
+        for i in 1..=n {
+            first[i] += first[i - 1];
+        }
+        let mut sorted = vec![Value(0); pairs.len()];
+        let mut next = first.clone();
+        for &(b, v) in &pairs {
+            sorted[next[b.index()] as usize] = v;
+            next[b.index()] += 1;
+        }
+        (0..n).map(|b| sorted[first[b] as usize..first[b + 1] as usize].iter().copied().collect()).collect()
     };
     Liveness { live_in: sets(w.live_in), live_out: sets(w.live_out) }
 }
@@ -262,8 +277,11 @@ pub fn compute_liveness(f: &Function) -> Liveness {
 /// (`live_out[B]`); `stack` holds the blocks whose `live_in` it entered and
 /// whose predecessors are still to be visited.
 struct Walk {
-    live_in: Vec<Vec<Value>>,
-    live_out: Vec<Vec<Value>>,
+    /// (block, value) for each member of `live_in[block]`, values in
+    /// increasing order.
+    live_in: Vec<(Block, Value)>,
+    /// The same for `live_out`.
+    live_out: Vec<(Block, Value)>,
     kills: Vec<u32>,
     in_mark: Vec<u32>,
     out_mark: Vec<u32>,
@@ -277,7 +295,7 @@ impl Walk {
     fn enter_in(&mut self, v: Value, b: Block, walk: bool) {
         if self.in_mark[b.index()] != self.mark {
             self.in_mark[b.index()] = self.mark;
-            self.live_in[b.index()].push(v);
+            self.live_in.push((b, v));
             if walk {
                 self.stack.push(b);
             }
@@ -290,7 +308,7 @@ impl Walk {
             return;
         }
         self.out_mark[b.index()] = self.mark;
-        self.live_out[b.index()].push(v);
+        self.live_out.push((b, v));
         if self.kills[b.index()] != self.mark {
             self.enter_in(v, b, true);
         }
