@@ -514,6 +514,7 @@ fn annot_suffix(i: &MInstA) -> String {
 /// machine instructions the MIR instruction it implements, with the SSA
 /// values that instruction defines and reads.
 pub fn listing(code: &X86Code) -> String {
+    use std::fmt::Write;
     let mut out = format!(
         "; {}: {} bytes at {:#x}, K = {}, {} slot(s), exit at {:#x}\n",
         code.name,
@@ -531,6 +532,7 @@ pub fn listing(code: &X86Code) -> String {
     let mut formatter = IntelFormatter::new();
     formatter.options_mut().set_first_operand_char_index(8);
     let mut text = String::new();
+    let mut hex = String::new();
     let mut notes = code.notes.iter().peekable();
     while decoder.can_decode() {
         let pos = decoder.position() as u32;
@@ -539,17 +541,21 @@ pub fn listing(code: &X86Code) -> String {
                 break;
             }
             if let Some(b) = n.block {
-                out.push_str(&format!("{b}:\n"));
+                let _ = writeln!(out, "{b}:");
             }
-            out.push_str(&format!("                                    ; {}\n", n.text));
+            let _ = writeln!(out, "                                    ; {}", n.text);
             notes.next();
         }
         let ins = decoder.decode();
         text.clear();
         formatter.format(&ins, &mut text);
         let bytes = &code.bytes[pos as usize..pos as usize + ins.len()];
-        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        out.push_str(&format!("  {:08x}  {:<24} {}\n", ins.ip(), hex, text));
+        hex.clear();
+        for b in bytes {
+            let _ = write!(hex, "{b:02x}");
+        }
+        // Writing into a `String` cannot fail.
+        let _ = writeln!(out, "  {:08x}  {:<24} {}", ins.ip(), hex, text);
     }
     for n in notes {
         out.push_str(&format!("                                    ; {}\n", n.text));
