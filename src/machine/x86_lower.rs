@@ -514,19 +514,30 @@ fn annot_suffix(i: &MInstA) -> String {
 /// machine instructions the MIR instruction it implements, with the SSA
 /// values that instruction defines and reads.
 pub fn listing(code: &X86Code) -> String {
+    let mut out = String::new();
+    // Writing into a `String` cannot fail.
+    let _ = write_listing(code, &mut out);
+    out
+}
+
+/// [`listing`], written into `out` as it is made (at a million statements
+/// the listing is 660 MB of text: `ssaref emit` writes it to its output
+/// without holding it).
+pub fn write_listing(code: &X86Code, out: &mut impl std::fmt::Write) -> std::fmt::Result {
     use std::fmt::Write;
-    let mut out = format!(
-        "; {}: {} bytes at {:#x}, K = {}, {} slot(s), exit at {:#x}\n",
+    writeln!(
+        out,
+        "; {}: {} bytes at {:#x}, K = {}, {} slot(s), exit at {:#x}",
         code.name,
         code.bytes.len(),
         layout::CODE_BASE,
         code.k,
         code.slot_count,
         code.exit
-    );
+    )?;
     let params: Vec<String> = code.params.iter().enumerate().map(|(i, l)| format!("arg{i} in {l}")).collect();
     if !params.is_empty() {
-        out.push_str(&format!("; {}\n", params.join(", ")));
+        writeln!(out, "; {}", params.join(", "))?;
     }
     let mut decoder = Decoder::with_ip(64, &code.bytes, layout::CODE_BASE, DecoderOptions::NONE);
     let mut formatter = IntelFormatter::new();
@@ -541,9 +552,9 @@ pub fn listing(code: &X86Code) -> String {
                 break;
             }
             if let Some(b) = n.block {
-                let _ = writeln!(out, "{b}:");
+                writeln!(out, "{b}:")?;
             }
-            let _ = writeln!(out, "                                    ; {}", n.text);
+            writeln!(out, "                                    ; {}", n.text)?;
             notes.next();
         }
         let ins = decoder.decode();
@@ -552,13 +563,12 @@ pub fn listing(code: &X86Code) -> String {
         let bytes = &code.bytes[pos as usize..pos as usize + ins.len()];
         hex.clear();
         for b in bytes {
-            let _ = write!(hex, "{b:02x}");
+            write!(hex, "{b:02x}")?;
         }
-        // Writing into a `String` cannot fail.
-        let _ = writeln!(out, "  {:08x}  {:<24} {}", ins.ip(), hex, text);
+        writeln!(out, "  {:08x}  {:<24} {}", ins.ip(), hex, text)?;
     }
     for n in notes {
-        out.push_str(&format!("                                    ; {}\n", n.text));
+        writeln!(out, "                                    ; {}", n.text)?;
     }
-    out
+    Ok(())
 }
