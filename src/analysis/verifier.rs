@@ -37,7 +37,7 @@
 //! steps 2 and 3 run before anything indexes by a block or a value, and value
 //! tables are hash maps, so a huge `value_count` costs no memory.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 
 use crate::analysis::dominance::DomTree;
@@ -242,7 +242,7 @@ impl Verifier<'_> {
 
     /// Check 3: value numbers in range, single definitions, results where
     /// the operation has one. Returns each value's definition.
-    fn check_definitions(&self) -> Result<HashMap<Value, Def>, VerifyError> {
+    fn check_definitions(&self) -> Result<Vec<Option<Def>>, VerifyError> {
         let f = self.f;
         let in_range = |block: Option<Block>, v: Value| {
             if v.0 < f.value_count {
@@ -278,9 +278,11 @@ impl Verifier<'_> {
             }
         }
 
-        let mut defs: HashMap<Value, Def> = HashMap::new();
+        // Indexed by value number (every number is below `value_count`,
+        // checked above): a hash map cost a tenth of the verifier.
+        let mut defs: Vec<Option<Def>> = vec![None; f.value_count as usize];
         let mut define = |v: Value, def: Def| {
-            if let Some(&first) = defs.get(&v) {
+            if let Some(first) = defs[v.index()] {
                 // A parameter belongs to the function rather than to a block.
                 let block = match def {
                     Def::Param(_) => None,
@@ -292,7 +294,7 @@ impl Verifier<'_> {
                     format!("{v} is defined twice: by {} and by {}", self.describe(first), self.describe(def)),
                 ));
             }
-            defs.insert(v, def);
+            defs[v.index()] = Some(def);
             Ok(())
         };
         for (i, &p) in f.params.iter().enumerate() {
@@ -353,13 +355,13 @@ impl Verifier<'_> {
     /// strictly dominates it). `user` describes the use for messages.
     fn check_use(
         &self,
-        defs: &HashMap<Value, Def>,
+        defs: &[Option<Def>],
         dom: &DomTree,
         v: Value,
         site: UseSite,
         user: &dyn Fn() -> String,
     ) -> Result<(), VerifyError> {
-        let Some(&def) = defs.get(&v) else {
+        let Some(def) = defs.get(v.index()).copied().flatten() else {
             return Err(self.error(Some(site.reported_in), Some(v), format!("{v} {} but is never defined", user())));
         };
         let d = def.block();
@@ -376,7 +378,7 @@ impl Verifier<'_> {
         Err(self.error(Some(site.reported_in), Some(v), format!("{v} {}, but {why}", user())))
     }
 
-    fn check_uses(&self, defs: &HashMap<Value, Def>, dom: &DomTree) -> Result<(), VerifyError> {
+    fn check_uses(&self, defs: &[Option<Def>], dom: &DomTree) -> Result<(), VerifyError> {
         for (b, data) in self.f.blocks.iter() {
             for phi in &data.phis {
                 for (&a, &p) in phi.args.iter().zip(&data.preds) {
