@@ -37,7 +37,7 @@
 //! steps 2 and 3 run before anything indexes by a block or a value, and value
 //! tables are hash maps, so a huge `value_count` costs no memory.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 
 use crate::analysis::dominance::DomTree;
@@ -127,6 +127,30 @@ impl Def {
             Def::Param(_) => 0,
             Def::Phi(..) => 1,
             Def::Inst(_, i) => i.saturating_add(2),
+        }
+    }
+}
+
+/// The definition of each value (see `check_definitions`).
+enum Defs {
+    Dense(Vec<Option<Def>>),
+    Sparse(HashMap<Value, Def>),
+}
+
+impl Defs {
+    fn get(&self, v: Value) -> Option<Def> {
+        match self {
+            Defs::Dense(d) => d.get(v.index()).copied().flatten(),
+            Defs::Sparse(m) => m.get(&v).copied(),
+        }
+    }
+
+    fn insert(&mut self, v: Value, def: Def) {
+        match self {
+            Defs::Dense(d) => d[v.index()] = Some(def),
+            Defs::Sparse(m) => {
+                m.insert(v, def);
+            }
         }
     }
 }
@@ -242,7 +266,7 @@ impl Verifier<'_> {
 
     /// Check 3: value numbers in range, single definitions, results where
     /// the operation has one. Returns each value's definition.
-    fn check_definitions(&self) -> Result<Vec<Option<Def>>, VerifyError> {
+    fn check_definitions(&self) -> Result<Defs, VerifyError> {
         let f = self.f;
         let in_range = |block: Option<Block>, v: Value| {
             if v.0 < f.value_count {
@@ -278,11 +302,24 @@ impl Verifier<'_> {
             }
         }
 
-        // Indexed by value number (every number is below `value_count`,
-        // checked above): a hash map cost a tenth of the verifier.
-        let mut defs: Vec<Option<Def>> = vec![None; f.value_count as usize];
+        // Indexed by value number when the numbers are dense, as they are
+        // in every function a pass makes (a hash map cost a tenth of the
+        // verifier); a map when a few numbers are huge (a bad input may
+        // define `v4000000000`).
+        let (mut limit, mut count) = (0usize, 0usize);
+        let mut note = |v: Value| {
+            limit = limit.max(v.index() + 1);
+            count += 1;
+        };
+        f.params.iter().for_each(|&p| note(p));
+        for data in f.blocks.values() {
+            data.phis.iter().for_each(|phi| note(phi.dest));
+            data.insts.iter().filter_map(|i| i.dest).for_each(&mut note);
+        }
+        let mut defs =
+            if limit <= 2 * count + 1024 { Defs::Dense(vec![None; limit]) } else { Defs::Sparse(HashMap::new()) };
         let mut define = |v: Value, def: Def| {
-            if let Some(first) = defs[v.index()] {
+            if let Some(first) = defs.get(v) {
                 // A parameter belongs to the function rather than to a block.
                 let block = match def {
                     Def::Param(_) => None,
@@ -294,7 +331,7 @@ impl Verifier<'_> {
                     format!("{v} is defined twice: by {} and by {}", self.describe(first), self.describe(def)),
                 ));
             }
-            defs[v.index()] = Some(def);
+            defs.insert(v, def);
             Ok(())
         };
         for (i, &p) in f.params.iter().enumerate() {
@@ -355,13 +392,13 @@ impl Verifier<'_> {
     /// strictly dominates it). `user` describes the use for messages.
     fn check_use(
         &self,
-        defs: &[Option<Def>],
+        defs: &Defs,
         dom: &DomTree,
         v: Value,
         site: UseSite,
         user: &dyn Fn() -> String,
     ) -> Result<(), VerifyError> {
-        let Some(def) = defs.get(v.index()).copied().flatten() else {
+        let Some(def) = defs.get(v) else {
             return Err(self.error(Some(site.reported_in), Some(v), format!("{v} {} but is never defined", user())));
         };
         let d = def.block();
@@ -378,7 +415,7 @@ impl Verifier<'_> {
         Err(self.error(Some(site.reported_in), Some(v), format!("{v} {}, but {why}", user())))
     }
 
-    fn check_uses(&self, defs: &[Option<Def>], dom: &DomTree) -> Result<(), VerifyError> {
+    fn check_uses(&self, defs: &Defs, dom: &DomTree) -> Result<(), VerifyError> {
         for (b, data) in self.f.blocks.iter() {
             for phi in &data.phis {
                 for (&a, &p) in phi.args.iter().zip(&data.preds) {
