@@ -349,10 +349,7 @@ pub fn allocate_module(m: &Module, opts: &RegallocOptions) -> Result<(MModule, V
 
 /// [`allocate_module`] with [`allocate_function_checked`]: every checker,
 /// no copies of the SSA after each pass.
-pub fn allocate_module_checked(
-    m: &Module,
-    opts: &RegallocOptions,
-) -> Result<(MModule, Vec<AllocReport>), PassError> {
+pub fn allocate_module_checked(m: &Module, opts: &RegallocOptions) -> Result<(MModule, Vec<AllocReport>), PassError> {
     allocate_module_with(m, opts, allocate_function_checked)
 }
 
