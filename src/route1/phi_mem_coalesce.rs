@@ -20,7 +20,7 @@
 //! intersects itself.
 //!
 //! Each class's union is kept sorted, in an ordered map once it is large
-//! ([`RangeSet`]), and a test or merge looks the smaller class's ranges up
+//! (`RangeSet`), and a test or merge looks the smaller class's ranges up
 //! in the larger one's:
 //! with `intervals.rs`'s linear merges of sorted vectors, a class growing
 //! one copy at a time cost the whole class at each step. The answers are
