@@ -130,6 +130,14 @@ pub trait Backend: Send + Sync {
     /// `Verdict::CheckFailed`; name the pass with `k=K` in it.
     fn allocate(&self, ssa: &Module, prepared: &Prepared, k: usize) -> Result<BackendOutput, PassError>;
 
+    /// The allocated code of [`Backend::allocate`] alone, for a caller that
+    /// does not run the IR stages (`ssaref emit`): the same code, checked
+    /// the same way. Default: [`Backend::allocate`]'s `mir`; route 1 keeps
+    /// no copies of its SSA stages for it.
+    fn allocate_code(&self, ssa: &Module, prepared: &Prepared, k: usize) -> Result<crate::mir::MModule, PassError> {
+        self.allocate(ssa, prepared, k).map(|out| out.mir)
+    }
+
     /// What `ssaref repro` prints about this back end for `k` registers,
     /// before the x86-64 listing: by default the allocated machine IR
     /// under `== NAME: allocated (K = k)`, or why there is none.
@@ -193,16 +201,24 @@ impl Backend for Route1 {
     fn allocate(&self, ssa: &Module, _prepared: &Prepared, k: usize) -> Result<BackendOutput, PassError> {
         let (mir, reports) = crate::route1::regalloc::allocate_module(ssa, &self.options(k))?;
         // The SSA after each allocation pass is still SSA: the oracle runs it.
+        // The stages are moved out of the reports, not copied.
         let npasses = reports.first().map_or(0, |r| r.stages.len());
+        let names: Vec<&'static str> = reports.first().map_or(Vec::new(), |r| r.stages.iter().map(|s| s.0).collect());
+        let mut per_function: Vec<_> = reports.into_iter().map(|r| r.stages.into_iter()).collect();
         let tag = self.tag();
-        let ir_stages = (0..npasses)
-            .map(|i| {
-                let name = reports[0].stages[i].0;
-                let module = Module { functions: reports.iter().map(|r| r.stages[i].1.clone()).collect() };
-                (format!("ssa-ra[k={k},{tag}]/{name}"), module)
+        let ir_stages = names
+            .into_iter()
+            .take(npasses)
+            .map(|name| {
+                let functions = per_function.iter_mut().filter_map(|stages| stages.next().map(|(_, f)| f)).collect();
+                (format!("ssa-ra[k={k},{tag}]/{name}"), Module { functions })
             })
             .collect();
         Ok(BackendOutput { mir, ir_stages })
+    }
+
+    fn allocate_code(&self, ssa: &Module, _prepared: &Prepared, k: usize) -> Result<crate::mir::MModule, PassError> {
+        crate::route1::regalloc::allocate_module_checked(ssa, &self.options(k)).map(|(mir, _)| mir)
     }
 
     fn report(&self, ssa: &Module, k: usize) -> String {

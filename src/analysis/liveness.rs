@@ -36,11 +36,36 @@
 //!
 //! # Algorithm
 //!
-//! Iterative backward dataflow to the least fixpoint, with a worklist seeded
-//! in post-order: each block's upward-exposed uses (`gen`) and definitions
-//! (`kill`) are computed once, and a block is revisited when the live-in set
-//! of one of its successors grew. Sets only grow, so the iteration ends; it
-//! reaches the least fixpoint on every CFG, irreducible ones included.
+//! The sets are the least fixpoint of the backward dataflow equations
+//!
+//! - `live_in[B] = phidefs(B) ∪ gen(B) ∪ (live_out[B] − kill(B))` (the
+//!   parameters count as upward-exposed uses and definitions of the entry),
+//! - `live_out[B] = args(B) ∪ ⋃ { live_in[S] − phidefs(S) : S successor of B }`,
+//!
+//! with `gen(B)` the upward-exposed uses of `B`'s instructions and
+//! terminator, `kill(B)` everything `B` defines, and `args(B)` the phi
+//! arguments of `B`'s outgoing edges. [`compute_liveness`] solves them *one
+//! value at a time by path exploration* (Appel's "Modern Compiler
+//! Implementation", §19.6, "liveness by variable"; Brandner et al.,
+//! "Computing Liveness Sets for SSA-Form Programs", INRIA RR-7503, 2011,
+//! §4.2, the variant LLVM and libFirm use): for a value `v`, starting from
+//! the blocks where `v` is upward-exposed and from the edges where it is a
+//! phi argument, walk the CFG backwards, adding `v` to each block's
+//! `live_out`, and to its `live_in` unless the block defines `v`, where the
+//! walk stops; a block already holding `v` stops it too. That marks exactly
+//! the blocks from which a path reaches a use of `v` without passing a
+//! definition of `v`, which is the least fixpoint. Each set is then built
+//! by pushes in increasing value order (so it comes out sorted), and the
+//! cost is the size of the output plus the mentions: `O(Σ_B |live_in[B]| ·
+//! |preds(B)| + mentions)`, independent of the loop nesting. The iterative
+//! worklist solution of the same equations ([`compute_liveness_dataflow`],
+//! Pereira's §4.1 description, kept for tests) revisits each block once per
+//! growth of a successor's set and merges whole sorted sets each time; at a
+//! million statements it was a tenth of route 1's time, run a dozen times
+//! per function (`docs/scaling.md`, "Route 1 at 1M"). The predecessors the
+//! walk follows are those of the terminators (the successor lists, reversed),
+//! as in the equations; `tests/intervals_and_loops.rs` compares both
+//! solutions on generated functions at every stage of route 1.
 //!
 //! Every set is a sorted vector of its members ([`SparseSet`]), the sparse
 //! representation production liveness analyses use: a function's live sets
@@ -89,9 +114,216 @@ pub fn out_edges(f: &Function, b: Block) -> Vec<(Block, usize)> {
     edges
 }
 
-/// Computes live-in and live-out sets by iterative backward dataflow
-/// (Pereira §4.1 conventions, see the module documentation).
+/// What one mention of a value tells [`compute_liveness`] (see there).
+#[derive(Clone, Copy)]
+enum Mention {
+    /// Upward-exposed use in the block: `v ∈ gen(B)`.
+    Gen(Block),
+    /// Phi argument on an outgoing edge of the block: `v ∈ args(B)`.
+    Arg(Block),
+    /// Defined by an instruction of the block: `v ∈ kill(B)`.
+    Def(Block),
+    /// Phi destination of the block.
+    PhiDef(Block),
+}
+
+/// Computes live-in and live-out sets by path exploration, one value at a
+/// time (Pereira §4.1 conventions; the algorithm and why it gives the least
+/// fixpoint are in the module documentation).
 pub fn compute_liveness(f: &Function) -> Liveness {
+    let n = f.blocks.len();
+    // Every mention, as (value, what), in a flat list sorted by value
+    // (counting sort: one pass to count, one to place).
+    let mut raw: Vec<(Value, Mention)> = Vec::new();
+    let mut defined: Vec<u32> = vec![0; f.value_count as usize];
+    let mut preds_count = vec![0u32; n + 1];
+    for (b, data) in f.blocks.iter() {
+        let stamp = b.index() as u32 + 1;
+        let def = |v: Value, defined: &mut Vec<u32>| {
+            if v.index() >= defined.len() {
+                defined.resize(v.index() + 1, 0);
+            }
+            defined[v.index()] = stamp;
+        };
+        for phi in &data.phis {
+            def(phi.dest, &mut defined);
+            raw.push((phi.dest, Mention::PhiDef(b)));
+        }
+        if b == Function::ENTRY {
+            for &p in &f.params {
+                // Live at the entry's start and, unlike a phi destination,
+                // on the entry's incoming edges, if it has any: a use
+                // there, and a definition.
+                def(p, &mut defined);
+                raw.push((p, Mention::Def(b)));
+                raw.push((p, Mention::Gen(b)));
+            }
+        }
+        for inst in &data.insts {
+            inst.op.for_each_arg(|a| {
+                if defined.get(a.index()) != Some(&stamp) {
+                    raw.push((a, Mention::Gen(b)));
+                }
+            });
+            if let Some(d) = inst.dest {
+                def(d, &mut defined);
+                raw.push((d, Mention::Def(b)));
+            }
+        }
+        if let Some(a) = data.term.arg() {
+            if defined.get(a.index()) != Some(&stamp) {
+                raw.push((a, Mention::Gen(b)));
+            }
+        }
+        for (s, i) in out_edges(f, b) {
+            for phi in &f.blocks[s].phis {
+                if let Some(&a) = phi.args.get(i) {
+                    raw.push((a, Mention::Arg(b)));
+                }
+            }
+        }
+        for s in data.term.successors() {
+            preds_count[s.index() + 1] += 1;
+        }
+    }
+    // Predecessors along the terminators' edges (one entry per edge).
+    for i in 1..=n {
+        preds_count[i] += preds_count[i - 1];
+    }
+    let mut preds = vec![Block(0); preds_count[n] as usize];
+    let mut fill = preds_count.clone();
+    for (b, data) in f.blocks.iter() {
+        for s in data.term.successors() {
+            preds[fill[s.index()] as usize] = b;
+            fill[s.index()] += 1;
+        }
+    }
+    let value_limit = raw.iter().map(|&(v, _)| v.index() + 1).max().unwrap_or(0);
+    let mut start = vec![0u32; value_limit + 1];
+    for &(v, _) in &raw {
+        start[v.index() + 1] += 1;
+    }
+    for i in 1..=value_limit {
+        start[i] += start[i - 1];
+    }
+    let mut by_value: Vec<Mention> = vec![Mention::Gen(Block(0)); raw.len()];
+    let mut next = start.clone();
+    for &(v, m) in &raw {
+        by_value[next[v.index()] as usize] = m;
+        next[v.index()] += 1;
+    }
+    drop(raw);
+
+    let mut w = Walk {
+        live_in: Vec::new(),
+        live_out: Vec::new(),
+        kills: vec![0; n],
+        in_mark: vec![0; n],
+        out_mark: vec![0; n],
+        stack: Vec::new(),
+        mark: 0,
+    };
+    for vi in 0..value_limit {
+        let mentions = &by_value[start[vi] as usize..start[vi + 1] as usize];
+        if mentions.is_empty() {
+            continue;
+        }
+        let v = Value::new(vi);
+        w.mark = vi as u32 + 1;
+        for &m in mentions {
+            if let Mention::Def(b) | Mention::PhiDef(b) = m {
+                w.kills[b.index()] = w.mark;
+            }
+        }
+        for &m in mentions {
+            match m {
+                Mention::Gen(b) => w.enter_in(v, b, true),
+                // Live at the block's start, but not on its incoming edges.
+                Mention::PhiDef(b) => w.enter_in(v, b, false),
+                Mention::Arg(b) => w.enter_out(v, b),
+                Mention::Def(_) => {}
+            }
+        }
+        while let Some(b) = w.stack.pop() {
+            for &p in &preds[preds_count[b.index()] as usize..preds_count[b.index() + 1] as usize] {
+                w.enter_out(v, p);
+            }
+        }
+    }
+    // Each list is in increasing value order; a stable counting sort by
+    // block keeps that order within each block's set.
+    let sets = |pairs: Vec<(Block, Value)>| -> EntityVec<Block, SparseSet<Value>> {
+        let mut first = vec![0u32; n + 1];
+        for &(b, _) in &pairs {
+            first[b.index() + 1] += 1;
+        }
+        for i in 1..=n {
+            first[i] += first[i - 1];
+        }
+        let mut sorted = vec![Value(0); pairs.len()];
+        let mut next = first.clone();
+        for &(b, v) in &pairs {
+            sorted[next[b.index()] as usize] = v;
+            next[b.index()] += 1;
+        }
+        (0..n).map(|b| sorted[first[b] as usize..first[b + 1] as usize].iter().copied().collect()).collect()
+    };
+    Liveness { live_in: sets(w.live_in), live_out: sets(w.live_out) }
+}
+
+/// The state of [`compute_liveness`]'s walks. For the value being walked,
+/// numbered `mark - 1`: `kills[B] == mark` when `B` defines it, `in_mark[B]`
+/// (`out_mark[B]`) `== mark` when it is already in `live_in[B]`
+/// (`live_out[B]`); `stack` holds the blocks whose `live_in` it entered and
+/// whose predecessors are still to be visited.
+struct Walk {
+    /// (block, value) for each member of `live_in[block]`, values in
+    /// increasing order.
+    live_in: Vec<(Block, Value)>,
+    /// The same for `live_out`.
+    live_out: Vec<(Block, Value)>,
+    kills: Vec<u32>,
+    in_mark: Vec<u32>,
+    out_mark: Vec<u32>,
+    stack: Vec<Block>,
+    mark: u32,
+}
+
+impl Walk {
+    /// `v` enters `live_in[b]`; with `walk`, the walk goes on to `b`'s
+    /// predecessors.
+    fn enter_in(&mut self, v: Value, b: Block, walk: bool) {
+        if self.in_mark[b.index()] != self.mark {
+            self.in_mark[b.index()] = self.mark;
+            self.live_in.push((b, v));
+            if walk {
+                self.stack.push(b);
+            }
+        }
+    }
+
+    /// `v` enters `live_out[b]`, and `live_in[b]` unless `b` defines it.
+    fn enter_out(&mut self, v: Value, b: Block) {
+        if self.out_mark[b.index()] == self.mark {
+            return;
+        }
+        self.out_mark[b.index()] = self.mark;
+        self.live_out.push((b, v));
+        if self.kills[b.index()] != self.mark {
+            self.enter_in(v, b, true);
+        }
+    }
+}
+
+/// The same sets as [`compute_liveness`], by iterative backward dataflow to
+/// the least fixpoint (Pereira §4.1), with a worklist seeded in post-order:
+/// each block's upward-exposed uses (`gen`) and definitions (`kill`) are
+/// computed once, and a block is revisited when the live-in set of one of
+/// its successors grew. Sets only grow, so the iteration ends; it reaches
+/// the least fixpoint on every CFG whose `preds` lists match its
+/// terminators, irreducible ones included. Kept for the tests that compare
+/// the two solutions.
+pub fn compute_liveness_dataflow(f: &Function) -> Liveness {
     let n = f.blocks.len();
     // Upward-exposed uses and definitions of each block, phis excluded (phi
     // destinations are added to live-in unconditionally, phi arguments are
@@ -288,18 +520,27 @@ pub fn def_points(f: &Function) -> EntityVec<Value, Option<DefPoint>> {
 ///
 /// The live sets after each instruction are not stored (in large functions
 /// they hold thousands of values each: quadratic memory). Instead, for each
-/// value and each block that mentions it, the sorted positions of its uses
-/// (the terminator's at `insts.len()`) and definitions: `v` is live right
-/// after instruction `i` of `b` when its first use after `i` comes no later
-/// than its first definition after `i`, or when nothing after `i` defines
-/// it and it is in `live_out[b]`. That is what [`live_after_each_inst`]
-/// computes, by a binary search instead of a stored set.
+/// block, the mentions of its instructions and terminator as one sorted
+/// list of (value, position, use or definition), the terminator's position
+/// being `insts.len()` and a use sorting before a definition at the same
+/// position: `v` is live right after instruction `i` of `b` when its first
+/// mention after `i` in `b` is a use (it is used no later than it is
+/// redefined), or when nothing after `i` mentions it and it is in
+/// `live_out[b]`. That is what [`live_after_each_inst`] computes, by a
+/// binary search instead of a stored set. (A hash map from (value, block)
+/// to two vectors of positions did the same with three allocations per
+/// entry: a sixth of `check_cssa` at a million statements.)
 #[derive(Clone, Debug)]
 pub struct Interference<'a> {
     live: &'a Liveness,
     defs: EntityVec<Value, Option<DefPoint>>,
-    /// (uses, definitions) of each value in each block that mentions it.
-    mentions: std::collections::HashMap<(Value, Block), (Vec<u32>, Vec<u32>)>,
+    /// The mentions of every block, block after block, each block's sorted:
+    /// (value, `2 × position + 1` for a definition, `2 × position` for a
+    /// use).
+    mentions: Vec<(Value, u32)>,
+    /// Where each block's mentions start in `mentions` (one more entry at
+    /// the end).
+    first: Vec<u32>,
     /// The number of instructions of each block.
     len: EntityVec<Block, u32>,
 }
@@ -307,36 +548,39 @@ pub struct Interference<'a> {
 impl<'a> Interference<'a> {
     /// Indexes the uses and definitions of every value of `f`, block by block.
     pub fn new(f: &Function, live: &'a Liveness) -> Self {
-        let mut mentions: std::collections::HashMap<(Value, Block), (Vec<u32>, Vec<u32>)> =
-            std::collections::HashMap::new();
-        for (b, data) in f.blocks.iter() {
+        let mut mentions: Vec<(Value, u32)> = Vec::new();
+        let mut first = Vec::with_capacity(f.blocks.len() + 1);
+        for data in f.blocks.values() {
+            let from = mentions.len();
+            first.push(from as u32);
             for (i, inst) in data.insts.iter().enumerate() {
-                inst.op.for_each_arg(|a| mentions.entry((a, b)).or_default().0.push(i as u32));
+                inst.op.for_each_arg(|a| mentions.push((a, 2 * i as u32)));
                 if let Some(d) = inst.dest {
-                    mentions.entry((d, b)).or_default().1.push(i as u32);
+                    mentions.push((d, 2 * i as u32 + 1));
                 }
             }
             if let Some(a) = data.term.arg() {
-                mentions.entry((a, b)).or_default().0.push(data.insts.len() as u32);
+                mentions.push((a, 2 * data.insts.len() as u32));
             }
+            mentions[from..].sort_unstable();
         }
+        first.push(mentions.len() as u32);
         let len = f.blocks.values().map(|d| d.insts.len() as u32).collect();
-        Interference { live, defs: def_points(f), mentions, len }
+        Interference { live, defs: def_points(f), mentions, first, len }
     }
 
     /// True when `v` is live right after instruction `i` of `b` (see above).
     fn live_after(&self, v: Value, b: Block, i: usize) -> bool {
-        let i = i as u32;
-        let (uses, defs) = match self.mentions.get(&(v, b)) {
-            Some((u, d)) => (u.as_slice(), d.as_slice()),
-            None => (&[][..], &[][..]),
+        let block = match (self.first.get(b.index()), self.first.get(b.index() + 1)) {
+            (Some(&from), Some(&to)) => &self.mentions[from as usize..to as usize],
+            _ => &[][..],
         };
-        let first_after = |xs: &[u32]| xs.get(xs.partition_point(|&x| x <= i)).copied();
-        match (first_after(uses), first_after(defs)) {
-            (Some(u), Some(d)) => u <= d,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            (None, None) => self.live.live_out.get(b).is_some_and(|set| set.contains(v)),
+        // The first mention of `v` after instruction `i`: past every
+        // mention of a smaller value, and of `v` at `i` or before.
+        let after = (v, 2 * i as u32 + 1);
+        match block.get(block.partition_point(|&m| m <= after)) {
+            Some(&(w, pos)) if w == v => pos % 2 == 0,
+            _ => self.live.live_out.get(b).is_some_and(|set| set.contains(v)),
         }
     }
 

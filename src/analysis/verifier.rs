@@ -131,6 +131,30 @@ impl Def {
     }
 }
 
+/// The definition of each value (see `check_definitions`).
+enum Defs {
+    Dense(Vec<Option<Def>>),
+    Sparse(HashMap<Value, Def>),
+}
+
+impl Defs {
+    fn get(&self, v: Value) -> Option<Def> {
+        match self {
+            Defs::Dense(d) => d.get(v.index()).copied().flatten(),
+            Defs::Sparse(m) => m.get(&v).copied(),
+        }
+    }
+
+    fn insert(&mut self, v: Value, def: Def) {
+        match self {
+            Defs::Dense(d) => d[v.index()] = Some(def),
+            Defs::Sparse(m) => {
+                m.insert(v, def);
+            }
+        }
+    }
+}
+
 /// Where a value is used: at `place` (as numbered by [`Def::place`]) in
 /// `block`. Errors name `reported_in`, the block of the using phi or
 /// instruction, which differs from `block` for a phi argument.
@@ -242,7 +266,7 @@ impl Verifier<'_> {
 
     /// Check 3: value numbers in range, single definitions, results where
     /// the operation has one. Returns each value's definition.
-    fn check_definitions(&self) -> Result<HashMap<Value, Def>, VerifyError> {
+    fn check_definitions(&self) -> Result<Defs, VerifyError> {
         let f = self.f;
         let in_range = |block: Option<Block>, v: Value| {
             if v.0 < f.value_count {
@@ -278,9 +302,24 @@ impl Verifier<'_> {
             }
         }
 
-        let mut defs: HashMap<Value, Def> = HashMap::new();
+        // Indexed by value number when the numbers are dense, as they are
+        // in every function a pass makes (a hash map cost a tenth of the
+        // verifier); a map when a few numbers are huge (a bad input may
+        // define `v4000000000`).
+        let (mut limit, mut count) = (0usize, 0usize);
+        let mut note = |v: Value| {
+            limit = limit.max(v.index() + 1);
+            count += 1;
+        };
+        f.params.iter().for_each(|&p| note(p));
+        for data in f.blocks.values() {
+            data.phis.iter().for_each(|phi| note(phi.dest));
+            data.insts.iter().filter_map(|i| i.dest).for_each(&mut note);
+        }
+        let mut defs =
+            if limit <= 2 * count + 1024 { Defs::Dense(vec![None; limit]) } else { Defs::Sparse(HashMap::new()) };
         let mut define = |v: Value, def: Def| {
-            if let Some(&first) = defs.get(&v) {
+            if let Some(first) = defs.get(v) {
                 // A parameter belongs to the function rather than to a block.
                 let block = match def {
                     Def::Param(_) => None,
@@ -353,13 +392,13 @@ impl Verifier<'_> {
     /// strictly dominates it). `user` describes the use for messages.
     fn check_use(
         &self,
-        defs: &HashMap<Value, Def>,
+        defs: &Defs,
         dom: &DomTree,
         v: Value,
         site: UseSite,
         user: &dyn Fn() -> String,
     ) -> Result<(), VerifyError> {
-        let Some(&def) = defs.get(&v) else {
+        let Some(def) = defs.get(v) else {
             return Err(self.error(Some(site.reported_in), Some(v), format!("{v} {} but is never defined", user())));
         };
         let d = def.block();
@@ -376,7 +415,7 @@ impl Verifier<'_> {
         Err(self.error(Some(site.reported_in), Some(v), format!("{v} {}, but {why}", user())))
     }
 
-    fn check_uses(&self, defs: &HashMap<Value, Def>, dom: &DomTree) -> Result<(), VerifyError> {
+    fn check_uses(&self, defs: &Defs, dom: &DomTree) -> Result<(), VerifyError> {
         for (b, data) in self.f.blocks.iter() {
             for phi in &data.phis {
                 for (&a, &p) in phi.args.iter().zip(&data.preds) {

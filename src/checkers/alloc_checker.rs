@@ -815,6 +815,14 @@ impl<'a> Checker<'a> {
         let mut entry: Vec<Option<Entry>> = vec![None; n];
         entry[0] = Some(self.entry_state());
         let mut state = State::new(self.m.k + self.tracked_slots, LocState::Unknown);
+        // Round-robin in reverse post-order, skipping the blocks whose entry
+        // state has not changed since they last ran: running one again
+        // would give the same exit state, and meeting it into a successor's
+        // entry again would change nothing (the meet is idempotent), so
+        // the states are those of running every block in every round; the
+        // rounds cost the blocks that changed, not the whole function.
+        let mut dirty = vec![false; n];
+        dirty[0] = true;
         let mut changed = true;
         while changed {
             changed = false;
@@ -822,16 +830,23 @@ impl<'a> Checker<'a> {
                 let Some(e) = &entry[b.index()] else {
                     continue;
                 };
+                if !std::mem::take(&mut dirty[b.index()]) {
+                    continue;
+                }
                 state.load(e);
                 self.run_block(b, &mut state, false)?;
                 for (succ, occurrence) in edges(&m.blocks[b].term) {
                     let incoming = self.take_edge(b, succ, occurrence, &state, &live[succ.index()], false)?;
-                    match &mut entry[succ.index()] {
+                    let grew = match &mut entry[succ.index()] {
                         slot @ None => {
                             *slot = Some(incoming);
-                            changed = true;
+                            true
                         }
-                        Some(old) => changed |= old.meet_with(&incoming, LocState::meet),
+                        Some(old) => old.meet_with(&incoming, LocState::meet),
+                    };
+                    if grew {
+                        dirty[succ.index()] = true;
+                        changed = true;
                     }
                 }
             }

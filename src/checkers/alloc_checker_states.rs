@@ -174,11 +174,36 @@ pub(crate) fn live_slots(
             set.insert(k, i);
         }
     };
+    // The successors and predecessors among the blocks of `rpo`. A block
+    // is recomputed only when the live-in set of one of its successors
+    // changed since it last was (initially every block is): the others
+    // would give the set they have, so the rounds give the sets of
+    // recomputing every block in every round.
+    let succ_lists: Vec<Vec<Block>> = {
+        let mut lists = vec![Vec::new(); m.blocks.len()];
+        for &b in rpo {
+            lists[b.index()] = succs(b);
+        }
+        lists
+    };
+    let mut preds: Vec<Vec<Block>> = vec![Vec::new(); m.blocks.len()];
+    for &b in rpo {
+        for &s in &succ_lists[b.index()] {
+            preds[s.index()].push(b);
+        }
+    }
+    let mut dirty = vec![false; m.blocks.len()];
+    for &b in rpo {
+        dirty[b.index()] = true;
+    }
     loop {
         let mut changed = false;
         for &b in rpo.iter().rev() {
+            if !std::mem::take(&mut dirty[b.index()]) {
+                continue;
+            }
             let mut live: Vec<u32> = Vec::new();
-            for s in succs(b) {
+            for &s in &succ_lists[b.index()] {
                 for phi in &m.blocks[s].phis {
                     if let Loc::Slot(_) = phi.loc {
                         insert(&mut live, index(phi.loc) as u32);
@@ -202,6 +227,9 @@ pub(crate) fn live_slots(
             if live != live_in[b.index()] {
                 live_in[b.index()] = live;
                 changed = true;
+                for &p in &preds[b.index()] {
+                    dirty[p.index()] = true;
+                }
             }
         }
         if !changed {

@@ -141,8 +141,8 @@ pub fn backend_of_ssa(
     let k = usize::from(alloc.regs);
     let mut out = Vec::new();
     for b in chosen_backends(route, alloc, route2) {
-        let allocated = b.prepare(module).and_then(|p| b.allocate(module, &p, k));
-        let mir = allocated.map_err(|e| internal(e.to_string()))?.mir;
+        let allocated = b.prepare(module).and_then(|p| b.allocate_code(module, &p, k));
+        let mir = allocated.map_err(|e| internal(e.to_string()))?;
         let text = if passes { b.report(module, k) } else { String::new() };
         out.push(Allocated { name: b.name(), mir, text });
     }

@@ -59,7 +59,7 @@ pub fn cmd_emit(a: EmitArgs) -> Result<ExitCode, Failure> {
         }
         Stage::Alloc | Stage::X86 => {
             let allocated = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, a.passes)?;
-            allocated_text(&allocated, a.stage, a.passes)?
+            return write_allocated(&allocated, a.stage, a.passes);
         }
     };
     print!("{text}");
@@ -88,35 +88,67 @@ fn cmd_emit_ssa(a: EmitArgs) -> Result<ExitCode, Failure> {
         }
         Stage::Alloc | Stage::X86 => {
             let allocated = backend_of_ssa(module, a.route, &a.alloc, &a.route2, a.passes)?;
-            allocated_text(&allocated, a.stage, a.passes)?
+            return write_allocated(&allocated, a.stage, a.passes);
         }
     };
     print!("{text}");
     Ok(ExitCode::SUCCESS)
 }
 
-/// The text of `--stage alloc` (with `--passes`, each back end's report,
+/// Prints `--stage alloc` (with `--passes`, each back end's report,
 /// which ends with the allocated code; otherwise the allocated code) or
 /// `--stage x86` (the same with `--passes`, then the listing), under an
-/// `== NAME` heading per back end when there are several.
-fn allocated_text(allocated: &[Allocated], stage: Stage, passes: bool) -> Result<String, Failure> {
-    let mut text = String::new();
-    for b in allocated {
-        if allocated.len() > 1 {
-            text.push_str(&format!("== {}\n", b.name));
-        }
-        if passes {
-            text.push_str(&b.text);
-        } else if stage == Stage::Alloc {
-            text.push_str(&ssaref::mir::print_module(&b.mir));
-        }
-        if stage == Stage::X86 {
-            if passes {
-                text.push_str("// x86-64\n");
-            }
-            let code = pipeline::lower_and_check(&b.mir).map_err(|e| internal(e.to_string()))?;
-            text.push_str(&ssaref::machine::x86_lower::listing(&code));
+/// `== NAME` heading per back end when there are several. Every back end's
+/// code is lowered and checked before anything is printed; the text is
+/// then written to the output as it is made, not held (the x86 listing of
+/// a million statements is 660 MB).
+fn write_allocated(allocated: &[Allocated], stage: Stage, passes: bool) -> Result<ExitCode, Failure> {
+    let mut codes = Vec::new();
+    if stage == Stage::X86 {
+        for b in allocated {
+            codes.push(pipeline::lower_and_check(&b.mir).map_err(|e| internal(e.to_string()))?);
         }
     }
-    Ok(text)
+    let mut out = StdoutText { out: std::io::BufWriter::new(std::io::stdout().lock()), error: None };
+    let written = (|| -> std::fmt::Result {
+        use std::fmt::Write;
+        for (i, b) in allocated.iter().enumerate() {
+            if allocated.len() > 1 {
+                writeln!(out, "== {}", b.name)?;
+            }
+            if passes {
+                out.write_str(&b.text)?;
+            } else if stage == Stage::Alloc {
+                out.write_str(&ssaref::mir::print_module(&b.mir))?;
+            }
+            if let Some(code) = codes.get(i) {
+                if passes {
+                    out.write_str("// x86-64\n")?;
+                }
+                ssaref::machine::x86_lower::write_listing(code, &mut out)?;
+            }
+        }
+        Ok(())
+    })();
+    let flushed = written.ok().map(|()| std::io::Write::flush(&mut out.out));
+    match (out.error, flushed) {
+        (None, Some(Ok(()))) => Ok(ExitCode::SUCCESS),
+        (Some(e), _) | (None, Some(Err(e))) => Err(internal(format!("cannot write the output: {e}"))),
+        (None, None) => Err(internal("cannot write the output".into())),
+    }
+}
+
+/// The standard output as a `fmt::Write`, keeping the I/O error.
+struct StdoutText<'a> {
+    out: std::io::BufWriter<std::io::StdoutLock<'a>>,
+    error: Option<std::io::Error>,
+}
+
+impl std::fmt::Write for StdoutText<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        std::io::Write::write_all(&mut self.out, s.as_bytes()).map_err(|e| {
+            self.error = Some(e);
+            std::fmt::Error
+        })
+    }
 }

@@ -514,23 +514,36 @@ fn annot_suffix(i: &MInstA) -> String {
 /// machine instructions the MIR instruction it implements, with the SSA
 /// values that instruction defines and reads.
 pub fn listing(code: &X86Code) -> String {
-    let mut out = format!(
-        "; {}: {} bytes at {:#x}, K = {}, {} slot(s), exit at {:#x}\n",
+    let mut out = String::new();
+    // Writing into a `String` cannot fail.
+    let _ = write_listing(code, &mut out);
+    out
+}
+
+/// [`listing`], written into `out` as it is made (at a million statements
+/// the listing is 660 MB of text: `ssaref emit` writes it to its output
+/// without holding it).
+pub fn write_listing(code: &X86Code, out: &mut impl std::fmt::Write) -> std::fmt::Result {
+    use std::fmt::Write;
+    writeln!(
+        out,
+        "; {}: {} bytes at {:#x}, K = {}, {} slot(s), exit at {:#x}",
         code.name,
         code.bytes.len(),
         layout::CODE_BASE,
         code.k,
         code.slot_count,
         code.exit
-    );
+    )?;
     let params: Vec<String> = code.params.iter().enumerate().map(|(i, l)| format!("arg{i} in {l}")).collect();
     if !params.is_empty() {
-        out.push_str(&format!("; {}\n", params.join(", ")));
+        writeln!(out, "; {}", params.join(", "))?;
     }
     let mut decoder = Decoder::with_ip(64, &code.bytes, layout::CODE_BASE, DecoderOptions::NONE);
     let mut formatter = IntelFormatter::new();
     formatter.options_mut().set_first_operand_char_index(8);
     let mut text = String::new();
+    let mut hex = String::new();
     let mut notes = code.notes.iter().peekable();
     while decoder.can_decode() {
         let pos = decoder.position() as u32;
@@ -539,20 +552,23 @@ pub fn listing(code: &X86Code) -> String {
                 break;
             }
             if let Some(b) = n.block {
-                out.push_str(&format!("{b}:\n"));
+                writeln!(out, "{b}:")?;
             }
-            out.push_str(&format!("                                    ; {}\n", n.text));
+            writeln!(out, "                                    ; {}", n.text)?;
             notes.next();
         }
         let ins = decoder.decode();
         text.clear();
         formatter.format(&ins, &mut text);
         let bytes = &code.bytes[pos as usize..pos as usize + ins.len()];
-        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        out.push_str(&format!("  {:08x}  {:<24} {}\n", ins.ip(), hex, text));
+        hex.clear();
+        for b in bytes {
+            write!(hex, "{b:02x}")?;
+        }
+        writeln!(out, "  {:08x}  {:<24} {}", ins.ip(), hex, text)?;
     }
     for n in notes {
-        out.push_str(&format!("                                    ; {}\n", n.text));
+        writeln!(out, "                                    ; {}", n.text)?;
     }
-    out
+    Ok(())
 }

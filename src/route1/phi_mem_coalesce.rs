@@ -19,6 +19,13 @@
 //! already one class the copy is kept: a non-empty interval union always
 //! intersects itself.
 //!
+//! Each class's union is kept sorted, in an ordered map once it is large
+//! (`RangeSet`), and a test or merge looks the smaller class's ranges up
+//! in the larger one's:
+//! with `intervals.rs`'s linear merges of sorted vectors, a class growing
+//! one copy at a time cost the whole class at each step. The answers are
+//! those of `union_intersects` (`docs/scaling.md`, "Route 1 at 1M").
+//!
 //! # The misprint in Fig. 4
 //!
 //! The printed figure tests `If Q_v ∩ Q_v = ∅`, which is never true (a class
@@ -43,7 +50,7 @@
 //! `tests/cssa_passes.rs`.
 
 use crate::analysis::cssa::{find, phi_congruence_classes};
-use crate::analysis::intervals::{compute_intervals, merge, union_intersects};
+use crate::analysis::intervals::{compute_intervals, merge, normalize};
 use crate::analysis::liveness::compute_liveness;
 use crate::entity::{EntityRef, EntitySet};
 use crate::ir::{Function, Op, Value};
@@ -63,11 +70,102 @@ pub struct CoalesceStats {
 
 /// The value `v` stands for after the removals so far: follows the chain of
 /// removed copies to its end.
-fn resolve(rename: &[u32], mut v: Value) -> Value {
-    while rename[v.index()] != v.0 {
-        v = Value(rename[v.index()]);
+/// The chains are compressed on the way (every value passed is pointed at
+/// the end), so that long chains are walked once.
+fn resolve(rename: &mut [u32], v: Value) -> Value {
+    let mut end = v;
+    while rename[end.index()] != end.0 {
+        end = Value(rename[end.index()]);
     }
-    v
+    let mut x = v;
+    while rename[x.index()] != x.0 {
+        let next = Value(rename[x.index()]);
+        rename[x.index()] = end.0;
+        x = next;
+    }
+    end
+}
+
+/// The union of the live ranges of a class's members: disjoint closed
+/// intervals of program points. A sorted vector while the class has few
+/// ranges, an ordered map keyed by the first point beyond that, so that
+/// testing two classes and merging them costs the smaller one's ranges
+/// (each looked up in the larger one), not both: a class that grows one
+/// copy at a time to thousands of ranges made `intervals.rs`'s linear
+/// merges quadratic. (A map for every class cost a node of the map per
+/// value: most classes keep one or two ranges.)
+enum RangeSet {
+    Few(Vec<(u32, u32)>),
+    Many(std::collections::BTreeMap<u32, u32>),
+}
+
+/// The most ranges a [`RangeSet`] keeps in a vector.
+const FEW: usize = 32;
+
+impl Default for RangeSet {
+    fn default() -> Self {
+        RangeSet::Few(Vec::new())
+    }
+}
+
+impl RangeSet {
+    /// The union of `ranges` (given in any order, possibly overlapping).
+    fn from_ranges(ranges: impl Iterator<Item = (u32, u32)>) -> RangeSet {
+        let ranges = normalize(ranges.collect());
+        if ranges.len() <= FEW {
+            RangeSet::Few(ranges)
+        } else {
+            RangeSet::Many(ranges.into_iter().collect())
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            RangeSet::Few(v) => v.len(),
+            RangeSet::Many(m) => m.len(),
+        }
+    }
+
+    fn iter(&self) -> Box<dyn Iterator<Item = (u32, u32)> + '_> {
+        match self {
+            RangeSet::Few(v) => Box::new(v.iter().copied()),
+            RangeSet::Many(m) => Box::new(m.iter().map(|(&a, &b)| (a, b))),
+        }
+    }
+
+    /// True when `(first, last)` shares a point with one of the ranges: the
+    /// last range starting at or before `last` is the only candidate, since
+    /// the ranges are disjoint (a later start means a later end).
+    fn meets(&self, (first, last): (u32, u32)) -> bool {
+        let end = match self {
+            RangeSet::Few(v) => v[..v.partition_point(|r| r.0 <= last)].last().map(|r| r.1),
+            RangeSet::Many(m) => m.range(..=last).next_back().map(|(_, &end)| end),
+        };
+        end.is_some_and(|end| end >= first)
+    }
+
+    /// True when the two unions share a point (`union_intersects`), by
+    /// looking up each range of the smaller one in the larger one.
+    fn intersects(&self, other: &RangeSet) -> bool {
+        let (small, large) = if self.len() <= other.len() { (self, other) } else { (other, self) };
+        small.iter().any(|r| large.meets(r))
+    }
+
+    /// Adds the ranges of `other`, which shares no point with `self`.
+    fn absorb(&mut self, other: RangeSet) {
+        if self.len() + other.len() <= FEW {
+            if let (RangeSet::Few(a), RangeSet::Few(b)) = (&mut *self, &other) {
+                *a = merge(a, b);
+                return;
+            }
+        }
+        if let RangeSet::Few(v) = self {
+            *self = RangeSet::Many(v.iter().copied().collect());
+        }
+        if let RangeSet::Many(m) = self {
+            m.extend(other.iter());
+        }
+    }
 }
 
 /// Removes the lifted copies whose classes do not intersect (see the module
@@ -87,10 +185,10 @@ pub fn phi_mem_coalesce(f: &mut Function, lifted: &[LiftedCopy]) -> CoalesceStat
     // S_Q: a union-find over the classes, each root holding the union of its
     // members' live ranges.
     let mut q_parent: Vec<u32> = (0..classes.class_count() as u32).collect();
-    let mut q_ranges: Vec<Vec<(u32, u32)>> = (0..classes.class_count())
+    let mut q_ranges: Vec<RangeSet> = (0..classes.class_count())
         .map(|c| {
             let members = classes.members(crate::analysis::cssa::ClassId::new(c));
-            members.iter().fold(Vec::new(), |acc, &v| merge(&acc, intervals.ranges(v)))
+            RangeSet::from_ranges(members.iter().flat_map(|&v| intervals.ranges(v).iter().copied()))
         })
         .collect();
     let mut rename: Vec<u32> = (0..f.value_count).collect();
@@ -99,14 +197,18 @@ pub fn phi_mem_coalesce(f: &mut Function, lifted: &[LiftedCopy]) -> CoalesceStat
 
     for c in lifted {
         let v = c.copy;
-        let a = resolve(&rename, c.source);
-        debug_assert_eq!(resolve(&rename, v), v, "each copy is listed once");
+        let a = resolve(&mut rename, c.source);
+        debug_assert_eq!(resolve(&mut rename, v), v, "each copy is listed once");
         let qv = find(&mut q_parent, classes.class_of(v).0);
         let qa = find(&mut q_parent, classes.class_of(a).0);
-        if qv != qa && !union_intersects(&q_ranges[qv as usize], &q_ranges[qa as usize]) {
+        if qv != qa && !q_ranges[qv as usize].intersects(&q_ranges[qa as usize]) {
             let (root, other) = (qv.min(qa), qv.max(qa));
-            q_ranges[root as usize] = merge(&q_ranges[root as usize], &q_ranges[other as usize]);
-            q_ranges[other as usize] = Vec::new();
+            let mut absorbed = std::mem::take(&mut q_ranges[other as usize]);
+            // The larger set takes the smaller one's ranges.
+            if absorbed.len() > q_ranges[root as usize].len() {
+                std::mem::swap(&mut absorbed, &mut q_ranges[root as usize]);
+            }
+            q_ranges[root as usize].absorb(absorbed);
             q_parent[other as usize] = root;
             rename[v.index()] = a.0;
             removed_values.insert(v);
@@ -117,21 +219,20 @@ pub fn phi_mem_coalesce(f: &mut Function, lifted: &[LiftedCopy]) -> CoalesceStat
         }
     }
 
-    // Delete the removed copies and rename every use.
     for data in f.blocks.values_mut() {
         data.insts.retain(|i| !i.dest.is_some_and(|d| removed_values.contains(d)));
         for phi in &mut data.phis {
             for a in &mut phi.args {
-                *a = resolve(&rename, *a);
+                *a = resolve(&mut rename, *a);
             }
         }
         for inst in &mut data.insts {
-            inst.op.map_args(|a| resolve(&rename, a));
+            inst.op.map_args(|a| resolve(&mut rename, a));
         }
-        data.term.map_arg(|a| resolve(&rename, a));
+        data.term.map_arg(|a| resolve(&mut rename, a));
     }
     for c in &mut stats.kept_copies {
-        c.source = resolve(&rename, c.source);
+        c.source = resolve(&mut rename, c.source);
     }
     debug_assert!(
         crate::analysis::cssa::check_cssa(f).is_ok(),

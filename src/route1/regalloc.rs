@@ -177,7 +177,16 @@ fn fail(pass: &str, check: &'static str, message: impl ToString) -> PassError {
 
 /// Allocates one function with `opts.k` registers; checks every pass.
 pub fn allocate_function(f: &Function, opts: &RegallocOptions) -> Result<(MFunction, AllocReport), PassError> {
-    allocate(f, opts, true)
+    allocate(f, opts, true, true)
+}
+
+/// [`allocate_function`], every checker included, but without the copies
+/// of the SSA after each pass (`AllocReport::stages` is empty): for a
+/// caller that wants only the allocated code (`ssaref emit`), which at a
+/// million statements would otherwise hold four more copies of the
+/// function.
+pub fn allocate_function_checked(f: &Function, opts: &RegallocOptions) -> Result<(MFunction, AllocReport), PassError> {
+    allocate(f, opts, true, false)
 }
 
 /// [`allocate_function`] without the checkers between the passes and
@@ -189,10 +198,17 @@ pub fn allocate_function_unchecked(
     f: &Function,
     opts: &RegallocOptions,
 ) -> Result<(MFunction, AllocReport), PassError> {
-    allocate(f, opts, false)
+    allocate(f, opts, false, false)
 }
 
-fn allocate(f: &Function, opts: &RegallocOptions, check: bool) -> Result<(MFunction, AllocReport), PassError> {
+/// The passes, with the checkers when `check` is on, keeping a copy of the
+/// SSA after each checked pass when `keep` is on.
+fn allocate(
+    f: &Function,
+    opts: &RegallocOptions,
+    check: bool,
+    keep: bool,
+) -> Result<(MFunction, AllocReport), PassError> {
     if !(MIN_REGS..=MAX_REGS).contains(&opts.k) {
         return Err(fail("options", "k", format!("K = {} is outside {MIN_REGS}..={MAX_REGS}", opts.k)));
     }
@@ -212,7 +228,9 @@ fn allocate(f: &Function, opts: &RegallocOptions, check: bool) -> Result<(MFunct
     if check {
         verify_function(&f).map_err(|e| fail("split-critical-edges", "verify", e))?;
         pressure_before = max_pressure(&f, &compute_liveness(&f));
-        stages.push(("split-critical-edges", f.clone()));
+        if keep {
+            stages.push(("split-critical-edges", f.clone()));
+        }
     }
 
     let start = Instant::now();
@@ -229,7 +247,9 @@ fn allocate(f: &Function, opts: &RegallocOptions, check: bool) -> Result<(MFunct
                 format!("PhiLifting raised the register pressure from {pressure_before} to {pressure_after}"),
             ));
         }
-        stages.push(("phi-lifting", f.clone()));
+        if keep {
+            stages.push(("phi-lifting", f.clone()));
+        }
     }
 
     if opts.phi_mem_coalesce {
@@ -243,7 +263,9 @@ fn allocate(f: &Function, opts: &RegallocOptions, check: bool) -> Result<(MFunct
             // check with the checker's own liveness and classes.
             class_interference::check_cssa_independently(&f)
                 .map_err(|e| fail("phi-mem-coalesce", "cssa (independent liveness)", e))?;
-            stages.push(("phi-mem-coalesce", f.clone()));
+            if keep {
+                stages.push(("phi-mem-coalesce", f.clone()));
+            }
         }
     }
 
@@ -275,7 +297,9 @@ fn allocate(f: &Function, opts: &RegallocOptions, check: bool) -> Result<(MFunct
             ));
         }
         check_cssa(&f).map_err(|e| fail("spill", "cssa", e))?;
-        stages.push(("spill", f.clone()));
+        if keep {
+            stages.push(("spill", f.clone()));
+        }
     }
 
     let coloring_opts = ColoringOptions {
@@ -320,10 +344,26 @@ fn allocate(f: &Function, opts: &RegallocOptions, check: bool) -> Result<(MFunct
 
 /// Allocates every function of a module.
 pub fn allocate_module(m: &Module, opts: &RegallocOptions) -> Result<(MModule, Vec<AllocReport>), PassError> {
+    allocate_module_with(m, opts, allocate_function)
+}
+
+/// [`allocate_module`] with [`allocate_function_checked`]: every checker,
+/// no copies of the SSA after each pass.
+pub fn allocate_module_checked(m: &Module, opts: &RegallocOptions) -> Result<(MModule, Vec<AllocReport>), PassError> {
+    allocate_module_with(m, opts, allocate_function_checked)
+}
+
+type AllocateOne = fn(&Function, &RegallocOptions) -> Result<(MFunction, AllocReport), PassError>;
+
+fn allocate_module_with(
+    m: &Module,
+    opts: &RegallocOptions,
+    allocate_one: AllocateOne,
+) -> Result<(MModule, Vec<AllocReport>), PassError> {
     let mut functions = Vec::new();
     let mut reports = Vec::new();
     for f in &m.functions {
-        let (mf, r) = allocate_function(f, opts)?;
+        let (mf, r) = allocate_one(f, opts)?;
         functions.push(mf);
         reports.push(r);
     }
