@@ -80,7 +80,10 @@ impl Builder {
             return self.resolve(v);
         }
         // The frame stack is a scratch vector of the builder, kept between
-        // look-ups (empty between them).
+        // look-ups (empty between them). Look-ups never nest: the marks of
+        // the marker variant are per block, not per (block, variable).
+        debug_assert!(!self.in_lookup, "a look-up started inside another");
+        self.in_lookup = true;
         let mut stack = std::mem::take(&mut self.frames);
         let mut walk = self.walk(var, block);
         loop {
@@ -94,6 +97,7 @@ impl Builder {
                 Walk::Done(v) => match stack.last_mut() {
                     None => {
                         self.frames = stack;
+                        self.in_lookup = false;
                         return self.resolve(v);
                     }
                     Some(top) => match top.phi {

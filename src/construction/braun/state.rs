@@ -312,6 +312,10 @@ pub(super) struct Builder {
     pub(super) trivial_users: Vec<Value>,
     /// Scratch frame stack of `read_variable` (`lookup.rs`).
     pub(super) frames: Vec<Frame>,
+    /// A look-up is in progress: nothing it calls may start another, since
+    /// `marks` and the `phi_args` ranges belong to one look-up of one
+    /// variable (checked by a debug assertion in `read_variable`).
+    pub(super) in_lookup: bool,
     /// The operands of the provisional phis of the frames in progress, one
     /// range per frame (`Frame::args_start`).
     pub(super) phi_args: Vec<Value>,
@@ -371,6 +375,7 @@ impl Builder {
             trivial_work: Vec::new(),
             trivial_users: Vec::new(),
             frames: Vec::new(),
+            in_lookup: false,
             phi_args: Vec::new(),
             stats: BraunStats::default(),
         };
