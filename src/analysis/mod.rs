@@ -16,6 +16,7 @@ pub mod ir_text;
 pub mod liveness;
 pub mod loops;
 pub mod pressure;
+pub mod range_set;
 pub mod reducibility;
 pub mod sampling;
 pub mod scc;

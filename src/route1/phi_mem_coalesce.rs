@@ -19,9 +19,9 @@
 //! already one class the copy is kept: a non-empty interval union always
 //! intersects itself.
 //!
-//! Each class's union is kept sorted, in an ordered map once it is large
-//! (`RangeSet`), and a test or merge looks the smaller class's ranges up
-//! in the larger one's:
+//! Each class's union is an `analysis/range_set.rs` `RangeSet`: sorted, in
+//! an ordered map once it is large, and a test or merge looks the smaller
+//! class's ranges up in the larger one's:
 //! with `intervals.rs`'s linear merges of sorted vectors, a class growing
 //! one copy at a time cost the whole class at each step. The answers are
 //! those of `union_intersects` (`docs/scaling.md`, "Route 1 at 1M").
@@ -50,8 +50,9 @@
 //! `tests/cssa_passes.rs`.
 
 use crate::analysis::cssa::{find, phi_congruence_classes};
-use crate::analysis::intervals::{compute_intervals, merge, normalize};
+use crate::analysis::intervals::compute_intervals;
 use crate::analysis::liveness::compute_liveness;
+use crate::analysis::range_set::RangeSet;
 use crate::entity::{EntityRef, EntitySet};
 use crate::ir::{Function, Op, Value};
 use crate::route1::phi_lifting::LiftedCopy;
@@ -84,88 +85,6 @@ fn resolve(rename: &mut [u32], v: Value) -> Value {
         x = next;
     }
     end
-}
-
-/// The union of the live ranges of a class's members: disjoint closed
-/// intervals of program points. A sorted vector while the class has few
-/// ranges, an ordered map keyed by the first point beyond that, so that
-/// testing two classes and merging them costs the smaller one's ranges
-/// (each looked up in the larger one), not both: a class that grows one
-/// copy at a time to thousands of ranges made `intervals.rs`'s linear
-/// merges quadratic. (A map for every class cost a node of the map per
-/// value: most classes keep one or two ranges.)
-enum RangeSet {
-    Few(Vec<(u32, u32)>),
-    Many(std::collections::BTreeMap<u32, u32>),
-}
-
-/// The most ranges a [`RangeSet`] keeps in a vector.
-const FEW: usize = 32;
-
-impl Default for RangeSet {
-    fn default() -> Self {
-        RangeSet::Few(Vec::new())
-    }
-}
-
-impl RangeSet {
-    /// The union of `ranges` (given in any order, possibly overlapping).
-    fn from_ranges(ranges: impl Iterator<Item = (u32, u32)>) -> RangeSet {
-        let ranges = normalize(ranges.collect());
-        if ranges.len() <= FEW {
-            RangeSet::Few(ranges)
-        } else {
-            RangeSet::Many(ranges.into_iter().collect())
-        }
-    }
-
-    fn len(&self) -> usize {
-        match self {
-            RangeSet::Few(v) => v.len(),
-            RangeSet::Many(m) => m.len(),
-        }
-    }
-
-    fn iter(&self) -> Box<dyn Iterator<Item = (u32, u32)> + '_> {
-        match self {
-            RangeSet::Few(v) => Box::new(v.iter().copied()),
-            RangeSet::Many(m) => Box::new(m.iter().map(|(&a, &b)| (a, b))),
-        }
-    }
-
-    /// True when `(first, last)` shares a point with one of the ranges: the
-    /// last range starting at or before `last` is the only candidate, since
-    /// the ranges are disjoint (a later start means a later end).
-    fn meets(&self, (first, last): (u32, u32)) -> bool {
-        let end = match self {
-            RangeSet::Few(v) => v[..v.partition_point(|r| r.0 <= last)].last().map(|r| r.1),
-            RangeSet::Many(m) => m.range(..=last).next_back().map(|(_, &end)| end),
-        };
-        end.is_some_and(|end| end >= first)
-    }
-
-    /// True when the two unions share a point (`union_intersects`), by
-    /// looking up each range of the smaller one in the larger one.
-    fn intersects(&self, other: &RangeSet) -> bool {
-        let (small, large) = if self.len() <= other.len() { (self, other) } else { (other, self) };
-        small.iter().any(|r| large.meets(r))
-    }
-
-    /// Adds the ranges of `other`, which shares no point with `self`.
-    fn absorb(&mut self, other: RangeSet) {
-        if self.len() + other.len() <= FEW {
-            if let (RangeSet::Few(a), RangeSet::Few(b)) = (&mut *self, &other) {
-                *a = merge(a, b);
-                return;
-            }
-        }
-        if let RangeSet::Few(v) = self {
-            *self = RangeSet::Many(v.iter().copied().collect());
-        }
-        if let RangeSet::Many(m) = self {
-            m.extend(other.iter());
-        }
-    }
 }
 
 /// Removes the lifted copies whose classes do not intersect (see the module
@@ -203,12 +122,9 @@ pub fn phi_mem_coalesce(f: &mut Function, lifted: &[LiftedCopy]) -> CoalesceStat
         let qa = find(&mut q_parent, classes.class_of(a).0);
         if qv != qa && !q_ranges[qv as usize].intersects(&q_ranges[qa as usize]) {
             let (root, other) = (qv.min(qa), qv.max(qa));
-            let mut absorbed = std::mem::take(&mut q_ranges[other as usize]);
-            // The larger set takes the smaller one's ranges.
-            if absorbed.len() > q_ranges[root as usize].len() {
-                std::mem::swap(&mut absorbed, &mut q_ranges[root as usize]);
-            }
-            q_ranges[root as usize].absorb(absorbed);
+            let absorbed = std::mem::take(&mut q_ranges[other as usize]);
+            let kept = std::mem::take(&mut q_ranges[root as usize]);
+            q_ranges[root as usize] = RangeSet::union_disjoint(kept, absorbed);
             q_parent[other as usize] = root;
             rename[v.index()] = a.0;
             removed_values.insert(v);

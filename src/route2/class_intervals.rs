@@ -11,11 +11,12 @@
 //! rebuilding one sorted list, as the first version did, costs the size of
 //! both lists: a class that grows one variable at a time to thousands of
 //! ranges (the classes pinned to rax and rdx, or one renamed phi web) then
-//! costs the square of its size. Here a class with more than
-//! `SMALL_RANGES` (32) ranges keeps them in an ordered map, and a merge inserts
-//! the smaller set's ranges into the larger (small into large: each range
-//! moves O(log n) times). An overlap test walks the smaller set and looks
-//! each range up in the larger one, as before.
+//! costs the square of its size. Here each interval is an
+//! `analysis/range_set.rs` `RangeSet`: more than 32 ranges are kept in an
+//! ordered map, and a merge inserts the smaller set's ranges into the larger
+//! (small into large: each range moves O(log n) times). An overlap test
+//! walks the smaller set and looks each range up in the larger one, as
+//! before.
 //!
 //! The clobber test is cached per class and register: whether the interval
 //! meets the register's clobbers is known after a test until the class
@@ -23,48 +24,7 @@
 //! a register's clobbers misses (meets) them too, so a large class labeled
 //! with a register is not tested again for each variable that joins it.
 
-use std::collections::BTreeMap;
-
-/// A class with more ranges than this keeps them in an ordered map.
-const SMALL_RANGES: usize = 32;
-
-/// One class's interval.
-#[derive(Clone, Debug)]
-enum RangeSet {
-    /// Sorted, disjoint closed ranges.
-    Small(Vec<(u32, u32)>),
-    /// Start to end of each range (disjoint).
-    Big(BTreeMap<u32, u32>),
-}
-
-impl RangeSet {
-    fn len(&self) -> usize {
-        match self {
-            RangeSet::Small(v) => v.len(),
-            RangeSet::Big(m) => m.len(),
-        }
-    }
-
-    fn ranges(&self) -> Box<dyn Iterator<Item = (u32, u32)> + '_> {
-        match self {
-            RangeSet::Small(v) => Box::new(v.iter().copied()),
-            RangeSet::Big(m) => Box::new(m.iter().map(|(&a, &b)| (a, b))),
-        }
-    }
-
-    /// True when some position of `from..=to` is in the set.
-    fn hits(&self, from: u32, to: u32) -> bool {
-        match self {
-            RangeSet::Small(v) => {
-                let i = v.partition_point(|r| r.1 < from);
-                v.get(i).is_some_and(|r| r.0 <= to)
-            }
-            // The last range starting at or before `to` is the only one that
-            // can reach `from`: the earlier ones end before it starts.
-            RangeSet::Big(m) => m.range(..=to).next_back().is_some_and(|(_, &e)| e >= from),
-        }
-    }
-}
+use crate::analysis::range_set::RangeSet;
 
 /// The intervals of the classes, indexed by the class's representative
 /// (a variable index), with the clobber tests already made.
@@ -81,16 +41,14 @@ impl ClassIntervals {
     /// One class per variable, with the given intervals (each sorted,
     /// disjoint ranges).
     pub fn new(intervals: impl Iterator<Item = Vec<(u32, u32)>>) -> Self {
-        let sets: Vec<RangeSet> = intervals.map(RangeSet::Small).collect();
+        let sets: Vec<RangeSet> = intervals.map(RangeSet::from_sorted).collect();
         let n = sets.len();
         ClassIntervals { sets, known_meets: vec![0; n], known_misses: vec![0; n] }
     }
 
     /// True when the intervals of classes `x` and `y` share a position.
     pub fn overlaps(&self, x: usize, y: usize) -> bool {
-        let (a, b) = (&self.sets[x], &self.sets[y]);
-        let (few, many) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-        few.ranges().any(|(from, to)| many.hits(from, to))
+        self.sets[x].intersects(&self.sets[y])
     }
 
     /// True when the interval of class `x` contains one of the sorted
@@ -105,7 +63,7 @@ impl ClassIntervals {
                 return false;
             }
         }
-        let answer = self.sets[x].ranges().any(|(from, to)| {
+        let answer = self.sets[x].iter().any(|(from, to)| {
             let i = positions.partition_point(|&p| p < from);
             positions.get(i).is_some_and(|&p| p <= to)
         });
@@ -123,24 +81,9 @@ impl ClassIntervals {
     /// must not overlap, and leaves `y` empty.
     pub fn merge_into(&mut self, x: usize, y: usize) {
         debug_assert!(x != y && !self.overlaps(x, y));
-        let a = std::mem::replace(&mut self.sets[x], RangeSet::Small(Vec::new()));
-        let b = std::mem::replace(&mut self.sets[y], RangeSet::Small(Vec::new()));
-        let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-        let merged = match large {
-            RangeSet::Big(mut m) => {
-                m.extend(small.ranges());
-                RangeSet::Big(m)
-            }
-            RangeSet::Small(v) => {
-                let mut all: Vec<(u32, u32)> = v.into_iter().chain(small.ranges()).collect();
-                all.sort_unstable();
-                if all.len() > SMALL_RANGES {
-                    RangeSet::Big(all.into_iter().collect())
-                } else {
-                    RangeSet::Small(all)
-                }
-            }
-        };
+        let a = std::mem::take(&mut self.sets[x]);
+        let b = std::mem::take(&mut self.sets[y]);
+        let merged = RangeSet::union_disjoint(a, b);
         self.sets[x] = merged;
         self.known_meets[x] |= self.known_meets[y];
         self.known_misses[x] &= self.known_misses[y];
@@ -158,8 +101,8 @@ mod tests {
 
     /// Random merges of random classes, each answer compared with plain
     /// sets of positions: overlaps, clobber tests (cached or not) and the
-    /// merged intervals, through both representations (classes grow past
-    /// `SMALL_RANGES`).
+    /// merged intervals, through both representations of `RangeSet`
+    /// (classes grow past `range_set::FEW` ranges).
     #[test]
     fn class_intervals_answer_like_sets_of_positions() {
         let mut rng = SmallRng::seed_from_u64(13);
@@ -199,9 +142,9 @@ mod tests {
                 }
             }
             for (x, set) in sets.iter().enumerate() {
-                let got: BTreeSet<u32> = ci.sets[x].ranges().flat_map(|(a, b)| a..=b).collect();
+                let got: BTreeSet<u32> = ci.sets[x].iter().flat_map(|(a, b)| a..=b).collect();
                 assert_eq!(&got, set);
-                big += usize::from(matches!(ci.sets[x], super::RangeSet::Big(_)));
+                big += usize::from(ci.sets[x].len() > crate::analysis::range_set::FEW);
             }
         }
         assert!(merges > 100 && big > 0, "{merges} merges, {big} large classes");
