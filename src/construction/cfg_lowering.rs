@@ -65,7 +65,11 @@ use crate::ast::{self, Expr, Stmt};
 use crate::entity::{EntityRef, EntityVec};
 use crate::ir::Block;
 use crate::op::{BinOp, UnOp};
-use std::collections::HashMap;
+// The same fast non-cryptographic hasher as the Braun et al. construction
+// (`braun/state.rs`): the keys are the program's own names, and the two
+// constructions are timed against each other (`bench-construction`), so
+// they look names up alike.
+use rustc_hash::FxHashMap as HashMap;
 
 crate::entity!(
     /// A variable of a [`VarCfg`]: a source variable or parameter, or a
@@ -254,9 +258,9 @@ impl<'a> Lowering<'a> {
             edges: Vec::new(),
             current: RawBlock(0),
             vars: EntityVec::new(),
-            var_of_name: HashMap::new(),
+            var_of_name: HashMap::default(),
             params: Vec::new(),
-            labels: HashMap::new(),
+            labels: HashMap::default(),
             loops: Vec::new(),
             temp_count: 0,
         };

@@ -74,6 +74,10 @@ use crate::ir::{Block, BlockData, Function, Inst, Module, Op, Phi, Terminator, V
 /// satisfies the SSA verifier's rules: `b0` has no predecessors, every block
 /// is reachable, `preds` matches the terminators, every value is defined once
 /// and its definition dominates its uses, and there is no `undef`.
+///
+/// Never inlined, so that a profiler can count what it costs as a whole
+/// (as `construct_function` of the Braun et al. construction).
+#[inline(never)]
 pub fn construct_cytron(program: &ast::Program) -> Module {
     debug_assert!(program.validate().is_ok(), "construct_cytron needs a valid program");
     let functions =

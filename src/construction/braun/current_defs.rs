@@ -97,39 +97,55 @@ impl Default for CurrentDefs {
 }
 
 impl CurrentDefs {
-    fn page_of(&self, var: usize, page: u32) -> Option<u32> {
-        let (last_var, last_page, last_index) = self.last.get();
-        if last_var == var as u32 && last_page == page {
-            return Some(last_index);
-        }
-        let index = match self.vars.get(var)? {
+    /// The arena index of the page `page` of `var`, if it has one. The
+    /// common case, the page of the last question, is answered inline by
+    /// `get` and `set`; this is the rest.
+    #[inline(never)]
+    fn page_of_slow(&self, var: u32, page: u32) -> Option<u32> {
+        let index = match self.vars.get(var as usize)? {
             VarPages::Sparse(list) => list.binary_search_by_key(&page, |&(p, _)| p).ok().map(|i| list[i].1),
             VarPages::Dense(table) => table.get(page as usize).copied().filter(|&i| i != NO_PAGE),
         }?;
-        self.last.set((var as u32, page, index));
+        self.last.set((var, page, index));
         Some(index)
     }
 
+    #[inline]
+    fn page_of(&self, var: u32, page: u32) -> Option<u32> {
+        let (last_var, last_page, last_index) = self.last.get();
+        if last_var == var && last_page == page {
+            return Some(last_index);
+        }
+        self.page_of_slow(var, page)
+    }
+
+    #[inline]
+    fn slot(&self, index: u32) -> &[Value; PAGE] {
+        &self.chunks[index as usize / CHUNK][index as usize % CHUNK]
+    }
+
     /// `currentDef[var][block]`, if recorded.
+    #[inline]
     pub(super) fn get(&self, var: u32, block: Block) -> Option<Value> {
-        let (page, slot) = (block.index() / PAGE, block.index() % PAGE);
-        let index = self.page_of(var as usize, page as u32)?;
-        let v = self.chunks[index as usize / CHUNK][index as usize % CHUNK][slot];
+        let (page, slot) = ((block.index() / PAGE) as u32, block.index() % PAGE);
+        let index = self.page_of(var, page)?;
+        let v = self.slot(index)[slot];
         (v != NONE).then_some(v)
     }
 
     /// Records `currentDef[var][block] = value`.
+    #[inline]
     pub(super) fn set(&mut self, var: u32, block: Block, value: Value) {
         debug_assert_ne!(value, NONE);
         let (page, slot) = ((block.index() / PAGE) as u32, block.index() % PAGE);
-        let var = var as usize;
         let index = match self.page_of(var, page) {
             Some(i) => i,
-            None => self.new_page(var, page),
+            None => self.new_page(var as usize, page),
         };
         self.chunks[index as usize / CHUNK][index as usize % CHUNK][slot] = value;
     }
 
+    #[inline(never)]
     fn new_page(&mut self, var: usize, page: u32) -> u32 {
         let index = self.page_count;
         self.page_count = index.checked_add(1).expect("fewer than 2^32 pages");

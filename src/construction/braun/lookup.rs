@@ -20,6 +20,7 @@
 
 use super::on_the_fly::Operand;
 use super::state::{Builder, Frame, Var, MARKED, UNMARKED};
+use super::trivial_phi::trivial_operand;
 use crate::entity::EntityRef;
 use crate::ir::{self, Block, Value};
 
@@ -56,14 +57,15 @@ impl Builder {
     /// argument is in `proofs-notes/ssa-construction.md`, "Reads before the
     /// first assignment".
     fn unassigned_on_every_path(&self, var: Var, block: Block) -> bool {
-        if self.has_labels || !self.blocks[block].sealed {
+        if self.has_labels {
             return false;
         }
         let (filled_at, outside_loops) = match self.filled_at[block.index()] {
             (u32::MAX, _) => (self.filled + 1, self.open_loops == 0),
             f => f,
         };
-        outside_loops && self.first_assigned_at[var.0 as usize] >= filled_at
+        // The common answer, an assignment filled before the block, first.
+        self.first_assigned_at[var.0 as usize] >= filled_at && outside_loops && self.blocks[block].sealed
     }
 
     /// `readVariable` of Alg. 1 and 2, with the recursion of Alg. 2 on an
@@ -236,16 +238,27 @@ impl Builder {
                     self.try_remove_trivial_phi(placed)
                 } else {
                     let first = self.phi_args[start];
-                    if self.phi_args[start..end].iter().all(|&v| v == first) {
-                        first
-                    } else {
-                        let phi = self.new_phi(frame.block, false);
-                        for i in start..end {
-                            let v = self.phi_args[i];
-                            self.append_phi_operand(phi, v);
+                    match self.phi_args[start..end].iter().position(|&v| v != first) {
+                        None => first,
+                        Some(k) => {
+                            // Two different definitions: the new phi is not
+                            // trivial (neither is the phi itself, which did
+                            // not exist when they were found), so Alg. 3
+                            // would only find that out again. The pair is
+                            // the witness it would record (§3.1).
+                            let phi = self.new_phi(frame.block, false);
+                            for i in start..end {
+                                let v = self.phi_args[i];
+                                self.append_phi_operand(phi, v);
+                            }
+                            let d = self.phis.get_mut(&phi).expect("new phi");
+                            d.complete = true;
+                            if self.opts.witness_cache {
+                                d.witness = Some((0, k as u32));
+                            }
+                            debug_assert!(trivial_operand(&d.args, &mut self.alias, phi).is_none());
+                            phi
                         }
-                        self.phis.get_mut(&phi).expect("new phi").complete = true;
-                        self.try_remove_trivial_phi(phi)
                     }
                 };
                 self.phi_args.truncate(start);

@@ -51,7 +51,15 @@
 //! - Alg. 5 re-checks singleton SCCs: contracting an earlier SCC can make a
 //!   singleton phi trivial. It starts from the live phis that have a phi
 //!   operand: one without is a singleton whose operands no contraction can
-//!   change (note (b) of the proof note).
+//!   change (note (b) of the proof note). A singleton is re-checked only
+//!   once some phi has died since Alg. 5 began: before that, its operands
+//!   are as Alg. 3 left them (note (b) too; checked by a debug assertion).
+//! - In the marker variant (§3.3), the phi placed at a join because its
+//!   predecessors gave different definitions goes without the test of
+//!   Alg. 3: two operands differ and neither is the new phi, so it is not
+//!   trivial (a debug assertion checks it); with the witness cache on, the
+//!   first two differing operands are recorded as its witnesses, as Alg. 3
+//!   would record them.
 //! - Unreachable code (after `return`, a dead `goto` cycle, a folded branch)
 //!   is built like any code, in blocks without predecessors, and removed when
 //!   the function is finished, together with the phi operands it fed. Braun
@@ -124,6 +132,11 @@ pub fn construct_program(program: &ast::Program, opts: &BraunOptions) -> ir::Mod
 }
 
 /// Builds SSA for one function and reports what the construction did.
+///
+/// Never inlined, so that a profiler can count what it costs as a whole
+/// (`valgrind --tool=callgrind --toggle-collect=...construct_function`, as
+/// `docs/scaling.md` does).
+#[inline(never)]
 pub fn construct_function(func: &ast::Function, opts: &BraunOptions) -> (ir::Function, BraunStats) {
     let mut b = Builder::new(func, *opts);
     b.build_body(func);

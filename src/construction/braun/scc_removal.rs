@@ -4,6 +4,7 @@
 //! flow too. Tarjan's algorithm is `crate::analysis::scc::tarjan_sccs_flat`.
 
 use super::state::{resolve_in, Builder};
+use super::trivial_phi::trivial_operand;
 use crate::analysis::scc::tarjan_sccs_flat;
 use crate::entity::EntityRef;
 use crate::ir::Value;
@@ -22,10 +23,17 @@ impl PhiSccs {
     }
 }
 
+/// The entry of `Builder::scc_index` of a value outside the set at hand.
+const NOT_IN_SET: u32 = u32::MAX;
+
 impl Builder {
     /// Algorithm 5, `removeRedundantPhis`, with the recursion on inner phi
     /// sets replaced by a stack of jobs.
     pub(super) fn remove_redundant_phis(&mut self, phis: Vec<Value>) {
+        // Phis that died before Alg. 5 started; while no other has died, no
+        // operand resolves differently than when Alg. 3 last looked at its
+        // phi, which it left non-trivial, so a singleton needs no re-check.
+        let died_before = self.phis_died();
         // A job is a list of SCCs in topological order (operands first) and
         // the position of the next SCC to process.
         let mut jobs: Vec<(PhiSccs, usize)> = vec![(self.phi_sccs(&phis), 0)];
@@ -39,38 +47,73 @@ impl Builder {
             if let [phi] = *sccs.component(i) {
                 // The printed algorithm skips singletons as already handled,
                 // but contracting an earlier SCC can make one trivial again.
-                self.try_remove_trivial_phi(phi);
+                self.recheck_singleton(phi, died_before);
                 continue;
             }
             let scc: Vec<Value> = sccs.component(i).iter().copied().filter(|&p| self.is_live_phi(p)).collect();
-            if let Some(inner) = self.process_scc(&scc) {
+            if let Some(inner) = self.process_scc(&scc, died_before) {
                 let inner_sccs = self.phi_sccs(&inner);
                 jobs.push((inner_sccs, 0));
             }
         }
     }
 
+    /// Phis removed so far, as trivial (Alg. 3) or in a redundant SCC.
+    fn phis_died(&self) -> usize {
+        self.stats.trivial_removed + self.stats.scc_removed
+    }
+
+    /// Re-checks a singleton SCC (Alg. 3) if some phi died since Alg. 5
+    /// started with `died_before` dead: only then can its operands have
+    /// changed since Alg. 3 found it non-trivial (note (b) of
+    /// `proofs-notes/ssa-construction.md`).
+    fn recheck_singleton(&mut self, phi: Value, died_before: usize) {
+        if self.phis_died() != died_before {
+            self.try_remove_trivial_phi(phi);
+            return;
+        }
+        debug_assert!(
+            self.phis.get(&phi).is_none_or(|d| trivial_operand(&d.args, &mut self.alias, phi).is_none()),
+            "{phi} is trivial at the start of Alg. 5"
+        );
+    }
+
     /// `processSCC` of Alg. 5. Returns the `inner` set to recurse on.
-    fn process_scc(&mut self, scc: &[Value]) -> Option<Vec<Value>> {
+    ///
+    /// Membership in the SCC is a mark in `scc_index` (cleared before
+    /// returning), and of the operands from outside only the first and
+    /// whether there is a second distinct one are kept: that is all the
+    /// algorithm asks of `outerOps`, and a list searched for each operand
+    /// was quadratic in a large SCC.
+    fn process_scc(&mut self, scc: &[Value], died_before: usize) -> Option<Vec<Value>> {
         if scc.is_empty() {
             return None;
         }
         if scc.len() == 1 {
             // As above: a singleton can have become trivial.
-            self.try_remove_trivial_phi(scc[0]);
+            self.recheck_singleton(scc[0], died_before);
             return None;
         }
-        let members: std::collections::HashSet<Value> = scc.iter().copied().collect();
-        let mut inner = Vec::new();
-        let mut outer_ops: Vec<Value> = Vec::new();
+        const MEMBER: u32 = 0;
+        if self.scc_index.len() < self.value_count as usize {
+            self.scc_index.resize(self.value_count as usize, NOT_IN_SET);
+        }
         for &phi in scc {
-            let args = self.phis[&phi].args.clone();
+            self.scc_index[phi.index()] = MEMBER;
+        }
+        let mut inner = Vec::new();
+        let mut outer: Option<Value> = None;
+        let mut several_outer = false;
+        let (table, alias, index_of) = (&self.phis, &mut self.alias, &self.scc_index);
+        for &phi in scc {
             let mut is_inner = true;
-            for a in args {
-                let a = self.resolve(a);
-                if !members.contains(&a) {
-                    if !outer_ops.contains(&a) {
-                        outer_ops.push(a);
+            for &a in &table[&phi].args {
+                let a = resolve_in(alias, a);
+                if index_of[a.index()] != MEMBER {
+                    match outer {
+                        None => outer = Some(a),
+                        Some(o) if o != a => several_outer = true,
+                        Some(_) => {}
                     }
                     is_inner = false;
                 }
@@ -79,22 +122,29 @@ impl Builder {
                 inner.push(phi);
             }
         }
-        match outer_ops.len() {
+        let removed = match (outer, several_outer) {
             // Unreachable: cannot happen after unreachable code is removed.
-            0 => None,
-            1 => {
-                let v = outer_ops[0];
+            (None, _) => None,
+            (Some(v), false) => {
                 for &phi in scc {
                     let users = self.remove_phi(phi);
                     self.set_alias(phi, v);
                     self.stats.scc_removed += 1;
+                    let index_of = &self.scc_index;
                     if let Some(vd) = self.phis.get_mut(&v) {
-                        vd.users.extend(users.into_iter().filter(|u| !members.contains(u)));
+                        vd.users.extend(users.into_iter().filter(|u| index_of[u.index()] != MEMBER));
                     }
                 }
-                None
+                Some(())
             }
-            _ => (!inner.is_empty()).then_some(inner),
+            (Some(_), true) => None,
+        };
+        for &phi in scc {
+            self.scc_index[phi.index()] = NOT_IN_SET;
+        }
+        match removed {
+            Some(()) => None,
+            None => (several_outer && !inner.is_empty()).then_some(inner),
         }
     }
 
@@ -109,7 +159,6 @@ impl Builder {
     /// allocations cost more than the search (all live phis are searched
     /// once when the function is finished).
     fn phi_sccs(&mut self, phis: &[Value]) -> PhiSccs {
-        const NOT_IN_SET: u32 = u32::MAX;
         let mut index_of = std::mem::take(&mut self.scc_index);
         if index_of.len() < self.value_count as usize {
             index_of.resize(self.value_count as usize, NOT_IN_SET);
