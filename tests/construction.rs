@@ -283,3 +283,23 @@ fn every_combination_is_each_of_the_128_option_sets_once_and_reads_back() {
         assert_eq!(BraunOptions::from_description(bad), None, "{bad:?}");
     }
 }
+
+/// A read inside a loop of a variable the loop never assigns goes to the
+/// loop's entry edge: no incomplete phi is placed at the header and later
+/// removed as trivial (note (h) of `proofs-notes/ssa-construction.md`).
+/// `a` is read in both loops and assigned only in the outer one, `c` is
+/// assigned in neither, `i` and `j` in their own loops: the look-ups place
+/// phis for `a` and `i` at the outer header and for `j` at the inner one,
+/// and none for `c`, nor for `a` or `i` at the inner header.
+#[test]
+fn loops_that_keep_a_variable_get_no_phi_for_it() {
+    let p = parse(
+        "fn main(n, c) { var a = 1; var i = 0; while (i < n) { var j = 0; while (j < c) { out a + c + i; j = j + 1; } a = a + j; i = i + 1; } return a; }",
+    );
+    for opts in [BraunOptions::plain(), BraunOptions { marker: true, ..BraunOptions::plain() }] {
+        let (f, stats) = construct_function(&p.functions[0], &opts);
+        assert_eq!(f.phi_count(), 3, "{f:?}");
+        assert_eq!(stats.phis_created, 3, "phis for a, i, j only: {stats:?}");
+        assert_eq!(stats.trivial_removed, 0, "{stats:?}");
+    }
+}

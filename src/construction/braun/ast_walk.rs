@@ -179,7 +179,10 @@ impl Builder {
                     None => {
                         tasks.pop();
                     }
-                    Some(stmt) => self.stmt(stmt, &mut tasks),
+                    Some(stmt) => {
+                        self.stmts_met += 1;
+                        self.stmt(stmt, &mut tasks)
+                    }
                 },
                 Task::AfterThen { .. } | Task::AfterElse { .. } | Task::AfterLoopBody { .. } => {
                     let task = tasks.pop().expect("non-empty");
@@ -189,11 +192,13 @@ impl Builder {
         }
         let zero = self.materialize(Operand::Imm(0));
         self.set_term(Terminator::Return(zero));
+        debug_assert_eq!(self.whiles_met as usize, self.loop_assigns.loops.len(), "both walks meet every while");
+        debug_assert_eq!(self.assignments_met, self.assigned_vars_len(), "both walks meet every assignment");
     }
 
     fn stmt<'a>(&mut self, stmt: &'a Stmt, tasks: &mut Vec<Task<'a>>) {
         match stmt {
-            Stmt::Var(name, e) | Stmt::Assign(name, e) => {
+            Stmt::Var(_, e) | Stmt::Assign(_, e) => {
                 let value = match e {
                     Expr::Var(src) => {
                         // With copy propagation, `x = y` names y's value;
@@ -211,7 +216,7 @@ impl Builder {
                         self.materialize(o)
                     }
                 };
-                let var = self.var(name);
+                let var = self.next_assigned_var();
                 self.assign_variable(var, self.cur, value);
             }
             Stmt::Store(a, v) => {
@@ -249,6 +254,13 @@ impl Builder {
                 // §2.3, Fig. 3: the header stays unsealed until the back edge.
                 let header = self.new_block();
                 self.jump(header);
+                // The header's number and entry edge, for the look-ups that
+                // reach it while it is unsealed (`lookup.rs`): the header is
+                // new, so the edge just added is its only one, if recorded.
+                let k = self.whiles_met;
+                self.whiles_met += 1;
+                self.blocks[header].loop_number = k;
+                self.loop_assigns.loops[k as usize].entry = self.blocks[header].preds.first().copied();
                 self.open_loops += 1;
                 self.cur = header;
                 let body_b = self.new_block();

@@ -180,7 +180,7 @@ impl Builder {
             Value(n)
         };
         let params: Vec<Value> = self.params.iter().map(|&p| rename(p)).collect();
-        let mut out_blocks: EntityVec<Block, BlockData> = EntityVec::new();
+        let mut out_blocks: EntityVec<Block, BlockData> = EntityVec::with_capacity(next_block as usize);
         for b in self.blocks.keys() {
             if !reachable[b.index()] {
                 continue;
@@ -188,8 +188,10 @@ impl Builder {
             let state = &mut self.blocks[b];
             let mut phis = Vec::with_capacity(state.phis.iter().filter(|&&p| live_phi(p)).count());
             for &p in state.phis.iter().filter(|&&p| live_phi(p)) {
-                let args = std::mem::take(&mut self.phis.get_mut(&p).expect("live phi").args);
-                phis.push(ir::Phi { dest: rename(p), args: args.into_iter().map(&mut rename).collect() });
+                // Renamed in place (the vector moves into the result).
+                let mut args = std::mem::take(&mut self.phis.get_mut(&p).expect("live phi").args);
+                args.iter_mut().for_each(|a| *a = rename(*a));
+                phis.push(ir::Phi { dest: rename(p), args });
             }
             let mut insts = std::mem::take(&mut state.insts);
             insts.retain_mut(|inst| {
@@ -203,8 +205,9 @@ impl Builder {
             let mut term = state.term.take().expect("every block is terminated");
             term.map_successors(|s| block_map[s].expect("reachable successor"));
             term.map_arg(rename);
-            let preds = std::mem::take(&mut state.preds).into_iter().map(|p| block_map[p].expect("reachable pred"));
-            out_blocks.push(BlockData { preds: preds.collect(), phis, insts, term });
+            let mut preds = std::mem::take(&mut state.preds);
+            preds.iter_mut().for_each(|p| *p = block_map[*p].expect("reachable pred"));
+            out_blocks.push(BlockData { preds, phis, insts, term });
         }
         ir::Function { name: name.to_string(), params, blocks: out_blocks, value_count: next_value }
     }

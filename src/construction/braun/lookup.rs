@@ -19,7 +19,7 @@
 //! [`BraunOptions::marker`]: super::options::BraunOptions::marker
 
 use super::on_the_fly::Operand;
-use super::state::{Builder, Frame, Var, MARKED, UNMARKED};
+use super::state::{Builder, Frame, Var, MARKED, NOT_A_HEADER, UNMARKED};
 use super::trivial_phi::trivial_operand;
 use crate::entity::EntityRef;
 use crate::ir::{self, Block, Value};
@@ -33,6 +33,7 @@ enum Walk {
 impl Builder {
     // ----- Algorithm 1: local value numbering -----
 
+    #[inline]
     pub(super) fn write_variable(&mut self, var: Var, block: Block, value: Value) {
         self.defs.set(var.0, block, value);
     }
@@ -56,6 +57,7 @@ impl Builder {
     /// loop, and `var` was first assigned after `block` was filled. The
     /// argument is in `proofs-notes/ssa-construction.md`, "Reads before the
     /// first assignment".
+    #[inline]
     fn unassigned_on_every_path(&self, var: Var, block: Block) -> bool {
         if self.has_labels {
             return false;
@@ -66,6 +68,19 @@ impl Builder {
         };
         // The common answer, an assignment filled before the block, first.
         self.first_assigned_at[var.0 as usize] >= filled_at && outside_loops && self.blocks[block].sealed
+    }
+
+    /// For `block`, the unsealed header of an open `while` of a function
+    /// without labels that assigns `var` nowhere in the loop: the block its
+    /// entry edge comes from (`None` in every other case, and when that edge
+    /// was not recorded).
+    fn entry_of_loop_keeping(&self, var: Var, block: Block) -> Option<Block> {
+        let k = self.blocks[block].loop_number;
+        if self.has_labels || k == NOT_A_HEADER {
+            return None;
+        }
+        let entry = self.loop_assigns.loops[k as usize].entry?;
+        (!self.loop_assigns.loop_assigns(k as usize, var.0)).then_some(entry)
     }
 
     /// `readVariable` of Alg. 1 and 2, with the recursion of Alg. 2 on an
@@ -141,6 +156,16 @@ impl Builder {
                 break v;
             }
             if !self.blocks[b].sealed {
+                if let Some(entry) = self.entry_of_loop_keeping(var, b) {
+                    // The header of an open loop that never assigns the
+                    // variable: the value on entry is the value everywhere
+                    // in the loop, and the phi Alg. 2 would place here is
+                    // trivial (note (h) of the proof note). The header gets
+                    // the value like a single-predecessor block.
+                    self.walk_path.push(b);
+                    b = entry;
+                    continue;
+                }
                 // Alg. 2, first case: an incomplete CFG.
                 let phi = self.new_phi(b, false);
                 self.blocks[b].incomplete.push((var, phi));

@@ -33,6 +33,7 @@
 //! for each was an allocation and a free each time.
 
 use super::current_defs::CurrentDefs;
+use super::loop_assignments::{LoopAssignments, LoopAssignmentsBuilder};
 use super::options::{BraunOptions, BraunStats};
 use crate::ast::{self, Stmt};
 use crate::entity::{EntityRef, EntityVec};
@@ -161,16 +162,36 @@ impl std::ops::Index<&Value> for PhiTable {
     }
 }
 
+/// `BlockState::loop_number` of a block that is no loop header.
+pub(super) const NOT_A_HEADER: u32 = u32::MAX;
+
 /// Construction-time data of a block.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(super) struct BlockState {
     pub(super) preds: Vec<Block>,
     pub(super) phis: Vec<Value>,
     pub(super) insts: Vec<Inst>,
     pub(super) term: Option<Terminator>,
     pub(super) sealed: bool,
+    /// For the header of a `while`, its number in `Builder::loop_assigns`
+    /// (`NOT_A_HEADER` for other blocks).
+    pub(super) loop_number: u32,
     /// `incompletePhis[block]` of Alg. 4.
     pub(super) incomplete: Vec<(Var, Value)>,
+}
+
+impl Default for BlockState {
+    fn default() -> Self {
+        BlockState {
+            preds: Vec::new(),
+            phis: Vec::new(),
+            insts: Vec::new(),
+            term: None,
+            sealed: false,
+            loop_number: NOT_A_HEADER,
+            incomplete: Vec::new(),
+        }
+    }
 }
 
 /// A suspended look-up of Alg. 2 in a block with several predecessors
@@ -291,6 +312,21 @@ pub(super) struct Builder {
     pub(super) filled_at: Vec<(u32, bool)>,
     /// Loops whose header exists but is not yet sealed.
     pub(super) open_loops: u32,
+    /// Which `while` assigns which variable (`loop_assignments.rs`), and
+    /// the number of `while`s the AST walk has met so far.
+    pub(super) loop_assigns: LoopAssignments,
+    pub(super) whiles_met: u32,
+    /// The variable of each assignment (`var x = ...`, `x = ...`) in the
+    /// order the AST walk meets them, found by the pass of `new`, and how
+    /// many the walk has met: the walk takes the variable from here instead
+    /// of looking its name up a second time.
+    assigned_vars: Vec<u32>,
+    pub(super) assignments_met: usize,
+    /// The number of each assignment's statement in walk order (see
+    /// `loop_assignments.rs`), and the statements the AST walk has met: a
+    /// debug assertion checks that the two walks agree.
+    assignment_stmts: Vec<u32>,
+    pub(super) stmts_met: u32,
     /// The function has labels (and so, possibly, `goto`s).
     pub(super) has_labels: bool,
     /// Initial value of each variable in the entry block (params or 0).
@@ -329,12 +365,15 @@ impl Builder {
         let mut goto_counts: HashMap<&str, usize> = HashMap::default();
         let mut label_names: Vec<&str> = Vec::new();
         let mut assigned_names: Vec<&str> = Vec::new();
+        let mut loop_assigns = LoopAssignmentsBuilder::default();
         // Also bound the number of blocks the AST walk will make, so that
         // the per-block vectors are allocated once, at their size (doubling
         // left up to half of the largest one unused, and copied it).
         let mut blocks = 1usize;
-        ast::walk_stmts(&func.body, |s, _| {
+        ast::walk_stmts(&func.body, |s, depth| {
             blocks += block_bound(s);
+            let assigns = matches!(s, Stmt::Var(..) | Stmt::Assign(..));
+            loop_assigns.statement(depth, matches!(s, Stmt::While(..)), assigns);
             match s {
                 Stmt::Goto(l) => *goto_counts.entry(l.as_str()).or_default() += 1,
                 Stmt::Label(l) => label_names.push(l.as_str()),
@@ -362,6 +401,12 @@ impl Builder {
             filled: 0,
             filled_at: Vec::with_capacity(blocks),
             open_loops: 0,
+            loop_assigns: LoopAssignments::default(),
+            whiles_met: 0,
+            assigned_vars: Vec::new(),
+            assignments_met: 0,
+            assignment_stmts: Vec::new(),
+            stmts_met: 0,
             has_labels: false,
             initial: HashMap::default(),
             params: Vec::new(),
@@ -388,10 +433,14 @@ impl Builder {
             b.params.push(v);
             b.initial.insert(var, v);
         }
+        let mut assigned_vars = Vec::with_capacity(assigned_names.len());
         for x in assigned_names {
             let var = b.var(x);
             b.assigned[var.0 as usize] = true;
+            assigned_vars.push(var.0);
         }
+        (b.loop_assigns, b.assignment_stmts) = loop_assigns.finish(&assigned_vars, b.var_count as usize);
+        b.assigned_vars = assigned_vars;
         b.has_labels = !label_names.is_empty();
         for l in label_names {
             let expected = goto_counts.get(l).copied().unwrap_or(0) + 1;
@@ -434,6 +483,24 @@ impl Builder {
         self.first_assigned_at.push(u32::MAX);
         self.vars.insert(name.to_string(), v);
         v
+    }
+
+    /// The variable of the next assignment the AST walk meets (the walk of
+    /// `new` met the assignments in the same order).
+    pub(super) fn next_assigned_var(&mut self) -> Var {
+        debug_assert_eq!(
+            self.assignment_stmts[self.assignments_met] + 1,
+            self.stmts_met,
+            "the walks meet the assignments in the same order"
+        );
+        let v = Var(self.assigned_vars[self.assignments_met]);
+        self.assignments_met += 1;
+        v
+    }
+
+    /// The number of assignments the walk of `new` found.
+    pub(super) fn assigned_vars_len(&self) -> usize {
+        self.assigned_vars.len()
     }
 
     pub(super) fn hidden_var(&mut self) -> Var {
