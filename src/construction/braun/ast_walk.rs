@@ -136,6 +136,7 @@ impl Builder {
             }
         }
         self.blocks[b].term = Some(term);
+        self.take_filling(b);
         self.mark_filled(b);
     }
 
@@ -296,7 +297,7 @@ impl Builder {
 
     fn emit_value_nocse(&mut self, op: Op) -> Value {
         let v = self.new_value();
-        self.blocks[self.cur].insts.push(Inst { dest: Some(v), op });
+        self.push_inst(self.cur, Inst { dest: Some(v), op });
         v
     }
 

@@ -14,6 +14,7 @@ impl Builder {
 
     pub(super) fn finish(&mut self, name: &str) -> ir::Function {
         debug_assert!(self.blocks.values().all(|b| b.sealed), "every block is sealed at the end");
+        debug_assert!(self.filling.is_empty(), "every block is terminated at the end");
         let n = self.blocks.len();
         let reachable_order =
             reverse_postorder(n, ir::Function::ENTRY, |b| Successors::of(self.blocks[b].term.as_ref()));

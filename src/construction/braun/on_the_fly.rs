@@ -30,7 +30,7 @@ impl Builder {
                     }
                 }
                 let v = self.new_value();
-                self.blocks[block].insts.push(Inst { dest: Some(v), op: op.clone() });
+                self.push_inst(block, Inst { dest: Some(v), op: op.clone() });
                 if self.opts.fold_constants || self.opts.simplify_arithmetic {
                     // Only folding and simplification ask for constants.
                     self.consts.insert(v, c);
@@ -67,7 +67,7 @@ impl Builder {
             }
         }
         let v = self.new_value();
-        self.blocks[self.cur].insts.push(Inst { dest: Some(v), op: op.clone() });
+        self.push_inst(self.cur, Inst { dest: Some(v), op: op.clone() });
         if self.opts.cse && !matches!(op, Op::Load(_)) {
             self.cse_table(self.cur).insert(op, v);
         }
@@ -75,7 +75,7 @@ impl Builder {
     }
 
     pub(super) fn emit_effect(&mut self, op: Op) {
-        self.blocks[self.cur].insts.push(Inst { dest: None, op });
+        self.push_inst(self.cur, Inst { dest: None, op });
     }
 
     pub(super) fn unary(&mut self, op: UnOp, a: Operand) -> Operand {
