@@ -9,11 +9,19 @@ use super::state::{Builder, LoopTargets, Successors};
 use crate::ast::{self, Expr, Stmt};
 use crate::ir::{BinOp, Block, Inst, Op, Terminator, UnOp, Value};
 
+/// Where an `if` began: its statement number and the block it started in
+/// (for `region_assignments.rs`).
+#[derive(Clone, Copy)]
+struct IfStart {
+    stmt: u32,
+    block: Block,
+}
+
 /// The statement-level work list of [`Builder::build_body`].
 enum Task<'a> {
     Stmts(std::slice::Iter<'a, Stmt>),
-    AfterThen { join: Block, els: Option<(&'a ast::Block, Block)> },
-    AfterElse { join: Block },
+    AfterThen { join: Block, els: Option<(&'a ast::Block, Block)>, region: IfStart },
+    AfterElse { join: Block, region: IfStart },
     AfterLoopBody { targets: LoopTargets },
 }
 
@@ -193,7 +201,7 @@ impl Builder {
         }
         let zero = self.materialize(Operand::Imm(0));
         self.set_term(Terminator::Return(zero));
-        debug_assert_eq!(self.whiles_met as usize, self.loop_assigns.loops.len(), "both walks meet every while");
+        debug_assert_eq!(self.whiles_met as usize, self.regions.whiles, "both walks meet every while");
         debug_assert_eq!(self.assignments_met, self.assigned_vars_len(), "both walks meet every assignment");
     }
 
@@ -239,6 +247,8 @@ impl Builder {
                 self.cur = self.new_unreachable_block();
             }
             Stmt::If(c, then, els) => {
+                // `stmts_met` counts this statement already.
+                let region = IfStart { stmt: self.stmts_met - 1, block: self.cur };
                 let then_b = self.new_block();
                 let join = self.new_block();
                 let else_b = if els.is_some() { self.new_block() } else { join };
@@ -248,7 +258,7 @@ impl Builder {
                     self.seal_block(else_b);
                 }
                 self.cur = then_b;
-                tasks.push(Task::AfterThen { join, els: els.as_ref().map(|e| (e, else_b)) });
+                tasks.push(Task::AfterThen { join, els: els.as_ref().map(|e| (e, else_b)), region });
                 tasks.push(Task::Stmts(then.stmts.iter()));
             }
             Stmt::While(c, body) => {
@@ -260,8 +270,8 @@ impl Builder {
                 // new, so the edge just added is its only one, if recorded.
                 let k = self.whiles_met;
                 self.whiles_met += 1;
-                self.blocks[header].loop_number = k;
-                self.loop_assigns.loops[k as usize].entry = self.blocks[header].preds.first().copied();
+                self.blocks[header].region = k;
+                self.regions.regions[k as usize].entry = self.blocks[header].preds.first().copied();
                 self.open_loops += 1;
                 self.cur = header;
                 let body_b = self.new_block();
@@ -295,6 +305,13 @@ impl Builder {
         }
     }
 
+    /// Records the region of an `if` whose statements the walk has all met
+    /// (`region_assignments.rs`), at its join.
+    fn close_if(&mut self, join: Block, start: IfStart) {
+        let k = self.regions.push_if(start.stmt, self.stmts_met, start.block);
+        self.blocks[join].region = k;
+    }
+
     fn emit_value_nocse(&mut self, op: Op) -> Value {
         let v = self.new_value();
         self.push_inst(self.cur, Inst { dest: Some(v), op });
@@ -303,22 +320,24 @@ impl Builder {
 
     fn after<'a>(&mut self, task: Task<'a>, tasks: &mut Vec<Task<'a>>) {
         match task {
-            Task::AfterThen { join, els } => {
+            Task::AfterThen { join, els, region } => {
                 self.jump(join);
                 match els {
                     Some((els, else_b)) => {
                         self.cur = else_b;
-                        tasks.push(Task::AfterElse { join });
+                        tasks.push(Task::AfterElse { join, region });
                         tasks.push(Task::Stmts(els.stmts.iter()));
                     }
                     None => {
+                        self.close_if(join, region);
                         self.seal_block(join);
                         self.cur = join;
                     }
                 }
             }
-            Task::AfterElse { join } => {
+            Task::AfterElse { join, region } => {
                 self.jump(join);
+                self.close_if(join, region);
                 self.seal_block(join);
                 self.cur = join;
             }

@@ -16,10 +16,15 @@
 //! frame collects (one range per frame, as above), and the marks are
 //! `Builder::marks`, one per block.
 //!
+//! In a function without labels, `walk` passes the header of a loop and the
+//! join of an `if` that never assign the variable as if they had one
+//! predecessor, the block the statement was entered from
+//! (`region_assignments.rs`, note (h) of the proof note).
+//!
 //! [`BraunOptions::marker`]: super::options::BraunOptions::marker
 
 use super::on_the_fly::Operand;
-use super::state::{Builder, Frame, Var, MARKED, NOT_A_HEADER, UNMARKED};
+use super::state::{Builder, Frame, Var, MARKED, NO_REGION, UNMARKED};
 use super::trivial_phi::trivial_operand;
 use crate::entity::EntityRef;
 use crate::ir::{self, Block, Value};
@@ -70,17 +75,19 @@ impl Builder {
         self.first_assigned_at[var.0 as usize] >= filled_at && outside_loops && self.blocks[block].sealed
     }
 
-    /// For `block`, the unsealed header of an open `while` of a function
-    /// without labels that assigns `var` nowhere in the loop: the block its
-    /// entry edge comes from (`None` in every other case, and when that edge
-    /// was not recorded).
-    fn entry_of_loop_keeping(&self, var: Var, block: Block) -> Option<Block> {
-        let k = self.blocks[block].loop_number;
-        if self.has_labels || k == NOT_A_HEADER {
+    /// For `block`, the header of a `while` or the join of an `if` of a
+    /// function without labels that assigns `var` nowhere in the statement:
+    /// the block control enters the statement from (`None` in every other
+    /// case, and when a loop's entry edge was not recorded). The value of
+    /// `var` there is its value in `block` (note (h)).
+    #[inline]
+    fn entry_of_region_keeping(&self, var: Var, block: Block) -> Option<Block> {
+        let k = self.blocks[block].region;
+        if self.has_labels || k == NO_REGION {
             return None;
         }
-        let entry = self.loop_assigns.loops[k as usize].entry?;
-        (!self.loop_assigns.loop_assigns(k as usize, var.0)).then_some(entry)
+        let entry = self.regions.regions[k as usize].entry?;
+        (!self.regions.region_assigns(k as usize, var.0)).then_some(entry)
     }
 
     /// `readVariable` of Alg. 1 and 2, with the recursion of Alg. 2 on an
@@ -156,7 +163,7 @@ impl Builder {
                 break v;
             }
             if !self.blocks[b].sealed {
-                if let Some(entry) = self.entry_of_loop_keeping(var, b) {
+                if let Some(entry) = self.entry_of_region_keeping(var, b) {
                     // The header of an open loop that never assigns the
                     // variable: the value on entry is the value everywhere
                     // in the loop, and the phi Alg. 2 would place here is
@@ -188,6 +195,20 @@ impl Builder {
             if npreds == 0 {
                 // Unreachable code: Braun et al.'s `Undefined`.
                 break self.undef_value();
+            }
+            if let Some(entry) = self.entry_of_region_keeping(var, b) {
+                // A loop header or `if` join whose statement never assigns
+                // the variable: every predecessor would give the value at
+                // the statement's entry, and a phi placed here would be
+                // trivial (note (h)). Walked through like a block with one
+                // predecessor, cycle check included.
+                if self.walk_stamp[b.index()] == self.walk_epoch {
+                    break self.undef_value();
+                }
+                self.walk_stamp[b.index()] = self.walk_epoch;
+                self.walk_path.push(b);
+                b = entry;
+                continue;
             }
             if self.opts.marker {
                 let mark = self.marks[b.index()];

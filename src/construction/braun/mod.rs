@@ -78,12 +78,15 @@
 //!   `currentDef` table from 3.0 million to 0.11 million and the phis
 //!   created from 1.04 million to 0.03 million; the argument is note (f) of
 //!   `proofs-notes/ssa-construction.md`.
-//! - In a function without labels, a read that reaches the unsealed header
-//!   of a `while` that assigns the variable nowhere (`loop_assignments.rs`)
+//! - In a function without labels, a read that reaches the header of a
+//!   `while` that assigns the variable nowhere (`region_assignments.rs`)
 //!   continues to the loop's entry edge instead of placing an incomplete
-//!   phi, which would be trivial once the header is sealed: the walk of
-//!   `sealBlock` back through the body was 30% of the instructions at
-//!   100,000 statements. Note (h) of the proof note.
+//!   phi (unsealed header) or asking every predecessor (sealed header): the
+//!   phi would be trivial, and the walk of `sealBlock` back through the body
+//!   was 30% of the instructions at 100,000 statements. Likewise a read that
+//!   reaches the join of an `if` that assigns the variable nowhere (in its
+//!   condition or branches) continues to the block the `if` started in.
+//!   Note (h) of the proof note.
 //! - On-the-fly simplification can discard the only use of a phi (`x - x`),
 //!   so the function ends with dead-phi removal to stay pruned (§4).
 //!
@@ -91,8 +94,8 @@
 //! - `options.rs`: [`BraunOptions`] (the switches) and [`BraunStats`];
 //! - `current_defs.rs`: `CurrentDefs`, the `currentDef` table of Alg. 1,
 //!   per variable in pages of blocks (its module comment says why);
-//! - `loop_assignments.rs`: which `while` assigns which variable, by
-//!   statement numbers;
+//! - `region_assignments.rs`: which `while` and `if` assigns which
+//!   variable, by statement numbers;
 //! - `state.rs`: the builder state (`Builder`, `BlockState`, `PhiData`,
 //!   `PhiTable`, `Var`, the look-up's `Frame`) and its entity helpers
 //!   (`new_phi`, `resolve`, `remove_phi`, `undef_value`);
@@ -119,9 +122,9 @@ mod ast_walk;
 mod current_defs;
 mod finish;
 mod lookup;
-mod loop_assignments;
 mod on_the_fly;
 mod options;
+mod region_assignments;
 mod scc_removal;
 mod state;
 mod trivial_phi;

@@ -33,8 +33,8 @@
 //! for each was an allocation and a free each time.
 
 use super::current_defs::CurrentDefs;
-use super::loop_assignments::{LoopAssignments, LoopAssignmentsBuilder};
 use super::options::{BraunOptions, BraunStats};
+use super::region_assignments::{RegionAssignments, RegionAssignmentsBuilder};
 use crate::ast::{self, Stmt};
 use crate::entity::{EntityRef, EntityVec};
 use crate::ir::{self, Block, Inst, Op, Terminator, Value};
@@ -162,8 +162,9 @@ impl std::ops::Index<&Value> for PhiTable {
     }
 }
 
-/// `BlockState::loop_number` of a block that is no loop header.
-pub(super) const NOT_A_HEADER: u32 = u32::MAX;
+/// `BlockState::region` of a block that is neither a loop header nor the
+/// join of an `if`.
+pub(super) const NO_REGION: u32 = u32::MAX;
 
 /// Construction-time data of a block.
 #[derive(Clone, Debug)]
@@ -173,9 +174,9 @@ pub(super) struct BlockState {
     pub(super) insts: Vec<Inst>,
     pub(super) term: Option<Terminator>,
     pub(super) sealed: bool,
-    /// For the header of a `while`, its number in `Builder::loop_assigns`
-    /// (`NOT_A_HEADER` for other blocks).
-    pub(super) loop_number: u32,
+    /// For the header of a `while` or the join of an `if`, the statement's
+    /// number in `Builder::regions` (`NO_REGION` for other blocks).
+    pub(super) region: u32,
     /// `incompletePhis[block]` of Alg. 4.
     pub(super) incomplete: Vec<(Var, Value)>,
 }
@@ -188,7 +189,7 @@ impl Default for BlockState {
             insts: Vec::new(),
             term: None,
             sealed: false,
-            loop_number: NOT_A_HEADER,
+            region: NO_REGION,
             incomplete: Vec::new(),
         }
     }
@@ -312,9 +313,10 @@ pub(super) struct Builder {
     pub(super) filled_at: Vec<(u32, bool)>,
     /// Loops whose header exists but is not yet sealed.
     pub(super) open_loops: u32,
-    /// Which `while` assigns which variable (`loop_assignments.rs`), and
-    /// the number of `while`s the AST walk has met so far.
-    pub(super) loop_assigns: LoopAssignments,
+    /// Which `while` and `if` assigns which variable
+    /// (`region_assignments.rs`), and the number of `while`s the AST walk
+    /// has met so far.
+    pub(super) regions: RegionAssignments,
     pub(super) whiles_met: u32,
     /// The variable of each assignment (`var x = ...`, `x = ...`) in the
     /// order the AST walk meets them, found by the pass of `new`, and how
@@ -323,7 +325,7 @@ pub(super) struct Builder {
     assigned_vars: Vec<u32>,
     pub(super) assignments_met: usize,
     /// The number of each assignment's statement in walk order (see
-    /// `loop_assignments.rs`), and the statements the AST walk has met: a
+    /// `region_assignments.rs`), and the statements the AST walk has met: a
     /// debug assertion checks that the two walks agree.
     assignment_stmts: Vec<u32>,
     pub(super) stmts_met: u32,
@@ -373,7 +375,7 @@ impl Builder {
         let mut goto_counts: HashMap<&str, usize> = HashMap::default();
         let mut label_names: Vec<&str> = Vec::new();
         let mut assigned_names: Vec<&str> = Vec::new();
-        let mut loop_assigns = LoopAssignmentsBuilder::default();
+        let mut regions = RegionAssignmentsBuilder::default();
         // Also bound the number of blocks the AST walk will make, so that
         // the per-block vectors are allocated once, at their size (doubling
         // left up to half of the largest one unused, and copied it).
@@ -381,7 +383,7 @@ impl Builder {
         ast::walk_stmts(&func.body, |s, depth| {
             blocks += block_bound(s);
             let assigns = matches!(s, Stmt::Var(..) | Stmt::Assign(..));
-            loop_assigns.statement(depth, matches!(s, Stmt::While(..)), assigns);
+            regions.statement(depth, matches!(s, Stmt::While(..)), assigns);
             match s {
                 Stmt::Goto(l) => *goto_counts.entry(l.as_str()).or_default() += 1,
                 Stmt::Label(l) => label_names.push(l.as_str()),
@@ -409,7 +411,7 @@ impl Builder {
             filled: 0,
             filled_at: Vec::with_capacity(blocks),
             open_loops: 0,
-            loop_assigns: LoopAssignments::default(),
+            regions: RegionAssignments::default(),
             whiles_met: 0,
             assigned_vars: Vec::new(),
             assignments_met: 0,
@@ -448,7 +450,7 @@ impl Builder {
             b.assigned[var.0 as usize] = true;
             assigned_vars.push(var.0);
         }
-        (b.loop_assigns, b.assignment_stmts) = loop_assigns.finish(&assigned_vars, b.var_count as usize);
+        (b.regions, b.assignment_stmts) = regions.finish(&assigned_vars, b.var_count as usize);
         b.assigned_vars = assigned_vars;
         b.has_labels = !label_names.is_empty();
         for l in label_names {

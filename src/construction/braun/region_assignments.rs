@@ -1,38 +1,48 @@
-//! Which loops assign which variable, for the look-up of Braun et al.'s
-//! Algorithm 2 ("Simple and Efficient Construction of Static Single
-//! Assignment Form", CC 2013, §2.2-2.3): a read that reaches the unsealed
-//! header of a loop that never assigns the variable continues to the loop's
-//! entry edge instead of placing an incomplete phi there (`lookup.rs`; the
+//! Which `while` and `if` statements assign which variable, for the look-up
+//! of Braun et al.'s Algorithm 2 ("Simple and Efficient Construction of
+//! Static Single Assignment Form", CC 2013, §2.2-2.3). In a function without
+//! labels, a read that reaches the unsealed header of a loop that never
+//! assigns the variable continues to the loop's entry edge instead of
+//! placing an incomplete phi there, and one that reaches the join of an `if`
+//! whose condition and branches never assign it continues to the block the
+//! `if` started in, instead of asking each predecessor (`lookup.rs`; the
 //! argument is note (h) of `proofs-notes/ssa-construction.md`).
 //!
 //! The statements of a function are numbered in the order in which both
 //! `ast::walk_stmts` and the AST walk of `ast_walk.rs` meet them (pre-order,
-//! `then` before `else`), so the statements of a `while` are a range of
-//! numbers: from the `while` itself up to the first statement after its
-//! body. Each variable keeps the sorted numbers of its assignments, so
-//! "does the loop assign `x`" is one binary search. The table costs a word
-//! per assignment, a word per variable and three per loop, and is filled by
-//! the pass over the AST that `Builder::new` makes anyway.
+//! `then` before `else`), so the statements of a `while` or an `if` are a
+//! range of numbers: from the statement itself up to the first statement
+//! after it. Each variable keeps the sorted numbers of its assignments, so
+//! "does the region assign `x`" is one binary search. A loop's range is
+//! needed while its body is built, so it comes from the pass over the AST
+//! that `Builder::new` makes anyway; an `if`'s is needed only once its join
+//! is sealed, when the AST walk has met all of it. The table costs a word
+//! per assignment, a word per variable and three per region.
 
 use crate::ir::Block;
 
-/// A `while` statement: its range of statement numbers and, once the AST
-/// walk has made its header, the block its entry edge comes from.
+/// A `while` or `if` statement: its range of statement numbers and the
+/// block control enters it from.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct LoopInfo {
+pub(super) struct Region {
     start: u32,
     end: u32,
-    /// The predecessor of the header on the entry edge, or `None` while the
-    /// header is not made or when that edge was not recorded (the code
-    /// before the loop is known to be unreachable).
+    /// For a `while`, the predecessor of the header on the entry edge, once
+    /// the header is made, or `None` when that edge was not recorded (the
+    /// code before the loop is known to be unreachable). For an `if`, the
+    /// block its condition started in.
     pub(super) entry: Option<Block>,
 }
 
 /// The table; see the module comment.
 #[derive(Debug, Default)]
-pub(super) struct LoopAssignments {
-    /// Per `while`, in the order of the walks.
-    pub(super) loops: Vec<LoopInfo>,
+pub(super) struct RegionAssignments {
+    /// The `while`s in the order of the walks, then each `if` as the AST
+    /// walk finishes it.
+    pub(super) regions: Vec<Region>,
+    /// How many of `regions` are `while`s (all found by the pass of
+    /// `Builder::new`).
+    pub(super) whiles: usize,
     /// `positions[starts[v]..starts[v + 1]]`: the numbers of the statements
     /// that assign the variable `v`, increasing. Only variables numbered
     /// while the table was built have an entry.
@@ -40,11 +50,11 @@ pub(super) struct LoopAssignments {
     positions: Vec<u32>,
 }
 
-/// Builds a [`LoopAssignments`] from the statements in walk order.
+/// Builds a [`RegionAssignments`] from the statements in walk order.
 #[derive(Debug, Default)]
-pub(super) struct LoopAssignmentsBuilder {
+pub(super) struct RegionAssignmentsBuilder {
     next: u32,
-    loops: Vec<LoopInfo>,
+    loops: Vec<Region>,
     /// The loops whose body has not ended: (index in `loops`, loop depth of
     /// the `while` statement).
     open: Vec<(usize, usize)>,
@@ -52,7 +62,7 @@ pub(super) struct LoopAssignmentsBuilder {
     assignments: Vec<u32>,
 }
 
-impl LoopAssignmentsBuilder {
+impl RegionAssignmentsBuilder {
     /// Records the next statement, met at loop depth `depth` (as
     /// `ast::walk_stmts` counts it); `is_while` and `assigns` say what it
     /// is. Returns its number.
@@ -70,7 +80,7 @@ impl LoopAssignmentsBuilder {
         }
         if is_while {
             self.open.push((self.loops.len(), depth));
-            self.loops.push(LoopInfo { start: n, end: u32::MAX, entry: None });
+            self.loops.push(Region { start: n, end: u32::MAX, entry: None });
         }
         if assigns {
             self.assignments.push(n);
@@ -81,7 +91,7 @@ impl LoopAssignmentsBuilder {
     /// The table, given the number of the variable of each recorded
     /// assignment (in the order they were recorded) and the number of
     /// variables; and the statement number of each assignment, in order.
-    pub(super) fn finish(mut self, assigned_vars: &[u32], var_count: usize) -> (LoopAssignments, Vec<u32>) {
+    pub(super) fn finish(mut self, assigned_vars: &[u32], var_count: usize) -> (RegionAssignments, Vec<u32>) {
         debug_assert_eq!(assigned_vars.len(), self.assignments.len());
         for (k, _) in self.open.drain(..) {
             self.loops[k].end = self.next;
@@ -100,21 +110,31 @@ impl LoopAssignmentsBuilder {
             positions[*at as usize] = n;
             *at += 1;
         }
-        (LoopAssignments { loops: self.loops, starts, positions }, self.assignments)
+        let whiles = self.loops.len();
+        (RegionAssignments { regions: self.loops, whiles, starts, positions }, self.assignments)
     }
 }
 
-impl LoopAssignments {
-    /// Whether the `while` number `k` assigns the variable numbered `var`
+impl RegionAssignments {
+    /// Records the `if` statement numbered `start` whose last statement
+    /// came before the number `end`, entered from the block `entry`; returns
+    /// its region number.
+    pub(super) fn push_if(&mut self, start: u32, end: u32, entry: Block) -> u32 {
+        let k = u32::try_from(self.regions.len()).ok().filter(|&k| k != u32::MAX).expect("fewer than 2^32 regions");
+        self.regions.push(Region { start, end, entry: Some(entry) });
+        k
+    }
+
+    /// Whether the region number `k` assigns the variable numbered `var`
     /// somewhere in it (true for a variable the table does not know, such
     /// as the hidden variable of a `&&`, which is assigned wherever it is
     /// used).
-    pub(super) fn loop_assigns(&self, k: usize, var: u32) -> bool {
+    pub(super) fn region_assigns(&self, k: usize, var: u32) -> bool {
         let v = var as usize;
         if v + 1 >= self.starts.len() {
             return true;
         }
-        let LoopInfo { start, end, .. } = self.loops[k];
+        let Region { start, end, .. } = self.regions[k];
         let positions = &self.positions[self.starts[v] as usize..self.starts[v + 1] as usize];
         let i = positions.partition_point(|&n| n < start);
         i < positions.len() && positions[i] < end
