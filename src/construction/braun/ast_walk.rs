@@ -67,6 +67,7 @@ impl Builder {
     /// set on both paths and read at the join, so the construction itself
     /// places the phi.
     fn short_circuit_value(&mut self, a: &Expr, b: &Expr, is_and: bool) -> Operand {
+        let start = self.cur;
         let va = self.expr(a);
         if let Operand::Imm(x) = va {
             // Folding is on (only then is an operand `Imm`).
@@ -95,6 +96,7 @@ impl Builder {
         let nb = self.materialize(nb);
         self.assign_variable(t, self.cur, nb);
         self.jump(join);
+        self.expression_region(join, start);
         self.seal_block(join);
         self.cur = join;
         let r = self.read_variable(t, join);
@@ -253,8 +255,10 @@ impl Builder {
                 let join = self.new_block();
                 let else_b = if els.is_some() { self.new_block() } else { join };
                 self.cond_jump(c, then_b, else_b);
+                self.expression_region(then_b, region.block);
                 self.seal_block(then_b);
                 if els.is_some() {
+                    self.expression_region(else_b, region.block);
                     self.seal_block(else_b);
                 }
                 self.cur = then_b;
@@ -277,6 +281,10 @@ impl Builder {
                 let body_b = self.new_block();
                 let exit = self.new_block();
                 self.cond_jump(c, body_b, exit);
+                // The body is entered only from the condition, which starts
+                // in the header; the exit only from the loop.
+                self.expression_region(body_b, header);
+                self.blocks[exit].region = k;
                 self.seal_block(body_b);
                 self.cur = body_b;
                 let targets = LoopTargets { header, exit };
@@ -308,8 +316,17 @@ impl Builder {
     /// Records the region of an `if` whose statements the walk has all met
     /// (`region_assignments.rs`), at its join.
     fn close_if(&mut self, join: Block, start: IfStart) {
-        let k = self.regions.push_if(start.stmt, self.stmts_met, start.block);
+        let k = self.regions.push(start.stmt, self.stmts_met, start.block);
         self.blocks[join].region = k;
+    }
+
+    /// Gives `block`, which only the blocks of an expression that started
+    /// in `entry` branch to, the region of that expression: no statement
+    /// is inside an expression, so a source variable has there the value it
+    /// has in `entry` (note (h)).
+    fn expression_region(&mut self, block: Block, entry: Block) {
+        let k = self.regions.push(0, 0, entry);
+        self.blocks[block].region = k;
     }
 
     fn emit_value_nocse(&mut self, op: Op) -> Value {

@@ -85,8 +85,10 @@
 //!   phi would be trivial, and the walk of `sealBlock` back through the body
 //!   was 30% of the instructions at 100,000 statements. Likewise a read that
 //!   reaches the join of an `if` that assigns the variable nowhere (in its
-//!   condition or branches) continues to the block the `if` started in.
-//!   Note (h) of the proof note.
+//!   condition or branches) continues to the block the `if` started in, and
+//!   the same for a loop's exit, the blocks a condition branches to and the
+//!   join of a `&&` / `||` value (for source variables, which no expression
+//!   assigns). Note (h) of the proof note.
 //! - On-the-fly simplification can discard the only use of a phi (`x - x`),
 //!   so the function ends with dead-phi removal to stay pruned (§4).
 //!

@@ -37,8 +37,9 @@ pub(super) struct Region {
 /// The table; see the module comment.
 #[derive(Debug, Default)]
 pub(super) struct RegionAssignments {
-    /// The `while`s in the order of the walks, then each `if` as the AST
-    /// walk finishes it.
+    /// The `while`s in the order of the walks, then the regions the AST
+    /// walk records as it goes (`if`s as it finishes them, the targets of
+    /// conditions, the joins of `&&` / `||` values).
     pub(super) regions: Vec<Region>,
     /// How many of `regions` are `while`s (all found by the pass of
     /// `Builder::new`).
@@ -116,10 +117,10 @@ impl RegionAssignmentsBuilder {
 }
 
 impl RegionAssignments {
-    /// Records the `if` statement numbered `start` whose last statement
-    /// came before the number `end`, entered from the block `entry`; returns
-    /// its region number.
-    pub(super) fn push_if(&mut self, start: u32, end: u32, entry: Block) -> u32 {
+    /// Records a region: the statements numbered `start..end`, entered from
+    /// the block `entry` (an empty range for the blocks inside a condition
+    /// or a `&&` / `||` value, where no statement is); returns its number.
+    pub(super) fn push(&mut self, start: u32, end: u32, entry: Block) -> u32 {
         let k = u32::try_from(self.regions.len()).ok().filter(|&k| k != u32::MAX).expect("fewer than 2^32 regions");
         self.regions.push(Region { start, end, entry: Some(entry) });
         k
