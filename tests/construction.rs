@@ -134,12 +134,13 @@ fn copy_propagation_makes_redundant_sccs_that_algorithm_5_removes() {
 }
 
 /// The marker algorithm (§3.3) creates fewer temporary phis and ends with
-/// the same phi count. The label keeps the look-up's shortcuts for loops and
-/// `if`s (note (h) of `proofs-notes/ssa-construction.md`) off: with them,
-/// neither variant creates a temporary phi in this program.
+/// the same phi count. The label inside the `if` keeps the look-up's
+/// shortcuts for that `if` and the loop (note (h) of
+/// `proofs-notes/ssa-construction.md`) off: with them, neither variant
+/// creates a temporary phi in this program.
 #[test]
 fn marker_variant_places_fewer_temporary_phis() {
-    let p = parse("fn main(n) { var a = 1; var b = 2; var i = 0; while (i < n) { if (i & 1) { a = a + b; } else { b = b + 1; } i = i + 1; } end: out a; out b; }");
+    let p = parse("fn main(n) { var a = 1; var b = 2; var i = 0; while (i < n) { if (i & 1) { l: a = a + b; } else { b = b + 1; } i = i + 1; } out a; out b; }");
     let f = &p.functions[0];
     let (phi_f, phi_stats) = construct_function(f, &BraunOptions::plain());
     let (marker_f, marker_stats) = construct_function(f, &BraunOptions { marker: true, ..BraunOptions::plain() });
@@ -150,8 +151,8 @@ fn marker_variant_places_fewer_temporary_phis() {
 /// The witness cache (§3.1) answers repeated triviality checks. The
 /// program is the smallest of a scan of generated ones whose construction
 /// re-checks a phi whose witnesses are still valid: a `goto` into a loop
-/// (irreducible, and a label, which keeps the look-up's shortcuts of note
-/// (h) off). The nested loops this test used got all their hits from Alg.
+/// (irreducible; the label inside the loop keeps the look-up's shortcut of
+/// note (h) off for it). The nested loops this test used got all their hits from Alg.
 /// 5's re-checks of singletons, which it now makes only after a phi died
 /// (`scc_removal.rs`), and the structured loop that replaced them gets none
 /// since the shortcuts of note (h).

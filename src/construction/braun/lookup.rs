@@ -16,9 +16,9 @@
 //! frame collects (one range per frame, as above), and the marks are
 //! `Builder::marks`, one per block.
 //!
-//! In a function without labels, `walk` passes the header of a loop and the
-//! join of an `if` that never assign the variable as if they had one
-//! predecessor, the block the statement was entered from
+//! `walk` passes the header of a loop and the join of an `if` that hold no
+//! label and never assign the variable as if they had one predecessor, the
+//! block the statement was entered from
 //! (`region_assignments.rs`, note (h) of the proof note).
 //!
 //! [`BraunOptions::marker`]: super::options::BraunOptions::marker
@@ -75,18 +75,20 @@ impl Builder {
         self.first_assigned_at[var.0 as usize] >= filled_at && outside_loops && self.blocks[block].sealed
     }
 
-    /// For `block`, the header of a `while` or the join of an `if` of a
-    /// function without labels that assigns `var` nowhere in the statement:
-    /// the block control enters the statement from (`None` in every other
-    /// case, and when a loop's entry edge was not recorded). The value of
-    /// `var` there is its value in `block` (note (h)).
+    /// For `block`, the header of a `while`, the join of an `if` (and the
+    /// other blocks of `region_assignments.rs`) whose statement holds no
+    /// label and assigns `var` nowhere: the block control enters the
+    /// statement from (`None` in every other case, and when a loop's entry
+    /// edge was not recorded). The value of `var` there is its value in
+    /// `block` (note (h)).
     #[inline]
     fn entry_of_region_keeping(&self, var: Var, block: Block) -> Option<Block> {
         let k = self.blocks[block].region;
-        if self.has_labels || k == NO_REGION {
+        if k == NO_REGION {
             return None;
         }
-        let entry = self.regions.regions[k as usize].entry?;
+        let region = &self.regions.regions[k as usize];
+        let entry = region.entry.filter(|_| region.label_free)?;
         (!self.regions.region_assigns(k as usize, var.0)).then_some(entry)
     }
 
@@ -168,7 +170,12 @@ impl Builder {
                     // variable: the value on entry is the value everywhere
                     // in the loop, and the phi Alg. 2 would place here is
                     // trivial (note (h) of the proof note). The header gets
-                    // the value like a single-predecessor block.
+                    // the value like a single-predecessor block, cycle
+                    // check included.
+                    if self.walk_stamp[b.index()] == self.walk_epoch {
+                        break self.undef_value();
+                    }
+                    self.walk_stamp[b.index()] = self.walk_epoch;
                     self.walk_path.push(b);
                     b = entry;
                     continue;

@@ -78,14 +78,14 @@
 //!   `currentDef` table from 3.0 million to 0.11 million and the phis
 //!   created from 1.04 million to 0.03 million; the argument is note (f) of
 //!   `proofs-notes/ssa-construction.md`.
-//! - In a function without labels, a read that reaches the header of a
-//!   `while` that assigns the variable nowhere (`region_assignments.rs`)
+//! - A read that reaches the header of a `while` that holds no label and
+//!   assigns the variable nowhere (`region_assignments.rs`)
 //!   continues to the loop's entry edge instead of placing an incomplete
 //!   phi (unsealed header) or asking every predecessor (sealed header): the
 //!   phi would be trivial, and the walk of `sealBlock` back through the body
 //!   was 30% of the instructions at 100,000 statements. Likewise a read that
-//!   reaches the join of an `if` that assigns the variable nowhere (in its
-//!   condition or branches) continues to the block the `if` started in, and
+//!   reaches the join of an `if` that holds no label and assigns the
+//!   variable nowhere (in its condition or branches) continues to the block the `if` started in, and
 //!   the same for a loop's exit, the blocks a condition branches to and the
 //!   join of a `&&` / `||` value (for source variables, which no expression
 //!   assigns). Note (h) of the proof note.

@@ -1,12 +1,14 @@
 //! Which `while` and `if` statements assign which variable, for the look-up
 //! of Braun et al.'s Algorithm 2 ("Simple and Efficient Construction of
-//! Static Single Assignment Form", CC 2013, §2.2-2.3). In a function without
-//! labels, a read that reaches the unsealed header of a loop that never
-//! assigns the variable continues to the loop's entry edge instead of
-//! placing an incomplete phi there, and one that reaches the join of an `if`
-//! whose condition and branches never assign it continues to the block the
-//! `if` started in, instead of asking each predecessor (`lookup.rs`; the
-//! argument is note (h) of `proofs-notes/ssa-construction.md`).
+//! Static Single Assignment Form", CC 2013, §2.2-2.3). For a statement that
+//! holds no label (so that no `goto` can enter it), a read that reaches the
+//! header of a loop that never assigns the variable continues to the loop's
+//! entry edge instead of placing an incomplete phi there, and one that
+//! reaches the join of an `if` whose condition and branches never assign it
+//! continues to the block the `if` started in, instead of asking each
+//! predecessor (`lookup.rs`; the argument is note (h) of
+//! `proofs-notes/ssa-construction.md`). Label statements are numbered like
+//! the others, so "does the statement hold a label" is a binary search too.
 //!
 //! The statements of a function are numbered in the order in which both
 //! `ast::walk_stmts` and the AST walk of `ast_walk.rs` meet them (pre-order,
@@ -32,6 +34,9 @@ pub(super) struct Region {
     /// code before the loop is known to be unreachable). For an `if`, the
     /// block its condition started in.
     pub(super) entry: Option<Block>,
+    /// No label statement is in the range, so no `goto` can enter the
+    /// region: control enters it only from `entry` (note (h)).
+    pub(super) label_free: bool,
 }
 
 /// The table; see the module comment.
@@ -49,6 +54,8 @@ pub(super) struct RegionAssignments {
     /// while the table was built have an entry.
     starts: Vec<u32>,
     positions: Vec<u32>,
+    /// The numbers of the label statements, increasing.
+    labels: Vec<u32>,
 }
 
 /// Builds a [`RegionAssignments`] from the statements in walk order.
@@ -61,13 +68,15 @@ pub(super) struct RegionAssignmentsBuilder {
     open: Vec<(usize, usize)>,
     /// The number of each assigning statement, in order.
     assignments: Vec<u32>,
+    /// The number of each label statement, in order.
+    labels: Vec<u32>,
 }
 
 impl RegionAssignmentsBuilder {
     /// Records the next statement, met at loop depth `depth` (as
     /// `ast::walk_stmts` counts it); `is_while` and `assigns` say what it
     /// is. Returns its number.
-    pub(super) fn statement(&mut self, depth: usize, is_while: bool, assigns: bool) -> u32 {
+    pub(super) fn statement(&mut self, depth: usize, is_while: bool, assigns: bool, is_label: bool) -> u32 {
         let n = self.next;
         self.next += 1;
         // Every statement of a loop's body is deeper than the loop; the
@@ -81,10 +90,13 @@ impl RegionAssignmentsBuilder {
         }
         if is_while {
             self.open.push((self.loops.len(), depth));
-            self.loops.push(Region { start: n, end: u32::MAX, entry: None });
+            self.loops.push(Region { start: n, end: u32::MAX, entry: None, label_free: false });
         }
         if assigns {
             self.assignments.push(n);
+        }
+        if is_label {
+            self.labels.push(n);
         }
         n
     }
@@ -96,6 +108,9 @@ impl RegionAssignmentsBuilder {
         debug_assert_eq!(assigned_vars.len(), self.assignments.len());
         for (k, _) in self.open.drain(..) {
             self.loops[k].end = self.next;
+        }
+        for r in &mut self.loops {
+            r.label_free = !any_in(&self.labels, r.start, r.end);
         }
         let mut starts = vec![0u32; var_count + 1];
         for v in assigned_vars {
@@ -112,7 +127,7 @@ impl RegionAssignmentsBuilder {
             *at += 1;
         }
         let whiles = self.loops.len();
-        (RegionAssignments { regions: self.loops, whiles, starts, positions }, self.assignments)
+        (RegionAssignments { regions: self.loops, whiles, starts, positions, labels: self.labels }, self.assignments)
     }
 }
 
@@ -122,7 +137,8 @@ impl RegionAssignments {
     /// or a `&&` / `||` value, where no statement is); returns its number.
     pub(super) fn push(&mut self, start: u32, end: u32, entry: Block) -> u32 {
         let k = u32::try_from(self.regions.len()).ok().filter(|&k| k != u32::MAX).expect("fewer than 2^32 regions");
-        self.regions.push(Region { start, end, entry: Some(entry) });
+        let label_free = !any_in(&self.labels, start, end);
+        self.regions.push(Region { start, end, entry: Some(entry), label_free });
         k
     }
 
@@ -136,8 +152,12 @@ impl RegionAssignments {
             return true;
         }
         let Region { start, end, .. } = self.regions[k];
-        let positions = &self.positions[self.starts[v] as usize..self.starts[v + 1] as usize];
-        let i = positions.partition_point(|&n| n < start);
-        i < positions.len() && positions[i] < end
+        any_in(&self.positions[self.starts[v] as usize..self.starts[v + 1] as usize], start, end)
     }
+}
+
+/// Whether the increasing `numbers` hold one in `start..end`.
+fn any_in(numbers: &[u32], start: u32, end: u32) -> bool {
+    let i = numbers.partition_point(|&n| n < start);
+    i < numbers.len() && numbers[i] < end
 }

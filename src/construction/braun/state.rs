@@ -383,7 +383,7 @@ impl Builder {
         ast::walk_stmts(&func.body, |s, depth| {
             blocks += block_bound(s);
             let assigns = matches!(s, Stmt::Var(..) | Stmt::Assign(..));
-            regions.statement(depth, matches!(s, Stmt::While(..)), assigns);
+            regions.statement(depth, matches!(s, Stmt::While(..)), assigns, matches!(s, Stmt::Label(_)));
             match s {
                 Stmt::Goto(l) => *goto_counts.entry(l.as_str()).or_default() += 1,
                 Stmt::Label(l) => label_names.push(l.as_str()),
