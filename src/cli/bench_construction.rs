@@ -1,6 +1,7 @@
 //! `ssaref bench-construction`: SSA construction time and peak memory, Braun
 //! et al. (plain and with every option on) against Cytron et al., on
-//! generated structured functions of growing size (issue 13, §1). "Braun
+//! generated structured functions of growing size (issue 13, §1; `--shape`
+//! picks another shape of `gen`, such as `gotos`). "Braun
 //! marker" is the configuration of Braun et al.'s Table 2 (the marker
 //! algorithm of §3.3, no on-the-fly optimization, Alg. 5 on).
 //!
@@ -14,7 +15,7 @@
 //! ratios are of medians from the same run. A benchmark, never a test: no
 //! threshold is checked.
 
-use crate::common::Failure;
+use crate::common::{bad_input, Failure};
 use crate::counting_alloc;
 use clap::Args;
 use ssaref::ast;
@@ -29,9 +30,13 @@ pub struct BenchConstructionArgs {
     /// Target sizes in statements of the generated functions.
     #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000")]
     sizes: Vec<usize>,
-    /// Seed of the generated programs (`gen --seed S --shape structured`).
+    /// Seed of the generated programs (`gen --seed S --shape H`).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Shape of the generated programs (`gen --shape`): `structured` (no
+    /// `goto`) or any other, such as `gotos`.
+    #[arg(long, default_value = "structured")]
+    shape: String,
     /// Runs of each construction per size, interleaved.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
     repeat: u32,
@@ -70,17 +75,20 @@ fn median(xs: &mut [f64]) -> f64 {
 }
 
 pub fn cmd_bench_construction(a: BenchConstructionArgs) -> Result<ExitCode, Failure> {
+    let shape = Shape::from_name(&a.shape).ok_or_else(|| {
+        bad_input(format!("unknown shape `{}` (swarm, everything, structured, gotos, patterns, pressure)", a.shape))
+    })?;
     counting_alloc::enable();
     println!(
-        "SSA construction on `gen --seed {} --shape structured --size N`, {} interleaved runs each; \
+        "SSA construction on `gen --seed {} --shape {} --size N`, {} interleaved runs each; \
          time: median [min-max]; memory: peak bytes above the start of each run (max over runs)",
-        a.seed, a.repeat
+        a.seed, a.shape, a.repeat
     );
     println!(
         "{:>8} {:>6} {:>7} | {:<12} {:>10} {:>19} {:>9} {:>10} | {:>8} {:>8}",
         "size", "stmts", "vars", "construction", "ms", "[min-max]", "ns/stmt", "peak MiB", "time×Cyt", "mem×Cyt"
     );
-    let mut config = Shape::Structured.config();
+    let mut config = shape.config();
     for &size in &a.sizes {
         config.size = size;
         let tc = TestCase::from_seed(a.seed, &config);
