@@ -164,58 +164,39 @@ impl Builder {
                 self.write_variable(var, b, v);
                 break v;
             }
-            if !self.blocks[b].sealed {
-                if let Some(entry) = self.entry_of_region_keeping(var, b) {
-                    // The header of an open loop that never assigns the
-                    // variable: the value on entry is the value everywhere
-                    // in the loop, and the phi Alg. 2 would place here is
-                    // trivial (note (h) of the proof note). The header gets
-                    // the value like a single-predecessor block, cycle
-                    // check included.
-                    if self.walk_stamp[b.index()] == self.walk_epoch {
-                        break self.undef_value();
-                    }
-                    self.walk_stamp[b.index()] = self.walk_epoch;
-                    self.walk_path.push(b);
-                    b = entry;
-                    continue;
+            let sealed = self.blocks[b].sealed;
+            let npreds = self.blocks[b].preds.len();
+            let through = match (sealed, npreds) {
+                // Alg. 2: one predecessor, no phi needed.
+                (true, 1) => Some(self.blocks[b].preds[0]),
+                (true, 0) => None,
+                // A loop header (the loop may be open) or a join whose
+                // statement never assigns the variable: the value on entry
+                // to the statement is the value here, and the phi Alg. 2
+                // would place here is trivial (note (h) of the proof note).
+                _ => self.entry_of_region_keeping(var, b),
+            };
+            if let Some(next) = through {
+                if self.walk_stamp[b.index()] == self.walk_epoch {
+                    // A cycle of such steps: no path from the entry reaches
+                    // it (note (h), "Termination").
+                    break self.undef_value();
                 }
+                self.walk_stamp[b.index()] = self.walk_epoch;
+                self.walk_path.push(b);
+                b = next;
+                continue;
+            }
+            if !sealed {
                 // Alg. 2, first case: an incomplete CFG.
                 let phi = self.new_phi(b, false);
                 self.blocks[b].incomplete.push((var, phi));
                 self.write_variable(var, b, phi);
                 break phi;
             }
-            let npreds = self.blocks[b].preds.len();
-            if npreds == 1 {
-                // Alg. 2: one predecessor, no phi needed.
-                if self.walk_stamp[b.index()] == self.walk_epoch {
-                    // A cycle of single-predecessor blocks: no path from the
-                    // entry reaches it.
-                    break self.undef_value();
-                }
-                self.walk_stamp[b.index()] = self.walk_epoch;
-                self.walk_path.push(b);
-                b = self.blocks[b].preds[0];
-                continue;
-            }
             if npreds == 0 {
                 // Unreachable code: Braun et al.'s `Undefined`.
                 break self.undef_value();
-            }
-            if let Some(entry) = self.entry_of_region_keeping(var, b) {
-                // A loop header or `if` join whose statement never assigns
-                // the variable: every predecessor would give the value at
-                // the statement's entry, and a phi placed here would be
-                // trivial (note (h)). Walked through like a block with one
-                // predecessor, cycle check included.
-                if self.walk_stamp[b.index()] == self.walk_epoch {
-                    break self.undef_value();
-                }
-                self.walk_stamp[b.index()] = self.walk_epoch;
-                self.walk_path.push(b);
-                b = entry;
-                continue;
             }
             if self.opts.marker {
                 let mark = self.marks[b.index()];

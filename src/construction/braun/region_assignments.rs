@@ -74,8 +74,8 @@ pub(super) struct RegionAssignmentsBuilder {
 
 impl RegionAssignmentsBuilder {
     /// Records the next statement, met at loop depth `depth` (as
-    /// `ast::walk_stmts` counts it); `is_while` and `assigns` say what it
-    /// is. Returns its number.
+    /// `ast::walk_stmts` counts it); `is_while`, `assigns` and `is_label`
+    /// say what it is. Returns its number.
     pub(super) fn statement(&mut self, depth: usize, is_while: bool, assigns: bool, is_label: bool) -> u32 {
         let n = self.next;
         self.next += 1;
@@ -160,4 +160,47 @@ impl RegionAssignments {
 fn any_in(numbers: &[u32], start: u32, end: u32) -> bool {
     let i = numbers.partition_point(|&n| n < start);
     i < numbers.len() && numbers[i] < end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `while` (0) { x = (1); while (2) { L: (3) } y = (4); } x = (5):
+    /// statement numbers in walk order, with loop depths as
+    /// `ast::walk_stmts` gives them. Variables: x = 0, y = 1.
+    #[test]
+    fn ranges_labels_and_assignments() {
+        let mut b = RegionAssignmentsBuilder::default();
+        let stmts = [
+            (0, true, false, false),
+            (1, false, true, false),
+            (1, true, false, false),
+            (2, false, false, true),
+            (1, false, true, false),
+            (0, false, true, false),
+        ];
+        for (i, &(depth, is_while, assigns, is_label)) in stmts.iter().enumerate() {
+            assert_eq!(b.statement(depth, is_while, assigns, is_label), i as u32);
+        }
+        let (mut t, numbers) = b.finish(&[0, 1, 0], 2);
+        assert_eq!(numbers, [1, 4, 5]);
+        assert_eq!(t.whiles, 2);
+        let ranges: Vec<(u32, u32, bool)> = t.regions.iter().map(|r| (r.start, r.end, r.label_free)).collect();
+        assert_eq!(ranges, [(0, 5, false), (2, 4, false)]);
+        // The outer loop assigns x (1) and y (4); the inner one neither.
+        assert!(t.region_assigns(0, 0) && t.region_assigns(0, 1));
+        assert!(!t.region_assigns(1, 0) && !t.region_assigns(1, 1));
+        // A variable the table does not know counts as assigned.
+        assert!(t.region_assigns(1, 2));
+        // An `if` over statements 4..5 assigns y only; an expression's
+        // empty range assigns nothing and holds no label.
+        let k = t.push(4, 5, Block(0)) as usize;
+        assert!(t.regions[k].label_free && !t.region_assigns(k, 0) && t.region_assigns(k, 1));
+        let e = t.push(0, 0, Block(0)) as usize;
+        assert!(t.regions[e].label_free && !t.region_assigns(e, 0) && !t.region_assigns(e, 1));
+        // x's last assignment (5) is after the outer loop.
+        let after = t.push(5, 6, Block(0)) as usize;
+        assert!(t.region_assigns(after, 0) && !t.region_assigns(after, 1));
+    }
 }
