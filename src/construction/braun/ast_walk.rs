@@ -323,10 +323,14 @@ impl Builder {
     /// Gives `block`, which only the blocks of an expression that started
     /// in `entry` branch to, the region of that expression: no statement
     /// is inside an expression, so a source variable has there the value it
-    /// has in `entry` (note (h)).
+    /// has in `entry` (note (h)). Called once `block`'s predecessors are all
+    /// in; a block with fewer than two is walked through without its region,
+    /// so it gets none.
     fn expression_region(&mut self, block: Block, entry: Block) {
-        let k = self.regions.push(0, 0, entry);
-        self.blocks[block].region = k;
+        if self.blocks[block].preds.len() >= 2 {
+            let k = self.regions.push(0, 0, entry);
+            self.blocks[block].region = k;
+        }
     }
 
     fn emit_value_nocse(&mut self, op: Op) -> Value {

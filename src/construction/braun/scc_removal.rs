@@ -122,7 +122,7 @@ impl Builder {
                 inner.push(phi);
             }
         }
-        let removed = match (outer, several_outer) {
+        let recurse = match (outer, several_outer) {
             // Unreachable: cannot happen after unreachable code is removed.
             (None, _) => None,
             (Some(v), false) => {
@@ -135,17 +135,14 @@ impl Builder {
                         vd.users.extend(users.into_iter().filter(|u| index_of[u.index()] != MEMBER));
                     }
                 }
-                Some(())
+                None
             }
-            (Some(_), true) => None,
+            (Some(_), true) => (!inner.is_empty()).then_some(inner),
         };
         for &phi in scc {
             self.scc_index[phi.index()] = NOT_IN_SET;
         }
-        match removed {
-            Some(()) => None,
-            None => (several_outer && !inner.is_empty()).then_some(inner),
-        }
+        recurse
     }
 
     /// SCCs of the subgraph induced by `phis` (edges from a phi to its phi

@@ -162,8 +162,8 @@ impl std::ops::Index<&Value> for PhiTable {
     }
 }
 
-/// `BlockState::region` of a block that is neither a loop header nor the
-/// join of an `if`.
+/// `BlockState::region` of a block that no region of
+/// `region_assignments.rs` ends at.
 pub(super) const NO_REGION: u32 = u32::MAX;
 
 /// Construction-time data of a block.
@@ -174,8 +174,11 @@ pub(super) struct BlockState {
     pub(super) insts: Vec<Inst>,
     pub(super) term: Option<Terminator>,
     pub(super) sealed: bool,
-    /// For the header of a `while` or the join of an `if`, the statement's
-    /// number in `Builder::regions` (`NO_REGION` for other blocks).
+    /// For a block where a look-up may skip to the block a statement or
+    /// expression was entered from (a loop's header or exit, an `if`'s
+    /// join, a block a condition branches to when it has several
+    /// predecessors, a `&&` / `||` join), the region's number in
+    /// `Builder::regions` (`NO_REGION` for other blocks).
     pub(super) region: u32,
     /// `incompletePhis[block]` of Alg. 4.
     pub(super) incomplete: Vec<(Var, Value)>,
