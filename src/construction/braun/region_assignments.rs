@@ -7,8 +7,11 @@
 //! reaches the join of an `if` whose condition and branches never assign it
 //! continues to the block the `if` started in, instead of asking each
 //! predecessor (`lookup.rs`; the argument is note (h) of
-//! `proofs-notes/ssa-construction.md`). Label statements are numbered like
-//! the others, so "does the statement hold a label" is a binary search too.
+//! `proofs-notes/ssa-construction.md`). The same holds for a loop's exit
+//! (the loop's region) and, with an empty range of statements, for a block
+//! a condition branches to and the join of a `&&` / `||` value (entered from
+//! where the expression started). Label statements are numbered like the
+//! others, so "does the statement hold a label" is a binary search too.
 //!
 //! The statements of a function are numbered in the order in which both
 //! `ast::walk_stmts` and the AST walk of `ast_walk.rs` meet them (pre-order,
