@@ -9,7 +9,7 @@
 //!   regalloc2's input, regalloc2, its output read back);
 //!
 //! each for K in {2, 4, 8, 15}, on the unchecked entry points that
-//! `ssaref stats --compare-backends` times (`testing/backend_comparison.rs`),
+//! `ssaref stats --compare-backends` times (`evaluation/backend_comparison.rs`),
 //! and `construction::braun` (all optimizations on) against
 //! `construction::cytron` on the same programs.
 //!
@@ -18,9 +18,9 @@
 
 use divan::{black_box, Bencher};
 use ssaref::ast::Program;
+use ssaref::evaluation::backend_comparison::Engine;
 use ssaref::ir::Module;
-use ssaref::route2::coalescing::CoalescingVariant;
-use ssaref::testing::backend_comparison::Engine;
+use ssaref::out_of_ssa::coalescing::CoalescingVariant;
 use std::sync::OnceLock;
 
 fn main() {
@@ -31,15 +31,15 @@ fn main() {
 /// programs of seeds 1, 2, ... (`out_of_ssa_stats::bench_module`).
 fn ssa_input() -> &'static Module {
     static INPUT: OnceLock<Module> = OnceLock::new();
-    INPUT.get_or_init(|| ssaref::testing::out_of_ssa_stats::bench_module(4_000, 1, 60))
+    INPUT.get_or_init(|| ssaref::evaluation::out_of_ssa_stats::bench_module(4_000, 1, 60))
 }
 
 /// Twenty generated programs (seeds 1..=20, size 60), for construction.
 fn programs() -> &'static [Program] {
     static INPUT: OnceLock<Vec<Program>> = OnceLock::new();
     INPUT.get_or_init(|| {
-        let config = ssaref::testing::gen::GenConfig { size: 60, ..ssaref::testing::gen::GenConfig::default() };
-        (1..=20).map(|s| ssaref::testing::gen::TestCase::from_seed(s, &config).program).collect()
+        let config = ssaref::generate::source::GenConfig { size: 60, ..ssaref::generate::source::GenConfig::default() };
+        (1..=20).map(|s| ssaref::generate::source::TestCase::from_seed(s, &config).program).collect()
     })
 }
 

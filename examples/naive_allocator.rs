@@ -29,12 +29,12 @@
 //! exactly as a user's crate would.
 
 use ssaref::backend::{Backend, BackendOutput, Prepared};
+use ssaref::campaign::driver::{run_campaign, CampaignConfig, CampaignSummary};
 use ssaref::entity::{EntityRef, EntityVec};
 use ssaref::error::PassError;
 use ssaref::ir::{Block, Function, Module, Op, Terminator, Value};
 use ssaref::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MModule, MTerm, PhiAnnot, Reg, Slot};
 use ssaref::pipeline::DiffConfig;
-use ssaref::testing::campaign::{run_campaign, CampaignConfig, CampaignSummary};
 use std::sync::Arc;
 
 /// The naive allocator. `planted_bug` turns on the bug described in the
@@ -198,8 +198,8 @@ pub fn campaign(planted_bug: bool, count: u64, seed: u64, out: &std::path::Path)
 pub fn reduce_case(
     case: &std::path::Path,
     planted_bug: bool,
-) -> Result<ssaref::testing::reduce::Reduction, Box<dyn std::error::Error>> {
-    use ssaref::testing::reduce::{reduce_with, ReduceConfig};
+) -> Result<ssaref::reduce::source::Reduction, Box<dyn std::error::Error>> {
+    use ssaref::reduce::source::{reduce_with, ReduceConfig};
     let text = std::fs::read_to_string(case)?;
     let file = ssaref::frontend::case_file::CaseFile::parse(&text).map_err(|d| d.to_string())?;
     let regs = file.regs.clone().unwrap_or_else(|| vec![2, 4]);
@@ -262,7 +262,7 @@ mod tests {
         let red = reduce_case(first, true).expect("the case fails, so it reduces");
         assert!(red.stats.statements_after < red.stats.statements_before, "{:?}", red.stats);
         // Still the same failure, and the correct allocator passes it.
-        assert_eq!(ssaref::testing::reduce::Failure::of(&red.verdict).as_ref(), Some(&red.failure));
+        assert_eq!(ssaref::reduce::source::Failure::of(&red.verdict).as_ref(), Some(&red.failure));
         let diff = DiffConfig::standard(&red.regs, ssaref_interp::DEFAULT_FUEL)
             .only(vec![Arc::new(Naive { planted_bug: false })]);
         let clean =

@@ -11,8 +11,8 @@
 //! (`checkers/alloc_checker.rs`, with `check_no_scratch`), the oracle's
 //! run of the machine IR, the x86-64 lowering, the machine-code checker,
 //! and the machine code under Unicorn, and compares every outcome with the
-//! source program's. Campaigns (`testing/campaign.rs`), `ssaref repro` and
-//! the reducer (`testing/reduce.rs`) take the same list of back ends.
+//! source program's. Campaigns (`campaign/driver.rs`), `ssaref repro` and
+//! the reducer (`reduce/source.rs`) take the same list of back ends.
 //!
 //! A back end may also hand the oracle programs of its own to run before
 //! the machine IR ([`BackendOutput::ir_stages`], [`Prepared::stages`]):
@@ -176,15 +176,15 @@ pub fn family(name: &str) -> &str {
 /// (the default) is the switch `color-spill`, off for the separate pass
 /// (`spill.rs`).
 #[derive(Clone, Copy, Debug)]
-pub struct Route1(pub crate::route1::regalloc::RegallocOptions);
+pub struct Route1(pub crate::ssa_ra::regalloc::RegallocOptions);
 
 impl Route1 {
     fn tag(&self) -> String {
         self.options(2).describe()
     }
 
-    fn options(&self, k: usize) -> crate::route1::regalloc::RegallocOptions {
-        crate::route1::regalloc::RegallocOptions { k, ..self.0 }
+    fn options(&self, k: usize) -> crate::ssa_ra::regalloc::RegallocOptions {
+        crate::ssa_ra::regalloc::RegallocOptions { k, ..self.0 }
     }
 }
 
@@ -199,7 +199,7 @@ impl Backend for Route1 {
     }
 
     fn allocate(&self, ssa: &Module, _prepared: &Prepared, k: usize) -> Result<BackendOutput, PassError> {
-        let (mir, reports) = crate::route1::regalloc::allocate_module(ssa, &self.options(k))?;
+        let (mir, reports) = crate::ssa_ra::regalloc::allocate_module(ssa, &self.options(k))?;
         // The SSA after each allocation pass is still SSA: the oracle runs it.
         // The stages are moved out of the reports, not copied.
         let npasses = reports.first().map_or(0, |r| r.stages.len());
@@ -218,12 +218,12 @@ impl Backend for Route1 {
     }
 
     fn allocate_code(&self, ssa: &Module, _prepared: &Prepared, k: usize) -> Result<crate::mir::MModule, PassError> {
-        crate::route1::regalloc::allocate_module_checked(ssa, &self.options(k)).map(|(mir, _)| mir)
+        crate::ssa_ra::regalloc::allocate_module_checked(ssa, &self.options(k)).map(|(mir, _)| mir)
     }
 
     fn report(&self, ssa: &Module, k: usize) -> String {
         let mut text = String::new();
-        match crate::route1::regalloc::allocate_module(ssa, &self.options(k)) {
+        match crate::ssa_ra::regalloc::allocate_module(ssa, &self.options(k)) {
             Ok((mir, reports)) => {
                 let npasses = reports.first().map_or(0, |r| r.stages.len());
                 for i in 0..npasses {
@@ -254,8 +254,8 @@ impl Backend for Route1 {
 /// `x86-conv[k=K,CONFIG]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Route2 {
-    pub out_of_ssa: crate::route2::out_of_ssa::OutOfSsaOptions,
-    pub allocator: crate::route2::conventional_alloc::ConventionalAllocator,
+    pub out_of_ssa: crate::out_of_ssa::translate::OutOfSsaOptions,
+    pub allocator: crate::out_of_ssa::conventional::ConventionalAllocator,
 }
 
 impl Route2 {
@@ -267,9 +267,9 @@ impl Route2 {
     /// set of edges over the copy- and phi-related variables), so that
     /// campaigns test them too: 30 in all.
     pub fn all() -> Vec<Route2> {
-        use crate::route2::coalescing::CoalescingVariant;
-        use crate::route2::conventional_alloc::ConventionalAllocator;
-        use crate::route2::out_of_ssa::{LivenessMethod, OutOfSsaOptions};
+        use crate::out_of_ssa::coalescing::CoalescingVariant;
+        use crate::out_of_ssa::conventional::ConventionalAllocator;
+        use crate::out_of_ssa::translate::{LivenessMethod, OutOfSsaOptions};
         let mut out = Vec::new();
         for allocator in ConventionalAllocator::ALL {
             for liveness in LivenessMethod::ALL {
@@ -286,7 +286,7 @@ impl Route2 {
     }
 
     /// With another class-interference test (`ClassTest`).
-    pub fn with_class_test(mut self, class_test: crate::route2::coalescing::ClassTest) -> Route2 {
+    pub fn with_class_test(mut self, class_test: crate::out_of_ssa::coalescing::ClassTest) -> Route2 {
         self.out_of_ssa.class_test = class_test;
         self
     }
@@ -294,7 +294,7 @@ impl Route2 {
     /// The configuration of [`Route2::all`] that [`Route2::describe`]
     /// names, with its class test; `None` for anything else.
     pub fn from_description(s: &str) -> Option<Route2> {
-        use crate::route2::coalescing::ClassTest;
+        use crate::out_of_ssa::coalescing::ClassTest;
         let mut parts = s.split(',');
         let (variant, liveness, allocator) = (parts.next()?, parts.next()?, parts.next()?);
         let class_test = match parts.next() {
@@ -339,18 +339,18 @@ impl Route2 {
     /// linear class test.
     fn class_suffix(&self) -> String {
         match self.out_of_ssa.class_test {
-            crate::route2::coalescing::ClassTest::Linear => String::new(),
+            crate::out_of_ssa::coalescing::ClassTest::Linear => String::new(),
             other => format!(",{}", other.name()),
         }
     }
 
     fn translate(&self, ssa: &Module) -> Result<(Module, PinList), PassError> {
-        let (destructed, pins, _) = crate::route2::out_of_ssa::translate_module_with_pins(ssa, &self.out_of_ssa)?;
+        let (destructed, pins, _) = crate::out_of_ssa::translate::translate_module_with_pins(ssa, &self.out_of_ssa)?;
         Ok((destructed, pins))
     }
 }
 
-type PinList = Vec<crate::route2::renaming_constraints::Pins>;
+type PinList = Vec<crate::out_of_ssa::renaming_constraints::Pins>;
 
 impl Backend for Route2 {
     fn name(&self) -> String {
@@ -381,12 +381,8 @@ impl Backend for Route2 {
             // Not prepared by `prepare` (a caller's own `Prepared`): translate here.
             _ => return self.allocate(ssa, &self.prepare(ssa)?, k),
         };
-        let mir = crate::route2::conventional_alloc::allocate_conventional_module_pinned(
-            destructed,
-            pins,
-            k,
-            self.allocator,
-        )?;
+        let mir =
+            crate::out_of_ssa::conventional::allocate_conventional_module_pinned(destructed, pins, k, self.allocator)?;
         Ok(BackendOutput { mir, ir_stages: Vec::new() })
     }
 
@@ -397,7 +393,7 @@ impl Backend for Route2 {
             Ok((destructed, pins)) => {
                 text.push_str(&format!("== route 2: out of SSA ({tag})\n"));
                 text.push_str(&print_destructed(&destructed, &pins));
-                match crate::route2::conventional_alloc::allocate_conventional_module_pinned(
+                match crate::out_of_ssa::conventional::allocate_conventional_module_pinned(
                     &destructed,
                     &pins,
                     k,
@@ -422,7 +418,7 @@ impl Backend for Route2 {
 
 /// A destructed module in the IR text form, each function followed by a
 /// comment naming its pinned variables (Boissinot et al. §III-D).
-pub fn print_destructed(m: &Module, pins: &[crate::route2::renaming_constraints::Pins]) -> String {
+pub fn print_destructed(m: &Module, pins: &[crate::out_of_ssa::renaming_constraints::Pins]) -> String {
     let mut text = String::new();
     for (i, f) in m.functions.iter().enumerate() {
         text.push_str(&crate::analysis::ir_text::print_function(f));
@@ -446,14 +442,14 @@ impl Backend for Regalloc2 {
     }
 
     fn allocate(&self, ssa: &Module, _prepared: &Prepared, k: usize) -> Result<BackendOutput, PassError> {
-        let (mir, _) = crate::route3::allocate_module(ssa, k)?;
+        let (mir, _) = crate::regalloc2::allocate_module(ssa, k)?;
         Ok(BackendOutput { mir, ir_stages: Vec::new() })
     }
 
     fn report(&self, ssa: &Module, k: usize) -> String {
         let mut text = String::new();
         for f in &ssa.functions {
-            match crate::route3::allocate_regalloc2(f, k) {
+            match crate::regalloc2::allocate_regalloc2(f, k) {
                 Ok((_, report)) => {
                     text.push_str(&format!("== route 3: regalloc2 (`{}`, K = {k})\n", f.name));
                     text.push_str(&report.render());
@@ -461,7 +457,7 @@ impl Backend for Regalloc2 {
                 Err(e) => text.push_str(&format!("== route 3: regalloc2 on `{}` with K = {k} failed: {e}\n", f.name)),
             }
         }
-        if let Ok((mir, _)) = crate::route3::allocate_module(ssa, k) {
+        if let Ok((mir, _)) = crate::regalloc2::allocate_module(ssa, k) {
             text.push_str(&format!("== route 3: allocated (K = {k})\n{}", crate::mir::print_module(&mir)));
         }
         text

@@ -2,14 +2,16 @@
 //!
 //! The folders follow the pipeline, and imports flow one way, from the top
 //! of this list to the bottom (a folder imports only folders below it, and
-//! the test `tests/layout.rs` keeps it so):
+//! the test `tests/suite/layout.rs` keeps it so):
 //!
 //! | folder | what it holds |
 //! |--------|---------------|
-//! | `testing` | generators, fuzz entry points, campaigns, reduction, statistics |
+//! | `evaluation` | statistics, benchmarks and `reproduce`: the papers' evaluations redone |
+//! | `campaign`, `reduce` | `ssaref fuzz` campaigns and fuzz-target bodies; test-case reduction |
+//! | `generate` | program generators, source level and SSA level |
 //! | `pipeline.rs` | the one function that lists the passes and runs the checkers between them |
-//! | `backend.rs` | the `Backend` trait (SSA and K in, allocated machine IR out) and routes 1-3 behind it |
-//! | `route1`, `route2`, `route3`, `machine` | Pereira + Pereira and Palsberg; Boissinot et al. + conventional allocators; regalloc2; x86-64 |
+//! | `backend.rs` | the `Backend` trait (SSA and K in, allocated machine IR out) and the three back ends behind it |
+//! | `ssa_ra`, `out_of_ssa`, `regalloc2`, `machine` | Pereira + Pereira and Palsberg; Boissinot et al. + conventional allocators; the regalloc2 crate; x86-64 |
 //! | `construction`, `checkers` | Braun et al. and the Cytron et al. reference; the independent checkers |
 //! | `frontend` | lexer, parser, printer, case files |
 //! | `analysis` | IR text form, verifier, dominance, liveness, loops, intervals, pressure |
@@ -23,12 +25,15 @@ pub use ssaref_types::{ast, diag, entity, error, ir, mir, op, oracle, outcome};
 
 pub mod analysis;
 pub mod backend;
+pub mod campaign;
 pub mod checkers;
 pub mod construction;
+pub mod evaluation;
 pub mod frontend;
+pub mod generate;
 pub mod machine;
+pub mod out_of_ssa;
 pub mod pipeline;
-pub mod route1;
-pub mod route2;
-pub mod route3;
-pub mod testing;
+pub mod reduce;
+pub mod regalloc2;
+pub mod ssa_ra;

@@ -294,7 +294,7 @@ pub struct DiffConfig {
     /// Register counts for route 1 (empty: no allocation).
     pub regs: Vec<usize>,
     /// Route-1 option sets to run for each K (`k` is overwritten).
-    pub regalloc: Vec<crate::route1::regalloc::RegallocOptions>,
+    pub regalloc: Vec<crate::ssa_ra::regalloc::RegallocOptions>,
     /// Fuel of the source run.
     pub fuel: u64,
     /// Lower the allocated code to x86-64, check it, and run it under
@@ -313,7 +313,7 @@ impl DiffConfig {
     /// Four construction variants, and route 1 with and without the §6
     /// optimizations for each K in `regs`.
     pub fn standard(regs: &[usize], fuel: u64) -> Self {
-        let all = crate::route1::regalloc::RegallocOptions::with_k(2);
+        let all = crate::ssa_ra::regalloc::RegallocOptions::with_k(2);
         DiffConfig {
             variants: vec![
                 BraunOptions::plain(),

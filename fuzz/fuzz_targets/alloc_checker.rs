@@ -1,12 +1,12 @@
 //! Fuzz target `alloc_checker`: bytes to a generated program, allocated by
 //! route 1 and then mutated; a mutant the allocation checker accepts must
 //! compute what the original computes. The checks live in
-//! `ssaref::testing::fuzzing::fuzz_alloc_checker`.
+//! `ssaref::campaign::fuzz_targets::fuzz_alloc_checker`.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    ssaref::testing::fuzzing::fuzz_alloc_checker(data, &ssaref_interp::Interp);
+    ssaref::campaign::fuzz_targets::fuzz_alloc_checker(data, &ssaref_interp::Interp);
 });

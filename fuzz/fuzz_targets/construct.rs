@@ -1,9 +1,9 @@
-//! Fuzz target `construct`: bytes to a generated program (`ssaref::testing::gen`),
+//! Fuzz target `construct`: bytes to a generated program (`ssaref::generate::source`),
 //! then every SSA construction variant against the interpreter. The checks
-//! live in `ssaref::testing::fuzzing::fuzz_construct`.
+//! live in `ssaref::campaign::fuzz_targets::fuzz_construct`.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| ssaref::testing::fuzzing::fuzz_construct(data, &ssaref_interp::Interp));
+fuzz_target!(|data: &[u8]| ssaref::campaign::fuzz_targets::fuzz_construct(data, &ssaref_interp::Interp));

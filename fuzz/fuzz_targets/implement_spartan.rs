@@ -1,9 +1,9 @@
 //! Fuzz target `implement_spartan`: arbitrary parallel copies through
 //! spill-free SSA elimination (Pereira and Palsberg, CC 2009). The checks
-//! live in `ssaref::testing::fuzzing::fuzz_implement_spartan`.
+//! live in `ssaref::campaign::fuzz_targets::fuzz_implement_spartan`.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| ssaref::testing::fuzzing::fuzz_implement_spartan(data));
+fuzz_target!(|data: &[u8]| ssaref::campaign::fuzz_targets::fuzz_implement_spartan(data));

@@ -13,7 +13,7 @@
 //! analysis (no dominance, no SSA construction, no parser), so a bug in a
 //! pass cannot hide in the oracle. It implements the operator semantics
 //! itself ([`semantics`]), on purpose, even though ssaref has a constant
-//! folder that does the same. `tests/layout.rs` (in the `ssaref` package)
+//! folder that does the same. `tests/suite/layout.rs` (in the `ssaref` package)
 //! names any file here that imports more than those modules.
 //!
 //! # Packaging

@@ -33,7 +33,7 @@
 //! destination is: a value that dies at the instruction defining another
 //! does not overlap it. Two values overlap at some point exactly when they
 //! interfere in the sense of `liveness::interfere` (Lemma 1 of Pereira);
-//! `tests/cssa_passes.rs` checks this equivalence on every pair of values of
+//! `tests/suite/cssa_passes.rs` checks this equivalence on every pair of values of
 //! the corpus.
 
 use crate::analysis::dominance::DomTree;

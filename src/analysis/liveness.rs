@@ -64,7 +64,7 @@
 //! million statements it was a tenth of route 1's time, run a dozen times
 //! per function (`docs/scaling.md`, "Route 1 at 1M"). The predecessors the
 //! walk follows are those of the terminators (the successor lists, reversed),
-//! as in the equations; `tests/intervals_and_loops.rs` compares both
+//! as in the equations; `tests/suite/intervals_and_loops.rs` compares both
 //! solutions on generated functions at every stage of route 1.
 //!
 //! Every set is a sorted vector of its members ([`SparseSet`]), the sparse

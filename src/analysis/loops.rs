@@ -20,7 +20,7 @@
 //! it, and the edges removed are exactly the back edges to the header; the
 //! forest is then the natural-loop nest with the natural loops of one header
 //! merged, so the depth is the usual natural-loop nesting depth.
-//! `tests/cssa_passes.rs` compares it with a direct natural-loop computation
+//! `tests/suite/cssa_passes.rs` compares it with a direct natural-loop computation
 //! on every reducible function of the corpus.
 //!
 //! On irreducible control flow an irreducible region (a cycle that can be

@@ -6,7 +6,7 @@
 //! at one program point (§2 and §3, after Hack et al.), so [`max_pressure`]
 //! is the number of registers the program needs without spilling. Theorem 1
 //! (§4.2) says PhiLifting does not raise it when there are no critical
-//! edges; `tests/cssa_passes.rs` checks that on the corpus and on generated
+//! edges; `tests/suite/cssa_passes.rs` checks that on the corpus and on generated
 //! programs (see `proofs-notes/phi-lifting.md`).
 //!
 //! Needs: the liveness of `liveness.rs`. The program points are those of

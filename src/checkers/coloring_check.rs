@@ -11,7 +11,7 @@
 //!
 //! Needs: the SSA function the assignment colored (after spilling) and what
 //! the pass produced (the MIR, the slots); shares no code with
-//! `route1/coloring.rs` or `route1/spill.rs`. `proofs-notes/register-assignment.md`
+//! `ssa_ra/coloring.rs` or `ssa_ra/spill.rs`. `proofs-notes/register-assignment.md`
 //! says why ω registers suffice.
 
 use crate::analysis::liveness::compute_liveness;

@@ -11,6 +11,6 @@
 
 pub mod alloc_checker;
 mod alloc_checker_states;
-pub mod class_interference;
+pub mod class_interference_check;
 pub mod coloring_check;
 pub mod ssa_properties;

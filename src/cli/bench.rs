@@ -1,7 +1,7 @@
 //! The benchmarks: `ssaref bench-emulator` (Unicorn with a fresh or a
 //! reused engine) and `ssaref bench-out-of-ssa` (time and peak memory of
 //! out-of-SSA translation against both Sreedhar III baselines,
-//! `testing/out_of_ssa_bench.rs`, measured with the counting allocator of
+//! `evaluation/out_of_ssa_bench.rs`, measured with the counting allocator of
 //! `counting_alloc.rs`).
 
 use crate::common::{internal, Failure};
@@ -10,7 +10,7 @@ use clap::Args;
 use ssaref::construction::braun::construct_program;
 use ssaref::construction::braun::BraunOptions;
 use ssaref::pipeline;
-use ssaref::route1::regalloc::{allocate_module, RegallocOptions};
+use ssaref::ssa_ra::regalloc::{allocate_module, RegallocOptions};
 use std::process::ExitCode;
 
 use ssaref_interp as interp;
@@ -45,12 +45,12 @@ pub struct BenchArgs {
 }
 
 pub fn cmd_bench_emulator(a: BenchEmulatorArgs) -> Result<ExitCode, Failure> {
-    let gen = ssaref::testing::gen::GenConfig::default();
+    let gen = ssaref::generate::source::GenConfig::default();
     let opts = RegallocOptions::with_k(usize::from(a.regs));
     let mut programs = Vec::new();
     let mut instructions = 0usize;
     for i in 0..a.count {
-        let tc = ssaref::testing::gen::TestCase::from_seed(a.seed.wrapping_add(i), &gen);
+        let tc = ssaref::generate::source::TestCase::from_seed(a.seed.wrapping_add(i), &gen);
         let ssa = construct_program(&tc.program, &BraunOptions::all_on());
         let (mir, _) = allocate_module(&ssa, &opts).map_err(|e| internal(e.to_string()))?;
         let code = pipeline::lower_and_check(&mir).map_err(|e| internal(e.to_string()))?;
@@ -74,7 +74,7 @@ pub fn cmd_bench_emulator(a: BenchEmulatorArgs) -> Result<ExitCode, Failure> {
 
 pub fn cmd_bench_out_of_ssa(a: BenchArgs) -> Result<ExitCode, Failure> {
     counting_alloc::enable();
-    let table = ssaref::testing::out_of_ssa_bench::baseline_table(
+    let table = ssaref::evaluation::out_of_ssa_bench::baseline_table(
         &a.sizes,
         a.seed,
         a.function_size,

@@ -21,7 +21,7 @@ use clap::Args;
 use ssaref::ast;
 use ssaref::construction::braun::{construct_program, BraunOptions};
 use ssaref::construction::cytron::construct_cytron;
-use ssaref::testing::gen::{Shape, TestCase};
+use ssaref::generate::source::{Shape, TestCase};
 use std::process::ExitCode;
 use std::time::Instant;
 

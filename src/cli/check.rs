@@ -4,13 +4,13 @@
 //! A `.ssa` file goes through every back end (`pipeline::differential_ssa`)
 //! against the oracle's run of the SSA itself. A case file written by a
 //! campaign is checked with the configuration its `// config:` line
-//! records (`testing/rotation.rs`).
+//! records (`campaign/rotation.rs`).
 
+use crate::args::Routes;
 use crate::common::{
     bad_input, case_config, check_regs, internal, load, parse_args, Failure, DEFAULT_CASE_REGS, EXIT_OUT_OF_FUEL,
 };
 use crate::max_memory::MaxMemoryArgs;
-use crate::options::Routes;
 use crate::ssa_input::{is_ssa, load_ssa, ssa_args};
 use clap::Args;
 use ssaref::analysis::sampling;

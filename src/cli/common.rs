@@ -5,7 +5,7 @@
 //! whose allocated code `run` and `emit` run or print (with `--passes`,
 //! what each reports), and route 2's out-of-SSA program.
 
-use crate::options::{AllocArgs, ConstructionArgs, Route2Args, Routes};
+use crate::args::{AllocArgs, ConstructionArgs, Route2Args, Routes};
 use ssaref::ast;
 use ssaref::backend::Backend;
 use ssaref::frontend::case_file::CaseFile;
@@ -155,17 +155,17 @@ pub fn destructed(
     program: &ssaref::ast::Program,
     construction: &ConstructionArgs,
     route2: &Route2Args,
-) -> Result<(ssaref::ir::Module, Vec<ssaref::route2::renaming_constraints::Pins>), Failure> {
+) -> Result<(ssaref::ir::Module, Vec<ssaref::out_of_ssa::renaming_constraints::Pins>), Failure> {
     let module = pipeline::build_ssa(program, &construction.config()).map_err(|e| internal(e.to_string()))?;
     let (destructed, pins, _) =
-        ssaref::route2::out_of_ssa::translate_module_with_pins(&module, &route2.route2().out_of_ssa)
+        ssaref::out_of_ssa::translate::translate_module_with_pins(&module, &route2.route2().out_of_ssa)
             .map_err(|e| internal(e.to_string()))?;
     Ok((destructed, pins))
 }
 
 /// A destructed module in the IR text form, each function followed by a
 /// comment naming its pinned variables (§III-D).
-pub fn print_destructed(m: &ssaref::ir::Module, pins: &[ssaref::route2::renaming_constraints::Pins]) -> String {
+pub fn print_destructed(m: &ssaref::ir::Module, pins: &[ssaref::out_of_ssa::renaming_constraints::Pins]) -> String {
     ssaref::backend::print_destructed(m, pins)
 }
 
@@ -183,11 +183,11 @@ pub fn load_case(file: &str) -> Result<CaseFile, Failure> {
 }
 
 /// The register counts of a case without a `// regs:` line (those of `ssaref fuzz`).
-pub const DEFAULT_CASE_REGS: [usize; 6] = ssaref::testing::rotation::FIXED_REGS;
+pub const DEFAULT_CASE_REGS: [usize; 6] = ssaref::campaign::rotation::FIXED_REGS;
 
 /// The differential check that a case file asks for, with register counts
 /// `regs`: the configuration of its `// config:` line
-/// (`testing/rotation.rs`; a campaign records the one it ran the case
+/// (`campaign/rotation.rs`; a campaign records the one it ran the case
 /// with), else `DiffConfig::standard`. A bad `config:` line is an error at
 /// its word, `FILE:LINE:COL: message`.
 pub fn case_config(
@@ -197,7 +197,7 @@ pub fn case_config(
     fuel: u64,
 ) -> Result<pipeline::DiffConfig, Failure> {
     let Some((pos, text)) = config else { return Ok(pipeline::DiffConfig::standard(regs, fuel)) };
-    let program = ssaref::testing::rotation::ProgramConfig::parse(text, regs).map_err(|(offset, message)| {
+    let program = ssaref::campaign::rotation::ProgramConfig::parse(text, regs).map_err(|(offset, message)| {
         let at = ssaref::diag::Pos { line: pos.line, col: pos.col.saturating_add(offset as u32) };
         bad_input(ssaref::diag::Diag::new(at, message).with_file(file))
     })?;

@@ -3,11 +3,11 @@
 //! machine IR (optionally after each pass), or the x86-64 listing. A
 //! `.ssa` file starts at the SSA stage, as in `ssaref run`.
 
+use crate::args::{AllocArgs, ConstructionArgs, Route2Args, Routes, Stage};
 use crate::common::{
     backend, backend_of_ssa, bad_input, destructed, internal, load, print_destructed, Allocated, Failure,
 };
 use crate::max_memory::MaxMemoryArgs;
-use crate::options::{AllocArgs, ConstructionArgs, Route2Args, Routes, Stage};
 use crate::ssa_input::{is_ssa, load_ssa};
 use clap::Args;
 use ssaref::analysis::ir_text;
@@ -82,7 +82,7 @@ fn cmd_emit_ssa(a: EmitArgs) -> Result<ExitCode, Failure> {
         Stage::Ssa => ir_text::print_module(module),
         Stage::OutOfSsa => {
             let (m, pins, _) =
-                ssaref::route2::out_of_ssa::translate_module_with_pins(module, &a.route2.route2().out_of_ssa)
+                ssaref::out_of_ssa::translate::translate_module_with_pins(module, &a.route2.route2().out_of_ssa)
                     .map_err(|e| internal(e.to_string()))?;
             print_destructed(&m, &pins)
         }

@@ -2,10 +2,10 @@
 //! on route 1, route 2, route 3 (regalloc2) or several, on every core until a time or program
 //! limit or Ctrl-C; failing cases are written as case files.
 
+use crate::args::{parse_coalescing, Routes};
 use crate::common::{check_regs, Failure};
-use crate::options::{parse_coalescing, Routes};
 use clap::Args;
-use ssaref::testing::shard::Shard;
+use ssaref::campaign::shard::Shard;
 use std::process::ExitCode;
 
 use ssaref_interp as interp;
@@ -56,7 +56,7 @@ pub struct FuzzArgs {
     route: Routes,
     /// Only this coalescing variant in route 2.
     #[arg(long, value_parser = parse_coalescing)]
-    coalescing: Option<ssaref::route2::coalescing::CoalescingVariant>,
+    coalescing: Option<ssaref::out_of_ssa::coalescing::CoalescingVariant>,
     /// The share of programs written by the IR-level generator (in SSA
     /// form, checked against the SSA's own run): a percentage (`25`,
     /// `25%`) or a fraction up to 1 (`0.25`); the program of a seed is
@@ -105,12 +105,12 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
     let route2 = if !a.route.route2() {
         Vec::new()
     } else {
-        ssaref::testing::rotation::route2_rotation()
+        ssaref::campaign::rotation::route2_rotation()
             .into_iter()
             .filter(|r| a.coalescing.is_none_or(|v| r.out_of_ssa.variant == v))
             .collect()
     };
-    let mut config = ssaref::testing::campaign::CampaignConfig::new(&a.out)
+    let mut config = ssaref::campaign::driver::CampaignConfig::new(&a.out)
         .with_duration(std::time::Duration::from_secs(a.seconds))
         .with_jobs(jobs)
         .with_seed(seed)
@@ -126,7 +126,7 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
     if !a.regs.is_empty() {
         config = config.with_regs(a.regs.clone());
     }
-    let summary = ssaref::testing::campaign::run_campaign(&config, &interp::Interp, &stop);
+    let summary = ssaref::campaign::driver::run_campaign(&config, &interp::Interp, &stop);
     print!("{}", summary.render(jobs));
     Ok(if summary.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

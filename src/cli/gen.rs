@@ -1,6 +1,6 @@
 //! `ssaref gen`: writes generated programs as `.src` text, or (`--stats`)
 //! prints a table of what they contain; with `--ir`, programs of the
-//! IR-level generator (`testing/irgen/`) as `.ssa` text.
+//! IR-level generator (`generate/ssa/`) as `.ssa` text.
 
 use crate::common::{bad_input, Failure, EXIT_INTERNAL};
 use clap::Args;
@@ -44,7 +44,7 @@ pub fn cmd_gen(a: GenArgs) -> Result<ExitCode, Failure> {
     if a.ir {
         return cmd_gen_ir(&a);
     }
-    let shape = ssaref::testing::gen::Shape::from_name(&a.shape).ok_or_else(|| Failure {
+    let shape = ssaref::generate::source::Shape::from_name(&a.shape).ok_or_else(|| Failure {
         message: format!("unknown shape `{}` (swarm, everything, structured, gotos, patterns, pressure)", a.shape),
         code: 2,
     })?;
@@ -56,7 +56,7 @@ pub fn cmd_gen(a: GenArgs) -> Result<ExitCode, Failure> {
         config.swarm = false;
     }
     if a.stats {
-        let stats = ssaref::testing::gen::stats::collect(a.seed, a.count, &config, &interp::Interp, a.fuel);
+        let stats = ssaref::generate::source::pattern_stats::collect(a.seed, a.count, &config, &interp::Interp, a.fuel);
         print!("{stats}");
         return Ok(if stats.disagreements > 0 { ExitCode::from(EXIT_INTERNAL) } else { ExitCode::SUCCESS });
     }
@@ -64,14 +64,14 @@ pub fn cmd_gen(a: GenArgs) -> Result<ExitCode, Failure> {
     match &a.out {
         None if a.count > 1 => Err(Failure { message: "--count > 1 needs --stats or --out DIR".into(), code: 2 }),
         None => {
-            print!("{}", ssaref::testing::gen::TestCase::from_seed(a.seed, &config).to_source());
+            print!("{}", ssaref::generate::source::TestCase::from_seed(a.seed, &config).to_source());
             Ok(ExitCode::SUCCESS)
         }
         Some(dir) => {
             std::fs::create_dir_all(dir).map_err(|e| bad_input(format!("{dir}: {e}")))?;
             for seed in seeds {
                 let path = format!("{dir}/gen-{seed}.src");
-                let text = ssaref::testing::gen::TestCase::from_seed(seed, &config).to_source();
+                let text = ssaref::generate::source::TestCase::from_seed(seed, &config).to_source();
                 std::fs::write(&path, text).map_err(|e| bad_input(format!("{path}: {e}")))?;
             }
             Ok(ExitCode::SUCCESS)
@@ -81,10 +81,10 @@ pub fn cmd_gen(a: GenArgs) -> Result<ExitCode, Failure> {
 
 /// `ssaref gen --ir`: IR-level programs, their `.ssa` text or statistics.
 fn cmd_gen_ir(a: &GenArgs) -> Result<ExitCode, Failure> {
-    use ssaref::testing::irgen::{stats, IrCase, IrGenConfig};
+    use ssaref::generate::ssa::{shape_stats, IrCase, IrGenConfig};
     let config = IrGenConfig::default();
     if a.stats {
-        let stats = stats::collect(a.seed, a.count, &config, &interp::Interp, a.fuel);
+        let stats = shape_stats::collect(a.seed, a.count, &config, &interp::Interp, a.fuel);
         print!("{stats}");
         return Ok(if stats.all_good() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_INTERNAL) });
     }

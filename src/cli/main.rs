@@ -37,6 +37,7 @@
 //! `bench.rs`, `bench_construction.rs`, `reproduce.rs`, `max_memory.rs` and `main.rs` →
 //! `counting_alloc.rs`; no file imports `main.rs`.
 
+mod args;
 mod bench;
 mod bench_construction;
 mod check;
@@ -46,7 +47,6 @@ mod emit;
 mod fuzz;
 mod gen;
 mod max_memory;
-mod options;
 mod reduce;
 mod repro;
 mod reproduce;

@@ -2,14 +2,14 @@
 //! the configuration of its `// config:` line if it has one, and writes the
 //! result as a case file that keeps the line (by default NAME.reduced.src,
 //! or NAME.reduced.ssa for a `.ssa` case, reduced by
-//! `testing/reduce_ssa.rs`).
+//! `reduce/ssa.rs`).
 
 use crate::common::{bad_input, case_config, load_case, Failure, DEFAULT_CASE_REGS};
 use crate::ssa_input::{is_ssa, load_ssa};
 use clap::Args;
 use ssaref::frontend::case_file::CaseFile;
 use ssaref::frontend::ssa_case_file::SsaCaseFile;
-use ssaref::testing::reduce::{ReduceStats, Reduction};
+use ssaref::reduce::source::{ReduceStats, Reduction};
 use std::process::ExitCode;
 
 use ssaref_interp as interp;
@@ -24,7 +24,7 @@ pub struct ReduceArgs {
     out: Option<String>,
     /// The most candidates to test (differential runs); the reducer then
     /// stops with the smallest failing case found.
-    #[arg(long, value_name = "N", default_value_t = ssaref::testing::reduce::ReduceConfig::DEFAULT_MAX_TESTS)]
+    #[arg(long, value_name = "N", default_value_t = ssaref::reduce::source::ReduceConfig::DEFAULT_MAX_TESTS)]
     max_tests: u64,
     /// Fuel of each source run.
     #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
@@ -42,7 +42,7 @@ fn reduced_path(case: &str) -> String {
 }
 
 pub fn cmd_reduce(a: ReduceArgs) -> Result<ExitCode, Failure> {
-    use ssaref::testing::reduce::{reduce_with, ReduceConfig};
+    use ssaref::reduce::source::{reduce_with, ReduceConfig};
     if is_ssa(&a.case) {
         return cmd_reduce_ssa(a);
     }
@@ -70,17 +70,17 @@ pub fn cmd_reduce(a: ReduceArgs) -> Result<ExitCode, Failure> {
     reduced.config = case.config.clone();
     std::fs::write(&out, reduced.render()).map_err(|e| bad_input(format!("{out}: cannot write: {e}")))?;
     print_summary(&a, &red, elapsed, &out, "statements", None);
-    print!("{}", ssaref::testing::gen::describe_failure(&red.case, &red.verdict));
+    print!("{}", ssaref::generate::source::describe_failure(&red.case, &red.verdict));
     Ok(ExitCode::SUCCESS)
 }
 
 /// `ssaref reduce CASE.ssa`: the same for a program in SSA form (its
 /// instructions and blocks shrink; the reduced case is a `.ssa` file).
 fn cmd_reduce_ssa(a: ReduceArgs) -> Result<ExitCode, Failure> {
-    use ssaref::testing::reduce::{reduce_with, ReduceConfig};
+    use ssaref::reduce::source::{reduce_with, ReduceConfig};
     let file = load_ssa(&a.case)?;
     let regs = file.header.regs.clone().unwrap_or_else(|| DEFAULT_CASE_REGS.to_vec());
-    let case = ssaref::testing::irgen::IrCase {
+    let case = ssaref::generate::ssa::IrCase {
         module: file.module.clone(),
         args: file.args(),
         origin: format!("case {}", a.case),
@@ -109,7 +109,7 @@ fn cmd_reduce_ssa(a: ReduceArgs) -> Result<ExitCode, Failure> {
     let blocks = format!("  blocks of main: {} -> {}", blocks(&case.module), blocks(&red.case.module));
     print_summary(&a, &red, elapsed, &out, "phis and instructions", Some(blocks));
     print!("{}", ssaref::analysis::ir_text::print_module(&red.case.module));
-    print!("{}", ssaref::testing::gen::describe_verdict(&red.verdict, "the SSA input"));
+    print!("{}", ssaref::generate::source::describe_verdict(&red.verdict, "the SSA input"));
     Ok(ExitCode::SUCCESS)
 }
 

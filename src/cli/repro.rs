@@ -10,8 +10,8 @@
 //! them) is replayed the same way, from its SSA, against the oracle's run
 //! of the SSA itself (`pipeline::differential_ssa`).
 
+use crate::args::Routes;
 use crate::common::{case_config, check_regs, load_case, Failure, DEFAULT_CASE_REGS, EXIT_OUT_OF_FUEL};
-use crate::options::Routes;
 use crate::ssa_input::{is_ssa, load_ssa};
 use clap::Args;
 use ssaref::analysis::ir_text;
@@ -87,8 +87,9 @@ pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
     println!("== SSA (Braun et al., {}; every back end allocates it)", config.backend_ssa.describe());
     print!("{}", ir_text::print_module(&ssa));
     print_backends(&ssa, &config, &verdict, &regs, a.listing);
-    let tc = ssaref::testing::gen::TestCase { program: program.clone(), args: args.clone(), origin: a.case.clone() };
-    Ok(print_stages(&verdict, "the source", &ssaref::testing::gen::describe_failure(&tc, &verdict)))
+    let tc =
+        ssaref::generate::source::TestCase { program: program.clone(), args: args.clone(), origin: a.case.clone() };
+    Ok(print_stages(&verdict, "the source", &ssaref::generate::source::describe_failure(&tc, &verdict)))
 }
 
 /// `ssaref repro CASE.ssa`: the same report for a program given in SSA
@@ -103,7 +104,7 @@ fn cmd_repro_ssa(a: ReproArgs) -> Result<ExitCode, Failure> {
     let text = ir_text::print_module(&case.module);
     print!("{text}");
     print_backends(&case.module, &config, &verdict, &regs, a.listing);
-    let what = ssaref::testing::gen::describe_verdict(&verdict, "the SSA input");
+    let what = ssaref::generate::source::describe_verdict(&verdict, "the SSA input");
     Ok(print_stages(&verdict, "the SSA input", &format!("{text}\n{what}")))
 }
 
@@ -133,13 +134,13 @@ fn print_backends(
     };
     let first_k = failing
         .as_deref()
-        .and_then(ssaref::testing::reduce::stage_k)
+        .and_then(ssaref::reduce::source::stage_k)
         .filter(|k| regs.contains(k))
         .unwrap_or_else(|| regs.first().copied().unwrap_or(4));
     let mut display = config.clone();
     let default_route2 = pipeline::Route2 {
-        out_of_ssa: ssaref::route2::out_of_ssa::OutOfSsaOptions::default(),
-        allocator: ssaref::route2::conventional_alloc::ConventionalAllocator::LinearScan,
+        out_of_ssa: ssaref::out_of_ssa::translate::OutOfSsaOptions::default(),
+        allocator: ssaref::out_of_ssa::conventional::ConventionalAllocator::LinearScan,
     };
     if let Some(i) = display.route2.iter().position(|r| r.describe() == default_route2.describe()) {
         let r = display.route2.remove(i);

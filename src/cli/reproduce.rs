@@ -1,5 +1,5 @@
 //! `ssaref reproduce [--out DIR] [--quick]`: each paper's evaluation redone
-//! on ssaref (`testing/reproduce/`), written as `DIR/REPORT.md` with its
+//! on ssaref (`evaluation/reproduce/`), written as `DIR/REPORT.md` with its
 //! SVG plots beside it. This file loads the corpus, fills in the header
 //! (commit, date, machine, command line), provides the peak-memory probe
 //! of `counting_alloc.rs`, and writes the files.
@@ -7,8 +7,8 @@
 use crate::common::{bad_input, internal, load_case, Failure};
 use crate::counting_alloc::{self, CountingProbe};
 use clap::Args;
-use ssaref::testing::reproduce::measure::{Case, Scale, Workload};
-use ssaref::testing::reproduce::report::{reproduce, Header};
+use ssaref::evaluation::reproduce::measure::{Case, Scale, Workload};
+use ssaref::evaluation::reproduce::report::{reproduce, Header};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

@@ -4,11 +4,11 @@
 //! A `.ssa` file starts at the SSA stage: `--stage source` and `cytron`,
 //! which need the AST, do not apply, and `--stage ssa` runs it as given.
 
+use crate::args::{AllocArgs, ConstructionArgs, Route2Args, Routes, Stage};
 use crate::common::{
     backend, backend_of_ssa, bad_input, destructed, internal, load, parse_args, print_outcome, Allocated, Failure,
 };
 use crate::max_memory::MaxMemoryArgs;
-use crate::options::{AllocArgs, ConstructionArgs, Route2Args, Routes, Stage};
 use crate::ssa_input::{is_ssa, load_ssa, ssa_args};
 use clap::Args;
 use ssaref::outcome::{End, Outcome};
@@ -91,7 +91,7 @@ fn cmd_run_ssa(a: RunArgs) -> Result<ExitCode, Failure> {
         Stage::Ssa => interp::run_ssa(module, &args, a.fuel).map_err(|e| e.to_string()),
         Stage::OutOfSsa => {
             let (destructed, _, _) =
-                ssaref::route2::out_of_ssa::translate_module_with_pins(module, &a.route2.route2().out_of_ssa)
+                ssaref::out_of_ssa::translate::translate_module_with_pins(module, &a.route2.route2().out_of_ssa)
                     .map_err(|e| internal(e.to_string()))?;
             interp::run_ssa(&destructed, &args, a.fuel).map_err(|e| e.to_string())
         }

@@ -3,10 +3,10 @@
 //! Pereira and Palsberg §6 on and off, and with each spilling strategy
 //! (during coloring, Pereira §4.5-4.6, or a separate pass), or route 2's
 //! remaining copies per coalescing variant, or (`--compare-backends`) route
-//! 1, route 2 and regalloc2 side by side (`testing/backend_comparison.rs`).
+//! 1, route 2 and regalloc2 side by side (`evaluation/backend_comparison.rs`).
 
+use crate::args::Route;
 use crate::common::{bad_input, internal, load_case, Failure};
-use crate::options::Route;
 use clap::Args;
 use ssaref::construction::braun::BraunOptions;
 use std::process::ExitCode;
@@ -61,15 +61,15 @@ pub struct StatsArgs {
     #[arg(long, default_value = "tests/corpus")]
     corpus_dir: String,
     /// With `--compare-backends`: the register counts, one table each.
-    #[arg(long, value_delimiter = ',', default_values_t = ssaref::testing::backend_comparison::STANDARD_REGS)]
+    #[arg(long, value_delimiter = ',', default_values_t = ssaref::evaluation::backend_comparison::STANDARD_REGS)]
     compare_regs: Vec<usize>,
     /// With `--compare-backends`: timing rounds (the median is reported).
     #[arg(long, default_value_t = 5)]
     repeat: usize,
     /// With `--compare-backends`: route 2's coalescing variant, instead of
     /// the best one measured.
-    #[arg(long, value_parser = crate::options::parse_coalescing)]
-    coalescing: Option<ssaref::route2::coalescing::CoalescingVariant>,
+    #[arg(long, value_parser = crate::args::parse_coalescing)]
+    coalescing: Option<ssaref::out_of_ssa::coalescing::CoalescingVariant>,
 }
 
 /// A corpus of `--compare-backends`.
@@ -84,7 +84,7 @@ pub enum CorpusArg {
 /// `ssaref stats --compare-backends`: the corpora of `--corpus`, each
 /// measured on its own, rendered together.
 fn cmd_compare_backends(a: &StatsArgs) -> Result<ExitCode, Failure> {
-    use ssaref::testing::backend_comparison::{compare_backends, load_corpus_dir, render_markdown, CompareConfig};
+    use ssaref::evaluation::backend_comparison::{compare_backends, load_corpus_dir, render_markdown, CompareConfig};
     crate::common::check_regs(&a.compare_regs)?;
     if !a.files.is_empty() {
         return Err(bad_input("stats --compare-backends: give the corpora with --corpus and --corpus-dir".into()));
@@ -95,12 +95,12 @@ fn cmd_compare_backends(a: &StatsArgs) -> Result<ExitCode, Failure> {
     for corpus in &a.corpus {
         let (name, programs) = match corpus {
             CorpusArg::Generated => {
-                let shape = ssaref::testing::gen::Shape::from_name(&a.shape)
+                let shape = ssaref::generate::source::Shape::from_name(&a.shape)
                     .ok_or_else(|| bad_input(format!("stats: unknown shape `{}`", a.shape)))?;
                 let count = if a.gen == 0 { 300 } else { a.gen };
                 let programs: Vec<_> = (0..count)
                     .map(|i| {
-                        let tc = ssaref::testing::gen::TestCase::from_seed(a.seed.wrapping_add(i), &shape.config());
+                        let tc = ssaref::generate::source::TestCase::from_seed(a.seed.wrapping_add(i), &shape.config());
                         (tc.program, tc.args)
                     })
                     .collect();
@@ -132,11 +132,11 @@ pub fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
         let case = load_case(file)?;
         corpus.push((case.program, case.args));
     }
-    let shape = ssaref::testing::gen::Shape::from_name(&a.shape)
+    let shape = ssaref::generate::source::Shape::from_name(&a.shape)
         .ok_or_else(|| bad_input(format!("stats: unknown shape `{}`", a.shape)))?;
     let config = shape.config();
     for i in 0..a.gen {
-        let tc = ssaref::testing::gen::TestCase::from_seed(a.seed.wrapping_add(i), &config);
+        let tc = ssaref::generate::source::TestCase::from_seed(a.seed.wrapping_add(i), &config);
         corpus.push((tc.program, tc.args));
     }
     if corpus.is_empty() {
@@ -147,8 +147,8 @@ pub fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
     }
     if a.route == Route::Boissinot {
         let liveness = match a.liveness.as_str() {
-            "check" => ssaref::route2::out_of_ssa::LivenessMethod::Check,
-            "sets" => ssaref::route2::out_of_ssa::LivenessMethod::Sets,
+            "check" => ssaref::out_of_ssa::translate::LivenessMethod::Check,
+            "sets" => ssaref::out_of_ssa::translate::LivenessMethod::Sets,
             other => return Err(bad_input(format!("stats: unknown liveness method `{other}` (check, sets)"))),
         };
         let construction = match a.construction.as_str() {
@@ -157,16 +157,16 @@ pub fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
             other => return Err(bad_input(format!("stats: unknown construction `{other}` (all-on, plain)"))),
         };
         let table =
-            ssaref::testing::out_of_ssa_stats::copy_table(&corpus, &interp::Interp, a.fuel, liveness, &construction)
+            ssaref::evaluation::out_of_ssa_stats::copy_table(&corpus, &interp::Interp, a.fuel, liveness, &construction)
                 .map_err(internal)?;
         print!("{table}");
         return Ok(ExitCode::SUCCESS);
     }
-    let table = ssaref::testing::regalloc_stats::comparison_table(&corpus, a.regs as usize, &interp::Interp, a.fuel)
+    let table = ssaref::evaluation::regalloc_stats::comparison_table(&corpus, a.regs as usize, &interp::Interp, a.fuel)
         .map_err(internal)?;
     print!("{table}");
     let strategies =
-        ssaref::testing::regalloc_stats::spill_strategy_table(&corpus, a.regs as usize, &interp::Interp, a.fuel)
+        ssaref::evaluation::regalloc_stats::spill_strategy_table(&corpus, a.regs as usize, &interp::Interp, a.fuel)
             .map_err(internal)?;
     print!("{strategies}");
     Ok(ExitCode::SUCCESS)

@@ -44,7 +44,7 @@ pub struct CaseFile {
     pub regs: Option<Vec<usize>>,
     /// The text after `config:` and where it starts, if there is such a
     /// line: the configuration a campaign ran the case with
-    /// (`testing/rotation.rs` reads it; the front end does not).
+    /// (`campaign/rotation.rs` reads it; the front end does not).
     pub config: Option<(Pos, String)>,
     /// The arguments of `main` (none without an `args:` line).
     pub args: Vec<i64>,

@@ -1,0 +1,393 @@
+//! Differential fuzzing campaigns: `ssaref fuzz`.
+//!
+//! A campaign generates programs from consecutive seeds (`gen::TestCase::
+//! from_seed`), runs every stage of each (`pipeline::differential_full`)
+//! on J threads, and writes each failing case to the output directory
+//! *before* it reports it, as a `.src` file that `ssaref run` and
+//! `ssaref repro` accept: the program, its arguments, its seed, the stage
+//! that failed, the outcomes, and the command that reproduces it.
+//!
+//! Everything is reproducible: program `i` of a campaign started with seed
+//! `S` is the program of seed `S + i`, whatever the number of threads; of
+//! shard `I/N` (`shard.rs`), the program of seed `S + I + i N`. The
+//! configuration it runs with (construction variant, K, route-1 switches,
+//! route-2 configuration and class test) is a function of its seed too
+//! (`rotation.rs`), and the case file records it. A share of the seeds
+//! ([`CampaignConfig::ir_share`], `ir_campaign.rs`) gives IR-level programs
+//! instead, checked by `pipeline::differential_ssa` and written as `.ssa`
+//! case files.
+
+use crate::campaign::rotation::{Coverage, ProgramConfig, Rotation};
+use crate::campaign::shard::Shard;
+use crate::campaign::ssa_share::{write_ssa_case, Generated};
+use crate::frontend::case_file::CaseFile;
+use crate::generate::source::{GenConfig, TestCase};
+use crate::oracle::Oracle;
+use crate::pipeline::{DiffConfig, Verdict};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// What a campaign runs. Build it with [`CampaignConfig::new`] and the
+/// `with_*` methods: fields are added over time, so it cannot be built
+/// from its fields outside this crate.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct CampaignConfig {
+    /// Stop after this long.
+    pub duration: Duration,
+    /// Stop after this many programs (if given).
+    pub max_programs: Option<u64>,
+    pub jobs: usize,
+    /// Program `i` uses seed `seed + i` (of a shard: `shard.seed(seed, i)`).
+    pub seed: u64,
+    /// The part of the seed space this campaign runs ([`Shard::WHOLE`]:
+    /// all of it).
+    pub shard: Shard,
+    /// Which back ends run, and the configurations each program's seed
+    /// picks (`rotation.rs`: construction variant, K, route-1 switches,
+    /// route-2 configuration and class test).
+    pub rotation: Rotation,
+    pub fuel: u64,
+    /// Where failing cases go.
+    pub out_dir: PathBuf,
+    /// Print a progress line every second.
+    pub progress: bool,
+    /// Further back ends (users' allocators, `backend.rs`), run on every
+    /// program after the routes.
+    pub backends: Vec<std::sync::Arc<dyn crate::backend::Backend>>,
+    /// The fraction (0 to 1) of programs written by the IR-level generator
+    /// (`ir_campaign.rs`); the others are source-level.
+    pub ir_share: f64,
+}
+
+impl CampaignConfig {
+    /// A campaign that writes its failing cases to `out_dir`: one hour or
+    /// until stopped, one job, seed 0, the whole seed space, routes 1 and 2
+    /// with every configuration rotating (`Rotation::default`), the
+    /// interpreter's default fuel, no progress line, no further back end,
+    /// no IR-level programs ([`Self::with_ir_share`]).
+    pub fn new(out_dir: impl Into<PathBuf>) -> Self {
+        CampaignConfig {
+            duration: Duration::from_secs(3600),
+            max_programs: None,
+            jobs: 1,
+            seed: 0,
+            shard: Shard::WHOLE,
+            rotation: Rotation::default(),
+            fuel: 1_000_000,
+            out_dir: out_dir.into(),
+            progress: false,
+            backends: Vec::new(),
+            ir_share: 0.0,
+        }
+    }
+
+    /// Write this fraction (0 to 1) of the programs with the IR-level
+    /// generator (`ir_campaign.rs`).
+    pub fn with_ir_share(mut self, share: f64) -> Self {
+        self.ir_share = share;
+        self
+    }
+
+    /// Stop after `duration`.
+    pub fn with_duration(mut self, duration: Duration) -> Self {
+        self.duration = duration;
+        self
+    }
+
+    /// Stop after `count` programs.
+    pub fn with_max_programs(mut self, count: u64) -> Self {
+        self.max_programs = Some(count);
+        self
+    }
+
+    /// Run on `jobs` threads.
+    pub fn with_jobs(mut self, jobs: usize) -> Self {
+        self.jobs = jobs;
+        self
+    }
+
+    /// Start at seed `seed`.
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Run only `shard` of the seed space.
+    pub fn with_shard(mut self, shard: Shard) -> Self {
+        self.shard = shard;
+        self
+    }
+
+    /// Allocate every program with these register counts instead of
+    /// rotating them.
+    pub fn with_regs(mut self, regs: Vec<usize>) -> Self {
+        self.rotation.regs = Some(regs);
+        self
+    }
+
+    /// Which routes run: route 1, route 2's configurations (none: no route
+    /// 2), route 3.
+    pub fn with_routes(mut self, route1: bool, route2: Vec<crate::pipeline::Route2>, route3: bool) -> Self {
+        self.rotation.route1 = route1;
+        self.rotation.route2 = route2;
+        self.rotation.route3 = route3;
+        self
+    }
+
+    /// Rotate the configurations (the default) or run the fixed one of
+    /// campaigns before the rotation (see `rotation.rs`).
+    pub fn with_rotation(mut self, rotate: bool) -> Self {
+        self.rotation.rotate = rotate;
+        self
+    }
+
+    /// Fuel of each source run.
+    pub fn with_fuel(mut self, fuel: u64) -> Self {
+        self.fuel = fuel;
+        self
+    }
+
+    /// Print a progress line every second.
+    pub fn with_progress(mut self, progress: bool) -> Self {
+        self.progress = progress;
+        self
+    }
+
+    /// Run these back ends too, after the routes.
+    pub fn with_backends(mut self, backends: Vec<std::sync::Arc<dyn crate::backend::Backend>>) -> Self {
+        self.backends = backends;
+        self
+    }
+
+    /// The differential check of the program of seed `seed`, with its
+    /// configuration.
+    pub fn program(&self, seed: u64) -> (ProgramConfig, DiffConfig) {
+        let program = self.rotation.program(seed);
+        let mut diff = program.diff_config(self.fuel);
+        diff.backends = self.backends.clone();
+        (program, diff)
+    }
+}
+
+/// The totals of a campaign.
+#[derive(Clone, Debug, Default)]
+pub struct CampaignSummary {
+    pub programs: u64,
+    /// Of them, IR-level programs (`CampaignConfig::ir_share`).
+    pub ir_programs: u64,
+    /// Programs whose source ran out of fuel (nothing compared).
+    pub inconclusive: u64,
+    /// Failing cases, as written to disk.
+    pub failures: Vec<PathBuf>,
+    /// Failures per first failing stage (stage name up to `[`).
+    pub histogram: BTreeMap<String, u64>,
+    pub elapsed: Duration,
+    /// Thread time spent generating programs and checking them.
+    pub generation: Duration,
+    pub checking: Duration,
+    /// Stage outcomes compared, summed over programs.
+    pub stages: u64,
+    /// Thread time per phase of the differential check.
+    pub phases: crate::pipeline::PhaseTimes,
+    /// Register counts summed over programs (for the full-check rate).
+    pub full_checks: u64,
+    /// The configurations that ran (`rotation.rs`).
+    pub coverage: Coverage,
+}
+
+impl CampaignSummary {
+    /// Programs checked per second per thread.
+    pub fn rate_per_job(&self, jobs: usize) -> f64 {
+        self.programs as f64 / self.elapsed.as_secs_f64().max(1e-9) / jobs.max(1) as f64
+    }
+
+    /// The summary as printed at the end of a campaign.
+    pub fn render(&self, jobs: usize) -> String {
+        let mut s = format!(
+            "{} programs in {:.1}s on {jobs} job(s): {:.1} programs/s per job, {} stage outcomes compared ({:.0} per program); {} inconclusive (source out of fuel); {} failure(s)\n",
+            self.programs,
+            self.elapsed.as_secs_f64(),
+            self.rate_per_job(jobs),
+            self.stages,
+            self.stages as f64 / self.programs.max(1) as f64,
+            self.inconclusive,
+            self.failures.len(),
+        );
+        s.push_str(&format!(
+            "{} of the programs were IR-level (generated in SSA form, checked against the SSA's own run)\n",
+            self.ir_programs
+        ));
+        let total = (self.generation + self.checking).as_secs_f64().max(1e-9);
+        // A full check: one program, one K, every stage (the constructions
+        // and the source run are shared by the K of one program).
+        let full = self.full_checks;
+        s.push_str(&format!(
+            "{full} full checks (one program, one K, every stage incl. x86 under Unicorn): {:.0} per second per core of thread time\n",
+            full as f64 / total
+        ));
+        s.push_str(&format!("thread time: generation {:.1}%", 100.0 * self.generation.as_secs_f64() / total));
+        for (name, d) in self.phases.named() {
+            s.push_str(&format!(", {name} {:.1}%", 100.0 * d.as_secs_f64() / total));
+        }
+        let accounted: f64 =
+            self.generation.as_secs_f64() + self.phases.named().iter().map(|(_, d)| d.as_secs_f64()).sum::<f64>();
+        s.push_str(&format!(", other {:.1}%\n", 100.0 * (total - accounted).max(0.0) / total));
+        s.push_str(&self.coverage.render());
+        for (stage, n) in &self.histogram {
+            s.push_str(&format!("  {n:>6} failing at {stage}\n"));
+        }
+        for f in &self.failures {
+            s.push_str(&format!("  case: {}\n", f.display()));
+        }
+        s
+    }
+}
+
+/// The stage group a verdict failed at, for the histogram.
+pub fn failing_stage(verdict: &Verdict) -> Option<String> {
+    match verdict {
+        Verdict::Agree { .. } | Verdict::Inconclusive => None,
+        Verdict::Diverge { stage, .. } => Some(stage.split('[').next().unwrap_or(stage).to_string()),
+        Verdict::CheckFailed(e) => Some(format!("check {} ({})", e.pass, e.check)),
+        Verdict::SourceError(_) => Some("source".into()),
+        Verdict::Panic(_) => Some("panic".into()),
+    }
+}
+
+/// Writes a failing case; returns its path. The file is a case file
+/// (`case_file.rs`): the program with a header in the format of
+/// `tests/cases/` (the expectation is the source's outcome), plus what
+/// failed, how to reproduce it, and the configuration it ran with
+/// (`regs:` and `config:`, which `ssaref repro`, `check` and `reduce`
+/// replay).
+pub fn write_case(
+    dir: &Path,
+    seed: u64,
+    tc: &TestCase,
+    verdict: &Verdict,
+    config: &ProgramConfig,
+) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join(format!("case-{seed}.src"));
+    let mut case = CaseFile::for_failure(
+        &format!("ssaref fuzz failure, seed {seed}"),
+        &path.display().to_string(),
+        tc,
+        verdict,
+        &config.regs,
+    );
+    case.config = Some((crate::diag::Pos::START, config.render()));
+    let mut file = std::fs::File::create(&path)?;
+    file.write_all(case.render().as_bytes())?;
+    file.sync_all()?;
+    Ok(path)
+}
+
+/// Runs a campaign until the time or program budget is spent or `stop` is
+/// set (Ctrl-C). Failing cases are on disk when this returns.
+pub fn run_campaign(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), stop: &AtomicBool) -> CampaignSummary {
+    let next = AtomicU64::new(0);
+    let summary = Mutex::new(CampaignSummary::default());
+    let start = Instant::now();
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        for _ in 0..config.jobs.max(1) {
+            s.spawn(|| loop {
+                if stop.load(Ordering::Relaxed) || start.elapsed() >= config.duration {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if config.max_programs.is_some_and(|m| i >= m) {
+                    break;
+                }
+                run_program(config, oracle, i, &summary);
+            });
+        }
+        if config.progress {
+            s.spawn(|| {
+                while !done.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(1000));
+                    let sum = summary.lock().expect("summary lock");
+                    let secs = start.elapsed().as_secs_f64().max(1e-9);
+                    let hist: Vec<String> = sum.histogram.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+                    eprint!(
+                        "\r{} programs, {:.0}/s, {} divergence(s){}{}   ",
+                        sum.programs,
+                        sum.programs as f64 / secs,
+                        sum.failures.len(),
+                        if hist.is_empty() { "" } else { " | " },
+                        hist.join(", ")
+                    );
+                    let _ = std::io::stderr().flush();
+                }
+            });
+        }
+        // The progress thread stops once the workers are done.
+        while next.load(Ordering::Relaxed) < u64::MAX
+            && !stop.load(Ordering::Relaxed)
+            && start.elapsed() < config.duration
+        {
+            if config.max_programs.is_some_and(|m| next.load(Ordering::Relaxed) >= m) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        done.store(true, Ordering::Relaxed);
+    });
+    if config.progress {
+        eprintln!();
+    }
+    let mut sum = summary.into_inner().expect("summary lock");
+    sum.elapsed = start.elapsed();
+    sum
+}
+
+/// Generates, checks and counts program `i` of the campaign (of its
+/// shard), and writes its case if it fails.
+fn run_program(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), i: u64, summary: &Mutex<CampaignSummary>) {
+    // The program's place in the unsharded campaign.
+    let global = config.shard.global_index(i);
+    let seed = config.seed.wrapping_add(global);
+    let (program, diff) = config.program(seed);
+    let t0 = Instant::now();
+    let generated = Generated::from_seed(seed, config.ir_share, &GenConfig::default());
+    let t1 = Instant::now();
+    let _ = crate::pipeline::take_phase_times();
+    let verdict = generated.verdict(oracle, &diff);
+    let t2 = Instant::now();
+    let phases = crate::pipeline::take_phase_times();
+    let failed = failing_stage(&verdict);
+    let written = failed.as_ref().map(|_| match &generated {
+        Generated::Source(tc) => write_case(&config.out_dir, seed, tc, &verdict, &program),
+        Generated::Ir(case) => write_ssa_case(&config.out_dir, seed, case, &verdict, &program),
+    });
+    let mut sum = summary.lock().expect("summary lock");
+    sum.programs += 1;
+    sum.ir_programs += u64::from(generated.is_ir());
+    sum.generation += t1 - t0;
+    sum.checking += t2 - t1;
+    sum.phases.add(&phases);
+    sum.full_checks += program.regs.len() as u64;
+    sum.coverage.add(&program);
+    match &verdict {
+        Verdict::Inconclusive => sum.inconclusive += 1,
+        Verdict::Agree { stages, .. } => sum.stages += stages.len() as u64,
+        _ => {}
+    }
+    if let Some(stage) = failed {
+        *sum.histogram.entry(stage.clone()).or_default() += 1;
+        match written {
+            Some(Ok(path)) => {
+                eprintln!("\nFAILURE at {stage}: seed {seed}, case written to {}", path.display());
+                sum.failures.push(path);
+            }
+            Some(Err(e)) => eprintln!("\nFAILURE at {stage}: seed {seed}; could not write the case: {e}"),
+            None => {}
+        }
+    }
+}

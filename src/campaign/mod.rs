@@ -1,0 +1,20 @@
+//! Differential fuzzing campaigns (`ssaref fuzz`) and the bodies of the
+//! cargo-fuzz targets.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `driver.rs` | the campaign: programs from consecutive seeds on J threads, failing cases written before they are reported |
+//! | `ssa_share.rs` | which programs of a campaign come from the SSA-level generator |
+//! | `rotation.rs` | which configuration each program runs, a function of its seed |
+//! | `shard.rs` | splitting one campaign over several machines |
+//! | `failure_case.rs` | the case file a failing program leaves |
+//! | `fuzz_targets.rs` | the library side of the targets in `fuzz/` |
+//!
+//! May import: `generate` and everything below it.
+
+pub mod driver;
+pub mod failure_case;
+pub mod fuzz_targets;
+pub mod rotation;
+pub mod shard;
+pub mod ssa_share;

@@ -1,0 +1,338 @@
+//! The rotation of a campaign's configurations (issue 12, §3 "Every
+//! configuration in every campaign"): which construction variant, which
+//! register counts, which route-1 switches and which route-2 configuration
+//! and class-interference test each program of `ssaref fuzz` runs.
+//!
+//! Each program's configuration is a function of its seed alone
+//! ([`Rotation::program`]), so a failing case replays from its seed, and
+//! the case file records it besides (`// config:`, [`ProgramConfig::render`]),
+//! so that `ssaref repro`, `check` and `reduce` replay exactly that
+//! configuration ([`ProgramConfig::parse`]). Every dimension of `n` values
+//! takes each value once in every aligned block of `n` consecutive seeds,
+//! so any `2 n` consecutive seeds cover it:
+//! - the construction: all 128 variants of Braun et al.'s options
+//!   (`BraunOptions::every_combination`); the variant's SSA is checked and
+//!   interpreted like the four standard variants, and every back end
+//!   allocates it (`DiffConfig::backend_ssa`);
+//! - the register counts: 2 and 3 on every program, and four of 4..=15
+//!   (`4 7 10 13`, `5 8 11 14` or `6 9 12 15`), so every K in 2..=15 within
+//!   three programs;
+//! - route 1: every switch on (`opt`) on every program, and one of 16 more
+//!   option sets: without the §6 optimizations (`plain`), all off (`none`),
+//!   and each of the seven switches (`RegallocOptions::SWITCHES`, spilling
+//!   during coloring included) off alone and on alone;
+//! - route 2: one of the campaign's configurations (the 28 of
+//!   [`route2_rotation`], each with its cross-checks), with one of the four
+//!   class-interference tests (`ClassTest::ALL`: with Sreedhar III, the
+//!   graphs of the two §IV-D baselines).
+//!
+//! The dimensions advance at different phases (see [`pick`]), so that two
+//! dimensions of the same size do not stay paired. Without rotation
+//! ([`Rotation::rotate`] off) a campaign runs what it ran before this
+//! rotation: the SSA of `BraunOptions::all_on()`, K in {2, 3, 4, 6, 8, 15},
+//! route 1 with and without the §6 optimizations, the linear class test.
+
+use crate::backend::Route2;
+use crate::construction::braun::BraunOptions;
+use crate::out_of_ssa::coalescing::ClassTest;
+use crate::pipeline::DiffConfig;
+use crate::ssa_ra::regalloc::RegallocOptions;
+use std::collections::BTreeMap;
+
+/// The register counts of a campaign without rotation and of `ssaref
+/// repro` when a case names none.
+pub const FIXED_REGS: [usize; 6] = [2, 3, 4, 6, 8, 15];
+
+/// What a campaign rotates through.
+#[derive(Clone, Debug)]
+pub struct Rotation {
+    /// Rotate (see the module documentation); off: the fixed configuration
+    /// of campaigns before the rotation.
+    pub rotate: bool,
+    /// Register counts for every program; `None`: rotate them (or
+    /// [`FIXED_REGS`] without rotation).
+    pub regs: Option<Vec<usize>>,
+    /// Run route 1.
+    pub route1: bool,
+    /// Route 2's configurations; program of seed `s` runs one of them (none:
+    /// no route 2).
+    pub route2: Vec<Route2>,
+    /// Run route 3 (regalloc2).
+    pub route3: bool,
+}
+
+impl Default for Rotation {
+    /// Everything rotates; routes 1 and 2, the 28 route-2 configurations
+    /// of [`route2_rotation`].
+    fn default() -> Self {
+        Rotation { rotate: true, regs: None, route1: true, route2: route2_rotation(), route3: false }
+    }
+}
+
+/// The route-2 configurations a campaign rotates through: those of
+/// `Route2::all` with the linear class test (28). The two Sreedhar III
+/// baselines of `Route2::all` are not listed apart: the class-test
+/// dimension gives Sreedhar III with each baseline's graph, with the
+/// cross-checks on, which the baselines' own entries leave off.
+pub fn route2_rotation() -> Vec<Route2> {
+    Route2::all().into_iter().filter(|r| r.out_of_ssa.class_test == ClassTest::Linear).collect()
+}
+
+/// The configuration of one program (see the module documentation): the
+/// back ends, the register counts and the construction variant they start
+/// from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProgramConfig {
+    /// The construction variant every back end allocates.
+    pub construction: BraunOptions,
+    pub regs: Vec<usize>,
+    /// Route-1 option sets (`k` is replaced by each K).
+    pub route1: Vec<RegallocOptions>,
+    /// Route-2 configurations, each with its class test.
+    pub route2: Vec<Route2>,
+    pub route3: bool,
+}
+
+/// Index `i` of a dimension of `n` values for the program of seed `seed`:
+/// the seed modulo `n`, shifted by `salt` every `n` seeds, so that each
+/// aligned block of `n` seeds takes every value once and two dimensions of
+/// the same size with different salts go through every pair in `n²` seeds.
+pub fn pick(seed: u64, n: usize, salt: u64) -> usize {
+    let n = n.max(1) as u64;
+    ((seed % n + (seed / n % n) * salt) % n) as usize
+}
+
+/// The route-1 option sets that rotate beside `opt` (every switch on),
+/// in order: `plain`, `none`, each switch off alone, each switch on alone.
+pub fn route1_rotation() -> Vec<RegallocOptions> {
+    let all = RegallocOptions::with_k(2);
+    let mut none = all;
+    for i in 0..RegallocOptions::SWITCHES.len() {
+        if let Some(s) = none.switch(i) {
+            *s = false;
+        }
+    }
+    let mut out = vec![all.without_section_6(), none];
+    for (base, value) in [(all, false), (none, true)] {
+        for i in 0..RegallocOptions::SWITCHES.len() {
+            let mut o = base;
+            if let Some(s) = o.switch(i) {
+                *s = value;
+            }
+            out.push(o);
+        }
+    }
+    out
+}
+
+impl Rotation {
+    /// The configuration of the program of seed `seed`.
+    pub fn program(&self, seed: u64) -> ProgramConfig {
+        let all = RegallocOptions::with_k(2);
+        if !self.rotate {
+            return ProgramConfig {
+                construction: BraunOptions::all_on(),
+                regs: self.regs.clone().unwrap_or_else(|| FIXED_REGS.to_vec()),
+                route1: if self.route1 { vec![all, all.without_section_6()] } else { Vec::new() },
+                route2: self.route2.get(pick(seed, self.route2.len(), 0)).copied().into_iter().collect(),
+                route3: self.route3,
+            };
+        }
+        let variants = BraunOptions::every_combination();
+        let construction = variants[pick(seed, variants.len(), 3)];
+        let regs = self.regs.clone().unwrap_or_else(|| {
+            let g = pick(seed, 3, 0);
+            vec![2, 3, 4 + g, 7 + g, 10 + g, 13 + g]
+        });
+        let others = route1_rotation();
+        let route1 = if self.route1 { vec![all, others[pick(seed, others.len(), 1)]] } else { Vec::new() };
+        // The class test advances with the seed and once more every time
+        // the route-2 configurations come round, so that every pair of a
+        // configuration and a class test runs within `4 n` aligned seeds
+        // (with `n` configurations; `pick` alone would pair a configuration
+        // with half of the class tests when 4 and `n` share a factor).
+        let n2 = self.route2.len().max(1) as u64;
+        let class_test = ClassTest::ALL[((seed % 4 + seed / n2 % 4) % 4) as usize];
+        let route2 = self
+            .route2
+            .get(pick(seed, self.route2.len(), 0))
+            .map(|r| r.with_class_test(class_test))
+            .into_iter()
+            .collect();
+        ProgramConfig { construction, regs, route1, route2, route3: self.route3 }
+    }
+}
+
+impl ProgramConfig {
+    /// The differential check of this configuration: the four standard
+    /// construction variants and this one, checked and interpreted, and
+    /// this one's SSA allocated by every back end for every K.
+    pub fn diff_config(&self, fuel: u64) -> DiffConfig {
+        let mut diff = DiffConfig::standard(&self.regs, fuel);
+        if !diff.variants.contains(&self.construction) {
+            diff.variants.push(self.construction);
+        }
+        diff.backend_ssa = self.construction;
+        diff.regalloc = self.route1.clone();
+        diff.route2 = self.route2.clone();
+        diff.route3 = self.route3;
+        diff
+    }
+
+    /// The text of a case file's `// config:` line: `braun=VARIANT`, one
+    /// `ra=SWITCHES` per route-1 option set, one `r2=CONFIG` per route-2
+    /// configuration, and `r3` with route 3 (the register counts are the
+    /// `// regs:` line's).
+    pub fn render(&self) -> String {
+        let mut words = vec![format!("braun={}", self.construction.describe())];
+        words.extend(self.route1.iter().map(|o| format!("ra={}", o.describe())));
+        words.extend(self.route2.iter().map(|r| format!("r2={}", r.describe())));
+        if self.route3 {
+            words.push("r3".into());
+        }
+        words.join(" ")
+    }
+
+    /// Reads [`ProgramConfig::render`]'s text back, with register counts
+    /// `regs`. An error gives the character offset in `text` of the word
+    /// it is about.
+    pub fn parse(text: &str, regs: &[usize]) -> Result<ProgramConfig, (usize, String)> {
+        let mut config = ProgramConfig {
+            construction: BraunOptions::all_on(),
+            regs: regs.to_vec(),
+            route1: Vec::new(),
+            route2: Vec::new(),
+            route3: false,
+        };
+        let mut offset = 0;
+        for word in text.split(' ') {
+            let at = text[..offset].chars().count();
+            offset += word.len() + 1;
+            if word.is_empty() {
+                continue;
+            }
+            let (key, value) = word.split_once('=').unwrap_or((word, ""));
+            let bad = |what: &str| (at, format!("`{word}` is not {what}"));
+            match key {
+                "braun" => {
+                    config.construction = BraunOptions::from_description(value)
+                        .ok_or_else(|| bad("a construction variant (`braun=phi+scc+witness`)"))?;
+                }
+                "ra" => config.route1.push(
+                    RegallocOptions::from_description(value)
+                        .ok_or_else(|| bad("a route-1 option set (`ra=opt`, `ra=plain`, `ra=pmc+hoist`)"))?,
+                ),
+                "r2" => config.route2.push(
+                    Route2::from_description(value)
+                        .ok_or_else(|| bad("a route-2 configuration (`r2=sharing,check,linear-scan,graph`)"))?,
+                ),
+                "r3" if value.is_empty() => config.route3 = true,
+                _ => return Err(bad("`braun=`, `ra=`, `r2=` or `r3`")),
+            }
+        }
+        Ok(config)
+    }
+}
+
+/// How often each configuration ran in a campaign, for its summary.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Coverage {
+    /// Programs per construction variant (`BraunOptions::describe`).
+    pub construction: BTreeMap<String, u64>,
+    /// Programs per K.
+    pub regs: BTreeMap<usize, u64>,
+    /// Programs per route-1 option set (`RegallocOptions::describe`).
+    pub route1: BTreeMap<String, u64>,
+    /// Programs per route-2 configuration, without the class test.
+    pub route2: BTreeMap<String, u64>,
+    /// Programs per class-interference test.
+    pub class_tests: BTreeMap<&'static str, u64>,
+}
+
+impl Coverage {
+    /// Counts one program of configuration `c`.
+    pub fn add(&mut self, c: &ProgramConfig) {
+        *self.construction.entry(c.construction.describe()).or_default() += 1;
+        for &k in &c.regs {
+            *self.regs.entry(k).or_default() += 1;
+        }
+        for o in &c.route1 {
+            *self.route1.entry(o.describe()).or_default() += 1;
+        }
+        for r in &c.route2 {
+            *self.route2.entry(r.with_class_test(ClassTest::Linear).describe()).or_default() += 1;
+            *self.class_tests.entry(r.out_of_ssa.class_test.name()).or_default() += 1;
+        }
+    }
+
+    /// Each route-1 switch, with the number of option sets that ran with
+    /// it off.
+    fn switches_off(&self) -> Vec<(&'static str, u64)> {
+        RegallocOptions::SWITCHES
+            .iter()
+            .enumerate()
+            .map(|(i, &name)| {
+                let off = self
+                    .route1
+                    .iter()
+                    .filter(|(d, _)| {
+                        RegallocOptions::from_description(d).is_some_and(|mut o| o.switch(i).is_some_and(|s| !*s))
+                    })
+                    .map(|(_, n)| n)
+                    .sum();
+                (name, off)
+            })
+            .collect()
+    }
+
+    /// The lines of the campaign summary that list the configurations.
+    pub fn render(&self) -> String {
+        let join = |items: Vec<String>| items.join(", ");
+        let mut s = String::from("configurations:\n");
+        let mut switch_on = [0u64; 7];
+        for (d, n) in &self.construction {
+            if let Some(o) = BraunOptions::from_description(d) {
+                let flags = [
+                    o.marker,
+                    o.remove_redundant_sccs,
+                    o.witness_cache,
+                    o.fold_constants,
+                    o.simplify_arithmetic,
+                    o.cse,
+                    o.copy_propagation,
+                ];
+                for (count, on) in switch_on.iter_mut().zip(flags) {
+                    *count += u64::from(on) * n;
+                }
+            }
+        }
+        let total: u64 = self.construction.values().sum();
+        let names = ["marker", "scc", "witness", "fold", "simplify", "cse", "copyprop"];
+        s.push_str(&format!(
+            "  construction: {} of 128 variants; programs with each switch on (of {total}): {}\n",
+            self.construction.len(),
+            join(names.iter().zip(switch_on).map(|(n, c)| format!("{n} {c}")).collect())
+        ));
+        s.push_str(&format!(
+            "  K: {} of 14; programs per K: {}\n",
+            self.regs.len(),
+            join(self.regs.iter().map(|(k, n)| format!("{k}:{n}")).collect())
+        ));
+        if !self.route1.is_empty() {
+            s.push_str(&format!(
+                "  route 1: {} option sets: {}; option sets run with each switch off: {}\n",
+                self.route1.len(),
+                join(self.route1.iter().map(|(d, n)| format!("{d} {n}")).collect()),
+                join(self.switches_off().iter().map(|(d, n)| format!("{d} {n}")).collect())
+            ));
+        }
+        if !self.route2.is_empty() {
+            s.push_str(&format!(
+                "  route 2: {} configurations; class tests: {}\n",
+                self.route2.len(),
+                join(self.class_tests.iter().map(|(d, n)| format!("{d} {n}")).collect())
+            ));
+        }
+        s
+    }
+}

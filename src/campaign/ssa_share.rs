@@ -1,0 +1,101 @@
+//! The IR-level share of a campaign (`ssaref fuzz --ir-share P`): which
+//! programs of a campaign are written by the IR-level generator
+//! (`irgen/`) instead of the source-level one, and the `.ssa` case file a
+//! failing one leaves.
+//!
+//! The choice depends on the program's seed alone (a hash of it against
+//! the share), so a program is the same whatever the number of threads or
+//! shards, and the IR program is `IrCase::from_seed` of that seed: a
+//! failing case names its seed and replays from its file.
+
+use crate::campaign::rotation::ProgramConfig;
+use crate::frontend::ssa_case_file::SsaCaseFile;
+use crate::generate::source::{GenConfig, TestCase};
+use crate::generate::ssa::{IrCase, IrGenConfig};
+use crate::oracle::Oracle;
+use crate::pipeline::{differential_full_catching, differential_ssa_catching, DiffConfig, Verdict};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// One program of a campaign: source-level or IR-level.
+pub enum Generated {
+    Source(TestCase),
+    Ir(IrCase),
+}
+
+/// Whether the program of `seed` is IR-level when a fraction `share` of a
+/// campaign is (0 never, 1 always).
+pub fn is_ir_program(seed: u64, share: f64) -> bool {
+    // SplitMix64's finalizer: consecutive seeds give unrelated draws.
+    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    ((z >> 11) as f64 / (1u64 << 53) as f64) < share
+}
+
+impl Generated {
+    /// The program of `seed` in a campaign whose IR-level share is `share`.
+    pub fn from_seed(seed: u64, share: f64, gen: &GenConfig) -> Generated {
+        if is_ir_program(seed, share) {
+            Generated::Ir(IrCase::from_seed(seed, &IrGenConfig::default()))
+        } else {
+            Generated::Source(TestCase::from_seed(seed, gen))
+        }
+    }
+
+    pub fn is_ir(&self) -> bool {
+        matches!(self, Generated::Ir(_))
+    }
+
+    /// Every stage against the source (`differential_full`) or, for an IR
+    /// program, every back end against the SSA's own run
+    /// (`differential_ssa`).
+    pub fn verdict(&self, oracle: &dyn Oracle, diff: &DiffConfig) -> Verdict {
+        match self {
+            Generated::Source(tc) => differential_full_catching(&tc.program, &tc.args, oracle, diff),
+            Generated::Ir(case) => differential_ssa_catching(&case.module, &case.args, oracle, diff),
+        }
+    }
+}
+
+/// Writes the `.ssa` case file of a failing IR-level program to
+/// `DIR/case-SEED.ssa`; returns its path.
+pub fn write_ssa_case(
+    dir: &Path,
+    seed: u64,
+    case: &IrCase,
+    verdict: &Verdict,
+    config: &ProgramConfig,
+) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join(format!("case-{seed}.ssa"));
+    let mut file = SsaCaseFile::for_failure(
+        &format!("ssaref fuzz failure, seed {seed} (IR-level program)"),
+        &path.display().to_string(),
+        case,
+        verdict,
+        &config.regs,
+    );
+    // The construction variant is recorded too, though a `.ssa` program
+    // is not constructed: `config:` lines have one form.
+    file.header.config = Some((crate::diag::Pos::START, config.render()));
+    let mut out = std::fs::File::create(&path)?;
+    out.write_all(file.render().as_bytes())?;
+    out.sync_all()?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_share_is_met_and_the_choice_is_the_seeds() {
+        let n = (0..10_000).filter(|&s| is_ir_program(s, 0.25)).count();
+        assert!((2300..2700).contains(&n), "{n} of 10000");
+        assert_eq!((0..1000).filter(|&s| is_ir_program(s, 0.0)).count(), 0);
+        assert_eq!((0..1000).filter(|&s| is_ir_program(s, 1.0)).count(), 1000);
+        assert!((0..100).all(|s| is_ir_program(s, 0.5) == is_ir_program(s, 0.5)));
+    }
+}

@@ -1,0 +1,17 @@
+//! The evaluation: what the papers measured, measured on ssaref.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `regalloc_stats.rs` | spill, move and swap counts of an allocation, static and executed (`ssaref stats`) |
+//! | `out_of_ssa_stats.rs` | copies left by each coalescing variant of Boissinot et al. (`ssaref stats --route boissinot`) |
+//! | `out_of_ssa_bench.rs` | time and memory of the out-of-SSA translation (`ssaref bench-out-of-ssa`) |
+//! | `backend_comparison.rs` | the three back ends side by side, Pereira §5 (`ssaref stats --compare-backends`) |
+//! | `reproduce/` | each paper's evaluation redone, ours beside the paper's (`ssaref reproduce`) |
+//!
+//! May import: `generate` and everything below it.
+
+pub mod backend_comparison;
+pub mod out_of_ssa_bench;
+pub mod out_of_ssa_stats;
+pub mod regalloc_stats;
+pub mod reproduce;

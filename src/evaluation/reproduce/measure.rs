@@ -1,0 +1,383 @@
+//! What every section of `ssaref reproduce` shares: the workloads (the
+//! realistic corpus and generated programs, never mixed), the scale of a
+//! run, in-process timing (interleaved, repeated, median and spread), the
+//! peak-memory probe the command line provides, and the Markdown tables.
+//!
+//! Timing: each configuration of a comparison runs once per repetition, in
+//! turn, so that a change in the machine's load hits all of them alike; the
+//! ratios are of medians from the same run. Peak memory is the most bytes
+//! in use during one run above what was in use before it, counted by the
+//! command line's allocator (`MemoryProbe`); the library has no allocator
+//! of its own to count with.
+
+use crate::ast::{self, Program};
+use std::any::Any;
+use std::time::Instant;
+
+/// One program of a workload with the arguments of its `main`.
+#[derive(Clone, Debug)]
+pub struct Case {
+    pub name: String,
+    pub program: Program,
+    pub args: Vec<i64>,
+}
+
+impl Case {
+    /// Statements of the program, every function's.
+    pub fn statements(&self) -> usize {
+        statements(&self.program)
+    }
+}
+
+/// The statements of every function of `program`.
+pub fn statements(program: &Program) -> usize {
+    let mut n = 0;
+    for f in &program.functions {
+        ast::walk_stmts(&f.body, |_, _| n += 1);
+    }
+    n
+}
+
+/// A set of programs reported in its own column: the corpus or the
+/// generated programs.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    /// Short column label, e.g. `corpus`.
+    pub label: String,
+    /// One sentence on what it holds, for the report.
+    pub description: String,
+    pub cases: Vec<Case>,
+}
+
+impl Workload {
+    /// `(program, args)` pairs, the input of the statistics of `generate/`, `campaign/`, `reduce/`, `evaluation/`.
+    pub fn pairs(&self) -> Vec<(Program, Vec<i64>)> {
+        self.cases.iter().map(|c| (c.program.clone(), c.args.clone())).collect()
+    }
+
+    /// Statements over every program.
+    pub fn statements(&self) -> usize {
+        self.cases.iter().map(Case::statements).sum()
+    }
+}
+
+/// How much `ssaref reproduce` measures.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Scale {
+    /// The CI smoke test's run: every section, tiny inputs, few repetitions.
+    Tiny,
+    /// `--quick`: about a minute on an unloaded 2-core machine.
+    Quick,
+    /// The full run: within 30 minutes.
+    Full,
+}
+
+impl Scale {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scale::Tiny => "tiny (smoke test)",
+            Scale::Quick => "quick",
+            Scale::Full => "full",
+        }
+    }
+
+    /// Repetitions of each timed configuration.
+    pub fn repeat(self) -> usize {
+        match self {
+            Scale::Tiny => 3,
+            Scale::Quick => 5,
+            Scale::Full => 11,
+        }
+    }
+
+    /// Generated programs of the generated workload.
+    pub fn generated_programs(self) -> u64 {
+        match self {
+            Scale::Tiny => 4,
+            Scale::Quick => 40,
+            Scale::Full => 200,
+        }
+    }
+
+    /// Corpus programs used (the tiny run takes the first few only).
+    pub fn corpus_programs(self) -> usize {
+        match self {
+            Scale::Tiny => 3,
+            Scale::Quick | Scale::Full => usize::MAX,
+        }
+    }
+
+    /// Statements of the generated functions of Braun et al.'s scaling plot.
+    pub fn construction_sizes(self) -> Vec<usize> {
+        match self {
+            Scale::Tiny => vec![300, 1_000],
+            Scale::Quick => vec![1_000, 3_000, 10_000, 30_000],
+            Scale::Full => vec![1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000],
+        }
+    }
+
+    /// Repetitions at a size (statements or instructions) of a scaling
+    /// measurement: fewer for the largest.
+    pub fn repeat_at(self, size: usize) -> usize {
+        if size >= 300_000 {
+            3
+        } else if size >= 30_000 {
+            self.repeat().min(5)
+        } else {
+            self.repeat()
+        }
+    }
+
+    /// Instructions of the generated compilation units of the out-of-SSA
+    /// timing (Boissinot et al. §IV-D).
+    pub fn out_of_ssa_sizes(self) -> Vec<usize> {
+        match self {
+            Scale::Tiny => vec![1_000],
+            Scale::Quick => vec![10_000, 100_000],
+            Scale::Full => vec![10_000, 100_000, 1_000_000],
+        }
+    }
+}
+
+/// The peak-memory counter of the process (the command line's allocator),
+/// as `bench-out-of-ssa` uses it.
+pub use crate::evaluation::out_of_ssa_bench::MemoryProbe;
+
+/// The times (seconds) and peak memory of one configuration.
+#[derive(Clone, Debug, Default)]
+pub struct Timing {
+    pub seconds: Vec<f64>,
+    /// The largest peak over the runs, in bytes.
+    pub peak_bytes: usize,
+}
+
+impl Timing {
+    pub fn median(&self) -> f64 {
+        let mut xs = self.seconds.clone();
+        xs.sort_by(f64::total_cmp);
+        let n = xs.len();
+        match n {
+            0 => 0.0,
+            _ if n % 2 == 1 => xs[n / 2],
+            _ => (xs[n / 2 - 1] + xs[n / 2]) / 2.0,
+        }
+    }
+
+    pub fn min(&self) -> f64 {
+        self.seconds.iter().copied().fold(f64::INFINITY, f64::min)
+    }
+
+    pub fn max(&self) -> f64 {
+        self.seconds.iter().copied().fold(0.0, f64::max)
+    }
+
+    /// `median [min–max]` in milliseconds.
+    pub fn ms(&self) -> String {
+        format!("{} [{}–{}]", ms(self.median()), ms(self.min()), ms(self.max()))
+    }
+}
+
+/// A timed run: does the work and hands back what it built, which is
+/// dropped after the clock stops.
+pub type Run<'a> = Box<dyn FnMut() -> Result<Box<dyn Any>, String> + 'a>;
+
+/// Runs that take less than this are preceded by one untimed run of each
+/// configuration (caches, allocator pools, page faults of first use).
+pub const WARM_UP_BELOW_SECONDS: f64 = 1.0;
+
+/// Runs every configuration `repeat` times, interleaved (one run of each
+/// per repetition), and returns their timings in order. Short runs are
+/// warmed up first (see [`WARM_UP_BELOW_SECONDS`]).
+pub fn interleaved(repeat: usize, probe: &dyn MemoryProbe, runs: &mut [Run<'_>]) -> Result<Vec<Timing>, String> {
+    let mut out = vec![Timing::default(); runs.len()];
+    let start = Instant::now();
+    if let Some(first) = runs.first_mut() {
+        drop(first()?);
+    }
+    if start.elapsed().as_secs_f64() < WARM_UP_BELOW_SECONDS {
+        for run in runs.iter_mut().skip(1) {
+            drop(run()?);
+        }
+    }
+    for _ in 0..repeat.max(1) {
+        for (run, t) in runs.iter_mut().zip(out.iter_mut()) {
+            probe.reset_peak();
+            let base = probe.current();
+            let start = Instant::now();
+            let kept = run()?;
+            t.seconds.push(start.elapsed().as_secs_f64());
+            t.peak_bytes = t.peak_bytes.max(probe.peak().saturating_sub(base));
+            drop(kept);
+        }
+    }
+    Ok(out)
+}
+
+/// Milliseconds with 3 significant digits or more.
+pub fn ms(seconds: f64) -> String {
+    let m = seconds * 1e3;
+    if m >= 100.0 {
+        format!("{m:.0}")
+    } else if m >= 1.0 {
+        format!("{m:.2}")
+    } else {
+        format!("{m:.3}")
+    }
+}
+
+/// `x / base` as a ratio with 2 decimals, or `–` when `base` is 0.
+pub fn ratio(x: f64, base: f64) -> String {
+    if base == 0.0 {
+        "–".into()
+    } else {
+        format!("{:.2}", x / base)
+    }
+}
+
+/// `x / base` as a percentage with 1 decimal, or `–` when `base` is 0.
+pub fn percent(x: f64, base: f64) -> String {
+    if base == 0.0 {
+        "–".into()
+    } else {
+        format!("{:.1}%", x * 100.0 / base)
+    }
+}
+
+/// The change from `before` to `after` as a signed percentage.
+pub fn change(before: f64, after: f64) -> String {
+    if before == 0.0 {
+        "–".into()
+    } else {
+        format!("{:+.1}%", (after - before) * 100.0 / before)
+    }
+}
+
+/// An integer with thousands separators, as the papers print them.
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A Markdown table.
+#[derive(Clone, Debug, Default)]
+pub struct Table {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    pub fn new(header: &[&str]) -> Table {
+        Table { header: header.iter().map(|s| s.to_string()).collect(), rows: Vec::new() }
+    }
+
+    pub fn row(&mut self, cells: Vec<String>) {
+        self.rows.push(cells);
+    }
+
+    /// The table as Markdown, with a blank line after it.
+    pub fn render(&self) -> String {
+        let mut s = format!("| {} |\n|", self.header.join(" | "));
+        for _ in &self.header {
+            s.push_str("---|");
+        }
+        s.push('\n');
+        for r in &self.rows {
+            s.push_str(&format!("| {} |\n", r.join(" | ")));
+        }
+        s.push('\n');
+        s
+    }
+}
+
+/// One SVG plot of the report: its file name (in the output folder) and text.
+#[derive(Clone, Debug)]
+pub struct Plot {
+    pub file: String,
+    pub svg: String,
+}
+
+/// One section of the report: Markdown and its plots.
+#[derive(Clone, Debug, Default)]
+pub struct Section {
+    pub markdown: String,
+    pub plots: Vec<Plot>,
+}
+
+impl Section {
+    /// Adds a plot and the Markdown line that shows it.
+    pub fn plot(&mut self, file: &str, svg: String, caption: &str) {
+        self.markdown.push_str(&format!("![{caption}]({file})\n\n*{caption}*\n\n"));
+        self.plots.push(Plot { file: file.to_string(), svg });
+    }
+}
+
+/// The times of one compilation by route 1, each pass alone (checkers
+/// not counted), in seconds.
+#[derive(Clone, Debug, Default)]
+pub struct CompileTimes {
+    /// Braun et al.'s construction from the AST.
+    pub construction: f64,
+    /// Route 1's passes in order (`AllocReport::pass_times`), summed over
+    /// the functions.
+    pub passes: Vec<(&'static str, f64)>,
+    /// x86-64 lowering and encoding of every function.
+    pub lowering: f64,
+}
+
+impl CompileTimes {
+    pub fn total(&self) -> f64 {
+        self.construction + self.passes.iter().map(|p| p.1).sum::<f64>() + self.lowering
+    }
+
+    /// Adds the times of `other`, pass by pass.
+    pub fn add(&mut self, other: &CompileTimes) {
+        self.construction += other.construction;
+        self.lowering += other.lowering;
+        for &(name, d) in &other.passes {
+            match self.passes.iter_mut().find(|p| p.0 == name) {
+                Some(p) => p.1 += d,
+                None => self.passes.push((name, d)),
+            }
+        }
+    }
+
+    /// The time of the passes named in `names`.
+    pub fn passes_named(&self, names: &[&str]) -> f64 {
+        self.passes.iter().filter(|p| names.contains(&p.0)).map(|p| p.1).sum()
+    }
+}
+
+/// Compiles `program` with route 1 down to x86-64 and times each part.
+pub fn compile(
+    program: &Program,
+    construction: &crate::construction::braun::BraunOptions,
+    regalloc: &crate::ssa_ra::regalloc::RegallocOptions,
+) -> Result<CompileTimes, String> {
+    let start = Instant::now();
+    let ssa = crate::construction::braun::construct_program(program, construction);
+    let mut t = CompileTimes { construction: start.elapsed().as_secs_f64(), ..Default::default() };
+    let (mir, reports) = crate::ssa_ra::regalloc::allocate_module(&ssa, regalloc).map_err(|e| e.to_string())?;
+    for r in &reports {
+        let passes = r.pass_times.iter().map(|&(name, d)| (name, d.as_secs_f64())).collect();
+        t.add(&CompileTimes { passes, ..Default::default() });
+    }
+    let start = Instant::now();
+    for f in &mir.functions {
+        let code = crate::machine::x86_lower::lower_function(f)?;
+        drop(code);
+    }
+    t.lowering = start.elapsed().as_secs_f64();
+    Ok(t)
+}
+
+/// The median of `xs` (0 for none).
+pub fn median(xs: &[f64]) -> f64 {
+    Timing { seconds: xs.to_vec(), peak_bytes: 0 }.median()
+}

@@ -1,0 +1,114 @@
+//! The report of `ssaref reproduce`: the header (commit, date, machine,
+//! command line), the two workloads, then one section per paper, in the
+//! order of the papers in README.md. Each section is measured by its own
+//! file; this one only assembles them.
+
+use crate::evaluation::reproduce::measure::{count, Case, MemoryProbe, Plot, Scale, Section, Workload};
+use crate::evaluation::reproduce::{boissinot, braun, pereira, pereira_palsberg};
+use crate::generate::source::{Shape, TestCase};
+use crate::oracle::Oracle;
+use std::time::Instant;
+
+/// Where and how the report was made; the command line fills it in.
+#[derive(Clone, Debug, Default)]
+pub struct Header {
+    pub commit: String,
+    pub date: String,
+    pub machine: String,
+    pub command: String,
+}
+
+/// The report: `REPORT.md` and its SVG plots.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    pub markdown: String,
+    pub plots: Vec<Plot>,
+}
+
+/// Statements of each generated program of the generated workload.
+pub const GENERATED_SIZE: usize = 150;
+
+/// The generated workload: `ssaref gen --shape swarm` programs of
+/// [`GENERATED_SIZE`] statements, seeds 0, 1, ...
+pub fn generated_workload(scale: Scale) -> Workload {
+    let mut config = Shape::Swarm.config();
+    config.size = GENERATED_SIZE;
+    let n = scale.generated_programs();
+    let cases = (0..n)
+        .map(|seed| {
+            let tc = TestCase::from_seed(seed, &config);
+            Case { name: format!("seed{seed}"), program: tc.program, args: tc.args }
+        })
+        .collect();
+    Workload {
+        label: "generated".into(),
+        description: format!(
+            "{n} generated programs, `ssaref gen --shape swarm --size {GENERATED_SIZE} --seed S` for S = 0..{}",
+            n.saturating_sub(1)
+        ),
+        cases,
+    }
+}
+
+/// Measures every section and assembles the report.
+pub fn reproduce(
+    header: &Header,
+    scale: Scale,
+    corpus: &Workload,
+    oracle: &dyn Oracle,
+    fuel: u64,
+    probe: &dyn MemoryProbe,
+) -> Result<Report, String> {
+    let generated = generated_workload(scale);
+    let workloads = [corpus, &generated];
+    let mut durations = Vec::new();
+    let mut sections: Vec<Section> = Vec::new();
+    let mut timed = |name: &str, f: &mut dyn FnMut() -> Result<Section, String>| -> Result<(), String> {
+        let start = Instant::now();
+        sections.push(f().map_err(|e| format!("{name}: {e}"))?);
+        durations.push(format!("{name} {:.1} s", start.elapsed().as_secs_f64()));
+        Ok(())
+    };
+    timed("Braun et al.", &mut || braun::section(&workloads, scale, probe))?;
+    timed("Boissinot et al.", &mut || boissinot::section(&workloads, scale, oracle, fuel, probe))?;
+    timed("Pereira", &mut || pereira::section(&workloads, oracle, fuel))?;
+    timed("Pereira and Palsberg", &mut || pereira_palsberg::section(&workloads, scale, oracle, fuel))?;
+
+    let mut md = String::new();
+    md.push_str("# The papers' evaluations, reproduced by ssaref\n\n");
+    md.push_str(&format!(
+        "- commit: `{}`\n- date: {}\n- machine: {}\n- command: `{}`\n- scale: {} ({} repetitions of each timed configuration)\n- time per section: {}\n\n",
+        header.commit,
+        header.date,
+        header.machine,
+        header.command,
+        scale.name(),
+        scale.repeat(),
+        durations.join(", ")
+    ));
+    md.push_str(
+        "Every figure below was measured by this run, in-process, with the release binary. Timings are \
+         medians of interleaved repetitions with [min–max]; every ratio is of two medians from the same \
+         run. Counts are exact and deterministic. The papers' figures are copied from their text, with the \
+         table or figure they come from; where a figure is an image without numbers in the text, the paper \
+         column says what the text states. The corpus and the generated programs are reported side by side, \
+         never mixed.\n\n",
+    );
+    md.push_str("## Workloads\n\n");
+    for w in &workloads {
+        md.push_str(&format!(
+            "- **{}**: {} ({} programs, {} statements).\n",
+            w.label,
+            w.description,
+            w.cases.len(),
+            count(w.statements() as u64)
+        ));
+    }
+    md.push('\n');
+    let mut plots = Vec::new();
+    for s in sections {
+        md.push_str(&s.markdown);
+        plots.extend(s.plots);
+    }
+    Ok(Report { markdown: md, plots })
+}

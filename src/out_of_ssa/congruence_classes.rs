@@ -1,0 +1,130 @@
+//! The congruence classes of route 2's coalescer (Boissinot et al., CGO
+//! 2009, §IV-B): each class's members in dominance pre-DFS order, the
+//! `equal_anc_in` of every member, and the merge of two classes.
+//!
+//! Needs: the [`ValueInterference`] of the function being coalesced.
+//!
+//! A class with more than one member is an ordered set (`ClassSet`): a
+//! merge inserts the members of the smaller class into the larger one
+//! (the paper merges the two lists in linear time; with classes that grow
+//! one variable at a time that is quadratic, `docs/scaling.md`). The
+//! `equal_anc_in` of every member lives in one map ([`AncestorMap`]; the
+//! classes are disjoint). It is computed from scratch for a class the first
+//! time a value-based linear test needs it, and kept up to date on a merge
+//! that such a test has just allowed: §IV-B, "the equal intersecting
+//! ancestor equal_anc_in(a) for the combined set is updated to the maximum
+//! (following the pre-DFS order) of equal_anc_in(a) and equal_anc_out(a)";
+//! the test returns the members whose `equal_anc_out` is not `⊥`, the only
+//! ones that change. The parent of each member in its class's dominance
+//! forest is kept the same way (the test returns the members whose parent
+//! changes: those of the smaller class and their children in the larger);
+//! the test uses it to find a parent in the larger class. A merge made without that test (the phi classes at
+//! the start, the pinned classes, the other rules) marks the merged class
+//! for recomputation.
+
+use crate::ir::Value;
+use crate::out_of_ssa::class_interference_linear::{equal_intersecting_ancestors, AncestorMap};
+use crate::out_of_ssa::class_interference_local::{
+    classes_interfere_local, forest_parents, key_of, later, var_of, ClassSet, MergeUpdates, ParentMap,
+};
+use crate::out_of_ssa::values::ValueInterference;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// The classes' members and `equal_anc_in` (module documentation).
+#[derive(Default)]
+pub(crate) struct CongruenceClasses {
+    /// The members of each class with more than one member, by root.
+    sets: FxHashMap<Value, ClassSet>,
+    /// `equal_anc_in` of the members of the classes in `valid`.
+    anc_in: AncestorMap,
+    /// The parent of each member of the classes in `valid` in its class's
+    /// dominance forest.
+    parents: ParentMap,
+    /// The roots of the classes whose `equal_anc_in` is up to date.
+    valid: FxHashSet<Value>,
+    /// The roots of the last value-based linear test that found no
+    /// interference, and its members with an `equal_anc_out`; used by the
+    /// next merge if it merges exactly these.
+    last_allowed: Option<(Value, Value, MergeUpdates)>,
+}
+
+impl CongruenceClasses {
+    /// The set of class `root` (a class without an entry is `root` alone,
+    /// or empty when `root` is not defined in a reachable block).
+    fn set(&self, ctx: &ValueInterference<'_>, root: Value) -> ClassSet {
+        match self.sets.get(&root) {
+            Some(s) => s.clone(),
+            None => key_of(ctx, root).into_iter().collect(),
+        }
+    }
+
+    /// The members of class `root` in dominance pre-DFS order (see
+    /// [`CongruenceClasses::set`]).
+    pub(crate) fn members(&self, ctx: &ValueInterference<'_>, root: Value) -> Vec<Value> {
+        match self.sets.get(&root) {
+            Some(s) => s.iter().map(|&k| var_of(k)).collect(),
+            None => key_of(ctx, root).map(var_of).into_iter().collect(),
+        }
+    }
+
+    /// Computes the `equal_anc_in` of class `root` if it is not up to date.
+    fn make_valid(&mut self, ctx: &ValueInterference<'_>, root: Value) {
+        if self.valid.insert(root) {
+            let members = self.members(ctx, root);
+            equal_intersecting_ancestors(&members, ctx, &mut self.anc_in);
+            forest_parents(&members, ctx, &mut self.parents);
+        }
+    }
+
+    /// The value-based linear test of classes `x` and `y` (roots, distinct):
+    /// true when they interfere (`class_interference_local.rs`).
+    pub(crate) fn value_interfere(&mut self, ctx: &ValueInterference<'_>, x: Value, y: Value) -> bool {
+        self.make_valid(ctx, x);
+        self.make_valid(ctx, y);
+        let small_x;
+        let small_y;
+        let sx = match self.sets.get(&x) {
+            Some(s) => s,
+            None => {
+                small_x = self.set(ctx, x);
+                &small_x
+            }
+        };
+        let sy = match self.sets.get(&y) {
+            Some(s) => s,
+            None => {
+                small_y = self.set(ctx, y);
+                &small_y
+            }
+        };
+        let outs = classes_interfere_local(sx, sy, ctx, &self.anc_in, &self.parents);
+        let answer = outs.is_none();
+        self.last_allowed = outs.map(|o| (x, y, o));
+        answer
+    }
+
+    /// Merges classes `x` and `y` (roots, distinct) into `root` (one of
+    /// them).
+    pub(crate) fn merge(&mut self, ctx: &ValueInterference<'_>, x: Value, y: Value, root: Value) {
+        let mut sx = self.sets.remove(&x).unwrap_or_else(|| self.set(ctx, x));
+        let mut sy = self.sets.remove(&y).unwrap_or_else(|| self.set(ctx, y));
+        if sx.len() < sy.len() {
+            std::mem::swap(&mut sx, &mut sy);
+        }
+        sx.extend(sy);
+        self.sets.insert(root, sx);
+        let allowed = self.last_allowed.take().filter(|&(a, b, _)| (a, b) == (x, y) || (a, b) == (y, x));
+        let both_valid = self.valid.remove(&x) & self.valid.remove(&y);
+        match allowed {
+            Some((_, _, updates)) if both_valid => {
+                self.parents.extend(updates.parents);
+                for (member, out) in updates.outs {
+                    let inside = self.anc_in.get(&member).copied().flatten();
+                    self.anc_in.insert(member, later(ctx, inside, Some(out)));
+                }
+                self.valid.insert(root);
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,28 @@
+//! Route 2: Boissinot et al.'s out-of-SSA translation (Method I with
+//! parallel copies, value-based interference, the fast liveness check, the
+//! linear class-interference test, the coalescing variants, virtualization,
+//! register renaming constraints, parallel-copy sequentialization), then a
+//! conventional allocator (spill-everything or linear scan) on the
+//! phi-free program. `out_of_ssa.rs` lists the translation's steps and
+//! `conventional_alloc.rs` the allocators.
+//!
+//! May import: the data types, `analysis` and `checkers`. Never `route1`.
+
+pub mod class_interference_linear;
+pub mod class_interference_local;
+pub mod class_intervals;
+pub mod coalescing;
+pub mod congruence_classes;
+pub mod conventional;
+pub mod copy_insertion;
+pub mod copy_sharing_witnesses;
+pub mod interference_graph_bitmatrix;
+pub mod liveness_check;
+pub mod liveness_cross_check;
+pub mod rename;
+pub mod renaming_constraints;
+pub mod sequentialize;
+pub mod translate;
+pub mod translate_options;
+pub mod values;
+pub mod virtualization;

@@ -1,0 +1,320 @@
+//! Spill-free SSA elimination after register allocation, and the emission of
+//! the allocated machine IR, after Pereira and Palsberg, "SSA Elimination
+//! after Register Allocation" (CC 2009).
+//!
+//! Each block's phis become one parallel copy per incoming edge (one column
+//! of the phi matrix, §3), placed at the end of the predecessor (§5; there
+//! are no critical edges and no one-argument phis, `regalloc.rs`, so the
+//! predecessor has that one successor; checked here at run time). Each
+//! parallel copy must be spartan (Theorem 1, checked here at run time); its
+//! location transfer graph is then made of paths and register cycles
+//! (Theorem 2), implemented by `implement_spartan.rs` (Algorithms 1-2,
+//! Theorem 3) with moves, loads, stores and swaps, and no other location;
+//! each implementation is then run and counted against the optimum
+//! (`implement_spartan::check_implementation`).
+//!
+//! The three optimizations of §6, each switchable:
+//! - store hoisting (§6.1): when a phi result lives in memory, every
+//!   argument of its class that lives in a register is stored to the class
+//!   slot right after its definition, and the edges then need no store;
+//! - load lowering (§6.2): realized by the spiller (`spill.rs`), which
+//!   spills a phi result whose arguments would need more edge loads than
+//!   the result has uses; the edge transfer then is a memory self-loop;
+//! - redundant memory transfer elimination (§6.3): a `copy` between two
+//!   spilled values of the same class (hence the same slot) emits nothing;
+//!   without it, it is a load and a store through the copy's register.
+//!
+//! Every emitted instruction carries the copy-canonical SSA values it reads
+//! and defines (`mir::Annot`), for `alloc_checker.rs`.
+
+use crate::analysis::dominance::reverse_postorder;
+use crate::entity::{EntityRef, EntityVec};
+use crate::ir::{Function, Op, Terminator, Value};
+use crate::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MTerm, PhiAnnot, Reg, Slot};
+use crate::ssa_ra::coloring::Assignment;
+use crate::ssa_ra::implement_spartan::{check_implementation, implement_spartan, ElimOptions, SkipHooks};
+use crate::ssa_ra::location_transfer_graph::ParallelCopy;
+use crate::ssa_ra::spill::SpillResult;
+use std::collections::HashSet;
+use std::fmt;
+
+/// The §6 optimizations that act here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EliminationOptions {
+    pub store_hoisting: bool,
+    pub redundant_memory_transfer_elimination: bool,
+}
+
+/// SSA elimination met something the theory rules out: a bug of ssaref.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EliminationError(pub String);
+
+impl fmt::Display for EliminationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for EliminationError {}
+
+/// Follows `copy` chains: the value each value is a copy of.
+pub fn copy_canonical(f: &Function) -> EntityVec<Value, Value> {
+    let n = f.value_count as usize;
+    let mut canon: EntityVec<Value, Value> = (0..n).map(Value::new).collect();
+    let order = reverse_postorder(f.blocks.len(), Function::ENTRY, |b| f.succs(b));
+    for b in order {
+        for inst in &f.blocks[b].insts {
+            if let (Some(d), Op::Copy(s)) = (inst.dest, &inst.op) {
+                canon[d] = canon[*s];
+            }
+        }
+    }
+    canon
+}
+
+struct Emitter<'a> {
+    spill: &'a SpillResult,
+    a: &'a Assignment,
+    canon: EntityVec<Value, Value>,
+    opts: EliminationOptions,
+    /// Register-resident values stored to their class slot at definition
+    /// (store hoisting), with that slot.
+    hoisted: EntityVec<Value, Option<Slot>>,
+    /// Slots into which edges need no store (store hoisting).
+    hoisted_slots: HashSet<Slot>,
+}
+
+impl Emitter<'_> {
+    fn loc(&self, v: Value) -> Result<Loc, EliminationError> {
+        if self.spill.spilled.contains(v) {
+            self.a.slot[v].map(Loc::Slot).ok_or_else(|| EliminationError(format!("spilled {v} has no slot")))
+        } else {
+            self.a.reg[v].map(Loc::Reg).ok_or_else(|| EliminationError(format!("{v} has no register")))
+        }
+    }
+
+    fn reg(&self, v: Value) -> Result<Reg, EliminationError> {
+        match self.loc(v)? {
+            Loc::Reg(r) => Ok(r),
+            Loc::Slot(s) => Err(EliminationError(format!("{v} is read from a register but lives in {s}"))),
+        }
+    }
+
+    fn def_reg(&self, v: Value) -> Result<Reg, EliminationError> {
+        self.a.reg[v].ok_or_else(|| EliminationError(format!("the definition of {v} has no register")))
+    }
+
+    fn push(out: &mut Vec<MInstA>, inst: MInst, reads: Vec<Value>, defines: Option<Value>) {
+        out.push(MInstA { inst, annot: Annot { reads, defines } });
+    }
+
+    /// A register-resident value that store hoisting stores at definition.
+    fn hoist_store(&self, v: Value, out: &mut Vec<MInstA>) -> Result<(), EliminationError> {
+        if let Some(slot) = self.hoisted[v] {
+            Self::push(out, MInst::Spill { slot, src: self.reg(v)? }, vec![], None);
+        }
+        Ok(())
+    }
+
+    fn inst(&self, inst: &crate::ir::Inst, out: &mut Vec<MInstA>) -> Result<(), EliminationError> {
+        let c = |v: Value| self.canon[v];
+        let spilled = |v: Value| self.spill.spilled.contains(v);
+        match (&inst.op, inst.dest) {
+            (Op::Copy(s), Some(d)) => {
+                let (s, d) = (*s, d);
+                match (spilled(s), spilled(d)) {
+                    (false, false) => {
+                        let (rs, rd) = (self.reg(s)?, self.reg(d)?);
+                        if rs != rd {
+                            Self::push(out, MInst::Move { dst: rd, src: rs }, vec![], None);
+                        }
+                    }
+                    (true, false) => {
+                        let slot = self.a.slot[s].expect("spilled has a slot");
+                        Self::push(out, MInst::Reload { dst: self.reg(d)?, slot }, vec![], None);
+                    }
+                    (false, true) => {
+                        let slot = self.a.slot[d].expect("spilled has a slot");
+                        Self::push(out, MInst::Spill { slot, src: self.reg(s)? }, vec![], None);
+                    }
+                    (true, true) => {
+                        let (ss, sd) = (self.a.slot[s].expect("slot"), self.a.slot[d].expect("slot"));
+                        if !(ss == sd && self.opts.redundant_memory_transfer_elimination) {
+                            let r = self.def_reg(d)?;
+                            Self::push(out, MInst::Reload { dst: r, slot: ss }, vec![], None);
+                            Self::push(out, MInst::Spill { slot: sd, src: r }, vec![], None);
+                        }
+                    }
+                }
+                if !spilled(d) {
+                    self.hoist_store(d, out)?;
+                }
+                return Ok(());
+            }
+            (op, Some(d)) => {
+                let dst = self.def_reg(d)?;
+                let reads: Vec<Value> = op.args().into_iter().map(c).collect();
+                let mi = match *op {
+                    Op::Const(imm) => MInst::Const { dst, imm },
+                    Op::Unary(uop, a) => MInst::Unary { op: uop, dst, src: self.reg(a)? },
+                    Op::Binary(bop, a, b) => MInst::Binary { op: bop, dst, a: self.reg(a)?, b: self.reg(b)? },
+                    Op::Load(a) => MInst::Load { dst, addr: self.reg(a)? },
+                    Op::Undef => return Err(EliminationError(format!("{d} = undef reached SSA elimination"))),
+                    Op::Copy(_) | Op::Store { .. } | Op::Out(_) => unreachable!("handled elsewhere"),
+                };
+                Self::push(out, mi, reads, Some(c(d)));
+                if spilled(d) {
+                    let slot = self.a.slot[d].expect("spilled has a slot");
+                    Self::push(out, MInst::Spill { slot, src: dst }, vec![], None);
+                } else {
+                    self.hoist_store(d, out)?;
+                }
+            }
+            (Op::Store { addr, value }, None) => {
+                let mi = MInst::Store { addr: self.reg(*addr)?, src: self.reg(*value)? };
+                Self::push(out, mi, vec![c(*addr), c(*value)], None);
+            }
+            (Op::Out(a), None) => Self::push(out, MInst::Out { src: self.reg(*a)? }, vec![c(*a)], None),
+            (op, d) => return Err(EliminationError(format!("malformed instruction {op:?} defining {d:?}"))),
+        }
+        Ok(())
+    }
+}
+
+/// Counts of the elimination code, for statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EliminationStats {
+    /// Parallel copies implemented (non-empty phi columns).
+    pub parallel_copies: usize,
+    /// Memory self-loops (transfers that needed no instruction).
+    pub memory_self_loops: usize,
+}
+
+/// Emits the allocated function: operations over locations, the store and
+/// reload code of spilling, and the spartan parallel copies of the phis.
+pub fn eliminate_ssa(
+    f: &Function,
+    spill: &SpillResult,
+    a: &Assignment,
+    k: usize,
+    opts: &EliminationOptions,
+) -> Result<(MFunction, EliminationStats), EliminationError> {
+    let n = f.value_count as usize;
+    let mut em = Emitter {
+        spill,
+        a,
+        canon: copy_canonical(f),
+        opts: *opts,
+        hoisted: EntityVec::from_elem(None, n),
+        hoisted_slots: HashSet::new(),
+    };
+    if opts.store_hoisting {
+        // Every argument of a spilled phi's class that lives in a register
+        // is stored at its definition; the class shares one slot (frugal).
+        for data in f.blocks.values() {
+            for phi in &data.phis {
+                if !spill.spilled.contains(phi.dest) {
+                    continue;
+                }
+                let slot = a.slot[phi.dest].expect("spilled has a slot");
+                em.hoisted_slots.insert(slot);
+                for &arg in &phi.args {
+                    if !spill.spilled.contains(arg) {
+                        em.hoisted[arg] = Some(slot);
+                    }
+                }
+            }
+        }
+    }
+    let mut stats = EliminationStats::default();
+    let mut blocks: EntityVec<crate::ir::Block, MBlock> = EntityVec::new();
+    for (b, data) in f.blocks.iter() {
+        let mut out: Vec<MInstA> = Vec::new();
+        if b == Function::ENTRY {
+            for &p in &f.params {
+                if !spill.spilled.contains(p) {
+                    em.hoist_store(p, &mut out)?;
+                }
+            }
+        }
+        let mut phis = Vec::new();
+        for phi in &data.phis {
+            phis.push(PhiAnnot {
+                dest: em.canon[phi.dest],
+                loc: em.loc(phi.dest)?,
+                args: phi.args.iter().map(|&x| em.canon[x]).collect(),
+            });
+            if !spill.spilled.contains(phi.dest) {
+                em.hoist_store(phi.dest, &mut out)?;
+            }
+        }
+        for inst in &data.insts {
+            em.inst(inst, &mut out)?;
+        }
+        // The phi columns of the successors, at the end of this block.
+        let succs = data.term.successors();
+        for (occurrence, &s) in succs.iter().enumerate() {
+            let sdata = &f.blocks[s];
+            if sdata.phis.is_empty() {
+                continue;
+            }
+            if succs.len() != 1 {
+                return Err(EliminationError(format!(
+                    "{b} -> {s} carries phis but {b} has {} successors (a critical edge, or a one-argument phi \
+                     below a `br`)",
+                    succs.len()
+                )));
+            }
+            let edge = crate::analysis::liveness::pred_index(f, b, s, occurrence)
+                .ok_or_else(|| EliminationError(format!("{b} is not a predecessor of {s}")))?;
+            // Theorem 1 is about the whole column, self-moves included: a
+            // self-move that is dropped first could hide a repeated source.
+            let mut column = Vec::with_capacity(sdata.phis.len());
+            for phi in &sdata.phis {
+                column.push((em.loc(phi.dest)?, em.loc(phi.args[edge])?));
+            }
+            ParallelCopy { moves: column.clone() }
+                .check_spartan()
+                .map_err(|e| EliminationError(format!("the phi column {b} -> {s} is not spartan (Theorem 1): {e}")))?;
+            let mut moves = Vec::new();
+            for (dst, src) in column {
+                if dst == src {
+                    if matches!(dst, Loc::Slot(_)) {
+                        stats.memory_self_loops += 1;
+                    }
+                    continue;
+                }
+                moves.push((dst, src));
+            }
+            if moves.is_empty() {
+                continue;
+            }
+            stats.parallel_copies += 1;
+            let pc = ParallelCopy { moves };
+            let hoisted_slots = &em.hoisted_slots;
+            let skip_store = |slot: Slot, _: Reg| hoisted_slots.contains(&slot);
+            let hooks = SkipHooks { skip_store: &skip_store, skip_load: &|_: Slot, _: Reg| false };
+            let elim = ElimOptions { store_hoisting: opts.store_hoisting, load_lowering: false };
+            let code = implement_spartan(&pc, &elim, &hooks)
+                .map_err(|e| EliminationError(format!("ImplementSpartan on {b} -> {s}: {e}")))?;
+            // Every parallel copy's implementation is run and counted: the
+            // right values, and the least number of instructions
+            // (Theorem 3 and `proofs-notes/spill-free-ssa-elimination.md`).
+            check_implementation(&pc, &elim, &hooks, &code).map_err(|e| {
+                EliminationError(format!("ImplementSpartan on {b} -> {s} is wrong or not optimal: {e}"))
+            })?;
+            out.extend(code.into_iter().map(|inst| MInstA { inst, annot: Annot::default() }));
+        }
+        let (term, term_reads) = match data.term {
+            Terminator::Jump(t) => (MTerm::Jump(t), None),
+            Terminator::Branch { cond, then_dest, else_dest } => {
+                (MTerm::Branch { cond: em.reg(cond)?, then_dest, else_dest }, Some(em.canon[cond]))
+            }
+            Terminator::Return(v) => (MTerm::Return(em.reg(v)?), Some(em.canon[v])),
+        };
+        blocks.push(MBlock { preds: data.preds.clone(), phis, insts: out, term, term_reads });
+    }
+    let params =
+        f.params.iter().map(|&p| Ok((em.loc(p)?, em.canon[p]))).collect::<Result<Vec<_>, EliminationError>>()?;
+    Ok((MFunction { name: f.name.clone(), k, slot_count: a.slot_count, params, blocks }, stats))
+}

@@ -1,0 +1,51 @@
+//! ssaref's integration tests, one binary with a module per subject (so the
+//! library, Unicorn and regalloc2 are linked once).
+//!
+//! Test cases that are data rather than code live beside this folder:
+//! `tests/cases/` and `tests/corpus/` (programs with their expected outcome
+//! inline), `tests/golden/` and `tests/open-bugs/`.
+
+mod common;
+
+mod backend_comparison;
+mod campaign;
+mod cases;
+mod checkers;
+mod cli;
+mod construction;
+mod conventional_alloc;
+mod copy_sharing_witnesses;
+mod corpus;
+mod cssa_passes;
+mod dominance;
+mod exhaustive_cfg;
+mod fold;
+mod fuzz_smoke;
+mod generator;
+mod golden_counts;
+mod implement_spartan;
+mod independent_checkers;
+mod interference_bitmatrix;
+mod intervals_and_loops;
+mod ir_text;
+mod irgen;
+mod layout;
+mod liveness_check;
+mod out_of_ssa;
+mod out_of_ssa_translate;
+mod parser;
+mod properties;
+mod reduce;
+mod reduce_ssa;
+mod regalloc;
+mod regalloc2_backend;
+mod regalloc_properties;
+mod renaming_constraints;
+mod reproduce;
+mod rotation;
+mod sequentialize;
+mod spill_during_coloring;
+mod stages;
+mod verifier;
+mod virtualization;
+mod x86;

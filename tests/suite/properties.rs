@@ -1,0 +1,132 @@
+//! Property suites over random programs of every shape (`src/testing/gen/`), with
+//! quickcheck: a failing program is shrunk (`src/generate/source/shrink.rs`) and printed
+//! as `.src` text with its arguments.
+//!
+//! - Interpreting the AST and the SSA form of every construction variant of
+//!   `ssaref::generate::source::construction_variants` (phi and marker, with and without
+//!   Algorithm 5, each on-the-fly optimization alone and left out) gives the
+//!   same outcome, and every checker of the construction passes (SSA
+//!   verifier, pruned, no trivial phi, minimal, phi count ≤ Cytron's):
+//!   `pipeline::differential`.
+//! - Printing then parsing the SSA form gives it back.
+//! - Printing then parsing the program gives it back.
+//!
+//! Each property runs [`DEFAULT_TESTS`] cases, or `QUICKCHECK_TESTS` when
+//! it is set (for instance `QUICKCHECK_TESTS=100000 cargo test --release
+//! --test suite properties` for a long run); `QUICKCHECK_GENERATOR_SIZE` scales
+//! the programs (100 is the default size).
+
+use crate::common::InterpOracle;
+use pretty_assertions::StrComparison;
+use quickcheck::{QuickCheck, TestResult};
+use ssaref::analysis::ir_text::{parse_module, print_module};
+use ssaref::construction::braun::{construct_program, BraunOptions};
+use ssaref::frontend::ast_print::print_program;
+use ssaref::frontend::parser::parse_program;
+use ssaref::generate::source::{construction_variants, TestCase};
+use ssaref::pipeline::{differential, Verdict};
+
+/// Cases per property when `QUICKCHECK_TESTS` is not set: the whole file
+/// then takes about 8 s in the test profile on two idle cores (about 30 s
+/// when other jobs share them).
+const DEFAULT_TESTS: u64 = 2000;
+
+/// A runner with [`DEFAULT_TESTS`] cases, or `QUICKCHECK_TESTS`.
+fn runner() -> QuickCheck {
+    let tests = std::env::var("QUICKCHECK_TESTS").ok().and_then(|n| n.parse().ok()).unwrap_or(DEFAULT_TESTS);
+    QuickCheck::new().tests(tests).max_tests(tests.saturating_mul(10))
+}
+
+/// The interpreter's default fuel (`ssaref_interp::DEFAULT_FUEL`).
+const FUEL: u64 = ssaref_interp::DEFAULT_FUEL;
+
+/// The SSA text of the variant a stage or pass name refers to
+/// (`ssa[phi+scc]`, `braun[phi+scc]`), if any.
+fn ssa_of(tc: &TestCase, name: &str) -> String {
+    let described = |o: &BraunOptions| name.contains(&format!("[{}]", o.describe()));
+    match construction_variants().into_iter().find(described) {
+        Some(opts) => format!("--- SSA of {}\n{}", name, print_module(&construct_program(&tc.program, &opts))),
+        None => String::new(),
+    }
+}
+
+/// Property (a): every stage agrees with the source and every checker passes.
+fn stages_agree(tc: TestCase) -> TestResult {
+    let verdict = differential(&tc.program, &tc.args, &InterpOracle, &construction_variants(), FUEL);
+    match verdict {
+        Verdict::Agree { .. } | Verdict::Inconclusive => TestResult::passed(),
+        Verdict::Diverge { stage, expected, got } => {
+            let got_text = match &got {
+                Ok(o) => o.render_full(),
+                Err(e) => format!("error: {e}\n"),
+            };
+            let source = expected.render_full();
+            TestResult::error(format!(
+                "stage {stage} diverges from the source (left: source, right: {stage})\n{}\n{}",
+                StrComparison::new(&source, &got_text),
+                ssa_of(&tc, &stage)
+            ))
+        }
+        Verdict::CheckFailed(e) => TestResult::error(format!("{e}\n{}", ssa_of(&tc, &e.pass))),
+        Verdict::SourceError(e) => TestResult::error(format!("the oracle cannot run the source: {e}")),
+        Verdict::Panic(m) => TestResult::error(format!("ssaref panicked: {m}")),
+    }
+}
+
+/// Property (b): the SSA text form round-trips, for variants with and
+/// without on-the-fly optimizations and Algorithm 5.
+fn ir_text_round_trips(tc: TestCase) -> TestResult {
+    let plain = BraunOptions::plain();
+    let all = BraunOptions::all_on();
+    let variants =
+        [plain, all, BraunOptions { marker: true, ..all }, BraunOptions { remove_redundant_sccs: false, ..plain }];
+    for opts in variants {
+        let mut module = construct_program(&tc.program, &opts);
+        let text = print_module(&module);
+        let parsed = match parse_module(&text) {
+            Ok(m) => m,
+            Err(e) => {
+                return TestResult::error(format!("{}: the printed SSA does not parse: {e}\n{text}", opts.describe()))
+            }
+        };
+        module.functions.iter_mut().for_each(|f| f.trim_value_count());
+        if parsed != module {
+            return TestResult::error(format!(
+                "{}: print then parse changes the SSA (left: printed, right: reprinted)\n{}\n{:?}\n{:?}",
+                opts.describe(),
+                StrComparison::new(&text, &print_module(&parsed)),
+                module,
+                parsed
+            ));
+        }
+    }
+    TestResult::passed()
+}
+
+/// Property (c): the source text round-trips.
+fn source_text_round_trips(tc: TestCase) -> TestResult {
+    let text = print_program(&tc.program);
+    match parse_program(&text) {
+        Ok(p) if p == tc.program => TestResult::passed(),
+        Ok(p) => TestResult::error(format!(
+            "print then parse changes the program (left: printed, right: reprinted)\n{}",
+            StrComparison::new(&text, &print_program(&p))
+        )),
+        Err(d) => TestResult::error(format!("the printed program does not parse: {d}")),
+    }
+}
+
+#[test]
+fn every_construction_variant_agrees_with_the_interpreter_and_passes_the_checkers() {
+    runner().quickcheck(stages_agree as fn(TestCase) -> TestResult);
+}
+
+#[test]
+fn printing_then_parsing_the_ssa_gives_it_back() {
+    runner().quickcheck(ir_text_round_trips as fn(TestCase) -> TestResult);
+}
+
+#[test]
+fn printing_then_parsing_the_program_gives_it_back() {
+    runner().quickcheck(source_text_round_trips as fn(TestCase) -> TestResult);
+}

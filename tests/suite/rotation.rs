@@ -1,0 +1,225 @@
+//! The rotation of a campaign's configurations (`campaign/rotation.rs`,
+//! issue 12 §3): within a few hundred consecutive seeds every construction
+//! variant, every K, every route-1 switch on and off alone, every class
+//! test and every route-2 configuration runs; a program's configuration
+//! round-trips through its case file's `// config:` line; and a failing
+//! case replays the configuration it failed with.
+
+use crate::common::InterpOracle;
+use ssaref::backend::{Backend, BackendOutput, Prepared, Route1};
+use ssaref::campaign::driver::{run_campaign, CampaignConfig};
+use ssaref::campaign::rotation::{pick, route2_rotation, ProgramConfig, Rotation, FIXED_REGS};
+use ssaref::construction::braun::BraunOptions;
+use ssaref::error::PassError;
+use ssaref::frontend::case_file::CaseFile;
+use ssaref::ir::{Module, Op};
+use ssaref::out_of_ssa::coalescing::ClassTest;
+use ssaref::pipeline::{differential_full, Verdict};
+use ssaref::ssa_ra::regalloc::RegallocOptions;
+use std::collections::BTreeSet;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// Every configuration that programs `start..start + n` run.
+#[derive(Default)]
+struct Seen {
+    constructions: BTreeSet<String>,
+    regs: BTreeSet<usize>,
+    route1: BTreeSet<[bool; SWITCHES]>,
+    class_tests: BTreeSet<&'static str>,
+    route2: BTreeSet<String>,
+}
+
+fn seen(rotation: &Rotation, start: u64, n: u64) -> Seen {
+    let mut s = Seen::default();
+    for seed in (0..n).map(|i| start.wrapping_add(i)) {
+        let c = rotation.program(seed);
+        s.constructions.insert(c.construction.describe());
+        s.regs.extend(c.regs.iter().copied());
+        s.route1.extend(c.route1.iter().map(|o| o.switches()));
+        for r in &c.route2 {
+            s.class_tests.insert(r.out_of_ssa.class_test.name());
+            s.route2.insert(r.with_class_test(ClassTest::Linear).describe());
+        }
+    }
+    s
+}
+
+/// Route 1's switches (`RegallocOptions::SWITCHES`).
+const SWITCHES: usize = RegallocOptions::SWITCHES.len();
+#[test]
+fn the_rotation_covers_every_configuration_within_256_programs() {
+    let rotation = Rotation::default();
+    for start in [0, 1, 20261124, u64::MAX - 100] {
+        let s = seen(&rotation, start, 256);
+        assert_eq!(s.constructions.len(), 128, "from seed {start}: {:?}", s.constructions);
+        assert_eq!(s.regs, (2..=15).collect::<BTreeSet<_>>(), "from seed {start}");
+        for i in 0..SWITCHES {
+            let off_alone: [bool; SWITCHES] = std::array::from_fn(|j| j != i);
+            let on_alone: [bool; SWITCHES] = std::array::from_fn(|j| j == i);
+            let name = RegallocOptions::SWITCHES[i];
+            assert!(s.route1.contains(&off_alone), "from seed {start}: {name} never off alone");
+            assert!(s.route1.contains(&on_alone), "from seed {start}: {name} never on alone");
+        }
+        assert!(s.route1.contains(&[true; SWITCHES]) && s.route1.contains(&[false; SWITCHES]), "from seed {start}");
+        assert_eq!(s.class_tests.len(), ClassTest::ALL.len(), "from seed {start}: {:?}", s.class_tests);
+        assert_eq!(s.route2.len(), route2_rotation().len(), "from seed {start}");
+    }
+}
+
+#[test]
+fn every_k_runs_within_three_programs_and_every_class_test_with_every_configuration() {
+    let rotation = Rotation::default();
+    for start in [0u64, 7, 1000] {
+        assert_eq!(seen(&rotation, start, 3).regs, (2..=15).collect::<BTreeSet<_>>(), "from seed {start}");
+        // Every K group with every class test within 24 programs.
+        let pairs: BTreeSet<(usize, &str)> = (start..start + 24)
+            .map(|seed| {
+                let c = rotation.program(seed);
+                (c.regs[2], c.route2[0].out_of_ssa.class_test.name())
+            })
+            .collect();
+        assert_eq!(pairs.len(), 3 * ClassTest::ALL.len(), "from seed {start}: {pairs:?}");
+    }
+    // Every route-2 configuration with every class test (Sreedhar III with
+    // both baselines' graphs among them) in each aligned block of 4 n.
+    let n = route2_rotation().len() as u64;
+    for block in [0u64, 3, 1 << 30] {
+        let pairs: BTreeSet<String> =
+            (block * 4 * n..(block + 1) * 4 * n).map(|seed| rotation.program(seed).route2[0].describe()).collect();
+        assert_eq!(pairs.len() as u64, 4 * n, "block {block}");
+        assert!(pairs.contains("sreedhar-iii,sets,linear-scan,graph-bitmatrix"), "{pairs:?}");
+    }
+    // Each aligned block of n seeds takes every value of a dimension of n.
+    for (n, salt) in [(128, 3), (16, 1), (3, 0), (4, 1), (30, 0)] {
+        for block in [0u64, 5, 1 << 40] {
+            let values: BTreeSet<usize> =
+                (block * n as u64..(block + 1) * n as u64).map(|s| pick(s, n, salt)).collect();
+            assert_eq!(values.len(), n, "n = {n}, salt = {salt}, block {block}");
+        }
+    }
+}
+
+#[test]
+fn without_rotation_the_campaign_runs_the_configuration_it_always_ran() {
+    let rotation = Rotation { rotate: false, ..Rotation::default() };
+    let all = RegallocOptions::with_k(2);
+    for seed in 0..56 {
+        let c = rotation.program(seed);
+        assert_eq!(c.construction, BraunOptions::all_on());
+        assert_eq!(c.regs, FIXED_REGS);
+        assert_eq!(c.route1, [all, all.without_section_6()]);
+        assert_eq!(c.route2.len(), 1);
+        assert_eq!(c.route2[0].out_of_ssa.class_test, ClassTest::Linear);
+    }
+    assert_eq!(seen(&rotation, 0, 28).route2.len(), 28);
+    // Fixed register counts stay fixed while the rest rotates.
+    let fixed = Rotation { regs: Some(vec![5]), ..Rotation::default() };
+    assert_eq!(seen(&fixed, 0, 300).regs, BTreeSet::from([5]));
+    assert_eq!(seen(&fixed, 0, 300).constructions.len(), 128);
+}
+
+#[test]
+fn a_program_configuration_round_trips_through_its_case_file_line() {
+    let rotation = Rotation { route3: true, ..Rotation::default() };
+    for seed in 0..400 {
+        let c = rotation.program(seed);
+        let text = c.render();
+        assert_eq!(ProgramConfig::parse(&text, &c.regs), Ok(c.clone()), "seed {seed}: {text}");
+        let diff = c.diff_config(1000);
+        assert_eq!(diff.backend_ssa, c.construction);
+        assert!(diff.variants.contains(&c.construction), "the allocated variant is checked too");
+        assert_eq!(diff.regalloc, c.route1);
+        assert_eq!(diff.route2, c.route2);
+        assert!(diff.route3);
+    }
+    let bad = [
+        ("braun=phi+scc ra=opt r2=bogus", 21, "`r2=bogus` is not a route-2 configuration"),
+        ("braun=marker+nope", 0, "`braun=marker+nope` is not a construction variant"),
+        ("ra=opt  ra=pmc+x", 8, "`ra=pmc+x` is not a route-1 option set"),
+        ("r3=1", 0, "`r3=1` is not"),
+    ];
+    for (text, at, message) in bad {
+        let (got_at, got) = ProgramConfig::parse(text, &[2]).expect_err(text);
+        assert_eq!(got_at, at, "{text}: {got}");
+        assert!(got.starts_with(message), "{text}: {got}");
+    }
+}
+
+/// A back end that allocates with route 1 but rejects any SSA that still
+/// has a `copy`: only construction variants without copy propagation give
+/// it one, so it fails on some programs under the rotation and on none with
+/// the SSA of `BraunOptions::all_on()`.
+struct RejectsCopies;
+
+impl Backend for RejectsCopies {
+    fn name(&self) -> String {
+        "rejects-copies".into()
+    }
+
+    fn allocate(&self, ssa: &Module, prepared: &Prepared, k: usize) -> Result<BackendOutput, PassError> {
+        let has_copy = ssa
+            .functions
+            .iter()
+            .flat_map(|f| f.blocks.values())
+            .flat_map(|d| &d.insts)
+            .any(|i| matches!(i.op, Op::Copy(_)));
+        if has_copy {
+            return Err(PassError {
+                pass: format!("rejects-copies[k={k}]"),
+                check: "planted",
+                message: "a copy".into(),
+            });
+        }
+        Route1(RegallocOptions::with_k(k)).allocate(ssa, prepared, k)
+    }
+}
+
+#[test]
+fn a_failing_case_records_its_configuration_and_replays_it() {
+    let dir = std::env::temp_dir().join(format!("ssaref-rotation-replay-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let config = CampaignConfig::new(&dir)
+        .with_max_programs(24)
+        .with_jobs(2)
+        .with_seed(900)
+        .with_regs(vec![3])
+        .with_fuel(100_000)
+        .with_routes(false, Vec::new(), false)
+        .with_backends(vec![Arc::new(RejectsCopies)]);
+    let summary = run_campaign(&config, &InterpOracle, &AtomicBool::new(false));
+    assert_eq!(summary.programs, 24);
+    assert!(!summary.failures.is_empty(), "no program failed: {}", summary.render(2));
+    assert!(summary.render(2).contains("construction: 24 of 128 variants"), "{}", summary.render(2));
+    for path in &summary.failures {
+        let text = std::fs::read_to_string(path).expect("the case is on disk");
+        let case = CaseFile::parse(&text).expect("a valid case file");
+        let (_, line) = case.config.clone().expect("the case records its configuration");
+        let regs = case.regs.clone().expect("the case records its register counts");
+        assert_eq!(regs, [3]);
+        let recorded = ProgramConfig::parse(&line, &regs).expect("the line parses");
+        assert!(!recorded.construction.copy_propagation, "{}: {line}", path.display());
+        // The seed alone gives the same configuration.
+        let seed: u64 = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(|s| s.strip_prefix("case-"))
+            .and_then(|s| s.parse().ok())
+            .expect("case-SEED.src");
+        assert_eq!(config.program(seed).0, recorded, "{}", path.display());
+        // Replayed with the recorded configuration, the case fails again...
+        let tc = case.test_case(path.display().to_string());
+        let mut diff = recorded.diff_config(100_000);
+        diff.backends = vec![Arc::new(RejectsCopies)];
+        match differential_full(&tc.program, &tc.args, &InterpOracle, &diff) {
+            Verdict::CheckFailed(e) => assert_eq!((e.pass.as_str(), e.check), ("rejects-copies[k=3]", "planted")),
+            other => panic!("{}: replay gives {other:?}", path.display()),
+        }
+        // ... and with the SSA of every optimization (what campaigns ran
+        // before the rotation, and replays without the line) it passes.
+        diff.backend_ssa = BraunOptions::all_on();
+        let verdict = differential_full(&tc.program, &tc.args, &InterpOracle, &diff);
+        assert!(verdict.is_ok(), "{}: {verdict:?}", path.display());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,66 @@
+//! Which stages a differential run executes (`pipeline::differential_full`):
+//! the stage names in the verdict, per route and K, with the x86 and
+//! Unicorn stages exactly when `DiffConfig::x86` is on. A driver that
+//! silently skipped a stage would otherwise pass every other test.
+
+use crate::common::InterpOracle;
+use ssaref::pipeline::{differential_full, DiffConfig, Route2, Verdict};
+
+const PROGRAM: &str =
+    "fn main(n) { var s = 0; var i = 0; while (i < n) { s = s + i * i; i = i + 1; } out s; return s / 3; }";
+
+fn stage_names(config: &DiffConfig) -> Vec<String> {
+    let p = ssaref::frontend::parser::parse_program(PROGRAM).expect("parses");
+    match differential_full(&p, &[5], &InterpOracle, config) {
+        Verdict::Agree { stages, .. } => stages.into_iter().map(|s| s.stage).collect(),
+        other => panic!("the program should agree everywhere: {other:?}"),
+    }
+}
+
+fn config(regs: &[usize], x86: bool) -> DiffConfig {
+    let mut c = DiffConfig::standard(regs, 100_000);
+    c.variants.truncate(1);
+    c.regalloc.truncate(1);
+    c.route2 = vec![Route2::rotation(0)];
+    c.x86 = x86;
+    c
+}
+
+/// The stages, in order: the source, the constructions, then for each K
+/// route 1's SSA after each pass, its allocated MIR and its x86 code, then
+/// route 2's destructed program once and, for each K, its allocated MIR and
+/// x86 code.
+fn expected(regs: &[usize], x86: bool) -> Vec<String> {
+    let mut out: Vec<String> = vec!["source".into(), "cytron".into(), "ssa[phi+scc+witness]".into()];
+    for k in regs {
+        for pass in ["split-critical-edges", "phi-lifting", "phi-mem-coalesce", "spill"] {
+            out.push(format!("ssa-ra[k={k},opt]/{pass}"));
+        }
+        out.push(format!("alloc[k={k},opt]"));
+        if x86 {
+            out.push(format!("x86[k={k},opt]"));
+        }
+    }
+    out.push("out-of-ssa[intersect,sets]".into());
+    for k in regs {
+        out.push(format!("conv[k={k},intersect,sets,spill-everything]"));
+        if x86 {
+            out.push(format!("x86-conv[k={k},intersect,sets,spill-everything]"));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_stage_runs_per_route_and_k_and_x86_only_when_asked() {
+    for regs in [&[2usize, 5][..], &[3], &[15]] {
+        for x86 in [true, false] {
+            assert_eq!(stage_names(&config(regs, x86)), expected(regs, x86), "K in {regs:?}, x86 = {x86}");
+        }
+    }
+}
+
+#[test]
+fn no_registers_means_construction_stages_only() {
+    assert_eq!(stage_names(&config(&[], true)), ["source", "cytron", "ssa[phi+scc+witness]"]);
+}
