@@ -1,11 +1,11 @@
 //! Micro-benchmarks (divan) of the allocation kernels and of SSA
 //! construction, on fixed generated inputs (seeded, so every run times the
 //! same code):
-//! - `allocation::route1`: Pereira's allocation and Pereira and Palsberg's
+//! - `allocation::ssa_ra`: Pereira's allocation and Pereira and Palsberg's
 //!   SSA elimination, every optimization on;
-//! - `allocation::route2`: Boissinot et al.'s out-of-SSA translation
+//! - `allocation::out_of_ssa`: Boissinot et al.'s out-of-SSA translation
 //!   (Sharing, the fast configuration) and linear scan;
-//! - `allocation::regalloc2`: route 3 (critical-edge splitting,
+//! - `allocation::regalloc2`: regalloc2 (critical-edge splitting,
 //!   regalloc2's input, regalloc2, its output read back);
 //!
 //! each for K in {2, 4, 8, 15}, on the unchecked entry points that
@@ -54,13 +54,13 @@ mod allocation {
     use super::*;
 
     #[divan::bench(args = KS)]
-    fn route1(bencher: Bencher, k: usize) {
-        allocate(bencher, Engine::Route1, k);
+    fn ssa_ra(bencher: Bencher, k: usize) {
+        allocate(bencher, Engine::SsaRa, k);
     }
 
     #[divan::bench(args = KS)]
-    fn route2(bencher: Bencher, k: usize) {
-        allocate(bencher, Engine::Route2(CoalescingVariant::Sharing), k);
+    fn out_of_ssa(bencher: Bencher, k: usize) {
+        allocate(bencher, Engine::OutOfSsa(CoalescingVariant::Sharing), k);
     }
 
     #[divan::bench(args = KS)]

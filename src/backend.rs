@@ -2,9 +2,9 @@
 //!
 //! A back end is anything that turns ssaref's SSA ([`crate::ir::Module`],
 //! after Braun et al.'s construction) into allocated machine IR
-//! ([`crate::mir::MModule`]) for K registers: ssaref's route 1 (Pereira,
-//! then Pereira and Palsberg), route 2 (Boissinot et al., then a
-//! conventional allocator), route 3 (regalloc2), or a user's own allocator.
+//! ([`crate::mir::MModule`]) for K registers: ssaref's ssa-ra (Pereira,
+//! then Pereira and Palsberg), out-of-ssa (Boissinot et al., then a
+//! conventional allocator), regalloc2 (regalloc2), or a user's own allocator.
 //! [`crate::pipeline::differential_full`] runs every back end of its
 //! [`crate::pipeline::DiffConfig`] the same way, and trusts none of them:
 //! on every back end's output it runs ssaref's allocation checker
@@ -16,10 +16,10 @@
 //!
 //! A back end may also hand the oracle programs of its own to run before
 //! the machine IR ([`BackendOutput::ir_stages`], [`Prepared::stages`]):
-//! route 1 gives the SSA after each of its passes, route 2 its destructed
+//! ssa-ra gives the SSA after each of its passes, out-of-ssa its destructed
 //! program. Each must compute the source's outcome too.
 //!
-//! The three built-in back ends are [`Route1`] (one option set), [`Route2`]
+//! The three built-in back ends are [`SsaRa`] (one option set), [`OutOfSsa`]
 //! (one configuration) and [`Regalloc2`], at the end of this file; they
 //! only call the routes' entry points, and keep the stage names the routes
 //! always had.
@@ -67,7 +67,7 @@ pub struct Prepared {
     /// numbers are variables), each with its stage name, in order.
     pub stages: Vec<(String, Module)>,
     /// Whatever the back end wants to keep for [`Backend::allocate`]
-    /// (route 2: the pinned variables of its destructed program).
+    /// (out-of-ssa: the pinned variables of its destructed program).
     pub state: Option<Arc<dyn Any + Send + Sync>>,
 }
 
@@ -86,7 +86,7 @@ pub struct BackendOutput {
     /// (copy-canonical, see `mir.rs`) that the allocation checker follows.
     pub mir: MModule,
     /// Programs the oracle runs before the machine IR, each with its stage
-    /// name (route 1: the SSA after each pass). Usually empty.
+    /// name (ssa-ra: the SSA after each pass). Usually empty.
     pub ir_stages: Vec<(String, Module)>,
 }
 
@@ -111,7 +111,7 @@ pub trait Backend: Send + Sync {
         (format!("{name}[k={k}]"), format!("x86-{name}[k={k}]"))
     }
 
-    /// Work that does not depend on K, done once per program (route 2: the
+    /// Work that does not depend on K, done once per program (out-of-ssa: the
     /// out-of-SSA translation). Default: nothing.
     fn prepare(&self, ssa: &Module) -> Result<Prepared, PassError> {
         let _ = ssa;
@@ -119,7 +119,7 @@ pub trait Backend: Send + Sync {
     }
 
     /// Back ends with the same key share one [`Backend::prepare`] per
-    /// program, and its stages run once (route 2's allocators share the
+    /// program, and its stages run once (out-of-ssa's allocators share the
     /// translation). Default: the name, so no sharing.
     fn prepare_key(&self) -> String {
         self.name()
@@ -132,7 +132,7 @@ pub trait Backend: Send + Sync {
 
     /// The allocated code of [`Backend::allocate`] alone, for a caller that
     /// does not run the IR stages (`ssaref emit`): the same code, checked
-    /// the same way. Default: [`Backend::allocate`]'s `mir`; route 1 keeps
+    /// the same way. Default: [`Backend::allocate`]'s `mir`; ssa-ra keeps
     /// no copies of its SSA stages for it.
     fn allocate_code(&self, ssa: &Module, prepared: &Prepared, k: usize) -> Result<crate::mir::MModule, PassError> {
         self.allocate(ssa, prepared, k).map(|out| out.mir)
@@ -167,7 +167,7 @@ pub fn family(name: &str) -> &str {
     name.split('[').next().unwrap_or(name)
 }
 
-/// Route 1 with one option set (its `k` is replaced by each K): Pereira's
+/// ssa-ra with one option set (its `k` is replaced by each K): Pereira's
 /// allocation, then Pereira and Palsberg's SSA elimination. Stages:
 /// `ssa-ra[k=K,TAG]/PASS` (the SSA after each pass), `alloc[k=K,TAG]` and
 /// `x86[k=K,TAG]`, where `TAG` is `RegallocOptions::describe`: `opt` with
@@ -176,9 +176,9 @@ pub fn family(name: &str) -> &str {
 /// (the default) is the switch `color-spill`, off for the separate pass
 /// (`spill.rs`).
 #[derive(Clone, Copy, Debug)]
-pub struct Route1(pub crate::ssa_ra::regalloc::RegallocOptions);
+pub struct SsaRa(pub crate::ssa_ra::regalloc::RegallocOptions);
 
-impl Route1 {
+impl SsaRa {
     fn tag(&self) -> String {
         self.options(2).describe()
     }
@@ -188,7 +188,7 @@ impl Route1 {
     }
 }
 
-impl Backend for Route1 {
+impl Backend for SsaRa {
     fn name(&self) -> String {
         format!("ssa-ra[{}]", self.tag())
     }
@@ -244,7 +244,7 @@ impl Backend for Route1 {
     }
 }
 
-/// One configuration of route 2: Boissinot et al.'s out-of-SSA translation
+/// One configuration of out-of-ssa: Boissinot et al.'s out-of-SSA translation
 /// with a coalescing variant and a liveness method, then a conventional
 /// register allocator. As a back end: the translation once per program
 /// (stage `out-of-ssa[VARIANT,LIVENESS]`, with `,CLASS-TEST` unless the
@@ -253,12 +253,12 @@ impl Backend for Route1 {
 /// constraints' pins for each K (stages `conv[k=K,CONFIG]` and
 /// `x86-conv[k=K,CONFIG]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Route2 {
+pub struct OutOfSsa {
     pub out_of_ssa: crate::out_of_ssa::translate::OutOfSsaOptions,
     pub allocator: crate::out_of_ssa::conventional::ConventionalAllocator,
 }
 
-impl Route2 {
+impl OutOfSsa {
     /// Every variant × liveness method × allocator (28 configurations), in
     /// a fixed order, each with the fast configuration's linear class test
     /// and every checker and cross-check on (`OutOfSsaOptions::cross_check`);
@@ -266,7 +266,7 @@ impl Route2 {
     /// interference graph of every variable as a bit matrix, and the hash
     /// set of edges over the copy- and phi-related variables), so that
     /// campaigns test them too: 30 in all.
-    pub fn all() -> Vec<Route2> {
+    pub fn all() -> Vec<OutOfSsa> {
         use crate::out_of_ssa::coalescing::CoalescingVariant;
         use crate::out_of_ssa::conventional::ConventionalAllocator;
         use crate::out_of_ssa::translate::{LivenessMethod, OutOfSsaOptions};
@@ -275,25 +275,25 @@ impl Route2 {
             for liveness in LivenessMethod::ALL {
                 for variant in CoalescingVariant::ALL {
                     let out_of_ssa = OutOfSsaOptions { liveness, cross_check: true, ..OutOfSsaOptions::fast(variant) };
-                    out.push(Route2 { out_of_ssa, allocator });
+                    out.push(OutOfSsa { out_of_ssa, allocator });
                 }
             }
         }
         for out_of_ssa in [OutOfSsaOptions::sreedhar_iii_bitmatrix(), OutOfSsaOptions::sreedhar_iii_graph()] {
-            out.push(Route2 { out_of_ssa, allocator: ConventionalAllocator::LinearScan });
+            out.push(OutOfSsa { out_of_ssa, allocator: ConventionalAllocator::LinearScan });
         }
         out
     }
 
     /// With another class-interference test (`ClassTest`).
-    pub fn with_class_test(mut self, class_test: crate::out_of_ssa::coalescing::ClassTest) -> Route2 {
+    pub fn with_class_test(mut self, class_test: crate::out_of_ssa::coalescing::ClassTest) -> OutOfSsa {
         self.out_of_ssa.class_test = class_test;
         self
     }
 
-    /// The configuration of [`Route2::all`] that [`Route2::describe`]
+    /// The configuration of [`OutOfSsa::all`] that [`OutOfSsa::describe`]
     /// names, with its class test; `None` for anything else.
-    pub fn from_description(s: &str) -> Option<Route2> {
+    pub fn from_description(s: &str) -> Option<OutOfSsa> {
         use crate::out_of_ssa::coalescing::ClassTest;
         let mut parts = s.split(',');
         let (variant, liveness, allocator) = (parts.next()?, parts.next()?, parts.next()?);
@@ -304,7 +304,7 @@ impl Route2 {
         if parts.next().is_some() {
             return None;
         }
-        Route2::all()
+        OutOfSsa::all()
             .into_iter()
             .find(|r| {
                 r.out_of_ssa.variant.slug() == variant
@@ -314,11 +314,11 @@ impl Route2 {
             .map(|r| r.with_class_test(class_test))
     }
 
-    /// The `i`-th configuration of [`Route2::all`], cyclically: a campaign
+    /// The `i`-th configuration of [`OutOfSsa::all`], cyclically: a campaign
     /// gives program `i` configuration `i`, so that consecutive programs
     /// cover every configuration.
-    pub fn rotation(i: u64) -> Route2 {
-        let all = Route2::all();
+    pub fn rotation(i: u64) -> OutOfSsa {
+        let all = OutOfSsa::all();
         all[(i % all.len() as u64) as usize]
     }
 
@@ -352,7 +352,7 @@ impl Route2 {
 
 type PinList = Vec<crate::out_of_ssa::renaming_constraints::Pins>;
 
-impl Backend for Route2 {
+impl Backend for OutOfSsa {
     fn name(&self) -> String {
         format!("boissinot[{}]", self.describe())
     }
@@ -430,7 +430,7 @@ pub fn print_destructed(m: &Module, pins: &[crate::out_of_ssa::renaming_constrai
     text
 }
 
-/// Route 3: regalloc2 after critical-edge splitting, checked by
+/// regalloc2: regalloc2 after critical-edge splitting, checked by
 /// regalloc2's checker and ssaref's. Stages `regalloc2[k=K]` and
 /// `x86-regalloc2[k=K]`.
 #[derive(Clone, Copy, Debug)]

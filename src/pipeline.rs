@@ -6,24 +6,24 @@
 //! 2. `braun::construct_program` (AST to SSA, Braun et al.), followed by the
 //!    checks of [`check_construction`]: the SSA verifier, pruned, no trivial
 //!    phi, minimal, and phi count against `cytron::construct_cytron`;
-//! 3. route 1, `regalloc::allocate_function`, which lists its own passes
+//! 3. ssa-ra, `regalloc::allocate_function`, which lists its own passes
 //!    (critical edges, PhiLifting, PhiMemCoalesce, spilling, register
 //!    assignment, spill-free SSA elimination) and runs a checker after each,
 //!    ending with the allocation checker;
-//! 4. route 2, `out_of_ssa::translate_out_of_ssa` (Boissinot et al.; lists
+//! 4. out-of-ssa, `out_of_ssa::translate_out_of_ssa` (Boissinot et al.; lists
 //!    its steps and checkers), then `conventional_alloc::allocate_conventional`
 //!    (spill everything or linear scan, then the allocation checker);
-//! 5. route 3, `route3::allocate_module` (regalloc2 after critical-edge
+//! 5. regalloc2, `regalloc2::allocate_module` (regalloc2 after critical-edge
 //!    splitting; regalloc2's checker and the allocation checker), when
-//!    [`DiffConfig::route3`] is on;
+//!    [`DiffConfig::regalloc2`] is on;
 //! 6. after any route, [`lower_and_check`]: x86-64 lowering (`x86_lower.rs`) and the
 //!    machine-code checker (`x86_check.rs`), then `emulator::run_x86`.
 //!
 //! [`differential`] runs the construction stages in the oracle;
 //! [`differential_full`] adds, for each K, the back ends (`backend.rs`:
-//! routes 1, 2 and 3 and users' allocators, all behind the `Backend`
+//! all three back ends and users' allocators, all behind the `Backend`
 //! trait, in the order of [`DiffConfig::schedule`]): the programs a back
-//! end hands the oracle (route 1's SSA after each allocation pass, route
+//! end hands the oracle (ssa-ra's SSA after each allocation pass, route
 //! 2's destructed program), then, never trusted to the back end, ssaref's
 //! allocation checker on its machine IR ([`check_backend_output`]), the
 //! machine IR in the oracle, and its x86-64 code under Unicorn.
@@ -33,7 +33,7 @@
 //! Architecture invariant: every IR handed from one pass to the next is
 //! checked when [`Config::check`] is on, which is the default in debug
 //! builds, in release builds with debug assertions (our release profile), and
-//! in every test; route 1 always runs its checkers.
+//! in every test; ssa-ra always runs its checkers.
 
 use crate::analysis::reducibility::is_reducible;
 use crate::analysis::verifier::verify_module;
@@ -211,13 +211,13 @@ pub struct PhaseTimes {
     pub construction: std::time::Duration,
     /// Interpreting the SSA stages (constructions and allocation passes).
     pub ssa_runs: std::time::Duration,
-    /// Route 1's passes with their checkers and the allocation checker.
+    /// ssa-ra's passes with their checkers and the allocation checker.
     pub allocation: std::time::Duration,
     /// Interpreting the allocated machine IR.
     pub mir_runs: std::time::Duration,
     /// x86-64 lowering, encoding and the machine-code checker.
     pub lowering: std::time::Duration,
-    /// Route 2's out-of-SSA translation with its checkers.
+    /// out-of-ssa's out-of-SSA translation with its checkers.
     pub out_of_ssa: std::time::Duration,
     /// Running the machine code under Unicorn.
     pub emulation: std::time::Duration,
@@ -277,9 +277,9 @@ pub fn later_stage_fuel(fuel: u64) -> u64 {
     fuel.saturating_mul(8).saturating_add(10_000)
 }
 
-/// Route 2's configurations are back ends (`backend.rs`); the name stays
+/// out-of-ssa's configurations are back ends (`backend.rs`); the name stays
 /// here for the callers that build a [`DiffConfig`].
-pub use crate::backend::Route2;
+pub use crate::backend::OutOfSsa;
 
 /// What [`differential_full`] runs.
 #[derive(Clone, Debug)]
@@ -291,26 +291,26 @@ pub struct DiffConfig {
     /// propagation makes the swap and lost-copy situations; campaigns
     /// rotate it through all 128).
     pub backend_ssa: BraunOptions,
-    /// Register counts for route 1 (empty: no allocation).
+    /// Register counts for ssa-ra (empty: no allocation).
     pub regs: Vec<usize>,
-    /// Route-1 option sets to run for each K (`k` is overwritten).
+    /// ssa-ra option sets to run for each K (`k` is overwritten).
     pub regalloc: Vec<crate::ssa_ra::regalloc::RegallocOptions>,
     /// Fuel of the source run.
     pub fuel: u64,
     /// Lower the allocated code to x86-64, check it, and run it under
     /// Unicorn (the `x86[...]` stages).
     pub x86: bool,
-    /// Route-2 configurations, each run for every K of `regs`.
-    pub route2: Vec<Route2>,
-    /// Run route 3 (regalloc2) for every K of `regs`, after routes 1 and 2.
-    pub route3: bool,
+    /// out-of-ssa configurations, each run for every K of `regs`.
+    pub out_of_ssa: Vec<OutOfSsa>,
+    /// Run regalloc2 (regalloc2) for every K of `regs`, after ssa-ra and out-of-ssa.
+    pub regalloc2: bool,
     /// Further back ends (users' allocators, see `backend.rs`), each run for
-    /// every K of `regs` after routes 1, 2 and 3.
+    /// every K of `regs` after all three back ends.
     pub backends: Vec<std::sync::Arc<dyn Backend>>,
 }
 
 impl DiffConfig {
-    /// Four construction variants, and route 1 with and without the §6
+    /// Four construction variants, and ssa-ra with and without the §6
     /// optimizations for each K in `regs`.
     pub fn standard(regs: &[usize], fuel: u64) -> Self {
         let all = crate::ssa_ra::regalloc::RegallocOptions::with_k(2);
@@ -326,18 +326,18 @@ impl DiffConfig {
             regalloc: vec![all, all.without_section_6()],
             fuel,
             x86: true,
-            route2: Route2::all(),
-            route3: false,
+            out_of_ssa: OutOfSsa::all(),
+            regalloc2: false,
             backends: Vec::new(),
         }
     }
 
-    /// Only the given back ends: no route-1 option set, no route-2
-    /// configuration, no route 3.
+    /// Only the given back ends: no ssa-ra option set, no out-of-ssa
+    /// configuration, no regalloc2.
     pub fn only(mut self, backends: Vec<std::sync::Arc<dyn Backend>>) -> Self {
         self.regalloc.clear();
-        self.route2.clear();
-        self.route3 = false;
+        self.out_of_ssa.clear();
+        self.regalloc2 = false;
         self.backends = backends;
         self
     }
@@ -347,12 +347,12 @@ impl DiffConfig {
     pub fn backend_list(&self) -> Vec<std::sync::Arc<dyn Backend>> {
         let mut out: Vec<std::sync::Arc<dyn Backend>> = Vec::new();
         for ra in &self.regalloc {
-            out.push(std::sync::Arc::new(crate::backend::Route1(*ra)));
+            out.push(std::sync::Arc::new(crate::backend::SsaRa(*ra)));
         }
-        for r2 in &self.route2 {
+        for r2 in &self.out_of_ssa {
             out.push(std::sync::Arc::new(*r2));
         }
-        if self.route3 {
+        if self.regalloc2 {
             out.push(std::sync::Arc::new(crate::backend::Regalloc2));
         }
         out.extend(self.backends.iter().cloned());
@@ -360,15 +360,15 @@ impl DiffConfig {
     }
 
     /// The (back end, K) pairs [`differential_full`] runs, in order: route
-    /// 1 for each K and, within it, each option set (the order route 1
-    /// always had); then each route-2 configuration for each K; then route
+    /// 1 for each K and, within it, each option set (the order ssa-ra
+    /// always had); then each out-of-ssa configuration for each K; then route
     /// 3 and the further back ends, each for every K.
     pub fn schedule(&self) -> Vec<(std::sync::Arc<dyn Backend>, usize)> {
         let list = self.backend_list();
-        let (route1, rest) = list.split_at(self.regalloc.len());
+        let (ssa_ra, rest) = list.split_at(self.regalloc.len());
         let mut out = Vec::new();
         for &k in &self.regs {
-            out.extend(route1.iter().map(|b| (std::sync::Arc::clone(b), k)));
+            out.extend(ssa_ra.iter().map(|b| (std::sync::Arc::clone(b), k)));
         }
         for b in rest {
             out.extend(self.regs.iter().map(|&k| (std::sync::Arc::clone(b), k)));
@@ -376,32 +376,32 @@ impl DiffConfig {
         out
     }
 
-    /// With route 3 (regalloc2) too.
-    pub fn with_route3(mut self) -> Self {
-        self.route3 = true;
+    /// With regalloc2 (regalloc2) too.
+    pub fn with_regalloc2(mut self) -> Self {
+        self.regalloc2 = true;
         self
     }
 
-    /// Only route 3: no route-1 option set and no route-2 configuration.
-    pub fn route3_only(mut self) -> Self {
+    /// Only regalloc2: no ssa-ra option set and no out-of-ssa configuration.
+    pub fn regalloc2_only(mut self) -> Self {
         self.regalloc.clear();
-        self.route2.clear();
-        self.route3 = true;
+        self.out_of_ssa.clear();
+        self.regalloc2 = true;
         self
     }
 
-    /// Only route 1 (no route-2 configuration).
-    pub fn route1_only(mut self) -> Self {
-        self.route2.clear();
+    /// Only ssa-ra (no out-of-ssa configuration).
+    pub fn ssa_ra_only(mut self) -> Self {
+        self.out_of_ssa.clear();
         self
     }
 }
 
 /// Runs every stage: the source, Cytron's SSA, each construction variant;
-/// for each K and route-1 option set, the SSA after each allocation pass,
+/// for each K and ssa-ra option set, the SSA after each allocation pass,
 /// the allocated machine IR and its x86-64 code under Unicorn; and for each
-/// route-2 configuration, the destructed program, then for each K the
-/// allocated machine IR and its x86-64 code; with `config.route3`, for each
+/// out-of-ssa configuration, the destructed program, then for each K the
+/// allocated machine IR and its x86-64 code; with `config.regalloc2`, for each
 /// K, regalloc2's allocated machine IR (`regalloc2[k=K]`) and its x86-64
 /// code (`x86-regalloc2[k=K]`). Every route starts from the SSA
 /// of `config.backend_ssa` (by default `BraunOptions::all_on()`: copy
@@ -424,10 +424,10 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
 
 /// The back-end stages of [`differential_full`] and [`differential_ssa`]
 /// on the SSA module `ssa`, whose outcome is `expected`: for each K and
-/// route-1 option set, the SSA after each allocation pass, the allocated
-/// machine IR and its x86-64 code; for each route-2 configuration, the
+/// ssa-ra option set, the SSA after each allocation pass, the allocated
+/// machine IR and its x86-64 code; for each out-of-ssa configuration, the
 /// destructed program, then for each K the allocated machine IR and its
-/// x86-64 code; with `config.route3`, route 3 for each K. Appends the
+/// x86-64 code; with `config.regalloc2`, regalloc2 for each K. Appends the
 /// agreeing stages to `stages`.
 fn backend_stages(
     ssa: &Module,

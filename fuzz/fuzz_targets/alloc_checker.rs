@@ -1,5 +1,5 @@
 //! Fuzz target `alloc_checker`: bytes to a generated program, allocated by
-//! route 1 and then mutated; a mutant the allocation checker accepts must
+//! ssa-ra and then mutated; a mutant the allocation checker accepts must
 //! compute what the original computes. The checks live in
 //! `ssaref::campaign::fuzz_targets::fuzz_alloc_checker`.
 

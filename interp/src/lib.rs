@@ -104,7 +104,7 @@ pub fn run_mir(module: &ssaref_types::mir::MModule, args: &[i64], fuel: u64) -> 
 
 /// Runs `main` of an allocated module like [`run_mir`], and counts the
 /// executed spill code, moves and swaps. The counting is the only addition;
-/// the statistics of route 1 use it.
+/// the statistics of ssa-ra use it.
 pub fn profile_mir(
     module: &ssaref_types::mir::MModule,
     args: &[i64],

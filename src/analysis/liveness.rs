@@ -61,11 +61,11 @@
 //! worklist solution of the same equations ([`compute_liveness_dataflow`],
 //! Pereira's §4.1 description, kept for tests) revisits each block once per
 //! growth of a successor's set and merges whole sorted sets each time; at a
-//! million statements it was a tenth of route 1's time, run a dozen times
-//! per function (`docs/scaling.md`, "Route 1 at 1M"). The predecessors the
+//! million statements it was a tenth of ssa-ra's time, run a dozen times
+//! per function (`docs/scaling.md`, "ssa-ra at 1M"). The predecessors the
 //! walk follows are those of the terminators (the successor lists, reversed),
 //! as in the equations; `tests/suite/intervals_and_loops.rs` compares both
-//! solutions on generated functions at every stage of route 1.
+//! solutions on generated functions at every stage of ssa-ra.
 //!
 //! Every set is a sorted vector of its members ([`SparseSet`]), the sparse
 //! representation production liveness analyses use: a function's live sets

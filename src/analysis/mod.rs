@@ -1,7 +1,7 @@
 //! The SSA IR's text form, its verifier, and the analyses every later stage
 //! shares: dominance, reducibility, strongly connected components, loops,
 //! liveness, live intervals, register pressure, phi congruence classes, and
-//! critical-edge splitting (routes 1 and 3 both split before allocating).
+//! critical-edge splitting (ssa-ra and regalloc2 both split before allocating).
 //!
 //! May import: the data types (`crate::{ir, entity, ...}`) and nothing else
 //! of the library. Every pass and checker above may import this folder; a

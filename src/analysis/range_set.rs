@@ -1,8 +1,8 @@
 //! A set of program points as sorted, disjoint closed ranges, for unions
-//! that grow by merging: the live ranges of a congruence class in route 1's
+//! that grow by merging: the live ranges of a congruence class in ssa-ra's
 //! PhiMemCoalesce (Pereira, "The Design and Implementation of a SSA-based
 //! Register Allocator", Fig. 4) and the lifetime interval of a coalesced
-//! class in route 2's linear scan (`out_of_ssa/class_intervals.rs`).
+//! class in out-of-ssa's linear scan (`out_of_ssa/class_intervals.rs`).
 //!
 //! Both merge classes one copy at a time, and one class can grow to
 //! thousands of ranges (a phi web, or the class pinned to `rax`). Merging

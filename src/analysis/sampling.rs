@@ -13,7 +13,7 @@
 //! check only in part, are listed in `docs/scaling.md`.
 //!
 //! The module is in `analysis` so that the verifier (`verifier.rs`) can use
-//! it as well as the checkers and route 2. The setting is process-wide, as
+//! it as well as the checkers and out-of-ssa. The setting is process-wide, as
 //! the memory limit is
 //! (`cli/max_memory.rs`): the checkers run deep inside the passes, and a
 //! flag threaded through every pass's options would reach them only through

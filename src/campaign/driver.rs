@@ -10,8 +10,8 @@
 //! Everything is reproducible: program `i` of a campaign started with seed
 //! `S` is the program of seed `S + i`, whatever the number of threads; of
 //! shard `I/N` (`shard.rs`), the program of seed `S + I + i N`. The
-//! configuration it runs with (construction variant, K, route-1 switches,
-//! route-2 configuration and class test) is a function of its seed too
+//! configuration it runs with (construction variant, K, ssa-ra switches,
+//! out-of-ssa configuration and class test) is a function of its seed too
 //! (`rotation.rs`), and the case file records it. A share of the seeds
 //! ([`CampaignConfig::ir_share`], `ir_campaign.rs`) gives IR-level programs
 //! instead, checked by `pipeline::differential_ssa` and written as `.ssa`
@@ -48,8 +48,8 @@ pub struct CampaignConfig {
     /// all of it).
     pub shard: Shard,
     /// Which back ends run, and the configurations each program's seed
-    /// picks (`rotation.rs`: construction variant, K, route-1 switches,
-    /// route-2 configuration and class test).
+    /// picks (`rotation.rs`: construction variant, K, ssa-ra switches,
+    /// out-of-ssa configuration and class test).
     pub rotation: Rotation,
     pub fuel: u64,
     /// Where failing cases go.
@@ -66,7 +66,7 @@ pub struct CampaignConfig {
 
 impl CampaignConfig {
     /// A campaign that writes its failing cases to `out_dir`: one hour or
-    /// until stopped, one job, seed 0, the whole seed space, routes 1 and 2
+    /// until stopped, one job, seed 0, the whole seed space, ssa-ra and out-of-ssa
     /// with every configuration rotating (`Rotation::default`), the
     /// interpreter's default fuel, no progress line, no further back end,
     /// no IR-level programs ([`Self::with_ir_share`]).
@@ -130,12 +130,12 @@ impl CampaignConfig {
         self
     }
 
-    /// Which routes run: route 1, route 2's configurations (none: no route
-    /// 2), route 3.
-    pub fn with_routes(mut self, route1: bool, route2: Vec<crate::pipeline::Route2>, route3: bool) -> Self {
-        self.rotation.route1 = route1;
-        self.rotation.route2 = route2;
-        self.rotation.route3 = route3;
+    /// Which routes run: ssa-ra, out-of-ssa's configurations (none: no route
+    /// 2), regalloc2.
+    pub fn with_routes(mut self, ssa_ra: bool, out_of_ssa: Vec<crate::pipeline::OutOfSsa>, regalloc2: bool) -> Self {
+        self.rotation.ssa_ra = ssa_ra;
+        self.rotation.out_of_ssa = out_of_ssa;
+        self.rotation.regalloc2 = regalloc2;
         self
     }
 

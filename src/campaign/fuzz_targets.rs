@@ -168,8 +168,8 @@ pub fn fuzz_construct(data: &[u8], oracle: &dyn crate::oracle::Oracle) {
 pub const FUZZ_REGS: [usize; 6] = [2, 3, 4, 6, 8, 15];
 
 /// The whole pipeline from bytes: the first byte picks K (of
-/// [`FUZZ_REGS`]) and whether route 1 runs with the §6 optimizations, the
-/// second byte route 2's configuration (`pipeline::Route2::rotation`); the
+/// [`FUZZ_REGS`]) and whether ssa-ra runs with the §6 optimizations, the
+/// second byte out-of-ssa's configuration (`pipeline::OutOfSsa::rotation`); the
 /// rest builds a program with the generator. Every stage runs, from the
 /// source to x86-64 under Unicorn, with every checker
 /// (`pipeline::differential_full`). Panics with the program (as `.src`
@@ -184,8 +184,8 @@ pub fn fuzz_pipeline(data: &[u8], oracle: &dyn crate::oracle::Oracle) {
     config.variants.truncate(2);
     let opts = config.regalloc[usize::from(first / 8) % config.regalloc.len()];
     config.regalloc = vec![opts];
-    // One route-2 configuration per input, picked by the second byte.
-    config.route2 = vec![crate::pipeline::Route2::rotation(u64::from(data.get(1).copied().unwrap_or(0)))];
+    // One out-of-ssa configuration per input, picked by the second byte.
+    config.out_of_ssa = vec![crate::pipeline::OutOfSsa::rotation(u64::from(data.get(1).copied().unwrap_or(0)))];
     let verdict = differential_full(&tc.program, &tc.args, oracle, &config);
     if !verdict.is_ok() {
         panic!("the pipeline fails with K = {k}\n{}", describe_failure(&tc, &verdict));
@@ -207,7 +207,7 @@ pub enum MutantVerdict {
 }
 
 /// The allocation checker on arbitrary programs: bytes build a program
-/// (first byte: K), route 1 allocates it, and the remaining bytes mutate
+/// (first byte: K), ssa-ra allocates it, and the remaining bytes mutate
 /// the allocated code: an operand or destination register replaced by
 /// another, a transfer (move, swap, spill, reload) deleted or exchanged with
 /// a neighbour, a slot renamed. The checker (`alloc_checker::check_allocation`) must accept

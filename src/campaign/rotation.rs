@@ -1,6 +1,6 @@
 //! The rotation of a campaign's configurations (issue 12, §3 "Every
 //! configuration in every campaign"): which construction variant, which
-//! register counts, which route-1 switches and which route-2 configuration
+//! register counts, which ssa-ra switches and which out-of-ssa configuration
 //! and class-interference test each program of `ssaref fuzz` runs.
 //!
 //! Each program's configuration is a function of its seed alone
@@ -17,12 +17,12 @@
 //! - the register counts: 2 and 3 on every program, and four of 4..=15
 //!   (`4 7 10 13`, `5 8 11 14` or `6 9 12 15`), so every K in 2..=15 within
 //!   three programs;
-//! - route 1: every switch on (`opt`) on every program, and one of 16 more
+//! - ssa-ra: every switch on (`opt`) on every program, and one of 16 more
 //!   option sets: without the §6 optimizations (`plain`), all off (`none`),
 //!   and each of the seven switches (`RegallocOptions::SWITCHES`, spilling
 //!   during coloring included) off alone and on alone;
-//! - route 2: one of the campaign's configurations (the 28 of
-//!   [`route2_rotation`], each with its cross-checks), with one of the four
+//! - out-of-ssa: one of the campaign's configurations (the 28 of
+//!   [`out_of_ssa_rotation`], each with its cross-checks), with one of the four
 //!   class-interference tests (`ClassTest::ALL`: with Sreedhar III, the
 //!   graphs of the two §IV-D baselines).
 //!
@@ -30,9 +30,9 @@
 //! dimensions of the same size do not stay paired. Without rotation
 //! ([`Rotation::rotate`] off) a campaign runs what it ran before this
 //! rotation: the SSA of `BraunOptions::all_on()`, K in {2, 3, 4, 6, 8, 15},
-//! route 1 with and without the §6 optimizations, the linear class test.
+//! ssa-ra with and without the §6 optimizations, the linear class test.
 
-use crate::backend::Route2;
+use crate::backend::OutOfSsa;
 use crate::construction::braun::BraunOptions;
 use crate::out_of_ssa::coalescing::ClassTest;
 use crate::pipeline::DiffConfig;
@@ -52,30 +52,30 @@ pub struct Rotation {
     /// Register counts for every program; `None`: rotate them (or
     /// [`FIXED_REGS`] without rotation).
     pub regs: Option<Vec<usize>>,
-    /// Run route 1.
-    pub route1: bool,
-    /// Route 2's configurations; program of seed `s` runs one of them (none:
-    /// no route 2).
-    pub route2: Vec<Route2>,
-    /// Run route 3 (regalloc2).
-    pub route3: bool,
+    /// Run ssa-ra.
+    pub ssa_ra: bool,
+    /// out-of-ssa's configurations; program of seed `s` runs one of them (none:
+    /// no out-of-ssa).
+    pub out_of_ssa: Vec<OutOfSsa>,
+    /// Run regalloc2 (regalloc2).
+    pub regalloc2: bool,
 }
 
 impl Default for Rotation {
-    /// Everything rotates; routes 1 and 2, the 28 route-2 configurations
-    /// of [`route2_rotation`].
+    /// Everything rotates; ssa-ra and out-of-ssa, the 28 out-of-ssa configurations
+    /// of [`out_of_ssa_rotation`].
     fn default() -> Self {
-        Rotation { rotate: true, regs: None, route1: true, route2: route2_rotation(), route3: false }
+        Rotation { rotate: true, regs: None, ssa_ra: true, out_of_ssa: out_of_ssa_rotation(), regalloc2: false }
     }
 }
 
-/// The route-2 configurations a campaign rotates through: those of
-/// `Route2::all` with the linear class test (28). The two Sreedhar III
-/// baselines of `Route2::all` are not listed apart: the class-test
+/// The out-of-ssa configurations a campaign rotates through: those of
+/// `OutOfSsa::all` with the linear class test (28). The two Sreedhar III
+/// baselines of `OutOfSsa::all` are not listed apart: the class-test
 /// dimension gives Sreedhar III with each baseline's graph, with the
 /// cross-checks on, which the baselines' own entries leave off.
-pub fn route2_rotation() -> Vec<Route2> {
-    Route2::all().into_iter().filter(|r| r.out_of_ssa.class_test == ClassTest::Linear).collect()
+pub fn out_of_ssa_rotation() -> Vec<OutOfSsa> {
+    OutOfSsa::all().into_iter().filter(|r| r.out_of_ssa.class_test == ClassTest::Linear).collect()
 }
 
 /// The configuration of one program (see the module documentation): the
@@ -86,11 +86,11 @@ pub struct ProgramConfig {
     /// The construction variant every back end allocates.
     pub construction: BraunOptions,
     pub regs: Vec<usize>,
-    /// Route-1 option sets (`k` is replaced by each K).
-    pub route1: Vec<RegallocOptions>,
-    /// Route-2 configurations, each with its class test.
-    pub route2: Vec<Route2>,
-    pub route3: bool,
+    /// ssa-ra option sets (`k` is replaced by each K).
+    pub ssa_ra: Vec<RegallocOptions>,
+    /// out-of-ssa configurations, each with its class test.
+    pub out_of_ssa: Vec<OutOfSsa>,
+    pub regalloc2: bool,
 }
 
 /// Index `i` of a dimension of `n` values for the program of seed `seed`:
@@ -102,9 +102,9 @@ pub fn pick(seed: u64, n: usize, salt: u64) -> usize {
     ((seed % n + (seed / n % n) * salt) % n) as usize
 }
 
-/// The route-1 option sets that rotate beside `opt` (every switch on),
+/// The ssa-ra option sets that rotate beside `opt` (every switch on),
 /// in order: `plain`, `none`, each switch off alone, each switch on alone.
-pub fn route1_rotation() -> Vec<RegallocOptions> {
+pub fn ssa_ra_rotation() -> Vec<RegallocOptions> {
     let all = RegallocOptions::with_k(2);
     let mut none = all;
     for i in 0..RegallocOptions::SWITCHES.len() {
@@ -133,9 +133,9 @@ impl Rotation {
             return ProgramConfig {
                 construction: BraunOptions::all_on(),
                 regs: self.regs.clone().unwrap_or_else(|| FIXED_REGS.to_vec()),
-                route1: if self.route1 { vec![all, all.without_section_6()] } else { Vec::new() },
-                route2: self.route2.get(pick(seed, self.route2.len(), 0)).copied().into_iter().collect(),
-                route3: self.route3,
+                ssa_ra: if self.ssa_ra { vec![all, all.without_section_6()] } else { Vec::new() },
+                out_of_ssa: self.out_of_ssa.get(pick(seed, self.out_of_ssa.len(), 0)).copied().into_iter().collect(),
+                regalloc2: self.regalloc2,
             };
         }
         let variants = BraunOptions::every_combination();
@@ -144,22 +144,22 @@ impl Rotation {
             let g = pick(seed, 3, 0);
             vec![2, 3, 4 + g, 7 + g, 10 + g, 13 + g]
         });
-        let others = route1_rotation();
-        let route1 = if self.route1 { vec![all, others[pick(seed, others.len(), 1)]] } else { Vec::new() };
+        let others = ssa_ra_rotation();
+        let ssa_ra = if self.ssa_ra { vec![all, others[pick(seed, others.len(), 1)]] } else { Vec::new() };
         // The class test advances with the seed and once more every time
-        // the route-2 configurations come round, so that every pair of a
+        // the out-of-ssa configurations come round, so that every pair of a
         // configuration and a class test runs within `4 n` aligned seeds
         // (with `n` configurations; `pick` alone would pair a configuration
         // with half of the class tests when 4 and `n` share a factor).
-        let n2 = self.route2.len().max(1) as u64;
+        let n2 = self.out_of_ssa.len().max(1) as u64;
         let class_test = ClassTest::ALL[((seed % 4 + seed / n2 % 4) % 4) as usize];
-        let route2 = self
-            .route2
-            .get(pick(seed, self.route2.len(), 0))
+        let out_of_ssa = self
+            .out_of_ssa
+            .get(pick(seed, self.out_of_ssa.len(), 0))
             .map(|r| r.with_class_test(class_test))
             .into_iter()
             .collect();
-        ProgramConfig { construction, regs, route1, route2, route3: self.route3 }
+        ProgramConfig { construction, regs, ssa_ra, out_of_ssa, regalloc2: self.regalloc2 }
     }
 }
 
@@ -173,21 +173,21 @@ impl ProgramConfig {
             diff.variants.push(self.construction);
         }
         diff.backend_ssa = self.construction;
-        diff.regalloc = self.route1.clone();
-        diff.route2 = self.route2.clone();
-        diff.route3 = self.route3;
+        diff.regalloc = self.ssa_ra.clone();
+        diff.out_of_ssa = self.out_of_ssa.clone();
+        diff.regalloc2 = self.regalloc2;
         diff
     }
 
     /// The text of a case file's `// config:` line: `braun=VARIANT`, one
-    /// `ra=SWITCHES` per route-1 option set, one `r2=CONFIG` per route-2
-    /// configuration, and `r3` with route 3 (the register counts are the
+    /// `ra=SWITCHES` per ssa-ra option set, one `r2=CONFIG` per out-of-ssa
+    /// configuration, and `r3` with regalloc2 (the register counts are the
     /// `// regs:` line's).
     pub fn render(&self) -> String {
         let mut words = vec![format!("braun={}", self.construction.describe())];
-        words.extend(self.route1.iter().map(|o| format!("ra={}", o.describe())));
-        words.extend(self.route2.iter().map(|r| format!("r2={}", r.describe())));
-        if self.route3 {
+        words.extend(self.ssa_ra.iter().map(|o| format!("ra={}", o.describe())));
+        words.extend(self.out_of_ssa.iter().map(|r| format!("r2={}", r.describe())));
+        if self.regalloc2 {
             words.push("r3".into());
         }
         words.join(" ")
@@ -200,9 +200,9 @@ impl ProgramConfig {
         let mut config = ProgramConfig {
             construction: BraunOptions::all_on(),
             regs: regs.to_vec(),
-            route1: Vec::new(),
-            route2: Vec::new(),
-            route3: false,
+            ssa_ra: Vec::new(),
+            out_of_ssa: Vec::new(),
+            regalloc2: false,
         };
         let mut offset = 0;
         for word in text.split(' ') {
@@ -218,15 +218,15 @@ impl ProgramConfig {
                     config.construction = BraunOptions::from_description(value)
                         .ok_or_else(|| bad("a construction variant (`braun=phi+scc+witness`)"))?;
                 }
-                "ra" => config.route1.push(
+                "ra" => config.ssa_ra.push(
                     RegallocOptions::from_description(value)
                         .ok_or_else(|| bad("a route-1 option set (`ra=opt`, `ra=plain`, `ra=pmc+hoist`)"))?,
                 ),
-                "r2" => config.route2.push(
-                    Route2::from_description(value)
+                "r2" => config.out_of_ssa.push(
+                    OutOfSsa::from_description(value)
                         .ok_or_else(|| bad("a route-2 configuration (`r2=sharing,check,linear-scan,graph`)"))?,
                 ),
-                "r3" if value.is_empty() => config.route3 = true,
+                "r3" if value.is_empty() => config.regalloc2 = true,
                 _ => return Err(bad("`braun=`, `ra=`, `r2=` or `r3`")),
             }
         }
@@ -241,10 +241,10 @@ pub struct Coverage {
     pub construction: BTreeMap<String, u64>,
     /// Programs per K.
     pub regs: BTreeMap<usize, u64>,
-    /// Programs per route-1 option set (`RegallocOptions::describe`).
-    pub route1: BTreeMap<String, u64>,
-    /// Programs per route-2 configuration, without the class test.
-    pub route2: BTreeMap<String, u64>,
+    /// Programs per ssa-ra option set (`RegallocOptions::describe`).
+    pub ssa_ra: BTreeMap<String, u64>,
+    /// Programs per out-of-ssa configuration, without the class test.
+    pub out_of_ssa: BTreeMap<String, u64>,
     /// Programs per class-interference test.
     pub class_tests: BTreeMap<&'static str, u64>,
 }
@@ -256,16 +256,16 @@ impl Coverage {
         for &k in &c.regs {
             *self.regs.entry(k).or_default() += 1;
         }
-        for o in &c.route1 {
-            *self.route1.entry(o.describe()).or_default() += 1;
+        for o in &c.ssa_ra {
+            *self.ssa_ra.entry(o.describe()).or_default() += 1;
         }
-        for r in &c.route2 {
-            *self.route2.entry(r.with_class_test(ClassTest::Linear).describe()).or_default() += 1;
+        for r in &c.out_of_ssa {
+            *self.out_of_ssa.entry(r.with_class_test(ClassTest::Linear).describe()).or_default() += 1;
             *self.class_tests.entry(r.out_of_ssa.class_test.name()).or_default() += 1;
         }
     }
 
-    /// Each route-1 switch, with the number of option sets that ran with
+    /// Each ssa-ra switch, with the number of option sets that ran with
     /// it off.
     fn switches_off(&self) -> Vec<(&'static str, u64)> {
         RegallocOptions::SWITCHES
@@ -273,7 +273,7 @@ impl Coverage {
             .enumerate()
             .map(|(i, &name)| {
                 let off = self
-                    .route1
+                    .ssa_ra
                     .iter()
                     .filter(|(d, _)| {
                         RegallocOptions::from_description(d).is_some_and(|mut o| o.switch(i).is_some_and(|s| !*s))
@@ -318,18 +318,18 @@ impl Coverage {
             self.regs.len(),
             join(self.regs.iter().map(|(k, n)| format!("{k}:{n}")).collect())
         ));
-        if !self.route1.is_empty() {
+        if !self.ssa_ra.is_empty() {
             s.push_str(&format!(
                 "  route 1: {} option sets: {}; option sets run with each switch off: {}\n",
-                self.route1.len(),
-                join(self.route1.iter().map(|(d, n)| format!("{d} {n}")).collect()),
+                self.ssa_ra.len(),
+                join(self.ssa_ra.iter().map(|(d, n)| format!("{d} {n}")).collect()),
                 join(self.switches_off().iter().map(|(d, n)| format!("{d} {n}")).collect())
             ));
         }
-        if !self.route2.is_empty() {
+        if !self.out_of_ssa.is_empty() {
             s.push_str(&format!(
                 "  route 2: {} configurations; class tests: {}\n",
-                self.route2.len(),
+                self.out_of_ssa.len(),
                 join(self.class_tests.iter().map(|(d, n)| format!("{d} {n}")).collect())
             ));
         }

@@ -33,7 +33,7 @@
 //! * an operation whose annotation defines `d` writes `Value(d)` into its
 //!   destination register, and turns every other location holding
 //!   `Value(d)` into `Stale(d)`: they hold an older instance of `d`, from an
-//!   earlier trip around a loop; a `FixedDiv` (route 2's `idiv` with the
+//!   earlier trip around a loop; a `FixedDiv` (out-of-ssa's `idiv` with the
 //!   renaming constraints met) also makes the register of the result not
 //!   asked for `Clobbered`, and must have its dividend in rax and its
 //!   divisor outside rdx;
@@ -52,15 +52,15 @@
 //!   location holding `Value(d)` becomes `Stale(d)`, and its destination
 //!   holds `Value(d)`.
 //!
-//! # Route 2: copy annotations
+//! # out-of-ssa: copy annotations
 //!
-//! Route 1 allocates SSA code, whose values are copy-canonical (`mir.rs`),
+//! ssa-ra allocates SSA code, whose values are copy-canonical (`mir.rs`),
 //! so its transfers carry no annotation: they move a value, and the value
-//! is the same wherever it goes. Route 2 (`conventional_alloc.rs`)
+//! is the same wherever it goes. out-of-ssa (`conventional_alloc.rs`)
 //! allocates code after SSA destruction, where a value number is a program
 //! *variable* that may be defined many times and a copy `a = copy b` is a
 //! definition of `a`: once `b` is redefined, `a` still holds the old
-//! number, so naming both `b` would be wrong. Route 2 therefore uses the
+//! number, so naming both `b` would be wrong. out-of-ssa therefore uses the
 //! variables as the checker's values, annotates its operations with the
 //! variables they read and define (the `define` kill above is what makes a
 //! redefinition sound), and emits each program copy as one transfer (a
@@ -68,8 +68,8 @@
 //! destination's location) annotated `reads: [b], defines: Some(a)`. The
 //! invariant below holds for such a transfer for the same reason as for an
 //! operation: the destination receives the current number of `b`, which is
-//! the new number of `a`. Unannotated transfers keep their route-1 meaning,
-//! and a `Swap` never carries an annotation, so nothing route 1 emits is
+//! the new number of `a`. Unannotated transfers keep their ssa-ra meaning,
+//! and a `Swap` never carries an annotation, so nothing ssa-ra emits is
 //! checked differently: a partial annotation on a transfer (a read without
 //! a definition or the reverse, or two reads) is still rejected.
 //!
@@ -132,7 +132,7 @@
 //! entry has no predecessors and no phis, every phi has one argument per
 //! predecessor and the phis of a block have distinct locations (two
 //! annotations may name the same destination, with the same arguments:
-//! a phi that lives in two locations on entry, which route 3 produces),
+//! a phi that lives in two locations on entry, which regalloc2 produces),
 //! and each annotation has the shape of its instruction (an
 //! operation names one read per register operand and a definition exactly
 //! when it writes a register; a transfer names nothing or is a move, spill
@@ -719,7 +719,7 @@ impl<'a> Checker<'a> {
             if let (Some((src, dst)), [source], Some(d)) =
                 (copy_locations(&inst.inst), inst.annot.reads.as_slice(), inst.annot.defines)
             {
-                // A copy annotation (route 2): the transfer is the program's
+                // A copy annotation (out-of-ssa): the transfer is the program's
                 // `d = copy source`, checked like an operation.
                 if check {
                     self.expect(state, src, *source, Site::Inst { block: b, index })?;

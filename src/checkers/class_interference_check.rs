@@ -1,4 +1,4 @@
-//! The check after route 2's coalescing (Boissinot et al., CGO 2009,
+//! The check after out-of-ssa's coalescing (Boissinot et al., CGO 2009,
 //! §III-A): no two members of one congruence class interfere by value.
 //!
 //! Needs: a function that passes the SSA verifier (the program after

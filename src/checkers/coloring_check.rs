@@ -1,4 +1,4 @@
-//! The checks of route 1's register assignment that must not trust the
+//! The checks of ssa-ra's register assignment that must not trust the
 //! assignment (Pereira §4.5; Pereira and Palsberg, CC 2009, §3):
 //! - **chordal optimum**: when nothing was spilled, the allocated machine
 //!   code names exactly ω registers, where ω is the maximum register demand

@@ -1,6 +1,6 @@
 //! The command-line options that several commands share: which stage
-//! (`Stage`) and which back end (`Route`), route 2's configuration
-//! (`Route2Args`), route 1's allocation options (`AllocArgs`) and the SSA
+//! (`Stage`) and which back end (`Route`), out-of-ssa's configuration
+//! (`OutOfSsaArgs`), ssa-ra's allocation options (`AllocArgs`) and the SSA
 //! construction options (`ConstructionArgs`), each turned into the library's
 //! configuration by one method.
 
@@ -17,11 +17,11 @@ pub enum Stage {
     Ssa,
     /// Interpret the reference SSA of Cytron et al.
     Cytron,
-    /// Interpret route 2's destructed program (Boissinot et al.'s out-of-SSA
+    /// Interpret out-of-ssa's destructed program (Boissinot et al.'s out-of-SSA
     /// translation with `--coalescing` and `--liveness`).
     OutOfSsa,
-    /// Interpret the allocated machine IR (`--route`: route 1's SSA-based
-    /// allocation and spill-free SSA elimination, or route 2's conventional
+    /// Interpret the allocated machine IR (`--route`: ssa-ra's SSA-based
+    /// allocation and spill-free SSA elimination, or out-of-ssa's conventional
     /// allocation).
     Alloc,
     /// Lower the allocated code to x86-64 (iced-x86), check it, and run it
@@ -32,14 +32,15 @@ pub enum Stage {
 /// Which back end runs after SSA construction.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Route {
-    /// Route 1: Pereira's SSA-based register allocation, then Pereira and
+    /// Pereira's SSA-based register allocation, then Pereira and
     /// Palsberg's spill-free SSA elimination.
     #[value(alias = "pereira")]
     SsaRa,
-    /// Route 2: Boissinot et al.'s out-of-SSA translation, then a
-    /// conventional register allocator.
-    Boissinot,
-    /// Route 3: regalloc2 (Cranelift's allocator) after critical-edge
+    /// Boissinot et al.'s out-of-SSA translation, then a conventional
+    /// register allocator.
+    #[value(alias = "boissinot")]
+    OutOfSsa,
+    /// regalloc2 (Cranelift's allocator) after critical-edge
     /// splitting, checked by regalloc2's checker and ssaref's.
     Regalloc2,
 }
@@ -48,41 +49,42 @@ pub enum Route {
 /// `repro`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Routes {
-    /// Route 1 only.
+    /// The ssa-ra back end only.
     #[value(alias = "pereira")]
     SsaRa,
-    /// Route 2 only.
-    Boissinot,
-    /// Route 3 (regalloc2) only.
+    /// The out-of-ssa back end only.
+    #[value(alias = "boissinot")]
+    OutOfSsa,
+    /// The regalloc2 back end only.
     Regalloc2,
-    /// Routes 1 and 2.
+    /// ssa-ra and out-of-ssa.
     Both,
-    /// Every back end: routes 1, 2 and 3.
+    /// Every back end: ssa-ra, out-of-ssa and regalloc2.
     All,
 }
 
 impl Routes {
-    pub fn route1(self) -> bool {
+    pub fn ssa_ra(self) -> bool {
         matches!(self, Routes::SsaRa | Routes::Both | Routes::All)
     }
 
-    pub fn route2(self) -> bool {
-        matches!(self, Routes::Boissinot | Routes::Both | Routes::All)
+    pub fn out_of_ssa(self) -> bool {
+        matches!(self, Routes::OutOfSsa | Routes::Both | Routes::All)
     }
 
-    pub fn route3(self) -> bool {
+    pub fn regalloc2(self) -> bool {
         matches!(self, Routes::Regalloc2 | Routes::All)
     }
 
     /// `config` restricted to these routes.
     pub fn restrict(self, mut config: pipeline::DiffConfig) -> pipeline::DiffConfig {
-        if !self.route1() {
+        if !self.ssa_ra() {
             config.regalloc.clear();
         }
-        if !self.route2() {
-            config.route2.clear();
+        if !self.out_of_ssa() {
+            config.out_of_ssa.clear();
         }
-        config.route3 = self.route3();
+        config.regalloc2 = self.regalloc2();
         config
     }
 }
@@ -112,21 +114,21 @@ enum AllocatorArg {
 }
 
 #[derive(Args, Debug)]
-pub struct Route2Args {
-    /// Route 2's coalescing variant (Boissinot et al. §III-E): intersect,
+pub struct OutOfSsaArgs {
+    /// out-of-ssa's coalescing variant (Boissinot et al. §III-E): intersect,
     /// sreedhar-i, chaitin, value, sreedhar-iii, value+is, sharing.
     #[arg(long, value_parser = parse_coalescing, default_value = "sharing")]
     coalescing: ssaref::out_of_ssa::coalescing::CoalescingVariant,
-    /// Route 2's liveness: the fast check or dataflow sets.
+    /// out-of-ssa's liveness: the fast check or dataflow sets.
     #[arg(long = "liveness", value_enum, default_value_t = LivenessArg::Check)]
     liveness_method: LivenessArg,
-    /// Route 2's register allocator.
+    /// out-of-ssa's register allocator.
     #[arg(long, value_enum, default_value_t = AllocatorArg::LinearScan)]
     allocator: AllocatorArg,
 }
 
-impl Route2Args {
-    pub fn route2(&self) -> pipeline::Route2 {
+impl OutOfSsaArgs {
+    pub fn out_of_ssa(&self) -> pipeline::OutOfSsa {
         use ssaref::out_of_ssa::translate::{LivenessMethod, OutOfSsaOptions};
         let liveness = match self.liveness_method {
             LivenessArg::Check => LivenessMethod::Check,
@@ -136,7 +138,7 @@ impl Route2Args {
             AllocatorArg::SpillEverything => ssaref::out_of_ssa::conventional::ConventionalAllocator::SpillEverything,
             AllocatorArg::LinearScan => ssaref::out_of_ssa::conventional::ConventionalAllocator::LinearScan,
         };
-        pipeline::Route2 {
+        pipeline::OutOfSsa {
             out_of_ssa: OutOfSsaOptions { liveness, ..OutOfSsaOptions::fast(self.coalescing) },
             allocator,
         }

@@ -3,9 +3,9 @@
 //! `FILE:LINE:COL: message`), the arguments of `main` and the `--regs`
 //! check, printing an outcome, the back ends of `--route` (as `Backend`s)
 //! whose allocated code `run` and `emit` run or print (with `--passes`,
-//! what each reports), and route 2's out-of-SSA program.
+//! what each reports), and out-of-ssa's out-of-SSA program.
 
-use crate::args::{AllocArgs, ConstructionArgs, Route2Args, Routes};
+use crate::args::{AllocArgs, ConstructionArgs, OutOfSsaArgs, Routes};
 use ssaref::ast;
 use ssaref::backend::Backend;
 use ssaref::frontend::case_file::CaseFile;
@@ -87,17 +87,17 @@ pub fn print_outcome(outcome: &Outcome) -> ExitCode {
 }
 
 /// The back ends of `--route` in `run` and `emit`, as `Backend`s
-/// (`backend.rs`), in the order of `fuzz` and `repro`: route 1 with the
-/// allocation options, route 2 with its one configuration, regalloc2.
-pub fn chosen_backends(route: Routes, alloc: &AllocArgs, route2: &Route2Args) -> Vec<Arc<dyn Backend>> {
+/// (`backend.rs`), in the order of `fuzz` and `repro`: ssa-ra with the
+/// allocation options, out-of-ssa with its one configuration, regalloc2.
+pub fn chosen_backends(route: Routes, alloc: &AllocArgs, out_of_ssa: &OutOfSsaArgs) -> Vec<Arc<dyn Backend>> {
     let mut out: Vec<Arc<dyn Backend>> = Vec::new();
-    if route.route1() {
-        out.push(Arc::new(ssaref::backend::Route1(alloc.options())));
+    if route.ssa_ra() {
+        out.push(Arc::new(ssaref::backend::SsaRa(alloc.options())));
     }
-    if route.route2() {
-        out.push(Arc::new(route2.route2()));
+    if route.out_of_ssa() {
+        out.push(Arc::new(out_of_ssa.out_of_ssa()));
     }
-    if route.route3() {
+    if route.regalloc2() {
         out.push(Arc::new(ssaref::backend::Regalloc2));
     }
     out
@@ -109,7 +109,7 @@ pub struct Allocated {
     pub name: String,
     pub mir: ssaref::mir::MModule,
     /// With `passes`, what the back end reports (`Backend::report`: route
-    /// 1, the SSA after each pass; route 2, the destructed program; route
+    /// 1, the SSA after each pass; out-of-ssa, the destructed program; route
     /// 3, regalloc2's input, allocations and edits), ending with the
     /// allocated code; otherwise empty.
     pub text: String,
@@ -122,11 +122,11 @@ pub fn backend(
     construction: &ConstructionArgs,
     route: Routes,
     alloc: &AllocArgs,
-    route2: &Route2Args,
+    out_of_ssa: &OutOfSsaArgs,
     passes: bool,
 ) -> Result<Vec<Allocated>, Failure> {
     let module = pipeline::build_ssa(program, &construction.config()).map_err(|e| internal(e.to_string()))?;
-    backend_of_ssa(&module, route, alloc, route2, passes)
+    backend_of_ssa(&module, route, alloc, out_of_ssa, passes)
 }
 
 /// [`backend`] from an SSA module (a `.ssa` program, or the SSA built from
@@ -135,12 +135,12 @@ pub fn backend_of_ssa(
     module: &ssaref::ir::Module,
     route: Routes,
     alloc: &AllocArgs,
-    route2: &Route2Args,
+    out_of_ssa: &OutOfSsaArgs,
     passes: bool,
 ) -> Result<Vec<Allocated>, Failure> {
     let k = usize::from(alloc.regs);
     let mut out = Vec::new();
-    for b in chosen_backends(route, alloc, route2) {
+    for b in chosen_backends(route, alloc, out_of_ssa) {
         let allocated = b.prepare(module).and_then(|p| b.allocate_code(module, &p, k));
         let mir = allocated.map_err(|e| internal(e.to_string()))?;
         let text = if passes { b.report(module, k) } else { String::new() };
@@ -149,16 +149,16 @@ pub fn backend_of_ssa(
     Ok(out)
 }
 
-/// Route 2's destructed program (`--stage out-of-ssa`) and the pinned
+/// out-of-ssa's destructed program (`--stage out-of-ssa`) and the pinned
 /// variables of each function.
 pub fn destructed(
     program: &ssaref::ast::Program,
     construction: &ConstructionArgs,
-    route2: &Route2Args,
+    out_of_ssa: &OutOfSsaArgs,
 ) -> Result<(ssaref::ir::Module, Vec<ssaref::out_of_ssa::renaming_constraints::Pins>), Failure> {
     let module = pipeline::build_ssa(program, &construction.config()).map_err(|e| internal(e.to_string()))?;
     let (destructed, pins, _) =
-        ssaref::out_of_ssa::translate::translate_module_with_pins(&module, &route2.route2().out_of_ssa)
+        ssaref::out_of_ssa::translate::translate_module_with_pins(&module, &out_of_ssa.out_of_ssa().out_of_ssa)
             .map_err(|e| internal(e.to_string()))?;
     Ok((destructed, pins))
 }

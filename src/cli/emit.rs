@@ -1,9 +1,9 @@
 //! `ssaref emit`: prints one stage of the pipeline as text: the canonical
-//! source, an SSA module, route 2's out-of-SSA program, the allocated
+//! source, an SSA module, out-of-ssa's out-of-SSA program, the allocated
 //! machine IR (optionally after each pass), or the x86-64 listing. A
 //! `.ssa` file starts at the SSA stage, as in `ssaref run`.
 
-use crate::args::{AllocArgs, ConstructionArgs, Route2Args, Routes, Stage};
+use crate::args::{AllocArgs, ConstructionArgs, OutOfSsaArgs, Routes, Stage};
 use crate::common::{
     backend, backend_of_ssa, bad_input, destructed, internal, load, print_destructed, Allocated, Failure,
 };
@@ -25,12 +25,12 @@ pub struct EmitArgs {
     #[arg(long)]
     passes: bool,
     /// Which back ends produce the allocated code: `ssa-ra`, `boissinot`,
-    /// `regalloc2`, `both` (routes 1 and 2) or `all`. With more than one,
+    /// `regalloc2`, `both` (ssa-ra and out-of-ssa) or `all`. With more than one,
     /// each is printed under `== NAME`.
     #[arg(long, value_enum, default_value_t = Routes::SsaRa)]
     route: Routes,
     #[command(flatten)]
-    route2: Route2Args,
+    out_of_ssa: OutOfSsaArgs,
     #[command(flatten)]
     alloc: AllocArgs,
     #[command(flatten)]
@@ -54,11 +54,11 @@ pub fn cmd_emit(a: EmitArgs) -> Result<ExitCode, Failure> {
         }
         Stage::Cytron => ir_text::print_module(&ssaref::construction::cytron::construct_cytron(&program)),
         Stage::OutOfSsa => {
-            let (m, pins) = destructed(&program, &a.construction, &a.route2)?;
+            let (m, pins) = destructed(&program, &a.construction, &a.out_of_ssa)?;
             print_destructed(&m, &pins)
         }
         Stage::Alloc | Stage::X86 => {
-            let allocated = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, a.passes)?;
+            let allocated = backend(&program, &a.construction, a.route, &a.alloc, &a.out_of_ssa, a.passes)?;
             return write_allocated(&allocated, a.stage, a.passes);
         }
     };
@@ -81,13 +81,15 @@ fn cmd_emit_ssa(a: EmitArgs) -> Result<ExitCode, Failure> {
         }
         Stage::Ssa => ir_text::print_module(module),
         Stage::OutOfSsa => {
-            let (m, pins, _) =
-                ssaref::out_of_ssa::translate::translate_module_with_pins(module, &a.route2.route2().out_of_ssa)
-                    .map_err(|e| internal(e.to_string()))?;
+            let (m, pins, _) = ssaref::out_of_ssa::translate::translate_module_with_pins(
+                module,
+                &a.out_of_ssa.out_of_ssa().out_of_ssa,
+            )
+            .map_err(|e| internal(e.to_string()))?;
             print_destructed(&m, &pins)
         }
         Stage::Alloc | Stage::X86 => {
-            let allocated = backend_of_ssa(module, a.route, &a.alloc, &a.route2, a.passes)?;
+            let allocated = backend_of_ssa(module, a.route, &a.alloc, &a.out_of_ssa, a.passes)?;
             return write_allocated(&allocated, a.stage, a.passes);
         }
     };

@@ -1,5 +1,5 @@
 //! `ssaref fuzz`: a differential fuzzing campaign over generated programs,
-//! on route 1, route 2, route 3 (regalloc2) or several, on every core until a time or program
+//! on ssa-ra, out-of-ssa, regalloc2 (regalloc2) or several, on every core until a time or program
 //! limit or Ctrl-C; failing cases are written as case files.
 
 use crate::args::{parse_coalescing, Routes};
@@ -35,10 +35,10 @@ pub struct FuzzArgs {
     #[arg(long, value_delimiter = ',')]
     regs: Vec<usize>,
     /// Run the fixed configuration of campaigns before the rotation: the SSA
-    /// of every optimization only, route 1 with and without the §6
+    /// of every optimization only, ssa-ra with and without the §6
     /// optimizations, the linear class test (and K 2,3,4,6,8,15 unless
     /// --regs). By default each program's seed picks its construction
-    /// variant (of 128), K, route-1 switch set and route-2 class test.
+    /// variant (of 128), K, ssa-ra switch set and out-of-ssa class test.
     #[arg(long)]
     no_rotate: bool,
     /// Where failing cases are written.
@@ -47,14 +47,14 @@ pub struct FuzzArgs {
     /// Fuel of each source run.
     #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
     fuel: u64,
-    /// Which back ends: route 1 (`ssa-ra`), route 2 (`boissinot`), route 3
-    /// (`regalloc2`), routes 1 and 2 (`both`) or all three (`all`).
-    /// Route 2 rotates through every coalescing variant, liveness method and
+    /// Which back ends: ssa-ra (`ssa-ra`), out-of-ssa (`boissinot`), regalloc2
+    /// (`regalloc2`), ssa-ra and out-of-ssa (`both`) or all three (`all`).
+    /// out-of-ssa rotates through every coalescing variant, liveness method and
     /// allocator, one configuration per program (unless `--coalescing` fixes
     /// the variant).
     #[arg(long, value_enum, default_value_t = Routes::Both)]
     route: Routes,
-    /// Only this coalescing variant in route 2.
+    /// Only this coalescing variant in out-of-ssa.
     #[arg(long, value_parser = parse_coalescing)]
     coalescing: Option<ssaref::out_of_ssa::coalescing::CoalescingVariant>,
     /// The share of programs written by the IR-level generator (in SSA
@@ -102,10 +102,10 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
         a.out,
         a.ir_share * 100.0
     );
-    let route2 = if !a.route.route2() {
+    let out_of_ssa = if !a.route.out_of_ssa() {
         Vec::new()
     } else {
-        ssaref::campaign::rotation::route2_rotation()
+        ssaref::campaign::rotation::out_of_ssa_rotation()
             .into_iter()
             .filter(|r| a.coalescing.is_none_or(|v| r.out_of_ssa.variant == v))
             .collect()
@@ -119,7 +119,7 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
         .with_progress(true)
         .with_rotation(!a.no_rotate)
         .with_ir_share(a.ir_share)
-        .with_routes(a.route.route1(), route2, a.route.route3());
+        .with_routes(a.route.ssa_ra(), out_of_ssa, a.route.regalloc2());
     if let Some(count) = a.count {
         config = config.with_max_programs(count);
     }

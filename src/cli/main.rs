@@ -12,7 +12,7 @@
 //! - `reproduce.rs`: `reproduce`.
 //!
 //! What several commands share sits below them:
-//! - `options.rs`: the shared options (stage, route, route 2's configuration,
+//! - `options.rs`: the shared options (stage, route, out-of-ssa's configuration,
 //!   allocation and construction options);
 //! - `common.rs`: the exit codes, `Failure`, reading a program or a case
 //!   file, the arguments of `main`, and the back end that `run`, `emit` and
@@ -90,9 +90,9 @@ enum Command {
     /// Shrinks a failing case while it fails the same way (same stage, K
     /// lowered if it still fails); writes NAME.reduced.src (or .ssa) next to it.
     Reduce(ReduceArgs),
-    /// Route-1 statistics (spills, slots, loads, stores, moves, swaps; static
+    /// ssa-ra statistics (spills, slots, loads, stores, moves, swaps; static
     /// and dynamic) with each optimization of Pereira and Palsberg §6 on and off;
-    /// with `--compare-backends`, route 1, route 2 and regalloc2 side by side.
+    /// with `--compare-backends`, ssa-ra, out-of-ssa and regalloc2 side by side.
     Stats(StatsArgs),
     /// Generates random programs as `.src` text, or (`--stats`) measures what they contain.
     Gen(GenArgs),

@@ -51,9 +51,9 @@ pub fn cmd_reduce(a: ReduceArgs) -> Result<ExitCode, Failure> {
     let tc = case.test_case(format!("case {}", a.case));
     let config = ReduceConfig { max_tests: a.max_tests.max(1), fuel: a.fuel };
     // The configuration the campaign ran the case with (its `// config:`
-    // line), else the standard one; route 3 runs last either way.
+    // line), else the standard one; regalloc2 runs last either way.
     let mut diff = case_config(&a.case, case.config.as_ref(), &regs, a.fuel)?;
-    diff.route3 = true;
+    diff.regalloc2 = true;
     let start = std::time::Instant::now();
     let red =
         reduce_with(&tc, &regs, &interp::Interp, &config, &diff).map_err(|e| bad_input(format!("{}: {e}", a.case)))?;
@@ -88,9 +88,9 @@ fn cmd_reduce_ssa(a: ReduceArgs) -> Result<ExitCode, Failure> {
     let config = ReduceConfig { max_tests: a.max_tests.max(1), fuel: a.fuel };
     let start = std::time::Instant::now();
     // As for `.src` cases: the recorded configuration, else the standard
-    // one; route 3 runs last either way.
+    // one; regalloc2 runs last either way.
     let mut diff = case_config(&a.case, file.header.config.as_ref(), &regs, a.fuel)?;
-    diff.route3 = true;
+    diff.regalloc2 = true;
     let red = reduce_with(&case, &regs, &interp::Interp, &config, &diff)
         .map_err(|e| bad_input(format!("{}: {e}", a.case)))?;
     let elapsed = start.elapsed();

@@ -1,8 +1,8 @@
 //! `ssaref repro`: replays a saved case with the configuration its
 //! `// config:` line records (else `DiffConfig::standard`): the program,
 //! the SSA the back ends allocate, then for the
-//! failing back end what its `Backend::report` says (route 1: the IR after
-//! each pass; route 2: the destructed program; route 3: regalloc2's input
+//! failing back end what its `Backend::report` says (ssa-ra: the IR after
+//! each pass; out-of-ssa: the destructed program; regalloc2: regalloc2's input
 //! and edits; then the allocated code) and the x86-64 listing, and for one
 //! back end of each other family (`backend.rs`) its allocated code (all of
 //! it with `--listing`, or when only one back end is shown), then every
@@ -58,7 +58,7 @@ fn print_listing(mir: &ssaref::mir::MModule, title: &str) {
 
 /// Whether the stage or pass `failing` (with register count `k`) belongs
 /// to `backend`: exactly one of its stage names, or a name that starts
-/// with its preparation's stages (route 2's `out-of-ssa[...]`) or with its
+/// with its preparation's stages (out-of-ssa's `out-of-ssa[...]`) or with its
 /// family (`ssa-ra[k=4,opt]/spill`, `regalloc2[k=2]/to-mir`).
 fn owns(backend: &dyn Backend, failing: &str, k: usize, exact: bool) -> bool {
     let (mir, x86) = backend.stage_names(k);
@@ -117,7 +117,7 @@ fn case_regs(given: &[usize], header: Option<Vec<usize>>) -> Result<Vec<usize>, 
 }
 
 /// The failing back end first, then one back end of each other family
-/// (for route 2, its default configuration): what its report says and its
+/// (for out-of-ssa, its default configuration): what its report says and its
 /// listing, at the K of the failing stage.
 fn print_backends(
     ssa: &ssaref::ir::Module,
@@ -126,7 +126,7 @@ fn print_backends(
     regs: &[usize],
     listing: bool,
 ) {
-    // Show the K and the route-2 configuration of the failing stage.
+    // Show the K and the out-of-ssa configuration of the failing stage.
     let failing = match verdict {
         Verdict::Diverge { stage, .. } => Some(stage.clone()),
         Verdict::CheckFailed(e) => Some(e.pass.clone()),
@@ -138,13 +138,13 @@ fn print_backends(
         .filter(|k| regs.contains(k))
         .unwrap_or_else(|| regs.first().copied().unwrap_or(4));
     let mut display = config.clone();
-    let default_route2 = pipeline::Route2 {
+    let default_out_of_ssa = pipeline::OutOfSsa {
         out_of_ssa: ssaref::out_of_ssa::translate::OutOfSsaOptions::default(),
         allocator: ssaref::out_of_ssa::conventional::ConventionalAllocator::LinearScan,
     };
-    if let Some(i) = display.route2.iter().position(|r| r.describe() == default_route2.describe()) {
-        let r = display.route2.remove(i);
-        display.route2.insert(0, r);
+    if let Some(i) = display.out_of_ssa.iter().position(|r| r.describe() == default_out_of_ssa.describe()) {
+        let r = display.out_of_ssa.remove(i);
+        display.out_of_ssa.insert(0, r);
     }
     let list = display.backend_list();
     let culprit = failing.as_deref().and_then(|s| {

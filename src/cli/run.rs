@@ -1,10 +1,10 @@
 //! `ssaref run`: runs a program at one stage of the pipeline (the AST, the
-//! SSA of Braun et al. or of Cytron et al., route 2's out-of-SSA program, the
+//! SSA of Braun et al. or of Cytron et al., out-of-ssa's out-of-SSA program, the
 //! allocated machine IR, or x86-64 under Unicorn) and prints its outcome.
 //! A `.ssa` file starts at the SSA stage: `--stage source` and `cytron`,
 //! which need the AST, do not apply, and `--stage ssa` runs it as given.
 
-use crate::args::{AllocArgs, ConstructionArgs, Route2Args, Routes, Stage};
+use crate::args::{AllocArgs, ConstructionArgs, OutOfSsaArgs, Routes, Stage};
 use crate::common::{
     backend, backend_of_ssa, bad_input, destructed, internal, load, parse_args, print_outcome, Allocated, Failure,
 };
@@ -28,12 +28,12 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = Stage::X86)]
     stage: Stage,
     /// Which back ends produce the allocated code: `ssa-ra`, `boissinot`,
-    /// `regalloc2`, `both` (routes 1 and 2) or `all`. With more than one,
+    /// `regalloc2`, `both` (ssa-ra and out-of-ssa) or `all`. With more than one,
     /// each outcome is printed under `== NAME`.
     #[arg(long, value_enum, default_value_t = Routes::SsaRa)]
     route: Routes,
     #[command(flatten)]
-    route2: Route2Args,
+    out_of_ssa: OutOfSsaArgs,
     #[command(flatten)]
     alloc: AllocArgs,
     /// Fuel budget (steps) before the run is stopped.
@@ -64,9 +64,9 @@ pub fn cmd_run(a: RunArgs) -> Result<ExitCode, Failure> {
             ssaref::analysis::verifier::verify_module(&module).map_err(|e| internal(e.to_string()))?;
             interp::run_ssa(&module, &args, a.fuel)
         }
-        Stage::OutOfSsa => interp::run_ssa(&destructed(&program, &a.construction, &a.route2)?.0, &args, a.fuel),
+        Stage::OutOfSsa => interp::run_ssa(&destructed(&program, &a.construction, &a.out_of_ssa)?.0, &args, a.fuel),
         Stage::Alloc | Stage::X86 => {
-            let allocated = backend(&program, &a.construction, a.route, &a.alloc, &a.route2, false)?;
+            let allocated = backend(&program, &a.construction, a.route, &a.alloc, &a.out_of_ssa, false)?;
             return run_each(&allocated, a.stage, &args, a.fuel);
         }
     }
@@ -74,7 +74,7 @@ pub fn cmd_run(a: RunArgs) -> Result<ExitCode, Failure> {
     Ok(print_outcome(&outcome))
 }
 
-/// `ssaref run FILE.ssa`: the SSA as given, route 2's destructed program,
+/// `ssaref run FILE.ssa`: the SSA as given, out-of-ssa's destructed program,
 /// or a back end's allocated code.
 fn cmd_run_ssa(a: RunArgs) -> Result<ExitCode, Failure> {
     let case = load_ssa(&a.file)?;
@@ -90,13 +90,15 @@ fn cmd_run_ssa(a: RunArgs) -> Result<ExitCode, Failure> {
         }
         Stage::Ssa => interp::run_ssa(module, &args, a.fuel).map_err(|e| e.to_string()),
         Stage::OutOfSsa => {
-            let (destructed, _, _) =
-                ssaref::out_of_ssa::translate::translate_module_with_pins(module, &a.route2.route2().out_of_ssa)
-                    .map_err(|e| internal(e.to_string()))?;
+            let (destructed, _, _) = ssaref::out_of_ssa::translate::translate_module_with_pins(
+                module,
+                &a.out_of_ssa.out_of_ssa().out_of_ssa,
+            )
+            .map_err(|e| internal(e.to_string()))?;
             interp::run_ssa(&destructed, &args, a.fuel).map_err(|e| e.to_string())
         }
         Stage::Alloc | Stage::X86 => {
-            let allocated = backend_of_ssa(module, a.route, &a.alloc, &a.route2, false)?;
+            let allocated = backend_of_ssa(module, a.route, &a.alloc, &a.out_of_ssa, false)?;
             return run_each(&allocated, a.stage, &args, a.fuel);
         }
     }

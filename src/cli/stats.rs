@@ -1,9 +1,9 @@
 //! `ssaref stats`: statistics over a corpus of programs (files and
-//! generated ones): route 1's spills and moves with each optimization of
+//! generated ones): ssa-ra's spills and moves with each optimization of
 //! Pereira and Palsberg §6 on and off, and with each spilling strategy
-//! (during coloring, Pereira §4.5-4.6, or a separate pass), or route 2's
+//! (during coloring, Pereira §4.5-4.6, or a separate pass), or out-of-ssa's
 //! remaining copies per coalescing variant, or (`--compare-backends`) route
-//! 1, route 2 and regalloc2 side by side (`evaluation/backend_comparison.rs`).
+//! 1, out-of-ssa and regalloc2 side by side (`evaluation/backend_comparison.rs`).
 
 use crate::args::Route;
 use crate::common::{bad_input, internal, load_case, Failure};
@@ -34,8 +34,8 @@ pub struct StatsArgs {
     /// Fuel of each run.
     #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
     fuel: u64,
-    /// Which route: `ssa-ra` (route 1, register allocation) or `boissinot`
-    /// (route 2, copies left by each out-of-SSA coalescing variant, Fig. 5).
+    /// Which route: `ssa-ra` (ssa-ra, register allocation) or `boissinot`
+    /// (out-of-ssa, copies left by each out-of-SSA coalescing variant, Fig. 5).
     #[arg(long, value_enum, default_value_t = Route::SsaRa)]
     route: Route,
     /// With `--route boissinot`: `check` (fast liveness check) or `sets`.
@@ -45,7 +45,7 @@ pub struct StatsArgs {
     /// propagated, as after optimization) or `plain` (copies kept).
     #[arg(long, default_value = "all-on")]
     construction: String,
-    /// Route 1, route 2 (its best coalescing variant, found by measuring,
+    /// ssa-ra, out-of-ssa (its best coalescing variant, found by measuring,
     /// unless `--coalescing` fixes it) and regalloc2 side by side: one
     /// Markdown table per K of `--compare-regs` with static and dynamic
     /// loads, stores, moves, swaps, stack slots and allocation time per
@@ -66,7 +66,7 @@ pub struct StatsArgs {
     /// With `--compare-backends`: timing rounds (the median is reported).
     #[arg(long, default_value_t = 5)]
     repeat: usize,
-    /// With `--compare-backends`: route 2's coalescing variant, instead of
+    /// With `--compare-backends`: out-of-ssa's coalescing variant, instead of
     /// the best one measured.
     #[arg(long, value_parser = crate::args::parse_coalescing)]
     coalescing: Option<ssaref::out_of_ssa::coalescing::CoalescingVariant>,
@@ -89,8 +89,12 @@ fn cmd_compare_backends(a: &StatsArgs) -> Result<ExitCode, Failure> {
     if !a.files.is_empty() {
         return Err(bad_input("stats --compare-backends: give the corpora with --corpus and --corpus-dir".into()));
     }
-    let config =
-        CompareConfig { regs: a.compare_regs.clone(), repeat: a.repeat, fuel: a.fuel, route2_variant: a.coalescing };
+    let config = CompareConfig {
+        regs: a.compare_regs.clone(),
+        repeat: a.repeat,
+        fuel: a.fuel,
+        out_of_ssa_variant: a.coalescing,
+    };
     let mut results = Vec::new();
     for corpus in &a.corpus {
         let (name, programs) = match corpus {
@@ -120,7 +124,7 @@ fn cmd_compare_backends(a: &StatsArgs) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `ssaref stats`: route 1's table (or route 2's Fig. 5 table with `--route boissinot`) over the files and generated programs.
+/// `ssaref stats`: ssa-ra's table (or out-of-ssa's Fig. 5 table with `--route boissinot`) over the files and generated programs.
 pub fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
     if a.compare_backends {
         return cmd_compare_backends(&a);
@@ -145,7 +149,7 @@ pub fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
     if a.route == Route::Regalloc2 {
         return Err(bad_input("stats: no table for route 3 (regalloc2) yet".into()));
     }
-    if a.route == Route::Boissinot {
+    if a.route == Route::OutOfSsa {
         let liveness = match a.liveness.as_str() {
             "check" => ssaref::out_of_ssa::translate::LivenessMethod::Check,
             "sets" => ssaref::out_of_ssa::translate::LivenessMethod::Sets,

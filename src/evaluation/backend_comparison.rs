@@ -5,15 +5,15 @@
 //! production allocator, regalloc2 (`ssaref stats --compare-backends`).
 //!
 //! Rows, for each K:
-//! - route 1: Pereira's SSA-based allocation, then Pereira and Palsberg's
+//! - ssa-ra: Pereira's SSA-based allocation, then Pereira and Palsberg's
 //!   spill-free SSA elimination, every optimization on
 //!   (`RegallocOptions::with_k`);
-//! - route 2: Boissinot et al.'s out-of-SSA translation with one coalescing
+//! - out-of-ssa: Boissinot et al.'s out-of-SSA translation with one coalescing
 //!   variant (the fast configuration), then linear scan. Unless the caller
 //!   fixes the variant, every variant is measured and the one with the
 //!   fewest executed spill instructions, moves and swaps over all K wins
-//!   ([`Comparison::route2_selection`] keeps every variant's totals);
-//! - regalloc2 (route 3).
+//!   ([`Comparison::out_of_ssa_selection`] keeps every variant's totals);
+//! - regalloc2 (regalloc2).
 //!
 //! Counts are those of `regalloc_stats.rs` ([`AllocCounts`]): static
 //! `Reload`s, `Spill`s, `Move`s and `Swap`s of the allocated machine IR and
@@ -25,20 +25,20 @@
 //! statistic. Programs whose source run ends out of fuel are skipped.
 //!
 //! Allocation time is measured on the unchecked entry points
-//! (`route1::regalloc::allocate_function_unchecked`, route 2's translation
+//! (`ssa_ra::regalloc::allocate_function_unchecked`, out-of-ssa's translation
 //! with `check: false` and `linear_scan_pinned`,
-//! `route3::allocate_regalloc2_unchecked`), which must give the same
+//! `regalloc2::allocate_regalloc2_unchecked`), which must give the same
 //! machine IR as the checked ones (an error otherwise). Each timing round
 //! allocates every program with every back end, interleaved (the back-end
 //! order rotates between rounds); the figure is the median over the rounds
 //! of each back end's total time, divided by the SSA instructions of the
-//! corpus. It includes what each back end does besides allocating: route 1
-//! splits critical edges and lifts phis; route 2 translates out of SSA;
-//! route 3 splits critical edges and builds regalloc2's input and reads its
+//! corpus. It includes what each back end does besides allocating: ssa-ra
+//! splits critical edges and lifts phis; out-of-ssa translates out of SSA;
+//! regalloc2 splits critical edges and builds regalloc2's input and reads its
 //! output back.
 
 use crate::ast::Program;
-use crate::backend::{Backend, Regalloc2, Route1, Route2};
+use crate::backend::{Backend, OutOfSsa, Regalloc2, SsaRa};
 use crate::construction::braun::{construct_program, BraunOptions};
 use crate::error::PassError;
 use crate::evaluation::regalloc_stats::AllocCounts;
@@ -67,26 +67,26 @@ pub struct CompareConfig {
     /// Fuel of the source run (the allocated code gets
     /// `pipeline::later_stage_fuel` of it).
     pub fuel: u64,
-    /// Route 2's coalescing variant; `None` measures all and picks the best.
-    pub route2_variant: Option<CoalescingVariant>,
+    /// out-of-ssa's coalescing variant; `None` measures all and picks the best.
+    pub out_of_ssa_variant: Option<CoalescingVariant>,
 }
 
 impl CompareConfig {
-    /// [`STANDARD_REGS`], 5 timing rounds, route 2's variant chosen by
+    /// [`STANDARD_REGS`], 5 timing rounds, out-of-ssa's variant chosen by
     /// measuring.
     pub fn standard(fuel: u64) -> Self {
-        CompareConfig { regs: STANDARD_REGS.to_vec(), repeat: 5, fuel, route2_variant: None }
+        CompareConfig { regs: STANDARD_REGS.to_vec(), repeat: 5, fuel, out_of_ssa_variant: None }
     }
 }
 
 /// One of the compared back ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
-    /// Route 1, every optimization on.
-    Route1,
-    /// Route 2 with this coalescing variant and linear scan.
-    Route2(CoalescingVariant),
-    /// Route 3.
+    /// ssa-ra, every optimization on.
+    SsaRa,
+    /// out-of-ssa with this coalescing variant and linear scan.
+    OutOfSsa(CoalescingVariant),
+    /// regalloc2.
     Regalloc2,
 }
 
@@ -94,18 +94,19 @@ impl Engine {
     /// The row's label.
     pub fn label(self) -> String {
         match self {
-            Engine::Route1 => "route 1 (Pereira + Pereira–Palsberg)".to_string(),
-            Engine::Route2(v) => format!("route 2 ({} + linear scan)", v.slug()),
+            Engine::SsaRa => "route 1 (Pereira + Pereira–Palsberg)".to_string(),
+            Engine::OutOfSsa(v) => format!("route 2 ({} + linear scan)", v.slug()),
             Engine::Regalloc2 => "regalloc2 (route 3)".to_string(),
         }
     }
 
     fn backend(self) -> Box<dyn Backend> {
         match self {
-            Engine::Route1 => Box::new(Route1(RegallocOptions::with_k(2))),
-            Engine::Route2(v) => {
-                Box::new(Route2 { out_of_ssa: OutOfSsaOptions::fast(v), allocator: ConventionalAllocator::LinearScan })
-            }
+            Engine::SsaRa => Box::new(SsaRa(RegallocOptions::with_k(2))),
+            Engine::OutOfSsa(v) => Box::new(OutOfSsa {
+                out_of_ssa: OutOfSsaOptions::fast(v),
+                allocator: ConventionalAllocator::LinearScan,
+            }),
             Engine::Regalloc2 => Box::new(Regalloc2),
         }
     }
@@ -122,11 +123,11 @@ impl Engine {
     /// The same allocation without any checker, as timed.
     pub fn allocate_unchecked(self, ssa: &Module, k: usize) -> Result<MModule, PassError> {
         let functions: Result<Vec<crate::mir::MFunction>, PassError> = match self {
-            Engine::Route1 => {
+            Engine::SsaRa => {
                 let opts = RegallocOptions::with_k(k);
                 ssa.functions.iter().map(|f| allocate_function_unchecked(f, &opts).map(|(m, _)| m)).collect()
             }
-            Engine::Route2(v) => {
+            Engine::OutOfSsa(v) => {
                 let opts = OutOfSsaOptions { check: false, ..OutOfSsaOptions::fast(v) };
                 let (destructed, pins, _) = translate_module_with_pins(ssa, &opts)?;
                 let none = Pins::none();
@@ -182,7 +183,7 @@ impl Row {
     }
 }
 
-/// The rows at one K: route 1, route 2, regalloc2.
+/// The rows at one K: ssa-ra, out-of-ssa, regalloc2.
 #[derive(Clone, Debug)]
 pub struct KTable {
     pub k: usize,
@@ -202,12 +203,12 @@ pub struct Comparison {
     pub instructions: usize,
     /// Timing rounds.
     pub repeat: usize,
-    /// Route 2's variant in the tables.
-    pub route2_variant: CoalescingVariant,
+    /// out-of-ssa's variant in the tables.
+    pub out_of_ssa_variant: CoalescingVariant,
     /// Each variant measured to choose it, with its static and dynamic
     /// totals (spill instructions, moves, swaps) summed over every K;
     /// empty when the variant was given.
-    pub route2_selection: Vec<(CoalescingVariant, u64, u64)>,
+    pub out_of_ssa_selection: Vec<(CoalescingVariant, u64, u64)>,
     /// One table per K, in the order of `CompareConfig::regs`.
     pub tables: Vec<KTable>,
 }
@@ -239,7 +240,7 @@ fn count(engine: Engine, inputs: &[Input], k: usize, oracle: &dyn Oracle, fuel: 
     Ok(c)
 }
 
-/// Measures route 1, route 2 and regalloc2 on `corpus` (see the module
+/// Measures ssa-ra, out-of-ssa and regalloc2 on `corpus` (see the module
 /// documentation). `name` describes the corpus in the output.
 pub fn compare_backends(
     name: &str,
@@ -259,10 +260,10 @@ pub fn compare_backends(
         inputs.push(Input { ssa, args: args.clone(), expected });
     }
     let instructions = inputs.iter().map(|i| i.ssa.functions.iter().map(|f| f.inst_count()).sum::<usize>()).sum();
-    // Route 2's variant: given, or the one with the fewest executed spill
+    // out-of-ssa's variant: given, or the one with the fewest executed spill
     // instructions, moves and swaps over every K (then the fewest static).
-    let mut route2_counts: Vec<(CoalescingVariant, Vec<AllocCounts>)> = Vec::new();
-    let candidates: Vec<CoalescingVariant> = match config.route2_variant {
+    let mut out_of_ssa_counts: Vec<(CoalescingVariant, Vec<AllocCounts>)> = Vec::new();
+    let candidates: Vec<CoalescingVariant> = match config.out_of_ssa_variant {
         Some(v) => vec![v],
         None => CoalescingVariant::ALL.to_vec(),
     };
@@ -270,9 +271,9 @@ pub fn compare_backends(
         let per_k = config
             .regs
             .iter()
-            .map(|&k| count(Engine::Route2(v), &inputs, k, oracle, config.fuel))
+            .map(|&k| count(Engine::OutOfSsa(v), &inputs, k, oracle, config.fuel))
             .collect::<Result<Vec<_>, _>>()?;
-        route2_counts.push((v, per_k));
+        out_of_ssa_counts.push((v, per_k));
     }
     let totals = |per_k: &[AllocCounts]| {
         let stat: u64 = per_k.iter().map(|c| c.loads + c.stores + c.moves + c.swaps).sum();
@@ -280,10 +281,10 @@ pub fn compare_backends(
             per_k.iter().map(|c| c.dynamic.loads + c.dynamic.stores + c.dynamic.moves + c.dynamic.swaps).sum();
         (stat, dynamic)
     };
-    let route2_selection: Vec<(CoalescingVariant, u64, u64)> = if config.route2_variant.is_some() {
+    let out_of_ssa_selection: Vec<(CoalescingVariant, u64, u64)> = if config.out_of_ssa_variant.is_some() {
         Vec::new()
     } else {
-        route2_counts
+        out_of_ssa_counts
             .iter()
             .map(|(v, per_k)| {
                 let (s, d) = totals(per_k);
@@ -291,20 +292,20 @@ pub fn compare_backends(
             })
             .collect()
     };
-    let (best, best_counts) = route2_counts
+    let (best, best_counts) = out_of_ssa_counts
         .into_iter()
         .min_by_key(|(_, per_k)| {
             let (s, d) = totals(per_k);
             (d, s)
         })
         .ok_or("no route-2 variant to measure")?;
-    let engines = [Engine::Route1, Engine::Route2(best), Engine::Regalloc2];
+    let engines = [Engine::SsaRa, Engine::OutOfSsa(best), Engine::Regalloc2];
     let mut tables = Vec::new();
     for (ki, &k) in config.regs.iter().enumerate() {
         let mut rows = Vec::new();
         for &engine in &engines {
             let counts = match engine {
-                Engine::Route2(_) => best_counts[ki],
+                Engine::OutOfSsa(_) => best_counts[ki],
                 _ => count(engine, &inputs, k, oracle, config.fuel)?,
             };
             rows.push(Row { engine, counts, rounds: Vec::new() });
@@ -318,8 +319,8 @@ pub fn compare_backends(
         skipped,
         instructions,
         repeat: config.repeat,
-        route2_variant: best,
-        route2_selection,
+        out_of_ssa_variant: best,
+        out_of_ssa_selection,
         tables,
     })
 }
@@ -415,7 +416,7 @@ impl Comparison {
         s
     }
 
-    /// The corpus line, route 2's choice, and a summary over every K:
+    /// The corpus line, out-of-ssa's choice, and a summary over every K:
     /// executed spill instructions (loads + stores), executed moves + swaps,
     /// and time per instruction, for each back end.
     pub fn summary_markdown(&self) -> String {
@@ -426,18 +427,18 @@ impl Comparison {
             self.corpus, self.programs, self.skipped, self.instructions, self.repeat
         );
         let _ = writeln!(s);
-        if self.route2_selection.is_empty() {
-            let _ = writeln!(s, "Route 2's coalescing variant: {} (given).", self.route2_variant.slug());
+        if self.out_of_ssa_selection.is_empty() {
+            let _ = writeln!(s, "Route 2's coalescing variant: {} (given).", self.out_of_ssa_variant.slug());
         } else {
             let list: Vec<String> = self
-                .route2_selection
+                .out_of_ssa_selection
                 .iter()
                 .map(|(v, st, dy)| format!("{} {dy} dynamic / {st} static", v.slug()))
                 .collect();
             let _ = writeln!(
                 s,
                 "Route 2's coalescing variant: {}, the fewest executed spill instructions, moves and swaps over all K (measured: {}).",
-                self.route2_variant.slug(),
+                self.out_of_ssa_variant.slug(),
                 list.join("; ")
             );
         }

@@ -2,7 +2,7 @@
 //! Out-of-SSA Translation for Correctness, Code Quality, and Efficiency"
 //! (CGO 2009), §IV-D (Fig. 6 and 7): the fast configuration ("Us I +
 //! Linear + InterCheck + LiveCheck": no interference graph, no liveness
-//! sets, the linear class test) against route 2's two Sreedhar III
+//! sets, the linear class test) against out-of-ssa's two Sreedhar III
 //! baselines, on the same functions, in one run:
 //!
 //! - **Sreedhar III, bit matrix** ([`OutOfSsaOptions::sreedhar_iii_bitmatrix`]):

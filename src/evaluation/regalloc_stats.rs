@@ -1,4 +1,4 @@
-//! Statistics of route 1, in the columns of Pereira's Table 1 (values
+//! Statistics of ssa-ra, in the columns of Pereira's Table 1 (values
 //! spilled, stack slots, stores, loads, moves, and swaps in place of xors)
 //! and of Pereira and Palsberg §7 (memory accesses with and without the
 //! optimizations of §6), static and dynamic.
@@ -187,7 +187,7 @@ pub fn comparison_table(
     Ok(s)
 }
 
-/// Route 1's two spilling strategies on the same corpus and K, everything
+/// ssa-ra's two spilling strategies on the same corpus and K, everything
 /// else on: spill decisions during the coloring walk with the §4.6 weight
 /// deduction (Pereira §4.5-4.6, `spill_during_coloring.rs`), and the
 /// separate pass before coloring (`spill.rs`).

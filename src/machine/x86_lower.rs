@@ -1,9 +1,9 @@
 //! Lowering of the allocated machine IR to x86-64 machine code, encoded by
 //! the `iced-x86` code assembler.
 //!
-//! Input: an [`MFunction`] of route 1 (Pereira's SSA-based allocation and
+//! Input: an [`MFunction`] of ssa-ra (Pereira's SSA-based allocation and
 //! Pereira and Palsberg's spill-free SSA elimination, "SSA Elimination after
-//! Register Allocation", CC 2009) or of route 2 (a conventional allocator).
+//! Register Allocation", CC 2009) or of out-of-ssa (a conventional allocator).
 //! Every MIR register is one of the `K` allocatable x86-64 registers (the
 //! first `K` of rax, rcx, rdx, rbx, rbp, rsi, rdi, r8 ... r15), and the
 //! lowering must not use any other register: there is no scratch register
@@ -57,7 +57,7 @@
 //!   explicitly is the one that reads the remainder `idiv` left there.
 //!   `idiv` raises #DE exactly when the language traps: a zero divisor, or
 //!   `i64::MIN / -1`.
-//! * `FixedDiv` (route 2, when the allocation met the renaming constraints
+//! * `FixedDiv` (out-of-ssa, when the allocation met the renaming constraints
 //!   of §III-D of Boissinot et al.: dividend in rax, divisor not in rdx,
 //!   nothing live in the destroyed register) is just `cqo; idiv divisor`.
 //! * `mem[addr & 4095] = src` needs the masked address in a register.
@@ -223,7 +223,7 @@ impl Lowerer {
             MInst::Binary { op, dst, a: x, b: y } => self.binary(op, dst, x, y)?,
             MInst::FixedDiv { op, divisor } => {
                 // The allocation put the operands where `idiv` wants them
-                // (route 2's renaming constraints): nothing to save.
+                // (out-of-ssa's renaming constraints): nothing to save.
                 if !matches!(op, BinOp::Div | BinOp::Rem) {
                     return Err(format!("a fixed division by `{}`", op.mnemonic()));
                 }

@@ -1,4 +1,4 @@
-//! The lifetime intervals of the classes that route 2's linear scan merges
+//! The lifetime intervals of the classes that out-of-ssa's linear scan merges
 //! before it allocates (`linear_scan.rs`, "Coalescing": Boissinot et al.,
 //! CGO 2009, leave the remaining copies to the conventional allocator;
 //! Poletto and Sarkar's scan over Wimmer and Mössenböck's intervals with

@@ -281,7 +281,7 @@ pub fn affinities(f: &Function, inserted: &[InsertedCopy], depth: &EntityVec<Blo
     out
 }
 
-/// The cheaper of route 2's two Sreedhar III baselines: an explicit
+/// The cheaper of out-of-ssa's two Sreedhar III baselines: an explicit
 /// interference graph over the variables that take part in a copy or a phi
 /// (the restricted universe of the paper's Fig. 7, §IV-D), built from the
 /// live sets: an edge when one variable is live at the definition of the
@@ -691,7 +691,7 @@ impl<'c, 'a> Coalescer<'c, 'a> {
                 // its witness; at the same point (one parallel copy) that
                 // witness may be `a.dest` itself, and the two copies would
                 // go each because of the other (tests/cases/
-                // route2_sharing_miscompile.ssa). A `c` defined earlier
+                // out_of_ssa_sharing_miscompile.ssa). A `c` defined earlier
                 // has a witness defined no later than `c`, never `a.dest`.
                 if self.out.shared.contains(&c) && self.ctx.def_point(c) == self.ctx.def_point(a.dest) {
                     continue;

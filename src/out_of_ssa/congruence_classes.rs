@@ -1,4 +1,4 @@
-//! The congruence classes of route 2's coalescer (Boissinot et al., CGO
+//! The congruence classes of out-of-ssa's coalescer (Boissinot et al., CGO
 //! 2009, §IV-B): each class's members in dominance pre-DFS order, the
 //! `equal_anc_in` of every member, and the merge of two classes.
 //!

@@ -18,7 +18,7 @@
 //! [`ClassTest::BitMatrix`](crate::out_of_ssa::coalescing::ClassTest::BitMatrix)
 //! by the Sreedhar III configuration
 //! [`OutOfSsaOptions::sreedhar_iii_bitmatrix`](crate::out_of_ssa::translate_options::OutOfSsaOptions::sreedhar_iii_bitmatrix),
-//! the first of route 2's two Sreedhar III baselines. The second, cheaper
+//! the first of out-of-ssa's two Sreedhar III baselines. The second, cheaper
 //! one ([`ClassTest::Graph`](crate::out_of_ssa::coalescing::ClassTest::Graph),
 //! `coalescing::InterferenceGraph`) keeps a hash set of edges over the
 //! copy- and phi-related variables only.
@@ -49,7 +49,7 @@
 //! # Departures from the paper's baseline
 //!
 //! - The paper's Sreedhar III adds the variables it materializes to the
-//!   matrix, which "grows dynamically". Route 2's virtualized Sreedhar III
+//!   matrix, which "grows dynamically". out-of-ssa's virtualized Sreedhar III
 //!   (`virtualization.rs`) decides the interference of a materialized
 //!   variable from its definition point instead, so the matrix is sized
 //!   once, for the variables of the function.

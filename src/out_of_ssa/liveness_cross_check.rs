@@ -1,4 +1,4 @@
-//! The cross-check of route 2's two liveness methods (Boissinot et al.,
+//! The cross-check of out-of-ssa's two liveness methods (Boissinot et al.,
 //! "Revisiting Out-of-SSA Translation", CGO 2009, §IV-A): the live-in and
 //! live-out sets of data-flow analysis (`analysis/liveness.rs`) against the
 //! answers of the fast liveness check (`liveness_check.rs`, Boissinot et
@@ -7,7 +7,7 @@
 //! `liveness_check.rs` answers with the conventions of `liveness.rs`, so
 //! they must agree on every value at every reachable block.
 //!
-//! Campaigns run it on every program route 2 translates
+//! Campaigns run it on every program out-of-ssa translates
 //! (`OutOfSsaOptions::cross_check`), whichever method the configuration
 //! uses: a mistake of either method is then found even where the other
 //! method, being the one in use, would have hidden it.

@@ -1,4 +1,4 @@
-//! Route 2: Boissinot et al.'s out-of-SSA translation (Method I with
+//! out-of-ssa: Boissinot et al.'s out-of-SSA translation (Method I with
 //! parallel copies, value-based interference, the fast liveness check, the
 //! linear class-interference test, the coalescing variants, virtualization,
 //! register renaming constraints, parallel-copy sequentialization), then a
@@ -6,7 +6,7 @@
 //! phi-free program. `out_of_ssa.rs` lists the translation's steps and
 //! `conventional_alloc.rs` the allocators.
 //!
-//! May import: the data types, `analysis` and `checkers`. Never `route1`.
+//! May import: the data types, `analysis` and `checkers`. Never `ssa_ra`.
 
 pub mod class_interference_linear;
 pub mod class_interference_local;

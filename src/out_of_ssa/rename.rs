@@ -1,4 +1,4 @@
-//! Step 5 of route 2's out-of-SSA translation (Boissinot et al., CGO 2009,
+//! Step 5 of out-of-ssa's out-of-SSA translation (Boissinot et al., CGO 2009,
 //! §III-C): every variable renamed to its congruence class, phis dropped,
 //! each parallel copy sequentialized by Algorithm 1 (`sequentialize.rs`).
 //! Used by `out_of_ssa.rs` and by the virtualized Sreedhar III

@@ -1,4 +1,4 @@
-//! Out-of-SSA translation, route 2: Boissinot et al., "Revisiting Out-of-SSA
+//! Out-of-SSA translation, out-of-ssa: Boissinot et al., "Revisiting Out-of-SSA
 //! Translation for Correctness, Code Quality, and Efficiency" (CGO 2009),
 //! §III (the four phases) with the fast variants of §IV.
 //!

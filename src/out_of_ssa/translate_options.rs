@@ -1,4 +1,4 @@
-//! The options and the report of route 2's out-of-SSA translation
+//! The options and the report of out-of-ssa's out-of-SSA translation
 //! (`out_of_ssa.rs`, and `virtualization.rs` for Sreedhar III), and the
 //! error both return. Kept apart so that the two files import them from
 //! below instead of from each other.

@@ -2,9 +2,9 @@
 //! keeps failing in the same way.
 //!
 //! A failing case is a program, the arguments of its `main` and the
-//! register counts of route 1; `pipeline::differential_full` (with
-//! [`DiffConfig::standard`] and route 3, which runs last, so a failure of
-//! routes 1 and 2 reduces as before) gives its verdict. The reducer keeps a
+//! register counts of ssa-ra; `pipeline::differential_full` (with
+//! [`DiffConfig::standard`] and regalloc2, which runs last, so a failure of
+//! ssa-ra and out-of-ssa reduces as before) gives its verdict. The reducer keeps a
 //! candidate only if its verdict is the same [`Failure`]: the same kind of
 //! verdict and
 //! - for a divergence, the same first diverging stage up to K
@@ -23,8 +23,8 @@
 //!
 //! The algorithm, greedy and deterministic:
 //! 1. Narrow the register counts to one: the K of the failing stage, or for
-//!    a failed check of route 1 the smallest K of the case that still
-//!    fails; for a failure before route 1, none at all.
+//!    a failed check of ssa-ra the smallest K of the case that still
+//!    fails; for a failure before ssa-ra, none at all.
 //! 2. Lower K: try K = 2, 3, ... below the current one; keep the first that
 //!    still fails.
 //! 3. Shrink to a fixpoint with the candidates of `gen/shrink.rs` (delete
@@ -285,14 +285,14 @@ pub struct ReduceStats {
 pub struct Reduction<T = TestCase> {
     pub case: T,
     /// The register counts the reduced case fails with (one K, or none
-    /// when the failure comes before route 1).
+    /// when the failure comes before ssa-ra).
     pub regs: Vec<usize>,
     /// The verdict of the reduced case.
     pub verdict: Verdict,
     /// How the original and the reduced case fail.
     pub failure: Failure,
     /// The K of the original failure and of the reduced one, when the
-    /// failure is in route 1.
+    /// failure is in ssa-ra.
     pub k_before: Option<usize>,
     pub k_after: Option<usize>,
     pub stats: ReduceStats,
@@ -323,14 +323,14 @@ impl std::error::Error for ReduceError {}
 
 /// Reduces a failing case (see the module comment). `regs` are the
 /// register counts it failed with. Every candidate runs
-/// [`DiffConfig::standard`] with route 3.
+/// [`DiffConfig::standard`] with regalloc2.
 pub fn reduce(
     tc: &TestCase,
     regs: &[usize],
     oracle: &dyn Oracle,
     config: &ReduceConfig,
 ) -> Result<Reduction, ReduceError> {
-    reduce_with(tc, regs, oracle, config, &DiffConfig::standard(regs, config.fuel).with_route3())
+    reduce_with(tc, regs, oracle, config, &DiffConfig::standard(regs, config.fuel).with_regalloc2())
 }
 
 /// [`reduce`] with the back ends and construction variants of `diff` (its
@@ -424,7 +424,7 @@ impl Reducer<'_> {
     }
 
     /// Step 1: one K (the failing stage's, else the smallest that fails),
-    /// or none when route 1 is not needed.
+    /// or none when ssa-ra is not needed.
     fn narrow_regs<T: Reducible>(&mut self, cur: &mut Current<T>) {
         let mut tries: Vec<Vec<usize>> = Vec::new();
         if let Some(k) = match &cur.verdict {

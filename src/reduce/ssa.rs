@@ -46,7 +46,7 @@ use crate::pipeline::{differential_ssa_catching, DiffConfig, Verdict};
 use crate::reduce::source::{reduce_with, CandidateList, ReduceConfig, ReduceError, Reducible, Reduction};
 
 /// Reduces a failing `.ssa` case (see `reduce.rs` for the algorithm):
-/// every candidate runs [`DiffConfig::standard`] with route 3 through
+/// every candidate runs [`DiffConfig::standard`] with regalloc2 through
 /// `pipeline::differential_ssa`.
 pub fn reduce_ssa(
     case: &IrCase,
@@ -54,7 +54,7 @@ pub fn reduce_ssa(
     oracle: &dyn Oracle,
     config: &ReduceConfig,
 ) -> Result<Reduction<IrCase>, ReduceError> {
-    reduce_with(case, regs, oracle, config, &DiffConfig::standard(regs, config.fuel).with_route3())
+    reduce_with(case, regs, oracle, config, &DiffConfig::standard(regs, config.fuel).with_regalloc2())
 }
 
 /// What replaces the uses of a deleted value.

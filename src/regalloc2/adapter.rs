@@ -38,7 +38,7 @@
 //!   fixed definition of rax (`/`) or rdx (`%`), and the other of the two
 //!   registers is a clobber when it is allocatable. `%` at K = 2 is the
 //!   general form (`mir::MInst::Binary`), which the x86 lowering implements
-//!   by saving rax and rdx around `idiv`. This is what route 2's renaming
+//!   by saving rax and rdx around `idiv`. This is what out-of-ssa's renaming
 //!   constraints (Boissinot et al. §III-D) achieve by pinned variables.
 //! - Terminators: a jump is a branch with no operands and the phi
 //!   arguments as block arguments; a conditional branch a branch that

@@ -1,4 +1,4 @@
-//! Route 3's pipeline: regalloc2 on ssaref's SSA, with two checkers.
+//! regalloc2's pipeline: regalloc2 on ssaref's SSA, with two checkers.
 //!
 //! | step | file | checked by |
 //! |---|---|---|
@@ -17,7 +17,7 @@
 //! **Large functions.** regalloc2's checker is superlinear: its abstract
 //! state (a map from allocations to the values they may hold) is cloned and
 //! merged at every block, so its cost grows with blocks × live allocations
-//! (route 3 to x86 on `gen --shape structured --size 1000`: 3.1 s with it,
+//! (regalloc2 to x86 on `gen --shape structured --size 1000`: 3.1 s with it,
 //! 0.34 s without; at 3,000 statements 84 s and 0.74 s). For a function of
 //! more than [`THEIR_CHECKER_LIMIT`] instructions it is therefore skipped
 //! unless the environment variable `SSAREF_ROUTE3_FULL_CHECK` is set, and
@@ -44,12 +44,12 @@ use regalloc2::{Output, RegallocOptions};
 
 /// What regalloc2 was given and what it answered, for `ssaref repro`.
 #[derive(Clone, Debug)]
-pub struct Route3Report {
+pub struct Regalloc2Report {
     pub input: Adapter,
     pub output: Output,
 }
 
-impl Route3Report {
+impl Regalloc2Report {
     /// regalloc2's input, then its allocations and edits, as text.
     pub fn render(&self) -> String {
         format!(
@@ -79,7 +79,7 @@ pub fn runs_their_checker(f: &Function) -> bool {
 /// Allocates `f` with regalloc2 in `k` registers and checks the result
 /// with regalloc2's checker and ssaref's (see the module documentation:
 /// regalloc2's only up to [`THEIR_CHECKER_LIMIT`] instructions).
-pub fn allocate_regalloc2(f: &Function, k: usize) -> Result<(MFunction, Route3Report), PassError> {
+pub fn allocate_regalloc2(f: &Function, k: usize) -> Result<(MFunction, Regalloc2Report), PassError> {
     let (adapter, output) = run_regalloc2(f, k, true)?;
     let theirs = if runs_their_checker(f) {
         let env = machine_env(k);
@@ -92,7 +92,7 @@ pub fn allocate_regalloc2(f: &Function, k: usize) -> Result<(MFunction, Route3Re
     let mir = to_mir(&adapter, &output).map_err(|e| fail(k, "to-mir", "translate", e))?;
     check_no_scratch(&mir).map_err(|e| fail(k, "to-mir", "no-scratch", e))?;
     let ours = check_allocation(&mir).map_err(|e| e.to_string());
-    let report = Route3Report { input: adapter, output };
+    let report = Regalloc2Report { input: adapter, output };
     if std::env::var_os("SSAREF_ROUTE3_DEBUG").is_some() {
         eprintln!("{}{}", report.render(), crate::mir::print_function(&mir));
     }
@@ -140,7 +140,7 @@ pub fn allocate_regalloc2_unchecked(f: &Function, k: usize) -> Result<MFunction,
 }
 
 /// [`allocate_regalloc2`] on every function of `m`.
-pub fn allocate_module(m: &Module, k: usize) -> Result<(MModule, Vec<Route3Report>), PassError> {
+pub fn allocate_module(m: &Module, k: usize) -> Result<(MModule, Vec<Regalloc2Report>), PassError> {
     let mut functions = Vec::with_capacity(m.functions.len());
     let mut reports = Vec::with_capacity(m.functions.len());
     for f in &m.functions {

@@ -9,7 +9,7 @@
 //! stack slot to a stack slot: a register free at that point, or else a
 //! register it borrows after saving it to an extra spill slot and restores
 //! afterwards (`MoveAndScratchResolver` in its `moves.rs`; ARCHITECTURE.md,
-//! "route3", says what the adapter makes of it). Either way it is one of
+//! "regalloc2", says what the adapter makes of it). Either way it is one of
 //! the `K`, which `alloc_checker::check_no_scratch` confirms on the result.
 
 use crate::mir::{Reg, MAX_REGS, MIN_REGS};

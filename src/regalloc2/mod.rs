@@ -1,4 +1,4 @@
-//! Route 3: regalloc2, the register allocator of Cranelift and Wasmtime,
+//! regalloc2: regalloc2, the register allocator of Cranelift and Wasmtime,
 //! on ssaref's SSA, as a back end ssaref did not write. The SSA after
 //! critical-edge splitting becomes regalloc2's input (`adapter.rs`: phis as
 //! block parameters, divisions with fixed registers and clobbers), in a
@@ -8,7 +8,7 @@
 //! allocation checker both check (`allocate.rs`, the entry point).
 //!
 //! May import: the data types, `analysis` and `checkers`, and the
-//! `regalloc2` crate. Never `route1` or `route2`: the routes are siblings,
+//! `regalloc2` crate. Never `ssa_ra` or `out_of_ssa`: the routes are siblings,
 //! and what they share (critical-edge splitting) lives in `analysis`.
 
 pub mod adapter;
@@ -16,4 +16,4 @@ pub mod allocate;
 pub mod env;
 pub mod to_mir;
 
-pub use allocate::{allocate_module, allocate_regalloc2, allocate_regalloc2_unchecked, Route3Report};
+pub use allocate::{allocate_module, allocate_regalloc2, allocate_regalloc2_unchecked, Regalloc2Report};

@@ -1,11 +1,11 @@
-//! Route 1, the default back end: Pereira's SSA-based register allocator
+//! ssa-ra, the default back end: Pereira's SSA-based register allocator
 //! (one-argument phis to copies, critical-edge splitting, PhiLifting, PhiMemCoalesce, spilling, greedy
 //! coloring in dominance order) followed by Pereira and Palsberg's
 //! spill-free SSA elimination (spartan parallel copies, location transfer
 //! graphs, ImplementSpartan with swaps, the §6 memory optimizations).
 //! `regalloc.rs` lists the passes in order with the checker after each.
 //!
-//! May import: the data types, `analysis` and `checkers`. Never `route2`:
+//! May import: the data types, `analysis` and `checkers`. Never `out_of_ssa`:
 //! the two routes are siblings, and what both need lives in `analysis`.
 
 pub mod coloring;

@@ -17,7 +17,7 @@
 //! copy's value, live across the branch, raises the pressure at the end of
 //! `b0`). Braun et al.'s construction never makes such a phi (it is
 //! trivial), but the IR-level input may
-//! (`tests/cases/route1_one_argument_phi.ssa`).
+//! (`tests/cases/ssa_ra_one_argument_phi.ssa`).
 //!
 //! A phi with one argument is a copy on the block's only incoming edge, and
 //! the edge is the only way in, so it is the same copy at the top of the

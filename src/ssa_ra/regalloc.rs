@@ -1,4 +1,4 @@
-//! Route 1, the default back end: SSA-based register allocation (Pereira,
+//! ssa-ra, the default back end: SSA-based register allocation (Pereira,
 //! "The Design and Implementation of a SSA-based Register Allocator") and
 //! spill-free SSA elimination (Pereira and Palsberg, CC 2009).
 //!
@@ -37,7 +37,7 @@ use crate::ssa_ra::spill_during_coloring::{spill_during_coloring, SpillDuringCol
 use crate::ssa_ra::ssa_elimination::{eliminate_ssa, EliminationOptions, EliminationStats};
 use std::time::{Duration, Instant};
 
-/// Every switch of route 1.
+/// Every switch of ssa-ra.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RegallocOptions {
     /// Number of registers, 2..=15.

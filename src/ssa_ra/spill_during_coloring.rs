@@ -16,7 +16,7 @@
 //! [`block_points`], reloads, frugal slots) this pass shares: a CSSA
 //! function without critical edges in, the same function with spilled
 //! values and reloads out, with a register demand of at most K at every
-//! point. Route 1 takes it when `RegallocOptions::spill_during_coloring` is
+//! point. ssa-ra takes it when `RegallocOptions::spill_during_coloring` is
 //! set (`regalloc.rs`); `spill.rs` is the other strategy, a separate pass
 //! before coloring, which decides in rounds over the whole function, in
 //! block order, with the weights of Fig. 6 fixed.
@@ -105,7 +105,7 @@ pub struct SpillDuringColoringOptions {
     /// Recycle reloads inside a block (§4.7).
     pub recycle_reloads: bool,
     /// Deduct the spilled parameters' terms from a phi result's weight
-    /// (§4.5, §4.6). Always on in route 1; off only to show what it changes.
+    /// (§4.5, §4.6). Always on in ssa-ra; off only to show what it changes.
     pub phi_weight_deduction: bool,
 }
 

@@ -1,7 +1,7 @@
 //! The allocated machine IR: code over locations (registers and spill
 //! slots) instead of SSA values.
 //!
-//! This is what register allocation and SSA elimination produce (route 1:
+//! This is what register allocation and SSA elimination produce (ssa-ra:
 //! Pereira's SSA-based allocator, then Pereira and Palsberg's spill-free SSA
 //! elimination) and what the x86-64 lowering consumes. The target model:
 //! `K` general-purpose registers, `K` in 2..=15, the first `K` of the x86-64
@@ -22,10 +22,10 @@
 //! execution. They name *copy-canonical* values: a value defined by
 //! `copy s` is annotated as `s` (recursively), because a copy and its source
 //! are the same value, and a coalesced copy leaves no instruction behind.
-//! Route 2 (`conventional_alloc.rs`) allocates code after SSA destruction,
+//! out-of-ssa (`conventional_alloc.rs`) allocates code after SSA destruction,
 //! whose value numbers are variables defined several times; its annotations
 //! name those variables, and each program copy is a transfer with a copy
-//! annotation (`alloc_checker.rs`, "Route 2: copy annotations").
+//! annotation (`alloc_checker.rs`, "out-of-ssa: copy annotations").
 
 use crate::entity::EntityVec;
 use crate::ir::{BinOp, Block, UnOp, Value};
@@ -110,7 +110,7 @@ pub enum MInst {
     /// Loads a spill slot into a register.
     Reload { dst: Reg, slot: Slot },
     /// x86's own division, for code whose allocation met the renaming
-    /// constraints of `idiv` (Boissinot et al. §III-D, route 2): the
+    /// constraints of `idiv` (Boissinot et al. §III-D, out-of-ssa): the
     /// dividend is in [`RAX`], the divisor in `divisor` (any register but
     /// [`RDX`]); the quotient (`/`) lands in [`RAX`], the remainder (`%`)
     /// in [`RDX`]. The other register of the two holds no value afterwards
@@ -130,7 +130,7 @@ pub struct Annot {
     /// The SSA values the instruction's register operands must hold, in
     /// operand order (`a`, `b` for `Binary`; `addr`, `src` for `Store`).
     /// Empty for `Move`, `Swap`, `Spill` and `Reload`, which move whatever
-    /// value their source holds, except for a route-2 copy annotation
+    /// value their source holds, except for a out-of-ssa copy annotation
     /// (`Move`, `Spill` or `Reload` only): `reads: [b]`, `defines: Some(a)`
     /// for the program's `a = copy b`.
     pub reads: Vec<Value>,

@@ -103,7 +103,7 @@ fn a_register_beyond_k_is_malformed_for_the_oracle_too() {
     assert!(matches!(mir_outcome(f, &[1, 2]), Err(InterpError::Malformed(_))));
 }
 
-/// `FixedDiv` (route 2's `cqo; idiv`): the dividend must be in rax, and
+/// `FixedDiv` (out-of-ssa's `cqo; idiv`): the dividend must be in rax, and
 /// the register of the result not asked for holds nothing afterwards, so a
 /// value left in rdx across `/`, or in rax across `%`, is caught. A divisor
 /// in rdx is malformed.

@@ -123,7 +123,7 @@ fn the_tables_have_a_row_per_back_end_and_static_counts_match_the_listings() {
             assert_eq!(table, listed.to_vec(), "{route} at K = {k}: table vs listing");
         }
     }
-    // Route 2's variant is measured unless given.
+    // out-of-ssa's variant is measured unless given.
     let (code, out, err) = ssaref(&[
         "stats",
         "--compare-backends",
@@ -156,7 +156,7 @@ fn corpus() -> Vec<(ssaref::ast::Program, Vec<i64>)> {
 
 #[test]
 fn a_program_without_pressure_executes_no_spill_code_at_large_k_in_any_back_end() {
-    let config = CompareConfig { regs: vec![2, 15], repeat: 1, fuel: 100_000, route2_variant: None };
+    let config = CompareConfig { regs: vec![2, 15], repeat: 1, fuel: 100_000, out_of_ssa_variant: None };
     let loop_only = &corpus()[..1];
     let c = compare_backends("loop", loop_only, &ssaref_interp::Interp, &config).expect("measures");
     let at15 = &c.tables[1];
@@ -176,7 +176,7 @@ fn a_program_without_pressure_executes_no_spill_code_at_large_k_in_any_back_end(
         assert!(row.counts.dynamic.loads > 0 && row.counts.slots > 0, "{:?}: {:?}", row.engine, row.counts);
     }
     assert_eq!(c.programs, 2);
-    assert_eq!(c.route2_selection.len(), 7, "every variant measured");
+    assert_eq!(c.out_of_ssa_selection.len(), 7, "every variant measured");
 }
 
 #[test]
@@ -187,8 +187,8 @@ fn each_back_end_checked_and_unchecked_give_the_same_code_that_the_checker_accep
             &ssaref::construction::braun::BraunOptions::all_on(),
         );
         for engine in [
-            Engine::Route1,
-            Engine::Route2(ssaref::out_of_ssa::coalescing::CoalescingVariant::Sharing),
+            Engine::SsaRa,
+            Engine::OutOfSsa(ssaref::out_of_ssa::coalescing::CoalescingVariant::Sharing),
             Engine::Regalloc2,
         ] {
             for k in [2, 3, 15] {

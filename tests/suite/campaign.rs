@@ -27,14 +27,14 @@ impl Oracle for PanicsOnMir {
     }
 }
 
-fn config(out: &std::path::Path, route2: bool) -> CampaignConfig {
+fn config(out: &std::path::Path, out_of_ssa: bool) -> CampaignConfig {
     CampaignConfig::new(out)
         .with_max_programs(4)
         .with_jobs(2)
         .with_seed(77)
         .with_regs(vec![2, 4])
         .with_fuel(100_000)
-        .with_routes(true, if route2 { ssaref::pipeline::Route2::all() } else { Vec::new() }, false)
+        .with_routes(true, if out_of_ssa { ssaref::pipeline::OutOfSsa::all() } else { Vec::new() }, false)
 }
 
 #[test]
@@ -61,7 +61,7 @@ fn a_clean_campaign_over_both_routes_writes_nothing() {
     let summary = run_campaign(&config(&dir, true), &InterpOracle, &AtomicBool::new(false));
     assert_eq!(summary.programs, 4);
     assert!(summary.failures.is_empty(), "{}", summary.render(2));
-    // Route 1, route 2 and the x86 stages of both ran.
+    // ssa-ra, out-of-ssa and the x86 stages of both ran.
     assert!(summary.stages > 4 * 20, "{}", summary.render(2));
     assert!(!dir.exists(), "no failing case, no directory");
 }
@@ -201,7 +201,7 @@ fn ir_level_programs_mix_in_and_their_failures_are_ssa_cases_that_replay() {
 }
 
 /// The default campaign in miniature: rotating configurations, a quarter of
-/// the programs IR-level, routes 1, 2 and 3 with x86. The first tier of
+/// the programs IR-level, all three back ends with x86. The first tier of
 /// README's mutation-testing recipe runs it with `SSAREF_GATE_PROGRAMS=200`;
 /// `cargo test` runs 24 programs.
 #[test]
@@ -215,7 +215,7 @@ fn a_short_rotating_campaign_over_every_back_end_finds_nothing() {
         .with_seed(20261124)
         .with_fuel(200_000)
         .with_ir_share(0.25)
-        .with_routes(true, ssaref::pipeline::Route2::all(), true);
+        .with_routes(true, ssaref::pipeline::OutOfSsa::all(), true);
     let summary = run_campaign(&config, &InterpOracle, &AtomicBool::new(false));
     let report = summary.render(2);
     assert_eq!(summary.programs, count, "{report}");

@@ -8,7 +8,7 @@
 //!
 //! The `.ssa` cases (programs in the SSA text form, same header) have no
 //! AST: their expected outcome is the SSA interpreter's, and every back end
-//! (routes 1, 2 and 3, every stage down to x86-64) must give it at every K
+//! (all three back ends, every stage down to x86-64) must give it at every K
 //! from 2 to 15 (`pipeline::differential_ssa`).
 //!
 //! `SSAREF_BLESS=1 cargo test --test suite cases` rewrites the expected outcomes
@@ -97,7 +97,7 @@ const EVERY_K: [usize; 14] = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
 /// Runs a `.ssa` program through every back end at every K; returns the
 /// number of stages that agreed, or the failing verdict.
 fn every_back_end(case: &SsaCaseFile, args: &[i64]) -> Result<usize, String> {
-    let config = DiffConfig::standard(&EVERY_K, FUEL).with_route3();
+    let config = DiffConfig::standard(&EVERY_K, FUEL).with_regalloc2();
     match differential_ssa(&case.module, args, &InterpOracle, &config) {
         Verdict::Agree { stages, .. } => Ok(stages.len()),
         other => Err(format!("{other}")),
@@ -147,8 +147,8 @@ fn boissinot_fig1_branch_use_on_every_route_at_every_k() {
         let ssa = ssaref_interp::run_ssa(&case.module, &args, FUEL).expect("runs");
         assert_eq!(ssa.render(), outcome, "args {args:?}: worked out by hand");
         let stages = every_back_end(&case, &args).unwrap_or_else(|e| panic!("args {args:?}: {e}"));
-        // ssa-input; route 1: 2 option sets x 14 K x (SSA after each pass,
-        // alloc, x86); route 2: 14 destructions + 28 x 14 x 2; route 3: 14 x 2.
+        // ssa-input; ssa-ra: 2 option sets x 14 K x (SSA after each pass,
+        // alloc, x86); out-of-ssa: 14 destructions + 28 x 14 x 2; regalloc2: 14 x 2.
         assert!(stages > 1 + 28 * 14 * 2 + 14 * 2, "args {args:?}: only {stages} stages ran");
     }
 }

@@ -1,6 +1,6 @@
-//! Route 2's conventional allocators (`conventional_alloc.rs`: the
+//! out-of-ssa's conventional allocators (`conventional_alloc.rs`: the
 //! spill-everything baseline and linear scan) on code after SSA
-//! destruction. The input is made from SSA by `crate::common::route2_function`
+//! destruction. The input is made from SSA by `crate::common::out_of_ssa_function`
 //! (Method I, then each phi class renamed to one variable), so its phi
 //! variables are defined several times. The claims, argued in
 //! `proofs-notes/conventional-allocation.md`:
@@ -21,7 +21,7 @@
 //! - linear scan executes less spill code than the baseline:
 //!   `linear_scan_spills_less_than_spill_everything` (prints the counts).
 
-use crate::common::{case_files, corruptions, parse_case, route2_module};
+use crate::common::{case_files, corruptions, out_of_ssa_module, parse_case};
 use quickcheck::{QuickCheck, TestResult};
 use ssaref::checkers::alloc_checker::{check_allocation, AllocCheckErrorKind};
 use ssaref::entity::EntityVec;
@@ -44,7 +44,7 @@ fn config() -> Config {
     Config { check: true, ..Config::default() }
 }
 
-/// The corpus: (name, route-2 module, arguments, expected outcome).
+/// The corpus: (name, out-of-ssa module, arguments, expected outcome).
 fn corpus() -> Vec<(String, Module, Vec<i64>, Outcome)> {
     let mut out = Vec::new();
     for path in case_files() {
@@ -55,12 +55,12 @@ fn corpus() -> Vec<(String, Module, Vec<i64>, Outcome)> {
         let expected = ssaref_interp::run_ast(&program, &case.args, FUEL).expect("runs");
         assert_eq!(expected.render_full(), case.expect, "{name}: the header's outcome");
         let ssa = build_ssa(&program, &config()).unwrap_or_else(|e| panic!("{name}: {e}"));
-        out.push((name, route2_module(&ssa), case.args, expected));
+        out.push((name, out_of_ssa_module(&ssa), case.args, expected));
     }
     out
 }
 
-/// Checks one route-2 module at every K with both allocators; returns the
+/// Checks one out-of-ssa module at every K with both allocators; returns the
 /// failures.
 fn check_module(name: &str, m: &Module, args: &[i64], expected: &Outcome) -> Vec<String> {
     let mut failures = Vec::new();
@@ -132,7 +132,7 @@ fn generated_programs_allocate_and_run() {
             continue;
         }
         let ssa = build_ssa(&tc.program, &config()).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-        let m = route2_module(&ssa);
+        let m = out_of_ssa_module(&ssa);
         let f = check_module(&format!("seed {seed}\n{}", tc.to_source()), &m, &tc.args, &expected);
         failures.extend(f);
         ran += 1;
@@ -154,7 +154,7 @@ fn allocation_agrees(tc: TestCase) -> TestResult {
         Ok(m) => m,
         Err(e) => return TestResult::error(format!("{e}\n{}", tc.to_source())),
     };
-    let failures = check_module(&tc.to_source(), &route2_module(&ssa), &tc.args, &expected);
+    let failures = check_module(&tc.to_source(), &out_of_ssa_module(&ssa), &tc.args, &expected);
     if failures.is_empty() {
         TestResult::passed()
     } else {
@@ -324,12 +324,12 @@ fn bad_input_is_an_error_not_a_panic() {
         &config(),
     )
     .unwrap();
-    let good = route2_module(&ssa).functions.remove(0);
+    let good = out_of_ssa_module(&ssa).functions.remove(0);
     for which in ConventionalAllocator::ALL {
         assert!(allocate_conventional(&good, 2, which).is_ok());
         assert!(allocate_conventional(&good, 1, which).is_err());
         assert!(allocate_conventional(&good, 16, which).is_err());
-        // SSA with phis is not route-2 input.
+        // SSA with phis is not out-of-ssa input.
         assert!(allocate_conventional(&ssa.functions[0], 4, which).is_err());
         let mut f = good.clone();
         f.value_count = 0;

@@ -9,24 +9,24 @@
 //! For each program: the header's expected outcome equals the AST
 //! interpreter's, then every stage agrees with it with every checker on:
 //! Cytron et al.'s SSA and four representative Braun et al. variants (those
-//! of `ssaref check`), route 1 (with and without the §6 optimizations) at
-//! every K of 2, 3, 4, 6, 8, 15 down to x86-64 under Unicorn, and route 2
+//! of `ssaref check`), ssa-ra (with and without the §6 optimizations) at
+//! every K of 2, 3, 4, 6, 8, 15 down to x86-64 under Unicorn, and out-of-ssa
 //! (coalescing variant × liveness × allocator) down to x86-64 too.
-//! Route 2 is where the cost is: what `ssaref check` runs (route 2's 28
+//! out-of-ssa is where the cost is: what `ssaref check` runs (out-of-ssa's 28
 //! configurations at each of the 6 K) is 428 stages per program, about
 //! 9,000 for the corpus, and took 38 to 57 s on the shared 2-core
 //! development machine (36 to 39 s of CPU), too close to the one-minute
-//! budget of this test. So by default each route-2 configuration runs at
+//! budget of this test. So by default each out-of-ssa configuration runs at
 //! one K per program, rotating with the program's index: every program
-//! still meets every K (route 1 at all six, route 2 spread over them) and
-//! every route-2 configuration, and every configuration meets every K
+//! still meets every K (ssa-ra at all six, out-of-ssa spread over them) and
+//! every out-of-ssa configuration, and every configuration meets every K
 //! across the corpus (3,612 stages, 15 to 18 s there). `SSAREF_CORPUS_FULL=1`
 //! runs everything at every K, as `ssaref check` and
 //! `tests/corpus/check_references.sh --check` do.
 
 use crate::common::{corpus_files, parse_case, InterpOracle};
 use pretty_assertions::assert_eq;
-use ssaref::pipeline::{differential_full_catching, DiffConfig, Route2, Verdict};
+use ssaref::pipeline::{differential_full_catching, DiffConfig, OutOfSsa, Verdict};
 
 const FUEL: u64 = 1_000_000;
 const REGS: [usize; 6] = [2, 3, 4, 6, 8, 15];
@@ -78,19 +78,24 @@ fn every_program_matches_its_expected_outcome() {
 
 /// The configurations that together make one program's differential run:
 /// the first carries the construction variants, each one K; program
-/// `index` runs route-2 configuration `i` at K = `REGS[(i + index) % 6]`.
+/// `index` runs out-of-ssa configuration `i` at K = `REGS[(i + index) % 6]`.
 fn configs(index: usize, full: bool) -> Vec<DiffConfig> {
     let standard = DiffConfig::standard(&REGS, FUEL);
     if full {
         return vec![standard];
     }
-    let all = Route2::all();
+    let all = OutOfSsa::all();
     REGS.iter()
         .enumerate()
         .map(|(ki, &k)| DiffConfig {
             variants: if ki == 0 { standard.variants.clone() } else { Vec::new() },
             regs: vec![k],
-            route2: all.iter().enumerate().filter(|(i, _)| (i + index) % REGS.len() == ki).map(|(_, r)| *r).collect(),
+            out_of_ssa: all
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| (i + index) % REGS.len() == ki)
+                .map(|(_, r)| *r)
+                .collect(),
             ..standard.clone()
         })
         .collect()
@@ -138,20 +143,20 @@ fn every_program_agrees_at_every_stage() {
 }
 
 #[test]
-fn the_rotation_meets_every_k_with_every_route2_configuration() {
-    let n = Route2::all().len();
+fn the_rotation_meets_every_k_with_every_out_of_ssa_configuration() {
+    let n = OutOfSsa::all().len();
     for i in 0..n {
         let mut ks: Vec<usize> = (0..REGS.len())
             .flat_map(|index| configs(index, false))
-            .filter(|c| c.route2.iter().any(|r| *r == Route2::all()[i]))
+            .filter(|c| c.out_of_ssa.iter().any(|r| *r == OutOfSsa::all()[i]))
             .flat_map(|c| c.regs)
             .collect();
         ks.sort();
         assert_eq!(ks, REGS.to_vec(), "route-2 configuration {i}");
     }
-    // And each program runs every configuration once, route 1 at every K.
+    // And each program runs every configuration once, ssa-ra at every K.
     let cs = configs(0, false);
-    assert_eq!(cs.iter().map(|c| c.route2.len()).sum::<usize>(), n);
+    assert_eq!(cs.iter().map(|c| c.out_of_ssa.len()).sum::<usize>(), n);
     assert_eq!(cs.iter().flat_map(|c| c.regs.clone()).collect::<Vec<_>>(), REGS.to_vec());
     assert_eq!(cs.iter().map(|c| c.variants.len()).sum::<usize>(), 4);
 }

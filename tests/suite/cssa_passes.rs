@@ -1,4 +1,4 @@
-//! The SSA-level passes and analyses of Pereira's allocator (route 1):
+//! The SSA-level passes and analyses of Pereira's allocator (ssa-ra):
 //! liveness (§4.1), critical-edge splitting, PhiLifting (§4.2), the
 //! phi-congruence classes and the CSSA check (§4.3; Pereira and Palsberg
 //! §3), intervals (§4.1), PhiMemCoalesce (§4.4), register pressure and loop
@@ -710,7 +710,7 @@ b4(b1):
 /// predecessors: a one-argument phi below a `br` sits on an edge that is
 /// not critical, so splitting leaves it, and lifting its argument by hand
 /// to the end of b0 (`v4 = copy v1`, live across the branch while v1 and
-/// v0 stay live towards b2) raises the pressure from 2 to 3. Route 1 first
+/// v0 stay live towards b2) raises the pressure from 2 to 3. ssa-ra first
 /// turns such phis into copies at the top of their block
 /// (`ssa_ra/one_argument_phis.rs`, `proofs-notes/phi-lifting.md`,
 /// "One-argument phis"); the pressure then stays at 2, the function is

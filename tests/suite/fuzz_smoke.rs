@@ -45,7 +45,7 @@ fn inputs(seed: u64, count: usize) -> Vec<Vec<u8>> {
 }
 
 /// The `pipeline` target runs its checks: with a divergence planted in the
-/// oracle's MIR engine (route 1's and route 2's allocated code) it fails on
+/// oracle's MIR engine (ssa-ra's and out-of-ssa's allocated code) it fails on
 /// every input whose source runs to the end; with the SSA engine's, too.
 #[test]
 fn the_pipeline_fuzz_target_finds_a_planted_divergence() {

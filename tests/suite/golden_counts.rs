@@ -1,7 +1,7 @@
-//! The passes' decisions on a fixed corpus, pinned: route 2's copies left
-//! per coalescing variant (static, weighted, executed), route 2's
+//! The passes' decisions on a fixed corpus, pinned: out-of-ssa's copies left
+//! per coalescing variant (static, weighted, executed), out-of-ssa's
 //! conventional allocators' slots, loads, stores and moves at several K,
-//! and route 1's
+//! and ssa-ra's
 //! spills, slots, loads, stores, moves and swaps at several K for both
 //! spilling strategies. Outcomes are checked everywhere else; what this
 //! test adds is that a change to a decision (a spill weight, an
@@ -14,7 +14,7 @@
 //! golden_counts` rewrites the file; the diff is then part of the review.
 
 use crate::common::InterpOracle;
-use ssaref::backend::{Backend, Route2};
+use ssaref::backend::{Backend, OutOfSsa};
 use ssaref::construction::braun::construct_program;
 use ssaref::construction::braun::BraunOptions;
 use ssaref::evaluation::out_of_ssa_stats::copy_table;
@@ -79,12 +79,12 @@ fn render() -> String {
             out.push_str(&format!("  {:<14} remaining {remaining:>4} classes {classes:>4}\n", v.name()));
         }
     }
-    // Route 2's conventional allocators after the fast configuration
+    // out-of-ssa's conventional allocators after the fast configuration
     // (sharing), at four K: what linear scan decides (priorities, evictions,
-    // copy coalescing, pins) is pinned like route 1's spilling.
+    // copy coalescing, pins) is pinned like ssa-ra's spilling.
     for allocator in ConventionalAllocator::ALL {
         for k in [2, 3, 4, 8] {
-            let backend = Route2 { out_of_ssa: OutOfSsaOptions::fast(CoalescingVariant::Sharing), allocator };
+            let backend = OutOfSsa { out_of_ssa: OutOfSsaOptions::fast(CoalescingVariant::Sharing), allocator };
             let mut c = AllocCounts::default();
             for (m, (_, args)) in modules.iter().zip(&corpus) {
                 let prepared = backend.prepare(m).expect("route 2 translates");
@@ -96,25 +96,25 @@ fn render() -> String {
             out.push_str(&format!("route 2, K = {k:>2}, {:<16} {}\n", allocator.name(), counts(&c)));
         }
     }
-    let mut route1 = Vec::new();
+    let mut ssa_ra = Vec::new();
     for k in [2, 3, 4, 8] {
         for during in [true, false] {
             let opts = RegallocOptions { spill_during_coloring: during, ..RegallocOptions::with_k(k) };
-            route1.push((if during { "during coloring" } else { "separate pass" }.to_string(), opts));
+            ssa_ra.push((if during { "during coloring" } else { "separate pass" }.to_string(), opts));
         }
     }
     // Each switch off alone, and the §6 optimizations off together, at two K:
     // what every switch changes is pinned too.
     for k in [3, 4] {
         let all = RegallocOptions::with_k(k);
-        route1.push(("plain".to_string(), all.without_section_6()));
+        ssa_ra.push(("plain".to_string(), all.without_section_6()));
         for i in 0..RegallocOptions::SWITCHES.len() {
             let mut opts = all;
             *opts.switch(i).expect("a switch") = false;
-            route1.push((format!("no {}", RegallocOptions::SWITCHES[i]), opts));
+            ssa_ra.push((format!("no {}", RegallocOptions::SWITCHES[i]), opts));
         }
     }
-    for (name, opts) in route1 {
+    for (name, opts) in ssa_ra {
         let k = opts.k;
         {
             let c = measure(&corpus, &opts, &InterpOracle, FUEL).expect("route 1 allocates");

@@ -4,7 +4,7 @@
 //! shows that the old check (which used those helpers) accepted it, and
 //! that the independent check rejects it.
 //!
-//! - route 2's "no interference in a class" (`checkers/class_interference_check.rs`)
+//! - out-of-ssa's "no interference in a class" (`checkers/class_interference_check.rs`)
 //!   against a wrong value numbering in `out_of_ssa/values.rs`;
 //! - the chordal optimum (`checkers/coloring_check.rs`) against a wrong
 //!   register count of the assignment;

@@ -1,4 +1,4 @@
-//! The bit-matrix interference graph of route 2's first Sreedhar III
+//! The bit-matrix interference graph of out-of-ssa's first Sreedhar III
 //! baseline (`out_of_ssa/interference_graph_bitmatrix.rs`, Boissinot et al.
 //! §IV-D) against the interference relation computed independently, by
 //! brute force, on generated programs (source-level and IR-level
@@ -187,7 +187,7 @@ fn check(f: &Function, groups: &CopyGroups, origin: &str) -> usize {
         ssaref::analysis::ir_text::print_function(f)
     );
     assert_eq!(g.edge_count(), expected.len(), "{origin}: edge count");
-    // What route 2 reports as the baseline's edges (`OutOfSsaReport::graph_edges`).
+    // What out-of-ssa reports as the baseline's edges (`OutOfSsaReport::graph_edges`).
     let query: &dyn InterferenceQuery = &g;
     assert_eq!(query.edge_count(), expected.len(), "{origin}: edge count through the query interface");
     for &(a, b) in expected.iter().take(64) {

@@ -1,6 +1,6 @@
 //! Live intervals (Pereira §4.1, `analysis/intervals.rs`) against point
 //! sets, and loop depths (`analysis/loops.rs`) against natural loops: the
-//! analyses route 1's passes rest on, split from `tests/suite/cssa_passes.rs`.
+//! analyses ssa-ra's passes rest on, split from `tests/suite/cssa_passes.rs`.
 
 use crate::common::{case_files, parse_one, COUNTING_LOOP};
 
@@ -250,7 +250,7 @@ fn tarjan_flat_matches_nested_and_reachability() {
 /// `compute_liveness` (path exploration, one value at a time) and
 /// `compute_liveness_dataflow` (the iterative worklist) solve the same
 /// equations: they give the same live-in and live-out sets on generated
-/// programs' SSA (structured and pattern shapes), at every stage route 1
+/// programs' SSA (structured and pattern shapes), at every stage ssa-ra
 /// checks (after critical-edge splitting, PhiLifting, PhiMemCoalesce and
 /// spilling, with reloads), and on generated IR-level functions (arbitrary
 /// CFGs, irreducible ones and unreachable blocks included).

@@ -17,7 +17,7 @@ use ssaref::analysis::verifier::verify_module;
 use ssaref::frontend::ssa_case_file::SsaCaseFile;
 use ssaref::generate::ssa::{shape_stats, IrCase, IrGenConfig};
 use ssaref::outcome::End;
-use ssaref::pipeline::{differential_ssa_catching, DiffConfig, Route2, Verdict};
+use ssaref::pipeline::{differential_ssa_catching, DiffConfig, OutOfSsa, Verdict};
 
 const FUEL: u64 = ssaref_interp::DEFAULT_FUEL;
 
@@ -53,13 +53,13 @@ fn every_shape_is_in_at_least_5_percent_of_programs() {
 fn every_back_end_agrees_with_the_ssa_on_generated_programs() {
     let n: u64 = std::env::var("SSAREF_IRGEN_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
     let config = IrGenConfig::default();
-    let all2 = Route2::all();
+    let all2 = OutOfSsa::all();
     let mut failures = Vec::new();
     let mut agreed = 0;
     for seed in 0..n {
         let case = IrCase::from_seed(seed, &config);
-        let mut diff = DiffConfig::standard(&[2, 3, 4, 6, 8, 15], FUEL).with_route3();
-        diff.route2 = vec![all2[(seed % all2.len() as u64) as usize]];
+        let mut diff = DiffConfig::standard(&[2, 3, 4, 6, 8, 15], FUEL).with_regalloc2();
+        diff.out_of_ssa = vec![all2[(seed % all2.len() as u64) as usize]];
         match differential_ssa_catching(&case.module, &case.args, &InterpOracle, &diff) {
             Verdict::Agree { .. } => agreed += 1,
             v => failures.push(format!("seed {seed}: {}", short(&v))),
@@ -89,7 +89,7 @@ fn open_bugs_found_by_the_ir_generator() {
         let ssa = ssaref_interp::run_ssa(&case.module, &case.args(), FUEL).expect("runs");
         let expect = case.header.expect.clone().map(|l| l.join("\n") + "\n");
         assert_eq!(expect.as_deref(), Some(ssa.render_full().as_str()), "{name}: header vs the SSA interpreter");
-        let config = DiffConfig::standard(&[2, 3, 4, 6, 8, 15], FUEL).with_route3();
+        let config = DiffConfig::standard(&[2, 3, 4, 6, 8, 15], FUEL).with_regalloc2();
         let v = differential_ssa_catching(&case.module, &case.args(), &InterpOracle, &config);
         if !v.is_ok() {
             failures.push(format!("{name}: {}", short(&v)));

@@ -163,7 +163,7 @@ fn random_irreducible_cfgs_liveness_check_answers_like_the_sets() {
     assert!(seen.irreducible > 100, "{seen:?}");
 }
 
-/// The campaigns' cross-check (`liveness_cross_check.rs`, run by route 2
+/// The campaigns' cross-check (`liveness_cross_check.rs`, run by out-of-ssa
 /// with `OutOfSsaOptions::cross_check`) accepts the corpus and rejects a
 /// live-in set with one value taken out, and a live-out set with one added.
 #[test]

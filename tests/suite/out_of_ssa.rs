@@ -1,4 +1,4 @@
-//! Out-of-SSA groundwork of Boissinot et al. (CGO 2009), route 2: copy
+//! Out-of-SSA groundwork of Boissinot et al. (CGO 2009), out-of-ssa: copy
 //! insertion by Method I with parallel copies (`copy_insertion.rs`), values
 //! and value-based interference (`values.rs`), and the linear interference
 //! test between congruence classes (`class_interference.rs`). The claims

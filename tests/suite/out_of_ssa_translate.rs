@@ -1,4 +1,4 @@
-//! Route 2 up to the destructed program: `out_of_ssa::translate_out_of_ssa`
+//! out-of-ssa up to the destructed program: `out_of_ssa::translate_out_of_ssa`
 //! (Boissinot et al., CGO 2009) with every coalescing variant and both
 //! liveness methods. `proofs-notes/out-of-ssa.md` argues what is checked:
 //!
@@ -324,8 +324,8 @@ fn value_based_interference_removes_copies_of_one_value() {
 /// one parallel copy holds two copies of one value into one class (after
 /// Value + IS merged two phis' classes), and each destination is such a `c`
 /// for the other copy: removing both left the class without the value
-/// (`route2_sharing_miscompile.ssa` printed 8 instead of 7;
-/// `route2_sharing_double_edge.ssa` used a variable not defined on every
+/// (`out_of_ssa_sharing_miscompile.ssa` printed 8 instead of 7;
+/// `out_of_ssa_sharing_double_edge.ssa` used a variable not defined on every
 /// path). Exactly one goes now; the program runs like the SSA on several
 /// arguments, with both liveness methods. `proofs-notes/out-of-ssa.md`,
 /// "Copy sharing", argues why a variable whose own copy was removed may not
@@ -333,7 +333,7 @@ fn value_based_interference_removes_copies_of_one_value() {
 #[test]
 fn copy_sharing_removes_one_of_two_copies_of_one_value_not_both() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
-    for name in ["route2_sharing_miscompile.ssa", "route2_sharing_double_edge.ssa"] {
+    for name in ["out_of_ssa_sharing_miscompile.ssa", "out_of_ssa_sharing_double_edge.ssa"] {
         let text = std::fs::read_to_string(dir.join(name)).expect("readable");
         let case = ssaref::frontend::ssa_case_file::SsaCaseFile::parse(&text).expect("valid SSA");
         for liveness in LivenessMethod::ALL {

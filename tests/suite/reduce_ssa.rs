@@ -95,7 +95,7 @@ fn a_generated_ssa_case_shrinks_to_a_multiplication_that_still_fails_and_replays
         &back.module,
         &back.args(),
         &MulOracle,
-        &DiffConfig::standard(&[2], FUEL).with_route3(),
+        &DiffConfig::standard(&[2], FUEL).with_regalloc2(),
     );
     assert_eq!(Failure::of(&replay), Some(r.failure.clone()));
     // Deterministic.

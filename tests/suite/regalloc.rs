@@ -1,4 +1,4 @@
-//! Route 1 (Pereira's SSA-based allocator, then Pereira and Palsberg's
+//! ssa-ra (Pereira's SSA-based allocator, then Pereira and Palsberg's
 //! spill-free SSA elimination) on every case of `tests/cases/`, for every K
 //! from 2 to 15, with and without the §6 optimizations: the allocated code
 //! runs to the source's outcome, and every checker of

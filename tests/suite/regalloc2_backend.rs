@@ -1,12 +1,12 @@
-//! Route 3: regalloc2 as a back end (`src/regalloc2/`).
+//! regalloc2: regalloc2 as a back end (`src/regalloc2/`).
 //!
 //! - Every case of `tests/cases/` agrees with its expected outcome at every
-//!   stage of route 3 (regalloc2's allocated code in the oracle, its x86-64
+//!   stage of regalloc2 (regalloc2's allocated code in the oracle, its x86-64
 //!   lowering through the machine-code checker and Unicorn), for K in
 //!   {2, 3, 4, 6, 8, 15}, with regalloc2's checker and ssaref's allocation
-//!   checker both accepting: `every_case_agrees_on_route3`.
+//!   checker both accepting: `every_case_agrees_on_regalloc2`.
 //! - So do generated programs (`SSAREF_ROUTE3_PROGRAMS`, default 1000):
-//!   `generated_programs_agree_on_route3`.
+//!   `generated_programs_agree_on_regalloc2`.
 //! - ssaref's allocation checker rejects regalloc2's allocations once they
 //!   are corrupted (two registers exchanged, one reload or one spill
 //!   dropped), and never accepts a corruption that computes a wrong
@@ -32,10 +32,10 @@ use ssaref::pipeline::{differential_full, later_stage_fuel, DiffConfig, Verdict}
 const FUEL: u64 = 1_000_000;
 const REGS: [usize; 6] = [2, 3, 4, 6, 8, 15];
 
-/// Route 3 alone, one construction variant (the construction has its own
+/// regalloc2 alone, one construction variant (the construction has its own
 /// suites), every K of [`REGS`], down to x86-64 under Unicorn.
 fn config() -> DiffConfig {
-    let mut c = DiffConfig::standard(&REGS, FUEL).route3_only();
+    let mut c = DiffConfig::standard(&REGS, FUEL).regalloc2_only();
     c.variants.truncate(1);
     c
 }
@@ -55,7 +55,7 @@ fn corpus() -> Vec<(String, ssaref::ast::Program, Vec<i64>, String)> {
 }
 
 #[test]
-fn every_case_agrees_on_route3() {
+fn every_case_agrees_on_regalloc2() {
     let mut failures = Vec::new();
     let mut checked = 0;
     for (name, program, args, expect) in corpus() {
@@ -81,7 +81,7 @@ fn every_case_agrees_on_route3() {
 }
 
 #[test]
-fn generated_programs_agree_on_route3() {
+fn generated_programs_agree_on_regalloc2() {
     let n: u64 = std::env::var("SSAREF_ROUTE3_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
     let (mut agreed, mut failures) = (0u64, Vec::new());
     for seed in 0..n {

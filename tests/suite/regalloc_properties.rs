@@ -1,13 +1,13 @@
-//! Property suite of route 1 (issue "SSA-based register allocation"): for
+//! Property suite of ssa-ra (issue "SSA-based register allocation"): for
 //! generated programs of every shape (quickcheck, shrinking on failure), and
 //! for every K from 2 to 15, the allocated code and the SSA after each
 //! allocation pass run to the source's outcome, with and without the §6
 //! optimizations, and every checker of `regalloc::allocate_function` passes.
-//! `DiffConfig::standard` also runs route 2 (every coalescing variant ×
+//! `DiffConfig::standard` also runs out-of-ssa (every coalescing variant ×
 //! liveness method × conventional allocator, then x86 under Unicorn) for
 //! every K, so the same programs cover Boissinot et al.'s route.
 //! `QUICKCHECK_TESTS` sets the count (default 24 here: each program is
-//! allocated 28 times by route 1 and 392 times by route 2);
+//! allocated 28 times by ssa-ra and 392 times by out-of-ssa);
 //! `QUICKCHECK_GENERATOR_SIZE` scales the programs.
 
 use crate::common::InterpOracle;

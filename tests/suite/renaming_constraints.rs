@@ -1,5 +1,5 @@
 //! Register renaming constraints (Boissinot et al. §III-D) for x86's
-//! `idiv`, end to end on route 2 (`renaming_constraints.rs`, the labels of
+//! `idiv`, end to end on out-of-ssa (`renaming_constraints.rs`, the labels of
 //! `coalescing.rs`, the pins of `linear_scan.rs`, `MInst::FixedDiv`). The
 //! claims, argued in `proofs-notes/out-of-ssa.md` ("Renaming constraints"):
 //!

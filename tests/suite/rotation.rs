@@ -1,14 +1,14 @@
 //! The rotation of a campaign's configurations (`campaign/rotation.rs`,
 //! issue 12 §3): within a few hundred consecutive seeds every construction
-//! variant, every K, every route-1 switch on and off alone, every class
-//! test and every route-2 configuration runs; a program's configuration
+//! variant, every K, every ssa-ra switch on and off alone, every class
+//! test and every out-of-ssa configuration runs; a program's configuration
 //! round-trips through its case file's `// config:` line; and a failing
 //! case replays the configuration it failed with.
 
 use crate::common::InterpOracle;
-use ssaref::backend::{Backend, BackendOutput, Prepared, Route1};
+use ssaref::backend::{Backend, BackendOutput, Prepared, SsaRa};
 use ssaref::campaign::driver::{run_campaign, CampaignConfig};
-use ssaref::campaign::rotation::{pick, route2_rotation, ProgramConfig, Rotation, FIXED_REGS};
+use ssaref::campaign::rotation::{out_of_ssa_rotation, pick, ProgramConfig, Rotation, FIXED_REGS};
 use ssaref::construction::braun::BraunOptions;
 use ssaref::error::PassError;
 use ssaref::frontend::case_file::CaseFile;
@@ -25,9 +25,9 @@ use std::sync::Arc;
 struct Seen {
     constructions: BTreeSet<String>,
     regs: BTreeSet<usize>,
-    route1: BTreeSet<[bool; SWITCHES]>,
+    ssa_ra: BTreeSet<[bool; SWITCHES]>,
     class_tests: BTreeSet<&'static str>,
-    route2: BTreeSet<String>,
+    out_of_ssa: BTreeSet<String>,
 }
 
 fn seen(rotation: &Rotation, start: u64, n: u64) -> Seen {
@@ -36,16 +36,16 @@ fn seen(rotation: &Rotation, start: u64, n: u64) -> Seen {
         let c = rotation.program(seed);
         s.constructions.insert(c.construction.describe());
         s.regs.extend(c.regs.iter().copied());
-        s.route1.extend(c.route1.iter().map(|o| o.switches()));
-        for r in &c.route2 {
+        s.ssa_ra.extend(c.ssa_ra.iter().map(|o| o.switches()));
+        for r in &c.out_of_ssa {
             s.class_tests.insert(r.out_of_ssa.class_test.name());
-            s.route2.insert(r.with_class_test(ClassTest::Linear).describe());
+            s.out_of_ssa.insert(r.with_class_test(ClassTest::Linear).describe());
         }
     }
     s
 }
 
-/// Route 1's switches (`RegallocOptions::SWITCHES`).
+/// ssa-ra's switches (`RegallocOptions::SWITCHES`).
 const SWITCHES: usize = RegallocOptions::SWITCHES.len();
 #[test]
 fn the_rotation_covers_every_configuration_within_256_programs() {
@@ -58,12 +58,12 @@ fn the_rotation_covers_every_configuration_within_256_programs() {
             let off_alone: [bool; SWITCHES] = std::array::from_fn(|j| j != i);
             let on_alone: [bool; SWITCHES] = std::array::from_fn(|j| j == i);
             let name = RegallocOptions::SWITCHES[i];
-            assert!(s.route1.contains(&off_alone), "from seed {start}: {name} never off alone");
-            assert!(s.route1.contains(&on_alone), "from seed {start}: {name} never on alone");
+            assert!(s.ssa_ra.contains(&off_alone), "from seed {start}: {name} never off alone");
+            assert!(s.ssa_ra.contains(&on_alone), "from seed {start}: {name} never on alone");
         }
-        assert!(s.route1.contains(&[true; SWITCHES]) && s.route1.contains(&[false; SWITCHES]), "from seed {start}");
+        assert!(s.ssa_ra.contains(&[true; SWITCHES]) && s.ssa_ra.contains(&[false; SWITCHES]), "from seed {start}");
         assert_eq!(s.class_tests.len(), ClassTest::ALL.len(), "from seed {start}: {:?}", s.class_tests);
-        assert_eq!(s.route2.len(), route2_rotation().len(), "from seed {start}");
+        assert_eq!(s.out_of_ssa.len(), out_of_ssa_rotation().len(), "from seed {start}");
     }
 }
 
@@ -76,17 +76,17 @@ fn every_k_runs_within_three_programs_and_every_class_test_with_every_configurat
         let pairs: BTreeSet<(usize, &str)> = (start..start + 24)
             .map(|seed| {
                 let c = rotation.program(seed);
-                (c.regs[2], c.route2[0].out_of_ssa.class_test.name())
+                (c.regs[2], c.out_of_ssa[0].out_of_ssa.class_test.name())
             })
             .collect();
         assert_eq!(pairs.len(), 3 * ClassTest::ALL.len(), "from seed {start}: {pairs:?}");
     }
-    // Every route-2 configuration with every class test (Sreedhar III with
+    // Every out-of-ssa configuration with every class test (Sreedhar III with
     // both baselines' graphs among them) in each aligned block of 4 n.
-    let n = route2_rotation().len() as u64;
+    let n = out_of_ssa_rotation().len() as u64;
     for block in [0u64, 3, 1 << 30] {
         let pairs: BTreeSet<String> =
-            (block * 4 * n..(block + 1) * 4 * n).map(|seed| rotation.program(seed).route2[0].describe()).collect();
+            (block * 4 * n..(block + 1) * 4 * n).map(|seed| rotation.program(seed).out_of_ssa[0].describe()).collect();
         assert_eq!(pairs.len() as u64, 4 * n, "block {block}");
         assert!(pairs.contains("sreedhar-iii,sets,linear-scan,graph-bitmatrix"), "{pairs:?}");
     }
@@ -108,11 +108,11 @@ fn without_rotation_the_campaign_runs_the_configuration_it_always_ran() {
         let c = rotation.program(seed);
         assert_eq!(c.construction, BraunOptions::all_on());
         assert_eq!(c.regs, FIXED_REGS);
-        assert_eq!(c.route1, [all, all.without_section_6()]);
-        assert_eq!(c.route2.len(), 1);
-        assert_eq!(c.route2[0].out_of_ssa.class_test, ClassTest::Linear);
+        assert_eq!(c.ssa_ra, [all, all.without_section_6()]);
+        assert_eq!(c.out_of_ssa.len(), 1);
+        assert_eq!(c.out_of_ssa[0].out_of_ssa.class_test, ClassTest::Linear);
     }
-    assert_eq!(seen(&rotation, 0, 28).route2.len(), 28);
+    assert_eq!(seen(&rotation, 0, 28).out_of_ssa.len(), 28);
     // Fixed register counts stay fixed while the rest rotates.
     let fixed = Rotation { regs: Some(vec![5]), ..Rotation::default() };
     assert_eq!(seen(&fixed, 0, 300).regs, BTreeSet::from([5]));
@@ -121,7 +121,7 @@ fn without_rotation_the_campaign_runs_the_configuration_it_always_ran() {
 
 #[test]
 fn a_program_configuration_round_trips_through_its_case_file_line() {
-    let rotation = Rotation { route3: true, ..Rotation::default() };
+    let rotation = Rotation { regalloc2: true, ..Rotation::default() };
     for seed in 0..400 {
         let c = rotation.program(seed);
         let text = c.render();
@@ -129,9 +129,9 @@ fn a_program_configuration_round_trips_through_its_case_file_line() {
         let diff = c.diff_config(1000);
         assert_eq!(diff.backend_ssa, c.construction);
         assert!(diff.variants.contains(&c.construction), "the allocated variant is checked too");
-        assert_eq!(diff.regalloc, c.route1);
-        assert_eq!(diff.route2, c.route2);
-        assert!(diff.route3);
+        assert_eq!(diff.regalloc, c.ssa_ra);
+        assert_eq!(diff.out_of_ssa, c.out_of_ssa);
+        assert!(diff.regalloc2);
     }
     let bad = [
         ("braun=phi+scc ra=opt r2=bogus", 21, "`r2=bogus` is not a route-2 configuration"),
@@ -146,7 +146,7 @@ fn a_program_configuration_round_trips_through_its_case_file_line() {
     }
 }
 
-/// A back end that allocates with route 1 but rejects any SSA that still
+/// A back end that allocates with ssa-ra but rejects any SSA that still
 /// has a `copy`: only construction variants without copy propagation give
 /// it one, so it fails on some programs under the rotation and on none with
 /// the SSA of `BraunOptions::all_on()`.
@@ -171,7 +171,7 @@ impl Backend for RejectsCopies {
                 message: "a copy".into(),
             });
         }
-        Route1(RegallocOptions::with_k(k)).allocate(ssa, prepared, k)
+        SsaRa(RegallocOptions::with_k(k)).allocate(ssa, prepared, k)
     }
 }
 

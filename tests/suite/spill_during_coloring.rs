@@ -1,15 +1,15 @@
-//! Route 1's spill decisions during the coloring walk
+//! ssa-ra's spill decisions during the coloring walk
 //! (`ssa_ra/spill_during_coloring.rs`, Pereira §4.5-4.6):
 //!
 //! - on generated programs (`QUICKCHECK_TESTS`, default 40) at K = 2, 3, 4,
-//!   6 and 8, after the passes route 1 runs before spilling, the output is
+//!   6 and 8, after the passes ssa-ra runs before spilling, the output is
 //!   SSA and CSSA, its register demand is at most K as the coloring checker
 //!   recounts it (`checkers/coloring_check.rs`, not the pass's own
-//!   `block_points`), and route 1 with this strategy passes every checker
+//!   `block_points`), and ssa-ra with this strategy passes every checker
 //!   of `regalloc::allocate_function` (assignment, frugal slots, allocation
 //!   checker, no scratch register, chordal optimum), the allocation checker
 //!   once more on the module here, and runs to the source's outcome; so
-//!   does route 1 with the separate spilling pass (`spill.rs`);
+//!   does ssa-ra with the separate spilling pass (`spill.rs`);
 //! - on a hand-made function, the §4.6 deduction of the spilled parameters
 //!   from a phi result's weight changes which value is spilled, and the
 //!   decisions are asserted with and without it.
@@ -40,7 +40,7 @@ fn count() -> u64 {
     std::env::var("QUICKCHECK_TESTS").ok().and_then(|s| s.parse().ok()).unwrap_or(40)
 }
 
-/// The passes route 1 runs before spilling (`regalloc::allocate_function`).
+/// The passes ssa-ra runs before spilling (`regalloc::allocate_function`).
 fn before_spilling(f: &Function) -> Function {
     let mut g = f.clone();
     lower_one_argument_phis(&mut g);

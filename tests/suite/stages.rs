@@ -4,7 +4,7 @@
 //! silently skipped a stage would otherwise pass every other test.
 
 use crate::common::InterpOracle;
-use ssaref::pipeline::{differential_full, DiffConfig, Route2, Verdict};
+use ssaref::pipeline::{differential_full, DiffConfig, OutOfSsa, Verdict};
 
 const PROGRAM: &str =
     "fn main(n) { var s = 0; var i = 0; while (i < n) { s = s + i * i; i = i + 1; } out s; return s / 3; }";
@@ -21,14 +21,14 @@ fn config(regs: &[usize], x86: bool) -> DiffConfig {
     let mut c = DiffConfig::standard(regs, 100_000);
     c.variants.truncate(1);
     c.regalloc.truncate(1);
-    c.route2 = vec![Route2::rotation(0)];
+    c.out_of_ssa = vec![OutOfSsa::rotation(0)];
     c.x86 = x86;
     c
 }
 
 /// The stages, in order: the source, the constructions, then for each K
-/// route 1's SSA after each pass, its allocated MIR and its x86 code, then
-/// route 2's destructed program once and, for each K, its allocated MIR and
+/// ssa-ra's SSA after each pass, its allocated MIR and its x86 code, then
+/// out-of-ssa's destructed program once and, for each K, its allocated MIR and
 /// x86 code.
 fn expected(regs: &[usize], x86: bool) -> Vec<String> {
     let mut out: Vec<String> = vec!["source".into(), "cytron".into(), "ssa[phi+scc+witness]".into()];

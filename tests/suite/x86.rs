@@ -318,7 +318,7 @@ fn every_case_lowers_to_code_the_checker_accepts_for_every_k() {
     }
 }
 
-/// Route 2's `FixedDiv` (`cqo; idiv r`, the renaming constraints of §III-D
+/// out-of-ssa's `FixedDiv` (`cqo; idiv r`, the renaming constraints of §III-D
 /// met by the allocation): every divisor register but rdx, for both
 /// operators and several K, with every other register checked to keep its
 /// canary; the register the division destroys is not read (the MIR engine

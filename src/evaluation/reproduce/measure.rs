@@ -318,13 +318,13 @@ impl Section {
     }
 }
 
-/// The times of one compilation by route 1, each pass alone (checkers
+/// The times of one compilation by ssa-ra, each pass alone (checkers
 /// not counted), in seconds.
 #[derive(Clone, Debug, Default)]
 pub struct CompileTimes {
     /// Braun et al.'s construction from the AST.
     pub construction: f64,
-    /// Route 1's passes in order (`AllocReport::pass_times`), summed over
+    /// ssa-ra's passes in order (`AllocReport::pass_times`), summed over
     /// the functions.
     pub passes: Vec<(&'static str, f64)>,
     /// x86-64 lowering and encoding of every function.
@@ -354,7 +354,7 @@ impl CompileTimes {
     }
 }
 
-/// Compiles `program` with route 1 down to x86-64 and times each part.
+/// Compiles `program` with ssa-ra down to x86-64 and times each part.
 pub fn compile(
     program: &Program,
     construction: &crate::construction::braun::BraunOptions,

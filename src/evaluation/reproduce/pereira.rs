@@ -5,13 +5,13 @@
 //! against LLVM's linear scan with 4, 8, 12 and 16 registers, where the
 //! paper finds that the SSA-based allocator stops winning near 12).
 //!
-//! Ch -O3 is route 1 with every option (`RegallocOptions::with_k`); Ch -O1
-//! is route 1 without PhiMemCoalesce and without coalescing; LLVM's
-//! allocator is route 2's linear scan after Boissinot et al.'s out-of-SSA
-//! translation (`backend::Route2`). ssaref allows at most 15 registers, so
+//! Ch -O3 is ssa-ra with every option (`RegallocOptions::with_k`); Ch -O1
+//! is ssa-ra without PhiMemCoalesce and without coalescing; LLVM's
+//! allocator is out-of-ssa's linear scan after Boissinot et al.'s out-of-SSA
+//! translation (`backend::OutOfSsa`). ssaref allows at most 15 registers, so
 //! Fig. 9's 16 is 15 here.
 
-use crate::backend::{Backend, Route2};
+use crate::backend::{Backend, OutOfSsa};
 use crate::construction::braun::{construct_program, BraunOptions};
 use crate::evaluation::regalloc_stats::AllocCounts;
 use crate::evaluation::reproduce::measure::{count, Section, Table, Workload};
@@ -27,33 +27,34 @@ use crate::ssa_ra::regalloc::{allocate_module, RegallocOptions};
 /// An allocator of the comparison.
 #[derive(Clone, Copy, Debug)]
 pub enum Allocator {
-    /// Route 1 with these options (its `k` is replaced).
-    Route1(RegallocOptions),
-    /// Route 2: out-of-SSA (fast configuration, Sharing), then linear scan.
+    /// ssa-ra with these options (its `k` is replaced).
+    SsaRa(RegallocOptions),
+    /// out-of-ssa: out-of-SSA (fast configuration, Sharing), then linear scan.
     LinearScan,
 }
 
 impl Allocator {
     /// Pereira's Ch -O1: no coalescing, no PhiMemCoalesce.
     pub fn ch_o1() -> Allocator {
-        Allocator::Route1(RegallocOptions { phi_mem_coalesce: false, coalescing: false, ..RegallocOptions::with_k(2) })
+        Allocator::SsaRa(RegallocOptions { phi_mem_coalesce: false, coalescing: false, ..RegallocOptions::with_k(2) })
     }
 
-    /// Pereira's Ch -O3: every option of route 1.
+    /// Pereira's Ch -O3: every option of ssa-ra.
     pub fn ch_o3() -> Allocator {
-        Allocator::Route1(RegallocOptions::with_k(2))
+        Allocator::SsaRa(RegallocOptions::with_k(2))
     }
 
     /// The allocated code of `ssa` with `k` registers, and the values spilled
-    /// (route 2: its slots, one per spilled variable).
+    /// (out-of-ssa: its slots, one per spilled variable).
     fn allocate(self, ssa: &Module, k: usize) -> Result<(MModule, usize), String> {
         match self {
-            Allocator::Route1(o) => {
+            Allocator::SsaRa(o) => {
                 let (mir, reports) = allocate_module(ssa, &RegallocOptions { k, ..o }).map_err(|e| e.to_string())?;
                 Ok((mir, reports.iter().map(|r| r.spilled).sum()))
             }
             Allocator::LinearScan => {
-                let b = Route2 { out_of_ssa: OutOfSsaOptions::default(), allocator: ConventionalAllocator::LinearScan };
+                let b =
+                    OutOfSsa { out_of_ssa: OutOfSsaOptions::default(), allocator: ConventionalAllocator::LinearScan };
                 let prepared = b.prepare(ssa).map_err(|e| e.to_string())?;
                 let mir = b.allocate(ssa, &prepared, k).map_err(|e| e.to_string())?.mir;
                 let slots = mir.functions.iter().map(|f| f.slot_count as usize).sum();

@@ -2,7 +2,7 @@
 //! 2009), §6–§7, redone: the reduction of memory accesses by the three
 //! optimizations of §6 (store hoisting, load lowering, redundant memory
 //! transfer elimination), one by one and together (paper: "more than 9%",
-//! Fig. 6), and the share of route 1's compile time taken by the passes
+//! Fig. 6), and the share of ssa-ra's compile time taken by the passes
 //! of SSA elimination (paper: 4.8%, Fig. 5), measured in-process from
 //! `AllocReport::pass_times`.
 
@@ -74,10 +74,8 @@ fn optimizations(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, 
     ]);
     let mut totals = Vec::new();
     for w in workloads {
-        let counts: Vec<AllocCounts> = rows
-            .iter()
-            .map(|(_, o, _)| measure(w, Allocator::Route1(*o), K, oracle, fuel))
-            .collect::<Result<_, _>>()?;
+        let counts: Vec<AllocCounts> =
+            rows.iter().map(|(_, o, _)| measure(w, Allocator::SsaRa(*o), K, oracle, fuel)).collect::<Result<_, _>>()?;
         totals.push((w.label.clone(), counts));
     }
     for (i, (name, _, paper)) in rows.iter().enumerate() {
@@ -123,7 +121,7 @@ fn optimizations(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, 
     Ok(())
 }
 
-/// Route 1's passes of SSA elimination, with the paper's share of each
+/// ssa-ra's passes of SSA elimination, with the paper's share of each
 /// (Fig. 5: phi-lifting 0.2%, removing critical edges 0.5%,
 /// phi-coalescing 1.6%, SSA elimination 2.5%).
 const ELIMINATION_PASSES: [(&str, &str, &str); 4] = [

@@ -28,9 +28,9 @@ pub struct IrGenConfig {
     /// one-jump block, so that the back edge itself is not critical).
     pub latch_percent: u64,
     /// Percentage of single-predecessor blocks that get one or two
-    /// one-argument phis (route 1 lowers them to copies,
+    /// one-argument phis (ssa-ra lowers them to copies,
     /// `ssa_ra/one_argument_phis.rs`; the case that showed why is
-    /// `tests/cases/route1_one_argument_phi.ssa`).
+    /// `tests/cases/ssa_ra_one_argument_phi.ssa`).
     pub one_arg_phi_percent: u64,
 }
 

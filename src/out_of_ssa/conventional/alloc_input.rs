@@ -1,4 +1,4 @@
-//! What route 2's two conventional allocators (`spill_everything.rs`,
+//! What out-of-ssa's two conventional allocators (`spill_everything.rs`,
 //! `linear_scan.rs`) share: the validation of their input and their error.
 //! `conventional_alloc.rs` dispatches to them and checks their output.
 
@@ -7,7 +7,7 @@ use crate::error::PassError;
 use crate::ir::{Function, Op};
 use crate::mir::{MAX_REGS, MIN_REGS};
 
-/// A failure of route 2's allocation, as a [`PassError`].
+/// A failure of out-of-ssa's allocation, as a [`PassError`].
 pub(crate) fn fail(which: &str, check: &'static str, message: impl ToString) -> PassError {
     PassError { pass: format!("conv-ra/{which}"), check, message: message.to_string() }
 }

@@ -1,10 +1,10 @@
-//! Linear-scan register allocation for route 2: Poletto and Sarkar,
+//! Linear-scan register allocation for out-of-ssa: Poletto and Sarkar,
 //! "Linear Scan Register Allocation" (TOPLAS 1999), over lifetime intervals
 //! with holes as in Traub, Holloway and Smith, "Quality and Speed in
 //! Linear-scan Register Allocation" (PLDI 1998), with copy coalescing and
 //! with spill code that fits inside the K registers.
 //!
-//! Needs: a route-2 function (no phis; a value number is a variable that
+//! Needs: a out-of-ssa function (no phis; a value number is a variable that
 //! may be defined several times; copies are `Op::Copy`), validated by
 //! `conventional_alloc::validate_input`.
 //!
@@ -35,7 +35,7 @@
 //! between a write of a variable `x` and a read of it, `x` is live, so a
 //! write of another member of its class there would be a position shared
 //! by their intervals. Coalescing is a program transformation whose output
-//! is again a route-2 function: the allocator and the checker work on it,
+//! is again a out-of-ssa function: the allocator and the checker work on it,
 //! and `tests/suite/conventional_alloc.rs` runs it in the oracle. The classes'
 //! intervals are ordered sets merged small into large, with their clobber
 //! tests cached (`class_intervals.rs`).
@@ -107,7 +107,7 @@
 //! Operations are annotated with the variables they read and define; a
 //! copy is one transfer (a move, a reload into the destination's register,
 //! or a store into the destination's slot) with the copy annotation of
-//! `alloc_checker.rs` ("Route 2: copy annotations"); reloads into
+//! `alloc_checker.rs` ("out-of-ssa: copy annotations"); reloads into
 //! temporaries and stores after operations carry nothing. Parameters
 //! arrive in their register, or in their slot when spilled; they are all
 //! written at position 1, so their intervals overlap and their locations
@@ -163,7 +163,7 @@ impl Ranges {
 
     /// True when the two sets share a position: each range of the set with
     /// fewer ranges is looked up in the other by binary search (a class of
-    /// route 2 renamed to one variable may have thousands of ranges, and
+    /// out-of-ssa renamed to one variable may have thousands of ranges, and
     /// the scan tests it against every interval that starts in its span).
     pub fn overlaps(&self, other: &Ranges) -> bool {
         let (few, many) = if self.0.len() <= other.0.len() { (&self.0, &other.0) } else { (&other.0, &self.0) };
@@ -257,7 +257,7 @@ fn lifetime_intervals(f: &Function, lay: &Layout) -> EntityVec<Value, Ranges> {
 /// Merges copy-related variables whose lifetime intervals are disjoint,
 /// renames every variable to its class and deletes the copies that became
 /// `c = copy c` (module documentation, "Coalescing"). The result is a
-/// route-2 function with the same outcome as `f`. `f` must satisfy
+/// out-of-ssa function with the same outcome as `f`. `f` must satisfy
 /// `conventional_alloc::validate_input`; otherwise it is returned unchanged.
 pub fn coalesce_copies(f: &Function) -> Function {
     coalesce_copies_pinned(f, &Pins::none(), MAX_REGS).0
@@ -505,7 +505,7 @@ struct ScanState {
     /// ranges that meet a given range are consecutive here: finding them
     /// costs a logarithm, where a list of the intervals on the register
     /// (Poletto and Sarkar's active list) costs its length, which the
-    /// long, holed intervals of route 2's classes make large.
+    /// long, holed intervals of out-of-ssa's classes make large.
     on_reg: Vec<BTreeMap<Pos, (Pos, usize)>>,
     /// The order in which each interval got its register (the order of
     /// the active list, which the choice of victims follows).

@@ -1,4 +1,4 @@
-//! Route 2's register allocation: conventional allocators for code that has
+//! out-of-ssa's register allocation: conventional allocators for code that has
 //! left SSA form before allocation (Boissinot et al.'s out-of-SSA
 //! translation), producing the allocated machine IR of `mir.rs`.
 //!
@@ -14,10 +14,10 @@
 //!
 //! Both annotate every instruction with the *variables* it reads and
 //! defines, and every program copy as a transfer with a copy annotation
-//! (`alloc_checker.rs`, "Route 2: copy annotations"); after allocation
+//! (`alloc_checker.rs`, "out-of-ssa: copy annotations"); after allocation
 //! [`allocate_conventional`] runs `alloc_checker::check_no_scratch` and
 //! `alloc_checker::check_allocation` and returns their failure as a
-//! [`PassError`], as route 1 does after its passes.
+//! [`PassError`], as ssa-ra does after its passes.
 //!
 //! Bad input (phis, `undef`, a value or block out of range, predecessor
 //! lists that disagree with the terminators, repeated parameters, K outside
@@ -58,7 +58,7 @@ impl ConventionalAllocator {
     }
 }
 
-/// Allocates one route-2 function with `k` registers by `which` (each
+/// Allocates one out-of-ssa function with `k` registers by `which` (each
 /// allocator first validates its input, see `validate_input`), then
 /// checks the result with the allocation checker (and that no register
 /// beyond `k` is named).
@@ -89,13 +89,13 @@ pub fn allocate_conventional_pinned(
     Ok(mf)
 }
 
-/// Allocates every function of a route-2 module (see
+/// Allocates every function of a out-of-ssa module (see
 /// [`allocate_conventional`]).
 pub fn allocate_conventional_module(m: &Module, k: usize, which: ConventionalAllocator) -> Result<MModule, PassError> {
     allocate_conventional_module_pinned(m, &[], k, which)
 }
 
-/// Allocates every function of a route-2 module with its pins (`pins[i]`
+/// Allocates every function of a out-of-ssa module with its pins (`pins[i]`
 /// for function `i`; a function without an entry has none), see
 /// [`allocate_conventional_pinned`].
 pub fn allocate_conventional_module_pinned(

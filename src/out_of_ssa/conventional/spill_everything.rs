@@ -2,7 +2,7 @@
 //! Design and Implementation of a SSA-based Register Allocator" (UCLA tech.
 //! report), §5, "the naive algorithm, that spills every temporary".
 //!
-//! Needs: a route-2 function (no phis; a value number is a variable that
+//! Needs: a out-of-ssa function (no phis; a value number is a variable that
 //! may be defined several times), validated by
 //! `conventional_alloc::validate_input`.
 //!
@@ -19,7 +19,7 @@
 //! (at K = 2, where rdx is not allocatable, `%` stays a general `Binary`).
 //! A copy `a = copy b` is a reload of `b` into rax and a store
 //! of rax into `a`'s slot; the store carries the copy annotation
-//! `reads: [b], defines: Some(a)` (`alloc_checker.rs`, "Route 2: copy
+//! `reads: [b], defines: Some(a)` (`alloc_checker.rs`, "out-of-ssa: copy
 //! annotations"), every operation its variables, and the reloads and the
 //! stores after operations nothing.
 //!

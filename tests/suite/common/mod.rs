@@ -121,14 +121,14 @@ pub fn ssa_case_files() -> Vec<PathBuf> {
     files
 }
 
-/// Route 2's input shape, made from SSA for the tests of the conventional
+/// out-of-ssa's input shape, made from SSA for the tests of the conventional
 /// allocators: critical edges split, Method I copies
 /// (`copy_insertion::insert_copies`, which yields CSSA), then each phi
 /// congruence class (the phi's destination and arguments, all fresh after
 /// Method I) renamed to the phi's destination and the phis dropped. This is
 /// naive coalescing, valid in CSSA: the members of a class never interfere.
 /// The result has no phis, and its phi variables are defined several times.
-pub fn route2_function(f: &ssaref::ir::Function) -> ssaref::ir::Function {
+pub fn out_of_ssa_function(f: &ssaref::ir::Function) -> ssaref::ir::Function {
     use ssaref::ir::Value;
     let mut g = f.clone();
     ssaref::analysis::critical_edges::split_critical_edges(&mut g);
@@ -151,9 +151,9 @@ pub fn route2_function(f: &ssaref::ir::Function) -> ssaref::ir::Function {
     g
 }
 
-/// [`route2_function`] on every function of a module.
-pub fn route2_module(m: &ssaref::ir::Module) -> ssaref::ir::Module {
-    ssaref::ir::Module { functions: m.functions.iter().map(route2_function).collect() }
+/// [`out_of_ssa_function`] on every function of a module.
+pub fn out_of_ssa_module(m: &ssaref::ir::Module) -> ssaref::ir::Module {
+    ssaref::ir::Module { functions: m.functions.iter().map(out_of_ssa_function).collect() }
 }
 
 /// Parses a test's IR text (one function), without the SSA verifier: the
