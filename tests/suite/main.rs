@@ -19,6 +19,7 @@ mod corpus;
 mod cssa_passes;
 mod dominance;
 mod exhaustive_cfg;
+mod filetests;
 mod fold;
 mod fuzz_smoke;
 mod generator;
