@@ -1,18 +1,21 @@
-//! Tests of the SSA property checkers (`checkers.rs`), of the reducibility
-//! test (`reducibility.rs`) and of the reference construction after Cytron
-//! et al. (`cytron.rs`, `cfg_lowering.rs`).
+//! Tests of the SSA property checkers (`checkers.rs`) that need Rust, of
+//! the reducibility test (`reducibility.rs`) and of the reference
+//! construction after Cytron et al. (`cytron.rs`, `cfg_lowering.rs`).
 //!
-//! The hand-written functions follow Braun et al., CC 2013
-//! (../shared/seeds/004_80fba460be10fd6d.txt): a dead phi cycle (not pruned,
+//! The hand-written functions after Braun et al., "Simple and Efficient
+//! Construction of Static Single Assignment Form" (CC 2013), with each
+//! checker's verdict, are the filetests of
+//! `tests/filetests/checkers/ssa-properties/`: a dead phi cycle (not pruned,
 //! §4), a trivial phi (§2.2), the redundant two-entry-loop phis of Fig. 5
 //! (§3.2) and the inner redundant SCC of Fig. 6, each with a corrected
-//! version that the checkers accept. `check_minimal` is also compared with a
-//! brute-force reading of the definition of a redundant phi set on thousands
-//! of random phi graphs.
+//! version that the checkers accept. Here: the phi-count comparison and the
+//! reducibility of those functions, `check_minimal` against a brute-force
+//! reading of the definition of a redundant phi set on thousands of random
+//! phi graphs, and Cytron et al.'s construction.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use ssaref::analysis::ir_text::parse_function;
+use ssaref::analysis::ir_text::{parse_function, parse_module};
 use ssaref::analysis::reducibility::is_reducible;
 use ssaref::analysis::verifier::verify_function;
 use ssaref::ast::{self, BinOp, Expr, Program, Stmt};
@@ -45,12 +48,12 @@ fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
         .unwrap_or_else(|e| std::panic::resume_unwind(e))
 }
 
-/// Asserts that `f` passes every checker (it is pruned, has no trivial phi,
-/// and is minimal).
-fn assert_all_accept(f: &Function) {
-    check_pruned(f).unwrap_or_else(|e| panic!("check_pruned: {e}"));
-    check_no_trivial_phis(f).unwrap_or_else(|e| panic!("check_no_trivial_phis: {e}"));
-    check_minimal(f).unwrap_or_else(|e| panic!("check_minimal: {e}"));
+/// The one function of the filetest `checkers/ssa-properties/NAME.ssa`,
+/// checked to be valid SSA.
+fn filetest(name: &str) -> Function {
+    let f = crate::filetests::function(&format!("checkers/ssa-properties/{name}.ssa"));
+    verify_function(&f).unwrap_or_else(|e| panic!("{name} is not valid SSA: {e}"));
+    f
 }
 
 /// The phi count of each block, in block order.
@@ -59,285 +62,35 @@ fn phis_per_block(f: &Function) -> Vec<usize> {
 }
 
 // ---------------------------------------------------------------------------
-// Hand-written functions
+// The hand-written functions of the filetests
 // ---------------------------------------------------------------------------
-
-/// `i = 0; while (i < n) i = i + 1; return i`: the header phi merges two
-/// different values, so it is necessary.
-const NECESSARY_LOOP_PHI: &str = "\
-fn count(v0) {
-b0:
-    v1 = const 0
-    v2 = const 1
-    jump b1
-b1(b0, b2):
-    v3 = phi v1, v4
-    v5 = lt v3, v0
-    br v5, b2, b3
-b2(b1):
-    v4 = add v3, v2
-    jump b1
-b3(b1):
-    ret v3
-}
-";
-
-/// Two phis of a loop (header `b1`, inner join `b4`) feed only each other:
-/// no instruction or terminator uses them. Neither is trivial, and they
-/// merge two different outside values, so the set is not redundant.
-const DEAD_PHI_CYCLE: &str = "\
-fn dead(v0) {
-b0:
-    jump b1
-b1(b0, b4):
-    v1 = phi v0, v3
-    br v0, b2, b5
-b2(b1):
-    br v0, b3, b4
-b3(b2):
-    v2 = const 7
-    jump b4
-b4(b2, b3):
-    v3 = phi v1, v2
-    jump b1
-b5(b1):
-    ret v0
-}
-";
-
-/// [`DEAD_PHI_CYCLE`] with the header phi returned: now pruned.
-const LIVE_PHI_CYCLE: &str = "\
-fn live(v0) {
-b0:
-    jump b1
-b1(b0, b4):
-    v1 = phi v0, v3
-    br v0, b2, b5
-b2(b1):
-    br v0, b3, b4
-b3(b2):
-    v2 = const 7
-    jump b4
-b4(b2, b3):
-    v3 = phi v1, v2
-    jump b1
-b5(b1):
-    ret v1
-}
-";
-
-/// A loop that does not change x: the header phi merges only v0 and itself.
-const TRIVIAL_PHI: &str = "\
-fn trivial(v0) {
-b0:
-    jump b1
-b1(b0, b2):
-    v1 = phi v0, v1
-    br v0, b2, b3
-b2(b1):
-    jump b1
-b3(b1):
-    ret v1
-}
-";
-
-/// Braun et al., Fig. 5: x is defined once (v1) before a loop with two
-/// entries, b1 and b2. The phis v2 and v3 take only v1 and each other: a
-/// redundant set that no trivial-phi test sees.
-const FIG5_REDUNDANT: &str = "\
-fn fig5(v0) {
-b0:
-    v1 = const 5
-    br v0, b1, b2
-b1(b0, b2):
-    v2 = phi v1, v3
-    out v2
-    jump b2
-b2(b0, b1):
-    v3 = phi v1, v2
-    br v0, b1, b3
-b3(b2):
-    ret v3
-}
-";
-
-/// Fig. 5 in minimal form, as Cytron et al.'s construction builds it.
-const FIG5_MINIMAL: &str = "\
-fn fig5(v0) {
-b0:
-    v1 = const 5
-    br v0, b1, b2
-b1(b0, b2):
-    out v1
-    jump b2
-b2(b0, b1):
-    br v0, b1, b3
-b3(b2):
-    ret v1
-}
-";
-
-/// Braun et al., Fig. 6, rebuilt: a reducible outer loop (header b1) holds
-/// an if that computes x + 1 (join b4, phi v4) and then an irreducible
-/// two-entry loop (b5, b6) that only passes x around, leaving through b7.
-/// The phis v2, v4, v5, v6, v7 form one SCC whose outer operands are v1 and
-/// v3: that SCC is necessary. Its inner phis v5, v6, v7 take only each other
-/// and v4, so {v5, v6, v7} is redundant with respect to v4 (its SCC {v5, v6}
-/// is Fig. 6's inner SCC).
-const FIG6_INNER_REDUNDANT: &str = "\
-fn fig6(v0) {
-b0:
-    v1 = const 1
-    jump b1
-b1(b0, b7):
-    v2 = phi v1, v7
-    br v0, b2, b8
-b2(b1):
-    br v0, b3, b4
-b3(b2):
-    v3 = add v2, v1
-    jump b4
-b4(b2, b3):
-    v4 = phi v2, v3
-    br v0, b5, b6
-b5(b4, b6):
-    v5 = phi v4, v6
-    br v0, b6, b7
-b6(b4, b5):
-    v6 = phi v4, v5
-    br v0, b5, b7
-b7(b5, b6):
-    v7 = phi v5, v6
-    jump b1
-b8(b1):
-    ret v2
-}
-";
-
-/// Fig. 6 after Algorithm 5: the inner phis are replaced by v4.
-const FIG6_MINIMAL: &str = "\
-fn fig6(v0) {
-b0:
-    v1 = const 1
-    jump b1
-b1(b0, b7):
-    v2 = phi v1, v4
-    br v0, b2, b8
-b2(b1):
-    br v0, b3, b4
-b3(b2):
-    v3 = add v2, v1
-    jump b4
-b4(b2, b3):
-    v4 = phi v2, v3
-    br v0, b5, b6
-b5(b4, b6):
-    br v0, b6, b7
-b6(b4, b5):
-    br v0, b5, b7
-b7(b5, b6):
-    jump b1
-b8(b1):
-    ret v2
-}
-";
-
-// ---------------------------------------------------------------------------
-// The checkers on the hand-written functions
-// ---------------------------------------------------------------------------
-
-#[test]
-fn a_necessary_loop_phi_is_accepted() {
-    assert_all_accept(&ssa(NECESSARY_LOOP_PHI));
-}
-
-#[test]
-fn a_function_without_phis_is_accepted() {
-    assert_all_accept(&ssa(FIG5_MINIMAL));
-}
-
-#[test]
-fn a_dead_phi_cycle_is_not_pruned() {
-    let f = ssa(DEAD_PHI_CYCLE);
-    let err = check_pruned(&f).expect_err("v1 and v3 feed only each other");
-    assert_eq!(err.function, "dead");
-    assert!(err.message.contains("v1 (in b1)") && err.message.contains("v3 (in b4)"), "{err}");
-    // The cycle merges two different values: not trivial, not redundant.
-    check_no_trivial_phis(&f).expect("no trivial phi");
-    check_minimal(&f).expect("no redundant phi set");
-    assert_all_accept(&ssa(LIVE_PHI_CYCLE));
-}
-
-#[test]
-fn a_trivial_phi_is_rejected_by_the_triviality_and_minimality_checks() {
-    let f = ssa(TRIVIAL_PHI);
-    check_pruned(&f).expect("the phi is returned");
-    let err = check_no_trivial_phis(&f).expect_err("v1 merges only itself and v0");
-    assert!(err.message.contains("v1 (in b1) merges only itself and v0"), "{err}");
-    // A trivial phi is a redundant set of one (§3.2).
-    let err = check_minimal(&f).expect_err("{v1} is redundant");
-    assert!(err.message.contains("v0") && err.message.contains("v1 (in b1)"), "{err}");
-}
-
-#[test]
-fn braun_fig5_two_entry_loop_phis_are_redundant() {
-    let f = ssa(FIG5_REDUNDANT);
-    assert!(!is_reducible(&f));
-    check_pruned(&f).expect("v2 is used by out");
-    check_no_trivial_phis(&f).expect("each phi merges v1 and the other phi");
-    let err = check_minimal(&f).expect_err("{v2, v3} is redundant with respect to v1");
-    assert!(
-        err.message.contains("only each other and v1")
-            && err.message.contains("v2 (in b1)")
-            && err.message.contains("v3 (in b2)"),
-        "{err}"
-    );
-}
-
-#[test]
-fn braun_fig6_inner_redundant_scc_inside_a_necessary_scc_is_rejected() {
-    let f = ssa(FIG6_INNER_REDUNDANT);
-    assert!(!is_reducible(&f));
-    check_pruned(&f).expect("every phi reaches the ret or the add");
-    check_no_trivial_phis(&f).expect("no phi is trivial by itself");
-    let err = check_minimal(&f).expect_err("{v5, v6, v7} is redundant with respect to v4");
-    assert!(
-        err.message.contains("only each other and v4")
-            && err.message.contains("v5 (in b5)")
-            && err.message.contains("v6 (in b6)")
-            && err.message.contains("v7 (in b7)")
-            && !err.message.contains("v2 (in b1)"),
-        "the necessary outer phis are not part of the redundant set: {err}"
-    );
-    assert_all_accept(&ssa(FIG6_MINIMAL));
-}
-
-#[test]
-fn errors_display_the_function_name() {
-    let err = check_no_trivial_phis(&ssa(TRIVIAL_PHI)).expect_err("trivial");
-    assert!(err.to_string().starts_with("function `trivial`: "), "{err}");
-}
 
 #[test]
 fn phi_counts_compare_function_by_function() {
-    let module = |texts: &[&str]| Module { functions: texts.iter().map(|t| ssa(t)).collect() };
-    let braun = module(&[FIG5_MINIMAL, NECESSARY_LOOP_PHI]);
-    let cytron = module(&[FIG5_REDUNDANT, NECESSARY_LOOP_PHI]);
+    let module = |names: &[&str]| Module { functions: names.iter().map(|n| filetest(n)).collect() };
+    let braun = module(&["braun-fig5-minimal", "necessary-loop-phi"]);
+    let cytron = module(&["braun-fig5-redundant", "necessary-loop-phi"]);
     compare_phi_counts(&braun, &cytron).expect("0 <= 2 and 1 <= 1");
     let err = compare_phi_counts(&cytron, &braun).expect_err("2 > 0");
     assert_eq!(err.function, "fig5");
     assert!(err.message.contains('2') && err.message.contains('0'), "{err}");
-    let missing = module(&[FIG5_MINIMAL]);
+    let missing = module(&["braun-fig5-minimal"]);
     compare_phi_counts(&braun, &missing).expect_err("`count` is missing");
     compare_phi_counts(&missing, &braun).expect_err("`count` is missing");
 }
 
 #[test]
 fn reducibility_of_loops_and_two_entry_cycles() {
-    assert!(is_reducible(&ssa(NECESSARY_LOOP_PHI)));
-    assert!(is_reducible(&ssa(DEAD_PHI_CYCLE)), "a loop with an if inside");
-    assert!(!is_reducible(&ssa(FIG5_MINIMAL)), "a cycle entered at b1 and at b2");
-    assert!(!is_reducible(&ssa(FIG6_MINIMAL)), "an irreducible loop inside a reducible one");
+    assert!(is_reducible(&filetest("necessary-loop-phi")));
+    assert!(is_reducible(&filetest("trivial-phi")));
+    let dead = parse_module(&crate::filetests::read("checkers/ssa-properties/dead-phi-cycle.ssa")).expect("parses");
+    assert!(dead.functions.iter().all(is_reducible), "a loop with an if inside");
+    for fig5 in ["braun-fig5-redundant", "braun-fig5-minimal"] {
+        assert!(!is_reducible(&filetest(fig5)), "{fig5}: a cycle entered at b1 and at b2");
+    }
+    for fig6 in ["braun-fig6-inner-redundant", "braun-fig6-minimal"] {
+        assert!(!is_reducible(&filetest(fig6)), "{fig6}: an irreducible loop inside a reducible one");
+    }
     let self_loop = ssa("fn s(v0) {\nb0:\n    jump b1\nb1(b0, b1):\n    br v0, b1, b2\nb2(b1):\n    ret v0\n}\n");
     assert!(is_reducible(&self_loop));
     // A retreating edge to a block that does not dominate its source makes

@@ -365,7 +365,8 @@ fn verifier_expectations_must_name_the_error_on_its_line() {
         assert_eq!(want, right, "and the actual result replaces it");
     }
     // An expectation on a function that the verifier accepts is caught too.
-    let valid = "// what\nfn f(v0) { // error: the function has no blocks (it needs the entry b0)\nb0:\n    ret v0\n}\n";
+    let valid =
+        "// what\nfn f(v0) { // error: the function has no blocks (it needs the entry b0)\nb0:\n    ret v0\n}\n";
     assert_eq!(expected_text(Kind::Verifier, valid).unwrap(), "// what\nfn f(v0) {\nb0:\n    ret v0\n}\n");
     // A function-level error goes on the function header.
     let empty = "// what\nfn f(v0) { // error: the function has no blocks (it needs the entry b0)\n}\n";
@@ -378,7 +379,8 @@ fn text_form_expectations_count_the_error_line_in_the_position() {
     // Without its expectation, the file gets one at the end of the leading
     // comment, and the line number counts it.
     let bare = "// what\n// more\nfn f() {\n    ret v0\n}\n";
-    let want = "// what\n// more\n// error: 5:5: instruction before the first block header `b0:`\nfn f() {\n    ret v0\n}\n";
+    let want =
+        "// what\n// more\n// error: 5:5: instruction before the first block header `b0:`\nfn f() {\n    ret v0\n}\n";
     assert_eq!(text_form_text(bare), want);
     assert_eq!(text_form_text(want), want, "a right expectation is kept");
     let wrong = want.replace("5:5", "4:5");
@@ -392,7 +394,11 @@ fn text_form_expectations_count_the_error_line_in_the_position() {
         "// what\n// print:\n// fn f(v0) {\n// b0:\n//     ret v0\n// }\nfn f( v0 ) {\nb0:\n  ret v0 // done\n}\n";
     assert_eq!(text_form_text(messy), printed);
     assert_eq!(text_form_text(printed), printed);
-    assert_eq!(text_form_text(&printed.replace("//     ret v0", "//     ret v1")), printed, "a wrong print is replaced");
+    assert_eq!(
+        text_form_text(&printed.replace("//     ret v0", "//     ret v1")),
+        printed,
+        "a wrong print is replaced"
+    );
     // An error expectation on a text that parses is removed.
     assert_eq!(text_form_text(&format!("// what\n{ERROR} 1:1: no\n\nfn f(v0) {{\nb0:\n    ret v0\n}}\n")), canonical);
 }

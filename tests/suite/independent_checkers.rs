@@ -12,7 +12,8 @@
 //!   against a wrong class map shared by the colorer and the old check;
 //! - the CSSA cross-check (`checkers/class_interference_check.rs`) with its own
 //!   liveness, against a liveness mistake shared by PhiMemCoalesce and the
-//!   old check (`analysis/cssa.rs`'s `check_cssa`);
+//!   old check (`analysis/cssa.rs`'s `check_cssa`; both checks on the
+//!   lost-copy shape are the filetests of `tests/filetests/checkers/cssa/`);
 //! - the spartan check of a phi column (`ssa_ra/ssa_elimination.rs`) with
 //!   its self-moves.
 
@@ -164,34 +165,18 @@ fn spartan_check_sees_the_column_with_its_self_moves() {
     assert!(err.to_string().contains("not spartan"), "{err}");
 }
 
-/// The lost-copy shape: `v1` is live after `v2 = add v1, v0`, and a phi
-/// joins them, so the function is not in CSSA form.
-const LOST_COPY: &str = "
-fn main(v0) {
-b0:
-    jump b1
-b1(b0, b1):
-    v1 = phi v0, v2
-    v2 = add v1, v0
-    br v2, b1, b2
-b2(b1):
-    ret v1
-}
-";
-
+/// The lost-copy shape, which both CSSA checks reject (the filetest shows
+/// their errors), is CSSA for both once PhiLifting has run (Pereira, "The
+/// Design and Implementation of a SSA-based Register Allocator", §4.2).
 #[test]
-fn cssa_cross_check_uses_its_own_liveness_and_classes() {
+fn lost_copy_is_cssa_for_both_checks_after_phi_lifting() {
     use ssaref::analysis::cssa::check_cssa;
     use ssaref::checkers::class_interference_check::check_cssa_independently;
-    let f = parse_one(LOST_COPY);
-    assert!(check_cssa(&f).is_err());
-    let err = check_cssa_independently(&f).expect_err("v0, v1 and v2 share a class, and v0 is live at v2");
-    assert!(err.contains("not in CSSA form"), "{err}");
-    // After PhiLifting the same function is CSSA for both.
-    let mut lifted = f.clone();
+    let mut lifted = crate::filetests::function("checkers/cssa/lost-copy.ssa");
+    assert!(check_cssa(&lifted).is_err() && check_cssa_independently(&lifted).is_err(), "as the filetest says");
     ssaref::analysis::critical_edges::split_critical_edges(&mut lifted);
     ssaref::ssa_ra::phi_lifting::phi_lifting(&mut lifted);
-    check_cssa(&lifted).expect("Pereira's Theorem 1");
+    check_cssa(&lifted).expect("PhiLifting yields CSSA");
     check_cssa_independently(&lifted).expect("and by the independent liveness");
 }
 
