@@ -10,6 +10,9 @@
 //!   function header when it names no block. A function without one must be
 //!   accepted. `verify_module` on the whole file must agree: the first
 //!   function's error, or none (so function names are unique in a file).
+//! - `conventional-verifier/`: the same, with `verifier::verify_conventional`
+//!   (the check of out-of-SSA translation's output, where a value may be
+//!   assigned several times) and no module check.
 //! - `text-form/`: the file goes through `ir_text::parse_module`. A line
 //!   `// error: LINE:COL: MESSAGE` at the end of the leading comment says
 //!   the parse fails with that error (positions count in the whole file,
@@ -32,9 +35,9 @@
 //! as `cases.rs` does for the case files; review the diff before committing.
 
 use ssaref::analysis::ir_text::{parse_function, parse_module, print_module};
-use ssaref::analysis::verifier::{verify_function, verify_module};
+use ssaref::analysis::verifier::{verify_conventional, verify_function, verify_module, VerifyError};
 use ssaref::checkers::ssa_properties::{check_minimal, check_no_trivial_phis, check_pruned};
-use ssaref::ir::{Block, Function};
+use ssaref::ir::{Block, Function, Module};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -42,6 +45,7 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Verifier,
+    ConventionalVerifier,
     TextForm,
     /// The checkers of `CHECKER_GROUPS[i]`.
     Checkers(usize),
@@ -50,13 +54,16 @@ enum Kind {
 impl Kind {
     /// Every kind.
     fn all() -> impl Iterator<Item = Kind> {
-        [Kind::Verifier, Kind::TextForm].into_iter().chain((0..CHECKER_GROUPS.len()).map(Kind::Checkers))
+        [Kind::Verifier, Kind::ConventionalVerifier, Kind::TextForm]
+            .into_iter()
+            .chain((0..CHECKER_GROUPS.len()).map(Kind::Checkers))
     }
 
     /// The folder under `tests/filetests/`.
     fn folder(self) -> String {
         match self {
             Kind::Verifier => "verifier".into(),
+            Kind::ConventionalVerifier => "conventional-verifier".into(),
             Kind::TextForm => "text-form".into(),
             Kind::Checkers(i) => format!("checkers/{}", CHECKER_GROUPS[i].0),
         }
@@ -169,15 +176,25 @@ fn expected_text(kind: Kind, text: &str) -> Result<String, String> {
         return Err("a filetest starts with a comment saying what it tests".into());
     }
     match kind {
-        Kind::Verifier => verifier_text(text),
+        Kind::Verifier => verifier_text(verify_function, Some(verify_module), text),
+        Kind::ConventionalVerifier => verifier_text(verify_conventional, None, text),
         Kind::TextForm => Ok(text_form_text(text)),
         Kind::Checkers(group) => checkers_text(CHECKER_GROUPS[group].1, text),
     }
 }
 
-/// A `verifier/` file with its `// error:` comments replaced by the
-/// verifier's errors, each at the end of the line it is about.
-fn verifier_text(text: &str) -> Result<String, String> {
+/// A check of a whole module.
+type ModuleCheck = fn(&Module) -> Result<(), VerifyError>;
+
+/// A `verifier/` or `conventional-verifier/` file with its `// error:`
+/// comments replaced by the errors of `verify` on each function, each at
+/// the end of the line it is about; `check_module`, if any, must report the
+/// first of them.
+fn verifier_text(
+    verify: fn(&Function) -> Result<(), VerifyError>,
+    check_module: Option<ModuleCheck>,
+    text: &str,
+) -> Result<String, String> {
     let mut lines: Vec<String> = text
         .lines()
         .map(|l| match l.find(ERROR) {
@@ -194,7 +211,7 @@ fn verifier_text(text: &str) -> Result<String, String> {
     assert_eq!(starts.len(), module.functions.len(), "one header line per function");
     let mut first_error = None;
     for (i, f) in module.functions.iter().enumerate() {
-        let Err(e) = verify_function(f) else { continue };
+        let Err(e) = verify(f) else { continue };
         let end = starts.get(i + 1).copied().unwrap_or(lines.len());
         let at = match e.block {
             None => starts[i],
@@ -204,11 +221,12 @@ fn verifier_text(text: &str) -> Result<String, String> {
         lines[at] = format!("{} {ERROR} {}", lines[at], e.message);
         first_error.get_or_insert(e);
     }
-    let module_error = verify_module(&module).err();
-    if module_error != first_error {
-        return Err(format!(
-            "verify_module says {module_error:?}, but the first error of verify_function is {first_error:?}"
-        ));
+    if let Some(module_error) = check_module.map(|check| check(&module).err()) {
+        if module_error != first_error {
+            return Err(format!(
+                "the module check says {module_error:?}, but the first error of the function check is {first_error:?}"
+            ));
+        }
     }
     Ok(join(&lines))
 }

@@ -18,9 +18,7 @@
 //! - copy sharing never removes two copies each because of the other:
 //!   `copy_sharing_removes_one_of_two_copies_of_one_value_not_both`.
 
-use crate::common::{
-    case_files, parse_case, parse_one, parse_unverified, BOISSINOT_FIG3_SWAP, BOISSINOT_FIG4_LOST_COPY,
-};
+use crate::common::{case_files, parse_case, parse_one, BOISSINOT_FIG3_SWAP, BOISSINOT_FIG4_LOST_COPY};
 use quickcheck::{QuickCheck, TestResult};
 use ssaref::analysis::ir_text::{parse_module, print_function, print_module};
 use ssaref::analysis::verifier::verify_conventional;
@@ -373,44 +371,6 @@ fn seeded_programs_every_variant_and_liveness_method_keep_the_outcome() {
     }
     assert!(failures.is_empty(), "failures:\n{}", failures.join("\n\n"));
     assert!(translated > 100 * 14);
-}
-
-/// The conventional-form verifier rejects phis and a use that some path
-/// reaches without a definition, and accepts a variable assigned twice.
-#[test]
-fn conventional_verifier_accepts_reassignment_and_rejects_undefined_paths() {
-    let ok = parse_unverified(
-        "
-fn main(v0) {
-b0:
-    v1 = const 1
-    br v0, b1, b2
-b1(b0):
-    v1 = const 2
-    jump b2
-b2(b0, b1):
-    ret v1
-}
-",
-    );
-    verify_conventional(&ok).expect("a variable assigned on two paths is fine");
-    let bad = parse_unverified(
-        "
-fn main(v0) {
-b0:
-    br v0, b1, b2
-b1(b0):
-    v1 = const 2
-    jump b2
-b2(b0, b1):
-    ret v1
-}
-",
-    );
-    let e = verify_conventional(&bad).expect_err("v1 is undefined on the path b0 -> b2");
-    assert!(e.to_string().contains("not defined on every path"), "{e}");
-    let phi = parse_one(BOISSINOT_FIG4_LOST_COPY);
-    assert!(verify_conventional(&phi).is_err(), "phis are not conventional");
 }
 
 /// Input that is not strict SSA is an error, with or without the checks.
