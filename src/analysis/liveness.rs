@@ -60,9 +60,9 @@
 //! |preds(B)| + mentions)`, independent of the loop nesting. The iterative
 //! worklist solution of the same equations ([`compute_liveness_dataflow`],
 //! Pereira's §4.1 description, kept for tests) revisits each block once per
-//! growth of a successor's set and merges whole sorted sets each time; at a
-//! million statements it was a tenth of ssa-ra's time, run a dozen times
-//! per function (`docs/scaling.md`, "ssa-ra at 1M"). The predecessors the
+//! growth of a successor's set and merges whole sorted sets each time,
+//! which weighs on large functions, and ssa-ra computes liveness a dozen
+//! times per function (`docs/scaling.md`, "ssa-ra at 1M"). The predecessors the
 //! walk follows are those of the terminators (the successor lists, reversed),
 //! as in the equations; `tests/suite/intervals_and_loops.rs` compares both
 //! solutions on generated functions at every stage of ssa-ra.
@@ -71,8 +71,8 @@
 //! representation production liveness analyses use: a function's live sets
 //! then take memory in proportion to their sizes. Dense bit sets (one bit
 //! per value for each block, and for each instruction in
-//! [`live_after_each_inst`]) made liveness quadratic in the function's size:
-//! gigabytes at 100,000 statements (`docs/scaling.md`).
+//! [`live_after_each_inst`]) would make liveness quadratic in the
+//! function's size, in time and memory (`docs/scaling.md`).
 
 use crate::analysis::dominance::reverse_postorder;
 use crate::entity::{EntityRef, EntityVec, SparseSet};
@@ -528,8 +528,8 @@ pub fn def_points(f: &Function) -> EntityVec<Value, Option<DefPoint>> {
 /// redefined), or when nothing after `i` mentions it and it is in
 /// `live_out[b]`. That is what [`live_after_each_inst`] computes, by a
 /// binary search instead of a stored set. (A hash map from (value, block)
-/// to two vectors of positions did the same with three allocations per
-/// entry: a sixth of `check_cssa` at a million statements.)
+/// to two vectors of positions would do the same with three allocations
+/// per entry, a large part of `check_cssa`'s time on large functions.)
 #[derive(Clone, Debug)]
 pub struct Interference<'a> {
     live: &'a Liveness,

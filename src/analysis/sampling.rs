@@ -1,6 +1,6 @@
-//! Sampled checks for large functions (issue 13, §1: "If a checker is
-//! inherently superlinear, give it a cheaper mode for large inputs, and say
-//! which property is then checked only by sampling").
+//! Sampled checks for large functions: a checker that is inherently
+//! superlinear gets a cheaper mode for large inputs, and says which
+//! property is then checked only by sampling.
 //!
 //! A checker whose cost grows with the product of two sizes of the function
 //! (blocks times values) asks [`should_sample`] with the function's size

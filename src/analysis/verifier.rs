@@ -303,9 +303,9 @@ impl Verifier<'_> {
         }
 
         // Indexed by value number when the numbers are dense, as they are
-        // in every function a pass makes (a hash map cost a tenth of the
-        // verifier); a map when a few numbers are huge (a bad input may
-        // define `v4000000000`).
+        // in every function a pass makes (a hash map would be a large part
+        // of the verifier's time); a map when a few numbers are huge (a bad
+        // input may define `v4000000000`).
         let (mut limit, mut count) = (0usize, 0usize);
         let mut note = |v: Value| {
             limit = limit.max(v.index() + 1);
@@ -506,7 +506,7 @@ pub fn verify_conventional(f: &Function) -> Result<(), VerifyError> {
     // checked: all of them, or above `sampling::SAMPLE_ABOVE` instructions
     // (unless `--full-checks`) every `step`-th value, about
     // `SAMPLED_VALUES` of them (the sets cost (blocks) × (values) bits,
-    // gigabytes at 100,000 statements). The test of one value does not
+    // quadratic in the function's size). The test of one value does not
     // depend on the others, so it is exact for the values checked.
     const SAMPLED_VALUES: usize = 4096;
     let size = f.blocks.values().map(|d| d.insts.len()).sum::<usize>();

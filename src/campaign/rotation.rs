@@ -1,5 +1,5 @@
-//! The rotation of a campaign's configurations (issue 12, §3 "Every
-//! configuration in every campaign"): which construction variant, which
+//! The rotation of a campaign's configurations, so that every
+//! configuration runs in every campaign: which construction variant, which
 //! register counts, which ssa-ra switches and which out-of-ssa configuration
 //! and class-interference test each program of `ssaref fuzz` runs.
 //!

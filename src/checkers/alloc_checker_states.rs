@@ -14,10 +14,10 @@
 //! (taken as `Unknown`), are the states the full analysis computes, and the
 //! checks (which read only live locations) give the same verdicts.
 //!
-//! Keeping every slot's state at every block cost (blocks) × (slots), 4 GB
-//! at 100,000 statements even with states sharing chunks until written
-//! (`docs/scaling.md`); the live slots of a block are few, like the values
-//! live there. This is what production data-flow analyses do with
+//! Keeping every slot's state at every block costs (blocks) × (slots),
+//! quadratic in the function's size even with states sharing chunks until
+//! written (`docs/scaling.md` gives the figures); the live slots of a block
+//! are few, like the values live there. This is what production data-flow analyses do with
 //! per-block facts: keep them only where they can matter (pruned, sparse
 //! states).
 

@@ -1,29 +1,30 @@
 //! `ssaref bench-construction`: SSA construction time and peak memory, Braun
 //! et al. (plain and with every option on) against Cytron et al., on
-//! generated structured functions of growing size (issue 13, §1; `--shape`
-//! picks another shape of `gen`, such as `gotos`). "Braun
-//! marker" is the configuration of Braun et al.'s Table 2 (the marker
-//! algorithm of §3.3, no on-the-fly optimization, Alg. 5 on).
+//! generated structured functions of growing size (`--shape` picks another
+//! shape of `gen`, such as `gotos`). "Braun marker" is the configuration of
+//! Braun et al.'s Table 2 (the marker algorithm of §3.3, no on-the-fly
+//! optimization, Alg. 5 on).
 //!
 //! Each program is generated in-process (`gen --shape structured --size N`
-//! makes the same program), then the three constructions run interleaved,
-//! `--repeat` times each, so that a change in the machine's load hits all
-//! three alike. Braun et al. start from the AST; Cytron et al. from the AST
-//! too, so their time includes the lowering to a CFG over variables that
-//! they need. Peak memory is the most bytes in use during one construction
-//! above what was in use before it, counted by `counting_alloc.rs`. The
-//! ratios are of medians from the same run. A benchmark, never a test: no
-//! threshold is checked.
+//! makes the same program), then the constructions run interleaved,
+//! `--repeat` times each (`evaluation/timing.rs`), so that a change in the
+//! machine's load hits all of them alike. Braun et al. start from the AST;
+//! Cytron et al. from the AST too, so their time includes the lowering to a
+//! CFG over variables that they need. Peak memory is the most bytes in use
+//! during one construction above what was in use before it, counted by
+//! `counting_alloc.rs`. The ratios are of medians from the same run. A
+//! benchmark, never a test: no threshold is checked.
 
-use crate::common::{bad_input, Failure};
-use crate::counting_alloc;
+use crate::common::{bad_input, internal, Failure};
+use crate::counting_alloc::{self, CountingProbe};
 use clap::Args;
 use ssaref::ast;
 use ssaref::construction::braun::{construct_program, BraunOptions};
 use ssaref::construction::cytron::construct_cytron;
+use ssaref::evaluation::timing::{interleaved, min_max, Run, Timing};
 use ssaref::generate::source::{Shape, TestCase};
+use std::any::Any;
 use std::process::ExitCode;
-use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct BenchConstructionArgs {
@@ -47,31 +48,18 @@ const NAMES: [&str; 4] = ["Braun plain", "Braun marker", "Braun all-on", "Cytron
 /// The position of Cytron et al.'s construction in `NAMES`.
 const CYTRON: usize = NAMES.len() - 1;
 
-/// One construction of the program; returns the bytes it kept at its peak.
-fn run_one(which: usize, program: &ast::Program) -> (f64, usize) {
-    counting_alloc::reset_peak();
-    let base = counting_alloc::current();
-    let start = Instant::now();
-    let module = match which {
-        0 => construct_program(program, &BraunOptions::plain()),
-        1 => construct_program(program, &BraunOptions { marker: true, ..BraunOptions::plain() }),
-        2 => construct_program(program, &BraunOptions::all_on()),
-        _ => construct_cytron(program),
-    };
-    let seconds = start.elapsed().as_secs_f64();
-    let bytes = counting_alloc::peak().saturating_sub(base);
-    drop(module);
-    (seconds, bytes)
-}
-
-fn median(xs: &mut [f64]) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    let n = xs.len();
-    if n % 2 == 1 {
-        xs[n / 2]
-    } else {
-        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
-    }
+/// One construction of the program, keeping what it built until the
+/// clocks stop.
+fn run_one(which: usize, program: &ast::Program) -> Run<'_> {
+    Box::new(move || {
+        let module = match which {
+            0 => construct_program(program, &BraunOptions::plain()),
+            1 => construct_program(program, &BraunOptions { marker: true, ..BraunOptions::plain() }),
+            2 => construct_program(program, &BraunOptions::all_on()),
+            _ => construct_cytron(program),
+        };
+        Ok(Box::new(module) as Box<dyn Any>)
+    })
 }
 
 pub fn cmd_bench_construction(a: BenchConstructionArgs) -> Result<ExitCode, Failure> {
@@ -104,20 +92,12 @@ pub fn cmd_bench_construction(a: BenchConstructionArgs) -> Result<ExitCode, Fail
                 }
             });
         }
-        let mut times: [Vec<f64>; NAMES.len()] = Default::default();
-        let mut peaks = [0usize; NAMES.len()];
-        for _ in 0..a.repeat {
-            for (which, (t, p)) in times.iter_mut().zip(peaks.iter_mut()).enumerate() {
-                let (seconds, bytes) = run_one(which, &program);
-                t.push(seconds);
-                *p = (*p).max(bytes);
-            }
-        }
-        let spreads: Vec<(f64, f64)> = times
-            .iter()
-            .map(|t| (t.iter().copied().fold(f64::INFINITY, f64::min), t.iter().copied().fold(0.0, f64::max)))
-            .collect();
-        let medians: Vec<f64> = times.iter_mut().map(|t| median(t)).collect();
+        let mut runs: Vec<Run<'_>> = (0..NAMES.len()).map(|which| run_one(which, &program)).collect();
+        let timings = interleaved(a.repeat as usize, &CountingProbe, &mut runs).map_err(internal)?;
+        drop(runs);
+        let spreads: Vec<(f64, f64)> = timings.iter().map(|t| min_max(&t.seconds)).collect();
+        let medians: Vec<f64> = timings.iter().map(Timing::median).collect();
+        let peaks: Vec<usize> = timings.iter().map(Timing::max_peak_bytes).collect();
         for which in 0..NAMES.len() {
             let (lo, hi) = spreads[which];
             let ratios = if which != CYTRON {

@@ -216,7 +216,7 @@ pub fn peak() -> usize {
 /// `reproduce`).
 pub struct CountingProbe;
 
-impl ssaref::evaluation::out_of_ssa_bench::MemoryProbe for CountingProbe {
+impl ssaref::evaluation::timing::MemoryProbe for CountingProbe {
     fn current(&self) -> usize {
         current()
     }

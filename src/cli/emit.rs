@@ -103,7 +103,7 @@ fn cmd_emit_ssa(a: EmitArgs) -> Result<ExitCode, Failure> {
 /// `== NAME` heading per back end when there are several. Every back end's
 /// code is lowered and checked before anything is printed; the text is
 /// then written to the output as it is made, not held (the x86 listing of
-/// a million statements is 660 MB).
+/// a large function is far larger than the function).
 fn write_allocated(allocated: &[Allocated], stage: Stage, passes: bool) -> Result<ExitCode, Failure> {
     let mut codes = Vec::new();
     if stage == Stage::X86 {

@@ -1,14 +1,14 @@
-//! `--max-memory`, the memory bound of `run`, `check` and `emit` (issue 13
-//! §1): its argument, the parser of sizes such as `512M`, and `apply`,
-//! which hands the limit to the counting allocator (`counting_alloc.rs`
-//! enforces it and says what it counts).
+//! `--max-memory`, the memory bound of `run`, `check` and `emit`: its
+//! argument, the parser of sizes such as `512M`, and `apply`, which hands
+//! the limit to the counting allocator (`counting_alloc.rs` enforces it and
+//! says what it counts).
 //!
-//! The default, 4 GiB, is twice the target of issue 13 for a 100,000-
-//! statement function through every stage (2 GB), so that legitimate large
-//! inputs pass, and a fraction of a developer machine or CI runner (this one
-//! has 23 GiB), so that a runaway input (Braun's construction once took
-//! 18.5 GB at 100k statements) stops with a message instead of exhausting
-//! the machine.
+//! The default, 4 GiB, leaves room for a function of a hundred thousand
+//! statements through every stage (`docs/scaling.md` gives the peaks), so
+//! that legitimate large inputs pass, and is a fraction of a developer
+//! machine or CI runner, so that a runaway input (a construction whose
+//! memory grows faster than linearly) stops with a message instead of
+//! exhausting the machine.
 
 use crate::counting_alloc;
 use clap::Args;

@@ -4,7 +4,8 @@
 //! |---|---|
 //! | `regalloc_stats.rs` | spill, move and swap counts of an allocation, static and executed (`ssaref stats`) |
 //! | `out_of_ssa_stats.rs` | copies left by each coalescing variant of Boissinot et al. (`ssaref stats --route boissinot`) |
-//! | `out_of_ssa_bench.rs` | time and memory of the out-of-SSA translation (`ssaref bench-out-of-ssa`) |
+//! | `timing.rs` | how everything here measures: wall and thread CPU time, peak memory, the median, interleaved repetitions |
+//! | `out_of_ssa_bench.rs` | time and memory of the out-of-SSA translation, Boissinot et al. §IV-D (`ssaref bench-out-of-ssa`, `ssaref reproduce`) |
 //! | `backend_comparison.rs` | the three back ends side by side, Pereira §5 (`ssaref stats --compare-backends`) |
 //! | `reproduce/` | each paper's evaluation redone, ours beside the paper's (`ssaref reproduce`) |
 //!
@@ -15,3 +16,4 @@ pub mod out_of_ssa_bench;
 pub mod out_of_ssa_stats;
 pub mod regalloc_stats;
 pub mod reproduce;
+pub mod timing;

@@ -13,128 +13,107 @@
 //!   a cheaper one, liveness sets and a hash set of edges over the copy-
 //!   and phi-related variables only.
 //!
-//! The measurement is interleaved (each repetition runs every configuration
-//! once, in turn, so that a change of the machine's load hits all of them)
-//! and repeated; the table gives the median thread CPU time with its spread
-//! (wall time counts the waits of a loaded machine; its ratios are printed
-//! too), and the peak memory. Time and memory include every analysis the configuration
-//! builds (liveness sets or check, the graph), as in the paper ("timings
-//! include their construction"). The checkers are off in every
+//! The measurement is interleaved and repeated (`timing::interleaved`): each
+//! repetition runs every configuration once, in turn, so that a change of
+//! the machine's load hits all of them. Each run translates the functions
+//! one at a time and drops each result before the next, as a compiler
+//! translating function by function would: the peak memory of a run is
+//! that of its largest translation, every analysis the configuration
+//! builds (liveness sets or check, the graph) included, as in the paper
+//! ("timings include their construction"). The checkers are off in every
 //! configuration: they are not part of the translation the paper timed.
 //!
-//! Memory comes from a [`MemoryProbe`] that the caller supplies (the binary
-//! counts the bytes its allocator hands out, `cli/counting_alloc.rs`); the
-//! library has no allocator of its own to ask. `ssaref bench-out-of-ssa`
-//! prints [`BaselineTable`]; `ssaref reproduce` can reuse
-//! [`measure_baselines`].
+//! This is the one harness of §IV-D: `ssaref bench-out-of-ssa` prints
+//! [`BaselineTable`] (median thread CPU time with its spread, wall-time
+//! ratios, median peak memory), and `ssaref reproduce`
+//! (`reproduce/boissinot.rs`) calls [`measure_baselines`] on its inputs
+//! and reports wall time and the largest peak. Memory comes from a
+//! [`MemoryProbe`] that the caller supplies.
 
+use crate::evaluation::timing::{interleaved, min_max, MemoryProbe, Run, Timing};
 use crate::ir::Module;
 use crate::out_of_ssa::coalescing::CoalescingVariant;
 use crate::out_of_ssa::translate::{translate_out_of_ssa, OutOfSsaOptions};
+use std::any::Any;
+use std::cell::Cell;
 use std::fmt;
-use std::time::Instant;
 
-/// Bytes in use and their peak, as counted by the caller's allocator.
-pub trait MemoryProbe {
-    /// Bytes in use now.
-    fn current(&self) -> usize;
-    /// Restarts the peak from the bytes in use now.
-    fn reset_peak(&self);
-    /// The largest number of bytes in use since the last `reset_peak`.
-    fn peak(&self) -> usize;
-}
-
-/// A probe that measures nothing (every figure 0), for callers without a
-/// counting allocator.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NoMemoryProbe;
-
-impl MemoryProbe for NoMemoryProbe {
-    fn current(&self) -> usize {
-        0
-    }
-    fn reset_peak(&self) {}
-    fn peak(&self) -> usize {
-        0
-    }
+/// One configuration of the comparison.
+#[derive(Clone, Copy, Debug)]
+pub struct Configuration {
+    /// Its column tag in [`BaselineTable`]: `fast`, `BM` or `ES`.
+    pub tag: &'static str,
+    /// Its one-line name in [`BaselineTable`].
+    pub name: &'static str,
+    /// What it is, in the words of `ssaref reproduce`'s report.
+    pub description: &'static str,
+    /// The translation's options, checks off.
+    pub options: OutOfSsaOptions,
 }
 
 /// The three configurations compared, in table order: the fast one, then
-/// the two baselines, each with its label. The fast configuration uses the
-/// `Value` variant, as the paper's "Us I" does.
-pub fn configurations() -> Vec<(&'static str, OutOfSsaOptions)> {
+/// the two baselines. The fast configuration uses the `Value` variant, as
+/// the paper's "Us I" does. Adding a baseline is adding an entry here;
+/// `reproduce`'s tables and plots follow (`bench-out-of-ssa`'s table has a
+/// fixed layout of three).
+pub fn configurations() -> Vec<Configuration> {
+    let unchecked = |o: OutOfSsaOptions| OutOfSsaOptions { check: false, ..o };
     vec![
-        ("fast (Us I+Linear+InterCheck+LiveCheck)", OutOfSsaOptions::fast(CoalescingVariant::Value)),
-        ("Sreedhar III, bit matrix of all variables", OutOfSsaOptions::sreedhar_iii_bitmatrix()),
-        ("Sreedhar III, edge set of copy/phi variables", OutOfSsaOptions::sreedhar_iii_graph()),
+        Configuration {
+            tag: "fast",
+            name: "fast (Us I+Linear+InterCheck+LiveCheck)",
+            description: "fast (Value, linear class test, liveness check)",
+            options: unchecked(OutOfSsaOptions::fast(CoalescingVariant::Value)),
+        },
+        Configuration {
+            tag: "BM",
+            name: "Sreedhar III, bit matrix of all variables",
+            description: "Sreedhar III (liveness sets, interference graph of every variable, bit matrix + \
+                          adjacency lists; the paper's baseline)",
+            options: unchecked(OutOfSsaOptions::sreedhar_iii_bitmatrix()),
+        },
+        Configuration {
+            tag: "ES",
+            name: "Sreedhar III, edge set of copy/phi variables",
+            description: "Sreedhar III (liveness sets, interference graph of copy- and phi-related variables, \
+                          hash set of edges)",
+            options: unchecked(OutOfSsaOptions::sreedhar_iii_graph()),
+        },
     ]
-    .into_iter()
-    .map(|(name, o)| (name, OutOfSsaOptions { check: false, ..o }))
-    .collect()
-}
-
-/// CPU time of the calling thread, in milliseconds (`CLOCK_THREAD_CPUTIME_ID`):
-/// unlike wall time, it does not count the time the thread waits for a core
-/// on a loaded machine.
-pub fn thread_cpu_ms() -> f64 {
-    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `t` is a valid, writable timespec, and the clock id is a
-    // constant that every Linux kernel since 2.6.12 supports.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    if rc != 0 {
-        return 0.0;
-    }
-    t.tv_sec as f64 * 1e3 + t.tv_nsec as f64 / 1e6
 }
 
 /// One configuration's figures on one module.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConfigFigures {
     pub name: &'static str,
-    /// Thread CPU time of each repetition, in milliseconds, in run order.
-    pub cpu_ms: Vec<f64>,
-    /// Wall time of each repetition, in milliseconds, in run order.
-    pub times_ms: Vec<f64>,
-    /// Peak bytes above the bytes in use at the start, of each repetition.
-    pub peak_bytes: Vec<usize>,
+    /// Wall time, thread CPU time and peak memory of each repetition.
+    pub timing: Timing,
     /// Copies left (static), the same in every repetition.
     pub copies: usize,
     /// Edges of the interference graph (0 without one).
     pub graph_edges: usize,
 }
 
-fn median_f64(xs: &[f64]) -> f64 {
-    let mut v = xs.to_vec();
-    v.sort_by(|a, b| a.total_cmp(b));
-    match v.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}
-
 impl ConfigFigures {
     /// Median thread CPU time in milliseconds.
     pub fn median_ms(&self) -> f64 {
-        median_f64(&self.cpu_ms)
+        self.timing.cpu_median() * 1e3
     }
 
     /// Median wall time in milliseconds.
     pub fn median_wall_ms(&self) -> f64 {
-        median_f64(&self.times_ms)
+        self.timing.median() * 1e3
     }
 
     /// Fastest and slowest repetition, in milliseconds of thread CPU time.
     pub fn spread_ms(&self) -> (f64, f64) {
-        let min = self.cpu_ms.iter().copied().fold(f64::INFINITY, f64::min);
-        let max = self.cpu_ms.iter().copied().fold(0.0, f64::max);
-        (if min.is_finite() { min } else { 0.0 }, max)
+        let (min, max) = min_max(&self.timing.cpu_seconds);
+        (min * 1e3, max * 1e3)
     }
 
     /// Median peak memory in KiB.
     pub fn median_kib(&self) -> f64 {
-        let v: Vec<f64> = self.peak_bytes.iter().map(|&b| b as f64 / 1024.0).collect();
-        median_f64(&v)
+        self.timing.median_peak_bytes() / 1024.0
     }
 }
 
@@ -207,44 +186,46 @@ pub struct BaselineTable {
 /// documentation). An error of the translation is returned as text.
 pub fn measure_baselines(module: &Module, repetitions: usize, probe: &dyn MemoryProbe) -> Result<BaselineRow, String> {
     let configs = configurations();
-    let mut figures: Vec<ConfigFigures> = configs
+    // Copies and graph edges of each configuration's latest run.
+    let counts: Vec<(Cell<usize>, Cell<usize>)> = configs.iter().map(|_| Default::default()).collect();
+    let mut runs: Vec<Run<'_>> = configs
         .iter()
-        .map(|(name, _)| ConfigFigures {
-            name,
-            cpu_ms: Vec::new(),
-            times_ms: Vec::new(),
-            peak_bytes: Vec::new(),
-            copies: 0,
-            graph_edges: 0,
+        .zip(&counts)
+        .map(|(c, (copies, edges))| {
+            let opts = c.options;
+            Box::new(move || {
+                let (mut c, mut e) = (0, 0);
+                for f in &module.functions {
+                    let (g, report) = translate_out_of_ssa(f, &opts).map_err(|e| e.to_string())?;
+                    c += report.remaining_copies;
+                    e += report.graph_edges;
+                    drop(g);
+                }
+                copies.set(c);
+                edges.set(e);
+                Ok(Box::new(()) as Box<dyn Any>)
+            }) as Run<'_>
         })
         .collect();
-    for _ in 0..repetitions.max(1) {
-        for ((_, opts), fig) in configs.iter().zip(&mut figures) {
-            let mut copies = 0;
-            let mut edges = 0;
-            probe.reset_peak();
-            let base = probe.current();
-            let start = Instant::now();
-            let cpu = thread_cpu_ms();
-            for f in &module.functions {
-                let (g, report) = translate_out_of_ssa(f, opts).map_err(|e| e.to_string())?;
-                copies += report.remaining_copies;
-                edges += report.graph_edges;
-                drop(g);
-            }
-            fig.cpu_ms.push(thread_cpu_ms() - cpu);
-            fig.times_ms.push(start.elapsed().as_secs_f64() * 1e3);
-            fig.peak_bytes.push(probe.peak().saturating_sub(base));
-            fig.copies = copies;
-            fig.graph_edges = edges;
-        }
-    }
+    let timings = interleaved(repetitions, probe, &mut runs)?;
+    drop(runs);
+    let configs = configs
+        .iter()
+        .zip(timings)
+        .zip(&counts)
+        .map(|((c, timing), (copies, edges))| ConfigFigures {
+            name: c.name,
+            timing,
+            copies: copies.get(),
+            graph_edges: edges.get(),
+        })
+        .collect();
     Ok(BaselineRow {
         instructions: module.functions.iter().map(|f| f.inst_count()).sum(),
         functions: module.functions.len(),
         blocks: module.functions.iter().map(|f| f.block_count()).sum(),
         variables: module.functions.iter().map(|f| f.value_count as usize).sum(),
-        configs: figures,
+        configs,
         evaluated: Fig7Evaluated::of(module),
     })
 }
@@ -268,16 +249,15 @@ pub fn baseline_table(
 
 impl fmt::Display for BaselineTable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = configurations().iter().map(|(n, _)| *n).collect();
+        let configs = configurations();
         writeln!(
             f,
             "out-of-SSA, Boissinot et al. §IV-D: thread CPU time, median of {} interleaved runs (min-max), \
              peak memory; checks off",
             self.repetitions
         )?;
-        for (i, n) in names.iter().enumerate() {
-            let tag = ["fast", "BM", "ES"][i.min(2)];
-            writeln!(f, "  {tag:<4} = {n}")?;
+        for c in &configs {
+            writeln!(f, "  {:<4} = {}", c.tag, c.name)?;
         }
         writeln!(f, "  time× and mem× are a baseline's median over the fast configuration's (paper: ~2 and ~10)")?;
         writeln!(

@@ -31,9 +31,8 @@
 //!   [`layout::STATUS_OUT_OF_FUEL`] and exits. Every loop goes through a
 //!   block start, so every run ends. The budget is in the code rather than
 //!   in Unicorn's instruction count because counting instructions makes
-//!   Unicorn instrument every instruction, which made a run about three
-//!   times slower (`ssaref bench-emulator`, measured when this was chosen:
-//!   0.42 against 0.15 ms per run of new code).
+//!   Unicorn instrument every instruction, which makes a run several times
+//!   slower (`ssaref bench-emulator` measures runs of new code).
 //!
 //! # Instruction selection without a spare register
 //!
@@ -520,9 +519,9 @@ pub fn listing(code: &X86Code) -> String {
     out
 }
 
-/// [`listing`], written into `out` as it is made (at a million statements
-/// the listing is 660 MB of text: `ssaref emit` writes it to its output
-/// without holding it).
+/// [`listing`], written into `out` as it is made (the listing of a large
+/// function is hundreds of bytes per statement: `ssaref emit` writes it to
+/// its output without holding it).
 pub fn write_listing(code: &X86Code, out: &mut impl std::fmt::Write) -> std::fmt::Result {
     use std::fmt::Write;
     writeln!(

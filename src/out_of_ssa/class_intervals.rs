@@ -8,8 +8,7 @@
 //! closed ranges. The coalescer asks two things about classes: do two
 //! intervals overlap, and does an interval contain one of a register's
 //! clobber positions; and it merges two disjoint intervals. Merging by
-//! rebuilding one sorted list, as the first version did, costs the size of
-//! both lists: a class that grows one variable at a time to thousands of
+//! rebuilding one sorted list costs the size of both lists: a class that grows one variable at a time to thousands of
 //! ranges (the classes pinned to rax and rdx, or one renamed phi web) then
 //! costs the square of its size. Here each interval is an
 //! `analysis/range_set.rs` `RangeSet`: more than 32 ranges are kept in an

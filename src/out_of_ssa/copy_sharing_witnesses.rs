@@ -15,9 +15,9 @@
 //! order, for the first witness that lets the copy go; which one does
 //! depends on the classes at that moment, but the list itself does not.
 //!
-//! Testing every variable of the value against every copy of it, as the
-//! first version did, costs (copies of one value)²: one variable copied
-//! into 60,000 phis at 1M statements. Here the list is found from the
+//! Testing every variable of the value against every copy of it costs
+//! (copies of one value)², and in a large function one variable can be
+//! copied into tens of thousands of phis. Here the list is found from the
 //! other side, one variable `c` at a time, by a walk down the dominator
 //! tree from the block of `c`'s definition that enters a block only where
 //! `c` is live-in. In strict SSA that walk misses nothing: if `c` is live

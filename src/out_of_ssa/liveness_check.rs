@@ -33,9 +33,9 @@
 //!   header of a loop enclosing `q`). A target `t ∈ R_q` adds nothing: `R_t`
 //!   and `T↑_t` are then contained in `R_q` and `T↑_q`. Following such a
 //!   target in the closure below is even wrong: it lets the closure go
-//!   through the definition block and on to loops after it (the first
-//!   version of this file did that, and `tests/suite/liveness_check.rs` caught it
-//!   on a reducible CFG).
+//!   through the definition block and on to loops after it, even on a
+//!   reducible CFG (the comparison with the liveness sets in
+//!   `tests/suite/liveness_check.rs` finds such queries).
 //! - `T_q`: `q` and, transitively, `T↑_t` for every `t` already in `T_q`.
 //!
 //! # Query

@@ -1,7 +1,7 @@
 //! Parallel copy sequentialization: Algorithm 1 of Boissinot, Darte,
 //! Rastello, Dupont de Dinechin and Guillon, "Revisiting Out-of-SSA
 //! Translation for Correctness, Code Quality, and Efficiency" (CGO 2009),
-//! §III-C (`../shared/seeds/001_21e45bb226034b27.txt`).
+//! §III-C.
 //!
 //! A parallel copy reads all of its sources before it writes any of its
 //! destinations. [`sequentialize_parallel_copy`] turns one into a list of

@@ -17,8 +17,8 @@
 //! **Large functions.** regalloc2's checker is superlinear: its abstract
 //! state (a map from allocations to the values they may hold) is cloned and
 //! merged at every block, so its cost grows with blocks × live allocations
-//! (regalloc2 to x86 on `gen --shape structured --size 1000`: 3.1 s with it,
-//! 0.34 s without; at 3,000 statements 84 s and 0.74 s). For a function of
+//! and soon dwarfs the allocation itself (`docs/scaling.md` gives the
+//! figures). For a function of
 //! more than [`THEIR_CHECKER_LIMIT`] instructions it is therefore skipped
 //! unless the environment variable `SSAREF_ROUTE3_FULL_CHECK` is set, and
 //! only ssaref's allocation checker, which checks the same property on the

@@ -1,8 +1,7 @@
 //! Spill-free SSA elimination: `ImplementComponent` (Algorithm 1) and
 //! `ImplementSpartan` (Algorithm 2) of Pereira and Palsberg, "SSA
 //! Elimination after Register Allocation" (CC 2009), §5, with the store
-//! hoisting (§6.1) and load lowering (§6.2) variants
-//! (`../shared/seeds/000_4fdaa7045539350b.txt`).
+//! hoisting (§6.1) and load lowering (§6.2) variants.
 //!
 //! The input is one spartan parallel copy (a column of a ϕ-matrix after a
 //! frugal allocation of a program in CSSA form, Theorem 1; see

@@ -1,6 +1,6 @@
 //! Parallel copies over locations and their location transfer graphs, after
 //! Pereira and Palsberg, "SSA Elimination after Register Allocation" (CC
-//! 2009), §3 and §4 (`../shared/seeds/000_4fdaa7045539350b.txt`).
+//! 2009), §3 and §4.
 //!
 //! After register allocation, each column of a ϕ-matrix is a parallel copy
 //! `(l1, ..., ln) := (l1', ..., ln')` between locations (registers and spill

@@ -23,7 +23,7 @@
 //! an ordered map once it is large, and a test or merge looks the smaller
 //! class's ranges up in the larger one's:
 //! with `intervals.rs`'s linear merges of sorted vectors, a class growing
-//! one copy at a time cost the whole class at each step. The answers are
+//! one copy at a time would cost the whole class at each step. The answers are
 //! those of `union_intersects` (`docs/scaling.md`, "ssa-ra at 1M").
 //!
 //! # The misprint in Fig. 4

@@ -50,8 +50,8 @@
 //! in no block's live-in or live-out set (recycling merges two reloads of
 //! one block). Values created by spilling lie beyond the capacity of the
 //! sets, which then read as absent, as they should. Recomputing liveness
-//! each round, as an earlier version did, made spilling quadratic in the
-//! function's size (`docs/scaling.md`).
+//! each round would make spilling quadratic in the function's size
+//! (`docs/scaling.md`).
 
 use crate::analysis::liveness::{compute_liveness, Liveness};
 use crate::analysis::loops::loop_depth;

@@ -59,8 +59,8 @@
 //! relieve), so the pass costs `O(Σ_B rounds_B · |B| · live)` plus the
 //! reload insertions, which visit only the blocks that use a spilled value
 //! (`spill::use_blocks`, made once for the whole walk; made again for each
-//! round's values, it scanned the whole function per round, quadratic at
-//! 30k statements): never more than the separate pass.
+//! round's values, it would scan the whole function per round, quadratic
+//! in the function's size): never more than the separate pass.
 //!
 //! # Departures from the paper
 //!

@@ -7,7 +7,7 @@
 # semantics written out in reference/lang.py), and what ssaref's AST
 # interpreter prints (`ssaref run --stage source`: the trace and the end;
 # `run` does not print mem, so the mem lines are compared by `cargo test
-# --test corpus`). With --check, also `ssaref check` (every stage, every
+# --test suite corpus`). With --check, also `ssaref check` (every stage, every
 # checker) must agree, and its full outcome (mem included) must equal the
 # header.
 #

@@ -1,7 +1,8 @@
 //! Braun et al.'s construction on the paper's examples, with the shape each
 //! figure shows, and on inputs deep enough to overflow a recursive builder.
-//! The paper: ../shared/seeds/004_80fba460be10fd6d.txt; the proofs:
-//! proofs-notes/ssa-construction.md.
+//! The paper: Braun, Buchwald, Hack, Leißa, Mallon, Zwinkau, "Simple and
+//! Efficient Construction of Static Single Assignment Form" (CC 2013); the
+//! proofs: proofs-notes/ssa-construction.md.
 
 use crate::common::on_small_stack;
 use ssaref::ast::{Block, Expr, Function, Program, Stmt};
@@ -150,10 +151,9 @@ fn marker_variant_places_fewer_temporary_phis() {
 /// program is the smallest of a scan of generated ones whose construction
 /// re-checks a phi whose witnesses are still valid: a `goto` into a loop
 /// (irreducible; the label inside the loop keeps the look-up's shortcut of
-/// note (h) off for it). The nested loops this test used got all their hits from Alg.
-/// 5's re-checks of singletons, which it now makes only after a phi died
-/// (`scc_removal.rs`), and the structured loop that replaced them gets none
-/// since the shortcuts of note (h).
+/// note (h) off for it). Structured loops give the cache no hit: Alg. 5
+/// re-checks a singleton only after a phi died (`scc_removal.rs`), and
+/// the shortcuts of note (h) answer the other re-checks first.
 #[test]
 fn witness_cache_answers_rechecks() {
     let p = parse(

@@ -17,7 +17,7 @@
 //!
 //! `cargo test` runs a slice (all CFGs of up to 3 blocks and every 61st
 //! case with 4 blocks); `SSAREF_EXHAUSTIVE=full cargo test --release --test
-//! exhaustive_cfg -- --nocapture` runs all of it and prints the counts.
+//! suite exhaustive_cfg -- --nocapture` runs all of it and prints the counts.
 
 use crate::common::InterpOracle;
 use ssaref::analysis::reducibility::is_reducible;

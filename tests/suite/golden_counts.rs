@@ -11,7 +11,7 @@
 //!
 //! The expected figures are `tests/golden/counts.txt`. When a change is
 //! meant to alter them, `SSAREF_BLESS=1 cargo test --release --test
-//! golden_counts` rewrites the file; the diff is then part of the review.
+//! suite golden_counts` rewrites the file; the diff is then part of the review.
 
 use crate::common::InterpOracle;
 use ssaref::backend::{Backend, OutOfSsa};

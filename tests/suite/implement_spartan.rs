@@ -1,8 +1,8 @@
 //! Tests of spill-free SSA elimination (`location_transfer_graph.rs`,
 //! `implement_spartan.rs`): Pereira and Palsberg, "SSA Elimination after
-//! Register Allocation", CC 2009 (../shared/seeds/000_4fdaa7045539350b.txt),
-//! and Fig. 7 of Pereira's technical report (§4.6,
-//! ../shared/seeds/003_2e84582824d38a3f.txt). The theorems they check are
+//! Register Allocation", CC 2009, and Fig. 7 of Pereira, "The Design and
+//! Implementation of a SSA-based Register Allocator" (UCLA technical
+//! report, §4.6). The theorems they check are
 //! proved in proofs-notes/spill-free-ssa-elimination.md, which names each
 //! test below.
 //!

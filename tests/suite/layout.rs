@@ -5,7 +5,11 @@
 //! - the oracle (`interp/`) imports nothing of ssaref but the data-type
 //!   modules of `ssaref-types`, and its package depends on nothing else;
 //! - no `#[path]` attribute, no `.rs` file over 900 lines, at most 8 `.rs`
-//!   files at the top of `src/` and at least 5 folders.
+//!   files at the top of `src/` and at least 5 folders;
+//! - no file of `src/`, `interp/` or `tests/` (test data aside) names an
+//!   issue number, a development branch or the path of the papers' texts
+//!   (`HISTORY_PATTERNS`): comments cite a paper by authors, title and
+//!   section, and history belongs in the commit log and `docs/`.
 //!
 //! An import is any path in code (comments and string literals removed)
 //! that starts with `crate::`, `super::`, `self::`, `ssaref::` or
@@ -604,4 +608,154 @@ fn checker_names_the_file_and_import_of_an_oracle_violation() {
             "interp/src/x.rs imports `ssaref::ssa_ra::regalloc::allocate_function`".to_string(),
         ]
     );
+}
+
+// No history in the tree.
+
+/// Development branches of the project, matched as whole words. Common
+/// words that were also branch names (`reduce`, `corpus`, `compare`, ...)
+/// are left out: they name what the code does.
+const BRANCH_NAMES: &[&str] = &[
+    "braun2",
+    "braun3",
+    "braunfast",
+    "r1m",
+    "r2m",
+    "r2scale",
+    "scale100k",
+    "scalecons",
+    "split-braun",
+    "split-cli",
+    "split-gen",
+    "ssaio",
+    "openbugs",
+];
+
+/// What the history check looks for besides `issue N` and the branch names.
+const HISTORY_PATTERNS: &[&str] = &["shared/seeds"];
+
+/// Folders of `tests/` that hold test data (programs, expected outputs,
+/// open bugs), not code or its documentation.
+const TEST_DATA: &[&str] = &["tests/cases/", "tests/corpus/", "tests/golden/", "tests/open-bugs/"];
+
+/// Files that other work in progress rewrites, which still name an issue,
+/// a branch or `shared/seeds` until it is merged. Empty this list once it
+/// is: a file listed here that is clean is reported too.
+const OWNED_ELSEWHERE_UNTIL_MERGE: &[&str] = &["tests/suite/checkers.rs"];
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Whether the `len` bytes of `text` at `at` are a whole word: no
+/// identifier character right before or right after them.
+fn whole_word(text: &[u8], at: usize, len: usize) -> bool {
+    (at == 0 || !is_ident(text[at - 1])) && text.get(at + len).is_none_or(|&b| !is_ident(b))
+}
+
+/// The history a text names, one `line N: what` entry per finding: `issue
+/// N` (any case, also `issues N` and `issue #N`), a name of
+/// [`BRANCH_NAMES`] as a whole word, or a pattern of [`HISTORY_PATTERNS`].
+fn history_mentions(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let lower = line.to_ascii_lowercase();
+        let bytes = lower.as_bytes();
+        let mut at = 0;
+        while let Some(i) = lower[at..].find("issue") {
+            let start = at + i;
+            let mut j = start + "issue".len();
+            if bytes.get(j) == Some(&b's') {
+                j += 1;
+            }
+            while matches!(bytes.get(j), Some(b' ' | b'#')) {
+                j += 1;
+            }
+            let mut end = j;
+            while bytes.get(end).is_some_and(u8::is_ascii_digit) {
+                end += 1;
+            }
+            if (start == 0 || !is_ident(bytes[start - 1])) && end > j {
+                found.push(format!("line {}: `{}`", n + 1, &line[start..end]));
+            }
+            at = start + 1;
+        }
+        for name in BRANCH_NAMES {
+            let mut at = 0;
+            while let Some(i) = lower[at..].find(name) {
+                if whole_word(bytes, at + i, name.len()) {
+                    found.push(format!("line {}: branch `{name}`", n + 1));
+                }
+                at += i + 1;
+            }
+        }
+        for pattern in HISTORY_PATTERNS {
+            if lower.contains(pattern) {
+                found.push(format!("line {}: `{pattern}`", n + 1));
+            }
+        }
+    }
+    found
+}
+
+/// Every file under `dir`, whatever its extension, sorted.
+fn all_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            all_files(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn no_file_names_an_issue_a_branch_or_the_papers_path() {
+    let root = root();
+    let mut files = Vec::new();
+    for dir in ["src", "interp", "tests"] {
+        all_files(&root.join(dir), &mut files);
+    }
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for p in &files {
+        let rel = p.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+        if rel == "tests/suite/layout.rs" || TEST_DATA.iter().any(|d| rel.starts_with(d)) {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&std::fs::read(p).unwrap()).into_owned();
+        checked += 1;
+        let found = history_mentions(&text);
+        let allowed = OWNED_ELSEWHERE_UNTIL_MERGE.contains(&rel.as_str());
+        if allowed && found.is_empty() {
+            problems.push(format!("{rel} is clean: remove it from OWNED_ELSEWHERE_UNTIL_MERGE"));
+        } else if !allowed {
+            problems.extend(found.into_iter().map(|f| format!("{rel}, {f}")));
+        }
+    }
+    assert!(checked > 100, "only {checked} files checked");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn history_check_finds_issues_branches_and_the_papers_path() {
+    let text = "// (issue 12, §3)\n// Issues 13 and 14\n/// see issue #7\n\
+                // merged from braun3; r2m's table\n//! (`../shared/seeds/000_4fdaa7045539350b.txt`)\n";
+    assert_eq!(
+        history_mentions(text),
+        vec![
+            "line 1: `issue 12`",
+            "line 2: `Issues 13`",
+            "line 3: `issue #7`",
+            "line 4: branch `braun3`",
+            "line 4: branch `r2m`",
+            "line 5: `shared/seeds`",
+        ]
+    );
+    // Words that only contain a branch name or `issue`, and an issue
+    // without a number, are not history.
+    let clean = "// braun30 r1mx xr2m tissue 3; the issue is that r2_m\nlet split_gen = 1;\n";
+    assert_eq!(history_mentions(clean), Vec::<String>::new());
 }

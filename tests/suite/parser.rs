@@ -478,7 +478,7 @@ fn ten_thousand_nested_ifs() {
         assert_eq!(max_nesting(&p), (DEEP + 2, 0));
         let printed = assert_deep_round_trip(&p);
         // Indentation stops growing, so the text stays linear in size
-        // (uncapped, it would be about 400 MB).
+        // (uncapped, it would be quadratic in the depth).
         let widest = printed.lines().map(|l| l.len() - l.trim_start().len()).max();
         assert_eq!(widest, Some(4 * MAX_INDENT_LEVELS));
         assert!(printed.len() < 10 << 20, "{}", printed.len());

@@ -26,9 +26,9 @@ use ssaref::frontend::parser::parse_program;
 use ssaref::generate::source::{construction_variants, TestCase};
 use ssaref::pipeline::{differential, Verdict};
 
-/// Cases per property when `QUICKCHECK_TESTS` is not set: the whole file
-/// then takes about 8 s in the test profile on two idle cores (about 30 s
-/// when other jobs share them).
+/// Cases per property when `QUICKCHECK_TESTS` is not set: enough to reach
+/// the generator's rarer shapes, few enough that this file stays a small
+/// part of `cargo test`. Campaigns (`ssaref fuzz`) run many more.
 const DEFAULT_TESTS: u64 = 2000;
 
 /// A runner with [`DEFAULT_TESTS`] cases, or `QUICKCHECK_TESTS`.

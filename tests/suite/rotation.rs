@@ -1,5 +1,5 @@
-//! The rotation of a campaign's configurations (`campaign/rotation.rs`,
-//! issue 12 §3): within a few hundred consecutive seeds every construction
+//! The rotation of a campaign's configurations (`campaign/rotation.rs`):
+//! within a few hundred consecutive seeds every construction
 //! variant, every K, every ssa-ra switch on and off alone, every class
 //! test and every out-of-ssa configuration runs; a program's configuration
 //! round-trips through its case file's `// config:` line; and a failing

@@ -1,7 +1,7 @@
 //! Tests of parallel copy sequentialization (`src/out_of_ssa/sequentialize.rs`):
 //! Algorithm 1 of Boissinot et al., "Revisiting Out-of-SSA Translation for
-//! Correctness, Code Quality, and Efficiency", CGO 2009, §III-C
-//! (../shared/seeds/001_21e45bb226034b27.txt). The claims they check are
+//! Correctness, Code Quality, and Efficiency", CGO 2009, §III-C. The
+//! claims they check are
 //! proved in proofs-notes/parallel-copy-sequentialization.md, which names
 //! each test below.
 //!
@@ -9,7 +9,7 @@
 //! locations: every partial function from destinations to sources, fan-out
 //! and self-copies included, 8^7 = 2,097,152 of them for 7 locations and
 //! 2,223,278 in all. `SSAREF_EXHAUSTIVE=full cargo test --release --test
-//! sequentialize -- --nocapture` adds the 9^8 = 43,046,721 over 8
+//! suite sequentialize -- --nocapture` adds the 9^8 = 43,046,721 over 8
 //! locations; both print the counts.
 
 use ssaref::out_of_ssa::sequentialize::{

@@ -70,8 +70,8 @@ fn output_keeps_demand_within_k_and_passes_every_checker_on_generated_programs()
                 assert_eq!(demand, result.max_demand, "seed {seed}, K = {k}: the pass and the checker count alike");
                 spills += result.spilled.len();
             }
-            // Both strategies (the separate pass is no longer the default,
-            // so it is kept under test here).
+            // Both strategies (the separate pass is not the default, so it
+            // is kept under test here).
             for during in [true, false] {
                 let opts = RegallocOptions { spill_during_coloring: during, ..RegallocOptions::with_k(k) };
                 let (mir, _) = allocate_module(&ssa, &opts)

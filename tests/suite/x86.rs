@@ -148,7 +148,7 @@ fn division_traps_exactly_like_the_mir_for_every_register_assignment() {
 }
 
 /// The engine is reused: a trap must not leave state that changes the next
-/// run (a second #DE was once delivered as a double fault).
+/// run (a trap left half-handled turns the next #DE into a double fault).
 #[test]
 fn the_engine_survives_traps_and_resets_between_runs() {
     let trap = function(

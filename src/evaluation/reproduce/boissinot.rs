@@ -4,51 +4,19 @@
 //! copies left by each coalescing variant, relative to Intersect), and the
 //! speed and memory comparison of §IV-D (Figs. 6–7): the fast
 //! configuration ("Us I + Linear + InterCheck + LiveCheck") against each
-//! Sreedhar III baseline of [`baselines`].
+//! Sreedhar III baseline, measured by the one §IV-D harness,
+//! `out_of_ssa_bench::measure_baselines`.
 
 use crate::construction::braun::BraunOptions;
+use crate::evaluation::out_of_ssa_bench::{configurations, measure_baselines};
 use crate::evaluation::out_of_ssa_stats::{bench_module, copy_table, CopyTable};
-use crate::evaluation::reproduce::measure::{
-    count, interleaved, ratio, MemoryProbe, Run, Scale, Section, Table, Workload,
-};
+use crate::evaluation::reproduce::measure::{count, ms_spread, ratio, Scale, Section, Table, Workload};
 use crate::evaluation::reproduce::plots::{bar_plot, line_plot, BarPlot, LinePlot, Series};
+use crate::evaluation::timing::MemoryProbe;
 use crate::ir::Module;
 use crate::oracle::Oracle;
 use crate::out_of_ssa::coalescing::CoalescingVariant;
-use crate::out_of_ssa::translate::{translate_out_of_ssa, LivenessMethod, OutOfSsaOptions};
-use std::any::Any;
-
-/// The fast configuration of §IV-D, checks off (as timed).
-pub fn fast() -> (&'static str, OutOfSsaOptions) {
-    (
-        "fast (Value, linear class test, liveness check)",
-        OutOfSsaOptions { check: false, ..OutOfSsaOptions::fast(CoalescingVariant::Value) },
-    )
-}
-
-/// The Sreedhar III baselines, each with its label, checks off. Adding a
-/// baseline is adding an entry here; every table and plot follows.
-pub fn baselines() -> Vec<(&'static str, OutOfSsaOptions)> {
-    vec![
-        (
-            "Sreedhar III (liveness sets, interference graph of every variable, bit matrix + adjacency lists; the paper's baseline)",
-            OutOfSsaOptions { check: false, ..OutOfSsaOptions::sreedhar_iii_bitmatrix() },
-        ),
-        (
-            "Sreedhar III (liveness sets, interference graph of copy- and phi-related variables, hash set of edges)",
-            OutOfSsaOptions { check: false, ..OutOfSsaOptions::sreedhar_iii_graph() },
-        ),
-    ]
-}
-
-/// Translates every function of `module` with `opts`; keeps the results.
-fn translate_all(module: &Module, opts: &OutOfSsaOptions) -> Result<Box<dyn Any>, String> {
-    let mut out = Vec::with_capacity(module.functions.len());
-    for f in &module.functions {
-        out.push(translate_out_of_ssa(f, opts).map_err(|e| e.to_string())?);
-    }
-    Ok(Box::new(out))
-}
+use crate::out_of_ssa::translate::LivenessMethod;
 
 /// Boissinot et al.'s section of the report.
 pub fn section(
@@ -167,7 +135,7 @@ fn speed_and_memory(
     scale: Scale,
     probe: &dyn MemoryProbe,
 ) -> Result<(), String> {
-    let configs: Vec<(&str, OutOfSsaOptions)> = std::iter::once(fast()).chain(baselines()).collect();
+    let configs: Vec<&str> = configurations().iter().map(|c| c.description).collect();
     s.markdown.push_str(&format!(
         "### §IV-D (Figs. 6–7): speed and memory of the fast configuration against Sreedhar III\n\n\
          Each configuration translates every function of the input, checks off, {} interleaved \
@@ -177,7 +145,7 @@ fn speed_and_memory(
          (`out_of_ssa_stats::bench_module`, as `ssaref bench-out-of-ssa`). Configurations:\n\n",
         scale.repeat()
     ));
-    for (i, (name, _)) in configs.iter().enumerate() {
+    for (i, name) in configs.iter().enumerate() {
         s.markdown.push_str(&format!("{}. {name}\n", i + 1));
     }
     s.markdown.push('\n');
@@ -214,29 +182,23 @@ fn speed_and_memory(
     let mut time_series: Vec<Series> = configs
         .iter()
         .enumerate()
-        .map(|(i, (n, _))| Series { name: format!("{}. {}", i + 1, short(n)), points: Vec::new() })
+        .map(|(i, n)| Series { name: format!("{}. {}", i + 1, short(n)), points: Vec::new() })
         .collect();
     let mut mem_series = time_series.clone();
     for (label, module) in &inputs {
         let insts: usize = module.functions.iter().map(|f| f.inst_count()).sum();
-        let mut runs: Vec<Run<'_>> = configs
-            .iter()
-            .map(|(_, opts)| {
-                let (m, o) = (module, *opts);
-                Box::new(move || translate_all(m, &o)) as Run<'_>
-            })
-            .collect();
-        let tm = interleaved(scale.repeat_at(insts), probe, &mut runs)?;
+        let measured = measure_baselines(module, scale.repeat_at(insts), probe)?;
+        let tm: Vec<_> = measured.configs.iter().map(|c| &c.timing).collect();
         let mut row = vec![label.clone(), count(module.functions.len() as u64), count(insts as u64)];
         for (i, x) in tm.iter().enumerate() {
-            row.push(x.ms());
-            row.push(count(x.peak_bytes as u64 / 1024));
+            row.push(ms_spread(&x.seconds));
+            row.push(count(x.max_peak_bytes() as u64 / 1024));
             if i > 0 {
                 row.push(ratio(x.median(), tm[0].median()));
-                row.push(ratio(x.peak_bytes as f64, tm[0].peak_bytes as f64));
+                row.push(ratio(x.max_peak_bytes() as f64, tm[0].max_peak_bytes() as f64));
             }
             time_series[i].points.push((insts as f64, x.median() * 1e9 / insts.max(1) as f64));
-            mem_series[i].points.push((insts as f64, x.peak_bytes as f64 / insts.max(1) as f64));
+            mem_series[i].points.push((insts as f64, x.max_peak_bytes() as f64 / insts.max(1) as f64));
         }
         t.row(row);
     }

@@ -12,10 +12,10 @@
 use crate::construction::braun::{construct_program, BraunOptions};
 use crate::construction::cytron::construct_cytron;
 use crate::evaluation::reproduce::measure::{
-    change, compile, count, interleaved, median, percent, ratio, statements, MemoryProbe, Run, Scale, Section, Table,
-    Timing, Workload,
+    change, compile, count, ms_spread, percent, ratio, statements, Scale, Section, Table, Workload,
 };
 use crate::evaluation::reproduce::plots::{line_plot, LinePlot, Series};
+use crate::evaluation::timing::{interleaved, median, MemoryProbe, Run, Timing};
 use crate::generate::source::{Shape, TestCase};
 use crate::ir::{Module, Op};
 use crate::ssa_ra::regalloc::RegallocOptions;
@@ -210,7 +210,7 @@ fn table2(s: &mut Section, workloads: &[&Workload], scale: Scale, probe: &dyn Me
     for (i, (name, _)) in compared().iter().enumerate() {
         let mut row = vec![name.to_string(), paper[i].0.to_string(), paper[i].1.to_string()];
         for tm in &timings {
-            row.push(tm[i].ms());
+            row.push(ms_spread(&tm[i].seconds));
             row.push(ratio(tm[i].median(), tm[0].median()));
         }
         t.row(row);
@@ -280,19 +280,16 @@ fn table3(s: &mut Section, workloads: &[&Workload], scale: Scale) -> Result<(), 
     for (r, (name, p0, p1, pc)) in rows.iter().enumerate() {
         let mut row = vec![name.to_string(), p0.to_string(), p1.to_string(), pc.to_string()];
         for (construction, total, size) in &cols {
-            let timed = |xs: &Vec<f64>| Timing { seconds: xs.clone(), peak_bytes: 0 };
             let (a, b, cells) = match r {
                 0 => (
                     median(&construction[0]),
                     median(&construction[1]),
-                    [timed(&construction[0]).ms() + " ms", timed(&construction[1]).ms() + " ms"],
+                    [ms_spread(&construction[0]) + " ms", ms_spread(&construction[1]) + " ms"],
                 ),
                 1 => (size[0] as f64, size[1] as f64, [count(size[0]), count(size[1])]),
-                _ => (
-                    median(&total[0]),
-                    median(&total[1]),
-                    [timed(&total[0]).ms() + " ms", timed(&total[1]).ms() + " ms"],
-                ),
+                _ => {
+                    (median(&total[0]), median(&total[1]), [ms_spread(&total[0]) + " ms", ms_spread(&total[1]) + " ms"])
+                }
             };
             row.extend(cells);
             row.push(change(a, b));
@@ -389,8 +386,9 @@ fn scaling(s: &mut Section, scale: Scale, probe: &dyn MemoryProbe) -> Result<(),
             }
         }
         let dash = || "–".to_string();
-        let mib =
-            |i: usize| tm[i].as_ref().map_or_else(dash, |x| format!("{:.1}", x.peak_bytes as f64 / (1024.0 * 1024.0)));
+        let mib = |i: usize| {
+            tm[i].as_ref().map_or_else(dash, |x| format!("{:.1}", x.max_peak_bytes() as f64 / (1024.0 * 1024.0)))
+        };
         let both = |f: fn(&Timing) -> f64| match (&tm[1], &tm[0]) {
             (Some(a), Some(b)) => ratio(f(a), f(b)),
             _ => dash(),
@@ -399,14 +397,14 @@ fn scaling(s: &mut Section, scale: Scale, probe: &dyn MemoryProbe) -> Result<(),
             count(size as u64),
             count(stmts as u64),
             count(vars as u64),
-            tm[0].as_ref().map_or_else(dash, Timing::ms),
-            tm[1].as_ref().map_or_else(dash, Timing::ms),
-            tm[2].as_ref().map_or_else(dash, Timing::ms),
+            tm[0].as_ref().map_or_else(dash, |x| ms_spread(&x.seconds)),
+            tm[1].as_ref().map_or_else(dash, |x| ms_spread(&x.seconds)),
+            tm[2].as_ref().map_or_else(dash, |x| ms_spread(&x.seconds)),
             per_stmt(0).map_or_else(dash, |x| format!("{x:.0}")),
             per_stmt(1).map_or_else(dash, |x| format!("{x:.0}")),
             per_stmt(2).map_or_else(dash, |x| format!("{x:.0}")),
             both(Timing::median),
-            both(|x| x.peak_bytes as f64),
+            both(|x| x.max_peak_bytes() as f64),
             mib(0),
             mib(1),
         ]);

@@ -1,17 +1,11 @@
 //! What every section of `ssaref reproduce` shares: the workloads (the
 //! realistic corpus and generated programs, never mixed), the scale of a
-//! run, in-process timing (interleaved, repeated, median and spread), the
-//! peak-memory probe the command line provides, and the Markdown tables.
-//!
-//! Timing: each configuration of a comparison runs once per repetition, in
-//! turn, so that a change in the machine's load hits all of them alike; the
-//! ratios are of medians from the same run. Peak memory is the most bytes
-//! in use during one run above what was in use before it, counted by the
-//! command line's allocator (`MemoryProbe`); the library has no allocator
-//! of its own to count with.
+//! run, the times of one compilation, how figures are written, and the
+//! Markdown tables. The measurement itself (interleaved repetitions, the
+//! clocks, the median, the peak-memory probe) is `evaluation/timing.rs`.
 
 use crate::ast::{self, Program};
-use std::any::Any;
+use crate::evaluation::timing::{median, min_max};
 use std::time::Instant;
 
 /// One program of a workload with the arguments of its `main`.
@@ -139,80 +133,6 @@ impl Scale {
     }
 }
 
-/// The peak-memory counter of the process (the command line's allocator),
-/// as `bench-out-of-ssa` uses it.
-pub use crate::evaluation::out_of_ssa_bench::MemoryProbe;
-
-/// The times (seconds) and peak memory of one configuration.
-#[derive(Clone, Debug, Default)]
-pub struct Timing {
-    pub seconds: Vec<f64>,
-    /// The largest peak over the runs, in bytes.
-    pub peak_bytes: usize,
-}
-
-impl Timing {
-    pub fn median(&self) -> f64 {
-        let mut xs = self.seconds.clone();
-        xs.sort_by(f64::total_cmp);
-        let n = xs.len();
-        match n {
-            0 => 0.0,
-            _ if n % 2 == 1 => xs[n / 2],
-            _ => (xs[n / 2 - 1] + xs[n / 2]) / 2.0,
-        }
-    }
-
-    pub fn min(&self) -> f64 {
-        self.seconds.iter().copied().fold(f64::INFINITY, f64::min)
-    }
-
-    pub fn max(&self) -> f64 {
-        self.seconds.iter().copied().fold(0.0, f64::max)
-    }
-
-    /// `median [min–max]` in milliseconds.
-    pub fn ms(&self) -> String {
-        format!("{} [{}–{}]", ms(self.median()), ms(self.min()), ms(self.max()))
-    }
-}
-
-/// A timed run: does the work and hands back what it built, which is
-/// dropped after the clock stops.
-pub type Run<'a> = Box<dyn FnMut() -> Result<Box<dyn Any>, String> + 'a>;
-
-/// Runs that take less than this are preceded by one untimed run of each
-/// configuration (caches, allocator pools, page faults of first use).
-pub const WARM_UP_BELOW_SECONDS: f64 = 1.0;
-
-/// Runs every configuration `repeat` times, interleaved (one run of each
-/// per repetition), and returns their timings in order. Short runs are
-/// warmed up first (see [`WARM_UP_BELOW_SECONDS`]).
-pub fn interleaved(repeat: usize, probe: &dyn MemoryProbe, runs: &mut [Run<'_>]) -> Result<Vec<Timing>, String> {
-    let mut out = vec![Timing::default(); runs.len()];
-    let start = Instant::now();
-    if let Some(first) = runs.first_mut() {
-        drop(first()?);
-    }
-    if start.elapsed().as_secs_f64() < WARM_UP_BELOW_SECONDS {
-        for run in runs.iter_mut().skip(1) {
-            drop(run()?);
-        }
-    }
-    for _ in 0..repeat.max(1) {
-        for (run, t) in runs.iter_mut().zip(out.iter_mut()) {
-            probe.reset_peak();
-            let base = probe.current();
-            let start = Instant::now();
-            let kept = run()?;
-            t.seconds.push(start.elapsed().as_secs_f64());
-            t.peak_bytes = t.peak_bytes.max(probe.peak().saturating_sub(base));
-            drop(kept);
-        }
-    }
-    Ok(out)
-}
-
 /// Milliseconds with 3 significant digits or more.
 pub fn ms(seconds: f64) -> String {
     let m = seconds * 1e3;
@@ -223,6 +143,12 @@ pub fn ms(seconds: f64) -> String {
     } else {
         format!("{m:.3}")
     }
+}
+
+/// `median [min–max]` of `seconds`, in milliseconds (see [`ms`]).
+pub fn ms_spread(seconds: &[f64]) -> String {
+    let (min, max) = min_max(seconds);
+    format!("{} [{}–{}]", ms(median(seconds)), ms(min), ms(max))
 }
 
 /// `x / base` as a ratio with 2 decimals, or `–` when `base` is 0.
@@ -375,9 +301,4 @@ pub fn compile(
     }
     t.lowering = start.elapsed().as_secs_f64();
     Ok(t)
-}
-
-/// The median of `xs` (0 for none).
-pub fn median(xs: &[f64]) -> f64 {
-    Timing { seconds: xs.to_vec(), peak_bytes: 0 }.median()
 }

@@ -11,7 +11,7 @@
 //!   memory-access reduction by optimization and SSA elimination's share
 //!   of compile time.
 //!
-//! Below them `measure.rs` (workloads, scale, interleaved timing, tables)
+//! Below them `measure.rs` (workloads, scale, compile times, tables)
 //! and `plots.rs` (SVG plots with `plotters`); above them `report.rs`,
 //! which runs every section and writes the report. The command line
 //! (`cli/reproduce.rs`) loads the corpus, provides the peak-memory probe

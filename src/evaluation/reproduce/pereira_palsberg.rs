@@ -9,9 +9,10 @@
 use crate::construction::braun::BraunOptions;
 use crate::evaluation::regalloc_stats::AllocCounts;
 use crate::evaluation::reproduce::measure::{
-    change, compile, count, median, ms, CompileTimes, Scale, Section, Table, Timing, Workload,
+    change, compile, count, ms, ms_spread, CompileTimes, Scale, Section, Table, Workload,
 };
 use crate::evaluation::reproduce::pereira::{measure, Allocator};
+use crate::evaluation::timing::median;
 use crate::oracle::Oracle;
 use crate::ssa_ra::regalloc::RegallocOptions;
 
@@ -198,7 +199,7 @@ fn compile_share(s: &mut Section, workloads: &[&Workload], scale: Scale) -> Resu
         for reps in &reps_per_workload {
             let times: Vec<f64> = reps.iter().map(get).collect();
             let shares: Vec<f64> = reps.iter().map(|p| get(p) / p.total().max(1e-12)).collect();
-            row.push(Timing { seconds: times, peak_bytes: 0 }.ms());
+            row.push(ms_spread(&times));
             row.push(format!("{:.1}%", median(&shares) * 100.0));
         }
         t.row(row);

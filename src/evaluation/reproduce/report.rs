@@ -3,8 +3,9 @@
 //! order of the papers in README.md. Each section is measured by its own
 //! file; this one only assembles them.
 
-use crate::evaluation::reproduce::measure::{count, Case, MemoryProbe, Plot, Scale, Section, Workload};
+use crate::evaluation::reproduce::measure::{count, Case, Plot, Scale, Section, Workload};
 use crate::evaluation::reproduce::{boissinot, braun, pereira, pereira_palsberg};
+use crate::evaluation::timing::MemoryProbe;
 use crate::generate::source::{Shape, TestCase};
 use crate::oracle::Oracle;
 use std::time::Instant;

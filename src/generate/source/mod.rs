@@ -34,7 +34,7 @@
 //! - high register pressure: a dozen or more values live at once across a
 //!   loop and a branch, so that an allocator with few registers must spill,
 //!   phi operands included;
-//! - data flow through memory (the memory web, issue 12 §2): two loads of
+//! - data flow through memory (the memory web): two loads of
 //!   one word of `mem` (through the same address, or through aliases such
 //!   as `a` and `a + 4096`) with a store to it between them, whose
 //!   different values meet in one phi at a join or round a loop, the first

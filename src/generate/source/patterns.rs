@@ -26,7 +26,7 @@
 //!   checking the copy against `LiveOut(P)` alone is not enough;
 //! - critical edge: an edge from a block with two successors to a block
 //!   with two or more predecessors;
-//! - memory web (issue 12, §2): two loads whose addresses are one value or
+//! - memory web: two loads whose addresses are one value or
 //!   provably alias (equal modulo 4096 after following copies and the
 //!   addition or subtraction of constants: `mem[a]` and `mem[a + 4096]`),
 //!   a store to an aliasing address between them on some path, and

@@ -57,7 +57,7 @@ pub enum Feature {
     /// Data flow through memory: two loads of one address (or of two
     /// addresses that alias, `mem[a]` and `mem[a + 4096]`) with a store to
     /// it between them, whose values meet in one phi, at the join of an
-    /// `if` or round a loop (issue 12, §2). Only in programs that have
+    /// `if` or round a loop. Only in programs that have
     /// [`Feature::Mem`].
     MemWeb,
 }

@@ -620,7 +620,7 @@ impl<E: Entropy> Generator<'_, E> {
     // ----- data flow through memory -----
 
     /// Two loads of one address with a store to it between them, whose
-    /// values meet in one phi (issue 12, §2). `a` is a fresh variable,
+    /// values meet in one phi. `a` is a fresh variable,
     /// `a'` and `a''` are `a` or an alias of it (`a + 4096`, ...), and
     /// `k` is not 0, so the two loads give different values:
     ///

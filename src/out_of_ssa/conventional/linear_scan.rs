@@ -71,10 +71,10 @@
 //! current position on join the scan, and each of its temporaries before
 //! the current position gets the victim's own register, which the victim
 //! alone held at that position (an occurrence of a variable lies in its
-//! interval). The scan thus visits each interval once; an earlier version
-//! restarted from the beginning after each eviction, as LLVM's old linear
-//! scan backtracked, which made it quadratic in the number of spills (52 s
-//! at 10,000 statements, see `docs/scaling.md`).
+//! interval). The scan thus visits each interval once; restarting it from
+//! the beginning after each eviction, as LLVM's old linear scan
+//! backtracked, would make it quadratic in the number of spills
+//! (`docs/scaling.md`).
 //!
 //! # Renaming constraints
 //!
