@@ -641,7 +641,7 @@ const TEST_DATA: &[&str] = &["tests/cases/", "tests/corpus/", "tests/golden/", "
 /// Files that other work in progress rewrites, which still name an issue,
 /// a branch or `shared/seeds` until it is merged. Empty this list once it
 /// is: a file listed here that is clean is reported too.
-const OWNED_ELSEWHERE_UNTIL_MERGE: &[&str] = &["tests/suite/checkers.rs"];
+const OWNED_ELSEWHERE_UNTIL_MERGE: &[&str] = &[];
 
 fn is_ident(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
