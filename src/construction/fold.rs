@@ -1,7 +1,7 @@
 //! Constant folding and arithmetic simplification for the on-the-fly
 //! optimizations of Braun et al. §3.1.
 //!
-//! The operator semantics (README.md, "Semantics") are implemented here for
+//! The operator semantics (docs/source-language.md, "Semantics") are implemented here for
 //! the passes, and separately in the oracle (`interp/`), which must not share
 //! this code: a folding bug then shows up as a disagreement.
 

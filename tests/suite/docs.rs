@@ -140,7 +140,9 @@ fn algorithm_table(markdown: &str) -> Result<Vec<Row>, String> {
 }
 
 fn is_identifier(s: &str) -> bool {
-    !s.is_empty() && s.chars().all(|c| c == '_' || c.is_ascii_alphanumeric()) && !s.starts_with(|c: char| c.is_ascii_digit())
+    !s.is_empty()
+        && s.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
+        && !s.starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// Does `code` define a function named `name`?
@@ -164,7 +166,9 @@ fn problems(rows: &[Row], root: &Path, pending: &[(&str, &str)]) -> Vec<String> 
             let exists = code.as_deref().is_some_and(|c| defines(c, f));
             let is_pending = pending.contains(&(row.file.as_str(), f.as_str()));
             match (exists, is_pending) {
-                (false, false) if code.is_none() => out.push(format!("{}: no such file (row \"{}\")", row.file, row.algorithm)),
+                (false, false) if code.is_none() => {
+                    out.push(format!("{}: no such file (row \"{}\")", row.file, row.algorithm))
+                }
                 (false, false) => out.push(format!("{}: no `fn {f}` (row \"{}\")", row.file, row.algorithm)),
                 (true, true) => out.push(format!("{}: `fn {f}` exists now: remove it from PENDING", row.file)),
                 _ => {}
@@ -210,7 +214,8 @@ fn the_table_checker_rejects_what_it_should() {
     let dir = std::env::temp_dir().join(format!("ssaref-docs-test-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("src")).unwrap();
     std::fs::write(dir.join("src/a.rs"), "pub fn walk(x: u32) {}\nfn seal_block<T>() {}\nfn walker() {}\n").unwrap();
-    let table = |rows: &str| format!("intro\n\n| algorithm | file | function |\n|---|---|---|\n| Paper | | |\n{rows}\nafter\n");
+    let table =
+        |rows: &str| format!("intro\n\n| algorithm | file | function |\n|---|---|---|\n| Paper | | |\n{rows}\nafter\n");
 
     let good = algorithm_table(&table("| Alg. 1 | `src/a.rs` | `walk`, `seal_block` |")).unwrap();
     assert_eq!(
@@ -225,7 +230,9 @@ fn the_table_checker_rejects_what_it_should() {
     assert!(problems(&good, &dir, &[]).is_empty());
 
     // A typo in a function name, a prefix of an existing name, a missing file.
-    for row in ["| Alg. 1 | `src/a.rs` | `wlak` |", "| Alg. 1 | `src/a.rs` | `walke` |", "| Alg. 1 | `src/b.rs` | `walk` |"] {
+    for row in
+        ["| Alg. 1 | `src/a.rs` | `wlak` |", "| Alg. 1 | `src/a.rs` | `walke` |", "| Alg. 1 | `src/b.rs` | `walk` |"]
+    {
         let rows = algorithm_table(&table(row)).unwrap();
         assert_eq!(problems(&rows, &dir, &[]).len(), 1, "{row}");
     }
