@@ -100,7 +100,7 @@ fn cells(line: &str) -> Vec<String> {
 fn algorithm_table(markdown: &str) -> Result<Vec<Row>, String> {
     let mut lines = markdown.lines().enumerate();
     let header = ["algorithm", "file", "function"];
-    while let Some((_, line)) = lines.next() {
+    for (_, line) in lines.by_ref() {
         if line.trim_start().starts_with('|') && cells(line) == header {
             break;
         }
