@@ -1,4 +1,4 @@
-//! The `ssaref` command line. See README.md, "Command line".
+//! The `ssaref` command line. See docs/command-line.md.
 //!
 //! This file holds the `--help` texts (the doc comments of `Cli` and
 //! `Command`), `main`, which hands each command to its function, and the

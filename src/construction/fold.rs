@@ -1,9 +1,10 @@
 //! Constant folding and arithmetic simplification for the on-the-fly
 //! optimizations of Braun et al. §3.1.
 //!
-//! The operator semantics (README.md, "Semantics") are implemented here for
-//! the passes, and separately in the oracle (`interp/`), which must not share
-//! this code: a folding bug then shows up as a disagreement.
+//! The operator semantics (docs/source-language.md, "Semantics") are
+//! implemented here for the passes, and separately in the oracle
+//! (`interp/`), which must not share this code: a folding bug then shows up
+//! as a disagreement.
 
 use crate::op::{BinOp, UnOp};
 

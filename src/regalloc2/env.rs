@@ -8,9 +8,10 @@
 //! regalloc2 finds one itself when a parallel move has a cycle or moves a
 //! stack slot to a stack slot: a register free at that point, or else a
 //! register it borrows after saving it to an extra spill slot and restores
-//! afterwards (`MoveAndScratchResolver` in its `moves.rs`; ARCHITECTURE.md,
-//! "regalloc2", says what the adapter makes of it). Either way it is one of
-//! the `K`, which `alloc_checker::check_no_scratch` confirms on the result.
+//! afterwards (`MoveAndScratchResolver` in its `moves.rs`;
+//! docs/design-notes.md, "regalloc2 through the adapter", says what the
+//! adapter makes of it). Either way it is one of the `K`, which
+//! `alloc_checker::check_no_scratch` confirms on the result.
 
 use crate::mir::{Reg, MAX_REGS, MIN_REGS};
 use regalloc2::{MachineEnv, PReg, PRegSet, RegClass};

@@ -1,6 +1,6 @@
 //! The abstract syntax tree of the source language (`*.src`).
 //!
-//! The grammar and the semantics are in README.md, "The source language".
+//! The grammar and the semantics are in docs/source-language.md.
 //! The tree carries no source positions: every error that needs a position is
 //! found by the parser (`parser.rs`), and an AST made by a generator is
 //! checked by [`Program::validate`]. So two programs are equal exactly when

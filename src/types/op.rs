@@ -1,9 +1,10 @@
 //! The operators shared by the source language and the IR.
 //!
-//! This module only names operators. Their meaning is given in README.md
-//! ("Semantics") and implemented twice on purpose: once in `fold.rs` (constant
-//! folding inside the construction) and once in the oracle, `interp/`, which
-//! must not share code with the passes it checks.
+//! This module only names operators. Their meaning is given in
+//! docs/source-language.md ("Semantics") and implemented twice on purpose:
+//! once in `fold.rs` (constant folding inside the construction) and once in
+//! the oracle, `interp/`, which must not share code with the passes it
+//! checks.
 
 use std::fmt;
 

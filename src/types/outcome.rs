@@ -1,8 +1,8 @@
 //! The observable outcome of a run, shared by every engine.
 //!
-//! README.md, "Semantics": the outcome is the output trace, then the return
-//! value or the trap, and the final contents of `mem`. Every stage of the
-//! pipeline is compared on exactly this.
+//! docs/source-language.md, "Semantics": the outcome is the output trace,
+//! then the return value or the trap, and the final contents of `mem`.
+//! Every stage of the pipeline is compared on exactly this.
 
 use std::fmt;
 

@@ -202,8 +202,8 @@ fn ir_level_programs_mix_in_and_their_failures_are_ssa_cases_that_replay() {
 
 /// The default campaign in miniature: rotating configurations, a quarter of
 /// the programs IR-level, all three back ends with x86. The first tier of
-/// README's mutation-testing recipe runs it with `SSAREF_GATE_PROGRAMS=200`;
-/// `cargo test` runs 24 programs.
+/// the mutation-testing recipe (docs/campaigns.md) runs it with
+/// `SSAREF_GATE_PROGRAMS=200`; `cargo test` runs 24 programs.
 #[test]
 fn a_short_rotating_campaign_over_every_back_end_finds_nothing() {
     let count: u64 = std::env::var("SSAREF_GATE_PROGRAMS").ok().and_then(|s| s.parse().ok()).unwrap_or(24);

@@ -1,4 +1,4 @@
-//! Replays every case of `tests/cases/` (format: README.md, "Test cases").
+//! Replays every case of `tests/cases/` (format: docs/testing.md, "Test cases").
 //!
 //! For each case: the header's expected outcome equals the AST
 //! interpreter's; then every stage (Cytron et al.'s SSA, and Braun et al.'s

@@ -402,7 +402,7 @@ fn the_x86_listing_names_each_mir_instruction_and_its_ssa_values() {
     let (code, out, err) = ssaref(&["emit", &file, "--stage", "x86", "--regs", "4", "--route", "ssa-ra"]);
     assert_eq!(code, 0, "{err}");
     // Each MIR instruction heads the machine code that implements it, with
-    // the values it defines and reads (README, "emit").
+    // the values it defines and reads (docs/command-line.md, "emit").
     for line in ["; rdx = mul rax, rcx  ; v2 <- v0, v1", "; rdx = add rax, rdx  ; v3 <- v0, v2", "; out rdx  ; <- v3"] {
         assert!(out.lines().any(|l| l.trim_start() == line), "no `{line}` in:\n{out}");
     }

@@ -1,4 +1,4 @@
-//! Replays the realistic corpus `tests/corpus/*.src` (README.md, "Test
+//! Replays the realistic corpus `tests/corpus/*.src` (docs/testing.md, "Test
 //! cases"): sorting, hashing, SHA-256, matrix and big-number kernels,
 //! compression, an interpreter loop, graph search, a tokenizer, ... written
 //! as real code is written, 100 to 1,500 statements each. Their expected

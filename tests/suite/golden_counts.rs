@@ -7,7 +7,7 @@
 //! test adds is that a change to a decision (a spill weight, an
 //! interference rule that turns conservative) cannot go unnoticed even when
 //! the code stays correct. Mutation testing found such mutants alive
-//! (README, "Mutation testing").
+//! (docs/campaigns.md, "Mutation testing").
 //!
 //! The expected figures are `tests/golden/counts.txt`. When a change is
 //! meant to alter them, `SSAREF_BLESS=1 cargo test --release --test

@@ -17,6 +17,7 @@ mod conventional_alloc;
 mod copy_sharing_witnesses;
 mod corpus;
 mod cssa_passes;
+mod docs;
 mod dominance;
 mod exhaustive_cfg;
 mod filetests;

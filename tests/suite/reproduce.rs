@@ -1,9 +1,9 @@
-//! Smoke test of `ssaref reproduce` (README.md, "Reproducing the papers'
-//! evaluations"): the hidden `--tiny` scale runs every section on three
-//! corpus programs and four generated ones in a few seconds, and this test
-//! checks the report's shape, never its timings: the header, every
-//! section and table, the papers' columns and figures beside ours, every
-//! plot written as SVG, and every measured cell a number.
+//! Smoke test of `ssaref reproduce` (docs/results/README.md, "Reproducing
+//! the papers' evaluations"): the hidden `--tiny` scale runs every section
+//! on three corpus programs and four generated ones in a few seconds, and
+//! this test checks the report's shape, never its timings: the header,
+//! every section and table, the papers' columns and figures beside ours,
+//! every plot written as SVG, and every measured cell a number.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

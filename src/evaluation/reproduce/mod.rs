@@ -1,6 +1,6 @@
 //! `ssaref reproduce`: each paper's evaluation redone on ssaref, with the
 //! paper's figures beside ours, written as one Markdown report with SVG
-//! plots (README.md, "Reproducing the papers' evaluations").
+//! plots (docs/results/README.md, "Reproducing the papers' evaluations").
 //!
 //! One file per paper, each building its section from measurements:
 //! - `braun.rs`: Braun et al. (CC 2013) §6, Tables 1–3 and the scaling plot;

@@ -1,6 +1,6 @@
 //! The report of `ssaref reproduce`: the header (commit, date, machine,
 //! command line), the two workloads, then one section per paper, in the
-//! order of the papers in README.md. Each section is measured by its own
+//! order of the papers in README.md's list. Each section is measured by its own
 //! file; this one only assembles them.
 
 use crate::evaluation::reproduce::measure::{count, Case, Plot, Scale, Section, Workload};

@@ -1,6 +1,6 @@
 //! Shared helpers of the integration tests: the oracle adapter and the
 //! reader of test-case headers (`tests/cases/*.src` and `tests/corpus/*.src`,
-//! format in README.md, "Test cases").
+//! format in docs/testing.md, "Test cases").
 
 #![allow(dead_code)] // Each test binary uses a different subset.
 
