@@ -16,7 +16,7 @@ use ssaref_interp as interp;
 
 #[derive(Args, Debug)]
 pub struct ReduceArgs {
-    /// A failing case as `ssaref fuzz` writes it (a case file, see README.md).
+    /// A failing case as `ssaref fuzz` writes it (a case file, see docs/command-line.md).
     case: String,
     /// Where to write the reduced case (default: next to CASE, as
     /// NAME.reduced.src or NAME.reduced.ssa).

@@ -3,10 +3,13 @@
 //!
 //! Test cases that are data rather than code live beside this folder:
 //! `tests/cases/` and `tests/corpus/` (programs with their expected outcome
-//! inline), `tests/golden/` and `tests/open-bugs/`.
+//! inline, run by `cases.rs` and `corpus.rs`), `tests/filetests/` (verifier,
+//! text-form and checker cases with the expected error inline, run by
+//! `filetests.rs`), `tests/golden/` and `tests/open-bugs/`.
 
 mod common;
 
+mod alloc_checker;
 mod backend_comparison;
 mod campaign;
 mod cases;
