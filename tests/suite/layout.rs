@@ -533,6 +533,38 @@ fn file_sizes_and_top_level_shape() {
     if dirs < 5 {
         problems.push(format!("src/ has {dirs} folders (at least 5)"));
     }
+    // No two files of `src/` share a name (but `mod.rs`, `lib.rs` and
+    // `main.rs`): a reader who meets `stats.rs` should not have to guess
+    // which one is meant.
+    let mut by_name: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut src_files = Vec::new();
+    rs_files(&root().join("src"), &mut src_files);
+    for p in &src_files {
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if !["mod.rs", "lib.rs", "main.rs"].contains(&name.as_str()) {
+            let rel = p.strip_prefix(root()).unwrap().to_string_lossy().replace('\\', "/");
+            by_name.entry(name).or_default().push(rel);
+        }
+    }
+    for (name, paths) in &by_name {
+        if paths.len() > 1 {
+            problems.push(format!("{name} is the name of {} files: {}", paths.len(), paths.join(", ")));
+        }
+    }
+    // The integration tests link once: `tests/` holds one test binary,
+    // `tests/suite/`, and data folders; no `.rs` file at its top (each
+    // would be a binary of its own) and no other folder with a `main.rs`.
+    for e in std::fs::read_dir(root().join("tests")).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if p.extension().is_some_and(|e| e == "rs") {
+            problems.push(format!("tests/{name} is a test binary of its own: make it a module of tests/suite/"));
+        }
+        if p.is_dir() && name != "suite" && p.join("main.rs").exists() {
+            problems
+                .push(format!("tests/{name}/main.rs is a test binary of its own: make it a module of tests/suite/"));
+        }
+    }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
