@@ -8,7 +8,7 @@
 use crate::frontend::case_file::{CaseFile, CaseHeader, TestCase};
 use crate::frontend::ssa_case_file::SsaCaseFile;
 use crate::generate::ssa::IrCase;
-use crate::pipeline::Verdict;
+use crate::differential::Verdict;
 
 impl CaseFile {
     /// The case file of a failure: `first_line`, the command that replays

@@ -35,7 +35,7 @@
 use crate::backend::OutOfSsa;
 use crate::construction::braun::BraunOptions;
 use crate::out_of_ssa::coalescing::ClassTest;
-use crate::pipeline::DiffConfig;
+use crate::differential::DiffConfig;
 use crate::ssa_ra::regalloc::RegallocOptions;
 use std::collections::BTreeMap;
 

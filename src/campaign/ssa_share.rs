@@ -13,7 +13,7 @@ use crate::frontend::ssa_case_file::SsaCaseFile;
 use crate::generate::source::{GenConfig, TestCase};
 use crate::generate::ssa::{IrCase, IrGenConfig};
 use crate::oracle::Oracle;
-use crate::pipeline::{differential_full_catching, differential_ssa_catching, DiffConfig, Verdict};
+use crate::differential::{differential_full_catching, differential_ssa_catching, DiffConfig, Verdict};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -14,7 +14,7 @@ use ssaref::generate::source::{GenConfig, TestCase};
 use ssaref::mir::{MInst, MModule, MTerm};
 use ssaref::oracle::Oracle;
 use ssaref::outcome::{End, Outcome};
-use ssaref::pipeline::{differential_full, DiffConfig, Verdict};
+use ssaref::differential::{differential_full, DiffConfig, Verdict};
 use ssaref::reduce::source::{reduce, Divergence, Failure, ReduceConfig, ReduceError, Reduction};
 use ssaref::{ast, ir};
 

@@ -10,7 +10,7 @@ use ssaref::ir;
 use ssaref::mir::{MInst, MModule};
 use ssaref::oracle::Oracle;
 use ssaref::outcome::Outcome;
-use ssaref::pipeline::{differential_ssa_catching, DiffConfig, Verdict};
+use ssaref::differential::{differential_ssa_catching, DiffConfig, Verdict};
 use ssaref::reduce::source::{Divergence, Failure, ReduceConfig, Reducible};
 use ssaref::reduce::ssa::{measure, reduce_ssa};
 

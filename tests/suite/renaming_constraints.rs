@@ -30,7 +30,8 @@ use ssaref::out_of_ssa::conventional::{
 use ssaref::out_of_ssa::renaming_constraints::{check_constraints, FixedReg, Pins};
 use ssaref::out_of_ssa::translate::{translate_function, translate_module_with_pins, LivenessMethod, OutOfSsaOptions};
 use ssaref::outcome::{End, Outcome};
-use ssaref::pipeline::{build_ssa, later_stage_fuel, Config};
+use ssaref::differential::later_stage_fuel;
+use ssaref::pipeline::{build_ssa, Config};
 
 const FUEL: u64 = 1_000_000;
 const KS: [usize; 6] = [2, 3, 4, 6, 8, 15];

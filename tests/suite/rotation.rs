@@ -14,7 +14,7 @@ use ssaref::error::PassError;
 use ssaref::frontend::case_file::CaseFile;
 use ssaref::ir::{Module, Op};
 use ssaref::out_of_ssa::coalescing::ClassTest;
-use ssaref::pipeline::{differential_full, Verdict};
+use ssaref::differential::{differential_full, Verdict};
 use ssaref::ssa_ra::regalloc::RegallocOptions;
 use std::collections::BTreeSet;
 use std::sync::atomic::AtomicBool;

@@ -1,10 +1,11 @@
-//! Which stages a differential run executes (`pipeline::differential_full`):
+//! Which stages a differential run executes (`differential::differential_full`):
 //! the stage names in the verdict, per route and K, with the x86 and
 //! Unicorn stages exactly when `DiffConfig::x86` is on. A driver that
 //! silently skipped a stage would otherwise pass every other test.
 
 use crate::common::InterpOracle;
-use ssaref::pipeline::{differential_full, DiffConfig, OutOfSsa, Verdict};
+use ssaref::backend::OutOfSsa;
+use ssaref::differential::{differential_full, DiffConfig, Verdict};
 
 const PROGRAM: &str =
     "fn main(n) { var s = 0; var i = 0; while (i < n) { s = s + i * i; i = i + 1; } out s; return s / 3; }";

@@ -15,7 +15,7 @@ use crate::construction::braun::{construct_program, BraunOptions};
 use crate::frontend::case_file::TestCase;
 use crate::oracle::Oracle;
 use crate::outcome::End;
-use crate::pipeline::later_stage_fuel;
+use crate::differential::later_stage_fuel;
 use std::fmt;
 
 /// Counts over a set of generated programs.

@@ -9,7 +9,7 @@ use super::size::statement_count;
 use super::source_config::GenConfig;
 use crate::construction::braun::BraunOptions;
 use crate::frontend::case_file::TestCase;
-use crate::pipeline::Verdict;
+use crate::differential::Verdict;
 use arbitrary::{Arbitrary, Unstructured};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
