@@ -22,9 +22,10 @@
 //! program. Each must compute the source's outcome too.
 //!
 //! The three built-in back ends are [`SsaRa`] (one option set), [`OutOfSsa`]
-//! (one configuration) and [`Regalloc2`], at the end of this file; they
-//! only call the routes' entry points, and keep the stage names the routes
-//! always had.
+//! (one configuration) and [`Regalloc2`], at the end of this file; each
+//! only calls its back end's entry points (`ssa_ra/regalloc.rs`,
+//! `out_of_ssa/translate.rs` and `out_of_ssa/conventional/`,
+//! `regalloc2/allocate.rs`) and names its stages.
 //!
 //! # Example
 //!
