@@ -30,11 +30,11 @@
 
 use ssaref::backend::{Backend, BackendOutput, Prepared};
 use ssaref::campaign::driver::{run_campaign, CampaignConfig, CampaignSummary};
+use ssaref::differential::DiffConfig;
 use ssaref::entity::{EntityRef, EntityVec};
 use ssaref::error::PassError;
 use ssaref::ir::{Block, Function, Module, Op, Terminator, Value};
 use ssaref::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MModule, MTerm, PhiAnnot, Reg, Slot};
-use ssaref::differential::DiffConfig;
 use std::sync::Arc;
 
 /// The naive allocator. `planted_bug` turns on the bug described in the

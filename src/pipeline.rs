@@ -153,7 +153,6 @@ pub fn useful_phi_count(f: &crate::ir::Function) -> usize {
     checkers::useful_phis(f).len()
 }
 
-
 /// The back end's passes of [`compile`] on the SSA form `ssa`: its
 /// preparation (once per program; out-of-ssa's out-of-SSA translation) and
 /// its allocation for `k` registers, each with the back end's own checkers,
@@ -207,4 +206,3 @@ pub fn lower_and_check(mir: &MModule) -> Result<X86Code, PassError> {
     })?;
     Ok(code)
 }
-

@@ -20,10 +20,10 @@
 use crate::campaign::rotation::{Coverage, ProgramConfig, Rotation};
 use crate::campaign::shard::Shard;
 use crate::campaign::ssa_share::{write_ssa_case, Generated};
+use crate::differential::{DiffConfig, Verdict};
 use crate::frontend::case_file::CaseFile;
 use crate::generate::source::{GenConfig, TestCase};
 use crate::oracle::Oracle;
-use crate::differential::{DiffConfig, Verdict};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -175,8 +175,8 @@ pub const FUZZ_REGS: [usize; 6] = [2, 3, 4, 6, 8, 15];
 /// (`differential::differential_full`). Panics with the program (as `.src`
 /// text, with its arguments) and the diverging stage on any failure.
 pub fn fuzz_pipeline(data: &[u8], oracle: &dyn crate::oracle::Oracle) {
-    use crate::generate::source::{describe_failure, GenConfig, TestCase};
     use crate::differential::{differential_full, DiffConfig};
+    use crate::generate::source::{describe_failure, GenConfig, TestCase};
     let (&first, rest) = data.split_first().unwrap_or((&0, &[]));
     let k = FUZZ_REGS[usize::from(first) % FUZZ_REGS.len()];
     let tc = TestCase::from_bytes(&mut Unstructured::new(rest), &GenConfig::default());

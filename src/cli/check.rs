@@ -15,8 +15,8 @@ use crate::ssa_input::{is_ssa, load_ssa, ssa_args};
 use clap::Args;
 use ssaref::analysis::sampling;
 use ssaref::construction::braun::BraunOptions;
-use ssaref::frontend::case_file::CaseHeader;
 use ssaref::differential::{self, Verdict};
+use ssaref::frontend::case_file::CaseHeader;
 use std::process::ExitCode;
 
 use ssaref_interp as interp;

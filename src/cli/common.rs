@@ -8,10 +8,10 @@
 use crate::args::{AllocArgs, ConstructionArgs, OutOfSsaArgs, Routes};
 use ssaref::ast;
 use ssaref::backend::Backend;
+use ssaref::differential::DiffConfig;
 use ssaref::frontend::case_file::CaseFile;
 use ssaref::frontend::parser;
 use ssaref::outcome::{End, Outcome};
-use ssaref::differential::DiffConfig;
 use ssaref::pipeline;
 use std::process::ExitCode;
 use std::sync::Arc;

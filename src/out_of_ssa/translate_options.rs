@@ -38,8 +38,8 @@ pub struct OutOfSsaOptions {
     pub check: bool,
     /// The cheap cross-checks: answer every class query to which the
     /// linear test applies with the pairwise test too (counted in
-    /// [`OutOfSsaReport::linear_mismatches`]; with `check`, a mismatch is
-    /// an error), and compare the liveness sets with the liveness check
+    /// [`OutOfSsaReport::linear_mismatches`]; a mismatch is an error, with
+    /// or without `check`), and compare the liveness sets with the liveness check
     /// (`liveness_cross_check.rs`) whichever method is in use.
     pub cross_check: bool,
     /// Pin the dividend and the result of every division to the registers

@@ -48,11 +48,11 @@
 //! candidates edit the IR and whose verdict is `differential::differential_ssa`);
 //! the failure a candidate must keep is the same [`Failure`] for both.
 
+use crate::differential::{differential_full_catching, DiffConfig, Verdict};
 use crate::generate::source::shrink::{Candidates, ShrinkOptions};
 use crate::generate::source::TestCase;
 use crate::oracle::Oracle;
 use crate::outcome::End;
-use crate::differential::{differential_full_catching, DiffConfig, Verdict};
 use std::fmt;
 
 /// A case the reducer can shrink: its verdict, its size, and the smaller

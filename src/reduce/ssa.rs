@@ -38,11 +38,11 @@
 //! constants and arguments), so the reduction reaches a fixpoint.
 
 use crate::analysis::verifier::verify_module;
+use crate::differential::{differential_ssa_catching, DiffConfig, Verdict};
 use crate::entity::{EntityRef, EntityVec};
 use crate::generate::ssa::IrCase;
 use crate::ir::{Block, BlockData, Function, Inst, Module, Op, Terminator, Value};
 use crate::oracle::Oracle;
-use crate::differential::{differential_ssa_catching, DiffConfig, Verdict};
 use crate::reduce::source::{reduce_with, CandidateList, ReduceConfig, ReduceError, Reducible, Reduction};
 
 /// Reduces a failing `.ssa` case (see `reduce.rs` for the algorithm):

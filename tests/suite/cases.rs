@@ -17,8 +17,8 @@
 use crate::common::{bless_case, case_files, parse_case, ssa_case_files, InterpOracle};
 use pretty_assertions::assert_eq;
 use ssaref::construction::braun::BraunOptions;
-use ssaref::frontend::ssa_case_file::SsaCaseFile;
 use ssaref::differential::{differential, differential_ssa, DiffConfig, Verdict};
+use ssaref::frontend::ssa_case_file::SsaCaseFile;
 
 const FUEL: u64 = 1_000_000;
 

@@ -21,10 +21,10 @@ use pretty_assertions::StrComparison;
 use quickcheck::{QuickCheck, TestResult};
 use ssaref::analysis::ir_text::{parse_module, print_module};
 use ssaref::construction::braun::{construct_program, BraunOptions};
+use ssaref::differential::{differential, Verdict};
 use ssaref::frontend::ast_print::print_program;
 use ssaref::frontend::parser::parse_program;
 use ssaref::generate::source::{construction_variants, TestCase};
-use ssaref::differential::{differential, Verdict};
 
 /// Cases per property when `QUICKCHECK_TESTS` is not set: the whole file
 /// then takes about 8 s in the test profile on two idle cores (about 30 s
