@@ -11,6 +11,13 @@
 use crate::error::PassError;
 use std::time::{Duration, Instant};
 
+/// Copies of the IR, each under the name of the pass after which it was
+/// taken, in order.
+pub type KeptStages<I> = Vec<(&'static str, I)>;
+
+/// The time of each pass alone, under its name, in order.
+pub type PassTimes = Vec<(&'static str, Duration)>;
+
 /// Runs the passes of one function (see the module documentation).
 #[derive(Debug)]
 pub struct PassRunner<I> {
@@ -20,8 +27,8 @@ pub struct PassRunner<I> {
     timed: bool,
     /// Keep a copy of the IR after each checked rewriting pass.
     keep: bool,
-    times: Vec<(&'static str, Duration)>,
-    kept: Vec<(&'static str, I)>,
+    times: PassTimes,
+    kept: KeptStages<I>,
 }
 
 impl<I: Clone> PassRunner<I> {
@@ -83,7 +90,7 @@ impl<I: Clone> PassRunner<I> {
     /// The kept copies of the IR, each under its pass's name, in order
     /// (empty unless [`PassRunner::keeping`]), and the time of each pass
     /// that succeeded, in order (empty unless [`PassRunner::timed`]).
-    pub fn finish(self) -> (Vec<(&'static str, I)>, Vec<(&'static str, Duration)>) {
+    pub fn finish(self) -> (KeptStages<I>, PassTimes) {
         (self.kept, self.times)
     }
 
