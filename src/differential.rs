@@ -55,7 +55,8 @@ pub enum Verdict {
     /// The oracle could not run the source program.
     SourceError(String),
     /// A pass or checker panicked (a bug of ssaref): the panic's message.
-    /// Only [`differential_full_catching`] returns it.
+    /// Only [`differential_full_catching`] and [`differential_ssa_catching`]
+    /// return it.
     Panic(String),
 }
 
