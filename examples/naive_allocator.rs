@@ -30,11 +30,11 @@
 
 use ssaref::backend::{Backend, BackendOutput, Prepared};
 use ssaref::campaign::driver::{run_campaign, CampaignConfig, CampaignSummary};
+use ssaref::differential::DiffConfig;
 use ssaref::entity::{EntityRef, EntityVec};
 use ssaref::error::PassError;
 use ssaref::ir::{Block, Function, Module, Op, Terminator, Value};
 use ssaref::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MModule, MTerm, PhiAnnot, Reg, Slot};
-use ssaref::pipeline::DiffConfig;
 use std::sync::Arc;
 
 /// The naive allocator. `planted_bug` turns on the bug described in the
@@ -266,7 +266,7 @@ mod tests {
         let diff = DiffConfig::standard(&red.regs, ssaref_interp::DEFAULT_FUEL)
             .only(vec![Arc::new(Naive { planted_bug: false })]);
         let clean =
-            ssaref::pipeline::differential_full(&red.case.program, &red.case.args, &ssaref_interp::Interp, &diff);
+            ssaref::differential::differential_full(&red.case.program, &red.case.args, &ssaref_interp::Interp, &diff);
         assert!(clean.is_ok(), "{clean:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }

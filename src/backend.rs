@@ -4,14 +4,16 @@
 //! after Braun et al.'s construction) into allocated machine IR
 //! ([`crate::mir::MModule`]) for K registers: ssaref's ssa-ra (Pereira,
 //! then Pereira and Palsberg), out-of-ssa (Boissinot et al., then a
-//! conventional allocator), regalloc2 (regalloc2), or a user's own allocator.
-//! [`crate::pipeline::differential_full`] runs every back end of its
-//! [`crate::pipeline::DiffConfig`] the same way, and trusts none of them:
-//! on every back end's output it runs ssaref's allocation checker
-//! (`checkers/alloc_checker.rs`, with `check_no_scratch`), the oracle's
-//! run of the machine IR, the x86-64 lowering, the machine-code checker,
-//! and the machine code under Unicorn, and compares every outcome with the
-//! source program's. Campaigns (`campaign/driver.rs`), `ssaref repro` and
+//! conventional allocator), the regalloc2 crate, or a user's own allocator.
+//! [`crate::pipeline::compile`] runs one back end between the construction
+//! and the x86-64 lowering; [`crate::differential::differential_full`] runs
+//! every back end of its [`crate::differential::DiffConfig`] the same way.
+//! Neither trusts a back end: on every back end's output they run ssaref's
+//! allocation checker
+//! (`checkers/alloc_checker.rs`, with `check_no_scratch`), the x86-64
+//! lowering and the machine-code checker; the differential check also runs
+//! the machine IR in the oracle and the machine code under Unicorn, and
+//! compares every outcome with the source program's. Campaigns (`campaign/driver.rs`), `ssaref repro` and
 //! the reducer (`reduce/source.rs`) take the same list of back ends.
 //!
 //! A back end may also hand the oracle programs of its own to run before
@@ -20,9 +22,10 @@
 //! program. Each must compute the source's outcome too.
 //!
 //! The three built-in back ends are [`SsaRa`] (one option set), [`OutOfSsa`]
-//! (one configuration) and [`Regalloc2`], at the end of this file; they
-//! only call the routes' entry points, and keep the stage names the routes
-//! always had.
+//! (one configuration) and [`Regalloc2`], at the end of this file; each
+//! only calls its back end's entry points (`ssa_ra/regalloc.rs`,
+//! `out_of_ssa/translate.rs` and `out_of_ssa/conventional/`,
+//! `regalloc2/allocate.rs`) and names its stages.
 //!
 //! # Example
 //!

@@ -9,7 +9,8 @@
 //! | `evaluation` | statistics, benchmarks and `reproduce`: the papers' evaluations redone |
 //! | `campaign`, `reduce` | `ssaref fuzz` campaigns and fuzz-target bodies; test-case reduction |
 //! | `generate` | program generators, source level and SSA level |
-//! | `pipeline.rs` | the one function that lists the passes and runs the checkers between them |
+//! | `differential.rs` | the differential check: every stage run in the oracle, each outcome compared with the source's |
+//! | `pipeline.rs` | `compile`: the one function that lists the passes and runs the checkers between them |
 //! | `backend.rs` | the `Backend` trait (SSA and K in, allocated machine IR out) and the three back ends behind it |
 //! | `ssa_ra`, `out_of_ssa`, `regalloc2`, `machine` | Pereira + Pereira and Palsberg; Boissinot et al. + conventional allocators; the regalloc2 crate; x86-64 |
 //! | `construction`, `checkers` | Braun et al. and the Cytron et al. reference; the independent checkers |
@@ -28,6 +29,7 @@ pub mod backend;
 pub mod campaign;
 pub mod checkers;
 pub mod construction;
+pub mod differential;
 pub mod evaluation;
 pub mod frontend;
 pub mod generate;

@@ -1,7 +1,8 @@
 //! The SSA IR's text form, its verifier, and the analyses every later stage
 //! shares: dominance, reducibility, strongly connected components, loops,
-//! liveness, live intervals, register pressure, phi congruence classes, and
-//! critical-edge splitting (ssa-ra and regalloc2 both split before allocating).
+//! liveness, live intervals, register pressure, phi congruence classes,
+//! critical-edge splitting (ssa-ra and regalloc2 both split before
+//! allocating), and the pass runner that ssa-ra and out-of-ssa share.
 //!
 //! May import: the data types (`crate::{ir, entity, ...}`) and nothing else
 //! of the library. Every pass and checker above may import this folder; a
@@ -15,6 +16,7 @@ pub mod intervals;
 pub mod ir_text;
 pub mod liveness;
 pub mod loops;
+pub mod pass_runner;
 pub mod pressure;
 pub mod range_set;
 pub mod reducibility;

@@ -1,7 +1,7 @@
 //! Differential fuzzing campaigns: `ssaref fuzz`.
 //!
 //! A campaign generates programs from consecutive seeds (`gen::TestCase::
-//! from_seed`), runs every stage of each (`pipeline::differential_full`)
+//! from_seed`), runs every stage of each (`differential::differential_full`)
 //! on J threads, and writes each failing case to the output directory
 //! *before* it reports it, as a `.src` file that `ssaref run` and
 //! `ssaref repro` accept: the program, its arguments, its seed, the stage
@@ -14,16 +14,16 @@
 //! out-of-ssa configuration and class test) is a function of its seed too
 //! (`rotation.rs`), and the case file records it. A share of the seeds
 //! ([`CampaignConfig::ir_share`], `ir_campaign.rs`) gives IR-level programs
-//! instead, checked by `pipeline::differential_ssa` and written as `.ssa`
+//! instead, checked by `differential::differential_ssa` and written as `.ssa`
 //! case files.
 
 use crate::campaign::rotation::{Coverage, ProgramConfig, Rotation};
 use crate::campaign::shard::Shard;
 use crate::campaign::ssa_share::{write_ssa_case, Generated};
+use crate::differential::{DiffConfig, Verdict};
 use crate::frontend::case_file::CaseFile;
 use crate::generate::source::{GenConfig, TestCase};
 use crate::oracle::Oracle;
-use crate::pipeline::{DiffConfig, Verdict};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -132,7 +132,7 @@ impl CampaignConfig {
 
     /// Which routes run: ssa-ra, out-of-ssa's configurations (none: no route
     /// 2), regalloc2.
-    pub fn with_routes(mut self, ssa_ra: bool, out_of_ssa: Vec<crate::pipeline::OutOfSsa>, regalloc2: bool) -> Self {
+    pub fn with_routes(mut self, ssa_ra: bool, out_of_ssa: Vec<crate::backend::OutOfSsa>, regalloc2: bool) -> Self {
         self.rotation.ssa_ra = ssa_ra;
         self.rotation.out_of_ssa = out_of_ssa;
         self.rotation.regalloc2 = regalloc2;
@@ -193,7 +193,7 @@ pub struct CampaignSummary {
     /// Stage outcomes compared, summed over programs.
     pub stages: u64,
     /// Thread time per phase of the differential check.
-    pub phases: crate::pipeline::PhaseTimes,
+    pub phases: crate::differential::PhaseTimes,
     /// Register counts summed over programs (for the full-check rate).
     pub full_checks: u64,
     /// The configurations that ran (`rotation.rs`).
@@ -357,10 +357,10 @@ fn run_program(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), i: u64, su
     let t0 = Instant::now();
     let generated = Generated::from_seed(seed, config.ir_share, &GenConfig::default());
     let t1 = Instant::now();
-    let _ = crate::pipeline::take_phase_times();
+    let _ = crate::differential::take_phase_times();
     let verdict = generated.verdict(oracle, &diff);
     let t2 = Instant::now();
-    let phases = crate::pipeline::take_phase_times();
+    let phases = crate::differential::take_phase_times();
     let failed = failing_stage(&verdict);
     let written = failed.as_ref().map(|_| match &generated {
         Generated::Source(tc) => write_case(&config.out_dir, seed, tc, &verdict, &program),

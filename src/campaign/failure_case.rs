@@ -5,10 +5,10 @@
 //! (`frontend/case_file.rs`); this file adds what needs the pipeline's
 //! verdict and the generator's failure description.
 
+use crate::differential::Verdict;
 use crate::frontend::case_file::{CaseFile, CaseHeader, TestCase};
 use crate::frontend::ssa_case_file::SsaCaseFile;
 use crate::generate::ssa::IrCase;
-use crate::pipeline::Verdict;
 
 impl CaseFile {
     /// The case file of a failure: `first_line`, the command that replays

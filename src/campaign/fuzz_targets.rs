@@ -150,14 +150,14 @@ pub const CONSTRUCT_FUEL: u64 = 1_000_000;
 /// byte string gives a valid program), then checks SSA construction on it:
 /// every variant of `gen::construction_variants` passes the checkers, and
 /// the oracle gives the AST, Cytron et al.'s SSA and every variant's SSA the
-/// same outcome (`pipeline::differential`). Panics with the program (as
+/// same outcome (`differential::differential`). Panics with the program (as
 /// `.src` text, with its arguments) and both outcomes on any failure; a
 /// source that runs out of fuel is inconclusive, not a failure.
 pub fn fuzz_construct(data: &[u8], oracle: &dyn crate::oracle::Oracle) {
     use crate::generate::source::{construction_variants, describe_failure, GenConfig, TestCase};
     let tc = TestCase::from_bytes(&mut arbitrary::Unstructured::new(data), &GenConfig::default());
     let verdict =
-        crate::pipeline::differential(&tc.program, &tc.args, oracle, &construction_variants(), CONSTRUCT_FUEL);
+        crate::differential::differential(&tc.program, &tc.args, oracle, &construction_variants(), CONSTRUCT_FUEL);
     if !verdict.is_ok() {
         panic!("SSA construction fails on a generated program\n{}", describe_failure(&tc, &verdict));
     }
@@ -169,14 +169,14 @@ pub const FUZZ_REGS: [usize; 6] = [2, 3, 4, 6, 8, 15];
 
 /// The whole pipeline from bytes: the first byte picks K (of
 /// [`FUZZ_REGS`]) and whether ssa-ra runs with the §6 optimizations, the
-/// second byte out-of-ssa's configuration (`pipeline::OutOfSsa::rotation`); the
+/// second byte out-of-ssa's configuration (`backend::OutOfSsa::rotation`); the
 /// rest builds a program with the generator. Every stage runs, from the
 /// source to x86-64 under Unicorn, with every checker
-/// (`pipeline::differential_full`). Panics with the program (as `.src`
+/// (`differential::differential_full`). Panics with the program (as `.src`
 /// text, with its arguments) and the diverging stage on any failure.
 pub fn fuzz_pipeline(data: &[u8], oracle: &dyn crate::oracle::Oracle) {
+    use crate::differential::{differential_full, DiffConfig};
     use crate::generate::source::{describe_failure, GenConfig, TestCase};
-    use crate::pipeline::{differential_full, DiffConfig};
     let (&first, rest) = data.split_first().unwrap_or((&0, &[]));
     let k = FUZZ_REGS[usize::from(first) % FUZZ_REGS.len()];
     let tc = TestCase::from_bytes(&mut Unstructured::new(rest), &GenConfig::default());
@@ -185,7 +185,7 @@ pub fn fuzz_pipeline(data: &[u8], oracle: &dyn crate::oracle::Oracle) {
     let opts = config.regalloc[usize::from(first / 8) % config.regalloc.len()];
     config.regalloc = vec![opts];
     // One out-of-ssa configuration per input, picked by the second byte.
-    config.out_of_ssa = vec![crate::pipeline::OutOfSsa::rotation(u64::from(data.get(1).copied().unwrap_or(0)))];
+    config.out_of_ssa = vec![crate::backend::OutOfSsa::rotation(u64::from(data.get(1).copied().unwrap_or(0)))];
     let verdict = differential_full(&tc.program, &tc.args, oracle, &config);
     if !verdict.is_ok() {
         panic!("the pipeline fails with K = {k}\n{}", describe_failure(&tc, &verdict));
@@ -232,7 +232,7 @@ pub fn fuzz_alloc_checker(data: &[u8], oracle: &dyn crate::oracle::Oracle) -> Mu
     if let Err(e) = crate::checkers::alloc_checker::check_allocation(main) {
         panic!("the checker rejects route 1's own allocation: {e}");
     }
-    let fuel = crate::pipeline::later_stage_fuel(CONSTRUCT_FUEL);
+    let fuel = crate::differential::later_stage_fuel(CONSTRUCT_FUEL);
     let Ok(original) = oracle.run_mir(&mir, &tc.args, fuel) else { return MutantVerdict::Skipped };
     if original.end == crate::outcome::End::OutOfFuel {
         return MutantVerdict::Skipped;

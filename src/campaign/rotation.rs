@@ -34,8 +34,8 @@
 
 use crate::backend::OutOfSsa;
 use crate::construction::braun::BraunOptions;
+use crate::differential::DiffConfig;
 use crate::out_of_ssa::coalescing::ClassTest;
-use crate::pipeline::DiffConfig;
 use crate::ssa_ra::regalloc::RegallocOptions;
 use std::collections::BTreeMap;
 

@@ -9,11 +9,11 @@
 //! failing case names its seed and replays from its file.
 
 use crate::campaign::rotation::ProgramConfig;
+use crate::differential::{differential_full_catching, differential_ssa_catching, DiffConfig, Verdict};
 use crate::frontend::ssa_case_file::SsaCaseFile;
 use crate::generate::source::{GenConfig, TestCase};
 use crate::generate::ssa::{IrCase, IrGenConfig};
 use crate::oracle::Oracle;
-use crate::pipeline::{differential_full_catching, differential_ssa_catching, DiffConfig, Verdict};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

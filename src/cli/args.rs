@@ -6,7 +6,8 @@
 
 use clap::{Args, ValueEnum};
 use ssaref::construction::braun::BraunOptions;
-use ssaref::pipeline::{self, Config};
+use ssaref::differential::DiffConfig;
+use ssaref::pipeline::Config;
 use ssaref::ssa_ra::regalloc::RegallocOptions;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -77,7 +78,7 @@ impl Routes {
     }
 
     /// `config` restricted to these routes.
-    pub fn restrict(self, mut config: pipeline::DiffConfig) -> pipeline::DiffConfig {
+    pub fn restrict(self, mut config: DiffConfig) -> DiffConfig {
         if !self.ssa_ra() {
             config.regalloc.clear();
         }
@@ -128,7 +129,7 @@ pub struct OutOfSsaArgs {
 }
 
 impl OutOfSsaArgs {
-    pub fn out_of_ssa(&self) -> pipeline::OutOfSsa {
+    pub fn out_of_ssa(&self) -> ssaref::backend::OutOfSsa {
         use ssaref::out_of_ssa::translate::{LivenessMethod, OutOfSsaOptions};
         let liveness = match self.liveness_method {
             LivenessArg::Check => LivenessMethod::Check,
@@ -138,7 +139,7 @@ impl OutOfSsaArgs {
             AllocatorArg::SpillEverything => ssaref::out_of_ssa::conventional::ConventionalAllocator::SpillEverything,
             AllocatorArg::LinearScan => ssaref::out_of_ssa::conventional::ConventionalAllocator::LinearScan,
         };
-        pipeline::OutOfSsa {
+        ssaref::backend::OutOfSsa {
             out_of_ssa: OutOfSsaOptions { liveness, ..OutOfSsaOptions::fast(self.coalescing) },
             allocator,
         }

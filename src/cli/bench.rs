@@ -7,10 +7,10 @@
 use crate::common::{internal, Failure};
 use crate::counting_alloc::{self, CountingProbe};
 use clap::Args;
-use ssaref::construction::braun::construct_program;
 use ssaref::construction::braun::BraunOptions;
+use ssaref::differential::later_stage_fuel;
 use ssaref::pipeline;
-use ssaref::ssa_ra::regalloc::{allocate_module, RegallocOptions};
+use ssaref::ssa_ra::regalloc::RegallocOptions;
 use std::process::ExitCode;
 
 use ssaref_interp as interp;
@@ -47,17 +47,18 @@ pub struct BenchArgs {
 pub fn cmd_bench_emulator(a: BenchEmulatorArgs) -> Result<ExitCode, Failure> {
     let gen = ssaref::generate::source::GenConfig::default();
     let opts = RegallocOptions::with_k(usize::from(a.regs));
+    let config = pipeline::Config { braun: BraunOptions::all_on(), ..pipeline::Config::default() };
     let mut programs = Vec::new();
     let mut instructions = 0usize;
     for i in 0..a.count {
         let tc = ssaref::generate::source::TestCase::from_seed(a.seed.wrapping_add(i), &gen);
-        let ssa = construct_program(&tc.program, &BraunOptions::all_on());
-        let (mir, _) = allocate_module(&ssa, &opts).map_err(|e| internal(e.to_string()))?;
-        let code = pipeline::lower_and_check(&mir).map_err(|e| internal(e.to_string()))?;
+        let code = pipeline::compile(&tc.program, &ssaref::backend::SsaRa(opts), opts.k, &config)
+            .map_err(|e| internal(e.to_string()))?
+            .x86;
         instructions += iced_x86::Decoder::new(64, &code.bytes, iced_x86::DecoderOptions::NONE).iter().count();
         programs.push((code, tc.args));
     }
-    let budget = ssaref::machine::emulator::budget_for(pipeline::later_stage_fuel(interp::DEFAULT_FUEL));
+    let budget = ssaref::machine::emulator::budget_for(later_stage_fuel(interp::DEFAULT_FUEL));
     let b = ssaref::machine::emulator::bench_emulator(&programs, budget).map_err(|e| internal(e.to_string()))?;
     println!(
         "{} generated programs (seed {}), K = {}, {:.0} x86 instructions of code each on average",

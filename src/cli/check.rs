@@ -1,7 +1,7 @@
 //! `ssaref check`: the differential check of one program: every stage and
 //! every checker, for several construction variants and register counts,
 //! on every back end (`--route` narrows it), against the source interpreter.
-//! A `.ssa` file goes through every back end (`pipeline::differential_ssa`)
+//! A `.ssa` file goes through every back end (`differential::differential_ssa`)
 //! against the oracle's run of the SSA itself. A case file written by a
 //! campaign is checked with the configuration its `// config:` line
 //! records (`campaign/rotation.rs`).
@@ -15,8 +15,8 @@ use crate::ssa_input::{is_ssa, load_ssa, ssa_args};
 use clap::Args;
 use ssaref::analysis::sampling;
 use ssaref::construction::braun::BraunOptions;
+use ssaref::differential::{self, Verdict};
 use ssaref::frontend::case_file::CaseHeader;
-use ssaref::pipeline::{self, Verdict};
 use std::process::ExitCode;
 
 use ssaref_interp as interp;
@@ -63,7 +63,7 @@ pub fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
         // A case written by a campaign replays the configuration it ran
         // with (its `// config:` line).
         let config = a.route.restrict(case_config(&a.file, case.header.config.as_ref(), &regs, a.fuel)?);
-        let verdict = pipeline::differential_ssa_catching(&case.module, &args, &interp::Interp, &config);
+        let verdict = differential::differential_ssa_catching(&case.module, &args, &interp::Interp, &config);
         return report(verdict, "the SSA input");
     }
     let (src, program) = load(&a.file)?;
@@ -89,7 +89,7 @@ pub fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
             config.variants.push(v);
         }
     }
-    report(pipeline::differential_full_catching(&program, &args, &interp::Interp, &config), "the source")
+    report(differential::differential_full_catching(&program, &args, &interp::Interp, &config), "the source")
 }
 
 /// `--regs` if given, else the file's `// regs:` line, else

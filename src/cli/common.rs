@@ -8,6 +8,7 @@
 use crate::args::{AllocArgs, ConstructionArgs, OutOfSsaArgs, Routes};
 use ssaref::ast;
 use ssaref::backend::Backend;
+use ssaref::differential::DiffConfig;
 use ssaref::frontend::case_file::CaseFile;
 use ssaref::frontend::parser;
 use ssaref::outcome::{End, Outcome};
@@ -141,8 +142,7 @@ pub fn backend_of_ssa(
     let k = usize::from(alloc.regs);
     let mut out = Vec::new();
     for b in chosen_backends(route, alloc, out_of_ssa) {
-        let allocated = b.prepare(module).and_then(|p| b.allocate_code(module, &p, k));
-        let mir = allocated.map_err(|e| internal(e.to_string()))?;
+        let mir = pipeline::allocate(module, b.as_ref(), k).map_err(|e| internal(e.to_string()))?;
         let text = if passes { b.report(module, k) } else { String::new() };
         out.push(Allocated { name: b.name(), mir, text });
     }
@@ -195,8 +195,8 @@ pub fn case_config(
     config: Option<&(ssaref::diag::Pos, String)>,
     regs: &[usize],
     fuel: u64,
-) -> Result<pipeline::DiffConfig, Failure> {
-    let Some((pos, text)) = config else { return Ok(pipeline::DiffConfig::standard(regs, fuel)) };
+) -> Result<DiffConfig, Failure> {
+    let Some((pos, text)) = config else { return Ok(DiffConfig::standard(regs, fuel)) };
     let program = ssaref::campaign::rotation::ProgramConfig::parse(text, regs).map_err(|(offset, message)| {
         let at = ssaref::diag::Pos { line: pos.line, col: pos.col.saturating_add(offset as u32) };
         bad_input(ssaref::diag::Diag::new(at, message).with_file(file))

@@ -8,7 +8,7 @@
 //! it with `--listing`, or when only one back end is shown), then every
 //! stage's verdict. A `.ssa` case (as `ssaref fuzz --ir-share` writes
 //! them) is replayed the same way, from its SSA, against the oracle's run
-//! of the SSA itself (`pipeline::differential_ssa`).
+//! of the SSA itself (`differential::differential_ssa`).
 
 use crate::args::Routes;
 use crate::common::{case_config, check_regs, load_case, Failure, DEFAULT_CASE_REGS, EXIT_OUT_OF_FUEL};
@@ -17,7 +17,8 @@ use clap::Args;
 use ssaref::analysis::ir_text;
 use ssaref::backend::{family, Backend};
 use ssaref::construction::braun::construct_program;
-use ssaref::pipeline::{self, Verdict};
+use ssaref::differential::{self, Verdict};
+use ssaref::pipeline;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -80,7 +81,7 @@ pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
     let regs = case_regs(&a.regs, case.regs)?;
     // The configuration the campaign ran the case with, if it says.
     let config = a.route.restrict(case_config(&a.case, case.config.as_ref(), &regs, a.fuel)?);
-    let verdict = pipeline::differential_full_catching(&program, &args, &interp::Interp, &config);
+    let verdict = differential::differential_full_catching(&program, &args, &interp::Interp, &config);
     println!("== program (args {args:?})");
     print!("{}", ssaref::frontend::ast_print::print_program(&program));
     let ssa = construct_program(&program, &config.backend_ssa);
@@ -99,7 +100,7 @@ fn cmd_repro_ssa(a: ReproArgs) -> Result<ExitCode, Failure> {
     let args = case.args();
     let regs = case_regs(&a.regs, case.header.regs.clone())?;
     let config = a.route.restrict(case_config(&a.case, case.header.config.as_ref(), &regs, a.fuel)?);
-    let verdict = pipeline::differential_ssa_catching(&case.module, &args, &interp::Interp, &config);
+    let verdict = differential::differential_ssa_catching(&case.module, &args, &interp::Interp, &config);
     println!("== SSA program (args {args:?})");
     let text = ir_text::print_module(&case.module);
     print!("{text}");
@@ -121,7 +122,7 @@ fn case_regs(given: &[usize], header: Option<Vec<usize>>) -> Result<Vec<usize>, 
 /// listing, at the K of the failing stage.
 fn print_backends(
     ssa: &ssaref::ir::Module,
-    config: &pipeline::DiffConfig,
+    config: &differential::DiffConfig,
     verdict: &Verdict,
     regs: &[usize],
     listing: bool,
@@ -138,7 +139,7 @@ fn print_backends(
         .filter(|k| regs.contains(k))
         .unwrap_or_else(|| regs.first().copied().unwrap_or(4));
     let mut display = config.clone();
-    let default_out_of_ssa = pipeline::OutOfSsa {
+    let default_out_of_ssa = ssaref::backend::OutOfSsa {
         out_of_ssa: ssaref::out_of_ssa::translate::OutOfSsaOptions::default(),
         allocator: ssaref::out_of_ssa::conventional::ConventionalAllocator::LinearScan,
     };

@@ -68,7 +68,7 @@ pub struct CompareConfig {
     /// Timing rounds (the median is reported); 0 skips timing.
     pub repeat: usize,
     /// Fuel of the source run (the allocated code gets
-    /// `pipeline::later_stage_fuel` of it).
+    /// `differential::later_stage_fuel` of it).
     pub fuel: u64,
     /// out-of-ssa's coalescing variant; `None` measures all and picks the best.
     pub out_of_ssa_variant: Option<CoalescingVariant>,
@@ -230,7 +230,7 @@ fn count(engine: Engine, inputs: &[Input], k: usize, oracle: &dyn Oracle, fuel: 
         let mir = engine.allocate_checked(&input.ssa, k).map_err(|e| at(e.to_string()))?;
         c.programs += 1;
         c.add_static(&mir);
-        let got = c.add_run(&mir, &input.args, oracle, crate::pipeline::later_stage_fuel(fuel)).map_err(at)?;
+        let got = c.add_run(&mir, &input.args, oracle, crate::differential::later_stage_fuel(fuel)).map_err(at)?;
         if got != input.expected {
             return Err(at(format!(
                 "the allocated code gives {} but the source gives {}",

@@ -78,7 +78,7 @@ pub fn copy_table(
             let opts = OutOfSsaOptions { liveness, ..OutOfSsaOptions::fast(variant) };
             let (out, report) = translate_module(&module, &opts).map_err(|e| format!("program {k}: {e}"))?;
             let (got, profile) = oracle
-                .profile_ssa(&out, args, crate::pipeline::later_stage_fuel(fuel))
+                .profile_ssa(&out, args, crate::differential::later_stage_fuel(fuel))
                 .map_err(|e| format!("program {k}: {e}"))?;
             if got != expected {
                 return Err(format!(

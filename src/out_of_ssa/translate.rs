@@ -17,6 +17,9 @@
 //! | 4 | coalescing with the chosen variant (§III-B, §III-E, `coalescing.rs`) | with `cross_check`: the linear class test agrees with the pairwise one; no two members of a class interfere by value (`checkers/class_interference_check.rs`: its own copy-chain values and liveness, not `values.rs`) |
 //! | 5 | one variable per class, phis dropped, every parallel copy sequentialized by Algorithm 1 (§III-C) with one fresh variable for cycles, self-copies removed | conventional-form verifier; the renaming constraints on the result, with liveness recomputed (`renaming_constraints::check_constraints`) |
 //!
+//! Steps 2, 4 and 5 run through the pass runner (`analysis/pass_runner.rs`):
+//! the step, then its checkers when `check` is on.
+//!
 //! For `SreedharIII`, steps 2 to 4 are replaced by the virtualized
 //! algorithm of §IV-C (`virtualization.rs`): no Method I copy is inserted,
 //! the copies that cannot be coalesced are materialized and inserted at the
@@ -30,6 +33,7 @@ use crate::analysis::cssa::check_cssa;
 use crate::analysis::dominance::DomTree;
 use crate::analysis::liveness::{compute_liveness, Liveness};
 use crate::analysis::loops::loop_depth;
+use crate::analysis::pass_runner::PassRunner;
 use crate::analysis::verifier::verify_function;
 use crate::checkers::class_interference_check::check_classes_do_not_interfere;
 use crate::error::PassError;
@@ -100,18 +104,27 @@ pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfS
     report.split_edges = split_duplicate_edges(&mut g);
     let pins = if opts.renaming_constraints { split_divisions(&mut g) } else { Pins::none() };
     report.pinned_divisions = g.blocks.values().flat_map(|d| &d.insts).filter(|i| is_constrained(i, &pins)).count();
+    let mut steps = PassRunner::new(opts.check);
     if opts.variant == CoalescingVariant::SreedharIII {
-        // Method III: copies are materialized on the fly (§IV-C).
-        let (function, pins, report) =
-            crate::out_of_ssa::virtualization::translate_virtualized(f, g, pins, report, opts)?;
-        return check_pins(f, opts, OutOfSsa { function, pins, report });
+        // Method III: copies are materialized on the fly (§IV-C); its steps
+        // run their checkers themselves.
+        let (function, pins, report) = steps.run(
+            "virtualization",
+            || crate::out_of_ssa::virtualization::translate_virtualized(f, g, pins, report, opts),
+            |(function, pins, _)| check_pins(f, opts, function, pins),
+        )?;
+        return Ok(OutOfSsa { function, pins, report });
     }
-    let inserted = insert_copies(&mut g);
+    let inserted = steps.rewrite(
+        "Method I",
+        &mut g,
+        |g| Ok(insert_copies(g)),
+        |g, _| {
+            verify_function(g).map_err(|e| fail(f, "SSA verifier (after Method I)", e.to_string()))?;
+            check_cssa(g).map_err(|e| fail(f, "CSSA (Lemma 1)", e.to_string()))
+        },
+    )?;
     report.inserted_copies = inserted.len();
-    if opts.check {
-        verify_function(&g).map_err(|e| fail(f, "SSA verifier (after Method I)", e.to_string()))?;
-        check_cssa(&g).map_err(|e| fail(f, "CSSA (Lemma 1)", e.to_string()))?;
-    }
     // Step 3.
     let groups = CopyGroups::from_inserted(&g, &inserted);
     let depth = loop_depth(&g);
@@ -165,41 +178,52 @@ pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfS
         (None, None) => None,
     };
     report.graph_edges = graph.map_or(0, |gr| gr.edge_count());
-    // Step 4.
+    // Step 4. The cross-check of the linear class test is part of the
+    // step: it runs with `cross_check`, checks on or off.
     let copts = CoalescingOptions { variant: opts.variant, class_test: opts.class_test, cross_check: opts.cross_check };
-    let result = coalesce(&g, &ctx, graph, &affs, copts, &pins);
+    let (result, lists) = steps.run(
+        "coalescing",
+        || {
+            let result = coalesce(&g, &ctx, graph, &affs, copts, &pins);
+            if opts.cross_check && result.linear_mismatches > 0 {
+                let message = format!(
+                    "{} of {} class queries got different answers from the linear and the pairwise test ({}, {} test)",
+                    result.linear_mismatches,
+                    result.class_queries,
+                    opts.variant.name(),
+                    opts.class_test.name()
+                );
+                return Err(fail(f, "linear class test = quadratic (cross-check)", message));
+            }
+            let lists = class_lists(&result, result.class_of.keys().copied());
+            Ok((result, lists))
+        },
+        |(_, lists)| {
+            check_classes_do_not_interfere(&g, &groups.all_ranges(&g), lists)
+                .map_err(|e| fail(f, "no interference in a class", format!("{e} ({})", opts.variant.name())))
+        },
+    )?;
     report.class_queries = result.class_queries;
     report.linear_mismatches = result.linear_mismatches;
-    if opts.cross_check && result.linear_mismatches > 0 {
-        let message = format!(
-            "{} of {} class queries got different answers from the linear and the pairwise test ({}, {} test)",
-            result.linear_mismatches,
-            result.class_queries,
-            opts.variant.name(),
-            opts.class_test.name()
-        );
-        return Err(fail(f, "linear class test = quadratic (cross-check)", message));
-    }
     report.shared_copies = result.shared.len();
-    let lists = class_lists(&result, result.class_of.keys().copied());
     report.classes = lists.len();
-    if opts.check {
-        check_classes_do_not_interfere(&g, &groups.all_ranges(&g), &lists)
-            .map_err(|e| fail(f, "no interference in a class", format!("{e} ({})", opts.variant.name())))?;
-    }
-    // Step 5.
-    let (function, pins) = rename_and_sequentialize(f, &g, &groups, &result, &pins, &depth, opts.check, &mut report)?;
-    check_pins(f, opts, OutOfSsa { function, pins, report })
+    // Step 5; the conventional-form verifier runs inside it.
+    let (function, pins) = steps.run(
+        "rename",
+        || rename_and_sequentialize(f, &g, &groups, &result, &pins, &depth, opts.check, &mut report),
+        |(function, pins)| check_pins(f, opts, function, pins),
+    )?;
+    Ok(OutOfSsa { function, pins, report })
 }
 
-/// With `check` and `renaming_constraints`, checks the translation against
-/// the renaming constraints, with liveness recomputed
+/// With `renaming_constraints`, checks the translation against the renaming
+/// constraints, with liveness recomputed
 /// (`renaming_constraints::check_constraints`).
-fn check_pins(f: &Function, opts: &OutOfSsaOptions, t: OutOfSsa) -> Result<OutOfSsa, PassError> {
-    if opts.check && opts.renaming_constraints {
-        check_constraints(&t.function, &t.pins).map_err(|e| fail(f, "renaming constraints", e))?;
+fn check_pins(f: &Function, opts: &OutOfSsaOptions, function: &Function, pins: &Pins) -> Result<(), PassError> {
+    if opts.renaming_constraints {
+        check_constraints(function, pins).map_err(|e| fail(f, "renaming constraints", e))?;
     }
-    Ok(t)
+    Ok(())
 }
 
 /// Translates every function of `m`; the reports are summed and the pins

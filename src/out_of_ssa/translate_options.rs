@@ -1,5 +1,5 @@
 //! The options and the report of out-of-ssa's out-of-SSA translation
-//! (`out_of_ssa.rs`, and `virtualization.rs` for Sreedhar III), and the
+//! (`translate.rs`, and `virtualization.rs` for Sreedhar III), and the
 //! error both return. Kept apart so that the two files import them from
 //! below instead of from each other.
 
@@ -27,7 +27,7 @@ impl LivenessMethod {
     }
 }
 
-/// Options of `out_of_ssa::translate_out_of_ssa`.
+/// Options of `translate::translate_out_of_ssa`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct OutOfSsaOptions {
     pub variant: CoalescingVariant,
@@ -38,13 +38,13 @@ pub struct OutOfSsaOptions {
     pub check: bool,
     /// The cheap cross-checks: answer every class query to which the
     /// linear test applies with the pairwise test too (counted in
-    /// [`OutOfSsaReport::linear_mismatches`]; with `check`, a mismatch is
-    /// an error), and compare the liveness sets with the liveness check
+    /// [`OutOfSsaReport::linear_mismatches`]; a mismatch is an error, with
+    /// or without `check`), and compare the liveness sets with the liveness check
     /// (`liveness_cross_check.rs`) whichever method is in use.
     pub cross_check: bool,
     /// Pin the dividend and the result of every division to the registers
     /// of x86's `idiv` (§III-D); the pins come back in
-    /// `out_of_ssa::OutOfSsa::pins` for the register allocator.
+    /// `translate::OutOfSsa::pins` for the register allocator.
     pub renaming_constraints: bool,
 }
 
@@ -92,7 +92,7 @@ impl Default for OutOfSsaOptions {
     }
 }
 
-/// What `out_of_ssa::translate_out_of_ssa` did, for statistics.
+/// What `translate::translate_out_of_ssa` did, for statistics.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OutOfSsaReport {
     /// Edges split in step 1.

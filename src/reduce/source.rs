@@ -2,7 +2,7 @@
 //! keeps failing in the same way.
 //!
 //! A failing case is a program, the arguments of its `main` and the
-//! register counts of ssa-ra; `pipeline::differential_full` (with
+//! register counts of ssa-ra; `differential::differential_full` (with
 //! [`DiffConfig::standard`] and regalloc2, which runs last, so a failure of
 //! ssa-ra and out-of-ssa reduces as before) gives its verdict. The reducer keeps a
 //! candidate only if its verdict is the same [`Failure`]: the same kind of
@@ -45,14 +45,14 @@
 //!
 //! The algorithm works on anything [`Reducible`]: a source-level
 //! [`TestCase`] (this file) or an SSA-level case (`reduce_ssa.rs`, whose
-//! candidates edit the IR and whose verdict is `pipeline::differential_ssa`);
+//! candidates edit the IR and whose verdict is `differential::differential_ssa`);
 //! the failure a candidate must keep is the same [`Failure`] for both.
 
+use crate::differential::{differential_full_catching, DiffConfig, Verdict};
 use crate::generate::source::shrink::{Candidates, ShrinkOptions};
 use crate::generate::source::TestCase;
 use crate::oracle::Oracle;
 use crate::outcome::End;
-use crate::pipeline::{differential_full_catching, DiffConfig, Verdict};
 use std::fmt;
 
 /// A case the reducer can shrink: its verdict, its size, and the smaller
@@ -245,7 +245,7 @@ pub struct ReduceConfig {
     /// included); the reducer stops there with what it has.
     pub max_tests: u64,
     /// Fuel of each source run (the later stages get
-    /// `pipeline::later_stage_fuel` of it).
+    /// `differential::later_stage_fuel` of it).
     pub fuel: u64,
 }
 

@@ -2,7 +2,7 @@
 //! edits of an [`IrCase`], for the greedy reducer of `reduce.rs`.
 //!
 //! A `.ssa` case is an SSA module and the arguments of its `main`; its
-//! verdict is `pipeline::differential_ssa` (every back end against the
+//! verdict is `differential::differential_ssa` (every back end against the
 //! oracle's run of the SSA itself), and a candidate is kept only when it
 //! fails with the same `reduce::Failure` (the same first failing stage up
 //! to K, the same kind of wrong result; panics compared with `vN`/`bN`
@@ -38,16 +38,16 @@
 //! constants and arguments), so the reduction reaches a fixpoint.
 
 use crate::analysis::verifier::verify_module;
+use crate::differential::{differential_ssa_catching, DiffConfig, Verdict};
 use crate::entity::{EntityRef, EntityVec};
 use crate::generate::ssa::IrCase;
 use crate::ir::{Block, BlockData, Function, Inst, Module, Op, Terminator, Value};
 use crate::oracle::Oracle;
-use crate::pipeline::{differential_ssa_catching, DiffConfig, Verdict};
 use crate::reduce::source::{reduce_with, CandidateList, ReduceConfig, ReduceError, Reducible, Reduction};
 
 /// Reduces a failing `.ssa` case (see `reduce.rs` for the algorithm):
 /// every candidate runs [`DiffConfig::standard`] with regalloc2 through
-/// `pipeline::differential_ssa`.
+/// `differential::differential_ssa`.
 pub fn reduce_ssa(
     case: &IrCase,
     regs: &[usize],

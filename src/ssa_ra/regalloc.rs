@@ -1,9 +1,12 @@
 //! ssa-ra, the default back end: SSA-based register allocation (Pereira,
 //! "The Design and Implementation of a SSA-based Register Allocator") and
-//! spill-free SSA elimination (Pereira and Palsberg, CC 2009).
+//! spill-free SSA elimination (Pereira and Palsberg, "SSA Elimination after
+//! Register Allocation", CC 2009).
 //!
-//! [`allocate_function`] lists the passes in order and runs a checker after
-//! each one:
+//! [`allocate_function`] runs the passes in order, each through the pass
+//! runner (`analysis/pass_runner.rs`), which times it alone, then runs its
+//! checkers and keeps a copy of the SSA after each pass that rewrites it
+//! (for the oracle):
 //!
 //! | pass | file | checked after it |
 //! |---|---|---|
@@ -22,6 +25,7 @@
 use crate::analysis::critical_edges::split_critical_edges;
 use crate::analysis::cssa::check_cssa;
 use crate::analysis::liveness::compute_liveness;
+use crate::analysis::pass_runner::PassRunner;
 use crate::analysis::pressure::max_pressure;
 use crate::analysis::verifier::verify_function;
 use crate::checkers::{alloc_checker, class_interference_check, coloring_check};
@@ -35,7 +39,7 @@ use crate::ssa_ra::phi_mem_coalesce::phi_mem_coalesce;
 use crate::ssa_ra::spill::{spill, SpillOptions};
 use crate::ssa_ra::spill_during_coloring::{spill_during_coloring, SpillDuringColoringOptions};
 use crate::ssa_ra::ssa_elimination::{eliminate_ssa, EliminationOptions, EliminationStats};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Every switch of ssa-ra.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -202,7 +206,8 @@ pub fn allocate_function_unchecked(
 }
 
 /// The passes, with the checkers when `check` is on, keeping a copy of the
-/// SSA after each checked pass when `keep` is on.
+/// SSA after each checked pass that rewrites it when `keep` is on; the time
+/// of each pass alone is recorded either way.
 fn allocate(
     f: &Function,
     opts: &RegallocOptions,
@@ -212,124 +217,134 @@ fn allocate(
     if !(MIN_REGS..=MAX_REGS).contains(&opts.k) {
         return Err(fail("options", "k", format!("K = {} is outside {MIN_REGS}..={MAX_REGS}", opts.k)));
     }
-    let mut stages = Vec::new();
-    let mut pass_times = Vec::new();
+    let mut passes = PassRunner::new(check).timed().keeping(keep);
     let mut f = f.clone();
 
     // PhiLifting and the phi columns of SSA elimination need every
     // predecessor of a block with phis to have one successor: one-argument
     // phis become copies (their block has one predecessor, which may end in
     // a `br`), then the critical edges are split.
-    let start = Instant::now();
-    lower_one_argument_phis(&mut f);
-    split_critical_edges(&mut f);
-    pass_times.push(("split-critical-edges", start.elapsed()));
     let mut pressure_before = 0;
-    if check {
-        verify_function(&f).map_err(|e| fail("split-critical-edges", "verify", e))?;
-        pressure_before = max_pressure(&f, &compute_liveness(&f));
-        if keep {
-            stages.push(("split-critical-edges", f.clone()));
-        }
-    }
+    passes.rewrite(
+        "split-critical-edges",
+        &mut f,
+        |f| {
+            lower_one_argument_phis(f);
+            split_critical_edges(f);
+            Ok(())
+        },
+        |f, ()| {
+            verify_function(f).map_err(|e| fail("split-critical-edges", "verify", e))?;
+            pressure_before = max_pressure(f, &compute_liveness(f));
+            Ok(())
+        },
+    )?;
 
-    let start = Instant::now();
-    let lifted = phi_lifting(&mut f);
-    pass_times.push(("phi-lifting", start.elapsed()));
-    if check {
-        verify_function(&f).map_err(|e| fail("phi-lifting", "verify", e))?;
-        check_cssa(&f).map_err(|e| fail("phi-lifting", "cssa", e))?;
-        let pressure_after = max_pressure(&f, &compute_liveness(&f));
-        if pressure_after > pressure_before {
-            return Err(fail(
-                "phi-lifting",
-                "pressure (Pereira's Theorem 1)",
-                format!("PhiLifting raised the register pressure from {pressure_before} to {pressure_after}"),
-            ));
-        }
-        if keep {
-            stages.push(("phi-lifting", f.clone()));
-        }
-    }
+    let lifted = passes.rewrite(
+        "phi-lifting",
+        &mut f,
+        |f| Ok(phi_lifting(f)),
+        |f, _| {
+            verify_function(f).map_err(|e| fail("phi-lifting", "verify", e))?;
+            check_cssa(f).map_err(|e| fail("phi-lifting", "cssa", e))?;
+            let pressure_after = max_pressure(f, &compute_liveness(f));
+            if pressure_after > pressure_before {
+                return Err(fail(
+                    "phi-lifting",
+                    "pressure (Pereira's Theorem 1)",
+                    format!("PhiLifting raised the register pressure from {pressure_before} to {pressure_after}"),
+                ));
+            }
+            Ok(())
+        },
+    )?;
 
     if opts.phi_mem_coalesce {
-        let start = Instant::now();
-        phi_mem_coalesce(&mut f, &lifted);
-        pass_times.push(("phi-mem-coalesce", start.elapsed()));
-        if check {
-            verify_function(&f).map_err(|e| fail("phi-mem-coalesce", "verify", e))?;
-            check_cssa(&f).map_err(|e| fail("phi-mem-coalesce", "cssa", e))?;
-            // PhiMemCoalesce decides with the liveness `check_cssa` uses: cross-
-            // check with the checker's own liveness and classes.
-            class_interference_check::check_cssa_independently(&f)
-                .map_err(|e| fail("phi-mem-coalesce", "cssa (independent liveness)", e))?;
-            if keep {
-                stages.push(("phi-mem-coalesce", f.clone()));
-            }
-        }
+        passes.rewrite(
+            "phi-mem-coalesce",
+            &mut f,
+            |f| {
+                phi_mem_coalesce(f, &lifted);
+                Ok(())
+            },
+            |f, ()| {
+                verify_function(f).map_err(|e| fail("phi-mem-coalesce", "verify", e))?;
+                check_cssa(f).map_err(|e| fail("phi-mem-coalesce", "cssa", e))?;
+                // PhiMemCoalesce decides with the liveness `check_cssa` uses:
+                // cross-check with the checker's own liveness and classes.
+                class_interference_check::check_cssa_independently(f)
+                    .map_err(|e| fail("phi-mem-coalesce", "cssa (independent liveness)", e))
+            },
+        )?;
     }
 
-    let start = Instant::now();
-    let spilled = if opts.spill_during_coloring {
-        let o = SpillDuringColoringOptions {
-            load_lowering: opts.load_lowering,
-            recycle_reloads: opts.recycle_reloads,
-            ..SpillDuringColoringOptions::with_k(opts.k)
-        };
-        spill_during_coloring(&mut f, &o)
-    } else {
-        let spill_opts =
-            SpillOptions { k: opts.k, load_lowering: opts.load_lowering, recycle_reloads: opts.recycle_reloads };
-        spill(&mut f, &spill_opts)
-    }
-    .map_err(|e| fail("spill", "demand<=K", e))?;
-    pass_times.push(("spill", start.elapsed()));
-    if check {
-        verify_function(&f).map_err(|e| fail("spill", "verify", e))?;
-        // The demand recounted by the coloring checker, not the spiller's
-        // own `block_points`.
-        let demand = coloring_check::max_register_demand(&f, &spilled.spilled);
-        if demand > opts.k {
-            return Err(fail(
-                "spill",
-                "demand<=K (checker)",
-                format!("demand {demand} > K = {} after spilling", opts.k),
-            ));
-        }
-        check_cssa(&f).map_err(|e| fail("spill", "cssa", e))?;
-        if keep {
-            stages.push(("spill", f.clone()));
-        }
-    }
+    let spilled = passes.rewrite(
+        "spill",
+        &mut f,
+        |f| {
+            if opts.spill_during_coloring {
+                let o = SpillDuringColoringOptions {
+                    load_lowering: opts.load_lowering,
+                    recycle_reloads: opts.recycle_reloads,
+                    ..SpillDuringColoringOptions::with_k(opts.k)
+                };
+                spill_during_coloring(f, &o)
+            } else {
+                let spill_opts = SpillOptions {
+                    k: opts.k,
+                    load_lowering: opts.load_lowering,
+                    recycle_reloads: opts.recycle_reloads,
+                };
+                spill(f, &spill_opts)
+            }
+            .map_err(|e| fail("spill", "demand<=K", e))
+        },
+        |f, spilled| {
+            verify_function(f).map_err(|e| fail("spill", "verify", e))?;
+            // The demand recounted by the coloring checker, not the
+            // spiller's own `block_points`.
+            let demand = coloring_check::max_register_demand(f, &spilled.spilled);
+            if demand > opts.k {
+                return Err(fail(
+                    "spill",
+                    "demand<=K (checker)",
+                    format!("demand {demand} > K = {} after spilling", opts.k),
+                ));
+            }
+            check_cssa(f).map_err(|e| fail("spill", "cssa", e))
+        },
+    )?;
 
     let coloring_opts = ColoringOptions {
         local_coalescing: opts.coalescing,
         global_coalescing: opts.coalescing,
         avoid_precolored: true,
     };
-    let start = Instant::now();
-    let assignment = assign_registers(&f, &spilled, opts.k, &coloring_opts).map_err(|e| fail("assign", "assign", e))?;
-    pass_times.push(("assign", start.elapsed()));
-    if check {
-        check_assignment(&f, &spilled, &assignment, opts.k).map_err(|e| fail("assign", "coloring", e))?;
-        coloring_check::check_frugal(&f, &assignment.slot).map_err(|e| fail("assign", "frugal", e))?;
-    }
+    let assignment = passes.run(
+        "assign",
+        || assign_registers(&f, &spilled, opts.k, &coloring_opts).map_err(|e| fail("assign", "assign", e)),
+        |assignment| {
+            check_assignment(&f, &spilled, assignment, opts.k).map_err(|e| fail("assign", "coloring", e))?;
+            coloring_check::check_frugal(&f, &assignment.slot).map_err(|e| fail("assign", "frugal", e))
+        },
+    )?;
 
     let elim_opts = EliminationOptions {
         store_hoisting: opts.store_hoisting,
         redundant_memory_transfer_elimination: opts.redundant_memory_transfer_elimination,
     };
-    let start = Instant::now();
-    let (mf, elimination) =
-        eliminate_ssa(&f, &spilled, &assignment, opts.k, &elim_opts).map_err(|e| fail("eliminate", "spartan", e))?;
-    pass_times.push(("eliminate", start.elapsed()));
-    if check {
-        alloc_checker::check_no_scratch(&mf).map_err(|e| fail("eliminate", "no-scratch-register", e))?;
-        alloc_checker::check_allocation(&mf).map_err(|e| fail("eliminate", "allocation-checker", e))?;
-        coloring_check::check_chordal_optimum(&f, &spilled.spilled, &mf)
-            .map_err(|e| fail("eliminate", "chordal optimum (registers in the MIR)", e))?;
-    }
+    let (mf, elimination) = passes.run(
+        "eliminate",
+        || eliminate_ssa(&f, &spilled, &assignment, opts.k, &elim_opts).map_err(|e| fail("eliminate", "spartan", e)),
+        |(mf, _)| {
+            alloc_checker::check_no_scratch(mf).map_err(|e| fail("eliminate", "no-scratch-register", e))?;
+            alloc_checker::check_allocation(mf).map_err(|e| fail("eliminate", "allocation-checker", e))?;
+            coloring_check::check_chordal_optimum(&f, &spilled.spilled, mf)
+                .map_err(|e| fail("eliminate", "chordal optimum (registers in the MIR)", e))
+        },
+    )?;
 
+    let (stages, pass_times) = passes.finish();
     let report = AllocReport {
         stages,
         spilled: spilled.spilled.len(),

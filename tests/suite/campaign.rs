@@ -34,7 +34,7 @@ fn config(out: &std::path::Path, out_of_ssa: bool) -> CampaignConfig {
         .with_seed(77)
         .with_regs(vec![2, 4])
         .with_fuel(100_000)
-        .with_routes(true, if out_of_ssa { ssaref::pipeline::OutOfSsa::all() } else { Vec::new() }, false)
+        .with_routes(true, if out_of_ssa { ssaref::backend::OutOfSsa::all() } else { Vec::new() }, false)
 }
 
 #[test]
@@ -184,7 +184,7 @@ fn ir_level_programs_mix_in_and_their_failures_are_ssa_cases_that_replay() {
         let program = ssaref::campaign::rotation::ProgramConfig::parse(&recorded, &regs).expect("a valid config line");
         assert_eq!(program, config.program(seed).0, "the recorded configuration is the seed's");
         let diff = program.diff_config(100_000);
-        let replay = ssaref::pipeline::differential_ssa_catching(&file.module, &file.args(), &PlantedMul, &diff);
+        let replay = ssaref::differential::differential_ssa_catching(&file.module, &file.args(), &PlantedMul, &diff);
         assert!(Failure::of(&replay).is_some(), "{path:?} replays as a failure");
         let reduced = ssaref::reduce::ssa::reduce_ssa(
             &ssaref::generate::ssa::IrCase { module: file.module.clone(), args: file.args(), origin: "t".into() },
@@ -215,7 +215,7 @@ fn a_short_rotating_campaign_over_every_back_end_finds_nothing() {
         .with_seed(20261124)
         .with_fuel(200_000)
         .with_ir_share(0.25)
-        .with_routes(true, ssaref::pipeline::OutOfSsa::all(), true);
+        .with_routes(true, ssaref::backend::OutOfSsa::all(), true);
     let summary = run_campaign(&config, &InterpOracle, &AtomicBool::new(false));
     let report = summary.render(2);
     assert_eq!(summary.programs, count, "{report}");

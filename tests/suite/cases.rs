@@ -9,7 +9,7 @@
 //! The `.ssa` cases (programs in the SSA text form, same header) have no
 //! AST: their expected outcome is the SSA interpreter's, and every back end
 //! (all three back ends, every stage down to x86-64) must give it at every K
-//! from 2 to 15 (`pipeline::differential_ssa`).
+//! from 2 to 15 (`differential::differential_ssa`).
 //!
 //! `SSAREF_BLESS=1 cargo test --test suite cases` rewrites the expected outcomes
 //! from the interpreter; review the diff before committing it.
@@ -17,8 +17,8 @@
 use crate::common::{bless_case, case_files, parse_case, ssa_case_files, InterpOracle};
 use pretty_assertions::assert_eq;
 use ssaref::construction::braun::BraunOptions;
+use ssaref::differential::{differential, differential_ssa, DiffConfig, Verdict};
 use ssaref::frontend::ssa_case_file::SsaCaseFile;
-use ssaref::pipeline::{differential, differential_ssa, DiffConfig, Verdict};
 
 const FUEL: u64 = 1_000_000;
 

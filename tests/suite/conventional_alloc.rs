@@ -24,6 +24,7 @@
 use crate::common::{case_files, corruptions, out_of_ssa_module, parse_case};
 use quickcheck::{QuickCheck, TestResult};
 use ssaref::checkers::alloc_checker::{check_allocation, AllocCheckErrorKind};
+use ssaref::differential::later_stage_fuel;
 use ssaref::entity::EntityVec;
 use ssaref::generate::source::{Shape, TestCase};
 use ssaref::ir::{Block, Module, Value};
@@ -31,7 +32,7 @@ use ssaref::mir::{print_module, Annot, Loc, MBlock, MFunction, MInst, MInstA, MM
 use ssaref::out_of_ssa::conventional::linear_scan::coalesce_copies;
 use ssaref::out_of_ssa::conventional::{allocate_conventional, allocate_conventional_module, ConventionalAllocator};
 use ssaref::outcome::{End, Outcome};
-use ssaref::pipeline::{build_ssa, later_stage_fuel, Config};
+use ssaref::pipeline::{build_ssa, Config};
 
 const FUEL: u64 = 1_000_000;
 const KS: [usize; 6] = [2, 3, 4, 6, 8, 15];

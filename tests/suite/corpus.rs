@@ -25,7 +25,8 @@
 
 use crate::common::{corpus_files, parse_case, InterpOracle};
 use pretty_assertions::assert_eq;
-use ssaref::pipeline::{differential_full_catching, DiffConfig, OutOfSsa, Verdict};
+use ssaref::backend::OutOfSsa;
+use ssaref::differential::{differential_full_catching, DiffConfig, Verdict};
 
 const FUEL: u64 = 1_000_000;
 const REGS: [usize; 6] = [2, 3, 4, 6, 8, 15];

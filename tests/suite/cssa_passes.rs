@@ -309,7 +309,7 @@ fn check_semantics(program: &ssaref::ast::Program, args: &[i64], stages: &Stages
     if expected.end == ssaref::outcome::End::OutOfFuel {
         return Ok(());
     }
-    let later = ssaref::pipeline::later_stage_fuel(FUEL);
+    let later = ssaref::differential::later_stage_fuel(FUEL);
     for (stage, m) in [("split", &stages.split), ("lifted", &stages.lifted), ("coalesced", &stages.coalesced)] {
         let got = crate::common::InterpOracle.run_ssa(m, args, later).map_err(|e| format!("{stage}: {e}"))?;
         if got != expected {

@@ -1,7 +1,7 @@
 //! The IR-level generator (`generate/ssa/`): every program passes the SSA
 //! verifier and ends within the oracle's default fuel; its shapes are all
 //! frequent; and every back end agrees with the oracle's run of the SSA on
-//! generated programs (`pipeline::differential_ssa`), routes 1, 2 (one
+//! generated programs (`differential::differential_ssa`), routes 1, 2 (one
 //! configuration per program, rotating) and 3, every stage down to x86-64
 //! under Unicorn. `SSAREF_IRGEN_PROGRAMS` (default 300) sets how many.
 //!
@@ -14,10 +14,11 @@
 use crate::common::InterpOracle;
 use ssaref::analysis::ir_text::print_module;
 use ssaref::analysis::verifier::verify_module;
+use ssaref::backend::OutOfSsa;
+use ssaref::differential::{differential_ssa_catching, DiffConfig, Verdict};
 use ssaref::frontend::ssa_case_file::SsaCaseFile;
 use ssaref::generate::ssa::{shape_stats, IrCase, IrGenConfig};
 use ssaref::outcome::End;
-use ssaref::pipeline::{differential_ssa_catching, DiffConfig, OutOfSsa, Verdict};
 
 const FUEL: u64 = ssaref_interp::DEFAULT_FUEL;
 

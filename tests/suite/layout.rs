@@ -23,7 +23,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The folders of `src/` (and `pipeline.rs`) by layer: a file may import
+/// The folders of `src/` (and its top files `backend.rs`, `pipeline.rs`,
+/// `differential.rs`) by layer: a file may import
 /// files of its own folder and of folders of a strictly lower layer.
 const LAYERS: &[(&str, u32)] = &[
     ("types", 0),
@@ -37,11 +38,12 @@ const LAYERS: &[(&str, u32)] = &[
     ("machine", 4),
     ("backend", 5),
     ("pipeline", 6),
-    ("generate", 7),
-    ("campaign", 8),
-    ("reduce", 8),
-    ("evaluation", 8),
-    ("cli", 9),
+    ("differential", 7),
+    ("generate", 8),
+    ("campaign", 9),
+    ("reduce", 9),
+    ("evaluation", 9),
+    ("cli", 10),
 ];
 
 /// The modules of `ssaref-types` that the oracle may import.
@@ -382,7 +384,7 @@ impl Tree {
     }
 }
 
-/// The layer of a library file: its top folder, or `pipeline`.
+/// The layer of a library file: its top folder or top file.
 fn layer(module: &[String]) -> Option<(&'static str, u32)> {
     let top = match module[0].as_str() {
         "types" => "types",

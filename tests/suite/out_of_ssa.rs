@@ -245,7 +245,7 @@ fn check_module(
     if expected.end == End::OutOfFuel {
         return Ok(());
     }
-    let later = ssaref::pipeline::later_stage_fuel(FUEL);
+    let later = ssaref::differential::later_stage_fuel(FUEL);
     let got = ssaref_interp::run_ssa(&out, args, later).map_err(|e| e.to_string())?;
     if got != expected {
         return Err(format!("outcome {} but the source gives {}", got.render(), expected.render()));

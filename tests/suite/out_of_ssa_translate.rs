@@ -44,7 +44,7 @@ fn all_options() -> Vec<OutOfSsaOptions> {
 }
 
 fn run_module(m: &Module, args: &[i64]) -> Result<Outcome, String> {
-    ssaref_interp::run_ssa(m, args, ssaref::pipeline::later_stage_fuel(FUEL)).map_err(|e| e.to_string())
+    ssaref_interp::run_ssa(m, args, ssaref::differential::later_stage_fuel(FUEL)).map_err(|e| e.to_string())
 }
 
 /// Translates `module` with `opts` and compares the outcome with `expected`.

@@ -7,7 +7,7 @@
 //!   Algorithm 5, each on-the-fly optimization alone and left out) gives the
 //!   same outcome, and every checker of the construction passes (SSA
 //!   verifier, pruned, no trivial phi, minimal, phi count ≤ Cytron's):
-//!   `pipeline::differential`.
+//!   `differential::differential`.
 //! - Printing then parsing the SSA form gives it back.
 //! - Printing then parsing the program gives it back.
 //!
@@ -21,10 +21,10 @@ use pretty_assertions::StrComparison;
 use quickcheck::{QuickCheck, TestResult};
 use ssaref::analysis::ir_text::{parse_module, print_module};
 use ssaref::construction::braun::{construct_program, BraunOptions};
+use ssaref::differential::{differential, Verdict};
 use ssaref::frontend::ast_print::print_program;
 use ssaref::frontend::parser::parse_program;
 use ssaref::generate::source::{construction_variants, TestCase};
-use ssaref::pipeline::{differential, Verdict};
 
 /// Cases per property when `QUICKCHECK_TESTS` is not set: enough to reach
 /// the generator's rarer shapes, few enough that this file stays a small

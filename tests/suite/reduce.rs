@@ -7,6 +7,7 @@
 
 use crate::common::InterpOracle;
 use ssaref::ast::{BinOp, Expr, Stmt};
+use ssaref::differential::{differential_full, DiffConfig, Verdict};
 use ssaref::entity::EntityRef;
 use ssaref::frontend::case_file::CaseFile;
 use ssaref::frontend::parser;
@@ -14,7 +15,6 @@ use ssaref::generate::source::{GenConfig, TestCase};
 use ssaref::mir::{MInst, MModule, MTerm};
 use ssaref::oracle::Oracle;
 use ssaref::outcome::{End, Outcome};
-use ssaref::pipeline::{differential_full, DiffConfig, Verdict};
 use ssaref::reduce::source::{reduce, Divergence, Failure, ReduceConfig, ReduceError, Reduction};
 use ssaref::{ast, ir};
 

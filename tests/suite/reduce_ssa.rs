@@ -4,13 +4,13 @@
 //! is valid SSA, and the reduced `.ssa` case file replays.
 
 use crate::common::InterpOracle;
+use ssaref::differential::{differential_ssa_catching, DiffConfig, Verdict};
 use ssaref::frontend::ssa_case_file::SsaCaseFile;
 use ssaref::generate::ssa::{IrCase, IrGenConfig};
 use ssaref::ir;
 use ssaref::mir::{MInst, MModule};
 use ssaref::oracle::Oracle;
 use ssaref::outcome::Outcome;
-use ssaref::pipeline::{differential_ssa_catching, DiffConfig, Verdict};
 use ssaref::reduce::source::{Divergence, Failure, ReduceConfig, Reducible};
 use ssaref::reduce::ssa::{measure, reduce_ssa};
 

@@ -7,8 +7,8 @@
 
 use crate::common::{case_files, parse_case, InterpOracle};
 use ssaref::construction::braun::{construct_program, BraunOptions};
+use ssaref::differential::{differential_full, DiffConfig, Verdict};
 use ssaref::mir::Reg;
-use ssaref::pipeline::{differential_full, DiffConfig, Verdict};
 use ssaref::ssa_ra::regalloc::{allocate_module, RegallocOptions};
 
 #[test]

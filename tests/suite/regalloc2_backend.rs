@@ -23,11 +23,11 @@
 use crate::common::{case_files, corruptions, parse_case, InterpOracle};
 use pretty_assertions::assert_eq;
 use ssaref::checkers::alloc_checker::check_allocation;
+use ssaref::differential::{differential_full, later_stage_fuel, DiffConfig, Verdict};
 use ssaref::entity::EntityRef;
 use ssaref::frontend::parser::parse_program;
 use ssaref::generate::source::{describe_failure, GenConfig, Shape, TestCase};
 use ssaref::mir::MModule;
-use ssaref::pipeline::{differential_full, later_stage_fuel, DiffConfig, Verdict};
 
 const FUEL: u64 = 1_000_000;
 const REGS: [usize; 6] = [2, 3, 4, 6, 8, 15];

@@ -12,8 +12,8 @@
 
 use crate::common::InterpOracle;
 use quickcheck::{QuickCheck, TestResult};
+use ssaref::differential::{differential_full, DiffConfig, Verdict};
 use ssaref::generate::source::{describe_failure, Shape, TestCase};
-use ssaref::pipeline::{differential_full, DiffConfig, Verdict};
 
 fn tests() -> u64 {
     std::env::var("QUICKCHECK_TESTS").ok().and_then(|v| v.parse().ok()).unwrap_or(24)

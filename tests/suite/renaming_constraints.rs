@@ -20,6 +20,7 @@
 //!   is never put in rdx: `live_dividends_and_divisors_stay_out_of_the_clobbered_registers`.
 
 use crate::common::{case_files, parse_case, parse_unverified};
+use ssaref::differential::later_stage_fuel;
 use ssaref::generate::source::{GenConfig, TestCase};
 use ssaref::ir::{BinOp, Module, Op, Value};
 use ssaref::mir::{MInst, MModule};
@@ -30,7 +31,7 @@ use ssaref::out_of_ssa::conventional::{
 use ssaref::out_of_ssa::renaming_constraints::{check_constraints, FixedReg, Pins};
 use ssaref::out_of_ssa::translate::{translate_function, translate_module_with_pins, LivenessMethod, OutOfSsaOptions};
 use ssaref::outcome::{End, Outcome};
-use ssaref::pipeline::{build_ssa, later_stage_fuel, Config};
+use ssaref::pipeline::{build_ssa, Config};
 
 const FUEL: u64 = 1_000_000;
 const KS: [usize; 6] = [2, 3, 4, 6, 8, 15];

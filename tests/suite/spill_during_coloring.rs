@@ -78,7 +78,7 @@ fn output_keeps_demand_within_k_and_passes_every_checker_on_generated_programs()
                     .unwrap_or_else(|e| panic!("seed {seed}, K = {k}, during coloring {during}: {e}"));
                 alloc_checker::check_module(&mir).unwrap_or_else(|e| panic!("seed {seed}, K = {k}: {e}"));
                 if expected.end != End::OutOfFuel {
-                    let got = InterpOracle.run_mir(&mir, &tc.args, ssaref::pipeline::later_stage_fuel(FUEL));
+                    let got = InterpOracle.run_mir(&mir, &tc.args, ssaref::differential::later_stage_fuel(FUEL));
                     assert_eq!(got.as_ref(), Ok(&expected), "seed {seed}, K = {k}, during coloring {during}");
                     runs += 1;
                 }

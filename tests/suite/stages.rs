@@ -1,10 +1,11 @@
-//! Which stages a differential run executes (`pipeline::differential_full`):
+//! Which stages a differential run executes (`differential::differential_full`):
 //! the stage names in the verdict, per route and K, with the x86 and
 //! Unicorn stages exactly when `DiffConfig::x86` is on. A driver that
 //! silently skipped a stage would otherwise pass every other test.
 
 use crate::common::InterpOracle;
-use ssaref::pipeline::{differential_full, DiffConfig, OutOfSsa, Verdict};
+use ssaref::backend::OutOfSsa;
+use ssaref::differential::{differential_full, DiffConfig, Verdict};
 
 const PROGRAM: &str =
     "fn main(n) { var s = 0; var i = 0; while (i < n) { s = s + i * i; i = i + 1; } out s; return s / 3; }";
@@ -63,4 +64,56 @@ fn every_stage_runs_per_route_and_k_and_x86_only_when_asked() {
 #[test]
 fn no_registers_means_construction_stages_only() {
     assert_eq!(stage_names(&config(&[], true)), ["source", "cytron", "ssa[phi+scc+witness]"]);
+}
+
+/// A back end that allocates for one register more than it is asked for
+/// (K up to 14), and says nothing: only the pipeline's own allocation check
+/// can notice.
+struct OneRegisterTooMany;
+
+impl ssaref::backend::Backend for OneRegisterTooMany {
+    fn name(&self) -> String {
+        "one-too-many".to_string()
+    }
+
+    fn allocate(
+        &self,
+        ssa: &ssaref::ir::Module,
+        prepared: &ssaref::backend::Prepared,
+        k: usize,
+    ) -> Result<ssaref::backend::BackendOutput, ssaref::error::PassError> {
+        let ssa_ra = ssaref::backend::SsaRa(ssaref::ssa_ra::regalloc::RegallocOptions::with_k(k + 1));
+        ssaref::backend::Backend::allocate(&ssa_ra, ssa, prepared, k + 1)
+    }
+}
+
+/// `pipeline::compile` runs every pass: with each built-in back end, its
+/// x86-64 code computes the source's outcome under Unicorn, and its machine
+/// IR has K registers. A back end whose output breaks the pipeline's
+/// allocation check fails there, though it reported no error.
+#[test]
+fn compile_runs_every_pass_and_its_code_computes_the_sources_outcome() {
+    use ssaref::oracle::Oracle;
+    let p = ssaref::frontend::parser::parse_program(PROGRAM).expect("parses");
+    let expected = InterpOracle.run_source(&p, &[5], 100_000).expect("runs");
+    let config = ssaref::pipeline::Config { check: true, ..Default::default() };
+    let mut backends = config_backends();
+    backends.push(std::sync::Arc::new(ssaref::backend::Regalloc2));
+    for k in [2, 3, 14] {
+        for b in &backends {
+            let compiled = ssaref::pipeline::compile(&p, b.as_ref(), k, &config)
+                .unwrap_or_else(|e| panic!("{} at K = {k}: {e}", b.name()));
+            assert!(compiled.mir.functions.iter().all(|f| f.k == k), "{} at K = {k}", b.name());
+            assert_eq!(compiled.ssa.functions.len(), compiled.mir.functions.len());
+            let got = ssaref::machine::emulator::run_x86(&compiled.x86, &[5], 1_000_000).expect("runs under Unicorn");
+            assert_eq!(got, expected, "{} at K = {k}", b.name());
+        }
+        let e = ssaref::pipeline::compile(&p, &OneRegisterTooMany, k, &config).expect_err("K + 1 registers");
+        assert_eq!((e.pass.as_str(), e.check), (format!("one-too-many[k={k}]").as_str(), "k"));
+    }
+}
+
+/// ssa-ra and one out-of-ssa configuration, as [`config`] runs them.
+fn config_backends() -> Vec<std::sync::Arc<dyn ssaref::backend::Backend>> {
+    config(&[2], true).backend_list()
 }

@@ -172,7 +172,7 @@ fn every_configuration_agrees_and_creates_only_materialized_variables() {
                 materialized += report.inserted_copies;
                 out.functions.push(g);
             }
-            let got = ssaref_interp::run_ssa(&out, &args, ssaref::pipeline::later_stage_fuel(FUEL))
+            let got = ssaref_interp::run_ssa(&out, &args, ssaref::differential::later_stage_fuel(FUEL))
                 .unwrap_or_else(|e| panic!("{opts:?}: {e}"));
             assert_eq!(got, expected, "{opts:?}:\n{}", ssaref::analysis::ir_text::print_module(&out));
             if let Some(first) = outs.first() {
@@ -254,7 +254,7 @@ fn virtualized_against_emulated_on_generated_programs() {
             differ += usize::from(v != e);
             out.functions.push(g);
         }
-        let got = ssaref_interp::run_ssa(&out, &tc.args, ssaref::pipeline::later_stage_fuel(FUEL))
+        let got = ssaref_interp::run_ssa(&out, &tc.args, ssaref::differential::later_stage_fuel(FUEL))
             .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         assert_eq!(got, expected, "seed {seed}");
     }

@@ -85,7 +85,7 @@ pub fn measure(
             continue;
         }
         let (got, profile) = oracle
-            .profile_mir(&mir, &case.args, crate::pipeline::later_stage_fuel(fuel))
+            .profile_mir(&mir, &case.args, crate::differential::later_stage_fuel(fuel))
             .map_err(|e| format!("{}: {e}", case.name))?;
         if got != expected {
             return Err(format!(

@@ -12,10 +12,10 @@
 use super::patterns::Patterns;
 use super::source_config::GenConfig;
 use crate::construction::braun::{construct_program, BraunOptions};
+use crate::differential::later_stage_fuel;
 use crate::frontend::case_file::TestCase;
 use crate::oracle::Oracle;
 use crate::outcome::End;
-use crate::pipeline::later_stage_fuel;
 use std::fmt;
 
 /// Counts over a set of generated programs.

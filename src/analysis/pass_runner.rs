@@ -1,0 +1,180 @@
+//! One way to run a pass: run it, time it when asked, then run its checks
+//! when checks are on, and keep a copy of the IR it produced when asked.
+//! ssa-ra's allocator (`ssa_ra/regalloc.rs`) and out-of-ssa's translation
+//! (`out_of_ssa/translate.rs`) list their passes as calls of
+//! [`PassRunner::rewrite`] and [`PassRunner::run`], each with its checks
+//! beside it, the way Cranelift's `Context` ends each pass in `verify_if`.
+//!
+//! The runner builds no error of its own: a pass and its checks return the
+//! [`PassError`] that names them, and the runner hands it back unchanged.
+
+use crate::error::PassError;
+use std::time::{Duration, Instant};
+
+/// Copies of the IR, each under the name of the pass after which it was
+/// taken, in order.
+pub type KeptStages<I> = Vec<(&'static str, I)>;
+
+/// The time of each pass alone, under its name, in order.
+pub type PassTimes = Vec<(&'static str, Duration)>;
+
+/// Runs the passes of one function (see the module documentation).
+#[derive(Debug)]
+pub struct PassRunner<I> {
+    /// Run each pass's checks.
+    check: bool,
+    /// Record the time of each pass alone, its checks not counted.
+    timed: bool,
+    /// Keep a copy of the IR after each checked rewriting pass.
+    keep: bool,
+    times: PassTimes,
+    kept: KeptStages<I>,
+}
+
+impl<I: Clone> PassRunner<I> {
+    /// A runner that runs the checks when `check` is on, records no time
+    /// and keeps no copy.
+    pub fn new(check: bool) -> Self {
+        PassRunner { check, timed: false, keep: false, times: Vec::new(), kept: Vec::new() }
+    }
+
+    /// Also records the time of each pass ([`PassRunner::finish`]).
+    pub fn timed(self) -> Self {
+        PassRunner { timed: true, ..self }
+    }
+
+    /// With `keep`, also keeps a copy of the IR after each rewriting pass
+    /// whose checks ran ([`PassRunner::finish`]); copies are kept only when
+    /// checks are on, so that a kept stage is always a checked one.
+    pub fn keeping(self, keep: bool) -> Self {
+        PassRunner { keep, ..self }
+    }
+
+    /// Runs `pass`, which rewrites `ir` in place, and returns its result;
+    /// then, when checks are on, `checks` on the rewritten IR and that
+    /// result, and keeps a copy of the IR under `name` when asked.
+    pub fn rewrite<T>(
+        &mut self,
+        name: &'static str,
+        ir: &mut I,
+        pass: impl FnOnce(&mut I) -> Result<T, PassError>,
+        checks: impl FnOnce(&I, &T) -> Result<(), PassError>,
+    ) -> Result<T, PassError> {
+        let out = self.time(name, || pass(ir))?;
+        if self.check {
+            checks(ir, &out)?;
+            if self.keep {
+                self.kept.push((name, ir.clone()));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Runs `pass`, which reads the IR and builds something new from it (a
+    /// register assignment, a machine function), and returns it; then,
+    /// when checks are on, `checks` on it. Nothing is kept: the IR did not
+    /// change.
+    pub fn run<T>(
+        &mut self,
+        name: &'static str,
+        pass: impl FnOnce() -> Result<T, PassError>,
+        checks: impl FnOnce(&T) -> Result<(), PassError>,
+    ) -> Result<T, PassError> {
+        let out = self.time(name, pass)?;
+        if self.check {
+            checks(&out)?;
+        }
+        Ok(out)
+    }
+
+    /// The kept copies of the IR, each under its pass's name, in order
+    /// (empty unless [`PassRunner::keeping`]), and the time of each pass
+    /// that succeeded, in order (empty unless [`PassRunner::timed`]).
+    pub fn finish(self) -> (KeptStages<I>, PassTimes) {
+        (self.kept, self.times)
+    }
+
+    /// Runs `pass` and, when timed, records how long it took under `name`
+    /// (nothing when it fails).
+    fn time<T>(&mut self, name: &'static str, pass: impl FnOnce() -> Result<T, PassError>) -> Result<T, PassError> {
+        if !self.timed {
+            return pass();
+        }
+        let start = Instant::now();
+        let out = pass()?;
+        self.times.push((name, start.elapsed()));
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PassRunner;
+    use crate::error::PassError;
+
+    fn error(check: &'static str) -> PassError {
+        PassError { pass: "test".into(), check, message: String::new() }
+    }
+
+    /// A rewriting pass that appends `x`, checked by "the IR ends with `x`".
+    fn append(r: &mut PassRunner<Vec<u8>>, name: &'static str, ir: &mut Vec<u8>, x: u8) -> Result<usize, PassError> {
+        r.rewrite(
+            name,
+            ir,
+            |ir| {
+                ir.push(x);
+                Ok(ir.len())
+            },
+            |ir, len| if ir.last() == Some(&x) && *len == ir.len() { Ok(()) } else { Err(error("last")) },
+        )
+    }
+
+    #[test]
+    fn checks_run_and_copies_are_kept_only_when_asked() {
+        let mut ir = Vec::new();
+        let mut r = PassRunner::new(true).timed().keeping(true);
+        assert_eq!(append(&mut r, "a", &mut ir, 1), Ok(1));
+        assert_eq!(append(&mut r, "b", &mut ir, 2), Ok(2));
+        assert_eq!(r.run("c", || Ok(ir.len()), |n| if *n == 2 { Ok(()) } else { Err(error("n")) }), Ok(2));
+        let (kept, times) = r.finish();
+        assert_eq!(kept, vec![("a", vec![1]), ("b", vec![1, 2])]);
+        assert_eq!(times.iter().map(|t| t.0).collect::<Vec<_>>(), ["a", "b", "c"]);
+
+        // Without checks, nothing is kept and a failing check is not run.
+        let mut r = PassRunner::new(false).keeping(true);
+        let failing = r.rewrite(
+            "a",
+            &mut ir,
+            |ir| {
+                ir.push(3);
+                Ok(())
+            },
+            |_, _| Err(error("never")),
+        );
+        assert_eq!(failing, Ok(()));
+        assert_eq!(r.finish(), (Vec::new(), Vec::new()));
+    }
+
+    #[test]
+    fn a_failing_pass_or_check_stops_with_its_own_error() {
+        let mut ir = vec![0u8];
+        let mut r = PassRunner::new(true).timed().keeping(true);
+        let failed = r.rewrite("a", &mut ir, |_| Err::<(), _>(error("pass")), |_, _| Ok(()));
+        assert_eq!(failed.unwrap_err().check, "pass");
+        let failed = r.rewrite(
+            "b",
+            &mut ir,
+            |ir| {
+                ir.push(1);
+                Ok(())
+            },
+            |_, _| Err(error("check")),
+        );
+        assert_eq!(failed.unwrap_err().check, "check");
+        let (kept, times) = r.finish();
+        // The failed pass has no time; the pass whose check failed has its
+        // time, and no copy.
+        assert!(kept.is_empty());
+        assert_eq!(times.iter().map(|t| t.0).collect::<Vec<_>>(), ["b"]);
+    }
+}
