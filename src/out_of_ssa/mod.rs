@@ -3,8 +3,8 @@
 //! linear class-interference test, the coalescing variants, virtualization,
 //! register renaming constraints, parallel-copy sequentialization), then a
 //! conventional allocator (spill-everything or linear scan) on the
-//! phi-free program. `out_of_ssa.rs` lists the translation's steps and
-//! `conventional_alloc.rs` the allocators.
+//! phi-free program. `translate.rs` lists the translation's steps and
+//! `conventional/` the allocators.
 //!
 //! May import: the data types, `analysis` and `checkers`. Never `ssa_ra`.
 

@@ -29,7 +29,6 @@ const PENDING: &[(&str, &str)] = &[
     ("src/construction/braun/textbook.rs", "try_remove_trivial_phi"),
     ("src/construction/braun/textbook.rs", "seal_block"),
     ("src/construction/braun/textbook.rs", "remove_redundant_phis"),
-    ("src/pipeline.rs", "compile"),
 ];
 
 /// Each algorithm that must have a row: the start of its paper's heading
