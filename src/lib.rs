@@ -21,13 +21,14 @@
 
 // The data types, re-exported from their crate (`src/types/`) so that the
 // oracle can depend on them without depending on any pass.
-pub use ssaref_types::{ast, diag, entity, error, ir, mir, op, oracle, outcome};
+pub use ssaref_types::{ast, diag, entity, ir, mir, op, oracle, outcome};
 
 pub mod analysis;
 pub mod backend;
 pub mod campaign;
 pub mod checkers;
 pub mod construction;
+pub mod error;
 pub mod evaluation;
 pub mod frontend;
 pub mod generate;

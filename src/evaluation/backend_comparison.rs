@@ -41,6 +41,7 @@ use crate::ast::Program;
 use crate::backend::{Backend, OutOfSsa, Regalloc2, SsaRa};
 use crate::construction::braun::{construct_program, BraunOptions};
 use crate::error::PassError;
+use crate::evaluation::error::EvalError;
 use crate::evaluation::regalloc_stats::AllocCounts;
 use crate::ir::Module;
 use crate::mir::MModule;
@@ -221,20 +222,17 @@ struct Input {
 }
 
 /// Counts one back end's checked allocations of every input at `k`.
-fn count(engine: Engine, inputs: &[Input], k: usize, oracle: &dyn Oracle, fuel: u64) -> Result<AllocCounts, String> {
+fn count(engine: Engine, inputs: &[Input], k: usize, oracle: &dyn Oracle, fuel: u64) -> Result<AllocCounts, EvalError> {
     let mut c = AllocCounts::default();
     for (i, input) in inputs.iter().enumerate() {
-        let at = |e: String| format!("program {i}, {} at K = {k}: {e}", engine.label());
-        let mir = engine.allocate_checked(&input.ssa, k).map_err(|e| at(e.to_string()))?;
+        let at = |e: EvalError| e.within(format!("program {i}, {} at K = {k}", engine.label()));
+        let mir = engine.allocate_checked(&input.ssa, k).map_err(|e| at(e.into()))?;
         c.programs += 1;
         c.add_static(&mir);
         let got = c.add_run(&mir, &input.args, oracle, crate::pipeline::later_stage_fuel(fuel)).map_err(at)?;
         if got != input.expected {
-            return Err(at(format!(
-                "the allocated code gives {} but the source gives {}",
-                got.render(),
-                input.expected.render()
-            )));
+            let expected = input.expected.clone();
+            return Err(at(EvalError::Diverge { stage: "the allocated code".into(), got, expected }));
         }
     }
     Ok(c)
@@ -247,11 +245,11 @@ pub fn compare_backends(
     corpus: &[(Program, Vec<i64>)],
     oracle: &dyn Oracle,
     config: &CompareConfig,
-) -> Result<Comparison, String> {
+) -> Result<Comparison, EvalError> {
     let mut inputs = Vec::new();
     let mut skipped = 0;
     for (program, args) in corpus {
-        let expected = oracle.run_source(program, args, config.fuel)?;
+        let expected = oracle.run_source(program, args, config.fuel).map_err(EvalError::Oracle)?;
         if expected.end == End::OutOfFuel {
             skipped += 1;
             continue;
@@ -298,7 +296,7 @@ pub fn compare_backends(
             let (s, d) = totals(per_k);
             (d, s)
         })
-        .ok_or("no route-2 variant to measure")?;
+        .ok_or_else(|| EvalError::Message("no route-2 variant to measure".to_string()))?;
     let engines = [Engine::SsaRa, Engine::OutOfSsa(best), Engine::Regalloc2];
     let mut tables = Vec::new();
     for (ki, &k) in config.regs.iter().enumerate() {
@@ -333,7 +331,7 @@ fn time_rounds(
     engines: &[Engine],
     config: &CompareConfig,
     tables: &mut [KTable],
-) -> Result<(), String> {
+) -> Result<(), EvalError> {
     for round in 0..config.repeat {
         for (ki, &k) in config.regs.iter().enumerate() {
             let mut spent = vec![Duration::ZERO; engines.len()];
@@ -343,10 +341,11 @@ fn time_rounds(
                     let t = Instant::now();
                     let mir = engines[e].allocate_unchecked(&input.ssa, k);
                     spent[e] += t.elapsed();
-                    let at = |m: String| format!("program {i}, {} at K = {k}: {m}", engines[e].label());
-                    let mir = mir.map_err(|err| at(err.to_string()))?;
+                    let at = |err: EvalError| err.within(format!("program {i}, {} at K = {k}", engines[e].label()));
+                    let mir = mir.map_err(|err| at(err.into()))?;
                     if round == 0 && engines[e].allocate_checked(&input.ssa, k).ok().as_ref() != Some(&mir) {
-                        return Err(at("the unchecked allocation differs from the checked one".to_string()));
+                        let differs = "the unchecked allocation differs from the checked one".to_string();
+                        return Err(at(EvalError::Message(differs)));
                     }
                 }
             }

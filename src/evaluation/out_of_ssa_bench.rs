@@ -28,6 +28,7 @@
 //! prints [`BaselineTable`]; `ssaref reproduce` can reuse
 //! [`measure_baselines`].
 
+use crate::evaluation::error::EvalError;
 use crate::ir::Module;
 use crate::out_of_ssa::coalescing::CoalescingVariant;
 use crate::out_of_ssa::translate::{translate_out_of_ssa, OutOfSsaOptions};
@@ -204,8 +205,12 @@ pub struct BaselineTable {
 
 /// Translates every function of `module` with each configuration of
 /// [`configurations`], `repetitions` times, interleaved (see the module
-/// documentation). An error of the translation is returned as text.
-pub fn measure_baselines(module: &Module, repetitions: usize, probe: &dyn MemoryProbe) -> Result<BaselineRow, String> {
+/// documentation). An error of the translation is returned as the pass error.
+pub fn measure_baselines(
+    module: &Module,
+    repetitions: usize,
+    probe: &dyn MemoryProbe,
+) -> Result<BaselineRow, EvalError> {
     let configs = configurations();
     let mut figures: Vec<ConfigFigures> = configs
         .iter()
@@ -227,7 +232,7 @@ pub fn measure_baselines(module: &Module, repetitions: usize, probe: &dyn Memory
             let start = Instant::now();
             let cpu = thread_cpu_ms();
             for f in &module.functions {
-                let (g, report) = translate_out_of_ssa(f, opts).map_err(|e| e.to_string())?;
+                let (g, report) = translate_out_of_ssa(f, opts)?;
                 copies += report.remaining_copies;
                 edges += report.graph_edges;
                 drop(g);
@@ -257,7 +262,7 @@ pub fn baseline_table(
     function_size: usize,
     repetitions: usize,
     probe: &dyn MemoryProbe,
-) -> Result<BaselineTable, String> {
+) -> Result<BaselineTable, EvalError> {
     let mut rows = Vec::new();
     for &size in sizes {
         let module = crate::evaluation::out_of_ssa_stats::bench_module(size, seed, function_size);

@@ -32,7 +32,7 @@ use crate::analysis::liveness::{compute_liveness, Liveness};
 use crate::analysis::loops::loop_depth;
 use crate::analysis::verifier::verify_function;
 use crate::checkers::class_interference_check::check_classes_do_not_interfere;
-use crate::error::PassError;
+use crate::error::{CheckError, PassError};
 use crate::ir::{BlockData, Function, Module, Terminator};
 use crate::out_of_ssa::coalescing::{
     affinities, class_lists, coalesce, ClassTest, CoalescingOptions, CoalescingVariant, InterferenceGraph,
@@ -93,7 +93,7 @@ pub fn translate_out_of_ssa(f: &Function, opts: &OutOfSsaOptions) -> Result<(Fun
 pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfSsa, PassError> {
     // The input is always verified, so that bad input is an error and never
     // a panic in a later step.
-    verify_function(f).map_err(|e| fail(f, "SSA verifier (input)", e.to_string()))?;
+    verify_function(f).map_err(|e| fail(f, "SSA verifier (input)", e))?;
     let mut report = OutOfSsaReport { original_copies: count_copies(f), ..Default::default() };
     // Steps 1, 1b and 2.
     let mut g = f.clone();
@@ -109,8 +109,8 @@ pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfS
     let inserted = insert_copies(&mut g);
     report.inserted_copies = inserted.len();
     if opts.check {
-        verify_function(&g).map_err(|e| fail(f, "SSA verifier (after Method I)", e.to_string()))?;
-        check_cssa(&g).map_err(|e| fail(f, "CSSA (Lemma 1)", e.to_string()))?;
+        verify_function(&g).map_err(|e| fail(f, "SSA verifier (after Method I)", e))?;
+        check_cssa(&g).map_err(|e| fail(f, "CSSA (Lemma 1)", e))?;
     }
     // Step 3.
     let groups = CopyGroups::from_inserted(&g, &inserted);
@@ -184,8 +184,9 @@ pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfS
     let lists = class_lists(&result, result.class_of.keys().copied());
     report.classes = lists.len();
     if opts.check {
-        check_classes_do_not_interfere(&g, &groups.all_ranges(&g), &lists)
-            .map_err(|e| fail(f, "no interference in a class", format!("{e} ({})", opts.variant.name())))?;
+        check_classes_do_not_interfere(&g, &groups.all_ranges(&g), &lists).map_err(|error| {
+            fail(f, "no interference in a class", CheckError::ClassInterference { error, variant: opts.variant.name() })
+        })?;
     }
     // Step 5.
     let (function, pins) = rename_and_sequentialize(f, &g, &groups, &result, &pins, &depth, opts.check, &mut report)?;

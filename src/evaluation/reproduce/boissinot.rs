@@ -7,6 +7,7 @@
 //! Sreedhar III baseline of [`baselines`].
 
 use crate::construction::braun::BraunOptions;
+use crate::evaluation::error::EvalError;
 use crate::evaluation::out_of_ssa_stats::{bench_module, copy_table, CopyTable};
 use crate::evaluation::reproduce::measure::{
     count, interleaved, ratio, MemoryProbe, Run, Scale, Section, Table, Workload,
@@ -42,10 +43,10 @@ pub fn baselines() -> Vec<(&'static str, OutOfSsaOptions)> {
 }
 
 /// Translates every function of `module` with `opts`; keeps the results.
-fn translate_all(module: &Module, opts: &OutOfSsaOptions) -> Result<Box<dyn Any>, String> {
+fn translate_all(module: &Module, opts: &OutOfSsaOptions) -> Result<Box<dyn Any>, EvalError> {
     let mut out = Vec::with_capacity(module.functions.len());
     for f in &module.functions {
-        out.push(translate_out_of_ssa(f, opts).map_err(|e| e.to_string())?);
+        out.push(translate_out_of_ssa(f, opts)?);
     }
     Ok(Box::new(out))
 }
@@ -57,7 +58,7 @@ pub fn section(
     oracle: &dyn Oracle,
     fuel: u64,
     probe: &dyn MemoryProbe,
-) -> Result<Section, String> {
+) -> Result<Section, EvalError> {
     let mut s = Section::default();
     s.markdown.push_str(
         "## Boissinot et al., *Revisiting Out-of-SSA Translation* (CGO 2009), §III-E and §IV-D\n\n\
@@ -70,7 +71,7 @@ pub fn section(
     Ok(s)
 }
 
-fn fig5(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64) -> Result<(), String> {
+fn fig5(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64) -> Result<(), EvalError> {
     s.markdown.push_str(
         "### Fig. 5: copies left by each coalescing variant, relative to Intersect\n\n\
          Static: copy instructions of the translated program. Dynamic: copies the oracle executes on the \
@@ -92,7 +93,7 @@ fn fig5(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64
         .iter()
         .map(|w| {
             copy_table(&w.pairs(), oracle, fuel, LivenessMethod::Check, &BraunOptions::all_on())
-                .map_err(|e| format!("{}: {e}", w.label))
+                .map_err(|e| e.within(w.label.clone()))
         })
         .collect::<Result<_, _>>()?;
     let mut header = vec!["variant", "paper, Fig. 5 (static; dynamic \"similar\")"];
@@ -166,7 +167,7 @@ fn speed_and_memory(
     workloads: &[&Workload],
     scale: Scale,
     probe: &dyn MemoryProbe,
-) -> Result<(), String> {
+) -> Result<(), EvalError> {
     let configs: Vec<(&str, OutOfSsaOptions)> = std::iter::once(fast()).chain(baselines()).collect();
     s.markdown.push_str(&format!(
         "### §IV-D (Figs. 6–7): speed and memory of the fast configuration against Sreedhar III\n\n\

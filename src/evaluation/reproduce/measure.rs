@@ -11,6 +11,7 @@
 //! of its own to count with.
 
 use crate::ast::{self, Program};
+use crate::evaluation::error::EvalError;
 use std::any::Any;
 use std::time::Instant;
 
@@ -179,7 +180,7 @@ impl Timing {
 
 /// A timed run: does the work and hands back what it built, which is
 /// dropped after the clock stops.
-pub type Run<'a> = Box<dyn FnMut() -> Result<Box<dyn Any>, String> + 'a>;
+pub type Run<'a> = Box<dyn FnMut() -> Result<Box<dyn Any>, EvalError> + 'a>;
 
 /// Runs that take less than this are preceded by one untimed run of each
 /// configuration (caches, allocator pools, page faults of first use).
@@ -188,7 +189,7 @@ pub const WARM_UP_BELOW_SECONDS: f64 = 1.0;
 /// Runs every configuration `repeat` times, interleaved (one run of each
 /// per repetition), and returns their timings in order. Short runs are
 /// warmed up first (see [`WARM_UP_BELOW_SECONDS`]).
-pub fn interleaved(repeat: usize, probe: &dyn MemoryProbe, runs: &mut [Run<'_>]) -> Result<Vec<Timing>, String> {
+pub fn interleaved(repeat: usize, probe: &dyn MemoryProbe, runs: &mut [Run<'_>]) -> Result<Vec<Timing>, EvalError> {
     let mut out = vec![Timing::default(); runs.len()];
     let start = Instant::now();
     if let Some(first) = runs.first_mut() {
@@ -359,11 +360,11 @@ pub fn compile(
     program: &Program,
     construction: &crate::construction::braun::BraunOptions,
     regalloc: &crate::ssa_ra::regalloc::RegallocOptions,
-) -> Result<CompileTimes, String> {
+) -> Result<CompileTimes, EvalError> {
     let start = Instant::now();
     let ssa = crate::construction::braun::construct_program(program, construction);
     let mut t = CompileTimes { construction: start.elapsed().as_secs_f64(), ..Default::default() };
-    let (mir, reports) = crate::ssa_ra::regalloc::allocate_module(&ssa, regalloc).map_err(|e| e.to_string())?;
+    let (mir, reports) = crate::ssa_ra::regalloc::allocate_module(&ssa, regalloc)?;
     for r in &reports {
         let passes = r.pass_times.iter().map(|&(name, d)| (name, d.as_secs_f64())).collect();
         t.add(&CompileTimes { passes, ..Default::default() });
