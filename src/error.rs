@@ -43,14 +43,15 @@ pub struct PassError {
     pub pass: String,
     /// The checker that failed (e.g. `verify`, `minimal`).
     pub check: &'static str,
-    /// What the checker found.
-    pub error: CheckError,
+    /// What the checker found (boxed: a `Result` whose error is a
+    /// `PassError` stays small on the path that succeeds).
+    pub error: Box<CheckError>,
 }
 
 impl PassError {
     /// The failure of `check` after `pass`.
     pub fn new(pass: impl Into<String>, check: &'static str, error: impl Into<CheckError>) -> PassError {
-        PassError { pass: pass.into(), check, error: error.into() }
+        PassError { pass: pass.into(), check, error: Box::new(error.into()) }
     }
 }
 
@@ -62,7 +63,7 @@ impl fmt::Display for PassError {
 
 impl std::error::Error for PassError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.error)
+        Some(&*self.error)
     }
 }
 

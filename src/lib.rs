@@ -12,6 +12,7 @@
 //! | `pipeline.rs` | the one function that lists the passes and runs the checkers between them |
 //! | `backend.rs` | the `Backend` trait (SSA and K in, allocated machine IR out) and the three back ends behind it |
 //! | `ssa_ra`, `out_of_ssa`, `regalloc2`, `machine` | Pereira + Pereira and Palsberg; Boissinot et al. + conventional allocators; the regalloc2 crate; x86-64 |
+//! | `error.rs` | `PassError`, what every pass returns, with the failed checker's error as a value |
 //! | `construction`, `checkers` | Braun et al. and the Cytron et al. reference; the independent checkers |
 //! | `frontend` | lexer, parser, printer, case files |
 //! | `analysis` | IR text form, verifier, dominance, liveness, loops, intervals, pressure |

@@ -92,7 +92,7 @@ pub fn check_construction(program: &Program, module: &Module, opts: &BraunOption
 /// already built (and verified), so that several variants can share it.
 pub fn check_construction_against(module: &Module, opts: &BraunOptions, cytron: &Module) -> Result<(), PassError> {
     let pass = format!("braun[{}]", opts.describe());
-    let fail = |check: &'static str, error: CheckError| PassError { pass: pass.clone(), check, error };
+    let fail = |check: &'static str, error: CheckError| PassError::new(pass.clone(), check, error);
     verify_module(module).map_err(|e| fail("verify", e.into()))?;
     let all_reducible = module.functions.iter().all(is_reducible);
     for f in &module.functions {

@@ -231,8 +231,8 @@ fn count(engine: Engine, inputs: &[Input], k: usize, oracle: &dyn Oracle, fuel: 
         c.add_static(&mir);
         let got = c.add_run(&mir, &input.args, oracle, crate::pipeline::later_stage_fuel(fuel)).map_err(at)?;
         if got != input.expected {
-            let expected = input.expected.clone();
-            return Err(at(EvalError::Diverge { stage: "the allocated code".into(), got, expected }));
+            let expected = Box::new(input.expected.clone());
+            return Err(at(EvalError::Diverge { stage: "the allocated code".into(), got: Box::new(got), expected }));
         }
     }
     Ok(c)

@@ -22,8 +22,8 @@ pub enum EvalError {
     /// The x86 lowering failed.
     Lower(LowerError),
     /// `stage` (e.g. `the allocated code`) gives `got` where the source
-    /// gives `expected`.
-    Diverge { stage: String, got: Outcome, expected: Outcome },
+    /// gives `expected` (boxed, as outcomes are large).
+    Diverge { stage: String, got: Box<Outcome>, expected: Box<Outcome> },
     /// Drawing a plot failed.
     Plot(String),
     /// A failure without more structure than its message.

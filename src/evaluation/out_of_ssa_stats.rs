@@ -82,7 +82,11 @@ pub fn copy_table(
                 .profile_ssa(&out, args, crate::pipeline::later_stage_fuel(fuel))
                 .map_err(|e| EvalError::Oracle(e).within(format!("program {k}")))?;
             if got != expected {
-                let diverge = EvalError::Diverge { stage: "the destructed program".into(), got, expected };
+                let diverge = EvalError::Diverge {
+                    stage: "the destructed program".into(),
+                    got: Box::new(got),
+                    expected: Box::new(expected),
+                };
                 return Err(diverge.within(format!("program {k}, {}", variant.name())));
             }
             row.report.add(&report);

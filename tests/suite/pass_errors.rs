@@ -30,7 +30,7 @@ fn a_verifier_failure_found_by_the_pipeline_is_the_verifiers_variant() {
     let verdict = differential_ssa(&module, &[1], &InterpOracle, &config);
     let Verdict::CheckFailed(e) = verdict else { panic!("the verifier rejects the input: {verdict}") };
     assert_eq!((e.pass.as_str(), e.check), ("input", "verify"));
-    let CheckError::Verify(v) = &e.error else { panic!("not the verifier's error: {e:?}") };
+    let CheckError::Verify(v) = &*e.error else { panic!("not the verifier's error: {e:?}") };
     assert_eq!((v.function.as_str(), v.block, v.value), ("main", Some(Block(1)), Some(Value(2))));
     // The text is the verifier's message behind the pass and the check.
     assert_eq!(e.to_string(), format!("after input: check `verify` failed: {v}"));
@@ -62,7 +62,7 @@ b3(b1, b2):
     for which in [ConventionalAllocator::SpillEverything, ConventionalAllocator::LinearScan] {
         let e = allocate_conventional(&f, 4, which).expect_err("phis are not a conventional allocator's input");
         assert_eq!(
-            e.error,
+            *e.error,
             CheckError::AllocInput(AllocInputError { function: "main".into(), problem: InputProblem::Phis(Block(3)) })
         );
         assert_eq!(
@@ -81,10 +81,10 @@ fn a_register_count_out_of_range_is_reported_with_the_count() {
     let f = parse_unverified("fn main(v0) {\nb0:\n    ret v0\n}\n");
     let opts = ssaref::ssa_ra::regalloc::RegallocOptions::with_k(1);
     let e: PassError = ssaref::ssa_ra::regalloc::allocate_function_checked(&f, &opts).expect_err("K = 1 is too few");
-    assert_eq!(e.error, CheckError::RegisterCount { k: 1 });
+    assert_eq!(*e.error, CheckError::RegisterCount { k: 1 });
     assert_eq!(e.to_string(), "after ssa-ra/options: check `k` failed: K = 1 is outside 2..=15");
     let e = ssaref::regalloc2::allocate::allocate_regalloc2(&f, 16).expect_err("K = 16 is too many");
-    assert_eq!(e.error, CheckError::RegisterCount { k: 16 });
+    assert_eq!(*e.error, CheckError::RegisterCount { k: 16 });
     assert_eq!(e.to_string(), "after regalloc2[k=16]/options: check `k` failed: K = 16 is outside 2..=15");
 }
 
@@ -113,7 +113,7 @@ fn the_pipelines_allocation_check_names_the_register_and_the_value() {
     let mir = MModule { functions: vec![main] };
     let e = ssaref::pipeline::check_backend_output(&ssa, &mir, 2, "planted").expect_err("rcx does not hold v1");
     assert_eq!((e.pass.as_str(), e.check), ("planted", "alloc-checker"));
-    let CheckError::Alloc(a) = &e.error else { panic!("not the allocation checker's error: {e:?}") };
+    let CheckError::Alloc(a) = &*e.error else { panic!("not the allocation checker's error: {e:?}") };
     assert_eq!(a.site, Site::Terminator(Block(0)));
     assert_eq!(
         a.kind,

@@ -89,7 +89,11 @@ pub fn measure(
             .profile_mir(&mir, &case.args, crate::pipeline::later_stage_fuel(fuel))
             .map_err(|e| EvalError::Oracle(e).within(case.name.clone()))?;
         if got != expected {
-            let diverge = EvalError::Diverge { stage: format!("the allocated program (K = {k})"), got, expected };
+            let diverge = EvalError::Diverge {
+                stage: format!("the allocated program (K = {k})"),
+                got: Box::new(got),
+                expected: Box::new(expected),
+            };
             return Err(diverge.within(case.name.clone()));
         }
         c.runs += 1;
