@@ -44,7 +44,7 @@ use crate::construction::braun::{construct_program, BraunOptions};
 use crate::construction::cytron::construct_cytron;
 use crate::error::{CheckError, PassError};
 use crate::ir::Module;
-use crate::oracle::Oracle;
+use crate::oracle::{Oracle, OracleError};
 use crate::outcome::{End, Outcome};
 
 /// How the pipeline runs.
@@ -146,8 +146,27 @@ pub struct StageResult {
     /// `source`, `cytron`, or `ssa[<variant>]`.
     pub stage: String,
     /// The outcome, or why the oracle could not run the stage.
-    pub outcome: Result<Outcome, String>,
+    pub outcome: Result<Outcome, StageError>,
 }
+
+/// Why a stage has no outcome: the oracle could not run its IR, or the
+/// emulator its machine code.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum StageError {
+    Oracle(OracleError),
+    Emulator(crate::machine::emulator::EmuError),
+}
+
+impl std::fmt::Display for StageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StageError::Oracle(e) => e.fmt(f),
+            StageError::Emulator(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for StageError {}
 
 /// What the differential check concluded.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -157,11 +176,11 @@ pub enum Verdict {
     /// The source program ran out of fuel: nothing to compare.
     Inconclusive,
     /// A stage's outcome differs from the source's (the first such stage).
-    Diverge { stage: String, expected: Outcome, got: Result<Outcome, String> },
+    Diverge { stage: String, expected: Outcome, got: Result<Outcome, StageError> },
     /// A pass produced IR that a checker rejects.
     CheckFailed(PassError),
     /// The oracle could not run the source program.
-    SourceError(String),
+    SourceError(OracleError),
     /// A pass or checker panicked (a bug of ssaref): the panic's message.
     /// Only [`differential_full_catching`] returns it.
     Panic(String),
@@ -494,7 +513,7 @@ fn run_ir_stages(
     stages: &mut Vec<StageResult>,
 ) -> Option<Verdict> {
     for (stage, module) in programs {
-        let got = oracle.run_ssa(module, args, fuel);
+        let got = oracle.run_ssa(module, args, fuel).map_err(StageError::Oracle);
         if got.as_ref() != Ok(expected) {
             return Some(Verdict::Diverge { stage: stage.clone(), expected: expected.clone(), got });
         }
@@ -544,7 +563,7 @@ fn allocated_stages(
     // that loops is stopped early.
     let (got, steps) = match oracle.profile_mir(mir, args, later) {
         Ok((o, profile)) => (Ok(o), Some(profile.executed)),
-        Err(_) => (oracle.run_mir(mir, args, later), None),
+        Err(_) => (oracle.run_mir(mir, args, later).map_err(StageError::Oracle), None),
     };
     let (mir_stage, x86_stage) = names;
     if got.as_ref() != Ok(expected) {
@@ -561,7 +580,7 @@ fn allocated_stages(
     };
     let t = charge(t, |p| &mut p.lowering);
     let budget = crate::machine::emulator::budget_for(steps.unwrap_or(later));
-    let got = crate::machine::emulator::run_x86(&code, args, budget).map_err(|e| e.to_string());
+    let got = crate::machine::emulator::run_x86(&code, args, budget).map_err(StageError::Emulator);
     charge(t, |p| &mut p.emulation);
     if got.as_ref() != Ok(expected) {
         return Some(Verdict::Diverge { stage: x86_stage, expected: expected.clone(), got });
@@ -683,7 +702,7 @@ pub fn differential(
     }
     let t = charge(t, |p| &mut p.construction);
     for (stage, module) in modules {
-        let got = oracle.run_ssa(&module, args, later);
+        let got = oracle.run_ssa(&module, args, later).map_err(StageError::Oracle);
         if got.as_ref() != Ok(&expected) {
             return Verdict::Diverge { stage, expected, got };
         }

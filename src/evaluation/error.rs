@@ -10,6 +10,7 @@ use std::fmt;
 
 use crate::error::PassError;
 use crate::machine::x86_lower::LowerError;
+use crate::oracle::OracleError;
 use crate::outcome::Outcome;
 
 /// Why an evaluation stopped.
@@ -18,7 +19,7 @@ pub enum EvalError {
     /// A pass or checker failed: a bug of ssaref.
     Pass(PassError),
     /// The oracle could not run a program.
-    Oracle(String),
+    Oracle(OracleError),
     /// The x86 lowering failed.
     Lower(LowerError),
     /// `stage` (e.g. `the allocated code`) gives `got` where the source
@@ -51,7 +52,8 @@ impl fmt::Display for EvalError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             EvalError::Pass(e) => e.fmt(f),
-            EvalError::Oracle(m) | EvalError::Plot(m) | EvalError::Message(m) => f.write_str(m),
+            EvalError::Oracle(e) => e.fmt(f),
+            EvalError::Plot(m) | EvalError::Message(m) => f.write_str(m),
             EvalError::Lower(e) => e.fmt(f),
             EvalError::Diverge { stage, got, expected } => {
                 write!(f, "{stage} gives {} but the source gives {}", got.render(), expected.render())
