@@ -492,20 +492,46 @@ pub fn render_markdown(comparisons: &[Comparison]) -> String {
     s
 }
 
+/// Why [`load_corpus_dir`] cannot load a corpus.
+#[derive(Debug)]
+pub enum CorpusError {
+    /// The directory or a file of it cannot be read.
+    Read { path: std::path::PathBuf, error: std::io::Error },
+    /// A file is not a case file: the diagnostic, with its position.
+    Parse { path: std::path::PathBuf, diag: crate::diag::Diag },
+}
+
+impl std::fmt::Display for CorpusError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CorpusError::Read { path, error } => write!(f, "{}: cannot read: {error}", path.display()),
+            CorpusError::Parse { path, diag } => f.write_str(&diag.with_file(&path.display().to_string())),
+        }
+    }
+}
+
+impl std::error::Error for CorpusError {}
+
 /// The programs `*.src` of `dir`, in name order, with their `// args:`
-/// (the realistic corpus is `tests/corpus`). Errors as `FILE:LINE:COL`.
-pub fn load_corpus_dir(dir: &std::path::Path) -> Result<Vec<(Program, Vec<i64>)>, String> {
+/// (the realistic corpus is `tests/corpus`). Errors print as
+/// `FILE:LINE:COL`.
+pub fn load_corpus_dir(dir: &std::path::Path) -> Result<Vec<(Program, Vec<i64>)>, CorpusError> {
     let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: cannot read: {e}", dir.display()))?
+        .map_err(|error| CorpusError::Read { path: dir.to_path_buf(), error })?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "src"))
         .collect();
     files.sort();
     let mut corpus = Vec::new();
     for path in files {
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-        let case =
-            crate::frontend::case_file::CaseFile::parse(&text).map_err(|d| d.with_file(&path.display().to_string()))?;
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(error) => return Err(CorpusError::Read { path, error }),
+        };
+        let case = match crate::frontend::case_file::CaseFile::parse(&text) {
+            Ok(case) => case,
+            Err(diag) => return Err(CorpusError::Parse { path, diag }),
+        };
         corpus.push((case.program, case.args));
     }
     Ok(corpus)

@@ -122,3 +122,12 @@ fn the_pipelines_allocation_check_names_the_register_and_the_value() {
     assert_eq!(a.register(), Some(rcx));
     assert_eq!(e.to_string(), format!("after planted: check `alloc-checker` failed: {a}"));
 }
+
+#[test]
+fn the_oracles_error_reaches_the_verdict_as_a_value() {
+    use ssaref::oracle::OracleError;
+    let module = Module { functions: vec![parse_unverified("fn f(v0) {\nb0:\n    ret v0\n}\n")] };
+    let verdict = differential_ssa(&module, &[1], &InterpOracle, &DiffConfig::standard(&[4], 10_000));
+    assert_eq!(verdict, Verdict::SourceError(OracleError::NoMain));
+    assert_eq!(verdict.to_string(), "the oracle could not run the source: no function named `main`");
+}
