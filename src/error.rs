@@ -18,11 +18,15 @@
 //! `regalloc2/`); the errors a variant needs from those higher layers (the
 //! machine-code checker's, the conventional allocators' input errors) are
 //! defined here. [`CheckError::Message`] is left for the free-form failures
-//! of the passes themselves (a pass that finds no register, a lowering it
-//! does not support).
+//! of the passes themselves (a spiller or a colorer that gets stuck, a
+//! lowering it does not support, regalloc2's input the adapter cannot
+//! build) and for the checks that live in those higher layers
+//! (out-of-ssa's liveness cross-check and renaming constraints): their
+//! typed errors convert into it by their message.
 //!
-//! Every `Display` renders the text the message had when it was a string:
-//! case files and golden files contain these messages.
+//! Every `Display` renders the message that case files, golden files and
+//! test expectations record, so the text of a failure is the same whatever
+//! the variant.
 
 use std::fmt;
 

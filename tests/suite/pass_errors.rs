@@ -131,3 +131,27 @@ fn the_oracles_error_reaches_the_verdict_as_a_value() {
     assert_eq!(verdict, Verdict::SourceError(OracleError::NoMain));
     assert_eq!(verdict.to_string(), "the oracle could not run the source: no function named `main`");
 }
+
+#[test]
+fn when_the_two_allocation_checkers_disagree_both_verdicts_are_kept() {
+    use ssaref::checkers::alloc_checker::{AllocCheckError, AllocCheckErrorKind, Site};
+    let ours = AllocCheckError {
+        function: "main".into(),
+        site: Site::Function,
+        kind: AllocCheckErrorKind::RegisterCount { k: 1 },
+    };
+    let e = PassError::new(
+        "regalloc2[k=1]/to-mir",
+        "checkers-disagree",
+        CheckError::CheckersDisagree { ours: Some(ours.clone()), theirs: None },
+    );
+    let CheckError::CheckersDisagree { ours: Some(o), theirs: None } = &*e.error else { panic!("{e:?}") };
+    assert_eq!(o.kind, AllocCheckErrorKind::RegisterCount { k: 1 });
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "after regalloc2[k=1]/to-mir: check `checkers-disagree` failed: ssaref's allocation checker rejects: {ours}; \
+             regalloc2's checker accepts"
+        )
+    );
+}
