@@ -56,7 +56,7 @@ fn transfer(i: MInst) -> MInstA {
 
 impl Naive {
     fn allocate_function(&self, f: &Function, k: usize) -> Result<MFunction, PassError> {
-        let fail = |message: String| PassError { pass: format!("naive[k={k}]"), check: "input", message };
+        let fail = |message: String| PassError::new(format!("naive[k={k}]"), "input", message);
         let mut f = f.clone();
         ssaref::analysis::critical_edges::split_critical_edges(&mut f);
         // Annotations name copy-canonical values (`mir.rs`): a copy is its

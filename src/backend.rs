@@ -44,7 +44,7 @@
 //!         "give-up".to_string()
 //!     }
 //!     fn allocate(&self, _ssa: &Module, _prepared: &Prepared, k: usize) -> Result<BackendOutput, PassError> {
-//!         Err(PassError { pass: format!("give-up[k={k}]"), check: "allocate", message: "not implemented".into() })
+//!         Err(PassError::new(format!("give-up[k={k}]"), "allocate", "not implemented"))
 //!     }
 //! }
 //!

@@ -28,7 +28,7 @@ use crate::construction::cytron::construct_cytron;
 use crate::error::PassError;
 use crate::ir::Module;
 use crate::mir::MModule;
-use crate::oracle::Oracle;
+use crate::oracle::{Oracle, OracleError};
 use crate::outcome::{End, Outcome};
 use crate::pipeline::{check_backend_output, check_construction_against, lower_and_check};
 
@@ -38,8 +38,27 @@ pub struct StageResult {
     /// `source`, `cytron`, or `ssa[<variant>]`.
     pub stage: String,
     /// The outcome, or why the oracle could not run the stage.
-    pub outcome: Result<Outcome, String>,
+    pub outcome: Result<Outcome, StageError>,
 }
+
+/// Why a stage has no outcome: the oracle could not run its IR, or the
+/// emulator its machine code.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum StageError {
+    Oracle(OracleError),
+    Emulator(crate::machine::emulator::EmuError),
+}
+
+impl std::fmt::Display for StageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StageError::Oracle(e) => e.fmt(f),
+            StageError::Emulator(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for StageError {}
 
 /// What the differential check concluded.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -49,11 +68,11 @@ pub enum Verdict {
     /// The source program ran out of fuel: nothing to compare.
     Inconclusive,
     /// A stage's outcome differs from the source's (the first such stage).
-    Diverge { stage: String, expected: Outcome, got: Result<Outcome, String> },
+    Diverge { stage: String, expected: Outcome, got: Result<Outcome, StageError> },
     /// A pass produced IR that a checker rejects.
     CheckFailed(PassError),
     /// The oracle could not run the source program.
-    SourceError(String),
+    SourceError(OracleError),
     /// A pass or checker panicked (a bug of ssaref): the panic's message.
     /// Only [`differential_full_catching`] and [`differential_ssa_catching`]
     /// return it.
@@ -313,7 +332,7 @@ pub fn differential(
     let mut stages = vec![StageResult { stage: "source".into(), outcome: Ok(expected.clone()) }];
     let cytron = construct_cytron(program);
     if let Err(e) = verify_module(&cytron) {
-        return Verdict::CheckFailed(PassError { pass: "cytron".into(), check: "verify", message: e.to_string() });
+        return Verdict::CheckFailed(PassError::new("cytron", "verify", e));
     }
     let mut modules = vec![("cytron".to_string(), cytron)];
     for opts in variants {
@@ -325,7 +344,7 @@ pub fn differential(
     }
     let t = charge(t, |p| &mut p.construction);
     for (stage, module) in modules {
-        let got = oracle.run_ssa(&module, args, later);
+        let got = oracle.run_ssa(&module, args, later).map_err(StageError::Oracle);
         if got.as_ref() != Ok(&expected) {
             return Verdict::Diverge { stage, expected, got };
         }
@@ -433,7 +452,7 @@ fn run_ir_stages(
     stages: &mut Vec<StageResult>,
 ) -> Option<Verdict> {
     for (stage, module) in programs {
-        let got = oracle.run_ssa(module, args, fuel);
+        let got = oracle.run_ssa(module, args, fuel).map_err(StageError::Oracle);
         if got.as_ref() != Ok(expected) {
             return Some(Verdict::Diverge { stage: stage.clone(), expected: expected.clone(), got });
         }
@@ -463,7 +482,7 @@ fn allocated_stages(
     // that loops is stopped early.
     let (got, steps) = match oracle.profile_mir(mir, args, later) {
         Ok((o, profile)) => (Ok(o), Some(profile.executed)),
-        Err(_) => (oracle.run_mir(mir, args, later), None),
+        Err(_) => (oracle.run_mir(mir, args, later).map_err(StageError::Oracle), None),
     };
     let (mir_stage, x86_stage) = names;
     if got.as_ref() != Ok(expected) {
@@ -480,7 +499,7 @@ fn allocated_stages(
     };
     let t = charge(t, |p| &mut p.lowering);
     let budget = crate::machine::emulator::budget_for(steps.unwrap_or(later));
-    let got = crate::machine::emulator::run_x86(&code, args, budget).map_err(|e| e.to_string());
+    let got = crate::machine::emulator::run_x86(&code, args, budget).map_err(StageError::Emulator);
     charge(t, |p| &mut p.emulation);
     if got.as_ref() != Ok(expected) {
         return Some(Verdict::Diverge { stage: x86_stage, expected: expected.clone(), got });
@@ -522,7 +541,7 @@ pub fn differential_full_catching(
 /// verifier; if not, the verdict is `CheckFailed` with pass `input`.
 pub fn differential_ssa(module: &Module, args: &[i64], oracle: &dyn Oracle, config: &DiffConfig) -> Verdict {
     if let Err(e) = verify_module(module) {
-        return Verdict::CheckFailed(PassError { pass: "input".into(), check: "verify", message: e.to_string() });
+        return Verdict::CheckFailed(PassError::new("input", "verify", e));
     }
     let t = std::time::Instant::now();
     let expected = match oracle.run_ssa(module, args, config.fuel) {

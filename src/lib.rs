@@ -13,6 +13,7 @@
 //! | `pipeline.rs` | `compile`: the one function that lists the passes and runs the checkers between them |
 //! | `backend.rs` | the `Backend` trait (SSA and K in, allocated machine IR out) and the three back ends behind it |
 //! | `ssa_ra`, `out_of_ssa`, `regalloc2`, `machine` | Pereira + Pereira and Palsberg; Boissinot et al. + conventional allocators; the regalloc2 crate; x86-64 |
+//! | `error.rs` | `PassError`, what every pass returns, with the failed checker's error as a value |
 //! | `construction`, `checkers` | Braun et al. and the Cytron et al. reference; the independent checkers |
 //! | `frontend` | lexer, parser, printer, case files |
 //! | `analysis` | IR text form, verifier, dominance, liveness, loops, intervals, pressure |
@@ -22,7 +23,7 @@
 
 // The data types, re-exported from their crate (`src/types/`) so that the
 // oracle can depend on them without depending on any pass.
-pub use ssaref_types::{ast, diag, entity, error, ir, mir, op, oracle, outcome};
+pub use ssaref_types::{ast, diag, entity, ir, mir, op, oracle, outcome};
 
 pub mod analysis;
 pub mod backend;
@@ -30,6 +31,7 @@ pub mod campaign;
 pub mod checkers;
 pub mod construction;
 pub mod differential;
+pub mod error;
 pub mod evaluation;
 pub mod frontend;
 pub mod generate;

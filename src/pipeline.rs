@@ -30,7 +30,7 @@ use crate::backend::Backend;
 use crate::checkers::ssa_properties as checkers;
 use crate::construction::braun::{construct_program, BraunOptions};
 use crate::construction::cytron::construct_cytron;
-use crate::error::PassError;
+use crate::error::{CheckError, PassError};
 use crate::ir::Module;
 use crate::machine::x86_lower::X86Code;
 use crate::mir::MModule;
@@ -97,7 +97,7 @@ pub fn build_ssa(program: &Program, config: &Config) -> Result<Module, PassError
 ///   optimization ran.
 pub fn check_construction(program: &Program, module: &Module, opts: &BraunOptions) -> Result<(), PassError> {
     let cytron = construct_cytron(program);
-    verify_module(&cytron).map_err(|e| PassError { pass: "cytron".into(), check: "verify", message: e.to_string() })?;
+    verify_module(&cytron).map_err(|e| PassError::new("cytron", "verify", e))?;
     check_construction_against(module, opts, &cytron)
 }
 
@@ -105,21 +105,21 @@ pub fn check_construction(program: &Program, module: &Module, opts: &BraunOption
 /// already built (and verified), so that several variants can share it.
 pub fn check_construction_against(module: &Module, opts: &BraunOptions, cytron: &Module) -> Result<(), PassError> {
     let pass = format!("braun[{}]", opts.describe());
-    let fail = |check: &'static str, message: String| PassError { pass: pass.clone(), check, message };
-    verify_module(module).map_err(|e| fail("verify", e.to_string()))?;
+    let fail = |check: &'static str, error: CheckError| PassError::new(pass.clone(), check, error);
+    verify_module(module).map_err(|e| fail("verify", e.into()))?;
     let all_reducible = module.functions.iter().all(is_reducible);
     for f in &module.functions {
-        checkers::check_pruned(f).map_err(|e| fail("pruned", e.to_string()))?;
-        checkers::check_no_trivial_phis(f).map_err(|e| fail("no-trivial-phi", e.to_string()))?;
+        checkers::check_pruned(f).map_err(|e| fail("pruned", e.into()))?;
+        checkers::check_no_trivial_phis(f).map_err(|e| fail("no-trivial-phi", e.into()))?;
         let must_be_minimal = opts.remove_redundant_sccs || (is_reducible(f) && opts.no_optimizations());
         if must_be_minimal {
-            checkers::check_minimal(f).map_err(|e| fail("minimal", e.to_string()))?;
+            checkers::check_minimal(f).map_err(|e| fail("minimal", e.into()))?;
         }
     }
     // Without Algorithm 5, irreducible control flow keeps redundant phi
     // SCCs (Fig. 5), so the bound holds only with it or on reducible CFGs.
     if opts.remove_redundant_sccs || all_reducible {
-        checkers::compare_phi_counts(module, cytron).map_err(|e| fail("phi-count<=cytron", e.to_string()))?;
+        checkers::compare_phi_counts(module, cytron).map_err(|e| fail("phi-count<=cytron", e.into()))?;
     }
     if all_reducible && opts.no_optimizations() {
         for (b, c) in module.functions.iter().zip(&cytron.functions) {
@@ -127,13 +127,13 @@ pub fn check_construction_against(module: &Module, opts: &BraunOptions, cytron: 
             if b.phi_count() != useful {
                 return Err(fail(
                     "phi-count=cytron",
-                    format!(
+                    CheckError::Message(format!(
                         "`{}` is reducible and unoptimized but has {} phis where Cytron et al. place {} useful ones ({} in all)",
                         b.name,
                         b.phi_count(),
                         useful,
                         c.phi_count()
-                    ),
+                    )),
                 ));
             }
         }
@@ -172,7 +172,7 @@ pub fn allocate(ssa: &Module, backend: &dyn Backend, k: usize) -> Result<MModule
 /// (`alloc_checker::check_module`, which includes `check_no_scratch`).
 /// Errors name the pass `stage` (the back end's machine-IR stage).
 pub fn check_backend_output(ssa: &Module, mir: &MModule, k: usize, stage: &str) -> Result<(), PassError> {
-    let fail = |check: &'static str, message: String| PassError { pass: stage.to_string(), check, message };
+    let fail = |check: &'static str, message: String| PassError::new(stage, check, message);
     let names = |fs: Vec<&str>| fs.join(", ");
     let ssa_names: Vec<&str> = ssa.functions.iter().map(|f| f.name.as_str()).collect();
     let mir_names: Vec<&str> = mir.functions.iter().map(|f| f.name.as_str()).collect();
@@ -183,26 +183,14 @@ pub fn check_backend_output(ssa: &Module, mir: &MModule, k: usize, stage: &str) 
     if let Some(f) = mir.functions.iter().find(|f| f.k != k) {
         return Err(fail("k", format!("`{}` is allocated for K = {}, not {k}", f.name, f.k)));
     }
-    crate::checkers::alloc_checker::check_module(mir).map_err(|e| fail("alloc-checker", e.to_string()))
+    crate::checkers::alloc_checker::check_module(mir).map_err(|e| PassError::new(stage, "alloc-checker", e))
 }
 
 /// Lowers `main` of an allocated module to x86-64 and runs the
 /// machine-code checker on the bytes.
 pub fn lower_and_check(mir: &MModule) -> Result<X86Code, PassError> {
-    let main = mir.main().ok_or_else(|| PassError {
-        pass: "x86-lower".into(),
-        check: "lower",
-        message: "the program has no `main`".into(),
-    })?;
-    let code = crate::machine::x86_lower::lower_function(main).map_err(|message| PassError {
-        pass: "x86-lower".into(),
-        check: "lower",
-        message,
-    })?;
-    crate::machine::x86_check::check_machine_code(&code).map_err(|e| PassError {
-        pass: "x86-lower".into(),
-        check: "machine-code",
-        message: e.to_string(),
-    })?;
+    let main = mir.main().ok_or_else(|| PassError::new("x86-lower", "lower", "the program has no `main`"))?;
+    let code = crate::machine::x86_lower::lower_function(main).map_err(|e| PassError::new("x86-lower", "lower", e))?;
+    crate::machine::x86_check::check_machine_code(&code).map_err(|e| PassError::new("x86-lower", "machine-code", e))?;
     Ok(code)
 }

@@ -123,12 +123,17 @@ pub fn profile_mir(
 pub struct Interp;
 
 impl ssaref_types::oracle::Oracle for Interp {
-    fn run_source(&self, program: &ssaref_types::ast::Program, args: &[i64], fuel: u64) -> Result<Outcome, String> {
-        run_ast(program, args, fuel).map_err(|e| e.to_string())
+    fn run_source(
+        &self,
+        program: &ssaref_types::ast::Program,
+        args: &[i64],
+        fuel: u64,
+    ) -> Result<Outcome, InterpError> {
+        run_ast(program, args, fuel)
     }
 
-    fn run_ssa(&self, module: &ssaref_types::ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, String> {
-        run_ssa(module, args, fuel).map_err(|e| e.to_string())
+    fn run_ssa(&self, module: &ssaref_types::ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
+        run_ssa(module, args, fuel)
     }
 
     fn profile_ssa(
@@ -136,12 +141,12 @@ impl ssaref_types::oracle::Oracle for Interp {
         module: &ssaref_types::ir::Module,
         args: &[i64],
         fuel: u64,
-    ) -> Result<(Outcome, ssaref_types::oracle::SsaProfile), String> {
-        profile_ssa(module, args, fuel).map_err(|e| e.to_string())
+    ) -> Result<(Outcome, ssaref_types::oracle::SsaProfile), InterpError> {
+        profile_ssa(module, args, fuel)
     }
 
-    fn run_mir(&self, module: &ssaref_types::mir::MModule, args: &[i64], fuel: u64) -> Result<Outcome, String> {
-        run_mir(module, args, fuel).map_err(|e| e.to_string())
+    fn run_mir(&self, module: &ssaref_types::mir::MModule, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
+        run_mir(module, args, fuel)
     }
 
     fn profile_mir(
@@ -149,7 +154,7 @@ impl ssaref_types::oracle::Oracle for Interp {
         module: &ssaref_types::mir::MModule,
         args: &[i64],
         fuel: u64,
-    ) -> Result<(Outcome, ssaref_types::mir::MirProfile), String> {
-        profile_mir(module, args, fuel).map_err(|e| e.to_string())
+    ) -> Result<(Outcome, ssaref_types::mir::MirProfile), InterpError> {
+        profile_mir(module, args, fuel)
     }
 }

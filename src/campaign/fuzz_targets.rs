@@ -61,12 +61,12 @@ pub fn fuzz_implement_spartan(data: &[u8]) {
 
     let graph = LocationTransferGraph::new(&pc);
     assert_eq!(graph.is_ok(), pc.is_well_defined(), "graph construction and well-definedness disagree on {pc}");
-    let spartan = pc.check_spartan();
+    let spartan = pc.check_spartan().map_err(|e| e.to_string());
     if let (true, Err(e)) = (constructive, &spartan) {
         panic!("a copy built to be spartan is rejected: {e}");
     }
     if let Ok(graph) = &graph {
-        let spartan_graph = graph.check_spartan_graph();
+        let spartan_graph = graph.check_spartan_graph().map_err(|e| e.to_string());
         assert_eq!(
             spartan.is_ok(),
             spartan_graph.is_ok(),

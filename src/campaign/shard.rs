@@ -24,20 +24,49 @@ pub struct Shard {
     count: u64,
 }
 
+/// Why there is no such shard, or why a text names none.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ShardError {
+    /// Zero shards.
+    NoShards,
+    /// Shard `index` of `count`, with `index >= count`.
+    OutOfRange { index: u64, count: u64 },
+    /// The text is not of the form `I/N`.
+    NotAFraction(String),
+    /// The part `part` of `text`, the `what`, is not a non-negative integer.
+    NotANumber { text: String, what: &'static str, part: String },
+}
+
+impl fmt::Display for ShardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShardError::NoShards => f.write_str("the number of shards must be at least 1"),
+            ShardError::OutOfRange { index, count } => write!(
+                f,
+                "shard {index} of {count} does not exist: shards are numbered 0 to {} (`--shard I/N` with I < N)",
+                count - 1
+            ),
+            ShardError::NotAFraction(s) => write!(f, "`{s}` is not of the form I/N (for example 0/4)"),
+            ShardError::NotANumber { text, what, part } => {
+                write!(f, "`{text}`: the {what} `{part}` is not a non-negative integer")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ShardError {}
+
 impl Shard {
     /// The whole campaign: shard 0 of 1.
     pub const WHOLE: Shard = Shard { index: 0, count: 1 };
 
     /// Shard `index` of `count`, or why there is none.
-    pub fn new(index: u64, count: u64) -> Result<Shard, String> {
+    pub fn new(index: u64, count: u64) -> Result<Shard, ShardError> {
         if count == 0 {
-            return Err("the number of shards must be at least 1".into());
+            return Err(ShardError::NoShards);
         }
         if index >= count {
-            return Err(format!(
-                "shard {index} of {count} does not exist: shards are numbered 0 to {} (`--shard I/N` with I < N)",
-                count - 1
-            ));
+            return Err(ShardError::OutOfRange { index, count });
         }
         Ok(Shard { index, count })
     }
@@ -66,13 +95,17 @@ impl Shard {
 }
 
 impl FromStr for Shard {
-    type Err = String;
+    type Err = ShardError;
 
     /// `I/N`, two decimal numbers.
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let (i, n) = s.split_once('/').ok_or_else(|| format!("`{s}` is not of the form I/N (for example 0/4)"))?;
-        let number = |t: &str, what: &str| {
-            t.trim().parse::<u64>().map_err(|_| format!("`{s}`: the {what} `{t}` is not a non-negative integer"))
+    fn from_str(s: &str) -> Result<Shard, ShardError> {
+        let (i, n) = s.split_once('/').ok_or_else(|| ShardError::NotAFraction(s.to_string()))?;
+        let number = |t: &str, what: &'static str| {
+            t.trim().parse::<u64>().map_err(|_| ShardError::NotANumber {
+                text: s.to_string(),
+                what,
+                part: t.to_string(),
+            })
         };
         Shard::new(number(i, "shard number")?, number(n, "number of shards")?)
     }
@@ -96,7 +129,9 @@ mod tests {
         for bad in ["3/2", "2/2", "0/0", "x", "1", "1/", "/2", "-1/2", "1/2/3", "a/b"] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }
-        assert!("3/2".parse::<Shard>().unwrap_err().contains("numbered 0 to 1"));
+        let e = "3/2".parse::<Shard>().unwrap_err();
+        assert_eq!(e, ShardError::OutOfRange { index: 3, count: 2 });
+        assert!(e.to_string().contains("numbered 0 to 1"), "{e}");
     }
 
     #[test]

@@ -37,6 +37,7 @@ use crate::analysis::sampling;
 use crate::entity::EntityRef;
 use crate::ir::{Block, Function, Op, Value};
 use rustc_hash::FxHashMap;
+use std::fmt;
 
 /// The values whose liveness the check tracks: the members of the classes
 /// it checks, numbered densely. The liveness of one value does not depend
@@ -303,6 +304,45 @@ fn live_out_sets(f: &Function, u: &Universe, groups: &[Vec<(usize, usize)>]) -> 
     out
 }
 
+/// Two members of one class interfere: `live` is live at the definition of
+/// `def` in `block`, and (when the check compares values) they hold
+/// different values, the roots of their copy chains.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct InterferenceError {
+    pub live: Value,
+    pub def: Value,
+    pub block: Block,
+    /// The copy-chain root of `live`.
+    pub live_value: Value,
+    /// The copy-chain root of `def`.
+    pub def_value: Value,
+}
+
+impl fmt::Display for InterferenceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} is live at the definition of {} in {} (values {} and {}), yet they share a class",
+            self.live, self.def, self.block, self.live_value, self.def_value
+        )
+    }
+}
+
+impl std::error::Error for InterferenceError {}
+
+/// [`check_cssa_independently`] finds two members of a phi-congruence
+/// class that interfere: the function is not in CSSA form.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct IndependentCssaError(pub InterferenceError);
+
+impl fmt::Display for IndependentCssaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "not in CSSA form: {}", self.0)
+    }
+}
+
+impl std::error::Error for IndependentCssaError {}
+
 /// Checks that no two members of a class in `classes` interfere by value in
 /// `f`, where `parallel_copies` lists the instruction ranges
 /// `(block, start, end)` that execute as one parallel copy. The error names
@@ -311,7 +351,7 @@ pub fn check_classes_do_not_interfere(
     f: &Function,
     parallel_copies: &[(Block, usize, usize)],
     classes: &[Vec<Value>],
-) -> Result<(), String> {
+) -> Result<(), InterferenceError> {
     check_classes(f, parallel_copies, classes, true)
 }
 
@@ -320,7 +360,7 @@ pub fn check_classes_do_not_interfere(
 /// union-find over the phis): no two members of a class intersect, values
 /// aside. A cross-check of `analysis/cssa.rs`'s `check_cssa`, which shares
 /// its liveness with PhiMemCoalesce.
-pub fn check_cssa_independently(f: &Function) -> Result<(), String> {
+pub fn check_cssa_independently(f: &Function) -> Result<(), IndependentCssaError> {
     let mut n = f.value_count as usize;
     f.for_each_value_mention(|v| n = n.max(v.index() + 1));
     let mut parent: Vec<usize> = (0..n).collect();
@@ -345,7 +385,7 @@ pub fn check_cssa_independently(f: &Function) -> Result<(), String> {
     }
     let mut classes: Vec<Vec<Value>> = members.into_values().filter(|m| m.len() > 1).collect();
     classes.sort();
-    check_classes(f, &[], &classes, false).map_err(|e| format!("not in CSSA form: {e}"))
+    check_classes(f, &[], &classes, false).map_err(IndependentCssaError)
 }
 
 /// The most class members a sampled check tracks (see [`check_classes`]).
@@ -363,7 +403,7 @@ fn check_classes(
     parallel_copies: &[(Block, usize, usize)],
     classes: &[Vec<Value>],
     by_value: bool,
-) -> Result<(), String> {
+) -> Result<(), InterferenceError> {
     let value = copy_chain_roots(f);
     let n = value.len();
     let value_of = |v: Value| value.get(v.index()).copied().unwrap_or(v);
@@ -404,7 +444,7 @@ fn check_classes(
     let live_out = live_out_sets(f, &universe, &groups);
     let class_index: Vec<usize> = class_of.iter().map(|&(c, _)| c).collect();
     let mut live = LiveSet::new(&universe, &class_index, classes.len());
-    let mut found: Option<String> = None;
+    let mut found: Option<InterferenceError> = None;
     for b in f.blocks.keys() {
         live.clear();
         for &i in &live_out[b.index()] {
@@ -426,11 +466,13 @@ fn check_classes(
                 .min_by_key(|&i| class_of[i].1);
             if let Some(i) = first {
                 let m = universe.value[i];
-                found = Some(format!(
-                    "{m} is live at the definition of {d} in {b} (values {} and {}), yet they share a class",
-                    value_of(m),
-                    value_of(d)
-                ));
+                found = Some(InterferenceError {
+                    live: m,
+                    def: d,
+                    block: b,
+                    live_value: value_of(m),
+                    def_value: value_of(d),
+                });
             }
         });
         if let Some(e) = found {

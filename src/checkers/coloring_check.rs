@@ -91,26 +91,54 @@ pub fn max_register_demand(f: &Function, spilled: &EntitySet<Value>) -> usize {
     most
 }
 
+/// What [`check_chordal_optimum`] or [`check_frugal`] found wrong.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ColoringCheckError {
+    /// Nothing was spilled, yet the machine code names `used` registers
+    /// for a maximum register demand of `demand`.
+    NotOptimal { used: usize, demand: usize },
+    /// `value` and `other` are joined by phis but live in different slots.
+    NotFrugal { value: Value, slot: Slot, other: Value, other_slot: Slot },
+}
+
+impl std::fmt::Display for ColoringCheckError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ColoringCheckError::NotOptimal { used, demand } => write!(
+                f,
+                "nothing was spilled, yet the machine code names {used} registers for a maximum demand of {demand}"
+            ),
+            ColoringCheckError::NotFrugal { value, slot, other, other_slot } => {
+                write!(f, "{value} and {other} are joined by phis but live in {slot} and {other_slot}: not frugal")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ColoringCheckError {}
+
 /// Checks the chordal optimum: with nothing spilled, `m` names exactly as
 /// many registers as the maximum demand of `f` (see the module
 /// documentation).
-pub fn check_chordal_optimum(f: &Function, spilled: &EntitySet<Value>, m: &MFunction) -> Result<(), String> {
+pub fn check_chordal_optimum(
+    f: &Function,
+    spilled: &EntitySet<Value>,
+    m: &MFunction,
+) -> Result<(), ColoringCheckError> {
     if !spilled.is_empty() {
         return Ok(());
     }
     let used = registers_named(m).len();
     let demand = max_register_demand(f, spilled);
     if used != demand {
-        return Err(format!(
-            "nothing was spilled, yet the machine code names {used} registers for a maximum demand of {demand}"
-        ));
+        return Err(ColoringCheckError::NotOptimal { used, demand });
     }
     Ok(())
 }
 
 /// Checks frugality: the values joined by phis (a phi's result and its
 /// arguments, transitively) that have a slot all have the same slot.
-pub fn check_frugal(f: &Function, slot: &EntityVec<Value, Option<Slot>>) -> Result<(), String> {
+pub fn check_frugal(f: &Function, slot: &EntityVec<Value, Option<Slot>>) -> Result<(), ColoringCheckError> {
     let n = (f.value_count as usize).max(slot.len());
     let mut parent: Vec<usize> = (0..n).collect();
     fn root(parent: &mut [usize], mut i: usize) -> usize {
@@ -136,7 +164,7 @@ pub fn check_frugal(f: &Function, slot: &EntityVec<Value, Option<Slot>>) -> Resu
         let r = root(&mut parent, v.index());
         match slot_of_class[r] {
             Some((t, w)) if t != s => {
-                return Err(format!("{v} and {w} are joined by phis but live in {s} and {t}: not frugal"));
+                return Err(ColoringCheckError::NotFrugal { value: v, slot: s, other: w, other_slot: t });
             }
             _ => slot_of_class[r] = Some((s, v)),
         }

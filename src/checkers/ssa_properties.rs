@@ -10,7 +10,7 @@
 //!
 //! Every checker accepts any [`Function`] without panicking (value numbers
 //! past `value_count` are tolerated), returns the offending phis and values
-//! in its [`CheckError`], and uses explicit worklists: no recursion grows with
+//! in its [`PropertyError`], and uses explicit worklists: no recursion grows with
 //! the size of the function. Their verdicts are meaningful for functions that
 //! pass the SSA verifier.
 
@@ -21,24 +21,24 @@ use std::fmt;
 /// A property that does not hold, with the function and the phis or values
 /// that break it.
 #[derive(Clone, PartialEq, Eq, Debug)]
-pub struct CheckError {
+pub struct PropertyError {
     /// The name of the function that breaks the property.
     pub function: String,
     /// What is wrong, naming the offending phis and values.
     pub message: String,
 }
 
-impl fmt::Display for CheckError {
+impl fmt::Display for PropertyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "function `{}`: {}", self.function, self.message)
     }
 }
 
-impl std::error::Error for CheckError {}
+impl std::error::Error for PropertyError {}
 
-impl CheckError {
+impl PropertyError {
     fn new(func: &Function, message: String) -> Self {
-        CheckError { function: func.name.clone(), message }
+        PropertyError { function: func.name.clone(), message }
     }
 }
 
@@ -131,7 +131,7 @@ pub fn useful_phis(func: &Function) -> EntitySet<Value> {
 /// Marks the phis read by instructions and terminators, then the phi
 /// arguments of marked phis, with a worklist; the unmarked phis are dead.
 /// Time O(size of the function).
-pub fn check_pruned(func: &Function) -> Result<(), CheckError> {
+pub fn check_pruned(func: &Function) -> Result<(), PropertyError> {
     let useful = useful_phis(func);
     let dead: Vec<PhiName> = func
         .blocks
@@ -143,7 +143,7 @@ pub fn check_pruned(func: &Function) -> Result<(), CheckError> {
     if dead.is_empty() {
         return Ok(());
     }
-    Err(CheckError::new(
+    Err(PropertyError::new(
         func,
         format!(
             "not pruned: {} phi(s) feed no instruction or terminator, not even through other phis: {}",
@@ -158,7 +158,7 @@ pub fn check_pruned(func: &Function) -> Result<(), CheckError> {
 /// when it has no argument other than itself.
 ///
 /// Time O(number of phi arguments).
-pub fn check_no_trivial_phis(func: &Function) -> Result<(), CheckError> {
+pub fn check_no_trivial_phis(func: &Function) -> Result<(), PropertyError> {
     let mut trivial: Vec<String> = Vec::new();
     for (b, data) in func.blocks.iter() {
         for phi in &data.phis {
@@ -175,7 +175,7 @@ pub fn check_no_trivial_phis(func: &Function) -> Result<(), CheckError> {
     if trivial.is_empty() {
         return Ok(());
     }
-    Err(CheckError::new(func, format!("{} trivial phi(s): {}", trivial.len(), list(&trivial))))
+    Err(PropertyError::new(func, format!("{} trivial phi(s): {}", trivial.len(), list(&trivial))))
 }
 
 /// Checks that the function has no redundant set of phis (Braun et al.,
@@ -232,7 +232,7 @@ pub fn check_no_trivial_phis(func: &Function) -> Result<(), CheckError> {
 /// depth of the dominator tree, and the number of passes is small (bounded
 /// by the loop connectedness of `G` plus a constant). The worst case is thus
 /// quadratic, but near-linear on the phi graphs that constructions produce.
-pub fn check_minimal(func: &Function) -> Result<(), CheckError> {
+pub fn check_minimal(func: &Function) -> Result<(), PropertyError> {
     let graph = FlowGraph::new(func);
     let order = graph.reverse_postorder();
     let idom = graph.immediate_dominators(&order);
@@ -242,7 +242,7 @@ pub fn check_minimal(func: &Function) -> Result<(), CheckError> {
         .map(|n| graph.phi_name(n))
         .collect();
     if !unreachable.is_empty() {
-        return Err(CheckError::new(
+        return Err(PropertyError::new(
             func,
             format!(
                 "not minimal: redundant set of {} phi(s) whose arguments are only each other \
@@ -268,7 +268,7 @@ pub fn check_minimal(func: &Function) -> Result<(), CheckError> {
             continue;
         }
         let members: Vec<PhiName> = witness.iter().map(|&m| graph.phi_name(m)).collect();
-        return Err(CheckError::new(
+        return Err(PropertyError::new(
             func,
             format!(
                 "not minimal: redundant set of {} phi(s) whose arguments are only each other and {v} \
@@ -460,18 +460,18 @@ impl FlowGraph {
 /// Cytron construction, function by function (matched by name): Cytron et
 /// al.'s placement is minimal in their sense, and Braun et al.'s is minimal
 /// in the stricter sense of §3.2 (Lemma 1, Theorem 1).
-pub fn compare_phi_counts(braun: &Module, cytron: &Module) -> Result<(), CheckError> {
+pub fn compare_phi_counts(braun: &Module, cytron: &Module) -> Result<(), PropertyError> {
     for bf in &braun.functions {
         let Some(cf) = cytron.functions.iter().find(|cf| cf.name == bf.name) else {
-            return Err(CheckError::new(bf, "is missing from the Cytron module".to_string()));
+            return Err(PropertyError::new(bf, "is missing from the Cytron module".to_string()));
         };
         let (b, c) = (bf.phi_count(), cf.phi_count());
         if b > c {
-            return Err(CheckError::new(bf, format!("Braun construction has {b} phi(s), more than Cytron's {c}")));
+            return Err(PropertyError::new(bf, format!("Braun construction has {b} phi(s), more than Cytron's {c}")));
         }
     }
     if let Some(cf) = cytron.functions.iter().find(|cf| !braun.functions.iter().any(|bf| bf.name == cf.name)) {
-        return Err(CheckError::new(cf, "is missing from the Braun module".to_string()));
+        return Err(PropertyError::new(cf, "is missing from the Braun module".to_string()));
     }
     Ok(())
 }

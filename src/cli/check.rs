@@ -131,6 +131,7 @@ fn report(verdict: Verdict, reference: &str) -> Result<ExitCode, Failure> {
             )))
         }
         Verdict::CheckFailed(e) => Err(internal(e.to_string())),
-        Verdict::SourceError(e) | Verdict::Panic(e) => Err(internal(e)),
+        Verdict::SourceError(e) => Err(internal(e)),
+        Verdict::Panic(e) => Err(internal(e)),
     }
 }

@@ -33,8 +33,10 @@ pub fn bad_input(message: String) -> Failure {
     Failure { message, code: EXIT_BAD_INPUT }
 }
 
-pub fn internal(message: String) -> Failure {
-    Failure { message: format!("internal error: {message}"), code: EXIT_INTERNAL }
+/// A bug of ssaref: `error` (a message, a pass error, an evaluation error)
+/// after `internal error: `.
+pub fn internal(error: impl std::fmt::Display) -> Failure {
+    Failure { message: format!("internal error: {error}"), code: EXIT_INTERNAL }
 }
 
 /// Reads and parses a program; errors come out as `FILE:LINE:COL: message`.

@@ -136,7 +136,7 @@ fn write_allocated(allocated: &[Allocated], stage: Stage, passes: bool) -> Resul
     match (out.error, flushed) {
         (None, Some(Ok(()))) => Ok(ExitCode::SUCCESS),
         (Some(e), _) | (None, Some(Err(e))) => Err(internal(format!("cannot write the output: {e}"))),
-        (None, None) => Err(internal("cannot write the output".into())),
+        (None, None) => Err(internal("cannot write the output")),
     }
 }
 

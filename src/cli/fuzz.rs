@@ -134,7 +134,7 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
 /// `--shard I/N` (`Shard`'s `FromStr` says what is wrong; clap prints it
 /// and exits with code 2).
 fn parse_shard(s: &str) -> Result<Shard, String> {
-    s.parse()
+    s.parse().map_err(|e: ssaref::campaign::shard::ShardError| e.to_string())
 }
 
 /// `--ir-share P`: `P%`, a number above 1 (a percentage), or a fraction

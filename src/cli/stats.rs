@@ -111,7 +111,8 @@ fn cmd_compare_backends(a: &StatsArgs) -> Result<ExitCode, Failure> {
                 (format!("generated ({count} programs, seed {}, shape {})", a.seed, a.shape), programs)
             }
             CorpusArg::Realistic => {
-                let programs = load_corpus_dir(std::path::Path::new(&a.corpus_dir)).map_err(bad_input)?;
+                let programs =
+                    load_corpus_dir(std::path::Path::new(&a.corpus_dir)).map_err(|e| bad_input(e.to_string()))?;
                 if programs.is_empty() {
                     return Err(bad_input(format!("{}: no *.src programs", a.corpus_dir)));
                 }

@@ -41,6 +41,7 @@ use crate::ast::Program;
 use crate::backend::{Backend, OutOfSsa, Regalloc2, SsaRa};
 use crate::construction::braun::{construct_program, BraunOptions};
 use crate::error::PassError;
+use crate::evaluation::error::EvalError;
 use crate::evaluation::regalloc_stats::AllocCounts;
 use crate::evaluation::timing::median_duration;
 use crate::ir::Module;
@@ -223,20 +224,17 @@ struct Input {
 }
 
 /// Counts one back end's checked allocations of every input at `k`.
-fn count(engine: Engine, inputs: &[Input], k: usize, oracle: &dyn Oracle, fuel: u64) -> Result<AllocCounts, String> {
+fn count(engine: Engine, inputs: &[Input], k: usize, oracle: &dyn Oracle, fuel: u64) -> Result<AllocCounts, EvalError> {
     let mut c = AllocCounts::default();
     for (i, input) in inputs.iter().enumerate() {
-        let at = |e: String| format!("program {i}, {} at K = {k}: {e}", engine.label());
-        let mir = engine.allocate_checked(&input.ssa, k).map_err(|e| at(e.to_string()))?;
+        let at = |e: EvalError| e.within(format!("program {i}, {} at K = {k}", engine.label()));
+        let mir = engine.allocate_checked(&input.ssa, k).map_err(|e| at(e.into()))?;
         c.programs += 1;
         c.add_static(&mir);
         let got = c.add_run(&mir, &input.args, oracle, crate::differential::later_stage_fuel(fuel)).map_err(at)?;
         if got != input.expected {
-            return Err(at(format!(
-                "the allocated code gives {} but the source gives {}",
-                got.render(),
-                input.expected.render()
-            )));
+            let expected = Box::new(input.expected.clone());
+            return Err(at(EvalError::Diverge { stage: "the allocated code".into(), got: Box::new(got), expected }));
         }
     }
     Ok(c)
@@ -249,11 +247,11 @@ pub fn compare_backends(
     corpus: &[(Program, Vec<i64>)],
     oracle: &dyn Oracle,
     config: &CompareConfig,
-) -> Result<Comparison, String> {
+) -> Result<Comparison, EvalError> {
     let mut inputs = Vec::new();
     let mut skipped = 0;
     for (program, args) in corpus {
-        let expected = oracle.run_source(program, args, config.fuel)?;
+        let expected = oracle.run_source(program, args, config.fuel).map_err(EvalError::Oracle)?;
         if expected.end == End::OutOfFuel {
             skipped += 1;
             continue;
@@ -300,7 +298,7 @@ pub fn compare_backends(
             let (s, d) = totals(per_k);
             (d, s)
         })
-        .ok_or("no route-2 variant to measure")?;
+        .ok_or_else(|| EvalError::Message("no route-2 variant to measure".to_string()))?;
     let engines = [Engine::SsaRa, Engine::OutOfSsa(best), Engine::Regalloc2];
     let mut tables = Vec::new();
     for (ki, &k) in config.regs.iter().enumerate() {
@@ -335,7 +333,7 @@ fn time_rounds(
     engines: &[Engine],
     config: &CompareConfig,
     tables: &mut [KTable],
-) -> Result<(), String> {
+) -> Result<(), EvalError> {
     for round in 0..config.repeat {
         for (ki, &k) in config.regs.iter().enumerate() {
             let mut spent = vec![Duration::ZERO; engines.len()];
@@ -345,10 +343,11 @@ fn time_rounds(
                     let t = Instant::now();
                     let mir = engines[e].allocate_unchecked(&input.ssa, k);
                     spent[e] += t.elapsed();
-                    let at = |m: String| format!("program {i}, {} at K = {k}: {m}", engines[e].label());
-                    let mir = mir.map_err(|err| at(err.to_string()))?;
+                    let at = |err: EvalError| err.within(format!("program {i}, {} at K = {k}", engines[e].label()));
+                    let mir = mir.map_err(|err| at(err.into()))?;
                     if round == 0 && engines[e].allocate_checked(&input.ssa, k).ok().as_ref() != Some(&mir) {
-                        return Err(at("the unchecked allocation differs from the checked one".to_string()));
+                        let differs = "the unchecked allocation differs from the checked one".to_string();
+                        return Err(at(EvalError::Message(differs)));
                     }
                 }
             }
@@ -495,20 +494,46 @@ pub fn render_markdown(comparisons: &[Comparison]) -> String {
     s
 }
 
+/// Why [`load_corpus_dir`] cannot load a corpus.
+#[derive(Debug)]
+pub enum CorpusError {
+    /// The directory or a file of it cannot be read.
+    Read { path: std::path::PathBuf, error: std::io::Error },
+    /// A file is not a case file: the diagnostic, with its position.
+    Parse { path: std::path::PathBuf, diag: crate::diag::Diag },
+}
+
+impl std::fmt::Display for CorpusError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CorpusError::Read { path, error } => write!(f, "{}: cannot read: {error}", path.display()),
+            CorpusError::Parse { path, diag } => f.write_str(&diag.with_file(&path.display().to_string())),
+        }
+    }
+}
+
+impl std::error::Error for CorpusError {}
+
 /// The programs `*.src` of `dir`, in name order, with their `// args:`
-/// (the realistic corpus is `tests/corpus`). Errors as `FILE:LINE:COL`.
-pub fn load_corpus_dir(dir: &std::path::Path) -> Result<Vec<(Program, Vec<i64>)>, String> {
+/// (the realistic corpus is `tests/corpus`). Errors print as
+/// `FILE:LINE:COL`.
+pub fn load_corpus_dir(dir: &std::path::Path) -> Result<Vec<(Program, Vec<i64>)>, CorpusError> {
     let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: cannot read: {e}", dir.display()))?
+        .map_err(|error| CorpusError::Read { path: dir.to_path_buf(), error })?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "src"))
         .collect();
     files.sort();
     let mut corpus = Vec::new();
     for path in files {
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-        let case =
-            crate::frontend::case_file::CaseFile::parse(&text).map_err(|d| d.with_file(&path.display().to_string()))?;
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(error) => return Err(CorpusError::Read { path, error }),
+        };
+        let case = match crate::frontend::case_file::CaseFile::parse(&text) {
+            Ok(case) => case,
+            Err(diag) => return Err(CorpusError::Parse { path, diag }),
+        };
         corpus.push((case.program, case.args));
     }
     Ok(corpus)

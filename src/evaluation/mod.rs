@@ -12,6 +12,7 @@
 //! May import: `generate` and everything below it.
 
 pub mod backend_comparison;
+pub mod error;
 pub mod out_of_ssa_bench;
 pub mod out_of_ssa_stats;
 pub mod regalloc_stats;

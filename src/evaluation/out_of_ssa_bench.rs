@@ -31,6 +31,7 @@
 //! [`MemoryProbe`] that the caller supplies.
 
 use crate::evaluation::timing::{interleaved, min_max, MemoryProbe, Run, Timing};
+use crate::evaluation::error::EvalError;
 use crate::ir::Module;
 use crate::out_of_ssa::coalescing::CoalescingVariant;
 use crate::out_of_ssa::translate::{translate_out_of_ssa, OutOfSsaOptions};
@@ -183,8 +184,12 @@ pub struct BaselineTable {
 
 /// Translates every function of `module` with each configuration of
 /// [`configurations`], `repetitions` times, interleaved (see the module
-/// documentation). An error of the translation is returned as text.
-pub fn measure_baselines(module: &Module, repetitions: usize, probe: &dyn MemoryProbe) -> Result<BaselineRow, String> {
+/// documentation). An error of the translation is returned as the pass error.
+pub fn measure_baselines(
+    module: &Module,
+    repetitions: usize,
+    probe: &dyn MemoryProbe,
+) -> Result<BaselineRow, EvalError> {
     let configs = configurations();
     // Copies and graph edges of each configuration's latest run.
     let counts: Vec<(Cell<usize>, Cell<usize>)> = configs.iter().map(|_| Default::default()).collect();
@@ -196,7 +201,7 @@ pub fn measure_baselines(module: &Module, repetitions: usize, probe: &dyn Memory
             Box::new(move || {
                 let (mut c, mut e) = (0, 0);
                 for f in &module.functions {
-                    let (g, report) = translate_out_of_ssa(f, &opts).map_err(|e| e.to_string())?;
+                    let (g, report) = translate_out_of_ssa(f, &opts)?;
                     c += report.remaining_copies;
                     e += report.graph_edges;
                     drop(g);
@@ -238,7 +243,7 @@ pub fn baseline_table(
     function_size: usize,
     repetitions: usize,
     probe: &dyn MemoryProbe,
-) -> Result<BaselineTable, String> {
+) -> Result<BaselineTable, EvalError> {
     let mut rows = Vec::new();
     for &size in sizes {
         let module = crate::evaluation::out_of_ssa_stats::bench_module(size, seed, function_size);

@@ -16,6 +16,7 @@
 
 use crate::ast::Program;
 use crate::construction::braun::{construct_program, BraunOptions};
+use crate::evaluation::error::{EvalError, Within};
 use crate::oracle::Oracle;
 use crate::out_of_ssa::coalescing::CoalescingVariant;
 use crate::out_of_ssa::translate::{translate_module, LivenessMethod, OutOfSsaOptions, OutOfSsaReport};
@@ -55,7 +56,7 @@ pub fn copy_table(
     fuel: u64,
     liveness: LivenessMethod,
     construction: &BraunOptions,
-) -> Result<CopyTable, String> {
+) -> Result<CopyTable, EvalError> {
     let mut table = CopyTable {
         liveness: Some(liveness),
         construction: construction.describe(),
@@ -66,7 +67,7 @@ pub fn copy_table(
         ..Default::default()
     };
     for (k, (program, args)) in corpus.iter().enumerate() {
-        let expected = oracle.run_source(program, args, fuel)?;
+        let expected = oracle.run_source(program, args, fuel).map_err(EvalError::Oracle)?;
         if expected.end == End::OutOfFuel {
             table.skipped += 1;
             continue;
@@ -76,17 +77,17 @@ pub fn copy_table(
         for row in &mut table.rows {
             let variant = row.variant.unwrap_or(CoalescingVariant::Intersect);
             let opts = OutOfSsaOptions { liveness, ..OutOfSsaOptions::fast(variant) };
-            let (out, report) = translate_module(&module, &opts).map_err(|e| format!("program {k}: {e}"))?;
+            let (out, report) = translate_module(&module, &opts).within(|| format!("program {k}"))?;
             let (got, profile) = oracle
                 .profile_ssa(&out, args, crate::differential::later_stage_fuel(fuel))
-                .map_err(|e| format!("program {k}: {e}"))?;
+                .map_err(|e| EvalError::Oracle(e).within(format!("program {k}")))?;
             if got != expected {
-                return Err(format!(
-                    "program {k}, {}: the destructed program gives {} but the source gives {}",
-                    variant.name(),
-                    got.render(),
-                    expected.render()
-                ));
+                let diverge = EvalError::Diverge {
+                    stage: "the destructed program".into(),
+                    got: Box::new(got),
+                    expected: Box::new(expected),
+                };
+                return Err(diverge.within(format!("program {k}, {}", variant.name())));
             }
             row.report.add(&report);
             row.dynamic_copies += profile.copies;

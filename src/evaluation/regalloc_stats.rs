@@ -9,6 +9,7 @@
 
 use crate::ast::Program;
 use crate::construction::braun::{construct_program, BraunOptions};
+use crate::evaluation::error::{EvalError, Within};
 use crate::mir::{MInst, MModule, MirProfile};
 use crate::oracle::Oracle;
 use crate::outcome::End;
@@ -69,11 +70,11 @@ pub fn measure(
     opts: &RegallocOptions,
     oracle: &dyn Oracle,
     fuel: u64,
-) -> Result<AllocCounts, String> {
+) -> Result<AllocCounts, EvalError> {
     let mut c = AllocCounts::default();
     for (i, (program, args)) in corpus.iter().enumerate() {
         let ssa = construct_program(program, &BraunOptions::all_on());
-        let (mir, reports) = allocate_module(&ssa, opts).map_err(|e| format!("program {i}: {e}"))?;
+        let (mir, reports) = allocate_module(&ssa, opts).within(|| format!("program {i}"))?;
         c.programs += 1;
         c.values_spilled += reports.iter().map(|r| r.spilled).sum::<usize>();
         c.add_static(&mir);
@@ -93,8 +94,8 @@ impl AllocCounts {
         args: &[i64],
         oracle: &dyn Oracle,
         fuel: u64,
-    ) -> Result<crate::outcome::Outcome, String> {
-        let (outcome, profile) = oracle.profile_mir(mir, args, fuel)?;
+    ) -> Result<crate::outcome::Outcome, EvalError> {
+        let (outcome, profile) = oracle.profile_mir(mir, args, fuel).map_err(EvalError::Oracle)?;
         if outcome.end != End::OutOfFuel {
             self.runs += 1;
             self.dynamic.executed += profile.executed;
@@ -121,7 +122,7 @@ pub fn comparison_table(
     k: usize,
     oracle: &dyn Oracle,
     fuel: u64,
-) -> Result<String, String> {
+) -> Result<String, EvalError> {
     let all = RegallocOptions::with_k(k);
     let plain = all.without_section_6();
     let rows: Vec<(&str, RegallocOptions)> = vec![
@@ -196,7 +197,7 @@ pub fn spill_strategy_table(
     k: usize,
     oracle: &dyn Oracle,
     fuel: u64,
-) -> Result<String, String> {
+) -> Result<String, EvalError> {
     let all = RegallocOptions::with_k(k);
     let during = RegallocOptions { spill_during_coloring: true, ..all };
     let separate = RegallocOptions { spill_during_coloring: false, ..all };

@@ -17,6 +17,7 @@
 //! sort happens to put first and is symmetric between fast and slow
 //! outliers.
 
+use crate::evaluation::error::EvalError;
 use std::any::Any;
 use std::time::{Duration, Instant};
 
@@ -155,7 +156,7 @@ impl Timing {
 
 /// A timed run: does the work and hands back what it built, which is
 /// dropped after the clocks stop.
-pub type Run<'a> = Box<dyn FnMut() -> Result<Box<dyn Any>, String> + 'a>;
+pub type Run<'a> = Box<dyn FnMut() -> Result<Box<dyn Any>, EvalError> + 'a>;
 
 /// Runs that take less than this are preceded by one untimed run of each
 /// configuration.
@@ -166,7 +167,7 @@ pub const WARM_UP_BELOW_SECONDS: f64 = 1.0;
 /// The first configuration's first run is untimed; if it took less than
 /// [`WARM_UP_BELOW_SECONDS`], every other configuration gets an untimed run
 /// too. An error of a run stops the measurement.
-pub fn interleaved(repeat: usize, probe: &dyn MemoryProbe, runs: &mut [Run<'_>]) -> Result<Vec<Timing>, String> {
+pub fn interleaved(repeat: usize, probe: &dyn MemoryProbe, runs: &mut [Run<'_>]) -> Result<Vec<Timing>, EvalError> {
     let mut out = vec![Timing::default(); runs.len()];
     let start = Instant::now();
     if let Some(first) = runs.first_mut() {

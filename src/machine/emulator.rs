@@ -63,8 +63,11 @@ fn round_up(x: u64) -> u64 {
 pub enum EmuError {
     /// The budget of block entries ran out before the code reached its exit.
     BudgetExhausted { budget: u64, pc: u64 },
+    /// Unicorn itself fails at the step `what` (opening the engine, mapping
+    /// a region, ...).
+    Unicorn { what: &'static str, error: unicorn_engine::unicorn_const::uc_error },
     /// Anything else: a fault, an unexpected interrupt, a full trace, bad
-    /// parameters, Unicorn itself failing.
+    /// parameters.
     Fault(String),
 }
 
@@ -74,6 +77,7 @@ impl std::fmt::Display for EmuError {
             EmuError::BudgetExhausted { budget, pc } => {
                 write!(f, "the budget of {budget} block entries ran out (at {pc:#x})")
             }
+            EmuError::Unicorn { what, error } => write!(f, "unicorn: {what}: {error:?}"),
             EmuError::Fault(m) => f.write_str(m),
         }
     }
@@ -106,13 +110,13 @@ pub struct Emulator {
     fresh: unicorn_engine::Context,
 }
 
-fn uc_err(what: &str, e: unicorn_engine::unicorn_const::uc_error) -> String {
-    format!("unicorn: {what}: {e:?}")
+fn uc_err(what: &'static str, error: unicorn_engine::unicorn_const::uc_error) -> EmuError {
+    EmuError::Unicorn { what, error }
 }
 
 impl Emulator {
     /// Creates an engine with the fixed regions mapped.
-    pub fn new() -> Result<Emulator, String> {
+    pub fn new() -> Result<Emulator, EmuError> {
         let mut uc =
             Unicorn::new_with_data(Arch::X86, Mode::MODE_64, HookState::default()).map_err(|e| uc_err("open", e))?;
         uc.ctl_set_cpu_model(X86CpuModel::HASWELL as i32).map_err(|e| uc_err("cpu model", e))?;
@@ -129,7 +133,7 @@ impl Emulator {
         Ok(Emulator { uc, code_mapped: 0, stack_mapped: 0, last_code: Vec::new(), fresh })
     }
 
-    fn ensure_code(&mut self, len: u64) -> Result<(), String> {
+    fn ensure_code(&mut self, len: u64) -> Result<(), EmuError> {
         if len <= self.code_mapped {
             return Ok(());
         }
@@ -142,7 +146,7 @@ impl Emulator {
         Ok(())
     }
 
-    fn ensure_stack(&mut self, len: u64) -> Result<(), String> {
+    fn ensure_stack(&mut self, len: u64) -> Result<(), EmuError> {
         if len <= self.stack_mapped {
             return Ok(());
         }

@@ -51,19 +51,9 @@ pub const ALLOCATION_ORDER: [Register; MAX_REGS] = [
     Register::R15,
 ];
 
-/// What the checker found wrong, with the instruction's address and text.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct McError {
-    pub ip: u64,
-    pub instruction: String,
-    pub message: String,
-}
-
-impl std::fmt::Display for McError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:#x} `{}`: {}", self.ip, self.instruction, self.message)
-    }
-}
+/// What the checker found wrong, with the instruction's address and text
+/// (defined with the other checkers' errors, which name it).
+pub use crate::error::McError;
 
 fn reads(acc: OpAccess) -> bool {
     matches!(acc, OpAccess::Read | OpAccess::CondRead | OpAccess::ReadWrite | OpAccess::ReadCondWrite)

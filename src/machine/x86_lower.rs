@@ -159,16 +159,65 @@ struct Lowerer {
     groups: Vec<(usize, Option<Block>, String)>,
 }
 
-type LResult<T> = Result<T, String>;
+type LResult<T> = Result<T, LowerError>;
 
-fn asm_err(e: iced_x86::IcedError) -> String {
-    format!("x86 assembler: {e}")
+/// Why [`lower_function`] cannot lower a function: malformed MIR, or an
+/// error of the assembler.
+#[derive(Clone, Debug)]
+pub enum LowerError {
+    /// The register count is outside `MIN_REGS..=MAX_REGS`.
+    RegisterCount { k: usize },
+    /// A register numbered `k` or above.
+    RegisterOutOfRange { reg: Reg, k: usize },
+    /// A slot too far from rsp for a 32-bit displacement.
+    SlotTooFar(u32),
+    /// A fixed division whose operation is neither `/` nor `%`.
+    FixedDivisionOp(BinOp),
+    /// A fixed division whose divisor is in rdx, which `cqo` overwrites.
+    DivisorInRdx,
+    /// A fixed `%` with a register count that leaves rdx out.
+    RemainderNeedsRdx { k: usize },
+    /// A branch to a block that does not exist.
+    MissingBlock(Block),
+    /// iced-x86's assembler fails.
+    Assembler(iced_x86::IcedError),
+}
+
+impl std::fmt::Display for LowerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LowerError::RegisterCount { k } => write!(f, "register count {k} is outside {MIN_REGS}..={MAX_REGS}"),
+            LowerError::RegisterOutOfRange { reg, k } => {
+                write!(f, "register {reg} is outside the {k} allocatable ones")
+            }
+            LowerError::SlotTooFar(slot) => write!(f, "slot {slot} is too far from rsp"),
+            LowerError::FixedDivisionOp(op) => write!(f, "a fixed division by `{}`", op.mnemonic()),
+            LowerError::DivisorInRdx => f.write_str("a fixed division's divisor in rdx, which `cqo` overwrites"),
+            LowerError::RemainderNeedsRdx { k } => write!(f, "a fixed `%` needs rdx, which K = {k} does not allocate"),
+            LowerError::MissingBlock(b) => write!(f, "branch to missing block {b}"),
+            LowerError::Assembler(e) => write!(f, "x86 assembler: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for LowerError {}
+
+/// A lowering failure has no variant of `CheckError` (this module is above
+/// it): its message.
+impl From<LowerError> for crate::error::CheckError {
+    fn from(e: LowerError) -> Self {
+        crate::error::CheckError::Message(e.to_string())
+    }
+}
+
+fn asm_err(e: iced_x86::IcedError) -> LowerError {
+    LowerError::Assembler(e)
 }
 
 impl Lowerer {
     fn r64(&self, r: Reg) -> LResult<AsmRegister64> {
         if usize::from(r.0) >= self.k {
-            return Err(format!("register {} is outside the {} allocatable ones", r, self.k));
+            return Err(LowerError::RegisterOutOfRange { reg: r, k: self.k });
         }
         Ok(R64[usize::from(r.0)])
     }
@@ -188,7 +237,7 @@ impl Lowerer {
     }
 
     fn slot_operand(slot: u32) -> LResult<iced_x86::code_asm::AsmMemoryOperand> {
-        let disp = i32::try_from(u64::from(slot) * 8).map_err(|_| format!("slot {slot} is too far from rsp"))?;
+        let disp = i32::try_from(u64::from(slot) * 8).map_err(|_| LowerError::SlotTooFar(slot))?;
         Ok(qword_ptr(rsp + disp))
     }
 
@@ -224,13 +273,13 @@ impl Lowerer {
                 // The allocation put the operands where `idiv` wants them
                 // (out-of-ssa's renaming constraints): nothing to save.
                 if !matches!(op, BinOp::Div | BinOp::Rem) {
-                    return Err(format!("a fixed division by `{}`", op.mnemonic()));
+                    return Err(LowerError::FixedDivisionOp(op));
                 }
                 if divisor == RDX {
-                    return Err("a fixed division's divisor in rdx, which `cqo` overwrites".into());
+                    return Err(LowerError::DivisorInRdx);
                 }
                 if op == BinOp::Rem && self.k <= usize::from(RDX.0) {
-                    return Err(format!("a fixed `%` needs rdx, which K = {} does not allocate", self.k));
+                    return Err(LowerError::RemainderNeedsRdx { k: self.k });
                 }
                 let q = self.r64(divisor)?;
                 self.a.cqo().map_err(asm_err)?;
@@ -406,7 +455,7 @@ impl Lowerer {
     }
 
     fn label(&self, b: Block) -> LResult<CodeLabel> {
-        self.labels.get(b.0 as usize).copied().ok_or_else(|| format!("branch to missing block {b}"))
+        self.labels.get(b.0 as usize).copied().ok_or(LowerError::MissingBlock(b))
     }
 }
 
@@ -415,9 +464,9 @@ impl Lowerer {
 /// Fails (never panics) on malformed MIR: a register count outside
 /// `MIN_REGS..=MAX_REGS`, a register numbered `k` or above, a branch to a
 /// missing block, a slot too far from rsp.
-pub fn lower_function(f: &MFunction) -> Result<X86Code, String> {
+pub fn lower_function(f: &MFunction) -> Result<X86Code, LowerError> {
     if !(MIN_REGS..=MAX_REGS).contains(&f.k) {
-        return Err(format!("register count {} is outside {MIN_REGS}..={MAX_REGS}", f.k));
+        return Err(LowerError::RegisterCount { k: f.k });
     }
     let mut a = CodeAssembler::new(64).map_err(asm_err)?;
     let labels: Vec<CodeLabel> = (0..f.blocks.len()).map(|_| a.create_label()).collect();

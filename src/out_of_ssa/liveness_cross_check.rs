@@ -25,10 +25,55 @@ use crate::analysis::sampling;
 use crate::entity::EntityRef;
 use crate::ir::{Block, Function, Value};
 use crate::out_of_ssa::liveness_check::LivenessCheck;
+use std::fmt;
+
+/// Where the liveness sets and the liveness check disagree.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum LivenessDisagreement {
+    /// The sets have no entry for the block.
+    MissingBlock(Block),
+    /// `value` is live-in at `block` by the sets exactly when `by_sets`,
+    /// and by the check exactly when not.
+    LiveIn { value: Value, block: Block, by_sets: bool },
+    /// `value` is live-out of `block` by the sets exactly when `by_sets`,
+    /// and by the check exactly when not.
+    LiveOut { value: Value, block: Block, by_sets: bool },
+}
+
+impl fmt::Display for LivenessDisagreement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let not = |live: bool| if live { "" } else { "not " };
+        match *self {
+            LivenessDisagreement::MissingBlock(b) => write!(f, "the liveness sets have no entry for {b}"),
+            LivenessDisagreement::LiveIn { value, block, by_sets } => write!(
+                f,
+                "{value} is {}live-in at {block} by the sets but {}by the liveness check",
+                not(by_sets),
+                not(!by_sets)
+            ),
+            LivenessDisagreement::LiveOut { value, block, by_sets } => write!(
+                f,
+                "{value} is {}live-out of {block} by the sets but {}by the liveness check",
+                not(by_sets),
+                not(!by_sets)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LivenessDisagreement {}
+
+/// A disagreement between the two liveness methods has no variant of
+/// `CheckError` (this module is above it): its message.
+impl From<LivenessDisagreement> for crate::error::CheckError {
+    fn from(e: LivenessDisagreement) -> Self {
+        crate::error::CheckError::Message(e.to_string())
+    }
+}
 
 /// Compares the sets with the check at every reachable block of `f`, for
 /// every value of `f`; the first disagreement is the error.
-pub fn cross_check_liveness(f: &Function, sets: &Liveness, check: &LivenessCheck) -> Result<(), String> {
+pub fn cross_check_liveness(f: &Function, sets: &Liveness, check: &LivenessCheck) -> Result<(), LivenessDisagreement> {
     let dom: &DomTree = check.dom();
     let reachable: Vec<Block> = f.blocks.keys().filter(|&b| dom.is_reachable(b)).collect();
     let size = f.blocks.values().map(|d| d.insts.len() + d.phis.len()).sum::<usize>();
@@ -45,25 +90,17 @@ pub fn cross_check_liveness(f: &Function, sets: &Liveness, check: &LivenessCheck
     };
     for b in blocks {
         let (Some(live_in), Some(live_out)) = (sets.live_in.get(b), sets.live_out.get(b)) else {
-            return Err(format!("the liveness sets have no entry for {b}"));
+            return Err(LivenessDisagreement::MissingBlock(b));
         };
         for i in 0..f.value_count as usize {
             let v = Value::new(i);
             let (set_in, check_in) = (live_in.contains(v), check.live_in(v, b));
             if set_in != check_in {
-                return Err(format!(
-                    "{v} is {}live-in at {b} by the sets but {}by the liveness check",
-                    if set_in { "" } else { "not " },
-                    if check_in { "" } else { "not " }
-                ));
+                return Err(LivenessDisagreement::LiveIn { value: v, block: b, by_sets: set_in });
             }
             let (set_out, check_out) = (live_out.contains(v), check.live_out(v, b));
             if set_out != check_out {
-                return Err(format!(
-                    "{v} is {}live-out of {b} by the sets but {}by the liveness check",
-                    if set_out { "" } else { "not " },
-                    if check_out { "" } else { "not " }
-                ));
+                return Err(LivenessDisagreement::LiveOut { value: v, block: b, by_sets: set_out });
             }
         }
     }

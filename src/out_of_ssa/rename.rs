@@ -94,7 +94,7 @@ pub(crate) fn rename_and_sequentialize(
         .fold(0u64, |a, x| a.saturating_add(x));
     let pins = pins.renamed(rename);
     if check {
-        verify_conventional(&h).map_err(|e| fail(f, "conventional form", e.to_string()))?;
+        verify_conventional(&h).map_err(|e| fail(f, "conventional form", e))?;
     }
     Ok((h, pins))
 }

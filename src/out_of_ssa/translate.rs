@@ -36,7 +36,7 @@ use crate::analysis::loops::loop_depth;
 use crate::analysis::pass_runner::PassRunner;
 use crate::analysis::verifier::verify_function;
 use crate::checkers::class_interference_check::check_classes_do_not_interfere;
-use crate::error::PassError;
+use crate::error::{CheckError, PassError};
 use crate::ir::{BlockData, Function, Module, Terminator};
 use crate::out_of_ssa::coalescing::{
     affinities, class_lists, coalesce, ClassTest, CoalescingOptions, CoalescingVariant, InterferenceGraph,
@@ -97,7 +97,7 @@ pub fn translate_out_of_ssa(f: &Function, opts: &OutOfSsaOptions) -> Result<(Fun
 pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfSsa, PassError> {
     // The input is always verified, so that bad input is an error and never
     // a panic in a later step.
-    verify_function(f).map_err(|e| fail(f, "SSA verifier (input)", e.to_string()))?;
+    verify_function(f).map_err(|e| fail(f, "SSA verifier (input)", e))?;
     let mut report = OutOfSsaReport { original_copies: count_copies(f), ..Default::default() };
     // Steps 1, 1b and 2.
     let mut g = f.clone();
@@ -120,8 +120,8 @@ pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfS
         &mut g,
         |g| Ok(insert_copies(g)),
         |g, _| {
-            verify_function(g).map_err(|e| fail(f, "SSA verifier (after Method I)", e.to_string()))?;
-            check_cssa(g).map_err(|e| fail(f, "CSSA (Lemma 1)", e.to_string()))
+            verify_function(g).map_err(|e| fail(f, "SSA verifier (after Method I)", e))?;
+            check_cssa(g).map_err(|e| fail(f, "CSSA (Lemma 1)", e))
         },
     )?;
     report.inserted_copies = inserted.len();
@@ -200,7 +200,7 @@ pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfS
         },
         |(_, lists)| {
             check_classes_do_not_interfere(&g, &groups.all_ranges(&g), lists)
-                .map_err(|e| fail(f, "no interference in a class", format!("{e} ({})", opts.variant.name())))
+                .map_err(|error| fail(f, "no interference in a class", CheckError::ClassInterference { error, variant: opts.variant.name() }))
         },
     )?;
     report.class_queries = result.class_queries;

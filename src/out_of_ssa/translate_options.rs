@@ -3,7 +3,7 @@
 //! error both return. Kept apart so that the two files import them from
 //! below instead of from each other.
 
-use crate::error::PassError;
+use crate::error::{CheckError, PassError};
 use crate::ir::{Function, Op};
 use crate::out_of_ssa::coalescing::{ClassTest, CoalescingVariant};
 
@@ -141,8 +141,8 @@ impl OutOfSsaReport {
     }
 }
 
-pub(crate) fn fail(f: &Function, check: &'static str, message: String) -> PassError {
-    PassError { pass: format!("out-of-SSA ({})", f.name), check, message }
+pub(crate) fn fail(f: &Function, check: &'static str, error: impl Into<CheckError>) -> PassError {
+    PassError::new(format!("out-of-SSA ({})", f.name), check, error)
 }
 
 pub(crate) fn count_copies(f: &Function) -> usize {

@@ -106,7 +106,7 @@ use crate::analysis::loops::loop_depth;
 use crate::analysis::verifier::verify_function;
 use crate::checkers::class_interference_check::check_classes_do_not_interfere;
 use crate::entity::EntityVec;
-use crate::error::PassError;
+use crate::error::{CheckError, PassError};
 use crate::ir::{Block, Function, Inst, Op, Value};
 use crate::out_of_ssa::coalescing::{
     affinities, class_lists, depth_weight, find_root, greedy_independent_set, Affinity, ClassTest, Coalescing,
@@ -699,11 +699,12 @@ pub fn translate_virtualized(
     report.classes = lists.len();
     let groups = CopyGroups::from_inserted(&h, &inserted);
     if opts.check {
-        verify_function(&h).map_err(|e| fail(f, "SSA verifier (after materializing)", e.to_string()))?;
+        verify_function(&h).map_err(|e| fail(f, "SSA verifier (after materializing)", e))?;
         // Step 4's check, on the program with the materialized copies, by
         // the independent checker (its own values and liveness).
-        check_classes_do_not_interfere(&h, &groups.all_ranges(&h), &lists)
-            .map_err(|e| fail(f, "no interference in a class", format!("{e} ({})", opts.variant.name())))?;
+        check_classes_do_not_interfere(&h, &groups.all_ranges(&h), &lists).map_err(|error| {
+            fail(f, "no interference in a class", CheckError::ClassInterference { error, variant: opts.variant.name() })
+        })?;
     }
     let (out, pins) = rename_and_sequentialize(f, &h, &groups, &result, &pins, &depth, opts.check, &mut report)?;
     Ok((out, pins, report))

@@ -128,9 +128,58 @@ fn vreg(v: u32) -> VReg {
     VReg::new(v as usize, RegClass::Int)
 }
 
+/// A function that [`Adapter::new`] cannot give regalloc2.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum AdapterError {
+    /// Value number `v` is defined by a cycle of copies or one-argument
+    /// phis.
+    CopyCycle(u32),
+    /// The function holds an `undef`.
+    Undef,
+    /// Value number `v` is not below `value_count`.
+    ValueOutOfRange { v: u32, value_count: usize },
+    /// A block is unreachable from the entry.
+    Unreachable,
+    /// An operation of the block has no result.
+    NoResult(ir::Block),
+    /// The block contains an `undef`.
+    UndefIn(ir::Block),
+    /// The block ends a critical edge.
+    CriticalEdge(ir::Block),
+    /// `block` is not among the predecessors of its successor `succ`.
+    NotAPredecessor { block: ir::Block, succ: ir::Block },
+}
+
+impl std::fmt::Display for AdapterError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AdapterError::CopyCycle(v) => write!(f, "v{v} is defined by a cycle of copies or one-argument phis"),
+            AdapterError::Undef => f.write_str("regalloc2's input cannot hold `undef`"),
+            AdapterError::ValueOutOfRange { v, value_count } => write!(f, "v{v} is beyond value_count {value_count}"),
+            AdapterError::Unreachable => f.write_str("a block is unreachable from the entry"),
+            AdapterError::NoResult(b) => write!(f, "{b}: an operation without a result"),
+            AdapterError::UndefIn(b) => write!(f, "{b}: `undef` cannot be allocated"),
+            AdapterError::CriticalEdge(b) => write!(f, "{b} has a critical edge (split them first)"),
+            AdapterError::NotAPredecessor { block, succ } => {
+                write!(f, "{block} is not among the predecessors of its successor {succ}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for AdapterError {}
+
+/// A function regalloc2 cannot be given has no variant of `CheckError`
+/// (this module is above it): its message.
+impl From<AdapterError> for crate::error::CheckError {
+    fn from(e: AdapterError) -> Self {
+        crate::error::CheckError::Message(e.to_string())
+    }
+}
+
 /// Follows `step` from `v` until it stops; `limit` bounds the chain (a
 /// longer one would be a cycle, which dominance rules out).
-fn resolve(v: u32, limit: usize, step: impl Fn(u32) -> Option<u32>) -> Result<u32, String> {
+fn resolve(v: u32, limit: usize, step: impl Fn(u32) -> Option<u32>) -> Result<u32, AdapterError> {
     let mut cur = v;
     for _ in 0..=limit {
         match step(cur) {
@@ -138,13 +187,13 @@ fn resolve(v: u32, limit: usize, step: impl Fn(u32) -> Option<u32>) -> Result<u3
             None => return Ok(cur),
         }
     }
-    Err(format!("v{v} is defined by a cycle of copies or one-argument phis"))
+    Err(AdapterError::CopyCycle(v))
 }
 
 impl Adapter {
     /// Builds regalloc2's input from a verified SSA function without
     /// critical edges and without `undef`.
-    pub fn new(func: ir::Function, k: usize) -> Result<Adapter, String> {
+    pub fn new(func: ir::Function, k: usize) -> Result<Adapter, AdapterError> {
         let n = func.value_count as usize;
         // The definitions that are renamings: one-argument phis (for both
         // maps) and copies (for the annotations only).
@@ -162,11 +211,12 @@ impl Adapter {
                     copy_alias[d.index()] = Some(s.index() as u32);
                 }
                 if inst.op == Op::Undef {
-                    return Err("regalloc2's input cannot hold `undef`".to_string());
+                    return Err(AdapterError::Undef);
                 }
             }
         }
-        let in_range = |v: u32| if (v as usize) < n { Ok(v) } else { Err(format!("v{v} is beyond value_count {n}")) };
+        let in_range =
+            |v: u32| if (v as usize) < n { Ok(v) } else { Err(AdapterError::ValueOutOfRange { v, value_count: n }) };
         let mut vreg_of = Vec::with_capacity(n);
         let mut canonical = Vec::with_capacity(n);
         for v in 0..n as u32 {
@@ -217,14 +267,14 @@ impl Adapter {
         Block::new(self.index_of[b.index()])
     }
 
-    fn build(&mut self) -> Result<(), String> {
+    fn build(&mut self) -> Result<(), AdapterError> {
         let (rax, rdx) = (preg(RAX), preg(RDX));
         let rdx_allocatable = self.k > usize::from(RDX.0);
         let n = self.func.blocks.len();
         let f = &self.func;
         self.order = crate::analysis::dominance::reverse_postorder(n, ir::Block::new(0), |b| f.succs(b));
         if self.order.len() != n {
-            return Err("a block is unreachable from the entry".to_string());
+            return Err(AdapterError::Unreachable);
         }
         self.index_of = vec![0; n];
         for (i, &b) in self.order.iter().enumerate() {
@@ -240,8 +290,7 @@ impl Adapter {
             let data = self.func.blocks[b].clone();
             for (index, inst) in data.insts.iter().enumerate() {
                 let kind = InstKind::Op { block: b, index };
-                let def =
-                    || inst.dest.map(|d| self.vreg(d)).ok_or_else(|| format!("{b}: an operation without a result"));
+                let def = || inst.dest.map(|d| self.vreg(d)).ok_or(AdapterError::NoResult(b));
                 let (ops, clobbers, div) = match &inst.op {
                     Op::Binary(op @ (BinOp::Div | BinOp::Rem), x, y) if *op == BinOp::Div || rdx_allocatable => {
                         let (result, other) = if *op == BinOp::Div { (rax, rdx) } else { (rdx, rax) };
@@ -262,7 +311,7 @@ impl Adapter {
                         DivForm::General,
                     ),
                     Op::Out(v) => (vec![Operand::reg_use(self.vreg(*v))], PRegSet::empty(), DivForm::General),
-                    Op::Undef => return Err(format!("{b}: `undef` cannot be allocated")),
+                    Op::Undef => return Err(AdapterError::UndefIn(b)),
                     other => {
                         let mut ops: Vec<Operand> =
                             other.args().iter().map(|&v| Operand::reg_use(self.vreg(v))).collect();
@@ -281,7 +330,7 @@ impl Adapter {
             let end = self.insts.len();
             let succs = data.term.successors();
             if succs.len() >= 2 && succs.iter().any(|&s| self.func.blocks[s].preds.len() >= 2) {
-                return Err(format!("{b} has a critical edge (split them first)"));
+                return Err(AdapterError::CriticalEdge(b));
             }
             let mut args = Vec::with_capacity(succs.len());
             for &s in &succs {
@@ -289,7 +338,7 @@ impl Adapter {
                     .preds
                     .iter()
                     .position(|&p| p == b)
-                    .ok_or_else(|| format!("{b} is not among the predecessors of its successor {s}"))?;
+                    .ok_or(AdapterError::NotAPredecessor { block: b, succ: s })?;
                 let list: Vec<VReg> = self.param_phis(s).map(|p| self.vreg(p.args[index])).collect();
                 args.push(list);
             }

@@ -34,7 +34,7 @@
 use crate::analysis::critical_edges::split_critical_edges;
 use crate::analysis::verifier::verify_function;
 use crate::checkers::alloc_checker::{check_allocation, check_no_scratch};
-use crate::error::PassError;
+use crate::error::{CheckError, Foreign, PassError};
 use crate::ir::{Function, Module};
 use crate::mir::{MFunction, MModule, MAX_REGS, MIN_REGS};
 use crate::regalloc2::adapter::Adapter;
@@ -62,8 +62,8 @@ impl Regalloc2Report {
     }
 }
 
-fn fail(k: usize, step: &str, check: &'static str, message: impl ToString) -> PassError {
-    PassError { pass: format!("regalloc2[k={k}]/{step}"), check, message: message.to_string() }
+fn fail(k: usize, step: &str, check: &'static str, error: impl Into<CheckError>) -> PassError {
+    PassError::new(format!("regalloc2[k={k}]/{step}"), check, error)
 }
 
 /// The most instructions a function may have for regalloc2's checker to run
@@ -85,29 +85,26 @@ pub fn allocate_regalloc2(f: &Function, k: usize) -> Result<(MFunction, Regalloc
         let env = machine_env(k);
         let mut theirs = regalloc2::checker::Checker::new(&adapter, &env);
         theirs.prepare(&output);
-        theirs.run().map_err(|e| format!("{e:?}"))
+        theirs.run().map_err(Foreign)
     } else {
         Ok(())
     };
     let mir = to_mir(&adapter, &output).map_err(|e| fail(k, "to-mir", "translate", e))?;
     check_no_scratch(&mir).map_err(|e| fail(k, "to-mir", "no-scratch", e))?;
-    let ours = check_allocation(&mir).map_err(|e| e.to_string());
+    let ours = check_allocation(&mir);
     let report = Regalloc2Report { input: adapter, output };
     if std::env::var_os("SSAREF_ROUTE3_DEBUG").is_some() {
         eprintln!("{}{}", report.render(), crate::mir::print_function(&mir));
     }
     match (ours, theirs) {
         (Ok(()), Ok(())) => Ok((mir, report)),
-        (Err(e), Err(t)) => Err(fail(k, "to-mir", "alloc", format!("{e} (regalloc2's checker rejects it too: {t})"))),
-        (ours, theirs) => {
-            let verdict = |r: Result<(), String>| r.err().map_or("accepts".to_string(), |e| format!("rejects: {e}"));
-            Err(fail(
-                k,
-                "to-mir",
-                "checkers-disagree",
-                format!("ssaref's allocation checker {}; regalloc2's checker {}", verdict(ours), verdict(theirs)),
-            ))
-        }
+        (Err(ours), Err(theirs)) => Err(fail(k, "to-mir", "alloc", CheckError::BothReject { ours, theirs })),
+        (ours, theirs) => Err(fail(
+            k,
+            "to-mir",
+            "checkers-disagree",
+            CheckError::CheckersDisagree { ours: ours.err(), theirs: theirs.err() },
+        )),
     }
 }
 
@@ -116,7 +113,7 @@ pub fn allocate_regalloc2(f: &Function, k: usize) -> Result<(MFunction, Regalloc
 /// validation too.
 fn run_regalloc2(f: &Function, k: usize, check: bool) -> Result<(Adapter, Output), PassError> {
     if !(MIN_REGS..=MAX_REGS).contains(&k) {
-        return Err(fail(k, "options", "k", format!("K = {k} is outside {MIN_REGS}..={MAX_REGS}")));
+        return Err(fail(k, "options", "k", CheckError::RegisterCount { k }));
     }
     let mut split = f.clone();
     split_critical_edges(&mut split);

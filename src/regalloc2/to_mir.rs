@@ -37,31 +37,92 @@ use crate::regalloc2::adapter::{Adapter, DivForm, InstKind};
 use crate::regalloc2::env::reg_of;
 use regalloc2::{Allocation, AllocationKind, Edit, Function as _, InstOrEdit, Output, ProgPoint};
 
+/// Why regalloc2's output cannot be read back as allocated machine IR: a
+/// bug of the adapter or of regalloc2.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ToMirError {
+    /// A register allocation without a register.
+    RegisterMissing,
+    /// A stack allocation without a slot.
+    SlotMissing,
+    /// A physical register that is not one of the `k` allocatable ones.
+    RegisterOutOfRange { preg: regalloc2::PReg, k: usize },
+    /// An operand without an allocation.
+    NoAllocation,
+    /// Operand `index` of an instruction has no allocation.
+    MissingOperand(usize),
+    /// An operand that must be in a register is in a slot.
+    RegisterOperandInSlot(Slot),
+    /// A move from one stack slot to another.
+    SlotToSlot(Slot, Slot),
+    /// An `undef`, which has no machine code.
+    Undef,
+    /// A parameter without a location.
+    ParamWithoutLocation(ir::Value),
+    /// A terminator without its operand.
+    TerminatorOperand,
+    /// A block without a terminator.
+    NoTerminator(ir::Block),
+    /// The parameters' pseudo instruction is missing.
+    NoParams,
+}
+
+impl std::fmt::Display for ToMirError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ToMirError::RegisterMissing => f.write_str("a register allocation without a register"),
+            ToMirError::SlotMissing => f.write_str("a stack allocation without a slot"),
+            ToMirError::RegisterOutOfRange { preg, k } => {
+                write!(f, "{preg} is not one of the {k} allocatable registers")
+            }
+            ToMirError::NoAllocation => f.write_str("an operand without an allocation"),
+            ToMirError::MissingOperand(i) => write!(f, "operand {i} has no allocation"),
+            ToMirError::RegisterOperandInSlot(s) => write!(f, "an operand with a register constraint in {s}"),
+            ToMirError::SlotToSlot(a, b) => write!(f, "regalloc2 emitted a move from stack slot {a} to stack slot {b}"),
+            ToMirError::Undef => f.write_str("`undef` cannot be allocated"),
+            ToMirError::ParamWithoutLocation(p) => write!(f, "regalloc2 gave parameter {p} no location"),
+            ToMirError::TerminatorOperand => f.write_str("a terminator without its operand"),
+            ToMirError::NoTerminator(b) => write!(f, "{b} has no terminator in regalloc2's output"),
+            ToMirError::NoParams => f.write_str("the parameters' pseudo instruction is missing"),
+        }
+    }
+}
+
+impl std::error::Error for ToMirError {}
+
+/// A failure to read regalloc2's output has no variant of `CheckError`
+/// (this module is above it): its message.
+impl From<ToMirError> for crate::error::CheckError {
+    fn from(e: ToMirError) -> Self {
+        crate::error::CheckError::Message(e.to_string())
+    }
+}
+
 /// A location of ours for an allocation of regalloc2's.
-fn loc(a: Allocation, k: usize) -> Result<Loc, String> {
+fn loc(a: Allocation, k: usize) -> Result<Loc, ToMirError> {
     match a.kind() {
         AllocationKind::Reg => {
-            let p = a.as_reg().ok_or("a register allocation without a register")?;
-            reg_of(p, k).map(Loc::Reg).ok_or_else(|| format!("{p} is not one of the {k} allocatable registers"))
+            let p = a.as_reg().ok_or(ToMirError::RegisterMissing)?;
+            reg_of(p, k).map(Loc::Reg).ok_or(ToMirError::RegisterOutOfRange { preg: p, k })
         }
         AllocationKind::Stack => {
-            let s = a.as_stack().ok_or("a stack allocation without a slot")?;
+            let s = a.as_stack().ok_or(ToMirError::SlotMissing)?;
             Ok(Loc::Slot(Slot(s.index() as u32)))
         }
-        AllocationKind::None => Err("an operand without an allocation".to_string()),
+        AllocationKind::None => Err(ToMirError::NoAllocation),
     }
 }
 
 /// A register for an operand that must be in one.
-fn reg(a: Allocation, k: usize) -> Result<Reg, String> {
+fn reg(a: Allocation, k: usize) -> Result<Reg, ToMirError> {
     match loc(a, k)? {
         Loc::Reg(r) => Ok(r),
-        Loc::Slot(s) => Err(format!("an operand with a register constraint in {s}")),
+        Loc::Slot(s) => Err(ToMirError::RegisterOperandInSlot(s)),
     }
 }
 
 /// The machine code of one edit.
-fn edit_inst(e: &Edit, k: usize) -> Result<Option<MInst>, String> {
+fn edit_inst(e: &Edit, k: usize) -> Result<Option<MInst>, ToMirError> {
     let Edit::Move { from, to } = *e;
     Ok(match (loc(from, k)?, loc(to, k)?) {
         (a, b) if a == b => None,
@@ -69,7 +130,7 @@ fn edit_inst(e: &Edit, k: usize) -> Result<Option<MInst>, String> {
         (Loc::Reg(src), Loc::Slot(slot)) => Some(MInst::Spill { slot, src }),
         (Loc::Slot(slot), Loc::Reg(dst)) => Some(MInst::Reload { dst, slot }),
         (Loc::Slot(a), Loc::Slot(b)) => {
-            return Err(format!("regalloc2 emitted a move from stack slot {a} to stack slot {b}"));
+            return Err(ToMirError::SlotToSlot(a, b));
         }
     })
 }
@@ -77,10 +138,10 @@ fn edit_inst(e: &Edit, k: usize) -> Result<Option<MInst>, String> {
 /// The machine instruction of operation `inst` with allocations `allocs`
 /// (in operand order, see `adapter.rs`), or `None` for a copy that moves
 /// nothing.
-fn op_inst(a: &Adapter, inst: &ir::Inst, div: DivForm, allocs: &[Allocation]) -> Result<Option<MInstA>, String> {
+fn op_inst(a: &Adapter, inst: &ir::Inst, div: DivForm, allocs: &[Allocation]) -> Result<Option<MInstA>, ToMirError> {
     let k = a.k;
-    let r = |i: usize| -> Result<Reg, String> {
-        let alloc = *allocs.get(i).ok_or_else(|| format!("operand {i} has no allocation"))?;
+    let r = |i: usize| -> Result<Reg, ToMirError> {
+        let alloc = *allocs.get(i).ok_or(ToMirError::MissingOperand(i))?;
         reg(alloc, k)
     };
     let reads: Vec<_> = inst.op.args().iter().map(|&v| a.canonical(v)).collect();
@@ -99,13 +160,13 @@ fn op_inst(a: &Adapter, inst: &ir::Inst, div: DivForm, allocs: &[Allocation]) ->
         (Op::Load(_), _) => MInst::Load { dst: r(1)?, addr: r(0)? },
         (Op::Store { .. }, _) => MInst::Store { addr: r(0)?, src: r(1)? },
         (Op::Out(_), _) => MInst::Out { src: r(0)? },
-        (Op::Undef, _) => return Err("`undef` cannot be allocated".to_string()),
+        (Op::Undef, _) => return Err(ToMirError::Undef),
     };
     Ok(Some(MInstA { inst: mi, annot }))
 }
 
 /// The allocated machine IR of `a` under regalloc2's output `out`.
-pub fn to_mir(a: &Adapter, out: &Output) -> Result<MFunction, String> {
+pub fn to_mir(a: &Adapter, out: &Output) -> Result<MFunction, ToMirError> {
     let k = a.k;
     let f = &a.func;
     let slot_count = out.num_spillslots as u32;
@@ -156,7 +217,7 @@ pub fn to_mir(a: &Adapter, out: &Output) -> Result<MFunction, String> {
                                 // dead parameter's definition included (a slot).
                                 let l = match allocs.get(j) {
                                     Some(&alloc) if alloc.is_some() => loc(alloc, k)?,
-                                    _ => return Err(format!("regalloc2 gave parameter {p} no location")),
+                                    _ => return Err(ToMirError::ParamWithoutLocation(p)),
                                 };
                                 params.push((l, a.canonical(p)));
                             }
@@ -167,7 +228,7 @@ pub fn to_mir(a: &Adapter, out: &Output) -> Result<MFunction, String> {
                             }
                         }
                         InstKind::Term(block) => {
-                            let r0 = || allocs.first().copied().ok_or("a terminator without its operand".to_string());
+                            let r0 = || allocs.first().copied().ok_or(ToMirError::TerminatorOperand);
                             let (t, reads) = match f.blocks[block].term {
                                 Terminator::Jump(t) => (MTerm::Jump(t), None),
                                 Terminator::Branch { cond, then_dest, else_dest } => (
@@ -182,11 +243,11 @@ pub fn to_mir(a: &Adapter, out: &Output) -> Result<MFunction, String> {
                 }
             }
         }
-        let (term, term_reads) = term.ok_or_else(|| format!("{b} has no terminator in regalloc2's output"))?;
+        let (term, term_reads) = term.ok_or(ToMirError::NoTerminator(b))?;
         blocks.push(MBlock { preds: data.preds.clone(), phis, insts, term, term_reads });
     }
     if f.params.len() != params.len() {
-        return Err("the parameters' pseudo instruction is missing".to_string());
+        return Err(ToMirError::NoParams);
     }
     Ok(MFunction { name: f.name.clone(), k, slot_count, params, blocks })
 }

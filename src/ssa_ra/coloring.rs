@@ -77,6 +77,13 @@ impl fmt::Display for ColoringError {
 
 impl std::error::Error for ColoringError {}
 
+/// An assignment failure has no structure beyond its message.
+impl From<ColoringError> for crate::error::CheckError {
+    fn from(e: ColoringError) -> Self {
+        crate::error::CheckError::Message(e.0)
+    }
+}
+
 /// Values live across a division or remainder (not its operands or result).
 fn live_across_division(f: &Function, spill: &SpillResult) -> EntitySet<Value> {
     let live = compute_liveness(f);

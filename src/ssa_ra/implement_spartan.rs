@@ -42,7 +42,10 @@
 //! register allocator, not here.
 
 use crate::mir::{Loc, MInst, Reg, Slot};
-use crate::ssa_ra::location_transfer_graph::{Component, LocationTransferGraph, ParallelCopy, Store};
+use crate::ssa_ra::location_transfer_graph::{
+    ApplyError, Component, CopyError, GraphError, LocationTransferGraph, ParallelCopy, Store,
+};
+use std::fmt;
 use std::ops::AddAssign;
 
 /// Which of the optimizations of §6 to apply. Both are off by default;
@@ -111,6 +114,143 @@ impl SkipHooks<'static> {
     pub const ALWAYS: SkipHooks<'static> = SkipHooks { skip_store: &always, skip_load: &always };
 }
 
+/// A component that no spartan graph has, which [`implement_component`]
+/// refuses.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ComponentError {
+    /// A path of fewer than two nodes.
+    ShortPath(Vec<Loc>),
+    /// A path that visits a node twice.
+    PathRevisits(Vec<Loc>),
+    /// `memory` is an inner node of `path`.
+    MemoryInsidePath { memory: Loc, path: Vec<Loc> },
+    /// An edge from a slot to another slot.
+    MemoryToMemory(Slot, Slot),
+    /// A cycle of fewer than two registers.
+    ShortCycle(Vec<Reg>),
+    /// A cycle that visits a register twice.
+    CycleRevisits(Vec<Reg>),
+}
+
+impl fmt::Display for ComponentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ComponentError::ShortPath(nodes) => write!(f, "a path needs at least two nodes: {nodes:?}"),
+            ComponentError::PathRevisits(nodes) => write!(f, "a path visits a node twice: {nodes:?}"),
+            ComponentError::MemoryInsidePath { memory, path } => {
+                write!(f, "not spartan: memory {memory} is an inner node of the path {path:?}")
+            }
+            ComponentError::MemoryToMemory(a, b) => {
+                write!(f, "not spartan: the edge ({a}, {b}) copies memory to other memory")
+            }
+            ComponentError::ShortCycle(regs) => {
+                write!(f, "a cycle needs at least two registers (a self loop is a SelfLoop): {regs:?}")
+            }
+            ComponentError::CycleRevisits(regs) => write!(f, "a cycle visits a register twice: {regs:?}"),
+        }
+    }
+}
+
+impl std::error::Error for ComponentError {}
+
+/// Why [`implement_spartan`] refuses a parallel copy.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ImplementError {
+    /// The copy is not well defined or not spartan.
+    Copy(CopyError),
+    /// Its location transfer graph is not spartan.
+    Graph(GraphError),
+    /// A component of the graph cannot be implemented.
+    Component(ComponentError),
+}
+
+impl fmt::Display for ImplementError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ImplementError::Copy(e) => e.fmt(f),
+            ImplementError::Graph(e) => e.fmt(f),
+            ImplementError::Component(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ImplementError {}
+
+/// Why [`run_seq`] stops.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum SeqError {
+    /// Instruction `index` reads `loc`, which holds no value.
+    Unset { index: usize, loc: Loc },
+    /// Instruction `index` is not one of Seq.
+    NotSeq { index: usize, inst: MInst },
+}
+
+impl fmt::Display for SeqError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SeqError::Unset { index, loc } => write!(f, "instruction {index} reads {loc}, which holds no value"),
+            SeqError::NotSeq { index, inst } => write!(f, "instruction {index} ({inst}) is not a Seq instruction"),
+        }
+    }
+}
+
+impl std::error::Error for SeqError {}
+
+/// What [`check_implementation`] finds wrong with an implementation.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ImplementationError {
+    /// The copy itself is not well defined or not spartan.
+    Copy(CopyError),
+    /// The copy cannot be applied to the test store.
+    Apply(ApplyError),
+    /// The code is wrong; `listing` shows the copy, the options and the
+    /// code.
+    Code { problem: CodeProblem, listing: String },
+}
+
+/// What is wrong with the code of an implementation.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum CodeProblem {
+    /// An instruction that is not a Seq transfer.
+    NotSeq(MInst),
+    /// An instruction that names a location the copy does not.
+    Scratch { inst: MInst, loc: Loc },
+    /// Running the code fails.
+    Run(SeqError),
+    /// The code leaves a location with a wrong value: each entry is a
+    /// location, what it holds, and what it should hold.
+    WrongResult(Vec<(Loc, Option<i64>, i64)>),
+    /// More instructions than the optimum.
+    NotOptimal { counts: Counts, optimum: Counts },
+}
+
+impl fmt::Display for ImplementationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ImplementationError::Copy(e) => e.fmt(f),
+            ImplementationError::Apply(e) => e.fmt(f),
+            ImplementationError::Code { problem, listing } => {
+                match problem {
+                    CodeProblem::NotSeq(inst) => write!(f, "{inst} is not a Seq instruction")?,
+                    CodeProblem::Scratch { inst, loc } => write!(f, "{inst} names {loc}, which the copy does not")?,
+                    CodeProblem::Run(e) => e.fmt(f)?,
+                    CodeProblem::WrongResult(wrong) => {
+                        let wrong: Vec<String> =
+                            wrong.iter().map(|(l, got, v)| format!("{l} holds {got:?} instead of {v}")).collect();
+                        write!(f, "wrong result ({})", wrong.join("; "))?
+                    }
+                    CodeProblem::NotOptimal { counts, optimum } => {
+                        write!(f, "instruction counts {counts:?}, the optimum is {optimum:?}")?
+                    }
+                }
+                write!(f, ", {listing}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ImplementationError {}
+
 /// Implements one component of a spartan location transfer graph
 /// (Algorithm 1, `ImplementComponent`, with the variants of §6.1 and §6.2).
 ///
@@ -118,7 +258,11 @@ impl SkipHooks<'static> {
 /// spartan graph can have: a path shorter than two nodes, with memory in
 /// its middle or with an edge between two slots, or a cycle of fewer than
 /// two registers or with a repeated register.
-pub fn implement_component(c: &Component, opts: &ElimOptions, hooks: &SkipHooks<'_>) -> Result<Vec<MInst>, String> {
+pub fn implement_component(
+    c: &Component,
+    opts: &ElimOptions,
+    hooks: &SkipHooks<'_>,
+) -> Result<Vec<MInst>, ComponentError> {
     match c {
         Component::SelfLoop(_) => Ok(Vec::new()),
         Component::Path(nodes) => implement_path(nodes, opts, hooks),
@@ -127,19 +271,19 @@ pub fn implement_component(c: &Component, opts: &ElimOptions, hooks: &SkipHooks<
 }
 
 /// A path `l1 → r2 → ... → r(n-1) → ln`: `ln := r(n-1); ...; r2 := l1`.
-fn implement_path(nodes: &[Loc], opts: &ElimOptions, hooks: &SkipHooks<'_>) -> Result<Vec<MInst>, String> {
+fn implement_path(nodes: &[Loc], opts: &ElimOptions, hooks: &SkipHooks<'_>) -> Result<Vec<MInst>, ComponentError> {
     let n = nodes.len();
     if n < 2 {
-        return Err(format!("a path needs at least two nodes: {nodes:?}"));
+        return Err(ComponentError::ShortPath(nodes.to_vec()));
     }
     let mut distinct = nodes.to_vec();
     distinct.sort_unstable();
     distinct.dedup();
     if distinct.len() != n {
-        return Err(format!("a path visits a node twice: {nodes:?}"));
+        return Err(ComponentError::PathRevisits(nodes.to_vec()));
     }
     if let Some(m) = nodes[1..n - 1].iter().find(|l| matches!(l, Loc::Slot(_))) {
-        return Err(format!("not spartan: memory {m} is an inner node of the path {nodes:?}"));
+        return Err(ComponentError::MemoryInsidePath { memory: *m, path: nodes.to_vec() });
     }
     let mut insts = Vec::with_capacity(n - 1);
     // The edges from the last to the first: the edge (nodes[i], nodes[i +
@@ -162,7 +306,7 @@ fn implement_path(nodes: &[Loc], opts: &ElimOptions, hooks: &SkipHooks<'_>) -> R
                 }
             }
             (Loc::Slot(a), Loc::Slot(b)) => {
-                return Err(format!("not spartan: the edge ({a}, {b}) copies memory to other memory"));
+                return Err(ComponentError::MemoryToMemory(a, b));
             }
         }
     }
@@ -170,15 +314,15 @@ fn implement_path(nodes: &[Loc], opts: &ElimOptions, hooks: &SkipHooks<'_>) -> R
 }
 
 /// A cycle `r1 → r2 → ... → rn → r1`: `rn ⊕ r(n-1); ...; r2 ⊕ r1`.
-fn implement_cycle(regs: &[Reg]) -> Result<Vec<MInst>, String> {
+fn implement_cycle(regs: &[Reg]) -> Result<Vec<MInst>, ComponentError> {
     if regs.len() < 2 {
-        return Err(format!("a cycle needs at least two registers (a self loop is a SelfLoop): {regs:?}"));
+        return Err(ComponentError::ShortCycle(regs.to_vec()));
     }
     let mut distinct = regs.to_vec();
     distinct.sort_unstable();
     distinct.dedup();
     if distinct.len() != regs.len() {
-        return Err(format!("a cycle visits a register twice: {regs:?}"));
+        return Err(ComponentError::CycleRevisits(regs.to_vec()));
     }
     // Before the swap of r(i+1) and ri (1-based), r(i+1) holds the value of
     // rn; the swap puts the value of ri in r(i+1), where the copy wants it,
@@ -191,12 +335,16 @@ fn implement_cycle(regs: &[Reg]) -> Result<Vec<MInst>, String> {
 /// concatenates the code of its components.
 ///
 /// Fails on a copy that is not well defined or not spartan, never panics.
-pub fn implement_spartan(pc: &ParallelCopy, opts: &ElimOptions, hooks: &SkipHooks<'_>) -> Result<Vec<MInst>, String> {
-    pc.check_spartan()?;
-    let graph = LocationTransferGraph::new(pc)?;
+pub fn implement_spartan(
+    pc: &ParallelCopy,
+    opts: &ElimOptions,
+    hooks: &SkipHooks<'_>,
+) -> Result<Vec<MInst>, ImplementError> {
+    pc.check_spartan().map_err(ImplementError::Copy)?;
+    let graph = LocationTransferGraph::new(pc).map_err(ImplementError::Copy)?;
     let mut insts = Vec::new();
-    for c in graph.spartan_components()? {
-        insts.extend(implement_component(&c, opts, hooks)?);
+    for c in graph.spartan_components().map_err(ImplementError::Graph)? {
+        insts.extend(implement_component(&c, opts, hooks).map_err(ImplementError::Component)?);
     }
     Ok(insts)
 }
@@ -205,10 +353,8 @@ pub fn implement_spartan(pc: &ParallelCopy, opts: &ElimOptions, hooks: &SkipHook
 /// value, `Swap` exchanges two registers. Fails on any other instruction
 /// and on a read of a location the store does not define, so a test learns
 /// when code reads a location it was not given.
-pub fn run_seq(insts: &[MInst], store: &mut Store) -> Result<(), String> {
-    let read = |store: &Store, l: Loc, i: usize| {
-        store.get(l).ok_or_else(|| format!("instruction {i} reads {l}, which holds no value"))
-    };
+pub fn run_seq(insts: &[MInst], store: &mut Store) -> Result<(), SeqError> {
+    let read = |store: &Store, l: Loc, i: usize| store.get(l).ok_or(SeqError::Unset { index: i, loc: l });
     for (i, inst) in insts.iter().enumerate() {
         match *inst {
             MInst::Move { dst, src } => {
@@ -229,7 +375,7 @@ pub fn run_seq(insts: &[MInst], store: &mut Store) -> Result<(), String> {
                 store.set(Loc::Reg(a), vb);
                 store.set(Loc::Reg(b), va);
             }
-            ref other => return Err(format!("instruction {i} ({other}) is not a Seq instruction")),
+            ref other => return Err(SeqError::NotSeq { index: i, inst: other.clone() }),
         }
     }
     Ok(())
@@ -259,19 +405,20 @@ pub fn check_implementation(
     opts: &ElimOptions,
     hooks: &SkipHooks<'_>,
     insts: &[MInst],
-) -> Result<Counts, String> {
-    pc.check_spartan()?;
+) -> Result<Counts, ImplementationError> {
+    pc.check_spartan().map_err(ImplementationError::Copy)?;
     let locs = pc.locations();
-    let listing = || {
+    let wrong_code = |problem| {
         let lines: Vec<String> = insts.iter().map(|i| format!("    {i}")).collect();
-        format!("for {pc} with {opts:?}:\n{}", lines.join("\n"))
+        let listing = format!("for {pc} with {opts:?}:\n{}", lines.join("\n"));
+        ImplementationError::Code { problem, listing }
     };
     for inst in insts {
         let Some(named) = transfer_locations(inst) else {
-            return Err(format!("{inst} is not a Seq instruction, {}", listing()));
+            return Err(wrong_code(CodeProblem::NotSeq(inst.clone())));
         };
-        if let Some(l) = named.into_iter().find(|l| locs.binary_search(l).is_err()) {
-            return Err(format!("{inst} names {l}, which the copy does not, {}", listing()));
+        if let Some(loc) = named.into_iter().find(|l| locs.binary_search(l).is_err()) {
+            return Err(wrong_code(CodeProblem::Scratch { inst: inst.clone(), loc }));
         }
     }
 
@@ -329,23 +476,19 @@ pub fn check_implementation(
     expected.swaps = cycle_nodes - cycles;
 
     let before = Store::distinct(&locs, 1000);
-    let mut want = pc.apply(&before)?;
+    let mut want = pc.apply(&before).map_err(ImplementationError::Apply)?;
     for &l in &omitted {
         want.set(l, before.get(l).expect("every location has a value"));
     }
     let mut got = before.clone();
-    run_seq(insts, &mut got).map_err(|e| format!("{e}, {}", listing()))?;
+    run_seq(insts, &mut got).map_err(|e| wrong_code(CodeProblem::Run(e)))?;
     if got != want {
-        let wrong: Vec<String> = want
-            .iter()
-            .filter(|&(l, v)| got.get(l) != Some(v))
-            .map(|(l, v)| format!("{l} holds {:?} instead of {v}", got.get(l)))
-            .collect();
-        return Err(format!("wrong result ({}), {}", wrong.join("; "), listing()));
+        let wrong = want.iter().filter(|&(l, v)| got.get(l) != Some(v)).map(|(l, v)| (l, got.get(l), v)).collect();
+        return Err(wrong_code(CodeProblem::WrongResult(wrong)));
     }
     let counts = count(insts);
     if counts != expected {
-        return Err(format!("instruction counts {counts:?}, the optimum is {expected:?}, {}", listing()));
+        return Err(wrong_code(CodeProblem::NotOptimal { counts, optimum: expected }));
     }
     Ok(counts)
 }

@@ -125,10 +125,10 @@ impl ParallelCopy {
 
     /// Like [`ParallelCopy::is_well_defined`], and names the destination
     /// written twice.
-    pub fn check_well_defined(&self) -> Result<(), String> {
+    pub fn check_well_defined(&self) -> Result<(), CopyError> {
         match self.repeated_destination() {
             None => Ok(()),
-            Some(v) => Err(v.describe(self)),
+            Some(violation) => Err(CopyError { copy: self.clone(), violation }),
         }
     }
 
@@ -146,10 +146,10 @@ impl ParallelCopy {
     ///    only if `a = b`.
     ///
     /// The error names the condition and the moves that break it.
-    pub fn check_spartan(&self) -> Result<(), String> {
+    pub fn check_spartan(&self) -> Result<(), CopyError> {
         match self.spartan_violation() {
             None => Ok(()),
-            Some(v) => Err(v.describe(self)),
+            Some(violation) => Err(CopyError { copy: self.clone(), violation }),
         }
     }
 
@@ -195,21 +195,56 @@ impl ParallelCopy {
     /// ρ(ln')]`. Every source is read before any destination is written.
     /// Fails when the copy is not well defined (its meaning would depend on
     /// an order) or when `store` does not define a source.
-    pub fn apply(&self, store: &Store) -> Result<Store, String> {
-        self.check_well_defined()?;
+    pub fn apply(&self, store: &Store) -> Result<Store, ApplyError> {
+        self.check_well_defined().map_err(ApplyError::NotWellDefined)?;
         let mut out = store.clone();
         for &(dst, src) in &self.moves {
-            let v = store.get(src).ok_or_else(|| format!("the store does not define the source {src} of {self}"))?;
+            let v = store.get(src).ok_or_else(|| ApplyError::Undefined { src, copy: self.clone() })?;
             out.set(dst, v);
         }
         Ok(out)
     }
 }
 
+/// Why [`ParallelCopy::apply`] fails.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ApplyError {
+    /// The copy is not well defined: its meaning would depend on an order.
+    NotWellDefined(CopyError),
+    /// The store does not define the source `src` of `copy`.
+    Undefined { src: Loc, copy: ParallelCopy },
+}
+
+impl fmt::Display for ApplyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ApplyError::NotWellDefined(e) => e.fmt(f),
+            ApplyError::Undefined { src, copy } => write!(f, "the store does not define the source {src} of {copy}"),
+        }
+    }
+}
+
+impl std::error::Error for ApplyError {}
+
+/// A parallel copy that is not well defined or not spartan, and why.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct CopyError {
+    pub copy: ParallelCopy,
+    pub violation: CopyViolation,
+}
+
+impl fmt::Display for CopyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.violation.describe(&self.copy))
+    }
+}
+
+impl std::error::Error for CopyError {}
+
 /// Why a parallel copy is not well defined or not spartan, by the indices
 /// of the moves at fault; the message is only built when it is asked for.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum CopyViolation {
+pub enum CopyViolation {
     /// Moves `a < b` write the same location.
     RepeatedDestination(usize, usize),
     /// Moves `a < b` read the same location (condition 1).
@@ -292,7 +327,7 @@ pub struct LocationTransferGraph {
 impl LocationTransferGraph {
     /// The graph of `pc`; fails when `pc` is not well defined, because then
     /// a node would have in-degree 2 and the copy no meaning.
-    pub fn new(pc: &ParallelCopy) -> Result<Self, String> {
+    pub fn new(pc: &ParallelCopy) -> Result<Self, CopyError> {
         pc.check_well_defined()?;
         let nodes = pc.locations();
         let index = |l: Loc| nodes.binary_search(&l).expect("every location of the copy is a node");
@@ -337,8 +372,8 @@ impl LocationTransferGraph {
     /// A well-defined copy whose graph is a windmill with a tree (a
     /// location copied to two places) or a cycle through memory is not made
     /// of paths and cycles of registers; the error names the culprit.
-    pub fn components(&self) -> Result<Vec<Component>, String> {
-        self.try_components().map_err(|v| v.describe(self))
+    pub fn components(&self) -> Result<Vec<Component>, GraphError> {
+        self.try_components().map_err(|violation| GraphError { graph: self.clone(), violation })
     }
 
     /// True when the graph is spartan; the same test as
@@ -358,15 +393,15 @@ impl LocationTransferGraph {
     /// succeeds. Condition 4 adds something to 1-3 only for a path of two
     /// nodes, since every edge of a longer path or of a cycle has a register
     /// end; it is checked on every edge anyway, as the paper states it.
-    pub fn check_spartan_graph(&self) -> Result<(), String> {
+    pub fn check_spartan_graph(&self) -> Result<(), GraphError> {
         self.spartan_components().map(|_| ())
     }
 
     /// The components of a spartan graph ([`Self::components`]), after the
     /// check of [`Self::check_spartan_graph`]: what Algorithm 2 iterates
     /// over.
-    pub fn spartan_components(&self) -> Result<Vec<Component>, String> {
-        self.try_spartan_components().map_err(|v| v.describe(self))
+    pub fn spartan_components(&self) -> Result<Vec<Component>, GraphError> {
+        self.try_spartan_components().map_err(|violation| GraphError { graph: self.clone(), violation })
     }
 
     fn try_components(&self) -> Result<Vec<Component>, GraphViolation> {
@@ -443,10 +478,26 @@ impl LocationTransferGraph {
     }
 }
 
-/// Why a location transfer graph is not spartan; the message is only built
-/// when it is asked for.
+/// A location transfer graph that is not spartan, and why.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct GraphError {
+    pub graph: LocationTransferGraph,
+    pub violation: GraphViolation,
+}
+
+impl fmt::Display for GraphError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.violation.describe(&self.graph))
+    }
+}
+
+impl std::error::Error for GraphError {}
+
+/// Why a location transfer graph is not spartan, by the nodes at fault
+/// (indices into the graph's sorted nodes); the message is only built when
+/// it is asked for.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum GraphViolation {
+pub enum GraphViolation {
     /// Node `i` has two or more successors.
     Windmill(usize),
     /// Memory node `i` lies on a cycle of two or more nodes.

@@ -29,7 +29,7 @@ use crate::analysis::pass_runner::PassRunner;
 use crate::analysis::pressure::max_pressure;
 use crate::analysis::verifier::verify_function;
 use crate::checkers::{alloc_checker, class_interference_check, coloring_check};
-use crate::error::PassError;
+use crate::error::{CheckError, PassError};
 use crate::ir::{Function, Module};
 use crate::mir::{MFunction, MModule, MAX_REGS, MIN_REGS};
 use crate::ssa_ra::coloring::{assign_registers, check_assignment, ColoringOptions};
@@ -175,8 +175,8 @@ pub struct AllocReport {
     pub pass_times: Vec<(&'static str, Duration)>,
 }
 
-fn fail(pass: &str, check: &'static str, message: impl ToString) -> PassError {
-    PassError { pass: format!("ssa-ra/{pass}"), check, message: message.to_string() }
+fn fail(pass: &str, check: &'static str, error: impl Into<CheckError>) -> PassError {
+    PassError::new(format!("ssa-ra/{pass}"), check, error)
 }
 
 /// Allocates one function with `opts.k` registers; checks every pass.
@@ -215,7 +215,7 @@ fn allocate(
     keep: bool,
 ) -> Result<(MFunction, AllocReport), PassError> {
     if !(MIN_REGS..=MAX_REGS).contains(&opts.k) {
-        return Err(fail("options", "k", format!("K = {} is outside {MIN_REGS}..={MAX_REGS}", opts.k)));
+        return Err(fail("options", "k", CheckError::RegisterCount { k: opts.k }));
     }
     let mut passes = PassRunner::new(check).timed().keeping(keep);
     let mut f = f.clone();
@@ -252,7 +252,7 @@ fn allocate(
                 return Err(fail(
                     "phi-lifting",
                     "pressure (Pereira's Theorem 1)",
-                    format!("PhiLifting raised the register pressure from {pressure_before} to {pressure_after}"),
+                    CheckError::PressureRaised { before: pressure_before, after: pressure_after },
                 ));
             }
             Ok(())
@@ -308,7 +308,7 @@ fn allocate(
                 return Err(fail(
                     "spill",
                     "demand<=K (checker)",
-                    format!("demand {demand} > K = {} after spilling", opts.k),
+                    CheckError::Demand { demand, k: opts.k },
                 ));
             }
             check_cssa(f).map_err(|e| fail("spill", "cssa", e))

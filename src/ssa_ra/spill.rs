@@ -97,6 +97,13 @@ impl fmt::Display for SpillError {
 
 impl std::error::Error for SpillError {}
 
+/// A spiller failure has no structure beyond its message.
+impl From<SpillError> for crate::error::CheckError {
+    fn from(e: SpillError) -> Self {
+        crate::error::CheckError::Message(e.0)
+    }
+}
+
 /// A program point of a block, with its register demand.
 #[derive(Clone, Debug)]
 pub struct Point {

@@ -57,6 +57,13 @@ impl fmt::Display for EliminationError {
 
 impl std::error::Error for EliminationError {}
 
+/// A failure of SSA elimination has no structure beyond its message.
+impl From<EliminationError> for crate::error::CheckError {
+    fn from(e: EliminationError) -> Self {
+        crate::error::CheckError::Message(e.0)
+    }
+}
+
 /// Follows `copy` chains: the value each value is a copy of.
 pub fn copy_canonical(f: &Function) -> EntityVec<Value, Value> {
     let n = f.value_count as usize;

@@ -19,7 +19,6 @@
 pub mod ast;
 pub mod diag;
 pub mod entity;
-pub mod error;
 pub mod ir;
 pub mod mir;
 pub mod op;

@@ -16,13 +16,18 @@ use std::sync::atomic::AtomicBool;
 struct PanicsOnMir;
 
 impl Oracle for PanicsOnMir {
-    fn run_source(&self, p: &ssaref::ast::Program, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+    fn run_source(
+        &self,
+        p: &ssaref::ast::Program,
+        args: &[i64],
+        fuel: u64,
+    ) -> Result<Outcome, ssaref::oracle::OracleError> {
         InterpOracle.run_source(p, args, fuel)
     }
-    fn run_ssa(&self, m: &ssaref::ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+    fn run_ssa(&self, m: &ssaref::ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, ssaref::oracle::OracleError> {
         InterpOracle.run_ssa(m, args, fuel)
     }
-    fn run_mir(&self, _: &ssaref::mir::MModule, _: &[i64], _: u64) -> Result<Outcome, String> {
+    fn run_mir(&self, _: &ssaref::mir::MModule, _: &[i64], _: u64) -> Result<Outcome, ssaref::oracle::OracleError> {
         panic!("planted panic")
     }
 }
@@ -72,14 +77,14 @@ fn a_clean_campaign_over_both_routes_writes_nothing() {
 struct RejectsEverySource;
 
 impl Oracle for RejectsEverySource {
-    fn run_source(&self, _: &ssaref::ast::Program, _: &[i64], _: u64) -> Result<Outcome, String> {
-        Err("planted source error".into())
+    fn run_source(&self, _: &ssaref::ast::Program, _: &[i64], _: u64) -> Result<Outcome, ssaref::oracle::OracleError> {
+        Err(ssaref::oracle::OracleError::Other("planted source error".into()))
     }
-    fn run_ssa(&self, _: &ssaref::ir::Module, _: &[i64], _: u64) -> Result<Outcome, String> {
-        Err("not reached".into())
+    fn run_ssa(&self, _: &ssaref::ir::Module, _: &[i64], _: u64) -> Result<Outcome, ssaref::oracle::OracleError> {
+        Err(ssaref::oracle::OracleError::Other("not reached".into()))
     }
-    fn run_mir(&self, _: &ssaref::mir::MModule, _: &[i64], _: u64) -> Result<Outcome, String> {
-        Err("not reached".into())
+    fn run_mir(&self, _: &ssaref::mir::MModule, _: &[i64], _: u64) -> Result<Outcome, ssaref::oracle::OracleError> {
+        Err(ssaref::oracle::OracleError::Other("not reached".into()))
     }
 }
 
@@ -131,13 +136,23 @@ fn shards_partition_the_seeds_of_one_campaign() {
 struct PlantedMul;
 
 impl Oracle for PlantedMul {
-    fn run_source(&self, p: &ssaref::ast::Program, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+    fn run_source(
+        &self,
+        p: &ssaref::ast::Program,
+        args: &[i64],
+        fuel: u64,
+    ) -> Result<Outcome, ssaref::oracle::OracleError> {
         InterpOracle.run_source(p, args, fuel)
     }
-    fn run_ssa(&self, m: &ssaref::ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+    fn run_ssa(&self, m: &ssaref::ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, ssaref::oracle::OracleError> {
         InterpOracle.run_ssa(m, args, fuel)
     }
-    fn run_mir(&self, m: &ssaref::mir::MModule, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+    fn run_mir(
+        &self,
+        m: &ssaref::mir::MModule,
+        args: &[i64],
+        fuel: u64,
+    ) -> Result<Outcome, ssaref::oracle::OracleError> {
         let mut o = InterpOracle.run_mir(m, args, fuel)?;
         let muls = m.main().into_iter().flat_map(|f| f.blocks.iter().flat_map(|(_, b)| b.insts.iter()));
         if muls.into_iter().any(|i| matches!(i.inst, ssaref::mir::MInst::Binary { op: ssaref::ast::BinOp::Mul, .. })) {

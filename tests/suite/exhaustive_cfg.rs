@@ -205,9 +205,9 @@ fn check_one(program: &Program, variants: &[BraunOptions]) -> Result<bool, Strin
         modules.push((opts.describe(), m));
     }
     for &p in &INPUTS {
-        let expected = InterpOracle.run_source(program, &[p], 100_000)?;
+        let expected = InterpOracle.run_source(program, &[p], 100_000).map_err(|e| e.to_string())?;
         for (name, m) in &modules {
-            let got = InterpOracle.run_ssa(m, &[p], 1_000_000)?;
+            let got = InterpOracle.run_ssa(m, &[p], 1_000_000).map_err(|e| e.to_string())?;
             if got != expected {
                 return Err(format!(
                     "{name} with p = {p}: {} instead of {}",

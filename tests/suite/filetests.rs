@@ -88,7 +88,9 @@ const CHECKER_GROUPS: &[(&str, &[(&str, Checker)])] = &[
         "cssa",
         &[
             ("check_cssa", |f| ssaref::analysis::cssa::check_cssa(f).map_err(|e| e.to_string())),
-            ("check_cssa_independently", ssaref::checkers::class_interference_check::check_cssa_independently),
+            ("check_cssa_independently", |f| {
+                ssaref::checkers::class_interference_check::check_cssa_independently(f).map_err(|e| e.to_string())
+            }),
         ],
     ),
 ];

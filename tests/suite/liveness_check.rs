@@ -182,7 +182,7 @@ fn the_cross_check_rejects_a_wrong_live_set() {
             };
             let mut wrong = sets.clone();
             wrong.live_in[b].remove(v);
-            let err = cross_check_liveness(f, &wrong, &check).expect_err("a missing live-in value");
+            let err = cross_check_liveness(f, &wrong, &check).expect_err("a missing live-in value").to_string();
             assert!(err.contains(&format!("{v} is not live-in at {b} by the sets")), "{err}");
             let mut wrong = sets.clone();
             let dead = (0..f.value_count as usize)
@@ -190,7 +190,7 @@ fn the_cross_check_rejects_a_wrong_live_set() {
                 .find(|&v| !check.live_out(v, b) && !sets.live_out[b].contains(v));
             if let Some(d) = dead {
                 wrong.live_out[b].insert(d);
-                let err = cross_check_liveness(f, &wrong, &check).expect_err("an extra live-out value");
+                let err = cross_check_liveness(f, &wrong, &check).expect_err("an extra live-out value").to_string();
                 assert!(err.contains(&format!("{d} is live-out of {b} by the sets")), "{err}");
             }
             rejected += 1;

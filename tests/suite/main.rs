@@ -39,6 +39,7 @@ mod liveness_check;
 mod out_of_ssa;
 mod out_of_ssa_translate;
 mod parser;
+mod pass_errors;
 mod properties;
 mod reduce;
 mod reduce_ssa;

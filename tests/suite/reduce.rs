@@ -38,11 +38,16 @@ fn prints_nothing(m: &ir::Module) -> bool {
 }
 
 impl Oracle for PlantedOracle {
-    fn run_source(&self, program: &ast::Program, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+    fn run_source(
+        &self,
+        program: &ast::Program,
+        args: &[i64],
+        fuel: u64,
+    ) -> Result<Outcome, ssaref::oracle::OracleError> {
         InterpOracle.run_source(program, args, fuel)
     }
 
-    fn run_ssa(&self, module: &ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+    fn run_ssa(&self, module: &ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, ssaref::oracle::OracleError> {
         let mut outcome = InterpOracle.run_ssa(module, args, fuel)?;
         if (self.planted_ssa)(module) {
             outcome.trace.push(424242);
@@ -50,7 +55,7 @@ impl Oracle for PlantedOracle {
         Ok(outcome)
     }
 
-    fn run_mir(&self, module: &MModule, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+    fn run_mir(&self, module: &MModule, args: &[i64], fuel: u64) -> Result<Outcome, ssaref::oracle::OracleError> {
         let mut outcome = InterpOracle.run_mir(module, args, fuel)?;
         if (self.planted)(module) {
             outcome.trace.push(424242);

@@ -29,13 +29,18 @@ fn multiplies(m: &MModule) -> bool {
 }
 
 impl Oracle for MulOracle {
-    fn run_source(&self, p: &ssaref::ast::Program, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+    fn run_source(
+        &self,
+        p: &ssaref::ast::Program,
+        args: &[i64],
+        fuel: u64,
+    ) -> Result<Outcome, ssaref::oracle::OracleError> {
         InterpOracle.run_source(p, args, fuel)
     }
-    fn run_ssa(&self, m: &ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+    fn run_ssa(&self, m: &ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, ssaref::oracle::OracleError> {
         InterpOracle.run_ssa(m, args, fuel)
     }
-    fn run_mir(&self, m: &MModule, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+    fn run_mir(&self, m: &MModule, args: &[i64], fuel: u64) -> Result<Outcome, ssaref::oracle::OracleError> {
         let mut o = InterpOracle.run_mir(m, args, fuel)?;
         if multiplies(m) {
             o.trace.push(424242);

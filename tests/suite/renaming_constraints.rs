@@ -163,17 +163,18 @@ fn the_constraint_checker_rejects_broken_pins() {
     check_constraints(&good, &pins(&[(2, FixedReg::Rax), (3, FixedReg::Rdx)])).expect("the pins are right");
     // The dividend pinned to rax but live after `%`, which destroys rax.
     let live_dividend = parse_unverified(&REM.replace("v5 = add v0, v4", "v5 = add v2, v4"));
-    let e = check_constraints(&live_dividend, &pins(&[(2, FixedReg::Rax), (3, FixedReg::Rdx)])).unwrap_err();
+    let e =
+        check_constraints(&live_dividend, &pins(&[(2, FixedReg::Rax), (3, FixedReg::Rdx)])).unwrap_err().to_string();
     assert!(e.contains("live where the division destroys it"), "{e}");
     // The result of `%` pinned to rax.
-    let e = check_constraints(&good, &pins(&[(2, FixedReg::Rax), (3, FixedReg::Rax)])).unwrap_err();
+    let e = check_constraints(&good, &pins(&[(2, FixedReg::Rax), (3, FixedReg::Rax)])).unwrap_err().to_string();
     assert!(e.contains("pinned to rax"), "{e}");
     // A division with nothing pinned.
-    let e = check_constraints(&good, &Pins::none()).unwrap_err();
+    let e = check_constraints(&good, &Pins::none()).unwrap_err().to_string();
     assert!(e.contains("not pinned"), "{e}");
     // The divisor pinned to rdx.
     let by_rdx = parse_unverified(&REM.replace("v3 = rem v2, v1", "v3 = rem v2, v3"));
-    let e = check_constraints(&by_rdx, &pins(&[(2, FixedReg::Rax), (3, FixedReg::Rdx)])).unwrap_err();
+    let e = check_constraints(&by_rdx, &pins(&[(2, FixedReg::Rax), (3, FixedReg::Rdx)])).unwrap_err().to_string();
     assert!(e.contains("divisor"), "{e}");
     // A variable live across the division pinned to rdx, which `cqo`
     // destroys.
@@ -189,7 +190,7 @@ b0:
 }
 ",
     );
-    let e = check_constraints(&across, &pins(&[(2, FixedReg::Rax), (6, FixedReg::Rdx)])).unwrap_err();
+    let e = check_constraints(&across, &pins(&[(2, FixedReg::Rax), (6, FixedReg::Rdx)])).unwrap_err().to_string();
     assert!(e.contains("v6"), "{e}");
 }
 

@@ -165,11 +165,7 @@ impl Backend for RejectsCopies {
             .flat_map(|d| &d.insts)
             .any(|i| matches!(i.op, Op::Copy(_)));
         if has_copy {
-            return Err(PassError {
-                pass: format!("rejects-copies[k={k}]"),
-                check: "planted",
-                message: "a copy".into(),
-            });
+            return Err(PassError::new(format!("rejects-copies[k={k}]"), "planted", "a copy"));
         }
         SsaRa(RegallocOptions::with_k(k)).allocate(ssa, prepared, k)
     }

@@ -13,7 +13,7 @@ use iced_x86::code_asm::CodeAssembler;
 use ssaref::entity::EntityVec;
 use ssaref::ir::{BinOp, Block, UnOp};
 use ssaref::machine::x86_check::check_machine_code;
-use ssaref::machine::x86_lower::{layout, lower_function, X86Code};
+use ssaref::machine::x86_lower::{layout, lower_function, LowerError, X86Code};
 use ssaref::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MModule, MTerm, Reg, Slot};
 use ssaref::outcome::{End, Trap};
 
@@ -212,12 +212,16 @@ fn a_runaway_program_exhausts_the_budget_and_is_not_an_outcome() {
 #[test]
 fn malformed_mir_is_an_error_not_a_panic() {
     let f = function(2, 0, vec![inst(MInst::Const { dst: Reg(2), imm: 1 })]);
-    assert!(lower_function(&f).unwrap_err().contains("outside"));
+    let e = lower_function(&f).unwrap_err();
+    assert!(matches!(e, LowerError::RegisterOutOfRange { reg: Reg(2), k: 2 }), "{e}");
+    assert!(e.to_string().contains("outside"));
     let f = function(16, 0, vec![]);
-    assert!(lower_function(&f).is_err());
+    assert!(matches!(lower_function(&f), Err(LowerError::RegisterCount { k: 16 })));
     let mut f = function(2, 0, vec![]);
     f.blocks.push(MBlock { preds: vec![], phis: vec![], insts: vec![], term: MTerm::Jump(Block(7)), term_reads: None });
-    assert!(lower_function(&f).unwrap_err().contains("missing block"));
+    let e = lower_function(&f).unwrap_err();
+    assert!(matches!(e, LowerError::MissingBlock(Block(7))), "{e}");
+    assert!(e.to_string().contains("missing block"));
 }
 
 fn assembled(k: usize, build: impl FnOnce(&mut CodeAssembler)) -> X86Code {

@@ -9,6 +9,7 @@
 
 use crate::construction::braun::BraunOptions;
 use crate::evaluation::out_of_ssa_bench::{configurations, measure_baselines};
+use crate::evaluation::error::EvalError;
 use crate::evaluation::out_of_ssa_stats::{bench_module, copy_table, CopyTable};
 use crate::evaluation::reproduce::measure::{count, ms_spread, ratio, Scale, Section, Table, Workload};
 use crate::evaluation::reproduce::plots::{bar_plot, line_plot, BarPlot, LinePlot, Series};
@@ -25,7 +26,7 @@ pub fn section(
     oracle: &dyn Oracle,
     fuel: u64,
     probe: &dyn MemoryProbe,
-) -> Result<Section, String> {
+) -> Result<Section, EvalError> {
     let mut s = Section::default();
     s.markdown.push_str(
         "## Boissinot et al., *Revisiting Out-of-SSA Translation* (CGO 2009), §III-E and §IV-D\n\n\
@@ -38,7 +39,7 @@ pub fn section(
     Ok(s)
 }
 
-fn fig5(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64) -> Result<(), String> {
+fn fig5(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64) -> Result<(), EvalError> {
     s.markdown.push_str(
         "### Fig. 5: copies left by each coalescing variant, relative to Intersect\n\n\
          Static: copy instructions of the translated program. Dynamic: copies the oracle executes on the \
@@ -60,7 +61,7 @@ fn fig5(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64
         .iter()
         .map(|w| {
             copy_table(&w.pairs(), oracle, fuel, LivenessMethod::Check, &BraunOptions::all_on())
-                .map_err(|e| format!("{}: {e}", w.label))
+                .map_err(|e| e.within(w.label.clone()))
         })
         .collect::<Result<_, _>>()?;
     let mut header = vec!["variant", "paper, Fig. 5 (static; dynamic \"similar\")"];
@@ -134,7 +135,7 @@ fn speed_and_memory(
     workloads: &[&Workload],
     scale: Scale,
     probe: &dyn MemoryProbe,
-) -> Result<(), String> {
+) -> Result<(), EvalError> {
     let configs: Vec<&str> = configurations().iter().map(|c| c.description).collect();
     s.markdown.push_str(&format!(
         "### §IV-D (Figs. 6–7): speed and memory of the fast configuration against Sreedhar III\n\n\

@@ -11,6 +11,7 @@
 
 use crate::construction::braun::{construct_program, BraunOptions};
 use crate::construction::cytron::construct_cytron;
+use crate::evaluation::error::EvalError;
 use crate::evaluation::reproduce::measure::{
     change, compile, count, ms_spread, percent, ratio, statements, Scale, Section, Table, Workload,
 };
@@ -83,12 +84,12 @@ fn workload_counts(w: &Workload, c: Construction) -> Counts {
 
 /// Builds the whole workload with `c` once; what it built is kept until
 /// the clock stops.
-fn build_all(w: &Workload, c: Construction) -> Result<Box<dyn Any>, String> {
+fn build_all(w: &Workload, c: Construction) -> Result<Box<dyn Any>, EvalError> {
     Ok(Box::new(w.cases.iter().map(|case| c.build(&case.program)).collect::<Vec<_>>()))
 }
 
 /// Braun et al.'s section of the report.
-pub fn section(workloads: &[&Workload], scale: Scale, probe: &dyn MemoryProbe) -> Result<Section, String> {
+pub fn section(workloads: &[&Workload], scale: Scale, probe: &dyn MemoryProbe) -> Result<Section, EvalError> {
     let mut s = Section::default();
     s.markdown.push_str(
         "## Braun et al., *Simple and Efficient Construction of SSA Form* (CC 2013), §6\n\n\
@@ -188,7 +189,7 @@ fn table1(s: &mut Section, workloads: &[&Workload]) {
     }
 }
 
-fn table2(s: &mut Section, workloads: &[&Workload], scale: Scale, probe: &dyn MemoryProbe) -> Result<(), String> {
+fn table2(s: &mut Section, workloads: &[&Workload], scale: Scale, probe: &dyn MemoryProbe) -> Result<(), EvalError> {
     s.markdown.push_str(&format!(
         "### Table 2: construction time\n\n\
          Ours: the whole workload built by each construction, {} interleaved repetitions; median \
@@ -226,7 +227,7 @@ fn table2(s: &mut Section, workloads: &[&Workload], scale: Scale, probe: &dyn Me
     Ok(())
 }
 
-fn table3(s: &mut Section, workloads: &[&Workload], scale: Scale) -> Result<(), String> {
+fn table3(s: &mut Section, workloads: &[&Workload], scale: Scale) -> Result<(), EvalError> {
     const K: usize = 8;
     s.markdown.push_str(&format!(
         "### Table 3: on-the-fly optimizations\n\n\
@@ -262,7 +263,7 @@ fn table3(s: &mut Section, workloads: &[&Workload], scale: Scale) -> Result<(), 
             for (v, (_, opts)) in variants.iter().enumerate() {
                 let (mut c, mut all) = (0.0, 0.0);
                 for case in &w.cases {
-                    let times = compile(&case.program, opts, &regalloc).map_err(|e| format!("{}: {e}", case.name))?;
+                    let times = compile(&case.program, opts, &regalloc).map_err(|e| e.within(case.name.clone()))?;
                     c += times.construction;
                     all += times.total();
                 }
@@ -308,7 +309,7 @@ fn table3(s: &mut Section, workloads: &[&Workload], scale: Scale) -> Result<(), 
     Ok(())
 }
 
-fn scaling(s: &mut Section, scale: Scale, probe: &dyn MemoryProbe) -> Result<(), String> {
+fn scaling(s: &mut Section, scale: Scale, probe: &dyn MemoryProbe) -> Result<(), EvalError> {
     s.markdown.push_str(&format!(
         "### Construction time per statement, 1k statements and up\n\n\
          One function of about N statements, `ssaref gen --seed 1 --shape structured --size N` (made \

@@ -6,6 +6,7 @@
 
 use crate::ast::{self, Program};
 use crate::evaluation::timing::{median, min_max};
+use crate::evaluation::error::EvalError;
 use std::time::Instant;
 
 /// One program of a workload with the arguments of its `main`.
@@ -285,11 +286,11 @@ pub fn compile(
     program: &Program,
     construction: &crate::construction::braun::BraunOptions,
     regalloc: &crate::ssa_ra::regalloc::RegallocOptions,
-) -> Result<CompileTimes, String> {
+) -> Result<CompileTimes, EvalError> {
     let start = Instant::now();
     let ssa = crate::construction::braun::construct_program(program, construction);
     let mut t = CompileTimes { construction: start.elapsed().as_secs_f64(), ..Default::default() };
-    let (mir, reports) = crate::ssa_ra::regalloc::allocate_module(&ssa, regalloc).map_err(|e| e.to_string())?;
+    let (mir, reports) = crate::ssa_ra::regalloc::allocate_module(&ssa, regalloc)?;
     for r in &reports {
         let passes = r.pass_times.iter().map(|&(name, d)| (name, d.as_secs_f64())).collect();
         t.add(&CompileTimes { passes, ..Default::default() });

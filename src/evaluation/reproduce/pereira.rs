@@ -13,6 +13,7 @@
 
 use crate::backend::{Backend, OutOfSsa};
 use crate::construction::braun::{construct_program, BraunOptions};
+use crate::evaluation::error::EvalError;
 use crate::evaluation::regalloc_stats::AllocCounts;
 use crate::evaluation::reproduce::measure::{count, Section, Table, Workload};
 use crate::evaluation::reproduce::plots::{line_plot, LinePlot, Series};
@@ -46,17 +47,17 @@ impl Allocator {
 
     /// The allocated code of `ssa` with `k` registers, and the values spilled
     /// (out-of-ssa: its slots, one per spilled variable).
-    fn allocate(self, ssa: &Module, k: usize) -> Result<(MModule, usize), String> {
+    fn allocate(self, ssa: &Module, k: usize) -> Result<(MModule, usize), EvalError> {
         match self {
             Allocator::SsaRa(o) => {
-                let (mir, reports) = allocate_module(ssa, &RegallocOptions { k, ..o }).map_err(|e| e.to_string())?;
+                let (mir, reports) = allocate_module(ssa, &RegallocOptions { k, ..o })?;
                 Ok((mir, reports.iter().map(|r| r.spilled).sum()))
             }
             Allocator::LinearScan => {
                 let b =
                     OutOfSsa { out_of_ssa: OutOfSsaOptions::default(), allocator: ConventionalAllocator::LinearScan };
-                let prepared = b.prepare(ssa).map_err(|e| e.to_string())?;
-                let mir = b.allocate(ssa, &prepared, k).map_err(|e| e.to_string())?.mir;
+                let prepared = b.prepare(ssa)?;
+                let mir = b.allocate(ssa, &prepared, k)?.mir;
                 let slots = mir.functions.iter().map(|f| f.slot_count as usize).sum();
                 Ok((mir, slots))
             }
@@ -72,12 +73,12 @@ pub fn measure(
     k: usize,
     oracle: &dyn Oracle,
     fuel: u64,
-) -> Result<AllocCounts, String> {
+) -> Result<AllocCounts, EvalError> {
     let mut c = AllocCounts::default();
     for case in &w.cases {
-        let expected = oracle.run_source(&case.program, &case.args, fuel)?;
+        let expected = oracle.run_source(&case.program, &case.args, fuel).map_err(EvalError::Oracle)?;
         let ssa = construct_program(&case.program, &BraunOptions::all_on());
-        let (mir, spilled) = alloc.allocate(&ssa, k).map_err(|e| format!("{}: {e}", case.name))?;
+        let (mir, spilled) = alloc.allocate(&ssa, k).map_err(|e| e.within(case.name.clone()))?;
         c.programs += 1;
         c.values_spilled += spilled;
         c.add_static(&mir);
@@ -86,14 +87,14 @@ pub fn measure(
         }
         let (got, profile) = oracle
             .profile_mir(&mir, &case.args, crate::differential::later_stage_fuel(fuel))
-            .map_err(|e| format!("{}: {e}", case.name))?;
+            .map_err(|e| EvalError::Oracle(e).within(case.name.clone()))?;
         if got != expected {
-            return Err(format!(
-                "{}: the allocated program (K = {k}) gives {} but the source gives {}",
-                case.name,
-                got.render(),
-                expected.render()
-            ));
+            let diverge = EvalError::Diverge {
+                stage: format!("the allocated program (K = {k})"),
+                got: Box::new(got),
+                expected: Box::new(expected),
+            };
+            return Err(diverge.within(case.name.clone()));
         }
         c.runs += 1;
         c.dynamic.executed += profile.executed;
@@ -106,7 +107,7 @@ pub fn measure(
 }
 
 /// Pereira's section of the report.
-pub fn section(workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64) -> Result<Section, String> {
+pub fn section(workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64) -> Result<Section, EvalError> {
     let mut s = Section::default();
     s.markdown.push_str(
         "## Pereira, *The Design and Implementation of a SSA-based Register Allocator* (tech. report), §5\n\n\
@@ -120,7 +121,7 @@ pub fn section(workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64) -> Resul
     Ok(s)
 }
 
-fn table1(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64) -> Result<(), String> {
+fn table1(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64) -> Result<(), EvalError> {
     const K: usize = 8;
     s.markdown.push_str(&format!(
         "### Table 1: spill code and copies with 8 general-purpose registers\n\n\
@@ -194,7 +195,7 @@ fn table1(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u
     Ok(())
 }
 
-fn fig9(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64) -> Result<(), String> {
+fn fig9(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64) -> Result<(), EvalError> {
     const KS: [usize; 4] = [4, 8, 12, 15];
     s.markdown.push_str(
         "### Fig. 9: route 1 against linear scan at K = 4, 8, 12 and 15\n\n\

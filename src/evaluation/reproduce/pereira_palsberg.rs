@@ -7,6 +7,7 @@
 //! `AllocReport::pass_times`.
 
 use crate::construction::braun::BraunOptions;
+use crate::evaluation::error::EvalError;
 use crate::evaluation::regalloc_stats::AllocCounts;
 use crate::evaluation::reproduce::measure::{
     change, compile, count, ms, ms_spread, CompileTimes, Scale, Section, Table, Workload,
@@ -21,7 +22,7 @@ use crate::ssa_ra::regalloc::RegallocOptions;
 const K: usize = 6;
 
 /// Pereira and Palsberg's section of the report.
-pub fn section(workloads: &[&Workload], scale: Scale, oracle: &dyn Oracle, fuel: u64) -> Result<Section, String> {
+pub fn section(workloads: &[&Workload], scale: Scale, oracle: &dyn Oracle, fuel: u64) -> Result<Section, EvalError> {
     let mut s = Section::default();
     s.markdown.push_str(
         "## Pereira and Palsberg, *SSA Elimination after Register Allocation* (CC 2009), §6–§7\n\n\
@@ -33,7 +34,7 @@ pub fn section(workloads: &[&Workload], scale: Scale, oracle: &dyn Oracle, fuel:
     Ok(s)
 }
 
-fn optimizations(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64) -> Result<(), String> {
+fn optimizations(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64) -> Result<(), EvalError> {
     s.markdown.push_str(&format!(
         "### §6: memory accesses removed by each optimization\n\n\
          K = {K}. Spill code is the loads and stores the allocator inserts; \"static\" counts instructions \
@@ -132,7 +133,7 @@ const ELIMINATION_PASSES: [(&str, &str, &str); 4] = [
     ("eliminate", "(iv) spill-free SSA elimination (ImplementSpartan + §6)", "2.5%"),
 ];
 
-fn compile_share(s: &mut Section, workloads: &[&Workload], scale: Scale) -> Result<(), String> {
+fn compile_share(s: &mut Section, workloads: &[&Workload], scale: Scale) -> Result<(), EvalError> {
     s.markdown.push_str(&format!(
         "### §7: SSA elimination's share of compile time\n\n\
          Ours: every program of the workload compiled by route 1 at K = {K} down to x86-64, {} \
@@ -187,7 +188,7 @@ fn compile_share(s: &mut Section, workloads: &[&Workload], scale: Scale) -> Resu
             let mut p = CompileTimes::default();
             for case in &w.cases {
                 let c = compile(&case.program, &BraunOptions::all_on(), &RegallocOptions::with_k(K))
-                    .map_err(|e| format!("{}: {e}", case.name))?;
+                    .map_err(|e| e.within(case.name.clone()))?;
                 p.add(&c);
             }
             reps.push(p);

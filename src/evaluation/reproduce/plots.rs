@@ -2,6 +2,7 @@
 //! crate (its SVG backend only): line plots on linear or log-log axes, and
 //! grouped bar charts. Nothing here measures; the sections hand in numbers.
 
+use crate::evaluation::error::EvalError;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 
@@ -26,8 +27,8 @@ pub struct LinePlot {
 
 const SIZE: (u32, u32) = (820, 480);
 
-fn err(e: impl std::fmt::Display) -> String {
-    format!("plot: {e}")
+fn err(e: impl std::fmt::Display) -> EvalError {
+    EvalError::Plot(format!("plot: {e}"))
 }
 
 fn color(i: usize) -> RGBColor {
@@ -86,7 +87,7 @@ fn tick(v: &f64) -> String {
 }
 
 /// Draws `plot` and returns the SVG text.
-pub fn line_plot(plot: &LinePlot) -> Result<String, String> {
+pub fn line_plot(plot: &LinePlot) -> Result<String, EvalError> {
     let all = || plot.series.iter().flat_map(|s| s.points.iter().copied());
     let (x0, x1) = extent(all().map(|p| p.0), plot.log_log);
     let (y0, y1) = extent(all().map(|p| p.1), plot.log_log);
@@ -97,7 +98,7 @@ pub fn line_plot(plot: &LinePlot) -> Result<String, String> {
     }
 }
 
-fn draw_lines<X, Y>(plot: &LinePlot, xs: X, ys: Y) -> Result<String, String>
+fn draw_lines<X, Y>(plot: &LinePlot, xs: X, ys: Y) -> Result<String, EvalError>
 where
     X: AsRangedCoord<Value = f64>,
     Y: AsRangedCoord<Value = f64>,
@@ -161,7 +162,7 @@ pub struct BarPlot {
 }
 
 /// Draws `plot` and returns the SVG text.
-pub fn bar_plot(plot: &BarPlot) -> Result<String, String> {
+pub fn bar_plot(plot: &BarPlot) -> Result<String, EvalError> {
     let n = plot.categories.len().max(1);
     let ymax = plot.series.iter().flat_map(|s| s.1.iter().copied()).filter(|v| v.is_finite()).fold(0.0, f64::max);
     let ymax = if ymax > 0.0 { ymax * 1.15 } else { 1.0 };

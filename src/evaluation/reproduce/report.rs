@@ -3,6 +3,7 @@
 //! order of the papers in README.md's list. Each section is measured by its own
 //! file; this one only assembles them.
 
+use crate::evaluation::error::EvalError;
 use crate::evaluation::reproduce::measure::{count, Case, Plot, Scale, Section, Workload};
 use crate::evaluation::reproduce::{boissinot, braun, pereira, pereira_palsberg};
 use crate::evaluation::timing::MemoryProbe;
@@ -59,14 +60,14 @@ pub fn reproduce(
     oracle: &dyn Oracle,
     fuel: u64,
     probe: &dyn MemoryProbe,
-) -> Result<Report, String> {
+) -> Result<Report, EvalError> {
     let generated = generated_workload(scale);
     let workloads = [corpus, &generated];
     let mut durations = Vec::new();
     let mut sections: Vec<Section> = Vec::new();
-    let mut timed = |name: &str, f: &mut dyn FnMut() -> Result<Section, String>| -> Result<(), String> {
+    let mut timed = |name: &str, f: &mut dyn FnMut() -> Result<Section, EvalError>| -> Result<(), EvalError> {
         let start = Instant::now();
-        sections.push(f().map_err(|e| format!("{name}: {e}"))?);
+        sections.push(f().map_err(|e| e.within(name))?);
         durations.push(format!("{name} {:.1} s", start.elapsed().as_secs_f64()));
         Ok(())
     };

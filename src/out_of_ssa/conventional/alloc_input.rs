@@ -3,13 +3,13 @@
 //! `conventional_alloc.rs` dispatches to them and checks their output.
 
 use crate::entity::EntityRef;
-use crate::error::PassError;
+use crate::error::{AllocInputError, CheckError, InputProblem, PassError};
 use crate::ir::{Function, Op};
 use crate::mir::{MAX_REGS, MIN_REGS};
 
 /// A failure of out-of-ssa's allocation, as a [`PassError`].
-pub(crate) fn fail(which: &str, check: &'static str, message: impl ToString) -> PassError {
-    PassError { pass: format!("conv-ra/{which}"), check, message: message.to_string() }
+pub(crate) fn fail(which: &str, check: &'static str, error: impl Into<CheckError>) -> PassError {
+    PassError::new(format!("conv-ra/{which}"), check, error)
 }
 
 /// Checks what both allocators rely on: `k` in range, at least one block,
@@ -18,13 +18,13 @@ pub(crate) fn fail(which: &str, check: &'static str, message: impl ToString) -> 
 /// multiset, an entry without predecessors, every instruction defining a
 /// value exactly when its operation has a result, and distinct parameters.
 pub(crate) fn validate_input(f: &Function, k: usize, which: &str) -> Result<(), PassError> {
-    let bad = |m: String| Err(fail(which, "input", format!("function `{}`: {m}", f.name)));
+    let bad = |problem| Err(fail(which, "input", AllocInputError { function: f.name.clone(), problem }));
     if !(MIN_REGS..=MAX_REGS).contains(&k) {
-        return bad(format!("K = {k} is outside {MIN_REGS}..={MAX_REGS}"));
+        return bad(InputProblem::RegisterCount { k });
     }
     let n = f.blocks.len();
     if n == 0 {
-        return bad("no blocks".to_string());
+        return bad(InputProblem::NoBlocks);
     }
     let mut out_of_range = None;
     f.for_each_value_mention(|v| {
@@ -33,29 +33,29 @@ pub(crate) fn validate_input(f: &Function, k: usize, which: &str) -> Result<(), 
         }
     });
     if let Some(v) = out_of_range {
-        return bad(format!("{v} is not below value_count {}", f.value_count));
+        return bad(InputProblem::ValueOutOfRange { value: v, value_count: f.value_count });
     }
     for (i, p) in f.params.iter().enumerate() {
         if f.params[..i].contains(p) {
-            return bad(format!("parameter {i} repeats {p}"));
+            return bad(InputProblem::RepeatedParam { index: i, value: *p });
         }
     }
     let mut incoming = vec![Vec::new(); n];
     for (b, data) in f.blocks.iter() {
         if !data.phis.is_empty() {
-            return bad(format!("{b} has phis; route 2 allocates code after SSA destruction"));
+            return bad(InputProblem::Phis(b));
         }
         for inst in &data.insts {
             if matches!(inst.op, Op::Undef) {
-                return bad(format!("{b} contains `undef`"));
+                return bad(InputProblem::Undef(b));
             }
             if inst.dest.is_some() != inst.op.has_result() {
-                return bad(format!("{b} has an instruction whose destination does not fit its operation"));
+                return bad(InputProblem::Destination(b));
             }
         }
         for s in f.succs(b) {
             if s.index() >= n {
-                return bad(format!("{b} branches to {s}, which does not exist"));
+                return bad(InputProblem::MissingSuccessor { block: b, succ: s });
             }
             incoming[s.index()].push(b);
         }
@@ -66,11 +66,11 @@ pub(crate) fn validate_input(f: &Function, k: usize, which: &str) -> Result<(), 
         let actual = &mut incoming[b.index()];
         actual.sort();
         if listed != *actual {
-            return bad(format!("the predecessor list of {b} does not match the edges into it"));
+            return bad(InputProblem::Preds(b));
         }
     }
     if !f.blocks[Function::ENTRY].preds.is_empty() {
-        return bad("the entry block has predecessors".to_string());
+        return bad(InputProblem::EntryPreds);
     }
     Ok(())
 }

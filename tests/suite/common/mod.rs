@@ -244,7 +244,10 @@ pub struct PlantedOracle {
 }
 
 impl PlantedOracle {
-    fn plant(on: bool, o: Result<Outcome, String>) -> Result<Outcome, String> {
+    fn plant(
+        on: bool,
+        o: Result<Outcome, ssaref::oracle::OracleError>,
+    ) -> Result<Outcome, ssaref::oracle::OracleError> {
         o.map(|mut o| {
             if on {
                 o.trace.push(0x5eed);
@@ -255,13 +258,28 @@ impl PlantedOracle {
 }
 
 impl ssaref::oracle::Oracle for PlantedOracle {
-    fn run_source(&self, program: &ssaref::ast::Program, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+    fn run_source(
+        &self,
+        program: &ssaref::ast::Program,
+        args: &[i64],
+        fuel: u64,
+    ) -> Result<Outcome, ssaref::oracle::OracleError> {
         InterpOracle.run_source(program, args, fuel)
     }
-    fn run_ssa(&self, module: &ssaref::ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+    fn run_ssa(
+        &self,
+        module: &ssaref::ir::Module,
+        args: &[i64],
+        fuel: u64,
+    ) -> Result<Outcome, ssaref::oracle::OracleError> {
         Self::plant(self.ssa, InterpOracle.run_ssa(module, args, fuel))
     }
-    fn run_mir(&self, module: &ssaref::mir::MModule, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+    fn run_mir(
+        &self,
+        module: &ssaref::mir::MModule,
+        args: &[i64],
+        fuel: u64,
+    ) -> Result<Outcome, ssaref::oracle::OracleError> {
         Self::plant(self.mir, InterpOracle.run_mir(module, args, fuel))
     }
 }
