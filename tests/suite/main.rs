@@ -8,6 +8,7 @@
 mod common;
 
 mod backend_comparison;
+mod braun_textbook;
 mod campaign;
 mod cases;
 mod checkers;

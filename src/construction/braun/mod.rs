@@ -129,6 +129,8 @@ mod options;
 mod region_assignments;
 mod scc_removal;
 mod state;
+pub mod textbook;
+mod textbook_walk;
 mod trivial_phi;
 
 pub use options::{BraunOptions, BraunStats};
