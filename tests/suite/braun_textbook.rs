@@ -25,12 +25,12 @@
 //! operands and instructions that use them. Every phi of each side must be
 //! matched, one to one, with a phi of the same block and matching operands.
 
-use crate::common::{case_files, corpus_files, InterpOracle};
+use crate::common::{case_files, corpus_files, on_small_stack, InterpOracle};
 use ssaref::analysis::reducibility::is_reducible;
 use ssaref::analysis::verifier::verify_function;
-use ssaref::ast::Program;
+use ssaref::ast::{BinOp, Program};
 use ssaref::checkers::ssa_properties as checkers;
-use ssaref::construction::braun::textbook;
+use ssaref::construction::braun::textbook::{self, TextbookError, MAX_BLOCKS};
 use ssaref::construction::braun::{construct_function, BraunOptions};
 use ssaref::generate::source::{GenConfig, TestCase};
 use ssaref::ir::{Block, Function, Module, Op, Value};
@@ -270,14 +270,185 @@ fn both_constructions_place_the_same_phis_on_generated_programs() {
     assert_eq!(compared, count);
 }
 
+
+/// The CFGs of `exhaustive_cfg.rs`: every CFG of `n` blocks (each block
+/// with 0, 1 or 2 distinct successors, every block reachable from block 0),
+/// one per isomorphism class of the non-entry blocks.
+fn canonical_cfgs(n: usize) -> Vec<Vec<Vec<usize>>> {
+    let mut options = vec![vec![]];
+    options.extend((0..n).map(|t| vec![t]));
+    options.extend((0..n).flat_map(|a| (a + 1..n).map(move |b| vec![a, b])));
+    let permutations = {
+        let mut all = vec![vec![]];
+        for k in 1..n {
+            all = all.into_iter().flat_map(|p: Vec<usize>| (0..=p.len()).map(move |i| {
+                let mut q = p.clone();
+                q.insert(i, k);
+                q
+            })).collect();
+        }
+        all
+    };
+    let mut seen = std::collections::HashSet::new();
+    for code in 0..options.len().pow(n as u32) {
+        let cfg: Vec<Vec<usize>> = (0..n).map(|b| options[code / options.len().pow(b as u32) % options.len()].clone()).collect();
+        let mut reached = vec![0];
+        let mut i = 0;
+        while i < reached.len() {
+            for &s in &cfg[reached[i]] {
+                if !reached.contains(&s) {
+                    reached.push(s);
+                }
+            }
+            i += 1;
+        }
+        if reached.len() < n {
+            continue;
+        }
+        let relabel = |perm: &Vec<usize>| {
+            let map: Vec<usize> = std::iter::once(0).chain(perm.iter().copied()).collect();
+            let mut new = vec![Vec::new(); n];
+            for b in 0..n {
+                new[map[b]] = cfg[b].iter().map(|&t| map[t]).collect();
+                new[map[b]].sort();
+            }
+            new
+        };
+        seen.insert(permutations.iter().map(relabel).min().expect("a permutation"));
+    }
+    seen.into_iter().collect()
+}
+
+/// The program of `exhaustive_cfg.rs` for a CFG and a placement (per block,
+/// what it does with x and with y: 0 nothing, 1 assign, 2 read): labels and
+/// `goto`s, a step counter in `mem[0]` that ends every run, and two-way
+/// branches on bits of the parameter `p`.
+fn enumerated_program(cfg: &[Vec<usize>], placement: &[(usize, usize)]) -> Program {
+    use ssaref::ast::{Block as Body, Expr, Function as AstFunction, Stmt};
+    let bin = |op, a, b| Expr::Binary(op, Box::new(a), Box::new(b));
+    let label = |i: usize| format!("L{i}");
+    let mut stmts = Vec::new();
+    for (i, succs) in cfg.iter().enumerate() {
+        stmts.push(Stmt::Label(label(i)));
+        let step = Expr::Load(Box::new(Expr::Lit(0)));
+        stmts.push(Stmt::Store(Expr::Lit(0), bin(BinOp::Add, step.clone(), Expr::Lit(1))));
+        let done = bin(BinOp::Gt, step.clone(), Expr::Lit(12));
+        stmts.push(Stmt::If(done, Body::new(vec![Stmt::Return(Expr::Lit(0))]), None));
+        for (name, slot) in [("x", placement[i].0), ("y", placement[i].1)] {
+            match slot {
+                1 => stmts.push(Stmt::Assign(name.into(), Expr::Lit((10 * i + name.len() + 1) as i64))),
+                2 => stmts.push(Stmt::Out(Expr::Var(name.into()))),
+                _ => {}
+            }
+        }
+        match succs.as_slice() {
+            [] => stmts.push(Stmt::Return(Expr::Lit(0))),
+            [t] => stmts.push(Stmt::Goto(label(*t))),
+            [a, b] => {
+                let shift = bin(BinOp::Shr, Expr::Var("p".into()), bin(BinOp::And, step, Expr::Lit(63)));
+                let bit = bin(BinOp::And, shift, Expr::Lit(1));
+                stmts.push(Stmt::If(bit, Body::new(vec![Stmt::Goto(label(*a))]), None));
+                stmts.push(Stmt::Goto(label(*b)));
+            }
+            _ => unreachable!("at most two successors"),
+        }
+    }
+    let main = AstFunction { name: "main".into(), params: vec!["p".into()], body: Body::new(stmts) };
+    Program { functions: vec![main] }
+}
+
 #[test]
-fn debug_print_textbook() {
-    let path = std::env::var("DBG").unwrap();
-    let text = std::fs::read_to_string(&path).unwrap();
-    let program = ssaref::frontend::parser::parse_program(&text).unwrap();
-    for func in &program.functions {
-        let t = textbook::construct_function(func, false).unwrap();
-        let (f, _) = construct_function(func, &BraunOptions { remove_redundant_sccs: false, ..BraunOptions::plain() });
-        eprintln!("TEXTBOOK\n{}\nFAST\n{}", ssaref::analysis::ir_text::print_function(&t), ssaref::analysis::ir_text::print_function(&f));
+fn both_constructions_place_the_same_phis_on_the_exhaustive_cfg_enumeration() {
+    let full = std::env::var("SSAREF_TEXTBOOK").is_ok_and(|v| v == "full");
+    let counts: Vec<usize> = (1..=4).map(|n| canonical_cfgs(n).len()).collect();
+    assert_eq!(counts, [2, 8, 70, 802], "the CFG classes of exhaustive_cfg.rs");
+    let mut jobs: Vec<(Vec<Vec<usize>>, usize)> = Vec::new();
+    for n in 1..=4 {
+        jobs.extend(canonical_cfgs(n).into_iter().map(|cfg| (cfg, if n == 4 && !full { 61 } else { 1 })));
+    }
+    let threads = 2;
+    let totals: (usize, usize, usize) = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|k| {
+                let jobs: Vec<_> = jobs.iter().skip(k).step_by(threads).cloned().collect();
+                s.spawn(move || {
+                    let (mut compared, mut tally) = (0, Tally::default());
+                    for (cfg, stride) in jobs {
+                        let n = cfg.len();
+                        for code in (0..9usize.pow(n as u32)).step_by(stride) {
+                            let placement: Vec<(usize, usize)> =
+                                (0..n).map(|i| code / 9usize.pow(i as u32) % 9).map(|d| (d % 3, d / 3)).collect();
+                            // A placement and its mirror image (x and y
+                            // exchanged) are the same program up to renaming.
+                            let (xs, ys): (Vec<usize>, Vec<usize>) = placement.iter().copied().unzip();
+                            if xs > ys {
+                                continue;
+                            }
+                            let program = enumerated_program(&cfg, &placement);
+                            let module = compare(&program, &mut tally)
+                                .unwrap_or_else(|e| panic!("CFG {cfg:?}, placement {placement:?}: {e}"));
+                            if compared % 50 == 0 {
+                                for p in [0x2B6D_5A3C_9E17_4F81, !0x2B6D_5A3C_9E17_4F81] {
+                                    same_outcome(&program, &module, &[p])
+                                        .unwrap_or_else(|e| panic!("CFG {cfg:?}, placement {placement:?}: {e}"));
+                                }
+                            }
+                            compared += 1;
+                        }
+                    }
+                    (compared, tally.irreducible, tally.fewer_without_alg5)
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().expect("no failure")).fold((0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2))
+    });
+    let (compared, irreducible, fewer) = totals;
+    eprintln!(
+        "textbook against fast builder: {compared} programs of the CFG enumeration ({}), {irreducible} irreducible, \
+         {fewer} with fewer phis in the fast builder without Algorithm 5",
+        if full { "full" } else { "every CFG up to 3 blocks, every 61st case with 4" }
+    );
+    assert!(compared > 0 && irreducible > 0);
+}
+
+#[test]
+fn the_comparison_sees_a_changed_phi() {
+    let text = std::fs::read_to_string(case_files().into_iter().find(|p| p.ends_with("collatz.src")).expect("collatz"))
+        .expect("readable case");
+    let program = ssaref::frontend::parser::parse_program(&text).expect("a valid program");
+    let (f, _) = construct_function(&program.functions[0], &BraunOptions::plain());
+    let t = textbook::construct_function(&program.functions[0], true).expect("small enough");
+    assert_eq!(same_up_to_renaming(&t, &f), Ok(()));
+    let (b, phi) = f.blocks.iter().find_map(|(b, d)| d.phis.first().map(|p| (b, p.clone()))).expect("collatz has a phi");
+    // An operand exchanged, and a phi dropped (with its uses renamed to its
+    // first operand): both are differences.
+    let mut swapped = f.clone();
+    swapped.blocks[b].phis[0].args.reverse();
+    assert!(phi.args[0] != phi.args[1] && same_up_to_renaming(&t, &swapped).is_err());
+    let mut dropped = f.clone();
+    dropped.blocks[b].phis.remove(0);
+    assert!(same_up_to_renaming(&t, &dropped).is_err());
+}
+
+#[test]
+fn the_textbook_refuses_a_function_too_large_for_recursion_and_handles_the_largest_allowed() {
+    use ssaref::ast::{Block as Body, Expr, Function as AstFunction, Stmt};
+    // `n` ifs in a row, each assigning x, then a read of x: the look-up walks
+    // back through every join, three recursive calls per `if`.
+    let chain = |n: usize| {
+        let mut stmts = vec![Stmt::Assign("x".into(), Expr::Lit(1))];
+        for _ in 0..n {
+            let assign = Stmt::Assign("x".into(), Expr::Lit(2));
+            stmts.push(Stmt::If(Expr::Var("p".into()), Body::new(vec![assign]), None));
+        }
+        stmts.push(Stmt::Out(Expr::Var("x".into())));
+        AstFunction { name: "main".into(), params: vec!["p".into()], body: Body::new(stmts) }
+    };
+    let largest = (MAX_BLOCKS - 1) / 3;
+    let built = on_small_stack(move || textbook::construct_function(&chain(largest), true).map(|f| f.phi_count()));
+    assert_eq!(built, Ok(largest));
+    match textbook::construct_function(&chain(largest + 1), true) {
+        Err(TextbookError::TooLarge { blocks, .. }) => assert!(blocks > MAX_BLOCKS),
+        other => panic!("expected TooLarge, got {other:?}"),
     }
 }
