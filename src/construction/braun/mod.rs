@@ -20,7 +20,7 @@
 //! Departures from the printed pseudo-code, each checked by the tests named
 //! in `proofs-notes/ssa-construction.md`:
 //! - Nothing recurses per block or per phi: the look-up of Alg. 2 runs on an
-//!   explicit stack of `Frame`s, the re-check of phi users of Alg. 3 and the
+//!   explicit stack of `PredecessorsLookup`s, the re-check of phi users of Alg. 3 and the
 //!   nested SCCs of Alg. 5 use worklists. A replaced phi becomes an *alias*
 //!   of its replacement (a union-find link), and every operand is read
 //!   through `Builder::resolve`; that is the `replaceBy` of Alg. 3.
@@ -99,13 +99,13 @@
 //! - `region_assignments.rs`: which `while` and `if` assigns which
 //!   variable, by statement numbers;
 //! - `state.rs`: the builder state (`Builder`, `BlockState`, `PhiData`,
-//!   `PhiTable`, `Var`, the look-up's `Frame`) and its entity helpers
+//!   `PhiTable`, `Var`, the look-up's `PredecessorsLookup`) and its entity helpers
 //!   (`new_phi`, `resolve`, `remove_phi`, `undef_value`);
 //! - `on_the_fly.rs`: `Operand`, instructions and the on-the-fly
 //!   optimizations of §3.1 (folding, simplification, CSE);
 //! - `trivial_phi.rs`: `tryRemoveTrivialPhi` (Alg. 3) and the witness cache;
 //! - `lookup.rs`: `writeVariable` / `readVariable` (Alg. 1, 2) on the
-//!   explicit `Frame` stack, the marker variant (§3.3) and `sealBlock`
+//!   explicit `PredecessorsLookup` stack, the marker variant (§3.3) and `sealBlock`
 //!   (Alg. 4);
 //! - `ast_walk.rs`: expressions, conditions and statements (with copy
 //!   propagation), which drive the look-ups and the sealing;
