@@ -19,18 +19,14 @@
 //! A block's state holds only what every block needs: the CSE tables of
 //! §3.1 are two maps, the entry block's and the block being filled's (the
 //! latter emptied, not searched entry by entry, when its block is filled),
-//! so that each of the 551,267 blocks at 1,000,000 statements no longer
-//! carries two empty hash tables (64 bytes of its 184). The marks of §3.3
+//! so that a block does not carry two empty hash tables. The marks of §3.3
 //! are one word per block (`Builder::marks`): a mark lives only during one
 //! look-up, which is for one variable, so the variable is not part of the
-//! key (a hash map keyed by (block, variable) made the marker variant 10%
-//! slower than the phi variant; it is now 8% faster, in instructions, on
-//! `gen --seed 1 --shape structured --size 100000`).
-//! The look-up stack, its path of
-//! single-predecessor blocks and the worklist of Alg. 3 are scratch vectors
-//! kept here between calls: most look-ups and most phis (2.7 million of the
-//! 3.2 million created at that size) are over at once, and a fresh vector
-//! for each was an allocation and a free each time.
+//! key, and no hash map keyed by (block, variable) is needed.
+//! The look-up stack, its path of single-predecessor blocks and the
+//! worklist of Alg. 3 are scratch vectors kept here between calls: most
+//! look-ups and most phis are over at once, and a fresh vector for each
+//! would be an allocation and a free each time.
 
 use super::current_defs::CurrentDefs;
 use super::options::{BraunOptions, BraunStats};
@@ -227,8 +223,8 @@ pub(super) struct PredecessorsLookup {
 
 /// The successors of a block, in a fixed buffer (a terminator has at most
 /// two): `set_term` and the walk of `reverse_postorder` in `finish.rs` ask
-/// for them once per block, and a `Vec` each time was an allocation per
-/// block.
+/// for them once per block, and a `Vec` each time would be an allocation
+/// per block.
 pub(super) struct Successors {
     blocks: [Block; 2],
     len: usize,
@@ -349,8 +345,7 @@ pub(super) struct Builder {
     /// filled, and only the entry gets more later (`initial_value`), so they
     /// gather here and move to the block once it is terminated, into a
     /// vector of their exact length (pushing into the block's own vector
-    /// grew it by doubling: one to three reallocations per block, and a
-    /// quarter of its capacity unused on average).
+    /// would grow it by doubling and leave part of its capacity unused).
     pub(super) filling: Vec<Inst>,
     pub(super) loops: Vec<LoopTargets>,
     pub(super) labels: HashMap<String, LabelInfo>,
