@@ -101,7 +101,8 @@ fn same_up_to_renaming(t: &Function, f: &Function) -> Result<(), String> {
     if t.blocks.len() != f.blocks.len() {
         return Err(format!("{} blocks against {}", t.blocks.len(), f.blocks.len()));
     }
-    let mut m = Matching { defs: (defs(t), defs(f)), map: HashMap::new(), back: HashMap::new(), phis_to_compare: vec![] };
+    let mut m =
+        Matching { defs: (defs(t), defs(f)), map: HashMap::new(), back: HashMap::new(), phis_to_compare: vec![] };
     for (&a, &b) in t.params.iter().zip(&f.params) {
         m.unify(a, b)?;
     }
@@ -113,7 +114,8 @@ fn same_up_to_renaming(t: &Function, f: &Function) -> Result<(), String> {
             return Err(format!("{b}: {} phis against {}", bt.phis.len(), bf.phis.len()));
         }
         let real = |i: &&ssaref::ir::Inst| !matches!(i.op, Op::Const(_) | Op::Undef);
-        let (it, jf): (Vec<_>, Vec<_>) = (bt.insts.iter().filter(real).collect(), bf.insts.iter().filter(real).collect());
+        let (it, jf): (Vec<_>, Vec<_>) =
+            (bt.insts.iter().filter(real).collect(), bf.insts.iter().filter(real).collect());
         if it.len() != jf.len() {
             return Err(format!("{b}: {} instructions against {}", it.len(), jf.len()));
         }
@@ -250,7 +252,8 @@ fn both_constructions_place_the_same_phis_on_generated_programs() {
                     let (mut compared, mut tally) = (0, Tally::default());
                     for seed in (k..count).step_by(threads as usize) {
                         let tc = TestCase::from_seed(seed, &config);
-                        let module = compare(&tc.program, &mut tally).unwrap_or_else(|e| panic!("seed {seed}: {e}{tc:?}"));
+                        let module =
+                            compare(&tc.program, &mut tally).unwrap_or_else(|e| panic!("seed {seed}: {e}{tc:?}"));
                         if seed % 50 == 0 {
                             same_outcome(&tc.program, &module, &tc.args).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
                         }
@@ -260,7 +263,10 @@ fn both_constructions_place_the_same_phis_on_generated_programs() {
                 })
             })
             .collect();
-        workers.into_iter().map(|w| w.join().expect("no failure")).fold((0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2))
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("no failure"))
+            .fold((0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2))
     });
     let (compared, irreducible, fewer) = totals;
     eprintln!(
@@ -269,7 +275,6 @@ fn both_constructions_place_the_same_phis_on_generated_programs() {
     );
     assert_eq!(compared, count);
 }
-
 
 /// The CFGs of `exhaustive_cfg.rs`: every CFG of `n` blocks (each block
 /// with 0, 1 or 2 distinct successors, every block reachable from block 0),
@@ -281,17 +286,23 @@ fn canonical_cfgs(n: usize) -> Vec<Vec<Vec<usize>>> {
     let permutations = {
         let mut all = vec![vec![]];
         for k in 1..n {
-            all = all.into_iter().flat_map(|p: Vec<usize>| (0..=p.len()).map(move |i| {
-                let mut q = p.clone();
-                q.insert(i, k);
-                q
-            })).collect();
+            all = all
+                .into_iter()
+                .flat_map(|p: Vec<usize>| {
+                    (0..=p.len()).map(move |i| {
+                        let mut q = p.clone();
+                        q.insert(i, k);
+                        q
+                    })
+                })
+                .collect();
         }
         all
     };
     let mut seen = std::collections::HashSet::new();
     for code in 0..options.len().pow(n as u32) {
-        let cfg: Vec<Vec<usize>> = (0..n).map(|b| options[code / options.len().pow(b as u32) % options.len()].clone()).collect();
+        let cfg: Vec<Vec<usize>> =
+            (0..n).map(|b| options[code / options.len().pow(b as u32) % options.len()].clone()).collect();
         let mut reached = vec![0];
         let mut i = 0;
         while i < reached.len() {
@@ -400,7 +411,10 @@ fn both_constructions_place_the_same_phis_on_the_exhaustive_cfg_enumeration() {
                 })
             })
             .collect();
-        workers.into_iter().map(|w| w.join().expect("no failure")).fold((0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2))
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("no failure"))
+            .fold((0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2))
     });
     let (compared, irreducible, fewer) = totals;
     eprintln!(
@@ -419,7 +433,8 @@ fn the_comparison_sees_a_changed_phi() {
     let (f, _) = construct_function(&program.functions[0], &BraunOptions::plain());
     let t = textbook::construct_function(&program.functions[0], true).expect("small enough");
     assert_eq!(same_up_to_renaming(&t, &f), Ok(()));
-    let (b, phi) = f.blocks.iter().find_map(|(b, d)| d.phis.first().map(|p| (b, p.clone()))).expect("collatz has a phi");
+    let (b, phi) =
+        f.blocks.iter().find_map(|(b, d)| d.phis.first().map(|p| (b, p.clone()))).expect("collatz has a phi");
     // An operand exchanged, and a phi dropped (with its uses renamed to its
     // first operand): both are differences.
     let mut swapped = f.clone();

@@ -5,9 +5,12 @@
 //! This is the paper's pseudo-code turned into Rust line by line: recursive,
 //! with plain maps for `currentDef`, `sealedBlocks` and `incompletePhis`, the
 //! functions named as in the paper, and each step marked with the line it
-//! implements. It makes no on-the-fly optimization and takes no shortcut; the
-//! fast builder of this folder (`lookup.rs` and its neighbours) computes the
-//! same phis faster, and `tests/suite/braun_textbook.rs` checks that it does.
+//! implements. It makes no on-the-fly optimization and takes no shortcut.
+//! The fast builder of this folder (`lookup.rs` and its neighbours), with
+//! its optimizations off, places the same phis with Algorithm 5 on both
+//! sides; without it, the same on reducible CFGs and at most as many on
+//! irreducible ones (`mod.rs` says why). `tests/suite/braun_textbook.rs`
+//! checks both.
 //! The AST walk that drives these functions, filling and sealing blocks as
 //! §2.3 describes, is `textbook_walk.rs`.
 //!
@@ -15,49 +18,84 @@
 //! algorithm's listing (comments included) from its first header:
 //!
 //! ```text
-//! Algorithm 1                          Algorithm 2
-//!  1 writeVariable(variable, block, value):   1 readVariableRecursive(variable, block):
-//!  2   currentDef[variable][block] ← value     2   if block not in sealedBlocks:
-//!  3 readVariable(variable, block):            3     # Incomplete CFG
-//!  4   if currentDef[variable] contains block: 4     val ← new Phi(block)
-//!  5     # local value numbering               5     incompletePhis[block][variable] ← val
-//!  6     return currentDef[variable][block]    6   else if |block.preds| = 1:
-//!  7   # global value numbering                7     # Optimize the common case of one predecessor
-//!  8   return readVariableRecursive(...)       8     val ← readVariable(variable, block.preds[0])
-//!                                              9   else:
-//! Algorithm 4                                 10     # Break potential cycles with operandless phi
-//!  1 sealBlock(block):                        11     val ← new Phi(block)
-//!  2   for variable in incompletePhis[block]: 12     writeVariable(variable, block, val)
-//!  3     addPhiOperands(variable,             13     val ← addPhiOperands(variable, val)
-//!          incompletePhis[block][variable])   14   writeVariable(variable, block, val)
-//!  4   sealedBlocks.add(block)                15   return val
-//!                                             16 addPhiOperands(variable, phi):
-//!                                             17   # Determine operands from predecessors
-//!                                             18   for pred in phi.block.preds:
-//!                                             19     phi.appendOperand(readVariable(variable, pred))
-//!                                             20   return tryRemoveTrivialPhi(phi)
+//! Algorithm 1
+//!  1 writeVariable(variable, block, value):
+//!  2     currentDef[variable][block] ← value
+//!  3 readVariable(variable, block):
+//!  4     if currentDef[variable] contains block:
+//!  5         # local value numbering
+//!  6         return currentDef[variable][block]
+//!  7     # global value numbering
+//!  8     return readVariableRecursive(variable, block)
 //!
-//! Algorithm 3                                 Algorithm 5
-//!  1 tryRemoveTrivialPhi(phi):                 1 proc removeRedundantPhis(phiFunctions):
-//!  2   same ← None                             2   sccs ← computePhiSCCs(inducedSubgraph(phiFunctions))
-//!  3   for op in phi.operands:                 3   for scc in topologicalSort(sccs):
-//!  4     if op = same || op = phi:             4     processSCC(scc)
-//!  5       continue # Unique value or self-ref 5 proc processSCC(scc):
-//!  6     if same ≠ None:                       6   if len(scc) = 1: return # already handled
-//!  7       return phi # not trivial            7   inner ← set()
-//!  8     same ← op                             8   outerOps ← set()
-//!  9   if same = None:                         9   for phi in scc:
-//! 10     same ← new Undefined()               10     isInner ← True
-//! 11   users ← phi.users.remove(phi)          11     for operand in phi.getOperands():
-//! 12   phi.replaceBy(same)                    12       if operand not in scc:
-//! 13   # Try to recursively remove all phi    13         outerOps.add(operand)
-//!      # users, which might have become       14         isInner ← False
-//!      # trivial                              15     if isInner:
-//! 14   for use in users:                      16       inner.add(phi)
-//! 15     if use is a Phi:                     17   if len(outerOps) = 1:
-//! 16       tryRemoveTrivialPhi(use)           18     replaceSCCByValue(scc, outerOps.pop())
-//! 17   return same                            19   else if len(outerOps) > 1:
-//!                                             20     removeRedundantPhis(inner)
+//! Algorithm 2
+//!  1 readVariableRecursive(variable, block):
+//!  2     if block not in sealedBlocks:
+//!  3         # Incomplete CFG
+//!  4         val ← new Phi(block)
+//!  5         incompletePhis[block][variable] ← val
+//!  6     else if |block.preds| = 1:
+//!  7         # Optimize the common case of one predecessor: No phi needed
+//!  8         val ← readVariable(variable, block.preds[0])
+//!  9     else:
+//! 10         # Break potential cycles with operandless phi
+//! 11         val ← new Phi(block)
+//! 12         writeVariable(variable, block, val)
+//! 13         val ← addPhiOperands(variable, val)
+//! 14     writeVariable(variable, block, val)
+//! 15     return val
+//! 16 addPhiOperands(variable, phi):
+//! 17     # Determine operands from predecessors
+//! 18     for pred in phi.block.preds:
+//! 19         phi.appendOperand(readVariable(variable, pred))
+//! 20     return tryRemoveTrivialPhi(phi)
+//!
+//! Algorithm 3
+//!  1 tryRemoveTrivialPhi(phi):
+//!  2     same ← None
+//!  3     for op in phi.operands:
+//!  4         if op = same || op = phi:
+//!  5             continue # Unique value or self-reference
+//!  6         if same ≠ None:
+//!  7             return phi # The phi merges at least two values: not trivial
+//!  8         same ← op
+//!  9     if same = None:
+//! 10         same ← new Undefined() # The phi is unreachable or in the start block
+//! 11     users ← phi.users.remove(phi) # Remember all users except the phi itself
+//! 12     phi.replaceBy(same) # Reroute all uses of phi to same and remove phi
+//! 13     # Try to recursively remove all phi users, which might have become trivial
+//! 14     for use in users:
+//! 15         if use is a Phi:
+//! 16             tryRemoveTrivialPhi(use)
+//! 17     return same
+//!
+//! Algorithm 4
+//!  1 sealBlock(block):
+//!  2     for variable in incompletePhis[block]:
+//!  3         addPhiOperands(variable, incompletePhis[block][variable])
+//!  4     sealedBlocks.add(block)
+//!
+//! Algorithm 5
+//!  1 proc removeRedundantPhis(phiFunctions):
+//!  2     sccs ← computePhiSCCs(inducedSubgraph(phiFunctions))
+//!  3     for scc in topologicalSort(sccs):
+//!  4         processSCC(scc)
+//!  5 proc processSCC(scc):
+//!  6     if len(scc) = 1: return # we already handled trivial ϕ functions
+//!  7     inner ← set()
+//!  8     outerOps ← set()
+//!  9     for phi in scc:
+//! 10         isInner ← True
+//! 11         for operand in phi.getOperands():
+//! 12             if operand not in scc:
+//! 13                 outerOps.add(operand)
+//! 14                 isInner ← False
+//! 15         if isInner:
+//! 16             inner.add(phi)
+//! 17     if len(outerOps) = 1:
+//! 18         replaceSCCByValue(scc, outerOps.pop())
+//! 19     else if len(outerOps) > 1:
+//! 20         removeRedundantPhis(inner)
 //! ```
 //!
 //! Three places where the printed text cannot be followed literally; each is
@@ -422,8 +460,7 @@ impl Textbook {
         for scc in sccs {
             // Processing an earlier SCC can have removed phis of this one
             // (through correction (b)): only the live ones are left.
-            let scc: Vec<Value> =
-                scc.iter().map(|&i| phi_functions[i]).filter(|p| self.phis.contains_key(p)).collect();
+            let scc: Vec<Value> = scc.iter().map(|&i| phi_functions[i]).filter(|p| self.phis.contains_key(p)).collect();
             // Alg. 5, line 4: processSCC(scc)
             self.process_scc(&scc);
         }
@@ -550,7 +587,8 @@ impl Textbook {
             block_number[b] = Some(Block::new(blocks_kept));
             blocks_kept += 1;
         }
-        let kept = |inst: &Inst| !matches!(inst.op, Op::Const(_) | Op::Undef) || inst.dest.is_some_and(|d| used.contains(&d));
+        let kept =
+            |inst: &Inst| !matches!(inst.op, Op::Const(_) | Op::Undef) || inst.dest.is_some_and(|d| used.contains(&d));
         let mut number: HashMap<Value, Value> = HashMap::new();
         let mut define = |v: Value| {
             let n = Value::new(number.len());
@@ -564,13 +602,17 @@ impl Textbook {
             entry_values.iter().chain(&block.insts).filter(|i| kept(i)).filter_map(|i| i.dest).for_each(&mut define);
         }
         let rename = |v: Value| number[&self.resolve(v)];
-        let mut out = ir::Function { name: name.to_string(), params: Vec::new(), blocks: Default::default(), value_count: 0 };
+        let mut out =
+            ir::Function { name: name.to_string(), params: Vec::new(), blocks: Default::default(), value_count: 0 };
         out.params = self.params.iter().map(|&p| rename(p)).collect();
         for b in (0..self.blocks.len()).filter(|&b| reachable[b]) {
             let entry_values = if b == 0 { &self.entry_values[..] } else { &[] };
             let block = &self.blocks[b];
             let phis = block.phis.iter().filter(|&p| self.phis.contains_key(p) && used.contains(p));
-            let phis = phis.map(|&p| ir::Phi { dest: rename(p), args: self.phis[&p].operands.iter().map(|&a| rename(a)).collect() });
+            let phis = phis.map(|&p| ir::Phi {
+                dest: rename(p),
+                args: self.phis[&p].operands.iter().map(|&a| rename(a)).collect(),
+            });
             let mut insts: Vec<Inst> = entry_values.iter().chain(&block.insts).filter(|i| kept(i)).cloned().collect();
             for inst in &mut insts {
                 inst.dest = inst.dest.map(rename);
