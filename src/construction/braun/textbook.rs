@@ -582,10 +582,8 @@ impl Textbook {
     /// and `Undefined`s that nothing uses dropped.
     fn emit(&self, name: &str, reachable: &[bool], used: &HashSet<Value>) -> ir::Function {
         let mut block_number = vec![None; self.blocks.len()];
-        let mut blocks_kept = 0;
-        for b in (0..self.blocks.len()).filter(|&b| reachable[b]) {
-            block_number[b] = Some(Block::new(blocks_kept));
-            blocks_kept += 1;
+        for (n, b) in (0..self.blocks.len()).filter(|&b| reachable[b]).enumerate() {
+            block_number[b] = Some(Block::new(n));
         }
         let kept =
             |inst: &Inst| !matches!(inst.op, Op::Const(_) | Op::Undef) || inst.dest.is_some_and(|d| used.contains(&d));
