@@ -1,8 +1,8 @@
 //! Lowering of the AST to a control-flow graph over variables, not in SSA
 //! form: the input that Cytron et al.'s construction (`cytron.rs`) needs.
 //!
-//! Braun et al., "Simple and Efficient Construction of SSA Form" (CC 2013),
-//! §1, call this "a detour through a non-SSA CFG": the classic algorithm of
+//! Braun, Buchwald, Hack, Leißa, Mallon and Zwinkau, "Simple and Efficient
+//! Construction of Static Single Assignment Form" (CC 2013), §1, call this "a detour through a non-SSA CFG": the classic algorithm of
 //! Cytron, Ferrante, Rosen, Wegman and Zadeck (TOPLAS 1991) places phis on a
 //! finished CFG whose instructions still read and write source variables.
 //!
@@ -21,8 +21,9 @@
 //!
 //! # The block shape
 //!
-//! The shape is the one of the lead's Braun construction, block for block,
-//! so that the phi counts of the two constructions can be compared:
+//! The shape is the one of Braun et al.'s construction (`braun/`), block
+//! for block, so that the phi counts of the two constructions can be
+//! compared:
 //!
 //! * The body starts in the entry block, which has no predecessors.
 //! * `if (c) T else E` creates the then-block, the join block and the

@@ -4,8 +4,8 @@
 //! Choi, Cytron and Ferrante, "Automatic Construction of Sparse Data Flow
 //! Evaluation Graphs" (POPL 1991).
 //!
-//! This construction is the yardstick for the lead's Braun et al.
-//! construction: it makes no optimization at all, and it places phis by the
+//! This construction is the yardstick for Braun et al.'s construction
+//! (`braun/`): it makes no optimization at all, and it places phis by the
 //! textbook recipe, so its phi count is the "minimal, pruned" count that
 //! Braun et al. (CC 2013, §4, Theorem 1) must reach on reducible CFGs and may
 //! only beat on irreducible ones (§3.2).
@@ -40,10 +40,8 @@
 //! instead of before placement is a choice of data structure, not of result:
 //! the liveness of Choi et al., solved one variable at a time by walking
 //! back from its reads to its assignments, costs the size of the variable's
-//! live range in blocks, and on the generated structured functions many
-//! variables live across most of the function, so that walk was quadratic
-//! (1.6-2.1 s at 100,000 statements, not finished in 120 s at 1,000,000,
-//! with `emit --stage cytron`; now 0.26 s and 4.7 s). Minimal
+//! live range in blocks, and in large structured functions many variables
+//! live across most of the function, which makes that walk quadratic. Minimal
 //! placement costs the size of DF+, which the nesting depth bounds in
 //! structured code, and the pruning costs the phis and the reads. The
 //! result is the same, value for value: the renumbering below numbers the

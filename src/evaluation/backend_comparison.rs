@@ -41,7 +41,7 @@ use crate::ast::Program;
 use crate::backend::{Backend, OutOfSsa, Regalloc2, SsaRa};
 use crate::construction::braun::{construct_program, BraunOptions};
 use crate::error::PassError;
-use crate::evaluation::error::EvalError;
+use crate::evaluation::eval_error::EvalError;
 use crate::evaluation::regalloc_stats::AllocCounts;
 use crate::evaluation::timing::median_duration;
 use crate::ir::Module;

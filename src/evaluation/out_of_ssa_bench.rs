@@ -30,8 +30,8 @@
 //! and reports wall time and the largest peak. Memory comes from a
 //! [`MemoryProbe`] that the caller supplies.
 
+use crate::evaluation::eval_error::EvalError;
 use crate::evaluation::timing::{interleaved, min_max, MemoryProbe, Run, Timing};
-use crate::evaluation::error::EvalError;
 use crate::ir::Module;
 use crate::out_of_ssa::coalescing::CoalescingVariant;
 use crate::out_of_ssa::translate::{translate_out_of_ssa, OutOfSsaOptions};

@@ -16,7 +16,7 @@
 
 use crate::ast::Program;
 use crate::construction::braun::{construct_program, BraunOptions};
-use crate::evaluation::error::{EvalError, Within};
+use crate::evaluation::eval_error::{EvalError, Within};
 use crate::oracle::Oracle;
 use crate::out_of_ssa::coalescing::CoalescingVariant;
 use crate::out_of_ssa::translate::{translate_module, LivenessMethod, OutOfSsaOptions, OutOfSsaReport};

@@ -9,7 +9,7 @@
 
 use crate::ast::Program;
 use crate::construction::braun::{construct_program, BraunOptions};
-use crate::evaluation::error::{EvalError, Within};
+use crate::evaluation::eval_error::{EvalError, Within};
 use crate::mir::{MInst, MModule, MirProfile};
 use crate::oracle::Oracle;
 use crate::outcome::End;

@@ -17,7 +17,7 @@
 //! sort happens to put first and is symmetric between fast and slow
 //! outliers.
 
-use crate::evaluation::error::EvalError;
+use crate::evaluation::eval_error::EvalError;
 use std::any::Any;
 use std::time::{Duration, Instant};
 

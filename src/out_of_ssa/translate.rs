@@ -199,8 +199,13 @@ pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfS
             Ok((result, lists))
         },
         |(_, lists)| {
-            check_classes_do_not_interfere(&g, &groups.all_ranges(&g), lists)
-                .map_err(|error| fail(f, "no interference in a class", CheckError::ClassInterference { error, variant: opts.variant.name() }))
+            check_classes_do_not_interfere(&g, &groups.all_ranges(&g), lists).map_err(|error| {
+                fail(
+                    f,
+                    "no interference in a class",
+                    CheckError::ClassInterference { error, variant: opts.variant.name() },
+                )
+            })
         },
     )?;
     report.class_queries = result.class_queries;

@@ -305,11 +305,7 @@ fn allocate(
             // spiller's own `block_points`.
             let demand = coloring_check::max_register_demand(f, &spilled.spilled);
             if demand > opts.k {
-                return Err(fail(
-                    "spill",
-                    "demand<=K (checker)",
-                    CheckError::Demand { demand, k: opts.k },
-                ));
+                return Err(fail("spill", "demand<=K (checker)", CheckError::Demand { demand, k: opts.k }));
             }
             check_cssa(f).map_err(|e| fail("spill", "cssa", e))
         },

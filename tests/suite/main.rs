@@ -11,6 +11,7 @@ mod common;
 
 mod alloc_checker;
 mod backend_comparison;
+mod braun_textbook;
 mod campaign;
 mod cases;
 mod checkers;

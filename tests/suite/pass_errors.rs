@@ -4,10 +4,10 @@
 //! case files and golden files record.
 
 use crate::common::{parse_unverified, InterpOracle};
+use ssaref::differential::{differential_ssa, DiffConfig, Verdict};
 use ssaref::error::{AllocInputError, CheckError, InputProblem, PassError};
 use ssaref::ir::{Block, Module, Value};
 use ssaref::out_of_ssa::conventional::{allocate_conventional, ConventionalAllocator};
-use ssaref::differential::{differential_ssa, DiffConfig, Verdict};
 
 /// `v2` is used in `b1` but defined in `b2`, which does not dominate `b1`.
 const USE_BEFORE_DEF: &str = "

@@ -5,10 +5,9 @@
 //! The look-up of Alg. 2 records the value it finds in every block it walks
 //! through, so the table ends with one entry per variable and block on the
 //! variable's live range (Θ((B+E)·V) in the worst case, the paper's bound).
-//! A hash map keyed by the pair (or one hash map per block, as this table
-//! replaced) pays for that with a hash, a probe and about four times the
-//! entry's size per entry, and its doubling made page faults inside
-//! `reserve_rehash` the largest single cost of large functions.
+//! A hash map keyed by the pair (or one hash map per block) pays for that
+//! with a hash, a probe and about four times the entry's size per entry, and
+//! its doubling reallocates and rehashes the whole table.
 //!
 //! Production implementations store the table densely instead: libFirm keeps
 //! an array of all variables in each block, Cranelift's `SSABuilder` a
@@ -22,21 +21,13 @@
 //! page list is searched by binary search while it is short, and becomes a
 //! direct page table once it has [`DENSE_AFTER`] pages.
 //!
-//! The number of entries was the superlinear part (measured with `ssaref
-//! bench-construction`): on the generated structured programs many
-//! variables are read before their first assignment, and such a read walked
-//! back to the entry block through every block in between, leaving an entry
-//! in each and an operandless phi in each join (`gen --seed 1 --shape
-//! structured --size 10000`: 5,580 blocks, 2,481 variables, 2.0 million
-//! entries, 1.04 million phis created), and code after `break`, `continue`
-//! or `return`, built in blocks without predecessors, fed `undef` into the
-//! joins below it. `lookup.rs` now answers such reads with the initial value
-//! without walking, and `ast_walk.rs` records no edge out of a block known
-//! to be unreachable (`mod.rs` lists both departures): 0.11 million writes
-//! to this table and 0.03 million phis at that size. What remains is
-//! Θ((B+E)·V) in the worst case, the paper's bound: a variable assigned
-//! early and read late inside deep control flow still leaves an entry in
-//! every block between.
+//! The number of entries is kept down by two departures of the look-up
+//! (`mod.rs` lists them): a read that only the initial value can reach
+//! records nothing, and no edge leaves a block known to be unreachable, so
+//! code after `break`, `continue` or `return` feeds nothing into the joins
+//! below it. What remains is Θ((B+E)·V) in the worst case: a variable
+//! assigned early and read late inside deep control flow still leaves an
+//! entry in every block between.
 
 use crate::entity::EntityRef;
 use crate::ir::{Block, Value};
@@ -69,16 +60,14 @@ const CHUNK: usize = 1024;
 /// allocated (except the first, which grows up to the chunk size, so that a
 /// small function does not pay for a whole chunk): one vector of all pages
 /// would copy itself at each doubling and hold the old and the new copy at
-/// once (a few hundred megabytes at 1,000,000 statements), and keep up to
-/// half its capacity unused.
+/// once, and keep up to half its capacity unused.
 #[derive(Debug)]
 pub(super) struct CurrentDefs {
     vars: Vec<VarPages>,
     /// The last (variable, page) looked up and the page's index in the
     /// arena (`NO_PAGE` for none): a look-up asks about one variable in
     /// neighbouring blocks, mostly on one page, so this answers most
-    /// questions (about 86% on `gen --seed 1 --shape structured --size
-    /// 100000`) without searching the variable's page list.
+    /// questions without searching the variable's page list.
     last: Cell<(u32, u32, u32)>,
     chunks: Vec<Vec<[Value; PAGE]>>,
     page_count: u32,

@@ -1,38 +1,70 @@
 //! Variable look-up of Braun et al. ("Simple and Efficient Construction of
 //! Static Single Assignment Form", CC 2013): `writeVariable` and
 //! `readVariable` (§2.1, Alg. 1), `readVariableRecursive` and
-//! `addPhiOperands` (§2.2, Alg. 2) on an explicit stack of frames, `sealBlock`
-//! and incomplete phis (§2.3, Alg. 4), and the marker algorithm of §3.3
-//! ([`BraunOptions::marker`]), which `walk` and `finish_frame` run in place of
-//! the operandless phi of Alg. 2.
+//! `addPhiOperands` (§2.2, Alg. 2) on an explicit stack, `sealBlock` and
+//! incomplete phis (§2.3, Alg. 4), and the marker algorithm of §3.3
+//! ([`BraunOptions::marker`]). The paper's recursive version, line by line,
+//! is `textbook.rs`; read it first.
 //!
-//! In the phi variant, the operandless phi of Alg. 2 in a sealed block is
-//! provisional (`mod.rs` gives the argument that this changes nothing):
-//! `Builder::phi_args` holds the operands of each frame's provisional phi,
-//! one range per frame, and the phi table marks the phi with its frame's
-//! position; `append_frame_operand` puts a provisional phi that becomes an
-//! operand into the table, and `finish_frame` lets a trivial one die
-//! without it. In the marker variant, `phi_args` holds the operands each
-//! frame collects (one range per frame, as above), and the marks are
-//! `Builder::marks`, one per block.
+//! Where each line of the printed algorithms is done here (line numbers as
+//! in `textbook.rs`):
 //!
-//! `walk` passes the header of a loop and the join of an `if` that hold no
-//! label and never assign the variable as if they had one predecessor, the
-//! block the statement was entered from
-//! (`region_assignments.rs`, note (h) of the proof note).
+//! | Line | Printed | Here |
+//! |------|---------|------|
+//! | Alg. 1, 1-2 | `writeVariable`: `currentDef[variable][block] ← value` | `write_variable` (`CurrentDefs::set`) |
+//! | Alg. 1, 3-6 | `readVariable`: the local definition | `read_variable`, first `defs.get`; again in `use_var` for each block walked through |
+//! | Alg. 1, 7-8 | else `readVariableRecursive` | `read_variable` starts the look-up: `use_var`, then the loop over the stack |
+//! | Alg. 2, 2-5 | unsealed block: `new Phi`, `incompletePhis[block][variable]` | `use_var`, `if !sealed` (the incomplete phi ends the walk) |
+//! | Alg. 2, 6-8 | one predecessor: `readVariable(variable, block.preds[0])` | `use_var`, the `(true, 1)` arm: the walk goes on in the predecessor, the block is pushed on `walk_path` |
+//! | Alg. 2, 9-12 | `new Phi(block)`, `writeVariable` before recursing | `use_var`, the last lines: `new_provisional_phi`, `write_variable`, return `AskPredecessors` |
+//! | Alg. 2, 13, 17-19 | `addPhiOperands`: for each pred, `appendOperand(readVariable(...))` | `read_variable`'s loop: `next_pred` walks the top `PredecessorsLookup`'s predecessors, each answer goes to `append_lookup_operand` |
+//! | Alg. 2, 20 | `return tryRemoveTrivialPhi(phi)` | `finish_predecessors_lookup` (`try_remove_trivial_phi`, or `try_remove_trivial_provisional` in `trivial_phi.rs`) |
+//! | Alg. 2, 14-15 | `writeVariable(variable, block, val)`, `return val` | `finish_predecessors_lookup` (for the join) and `record_on_path` (for the single-predecessor blocks walked through on the way) |
+//! | Alg. 3 | `tryRemoveTrivialPhi` | `trivial_phi.rs` |
+//! | Alg. 4, 1-4 | `sealBlock`: `addPhiOperands` of each incomplete phi | `seal_block` (marks the block sealed first, which changes nothing: the look-ups it starts find the incomplete phi of their variable in the block) |
+//!
+//! The stack states, named after what they wait for (Cranelift's
+//! `frontend/src/ssa.rs`, `Call::UseVar` and
+//! `Call::FinishPredecessorsLookup`, is the model):
+//! - `use_var(var, block)` is `Call::UseVar`: it walks back from `block`
+//!   through single predecessors and returns a [`LookupStep`]:
+//!   `Found(value)` (a definition, an incomplete phi, `Undefined`), or
+//!   `AskPredecessors(lookup)` for a join whose operandless phi is placed.
+//! - A `PredecessorsLookup` (`state.rs`) is
+//!   `Call::FinishPredecessorsLookup`: the join's predecessors are asked one
+//!   at a time (`next_pred`); when all have answered,
+//!   `finish_predecessors_lookup` completes it and its value is the answer
+//!   for the lookup below it on the stack (or the result).
+//!
+//! Departures from the printed lines (each argued in `mod.rs`):
+//! - In the phi variant, the operandless phi of Alg. 2 in a sealed block is
+//!   provisional: `Builder::phi_args` holds its operands, one range per
+//!   `PredecessorsLookup`, and the phi table marks it with its position on
+//!   the stack; `append_lookup_operand` puts a provisional phi that becomes
+//!   an operand into the table, and `finish_predecessors_lookup` lets a
+//!   trivial one die without it. In the marker variant, `phi_args` holds the
+//!   operands each lookup collects (one range per lookup, as above), and
+//!   the marks are `Builder::marks`, one per block.
+//! - A read that only the variable's initial value can reach returns it at
+//!   once (`unassigned_on_every_path`, note (f) of the proof note).
+//! - `use_var` passes the header of a loop and the join of an `if` that hold
+//!   no label and never assign the variable as if they had one
+//!   predecessor, the block the statement was entered from
+//!   (`region_assignments.rs`, note (h) of the proof note).
 //!
 //! [`BraunOptions::marker`]: super::options::BraunOptions::marker
 
 use super::on_the_fly::Operand;
-use super::state::{Builder, Frame, Var, MARKED, NO_REGION, UNMARKED};
+use super::state::{Builder, PredecessorsLookup, Var, MARKED, NO_REGION, UNMARKED};
 use super::trivial_phi::trivial_operand;
 use crate::entity::EntityRef;
 use crate::ir::{self, Block, Value};
 
-/// The result of walking back from a block.
-enum Walk {
-    Done(Value),
-    Suspend(Frame),
+/// What `use_var` found walking back from a block: the value, or a join
+/// whose predecessors must be asked (the next stack state).
+enum LookupStep {
+    Found(Value),
+    AskPredecessors(PredecessorsLookup),
 }
 
 impl Builder {
@@ -93,7 +125,7 @@ impl Builder {
     }
 
     /// `readVariable` of Alg. 1 and 2, with the recursion of Alg. 2 on an
-    /// explicit stack of frames.
+    /// explicit stack of lookups.
     pub(super) fn read_variable(&mut self, var: Var, block: Block) -> Value {
         if !self.is_assigned(var) || self.unassigned_on_every_path(var, block) {
             // Only the initial definition reaches `block`: no look-up, no
@@ -101,53 +133,54 @@ impl Builder {
             return self.initial_value(var);
         }
         if let Some(v) = self.defs.get(var.0, block) {
-            // Local value numbering (Alg. 1): what `walk` would find at
+            // Local value numbering (Alg. 1): what `use_var` would find at
             // once, without its bookkeeping.
             return self.resolve(v);
         }
-        // The frame stack is a scratch vector of the builder, kept between
+        // The lookup stack is a scratch vector of the builder, kept between
         // look-ups (empty between them). Look-ups never nest: the marks of
         // the marker variant are per block, not per (block, variable).
         debug_assert!(!self.in_lookup, "a look-up started inside another");
         self.in_lookup = true;
-        let mut stack = std::mem::take(&mut self.frames);
-        let mut walk = self.walk(var, block);
+        let mut stack = std::mem::take(&mut self.lookup_stack);
+        let mut step = self.use_var(var, block);
         loop {
-            match walk {
-                Walk::Suspend(frame) => {
-                    if let Some(phi) = frame.phi {
+            match step {
+                LookupStep::AskPredecessors(lookup) => {
+                    if let Some(phi) = lookup.phi {
                         self.phis.set_provisional(phi, stack.len());
                     }
-                    stack.push(frame);
+                    stack.push(lookup);
                 }
-                Walk::Done(v) => match stack.last_mut() {
+                LookupStep::Found(v) => match stack.last_mut() {
                     None => {
-                        self.frames = stack;
+                        self.lookup_stack = stack;
                         self.in_lookup = false;
                         return self.resolve(v);
                     }
                     Some(top) => match top.phi {
-                        Some(phi) => self.append_frame_operand(&stack, phi, v),
+                        Some(phi) => self.append_lookup_operand(&stack, phi, v),
                         None => self.phi_args.push(v),
                     },
                 },
             }
-            let top = stack.last_mut().expect("a frame is pending");
+            let top = stack.last_mut().expect("a lookup is pending");
             let preds = &self.blocks[top.block].preds;
             if top.next_pred < preds.len() {
                 let p = preds[top.next_pred];
                 top.next_pred += 1;
-                walk = self.walk(var, p);
+                step = self.use_var(var, p);
             } else {
-                let frame = stack.pop().expect("a frame is pending");
-                walk = Walk::Done(self.finish_frame(frame));
+                let lookup = stack.pop().expect("a lookup is pending");
+                step = LookupStep::Found(self.finish_predecessors_lookup(lookup));
             }
         }
     }
 
-    /// Walks back from `block` through single-predecessor blocks until a
-    /// definition is found or a block needs its predecessors asked (a frame).
-    fn walk(&mut self, var: Var, block: Block) -> Walk {
+    /// The stack state `UseVar`: walks back from `block` through
+    /// single-predecessor blocks until a definition is found or a block needs
+    /// its predecessors asked (a `PredecessorsLookup`).
+    fn use_var(&mut self, var: Var, block: Block) -> LookupStep {
         self.walk_epoch = self.walk_epoch.wrapping_add(1);
         if self.walk_epoch == 0 {
             self.walk_stamp.iter_mut().for_each(|s| *s = 0);
@@ -212,7 +245,7 @@ impl Builder {
                     break mark;
                 }
                 self.marks[b.index()] = MARKED;
-                return Walk::Suspend(Frame {
+                return LookupStep::AskPredecessors(PredecessorsLookup {
                     var,
                     block: b,
                     phi: None,
@@ -225,7 +258,7 @@ impl Builder {
             // (provisional until something uses it, see the module comment).
             let phi = self.new_provisional_phi(b);
             self.write_variable(var, b, phi);
-            return Walk::Suspend(Frame {
+            return LookupStep::AskPredecessors(PredecessorsLookup {
                 var,
                 block: b,
                 phi: Some(phi),
@@ -234,13 +267,14 @@ impl Builder {
                 path_start,
             });
         };
-        self.write_path(var, path_start, value);
-        Walk::Done(value)
+        self.record_on_path(var, path_start, value);
+        LookupStep::Found(value)
     }
 
-    /// Completes a frame once every predecessor has answered.
-    fn finish_frame(&mut self, frame: Frame) -> Value {
-        let value = match frame.phi {
+    /// The stack state `FinishPredecessorsLookup`: completes a lookup once
+    /// every predecessor has answered (Alg. 2, lines 20, 14 and 15).
+    fn finish_predecessors_lookup(&mut self, lookup: PredecessorsLookup) -> Value {
+        let value = match lookup.phi {
             Some(phi) => {
                 // Alg. 2, addPhiOperands: the operands are in; check triviality.
                 let value = match self.phis.get_mut(&phi) {
@@ -249,16 +283,16 @@ impl Builder {
                         d.complete = true;
                         self.try_remove_trivial_phi(phi)
                     }
-                    None => self.try_remove_trivial_provisional(phi, frame.block, frame.args_start),
+                    None => self.try_remove_trivial_provisional(phi, lookup.block, lookup.args_start),
                 };
-                self.phi_args.truncate(frame.args_start);
+                self.phi_args.truncate(lookup.args_start);
                 value
             }
             None => {
-                // Marker variant (§3.3): the operands are the frame's range
+                // Marker variant (§3.3): the operands are the lookup's range
                 // of `phi_args`.
-                let placed = std::mem::replace(&mut self.marks[frame.block.index()], UNMARKED);
-                let (start, end) = (frame.args_start, self.phi_args.len());
+                let placed = std::mem::replace(&mut self.marks[lookup.block.index()], UNMARKED);
+                let (start, end) = (lookup.args_start, self.phi_args.len());
                 for i in start..end {
                     let v = self.phi_args[i];
                     self.phi_args[i] = self.resolve(v);
@@ -280,7 +314,7 @@ impl Builder {
                             // not exist when they were found), so Alg. 3
                             // would only find that out again. The pair is
                             // the witness it would record (§3.1).
-                            let phi = self.new_phi(frame.block, false);
+                            let phi = self.new_phi(lookup.block, false);
                             for i in start..end {
                                 let v = self.phi_args[i];
                                 self.append_phi_operand(phi, v);
@@ -300,18 +334,18 @@ impl Builder {
             }
         };
         let value = self.resolve(value);
-        self.write_variable(frame.var, frame.block, value);
-        self.write_path(frame.var, frame.path_start, value);
+        self.write_variable(lookup.var, lookup.block, value);
+        self.record_on_path(lookup.var, lookup.path_start, value);
         value
     }
 
-    /// `phi.appendOperand(arg)` of Alg. 2 for the phi of the top frame: into
-    /// the phi table if the phi is there, else into the frame's range of
-    /// `phi_args`. An operand that is the provisional phi of a frame below
+    /// `phi.appendOperand(arg)` of Alg. 2 for the phi of the top lookup: into
+    /// the phi table if the phi is there, else into the lookup's range of
+    /// `phi_args`. An operand that is the provisional phi of a lookup below
     /// (the look-up went round a cycle) enters the table first, with the
     /// operands it has so far, so that it can record this phi as a user, as
     /// `append_phi_operand` does.
-    fn append_frame_operand(&mut self, stack: &[Frame], phi: Value, arg: Value) {
+    fn append_lookup_operand(&mut self, stack: &[PredecessorsLookup], phi: Value, arg: Value) {
         let arg = self.resolve(arg);
         match self.phis.get_mut(&phi) {
             Some(d) => d.args.push(arg),
@@ -320,11 +354,11 @@ impl Builder {
         if arg == phi {
             return;
         }
-        if let Some(k) = self.phis.provisional_frame(arg) {
-            let frame = &stack[k];
-            debug_assert_eq!(frame.phi, Some(arg), "the frame of a provisional phi");
+        if let Some(k) = self.phis.provisional_lookup(arg) {
+            let lookup = &stack[k];
+            debug_assert_eq!(lookup.phi, Some(arg), "the lookup of a provisional phi");
             let end = stack.get(k + 1).map_or(self.phi_args.len(), |f| f.args_start);
-            self.materialize_provisional(arg, frame.block, frame.args_start, end, false);
+            self.materialize_provisional(arg, lookup.block, lookup.args_start, end, false);
         }
         if let Some(a) = self.phis.get_mut(&arg) {
             a.users.push(phi);
@@ -333,7 +367,7 @@ impl Builder {
 
     /// Records `value` in the blocks of `walk_path` from `start` on, and
     /// drops them from it.
-    fn write_path(&mut self, var: Var, start: usize, value: Value) {
+    fn record_on_path(&mut self, var: Var, start: usize, value: Value) {
         for i in start..self.walk_path.len() {
             let p = self.walk_path[i];
             self.write_variable(var, p, value);

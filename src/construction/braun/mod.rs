@@ -2,7 +2,14 @@
 //! Leißa, Mallon and Zwinkau, "Simple and Efficient Construction of Static
 //! Single Assignment Form" (CC 2013).
 //!
-//! What is here, by the paper's numbering:
+//! Start here: [`textbook`] is the paper's Algorithms 1 to 5 as printed,
+//! recursive, with plain maps and each step marked with the line it
+//! implements. The rest of this folder is the fast builder, which computes
+//! the same phis (`tests/suite/braun_textbook.rs` checks it against the
+//! textbook) on an explicit stack, for functions of any size, with the
+//! paper's variants and optimizations as switches.
+//!
+//! What the fast builder does, by the paper's numbering:
 //! - local value numbering, `write_variable` / `read_variable` (§2.1, Alg. 1);
 //! - global value numbering with operandless phis that break cycles (§2.2,
 //!   Alg. 2), sealed and filled blocks and incomplete phis (§2.3, Alg. 4);
@@ -17,78 +24,54 @@
 //!   arithmetic simplification, common subexpression elimination by local
 //!   value numbering, copy propagation.
 //!
-//! Departures from the printed pseudo-code, each checked by the tests named
-//! in `proofs-notes/ssa-construction.md`:
-//! - Nothing recurses per block or per phi: the look-up of Alg. 2 runs on an
-//!   explicit stack of `Frame`s, the re-check of phi users of Alg. 3 and the
-//!   nested SCCs of Alg. 5 use worklists. A replaced phi becomes an *alias*
-//!   of its replacement (a union-find link), and every operand is read
-//!   through `Builder::resolve`; that is the `replaceBy` of Alg. 3.
+//! Departures from the printed pseudo-code (the printed version of each is
+//! in [`textbook`]; the arguments are in `proofs-notes/ssa-construction.md`,
+//! §5, which also names the tests):
+//! - No recursion per block or per phi: the look-up of Alg. 2 runs on an
+//!   explicit stack (`lookup.rs`), the re-check of phi users of Alg. 3 and
+//!   the nested SCCs of Alg. 5 use worklists, so deep programs need no deep
+//!   call stack. `replaceBy` of Alg. 3 is an alias link (union-find) that
+//!   every operand is read through (`Builder::resolve`).
 //! - The operandless phi that Alg. 2 places in a sealed block before
-//!   recursing is *provisional* (`lookup.rs`): it gets its value number and
-//!   its place in the block's phi list at once, as in the paper, but its
-//!   operands are collected in a scratch range of the look-up and it enters
-//!   the phi table only when something uses it (the look-up went round a
-//!   cycle and met it: it becomes an operand, so it must record its users)
-//!   or when it turns out non-trivial. A provisional phi that is trivial
-//!   when its operands are in dies with an alias link and nothing else (at
-//!   100,000 statements, all on, 265,116 of the 316,283 phis created are
-//!   removed as trivial; those of unsealed blocks and those a cycle made
-//!   real go through the table as before).
-//!   The output is the same: numbering, block lists, operands, the users
-//!   lists (a phi records itself as a user of its operands when it appends
-//!   them, provisional or not) and the triviality tests are those of the
-//!   printed algorithm; a phi that nothing uses cannot be re-checked by
-//!   Alg. 3 (only users are), and while incomplete it would be skipped
-//!   anyway. Unlike the marker algorithm of §3.3, which places a phi only
-//!   where definitions differ and so can number values differently, the
-//!   provisional phi stands where Alg. 2 places it, so the output of the
-//!   phi variant does not change (`emit --stage ssa` was compared before
-//!   and after, see `docs/scaling.md`).
+//!   recursing is *provisional*: numbered and listed in its block at once, as
+//!   in the paper, but its operands wait in a scratch range of the look-up,
+//!   and it enters the phi table only when something uses it or it turns
+//!   out non-trivial. Most such phis are trivial and die without ever
+//!   entering the table. The output is unchanged: numbering, operands, users
+//!   and triviality tests are those of the printed algorithm.
 //! - A phi whose operands are still being collected is never tested for
-//!   triviality (the recursive re-check of users can reach it); it is tested
-//!   when it is complete.
-//! - Alg. 5 re-checks singleton SCCs: contracting an earlier SCC can make a
-//!   singleton phi trivial. It starts from the live phis that have a phi
-//!   operand: one without is a singleton whose operands no contraction can
-//!   change (note (b) of the proof note). A singleton is re-checked only
-//!   once some phi has died since Alg. 5 began: before that, its operands
-//!   are as Alg. 3 left them (note (b) too; checked by a debug assertion).
+//!   triviality; it is tested when it is complete (note (c): tested on a
+//!   partial operand list, it could look trivial and be wrongly replaced).
+//! - Alg. 5 re-checks singleton SCCs instead of skipping them (note (b):
+//!   contracting an earlier SCC can make a singleton trivial). It starts
+//!   from the live phis that have a phi operand, and re-checks a singleton
+//!   only once some phi has died since it began; before that, no operand can
+//!   have changed (checked by a debug assertion).
 //! - In the marker variant (§3.3), the phi placed at a join because its
-//!   predecessors gave different definitions goes without the test of
-//!   Alg. 3: two operands differ and neither is the new phi, so it is not
-//!   trivial (a debug assertion checks it); with the witness cache on, the
-//!   first two differing operands are recorded as its witnesses, as Alg. 3
-//!   would record them.
+//!   predecessors gave different definitions skips the test of Alg. 3: two
+//!   operands differ and neither is the new phi, so it is not trivial (a
+//!   debug assertion checks it); the pair is recorded as its witnesses.
 //! - Unreachable code (after `return`, a dead `goto` cycle, a folded branch)
 //!   is built like any code, in blocks without predecessors, and removed when
-//!   the function is finished, together with the phi operands it fed. Braun
-//!   et al.'s `Undefined` values live only there. Edges out of a block known
-//!   to be unreachable (sealed, no predecessors, not the entry) are not
-//!   recorded, so its `Undefined` never keeps a live join's phi non-trivial
-//!   until the end (note (g) of the proof note).
+//!   the function is finished, with the phi operands it fed (the paper does
+//!   not say what to do with it). Edges out of a block known to be
+//!   unreachable (sealed, no predecessors, not the entry) are not recorded,
+//!   so its `Undefined` never keeps a live join's phi non-trivial (note (g)).
 //! - A read that only the variable's initial value can reach returns that
-//!   value without the walk of Alg. 2, recording nothing and placing no phi:
-//!   a variable the function never assigns, and, in a function without
-//!   labels, a read in a block filled outside every loop before the
-//!   variable's first assignment (checked at every block of a walk too, so
-//!   the operand of a loop header's phi from the pre-header is found at
-//!   once). The walk would have placed only trivial phis there. On `gen
-//!   --seed 1 --shape structured --size 10000` this took the writes to the
-//!   `currentDef` table from 3.0 million to 0.11 million and the phis
-//!   created from 1.04 million to 0.03 million; the argument is note (f) of
-//!   `proofs-notes/ssa-construction.md`.
-//! - A read that reaches the header of a `while` that holds no label and
-//!   assigns the variable nowhere (`region_assignments.rs`)
-//!   continues to the loop's entry edge instead of placing an incomplete
-//!   phi (unsealed header) or asking every predecessor (sealed header): the
-//!   phi would be trivial, and the walk of `sealBlock` back through the body
-//!   was 30% of the instructions at 100,000 statements. Likewise a read that
-//!   reaches the join of an `if` that holds no label and assigns the
-//!   variable nowhere (in its condition or branches) continues to the block the `if` started in, and
-//!   the same for a loop's exit, the blocks a condition branches to and the
-//!   join of a `&&` / `||` value (for source variables, which no expression
-//!   assigns). Note (h) of the proof note.
+//!   value without the walk of Alg. 2 (note (f)): a variable the function
+//!   never assigns, and, in a function without labels, a read in a block
+//!   filled outside every loop before the variable's first assignment. On
+//!   reducible CFGs the walk would place only trivial phis there. On
+//!   irreducible ones, without Alg. 5, it can leave a redundant phi cycle
+//!   for a variable that is never assigned (Fig. 5), which the fast builder
+//!   does not place: there it has fewer phis than the printed algorithm.
+//! - A read that reaches the header of a `while`, the join of an `if` (or a
+//!   loop's exit, the blocks a condition branches to, the join of a
+//!   `&&` / `||` value) whose statement holds no label and assigns the
+//!   variable nowhere continues to the block the statement was entered from,
+//!   instead of placing an incomplete phi or asking every predecessor: the
+//!   phi would be trivial, and `sealBlock` would walk back through the whole
+//!   loop body for it (note (h), `region_assignments.rs`).
 //! - On-the-fly simplification can discard the only use of a phi (`x - x`),
 //!   so the function ends with dead-phi removal to stay pruned (§4).
 //!
@@ -99,18 +82,22 @@
 //! - `region_assignments.rs`: which `while` and `if` assigns which
 //!   variable, by statement numbers;
 //! - `state.rs`: the builder state (`Builder`, `BlockState`, `PhiData`,
-//!   `PhiTable`, `Var`, the look-up's `Frame`) and its entity helpers
+//!   `PhiTable`, `Var`, the look-up's `PredecessorsLookup`) and its entity helpers
 //!   (`new_phi`, `resolve`, `remove_phi`, `undef_value`);
 //! - `on_the_fly.rs`: `Operand`, instructions and the on-the-fly
 //!   optimizations of §3.1 (folding, simplification, CSE);
 //! - `trivial_phi.rs`: `tryRemoveTrivialPhi` (Alg. 3) and the witness cache;
 //! - `lookup.rs`: `writeVariable` / `readVariable` (Alg. 1, 2) on the
-//!   explicit `Frame` stack, the marker variant (§3.3) and `sealBlock`
+//!   explicit `PredecessorsLookup` stack, the marker variant (§3.3) and `sealBlock`
 //!   (Alg. 4);
 //! - `ast_walk.rs`: expressions, conditions and statements (with copy
 //!   propagation), which drive the look-ups and the sealing;
 //! - `scc_removal.rs`: `removeRedundantPhis` (Alg. 5);
-//! - `finish.rs`: unreachable code removal, dead-phi removal, renumbering.
+//! - `finish.rs`: unreachable code removal, dead-phi removal, renumbering;
+//! - `textbook.rs` and `textbook_walk.rs`: the printed algorithms and the
+//!   AST walk that drives them, apart from the rest (they import nothing of
+//!   the fast builder, and it imports nothing of them; the two call each
+//!   other, as an algorithm and the front end that drives it do).
 //!
 //! May import: the data types (`ast`, `ir`, `entity`), `analysis` and
 //! `construction::fold`, nothing else of the crate. Inside the folder,
@@ -129,6 +116,8 @@ mod options;
 mod region_assignments;
 mod scc_removal;
 mod state;
+pub mod textbook;
+mod textbook_walk;
 mod trivial_phi;
 
 pub use options::{BraunOptions, BraunStats};
@@ -148,8 +137,7 @@ pub fn construct_program(program: &ast::Program, opts: &BraunOptions) -> ir::Mod
 /// Builds SSA for one function and reports what the construction did.
 ///
 /// Never inlined, so that a profiler can count what it costs as a whole
-/// (`valgrind --tool=callgrind --toggle-collect=...construct_function`, as
-/// `docs/scaling.md` does).
+/// (`valgrind --tool=callgrind --toggle-collect=...construct_function`).
 #[inline(never)]
 pub fn construct_function(func: &ast::Function, opts: &BraunOptions) -> (ir::Function, BraunStats) {
     let mut b = Builder::new(func, *opts);

@@ -84,7 +84,7 @@ impl Builder {
     /// returning), and of the operands from outside only the first and
     /// whether there is a second distinct one are kept: that is all the
     /// algorithm asks of `outerOps`, and a list searched for each operand
-    /// was quadratic in a large SCC.
+    /// would be quadratic in a large SCC.
     fn process_scc(&mut self, scc: &[Value], died_before: usize) -> Option<Vec<Value>> {
         if scc.is_empty() {
             return None;

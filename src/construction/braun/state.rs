@@ -12,25 +12,21 @@
 //! the phis live in a [`PhiTable`], a dense arena whose slots are freed when
 //! a phi dies and reused, with their vectors' capacity, by the next phi (a
 //! provisional phi of the look-up, `lookup.rs`, has no slot: its entry in
-//! the table's index names its frame instead); and a phi that dies as the
+//! the table's index names its lookup instead); and a phi that dies as the
 //! last phi of its block leaves the block's list. The per-block vectors are
 //! allocated once, from a bound on the number of blocks taken from the AST
 //! (`block_bound`), not grown by doubling.
 //! A block's state holds only what every block needs: the CSE tables of
 //! §3.1 are two maps, the entry block's and the block being filled's (the
 //! latter emptied, not searched entry by entry, when its block is filled),
-//! so that each of the 551,267 blocks at 1,000,000 statements no longer
-//! carries two empty hash tables (64 bytes of its 184). The marks of §3.3
+//! so that a block does not carry two empty hash tables. The marks of §3.3
 //! are one word per block (`Builder::marks`): a mark lives only during one
 //! look-up, which is for one variable, so the variable is not part of the
-//! key (a hash map keyed by (block, variable) made the marker variant 10%
-//! slower than the phi variant; it is now 8% faster, in instructions, on
-//! `gen --seed 1 --shape structured --size 100000`).
-//! The look-up's frame stack, its path of
-//! single-predecessor blocks and the worklist of Alg. 3 are scratch vectors
-//! kept here between calls: most look-ups and most phis (2.7 million of the
-//! 3.2 million created at that size) are over at once, and a fresh vector
-//! for each was an allocation and a free each time.
+//! key, and no hash map keyed by (block, variable) is needed.
+//! The look-up stack, its path of single-predecessor blocks and the
+//! worklist of Alg. 3 are scratch vectors kept here between calls: most
+//! look-ups and most phis are over at once, and a fresh vector for each
+//! would be an allocation and a free each time.
 
 use super::current_defs::CurrentDefs;
 use super::options::{BraunOptions, BraunStats};
@@ -80,7 +76,7 @@ pub(super) const UNMARKED: Value = Value(u32::MAX);
 /// A block it marked, where no phi was placed yet.
 pub(super) const MARKED: Value = Value(u32::MAX - 1);
 /// The tag of a provisional phi's entry in `slot_of`: the high bit, with the
-/// index of its look-up frame in the low bits (see `lookup.rs`).
+/// index of its look-up in the low bits (see `lookup.rs`).
 const PROVISIONAL: u32 = 1 << 31;
 
 impl PhiTable {
@@ -124,16 +120,16 @@ impl PhiTable {
         (s < PROVISIONAL).then(|| &mut self.slots[s as usize])
     }
 
-    /// Records that `v` is the provisional phi of the look-up frame at
-    /// position `frame` of the frame stack.
-    pub(super) fn set_provisional(&mut self, v: Value, frame: usize) {
+    /// Records that `v` is the provisional phi of the look-up at
+    /// position `lookup` of the lookup stack.
+    pub(super) fn set_provisional(&mut self, v: Value, lookup: usize) {
         self.grow_to(v);
-        let frame = u32::try_from(frame).ok().filter(|&f| f < PROVISIONAL - 1).expect("fewer than 2^31 frames");
-        self.slot_of[v.index()] = PROVISIONAL | frame;
+        let lookup = u32::try_from(lookup).ok().filter(|&f| f < PROVISIONAL - 1).expect("fewer than 2^31 lookups");
+        self.slot_of[v.index()] = PROVISIONAL | lookup;
     }
 
-    /// The frame of the provisional phi `v`, if `v` is one.
-    pub(super) fn provisional_frame(&self, v: Value) -> Option<usize> {
+    /// The lookup of the provisional phi `v`, if `v` is one.
+    pub(super) fn provisional_lookup(&self, v: Value) -> Option<usize> {
         let s = *self.slot_of.get(v.index())?;
         (s != NO_SLOT && s & PROVISIONAL != 0).then_some((s & !PROVISIONAL) as usize)
     }
@@ -141,7 +137,7 @@ impl PhiTable {
     /// Forgets the provisional phi `v`, which died without ever entering
     /// the table.
     pub(super) fn drop_provisional(&mut self, v: Value) {
-        debug_assert!(self.provisional_frame(v).is_some(), "{v} is not provisional");
+        debug_assert!(self.provisional_lookup(v).is_some(), "{v} is not provisional");
         self.slot_of[v.index()] = NO_SLOT;
     }
 
@@ -198,32 +194,37 @@ impl Default for BlockState {
     }
 }
 
-/// A suspended look-up of Alg. 2 in a block with several predecessors
-/// (`lookup.rs` runs them on an explicit stack).
+/// A stack state of the look-up (`lookup.rs`): the block of Alg. 2 whose
+/// predecessors are being asked for the variable's value, one after the
+/// other (lines 11-13 and 18-19 in the phi variant, the marked block of
+/// §3.3 in the marker variant), suspended while the look-up in one
+/// predecessor runs; when the last has answered, `finish_predecessors_lookup`
+/// does line 20 (or the marker variant's join). Cranelift's `SSABuilder`
+/// calls the same state `Call::FinishPredecessorsLookup`.
 #[derive(Debug)]
-pub(super) struct Frame {
+pub(super) struct PredecessorsLookup {
     pub(super) var: Var,
     pub(super) block: Block,
     /// The operandless phi (phi variant), or `None` (marker variant; a phi
     /// placed on a cycle is in `Builder::marks`).
     pub(super) phi: Option<Value>,
-    /// Where this frame's operands start in `Builder::phi_args` (phi
+    /// Where this lookup's operands start in `Builder::phi_args` (phi
     /// variant while its phi is provisional, and marker variant; stacked
     /// like `path_start`).
     pub(super) args_start: usize,
     pub(super) next_pred: usize,
-    /// Where this frame's part of `Builder::walk_path` starts: the
+    /// Where this lookup's part of `Builder::walk_path` starts: the
     /// single-predecessor blocks walked through to reach `block`, which get
     /// the result as their current definition (the `writeVariable` calls on
-    /// the way back of the recursive version). Frames are finished in the
+    /// the way back of the recursive version). Look-ups are finished in the
     /// reverse order of their creation, so their parts are stacked.
     pub(super) path_start: usize,
 }
 
 /// The successors of a block, in a fixed buffer (a terminator has at most
 /// two): `set_term` and the walk of `reverse_postorder` in `finish.rs` ask
-/// for them once per block, and a `Vec` each time was an allocation per
-/// block.
+/// for them once per block, and a `Vec` each time would be an allocation
+/// per block.
 pub(super) struct Successors {
     blocks: [Block; 2],
     len: usize,
@@ -288,7 +289,7 @@ pub(super) struct Builder {
     /// The mark of the marker algorithm (§3.3) in each block: `UNMARKED`,
     /// `MARKED`, or the phi a cycle placed there. Marks live only during
     /// one look-up, which is for one variable (nothing a look-up calls
-    /// reads a variable), and each marked block has a frame that clears
+    /// reads a variable), and each marked block has a lookup that clears
     /// its mark when it finishes, so the variable need not be part of the
     /// key, and every block is `UNMARKED` between look-ups.
     pub(super) marks: Vec<Value>,
@@ -344,8 +345,7 @@ pub(super) struct Builder {
     /// filled, and only the entry gets more later (`initial_value`), so they
     /// gather here and move to the block once it is terminated, into a
     /// vector of their exact length (pushing into the block's own vector
-    /// grew it by doubling: one to three reallocations per block, and a
-    /// quarter of its capacity unused on average).
+    /// would grow it by doubling and leave part of its capacity unused).
     pub(super) filling: Vec<Inst>,
     pub(super) loops: Vec<LoopTargets>,
     pub(super) labels: HashMap<String, LabelInfo>,
@@ -354,19 +354,19 @@ pub(super) struct Builder {
     pub(super) walk_stamp: Vec<u32>,
     pub(super) walk_epoch: u32,
     /// The single-predecessor blocks of the look-ups in progress (see
-    /// `Frame::path_start` in `lookup.rs`).
+    /// `PredecessorsLookup::path_start` in `lookup.rs`).
     pub(super) walk_path: Vec<Block>,
     /// Scratch vectors of `try_remove_trivial_phi` (`trivial_phi.rs`).
     pub(super) trivial_work: Vec<Value>,
     pub(super) trivial_users: Vec<Value>,
-    /// Scratch frame stack of `read_variable` (`lookup.rs`).
-    pub(super) frames: Vec<Frame>,
+    /// Scratch stack of `read_variable`'s suspended look-ups (`lookup.rs`).
+    pub(super) lookup_stack: Vec<PredecessorsLookup>,
     /// A look-up is in progress: nothing it calls may start another, since
     /// `marks` and the `phi_args` ranges belong to one look-up of one
     /// variable (checked by a debug assertion in `read_variable`).
     pub(super) in_lookup: bool,
-    /// The operands of the provisional phis of the frames in progress, one
-    /// range per frame (`Frame::args_start`).
+    /// The operands of the provisional phis of the lookups in progress, one
+    /// range per lookup (`PredecessorsLookup::args_start`).
     pub(super) phi_args: Vec<Value>,
     pub(super) stats: BraunStats,
 }
@@ -433,7 +433,7 @@ impl Builder {
             walk_path: Vec::new(),
             trivial_work: Vec::new(),
             trivial_users: Vec::new(),
-            frames: Vec::new(),
+            lookup_stack: Vec::new(),
             in_lookup: false,
             phi_args: Vec::new(),
             stats: BraunStats::default(),

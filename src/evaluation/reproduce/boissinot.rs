@@ -8,8 +8,8 @@
 //! `out_of_ssa_bench::measure_baselines`.
 
 use crate::construction::braun::BraunOptions;
+use crate::evaluation::eval_error::EvalError;
 use crate::evaluation::out_of_ssa_bench::{configurations, measure_baselines};
-use crate::evaluation::error::EvalError;
 use crate::evaluation::out_of_ssa_stats::{bench_module, copy_table, CopyTable};
 use crate::evaluation::reproduce::measure::{count, ms_spread, ratio, Scale, Section, Table, Workload};
 use crate::evaluation::reproduce::plots::{bar_plot, line_plot, BarPlot, LinePlot, Series};

@@ -11,7 +11,7 @@
 
 use crate::construction::braun::{construct_program, BraunOptions};
 use crate::construction::cytron::construct_cytron;
-use crate::evaluation::error::EvalError;
+use crate::evaluation::eval_error::EvalError;
 use crate::evaluation::reproduce::measure::{
     change, compile, count, ms_spread, percent, ratio, statements, Scale, Section, Table, Workload,
 };

@@ -5,8 +5,8 @@
 //! clocks, the median, the peak-memory probe) is `evaluation/timing.rs`.
 
 use crate::ast::{self, Program};
+use crate::evaluation::eval_error::EvalError;
 use crate::evaluation::timing::{median, min_max};
-use crate::evaluation::error::EvalError;
 use std::time::Instant;
 
 /// One program of a workload with the arguments of its `main`.

@@ -13,7 +13,7 @@
 
 use crate::backend::{Backend, OutOfSsa};
 use crate::construction::braun::{construct_program, BraunOptions};
-use crate::evaluation::error::EvalError;
+use crate::evaluation::eval_error::EvalError;
 use crate::evaluation::regalloc_stats::AllocCounts;
 use crate::evaluation::reproduce::measure::{count, Section, Table, Workload};
 use crate::evaluation::reproduce::plots::{line_plot, LinePlot, Series};

@@ -7,7 +7,7 @@
 //! `AllocReport::pass_times`.
 
 use crate::construction::braun::BraunOptions;
-use crate::evaluation::error::EvalError;
+use crate::evaluation::eval_error::EvalError;
 use crate::evaluation::regalloc_stats::AllocCounts;
 use crate::evaluation::reproduce::measure::{
     change, compile, count, ms, ms_spread, CompileTimes, Scale, Section, Table, Workload,

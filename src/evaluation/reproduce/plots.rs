@@ -2,7 +2,7 @@
 //! crate (its SVG backend only): line plots on linear or log-log axes, and
 //! grouped bar charts. Nothing here measures; the sections hand in numbers.
 
-use crate::evaluation::error::EvalError;
+use crate::evaluation::eval_error::EvalError;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 

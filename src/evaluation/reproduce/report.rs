@@ -3,7 +3,7 @@
 //! order of the papers in README.md's list. Each section is measured by its own
 //! file; this one only assembles them.
 
-use crate::evaluation::error::EvalError;
+use crate::evaluation::eval_error::EvalError;
 use crate::evaluation::reproduce::measure::{count, Case, Plot, Scale, Section, Workload};
 use crate::evaluation::reproduce::{boissinot, braun, pereira, pereira_palsberg};
 use crate::evaluation::timing::MemoryProbe;
