@@ -39,8 +39,8 @@ pub struct CheckArgs {
     /// file's `// regs:` line, else 2,3,4,6,8,15).
     #[arg(long, value_delimiter = ',')]
     regs: Vec<usize>,
-    /// Which back ends: `ssa-ra`, `boissinot`, `regalloc2`, `both` (routes 1
-    /// and 2) or `all`.
+    /// Which back ends: `ssa-ra`, `out-of-ssa` (or `boissinot`), `regalloc2`,
+    /// `both` (ssa-ra and out-of-ssa) or `all`.
     #[arg(long, value_enum, default_value_t = Routes::All)]
     route: Routes,
     /// Check every function in full, however large (by default a checker

@@ -24,8 +24,8 @@ pub struct EmitArgs {
     /// With `--stage alloc` or `x86`, also print the IR after each pass.
     #[arg(long)]
     passes: bool,
-    /// Which back ends produce the allocated code: `ssa-ra`, `boissinot`,
-    /// `regalloc2`, `both` (ssa-ra and out-of-ssa) or `all`. With more than one,
+    /// Which back ends produce the allocated code: `ssa-ra`, `out-of-ssa`
+    /// (or `boissinot`), `regalloc2`, `both` (ssa-ra and out-of-ssa) or `all`. With more than one,
     /// each is printed under `== NAME`.
     #[arg(long, value_enum, default_value_t = Routes::SsaRa)]
     route: Routes,

@@ -47,8 +47,8 @@ pub struct FuzzArgs {
     /// Fuel of each source run.
     #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
     fuel: u64,
-    /// Which back ends: ssa-ra (`ssa-ra`), out-of-ssa (`boissinot`), regalloc2
-    /// (`regalloc2`), ssa-ra and out-of-ssa (`both`) or all three (`all`).
+    /// Which back ends: `ssa-ra`, `out-of-ssa` (or `boissinot`),
+    /// `regalloc2`, ssa-ra and out-of-ssa (`both`) or all three (`all`).
     /// out-of-ssa rotates through every coalescing variant, liveness method and
     /// allocator, one configuration per program (unless `--coalescing` fixes
     /// the variant).

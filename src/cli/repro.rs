@@ -35,8 +35,8 @@ pub struct ReproArgs {
     /// Fuel of the source run.
     #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
     fuel: u64,
-    /// Which back ends: `ssa-ra`, `boissinot`, `regalloc2`, `both` (routes 1
-    /// and 2) or `all`.
+    /// Which back ends: `ssa-ra`, `out-of-ssa` (or `boissinot`), `regalloc2`,
+    /// `both` (ssa-ra and out-of-ssa) or `all`.
     #[arg(long, value_enum, default_value_t = Routes::All)]
     route: Routes,
     /// Print every back end's report (the IR after each pass, regalloc2's

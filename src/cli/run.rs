@@ -27,8 +27,8 @@ pub struct RunArgs {
     /// Which stage to run.
     #[arg(long, value_enum, default_value_t = Stage::X86)]
     stage: Stage,
-    /// Which back ends produce the allocated code: `ssa-ra`, `boissinot`,
-    /// `regalloc2`, `both` (ssa-ra and out-of-ssa) or `all`. With more than one,
+    /// Which back ends produce the allocated code: `ssa-ra`, `out-of-ssa`
+    /// (or `boissinot`), `regalloc2`, `both` (ssa-ra and out-of-ssa) or `all`. With more than one,
     /// each outcome is printed under `== NAME`.
     #[arg(long, value_enum, default_value_t = Routes::SsaRa)]
     route: Routes,

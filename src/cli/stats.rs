@@ -34,14 +34,14 @@ pub struct StatsArgs {
     /// Fuel of each run.
     #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
     fuel: u64,
-    /// Which route: `ssa-ra` (ssa-ra, register allocation) or `boissinot`
-    /// (out-of-ssa, copies left by each out-of-SSA coalescing variant, Fig. 5).
+    /// Which back end: `ssa-ra` (register allocation) or `out-of-ssa` (or
+    /// `boissinot`: copies left by each out-of-SSA coalescing variant, Fig. 5).
     #[arg(long, value_enum, default_value_t = Route::SsaRa)]
     route: Route,
-    /// With `--route boissinot`: `check` (fast liveness check) or `sets`.
+    /// With `--route out-of-ssa`: `check` (fast liveness check) or `sets`.
     #[arg(long, default_value = "check")]
     liveness: String,
-    /// With `--route boissinot`: the SSA construction, `all-on` (copies
+    /// With `--route out-of-ssa`: the SSA construction, `all-on` (copies
     /// propagated, as after optimization) or `plain` (copies kept).
     #[arg(long, default_value = "all-on")]
     construction: String,
@@ -125,7 +125,7 @@ fn cmd_compare_backends(a: &StatsArgs) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `ssaref stats`: ssa-ra's table (or out-of-ssa's Fig. 5 table with `--route boissinot`) over the files and generated programs.
+/// `ssaref stats`: ssa-ra's table (or out-of-ssa's Fig. 5 table with `--route out-of-ssa`) over the files and generated programs.
 pub fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
     if a.compare_backends {
         return cmd_compare_backends(&a);

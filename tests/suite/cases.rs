@@ -134,7 +134,8 @@ fn every_ssa_case_matches_its_expected_outcome_on_every_back_end() {
     assert!(failures.is_empty(), "failing .ssa cases:\n{}", failures.join("\n"));
 }
 
-/// Boissinot et al.'s Fig. 1 on routes 1, 2 (all 28 configurations) and 3
+/// Boissinot et al.'s Fig. 1 on ssa-ra, out-of-ssa (all 28 configurations)
+/// and regalloc2
 /// at every K, with arguments that take each path: through b1 (u flows into
 /// the phi), and through b2 with u != 0 (the branch-use edge, v into the
 /// phi) and u = 0 (the branch must still read u, not the copied v).

@@ -1,8 +1,8 @@
 //! The IR-level generator (`generate/ssa/`): every program passes the SSA
 //! verifier and ends within the oracle's default fuel; its shapes are all
 //! frequent; and every back end agrees with the oracle's run of the SSA on
-//! generated programs (`differential::differential_ssa`), routes 1, 2 (one
-//! configuration per program, rotating) and 3, every stage down to x86-64
+//! generated programs (`differential::differential_ssa`), on ssa-ra,
+//! out-of-ssa (one configuration per program, rotating) and regalloc2, every stage down to x86-64
 //! under Unicorn. `SSAREF_IRGEN_PROGRAMS` (default 300) sets how many.
 //!
 //! The bugs it found and that are still open are kept as `.ssa` cases in

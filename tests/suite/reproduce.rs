@@ -103,7 +103,7 @@ fn check_report(dir: &Path) {
         "### §IV-D (Figs. 6–7): speed and memory",
         "## Pereira, ",
         "### Table 1: spill code and copies",
-        "### Fig. 9: route 1 against linear scan",
+        "### Fig. 9: ssa-ra against linear scan",
         "## Pereira and Palsberg",
         "### §6: memory accesses removed by each optimization",
         "### §7: SSA elimination's share of compile time",

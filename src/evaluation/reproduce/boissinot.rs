@@ -31,7 +31,7 @@ pub fn section(
     s.markdown.push_str(
         "## Boissinot et al., *Revisiting Out-of-SSA Translation* (CGO 2009), §III-E and §IV-D\n\n\
          The paper measures the ST200 JIT compiler on SPEC CINT2000. We translate Braun et al.'s SSA \
-         (every on-the-fly optimization on, so copies are propagated as after optimization) with route 2's \
+         (every on-the-fly optimization on, so copies are propagated as after optimization) with out-of-ssa's \
          out-of-SSA translation (`out_of_ssa/translate.rs`), Method I copies then coalescing.\n\n",
     );
     fig5(&mut s, workloads, oracle, fuel)?;

@@ -233,7 +233,7 @@ fn table3(s: &mut Section, workloads: &[&Workload], scale: Scale) -> Result<(), 
         "### Table 3: on-the-fly optimizations\n\n\
          Ours: Braun et al. plain against every on-the-fly optimization of §3.1 on (`BraunOptions::all_on`: \
          constant folding, arithmetic simplification, local CSE, copy propagation). IR size is instructions \
-         plus phis; compile time is construction plus route 1's passes at K = {K} (checkers not counted) plus \
+         plus phis; compile time is construction plus ssa-ra's passes at K = {K} (checkers not counted) plus \
          x86-64 lowering, summed over the workload; medians of {} repetitions.\n\n",
         scale.repeat()
     ));
@@ -300,7 +300,7 @@ fn table3(s: &mut Section, workloads: &[&Workload], scale: Scale) -> Result<(), 
     s.markdown.push_str(&t.render());
     s.markdown.push_str(
         "Why they differ: libFirm interleaves many more optimizations with construction, and its compile \
-         time is a whole optimizing compiler's, of which construction is 1.4%; ours is construction, route 1 \
+         time is a whole optimizing compiler's, of which construction is 1.4%; ours is construction, ssa-ra \
          and lowering only, so the construction's share, and with it the effect of a smaller IR on the rest, \
          is far larger. The generator writes constant expressions and repeated subexpressions more freely \
          than a programmer does, so folding and CSE find more to remove in the generated programs than in \

@@ -111,9 +111,9 @@ pub fn section(workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64) -> Resul
     let mut s = Section::default();
     s.markdown.push_str(
         "## Pereira, *The Design and Implementation of a SSA-based Register Allocator* (tech. report), §5\n\n\
-         The paper compiles SPEC CPU 2000 with LLVM 1.8 on a PowerPC G4. Ch -O3 is route 1 with every \
-         option (`RegallocOptions::with_k`), Ch -O1 route 1 without PhiMemCoalesce and coalescing, and \
-         LLVM's linear scan is route 2's linear scan after Boissinot et al.'s out-of-SSA translation \
+         The paper compiles SPEC CPU 2000 with LLVM 1.8 on a PowerPC G4. Ch -O3 is ssa-ra with every \
+         option (`RegallocOptions::with_k`), Ch -O1 ssa-ra without PhiMemCoalesce and coalescing, and \
+         LLVM's linear scan is out-of-ssa's linear scan after Boissinot et al.'s out-of-SSA translation \
          (Sharing). Every allocated program is run by the oracle and must give the source's outcome.\n\n",
     );
     table1(&mut s, workloads, oracle, fuel)?;
@@ -149,7 +149,7 @@ fn table1(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u
         ("Ch -O1", Allocator::ch_o1(), [10_508, 2_029, 33_531, 65_314, 33_203, 7_934]),
         ("Ch -O3", Allocator::ch_o3(), [8_436, 1_617, 25_388, 57_094, 29_452, 2_021]),
         (
-            "LLVM linear scan / route 2 linear scan",
+            "LLVM linear scan / out-of-ssa linear scan",
             Allocator::LinearScan,
             [14_090, 2_540, 31_429, 59_417, 12_428, 1_544],
         ),
@@ -198,21 +198,21 @@ fn table1(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u
 fn fig9(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64) -> Result<(), EvalError> {
     const KS: [usize; 4] = [4, 8, 12, 15];
     s.markdown.push_str(
-        "### Fig. 9: route 1 against linear scan at K = 4, 8, 12 and 15\n\n\
+        "### Fig. 9: ssa-ra against linear scan at K = 4, 8, 12 and 15\n\n\
          Paper: execution time of Ch -O3 against LLVM's linear scan with 4, 8, 12 and 16 general-purpose \
          registers; \"around 12 registers the fewer number of spills stops compensating for the large \
          number of move and xor instructions that the SSA-based algorithm requires\". Ours: executed \
-         memory accesses of spill code (loads + stores) and executed moves + swaps, route 1 (Ch -O3) \
-         against route 2's linear scan; \"transfers\" is their sum, our stand-in for run time.\n\n",
+         memory accesses of spill code (loads + stores) and executed moves + swaps, ssa-ra (Ch -O3) \
+         against out-of-ssa's linear scan; \"transfers\" is their sum, our stand-in for run time.\n\n",
     );
     let mut t = Table::new(&[
         "input",
         "K",
-        "route 1 dyn memory",
+        "ssa-ra dyn memory",
         "linear scan dyn memory",
-        "route 1 dyn moves+swaps",
+        "ssa-ra dyn moves+swaps",
         "linear scan dyn moves+swaps",
-        "route 1 transfers",
+        "ssa-ra transfers",
         "linear scan transfers",
         "fewer transfers",
     ]);
@@ -220,9 +220,9 @@ fn fig9(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64
     let mut plots = Vec::new();
     for w in workloads {
         let mut series: Vec<Series> = [
-            "route 1: memory accesses",
+            "ssa-ra: memory accesses",
             "linear scan: memory accesses",
-            "route 1: moves + swaps",
+            "ssa-ra: moves + swaps",
             "linear scan: moves + swaps",
         ]
         .iter()
@@ -235,7 +235,7 @@ fn fig9(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64
             let mv = |c: &AllocCounts| c.dynamic.moves + c.dynamic.swaps;
             let (t1, t2) = (r1.dynamic_memory() + mv(&r1), ls.dynamic_memory() + mv(&ls));
             let winner = match t1.cmp(&t2) {
-                std::cmp::Ordering::Less => "route 1",
+                std::cmp::Ordering::Less => "ssa-ra",
                 std::cmp::Ordering::Greater => "linear scan",
                 std::cmp::Ordering::Equal => "equal",
             };
@@ -272,7 +272,7 @@ fn fig9(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64
         s.plot(
             &format!("pereira_fig9_{label}.svg"),
             svg,
-            &format!("Pereira Fig. 9 redone on the {label}: route 1 against linear scan"),
+            &format!("Pereira Fig. 9 redone on the {label}: ssa-ra against linear scan"),
         );
     }
     s.markdown.push_str(&format!("Does the crossover near 12 registers appear? {}\n\n", verdicts.join(" ")));
@@ -285,19 +285,18 @@ fn fig9(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64
 fn crossover(label: &str, winners: &[(usize, &str)]) -> String {
     let ks =
         |who: &str| -> Vec<String> { winners.iter().filter(|(_, w)| *w == who).map(|(k, _)| k.to_string()).collect() };
-    let (r1, ls) = (ks("route 1"), ks("linear scan"));
+    let (r1, ls) = (ks("ssa-ra"), ks("linear scan"));
     let wins = |k: usize, who: &str| winners.iter().any(|&(kk, w)| kk == k && w == who);
-    let paper_pattern =
-        wins(4, "route 1") && wins(8, "route 1") && (wins(12, "linear scan") || wins(15, "linear scan"));
+    let paper_pattern = wins(4, "ssa-ra") && wins(8, "ssa-ra") && (wins(12, "linear scan") || wins(15, "linear scan"));
     let list = |v: &[String]| if v.is_empty() { "no K".to_string() } else { format!("K = {}", v.join(", ")) };
     format!(
-        "On the {label}, route 1 executes fewer transfers at {} and linear scan at {}: {}",
+        "On the {label}, ssa-ra executes fewer transfers at {} and linear scan at {}: {}",
         list(&r1),
         list(&ls),
         if paper_pattern {
-            "the paper's crossover appears (route 1 ahead with few registers, linear scan from about 12 on)."
+            "the paper's crossover appears (ssa-ra ahead with few registers, linear scan from about 12 on)."
         } else {
-            "the paper's crossover (route 1 ahead with few registers, linear scan from about 12 on) does not appear."
+            "the paper's crossover (ssa-ra ahead with few registers, linear scan from about 12 on) does not appear."
         }
     )
 }

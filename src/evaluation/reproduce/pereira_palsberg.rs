@@ -26,7 +26,7 @@ pub fn section(workloads: &[&Workload], scale: Scale, oracle: &dyn Oracle, fuel:
     let mut s = Section::default();
     s.markdown.push_str(
         "## Pereira and Palsberg, *SSA Elimination after Register Allocation* (CC 2009), §6–§7\n\n\
-         The paper compiles the C programs of SPEC CPU 2000 with LLVM 1.9 for 32-bit x86. Ours: route 1 \
+         The paper compiles the C programs of SPEC CPU 2000 with LLVM 1.9 for 32-bit x86. Ours: ssa-ra \
          (`ssa_ra/`), Braun et al.'s SSA with every on-the-fly optimization.\n\n",
     );
     optimizations(&mut s, workloads, oracle, fuel)?;
@@ -136,9 +136,9 @@ const ELIMINATION_PASSES: [(&str, &str, &str); 4] = [
 fn compile_share(s: &mut Section, workloads: &[&Workload], scale: Scale) -> Result<(), EvalError> {
     s.markdown.push_str(&format!(
         "### §7: SSA elimination's share of compile time\n\n\
-         Ours: every program of the workload compiled by route 1 at K = {K} down to x86-64, {} \
+         Ours: every program of the workload compiled by ssa-ra at K = {K} down to x86-64, {} \
          repetitions; each pass timed alone in-process (`AllocReport::pass_times`; checkers not counted); \
-         compile time is Braun et al.'s construction + route 1's passes + x86-64 lowering. Shares are \
+         compile time is Braun et al.'s construction + ssa-ra's passes + x86-64 lowering. Shares are \
          medians over the repetitions of each repetition's share.\n\n",
         scale.repeat()
     ));
