@@ -30,18 +30,18 @@ use ssaref::pipeline::check_construction_against;
 use std::collections::HashSet;
 
 /// A CFG: for each block, its successors (0, 1 or 2 distinct blocks).
-type Cfg = Vec<Vec<usize>>;
+pub(crate) type Cfg = Vec<Vec<usize>>;
 
 /// What a block does with one variable.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 #[repr(usize)]
-enum Slot {
+pub(crate) enum Slot {
     None,
     Def,
     Use,
 }
 
-const SLOTS: [Slot; 3] = [Slot::None, Slot::Def, Slot::Use];
+pub(crate) const SLOTS: [Slot; 3] = [Slot::None, Slot::Def, Slot::Use];
 
 fn successor_options(n: usize) -> Vec<Vec<usize>> {
     let mut opts = vec![vec![]];
@@ -105,7 +105,7 @@ fn canonical(cfg: &Cfg) -> Cfg {
     best.expect("at least one permutation")
 }
 
-fn canonical_cfgs(n: usize) -> Vec<Cfg> {
+pub(crate) fn canonical_cfgs(n: usize) -> Vec<Cfg> {
     let opts = successor_options(n);
     let mut seen = HashSet::new();
     let mut out = Vec::new();
@@ -148,7 +148,7 @@ fn label(i: usize) -> String {
 /// Writes the CFG with a placement as a program. Each block counts steps in
 /// `mem[0]` and returns after 12 of them, so every program terminates; a
 /// two-way branch tests a bit of the parameter `p` chosen by the step count.
-fn program(cfg: &Cfg, placement: &[(Slot, Slot)]) -> Program {
+pub(crate) fn program(cfg: &Cfg, placement: &[(Slot, Slot)]) -> Program {
     let mut stmts = Vec::new();
     for (i, succs) in cfg.iter().enumerate() {
         stmts.push(Stmt::Label(label(i)));
