@@ -10,7 +10,7 @@
 //! | parsing (before the pipeline) | `frontend/parser.rs`, `parse_program` | — |
 //! | SSA construction (Braun et al., "Simple and Efficient Construction of Static Single Assignment Form", CC 2013) | `construction/braun/`, `construct_program` | [`check_construction`]: SSA verifier, pruned, no trivial phi, minimal, phi count against Cytron et al. (`construction/cytron.rs`) |
 //! | the back end's preparation, once per program | `Backend::prepare` (out-of-ssa: Boissinot et al.'s out-of-SSA translation, `out_of_ssa/translate.rs`, which lists its steps and their checkers) | the back end's own checkers |
-//! | register allocation for K registers | `Backend::allocate` (ssa-ra: `ssa_ra/regalloc.rs`, which lists its passes and their checkers; out-of-ssa: `out_of_ssa/conventional/`; regalloc2: `regalloc2/allocate.rs`) | the back end's own checkers, then always [`check_backend_output`]: one function per SSA function, K registers, ssaref's allocation checker |
+//! | register allocation for K registers | `Backend::allocate` (ssa-ra: `ssa_ra/regalloc.rs`, which lists its passes and their checkers; out-of-ssa: `out_of_ssa/conventional/`; regalloc2: `regalloc2/allocate.rs`) | the back end's own checkers, then [`check_backend_output`] (always in the differential driver): one function per SSA function, K registers, ssaref's allocation checker |
 //! | x86-64 lowering of `main` | `machine/x86_lower.rs` | [`lower_and_check`]: the machine-code checker (`machine/x86_check.rs`) |
 //!
 //! `ssaref emit` and `ssaref run` are built from the same three steps
@@ -20,8 +20,9 @@
 //! Architecture invariant: every IR handed from one pass to the next is
 //! checked when [`Config::check`] is on, which is the default in debug
 //! builds, in release builds with debug assertions (our release profile),
-//! and in every test; ssa-ra always runs its checkers, and the allocation
-//! checker and the machine-code checker always run.
+//! and in every test; ssa-ra always runs its checkers, the machine-code
+//! checker always runs, and the differential driver always runs the
+//! allocation checker on every back end's output.
 
 use crate::analysis::reducibility::is_reducible;
 use crate::analysis::verifier::verify_module;
@@ -67,7 +68,7 @@ pub fn compile(program: &Program, backend: &dyn Backend, k: usize, config: &Conf
     let ssa = build_ssa(program, config)?;
     // The back end's preparation and allocation, each with its own
     // checkers; then ssaref's allocation checker.
-    let mir = allocate(&ssa, backend, k)?;
+    let mir = allocate(&ssa, backend, k, config)?;
     // x86-64 lowering; then the machine-code checker.
     let x86 = lower_and_check(&mir)?;
     Ok(Compiled { ssa, mir, x86 })
@@ -156,13 +157,16 @@ pub fn useful_phi_count(f: &crate::ir::Function) -> usize {
 /// The back end's passes of [`compile`] on the SSA form `ssa`: its
 /// preparation (once per program; out-of-ssa's out-of-SSA translation) and
 /// its allocation for `k` registers, each with the back end's own checkers,
-/// then [`check_backend_output`], which trusts nothing the back end
-/// checked. The allocated code alone: ssa-ra keeps no copies of its SSA
-/// after each pass (`Backend::allocate_code`).
-pub fn allocate(ssa: &Module, backend: &dyn Backend, k: usize) -> Result<MModule, PassError> {
+/// then, when `config.check` is on, [`check_backend_output`], which trusts
+/// nothing the back end checked (the differential driver runs it always).
+/// The allocated code alone: ssa-ra keeps no copies of its SSA after each
+/// pass (`Backend::allocate_code`).
+pub fn allocate(ssa: &Module, backend: &dyn Backend, k: usize, config: &Config) -> Result<MModule, PassError> {
     let prepared = backend.prepare(ssa)?;
     let mir = backend.allocate_code(ssa, &prepared, k)?;
-    check_backend_output(ssa, &mir, k, &backend.stage_names(k).0)?;
+    if config.check {
+        check_backend_output(ssa, &mir, k, &backend.stage_names(k).0)?;
+    }
     Ok(mir)
 }
 

@@ -144,7 +144,8 @@ pub fn backend_of_ssa(
     let k = usize::from(alloc.regs);
     let mut out = Vec::new();
     for b in chosen_backends(route, alloc, out_of_ssa) {
-        let mir = pipeline::allocate(module, b.as_ref(), k).map_err(|e| internal(e.to_string()))?;
+        let mir = pipeline::allocate(module, b.as_ref(), k, &pipeline::Config::default())
+            .map_err(|e| internal(e.to_string()))?;
         let text = if passes { b.report(module, k) } else { String::new() };
         out.push(Allocated { name: b.name(), mir, text });
     }
