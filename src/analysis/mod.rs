@@ -22,4 +22,5 @@ pub mod range_set;
 pub mod reducibility;
 pub mod sampling;
 pub mod scc;
+pub mod self_checks;
 pub mod verifier;
