@@ -1,7 +1,8 @@
 //! What every section of `ssaref reproduce` shares: the workloads (the
 //! realistic corpus and generated programs, never mixed), the scale of a
 //! run, the times of one compilation, how figures are written, and the
-//! Markdown tables. The measurement itself (interleaved repetitions, the
+//! Markdown tables, and each row's verdict (the paper's figure against
+//! ours, within a stated tolerance). The measurement itself (interleaved repetitions, the
 //! clocks, the median, the peak-memory probe) is `evaluation/timing.rs`.
 
 use crate::ast::{self, Program};
@@ -302,4 +303,146 @@ pub fn compile(
     }
     t.lowering = start.elapsed().as_secs_f64();
     Ok(t)
+}
+
+/// How close our figure must be to the paper's for a row to count as
+/// reproduced. The report prints it beside the verdict, so that a reader
+/// can judge the verdict.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Tolerance {
+    /// `|ours − paper| ≤ f · |paper|`, e.g. `Relative(0.10)` for ±10%.
+    Relative(f64),
+    /// `|ours − paper| ≤ d`, in the figure's own unit (e.g. percentage
+    /// points for a share in percent).
+    Absolute(f64),
+    /// Same sign, or both within `d` of zero: for a change whose direction
+    /// is the paper's claim ("slower", "fewer"), not its size.
+    SameSign(f64),
+}
+
+impl Tolerance {
+    fn holds(self, paper: f64, ours: f64) -> bool {
+        match self {
+            Tolerance::Relative(f) => (ours - paper).abs() <= f * paper.abs(),
+            Tolerance::Absolute(d) => (ours - paper).abs() <= d,
+            Tolerance::SameSign(d) => {
+                (paper.abs() <= d && ours.abs() <= d) || (paper > d && ours > d) || (paper < -d && ours < -d)
+            }
+        }
+    }
+
+    /// The tolerance as a table cell, e.g. `±10%`, `±2`, `same sign (±1)`.
+    pub fn render(self) -> String {
+        let num = |x: f64| {
+            let s = format!("{x:.3}");
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        };
+        match self {
+            Tolerance::Relative(f) => format!("±{}%", num(f * 100.0)),
+            Tolerance::Absolute(d) => format!("±{}", num(d)),
+            Tolerance::SameSign(d) => format!("same sign (0 ± {})", num(d)),
+        }
+    }
+}
+
+/// A row's verdict: whether our figure reproduces the paper's.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Verdict {
+    /// Ours is within the tolerance of the paper's figure.
+    Reproduced,
+    /// Ours is outside the tolerance.
+    NotReproduced,
+    /// The paper gives no figure for this row, or ours measures something
+    /// else (the row's text says what).
+    NotComparable,
+}
+
+impl Verdict {
+    /// The verdict from the paper's figure (`None`: the paper has none, or
+    /// it is not comparable with ours), ours and the tolerance. A figure
+    /// that is not finite (a ratio over zero) is not comparable.
+    pub fn of(paper: Option<f64>, ours: f64, tolerance: Tolerance) -> Verdict {
+        match paper {
+            Some(p) if p.is_finite() && ours.is_finite() => {
+                if tolerance.holds(p, ours) {
+                    Verdict::Reproduced
+                } else {
+                    Verdict::NotReproduced
+                }
+            }
+            _ => Verdict::NotComparable,
+        }
+    }
+
+    /// The verdict over several figures (one per workload, say): reproduced
+    /// only if every one is, not reproduced if any is, otherwise not
+    /// comparable.
+    pub fn all(verdicts: &[Verdict]) -> Verdict {
+        if verdicts.is_empty() || verdicts.contains(&Verdict::NotComparable) {
+            Verdict::NotComparable
+        } else if verdicts.iter().all(|v| *v == Verdict::Reproduced) {
+            Verdict::Reproduced
+        } else {
+            Verdict::NotReproduced
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Reproduced => "reproduced",
+            Verdict::NotReproduced => "not reproduced",
+            Verdict::NotComparable => "not comparable",
+        }
+    }
+
+    /// The verdict column's cell: the verdict and the tolerance it was
+    /// judged with, e.g. `reproduced (±10%)`.
+    pub fn cell(self, tolerance: Tolerance) -> String {
+        match self {
+            Verdict::NotComparable => self.name().to_string(),
+            _ => format!("{} ({})", self.name(), tolerance.render()),
+        }
+    }
+}
+
+/// The verdict column's cell for the paper's figure against ours.
+pub fn verdict_cell(paper: Option<f64>, ours: f64, tolerance: Tolerance) -> String {
+    Verdict::of(paper, ours, tolerance).cell(tolerance)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_follow_the_tolerance() {
+        let r = Tolerance::Relative(0.10);
+        assert_eq!(Verdict::of(Some(100.0), 109.0, r), Verdict::Reproduced);
+        assert_eq!(Verdict::of(Some(100.0), 91.0, r), Verdict::Reproduced);
+        assert_eq!(Verdict::of(Some(100.0), 111.0, r), Verdict::NotReproduced);
+        assert_eq!(Verdict::of(Some(-100.0), -95.0, r), Verdict::Reproduced);
+        assert_eq!(Verdict::of(None, 1.0, r), Verdict::NotComparable);
+        assert_eq!(Verdict::of(Some(1.0), f64::NAN, r), Verdict::NotComparable);
+        let a = Tolerance::Absolute(2.0);
+        assert_eq!(Verdict::of(Some(4.8), 6.5, a), Verdict::Reproduced);
+        assert_eq!(Verdict::of(Some(4.8), 7.0, a), Verdict::NotReproduced);
+        let s = Tolerance::SameSign(1.0);
+        assert_eq!(Verdict::of(Some(-1.0), 0.5, s), Verdict::Reproduced);
+        assert_eq!(Verdict::of(Some(42.0), 3.0, s), Verdict::Reproduced);
+        assert_eq!(Verdict::of(Some(42.0), -3.0, s), Verdict::NotReproduced);
+        assert_eq!(Verdict::of(Some(-12.0), 0.2, s), Verdict::NotReproduced);
+    }
+
+    #[test]
+    fn combined_verdicts_and_cells() {
+        use Verdict::*;
+        assert_eq!(Verdict::all(&[Reproduced, Reproduced]), Reproduced);
+        assert_eq!(Verdict::all(&[Reproduced, NotReproduced]), NotReproduced);
+        assert_eq!(Verdict::all(&[Reproduced, NotComparable]), NotComparable);
+        assert_eq!(Verdict::all(&[]), NotComparable);
+        assert_eq!(verdict_cell(Some(100.0), 105.0, Tolerance::Relative(0.1)), "reproduced (±10%)");
+        assert_eq!(verdict_cell(Some(4.8), 26.2, Tolerance::Absolute(2.0)), "not reproduced (±2)");
+        assert_eq!(verdict_cell(None, 1.0, Tolerance::Absolute(2.0)), "not comparable");
+        assert_eq!(Tolerance::SameSign(0.5).render(), "same sign (0 ± 0.5)");
+    }
 }
