@@ -51,6 +51,7 @@ mod renaming_constraints;
 mod reproduce;
 mod rotation;
 mod sequentialize;
+mod spill_code_sources;
 mod spill_during_coloring;
 mod stages;
 mod verifier;

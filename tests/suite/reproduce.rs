@@ -104,6 +104,7 @@ fn check_report(dir: &Path) {
         "## Pereira, ",
         "### Table 1: spill code and copies",
         "### Fig. 9: ssa-ra against linear scan",
+        "### Why ssa-ra executes more spill code than linear scan",
         "## Pereira and Palsberg",
         "### §6: memory accesses removed by each optimization",
         "### §7: SSA elimination's share of compile time",

@@ -11,6 +11,9 @@
 //!   memory-access reduction by optimization and SSA elimination's share
 //!   of compile time.
 //!
+//! - `spill_cause.rs`: why ssa-ra can execute more spill code than linear
+//!   scan, and linear scan more moves (in Pereira's section).
+//!
 //! Below them `measure.rs` (workloads, scale, compile times, tables)
 //! and `plots.rs` (SVG plots with `plotters`); above them `report.rs`,
 //! which runs every section and writes the report. The command line
@@ -24,3 +27,4 @@ pub mod pereira;
 pub mod pereira_palsberg;
 pub mod plots;
 pub mod report;
+pub mod spill_cause;

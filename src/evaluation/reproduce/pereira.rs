@@ -118,6 +118,7 @@ pub fn section(workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64) -> Resul
     );
     table1(&mut s, workloads, oracle, fuel)?;
     fig9(&mut s, workloads, oracle, fuel)?;
+    crate::evaluation::reproduce::spill_cause::section(&mut s, workloads, oracle, fuel)?;
     Ok(s)
 }
 
