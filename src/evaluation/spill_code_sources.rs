@@ -100,9 +100,10 @@ impl SpillSources {
 /// stores, transfer loads, moves, swaps), static.
 type BlockKinds = [u64; 6];
 
-/// The execution count of each block of `main` in `f` whose entry in `wanted`
-/// is set (0 for the others), by one extra run per such block.
-fn block_counts(
+/// The execution count of each block of the function `f` (a `main`) run
+/// with `args`, for the blocks whose entry in `wanted` is set (0 for the
+/// others), by one extra run per such block (see the module documentation).
+pub fn block_counts(
     f: &Function,
     wanted: &[bool],
     args: &[i64],
@@ -123,6 +124,49 @@ fn block_counts(
         counts[b.index()] = run(&single(g))?.saturating_sub(base);
     }
     Ok(counts)
+}
+
+/// The execution counts of the blocks of the code ssa-ra and linear scan
+/// (after out-of-SSA translation with its default options) make of a
+/// program, measured once: ssa-ra's blocks are those of its function after
+/// critical-edge splitting, whatever K and its options; linear scan's those
+/// of the out-of-SSA program.
+#[derive(Clone, Debug, Default)]
+pub struct ProgramBlockCounts {
+    pub ssa_ra: Vec<u64>,
+    pub linear_scan: Vec<u64>,
+}
+
+impl ProgramBlockCounts {
+    pub fn measure(ssa: &Module, args: &[i64], oracle: &dyn Oracle, fuel: u64) -> Result<Self, EvalError> {
+        let all = |f: &Function| vec![true; f.blocks.len()];
+        let i = ssa
+            .functions
+            .iter()
+            .position(|f| f.name == "main")
+            .ok_or_else(|| EvalError::Message("the program has no `main`".into()))?;
+        let (_, reports) = allocate_module(ssa, &RegallocOptions::with_k(8))?;
+        let split = &reports[i]
+            .stages
+            .first()
+            .ok_or_else(|| EvalError::Message("ssa-ra kept no function after splitting edges".into()))?
+            .1;
+        let ssa_ra = block_counts(split, &all(split), args, oracle, fuel)?;
+        let b = OutOfSsa { out_of_ssa: OutOfSsaOptions::default(), allocator: ConventionalAllocator::LinearScan };
+        let prepared = b.prepare(ssa)?;
+        let destructed = &prepared
+            .stages
+            .first()
+            .ok_or_else(|| EvalError::Message("out-of-ssa kept no translated program".into()))?
+            .1;
+        let f = destructed
+            .functions
+            .iter()
+            .find(|f| f.name == "main")
+            .ok_or_else(|| EvalError::Message("the translated program has no `main`".into()))?;
+        let linear_scan = block_counts(f, &all(f), args, oracle, fuel)?;
+        Ok(ProgramBlockCounts { ssa_ra, linear_scan })
+    }
 }
 
 /// Sums `kinds` weighted by `counts` into a [`SpillSources`], and checks
@@ -204,6 +248,7 @@ fn rerun_spiller(before: &Function, after: &Function, opts: &RegallocOptions) ->
 pub fn ssa_ra_sources(
     ssa: &Module,
     opts: &RegallocOptions,
+    counts: &[u64],
     args: &[i64],
     oracle: &dyn Oracle,
     fuel: u64,
@@ -254,9 +299,10 @@ pub fn ssa_ra_sources(
         k[3] = loads - k[1];
         count_moves(mf, b, k);
     }
-    let wanted: Vec<bool> = kinds.iter().map(|k| k.iter().any(|&x| x > 0)).collect();
-    let counts = block_counts(after, &wanted, args, oracle, fuel)?;
-    weigh(&kinds, &counts, &mir, args, oracle, fuel)
+    if counts.len() != kinds.len() {
+        return Err(EvalError::Message("block counts of a function with other blocks than ssa-ra's".into()));
+    }
+    weigh(&kinds, counts, &mir, args, oracle, fuel)
 }
 
 /// [`SpillSources`] of out-of-ssa's linear scan (after the out-of-SSA
@@ -265,6 +311,7 @@ pub fn linear_scan_sources(
     ssa: &Module,
     out_of_ssa: OutOfSsaOptions,
     k: usize,
+    counts: &[u64],
     args: &[i64],
     oracle: &dyn Oracle,
     fuel: u64,
@@ -298,9 +345,10 @@ pub fn linear_scan_sources(
         }
         count_moves(mf, b, k);
     }
-    let wanted: Vec<bool> = kinds.iter().map(|k| k.iter().any(|&x| x > 0)).collect();
-    let counts = block_counts(f, &wanted, args, oracle, fuel)?;
-    let mut s = weigh(&kinds, &counts, &mir, args, oracle, fuel)?;
+    if counts.len() != kinds.len() {
+        return Err(EvalError::Message("block counts of a function with other blocks than linear scan's".into()));
+    }
+    let mut s = weigh(&kinds, counts, &mir, args, oracle, fuel)?;
     s.out_of_ssa_copies = oracle.profile_ssa(destructed, args, fuel).map_err(EvalError::Oracle)?.1.copies;
     Ok(s)
 }

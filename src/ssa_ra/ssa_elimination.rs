@@ -188,13 +188,28 @@ impl Emitter<'_> {
     }
 }
 
-/// Counts of the elimination code, for statistics.
+/// Counts of the elimination code, for statistics (static): the location
+/// transfer graphs of the phi columns, and the instructions that implement
+/// them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EliminationStats {
     /// Parallel copies implemented (non-empty phi columns).
     pub parallel_copies: usize,
-    /// Memory self-loops (transfers that needed no instruction).
+    /// Edges of the location transfer graphs of every phi column (one per
+    /// phi and edge), self-loops included.
+    pub edges: usize,
+    /// Memory self-loops: a phi and its argument in the same slot (memory
+    /// transfers, which need no instruction).
     pub memory_self_loops: usize,
+    /// Register self-loops: a phi and its argument in the same register.
+    pub register_self_loops: usize,
+    /// Instructions of the implementations (`implement_spartan`).
+    pub moves: usize,
+    pub loads: usize,
+    pub stores: usize,
+    pub swaps: usize,
+    /// Stores that store hoisting placed after a definition instead.
+    pub hoisted_stores: usize,
 }
 
 /// Emits the allocated function: operations over locations, the store and
@@ -280,14 +295,16 @@ pub fn eliminate_ssa(
             for phi in &sdata.phis {
                 column.push((em.loc(phi.dest)?, em.loc(phi.args[edge])?));
             }
+            stats.edges += column.len();
             ParallelCopy { moves: column.clone() }
                 .check_spartan()
                 .map_err(|e| EliminationError(format!("the phi column {b} -> {s} is not spartan (Theorem 1): {e}")))?;
             let mut moves = Vec::new();
             for (dst, src) in column {
                 if dst == src {
-                    if matches!(dst, Loc::Slot(_)) {
-                        stats.memory_self_loops += 1;
+                    match dst {
+                        Loc::Slot(_) => stats.memory_self_loops += 1,
+                        Loc::Reg(_) => stats.register_self_loops += 1,
                     }
                     continue;
                 }
@@ -310,6 +327,15 @@ pub fn eliminate_ssa(
             check_implementation(&pc, &elim, &hooks, &code).map_err(|e| {
                 EliminationError(format!("ImplementSpartan on {b} -> {s} is wrong or not optimal: {e}"))
             })?;
+            for inst in &code {
+                match inst {
+                    MInst::Move { .. } => stats.moves += 1,
+                    MInst::Reload { .. } => stats.loads += 1,
+                    MInst::Spill { .. } => stats.stores += 1,
+                    MInst::Swap { .. } => stats.swaps += 1,
+                    _ => {}
+                }
+            }
             out.extend(code.into_iter().map(|inst| MInstA { inst, annot: Annot::default() }));
         }
         let (term, term_reads) = match data.term {
@@ -321,6 +347,7 @@ pub fn eliminate_ssa(
         };
         blocks.push(MBlock { preds: data.preds.clone(), phis, insts: out, term, term_reads });
     }
+    stats.hoisted_stores = em.hoisted.iter().filter(|(_, slot)| slot.is_some()).count();
     let params =
         f.params.iter().map(|&p| Ok((em.loc(p)?, em.canon[p]))).collect::<Result<Vec<_>, EliminationError>>()?;
     Ok((MFunction { name: f.name.clone(), k, slot_count: a.slot_count, params, blocks }, stats))

@@ -72,7 +72,10 @@ fn is_measurement(cell: &str) -> bool {
 }
 
 /// Columns that name things rather than measure them.
-const LABEL_COLUMNS: [&str; 11] = [
+const LABEL_COLUMNS: [&str; 14] = [
+    "winner",
+    "paper's winner",
+    "same winner under other weights",
     "count",
     "construction",
     "measure",
@@ -153,7 +156,11 @@ fn check_report(dir: &Path) {
             if name.starts_with("ours") {
                 ours_columns += 1;
             }
-            if c == 0 || LABEL_COLUMNS.contains(&name.as_str()) || name.starts_with("paper") {
+            if c == 0
+                || LABEL_COLUMNS.contains(&name.as_str())
+                || name.starts_with("paper")
+                || name.starts_with("verdict")
+            {
                 continue;
             }
             for row in rows {

@@ -6,7 +6,7 @@
 //! stores on every iteration, the split must show it.
 
 use ssaref::construction::braun::{construct_program, BraunOptions};
-use ssaref::evaluation::spill_code_sources::{linear_scan_sources, ssa_ra_sources};
+use ssaref::evaluation::spill_code_sources::{linear_scan_sources, ssa_ra_sources, ProgramBlockCounts};
 use ssaref::frontend::case_file::CaseFile;
 use ssaref::out_of_ssa::translate::OutOfSsaOptions;
 use ssaref::ssa_ra::regalloc::RegallocOptions;
@@ -18,10 +18,11 @@ fn store_hoisting_shows_as_transfer_stores_and_linear_scan_has_none_of_them() {
     let ssa = construct_program(&case.program, &BraunOptions::all_on());
     let oracle = ssaref_interp::Interp;
     let fuel = 100_000_000;
+    let counts = ProgramBlockCounts::measure(&ssa, &case.args, &oracle, fuel).expect("block counts");
     let all = RegallocOptions::with_k(8);
-    let with = ssa_ra_sources(&ssa, &all, &case.args, &oracle, fuel).expect("measured");
-    let without = ssa_ra_sources(&ssa, &RegallocOptions { store_hoisting: false, ..all }, &case.args, &oracle, fuel)
-        .expect("measured");
+    let with = ssa_ra_sources(&ssa, &all, &counts.ssa_ra, &case.args, &oracle, fuel).expect("measured");
+    let no_sh = RegallocOptions { store_hoisting: false, ..all };
+    let without = ssa_ra_sources(&ssa, &no_sh, &counts.ssa_ra, &case.args, &oracle, fuel).expect("measured");
     // The spill decisions do not depend on store hoisting: the spill code
     // proper is the same, the transfer stores differ.
     assert_eq!((with.def_stores, with.use_reloads), (without.def_stores, without.use_reloads));
@@ -31,7 +32,8 @@ fn store_hoisting_shows_as_transfer_stores_and_linear_scan_has_none_of_them() {
         with.transfer_stores,
         without.transfer_stores
     );
-    let ls = linear_scan_sources(&ssa, OutOfSsaOptions::default(), 8, &case.args, &oracle, fuel).expect("measured");
+    let ls = linear_scan_sources(&ssa, OutOfSsaOptions::default(), 8, &counts.linear_scan, &case.args, &oracle, fuel)
+        .expect("measured");
     assert!(ls.transfers() < with.transfers(), "linear scan {ls:?}, ssa-ra {with:?}");
     assert!(ls.out_of_ssa_copies >= ls.moves, "linear scan's moves implement out-of-SSA copies: {ls:?}");
 }

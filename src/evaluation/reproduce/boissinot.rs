@@ -180,10 +180,12 @@ fn speed_and_memory(
         .collect();
     header.extend(labels.iter().map(String::as_str));
     let mut t = Table::new(&header);
-    let mut time_series: Vec<Series> = configs
+    // Legends by the configurations' names, which tell the two Sreedhar III
+    // baselines apart.
+    let mut time_series: Vec<Series> = configurations()
         .iter()
         .enumerate()
-        .map(|(i, n)| Series { name: format!("{}. {}", i + 1, short(n)), points: Vec::new() })
+        .map(|(i, c)| Series { name: format!("{}. {}", i + 1, c.name), points: Vec::new() })
         .collect();
     let mut mem_series = time_series.clone();
     for (label, module) in &inputs {
@@ -237,6 +239,7 @@ fn speed_and_memory(
         y_label: "ns per instruction (median)".into(),
         log_log: true,
         series: time_series,
+        marks: Vec::new(),
     })?;
     s.plot(
         "boissinot_time.svg",
@@ -249,12 +252,8 @@ fn speed_and_memory(
         y_label: "peak bytes per instruction".into(),
         log_log: true,
         series: mem_series,
+        marks: Vec::new(),
     })?;
     s.plot("boissinot_memory.svg", svg, "Boissinot et al. §IV-D: peak memory per instruction, log-log");
     Ok(())
-}
-
-/// A legend's name: the label up to its parenthesis.
-fn short(name: &str) -> String {
-    name.split(" (").next().unwrap_or(name).to_string()
 }

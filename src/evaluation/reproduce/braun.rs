@@ -423,6 +423,7 @@ fn scaling(s: &mut Section, scale: Scale, probe: &dyn MemoryProbe) -> Result<(),
         y_label: "ns per statement (median)".into(),
         log_log: true,
         series,
+        marks: Vec::new(),
     })?;
     s.plot("braun_scaling.svg", svg, "Braun et al. against Cytron et al.: construction time per statement, log-log");
     Ok(())

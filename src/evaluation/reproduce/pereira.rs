@@ -11,100 +11,12 @@
 //! translation (`backend::OutOfSsa`). ssaref allows at most 15 registers, so
 //! Fig. 9's 16 is 15 here.
 
-use crate::backend::{Backend, OutOfSsa};
-use crate::construction::braun::{construct_program, BraunOptions};
 use crate::evaluation::eval_error::EvalError;
 use crate::evaluation::regalloc_stats::AllocCounts;
+use crate::evaluation::reproduce::allocators::{measure, Allocator};
 use crate::evaluation::reproduce::measure::{count, Section, Table, Workload};
 use crate::evaluation::reproduce::plots::{line_plot, LinePlot, Series};
-use crate::ir::Module;
-use crate::mir::MModule;
 use crate::oracle::Oracle;
-use crate::out_of_ssa::conventional::ConventionalAllocator;
-use crate::out_of_ssa::translate::OutOfSsaOptions;
-use crate::outcome::End;
-use crate::ssa_ra::regalloc::{allocate_module, RegallocOptions};
-
-/// An allocator of the comparison.
-#[derive(Clone, Copy, Debug)]
-pub enum Allocator {
-    /// ssa-ra with these options (its `k` is replaced).
-    SsaRa(RegallocOptions),
-    /// out-of-ssa: out-of-SSA (fast configuration, Sharing), then linear scan.
-    LinearScan,
-}
-
-impl Allocator {
-    /// Pereira's Ch -O1: no coalescing, no PhiMemCoalesce.
-    pub fn ch_o1() -> Allocator {
-        Allocator::SsaRa(RegallocOptions { phi_mem_coalesce: false, coalescing: false, ..RegallocOptions::with_k(2) })
-    }
-
-    /// Pereira's Ch -O3: every option of ssa-ra.
-    pub fn ch_o3() -> Allocator {
-        Allocator::SsaRa(RegallocOptions::with_k(2))
-    }
-
-    /// The allocated code of `ssa` with `k` registers, and the values spilled
-    /// (out-of-ssa: its slots, one per spilled variable).
-    fn allocate(self, ssa: &Module, k: usize) -> Result<(MModule, usize), EvalError> {
-        match self {
-            Allocator::SsaRa(o) => {
-                let (mir, reports) = allocate_module(ssa, &RegallocOptions { k, ..o })?;
-                Ok((mir, reports.iter().map(|r| r.spilled).sum()))
-            }
-            Allocator::LinearScan => {
-                let b =
-                    OutOfSsa { out_of_ssa: OutOfSsaOptions::default(), allocator: ConventionalAllocator::LinearScan };
-                let prepared = b.prepare(ssa)?;
-                let mir = b.allocate(ssa, &prepared, k)?.mir;
-                let slots = mir.functions.iter().map(|f| f.slot_count as usize).sum();
-                Ok((mir, slots))
-            }
-        }
-    }
-}
-
-/// Static and dynamic counts of `alloc` with `k` registers over `w`. Each
-/// allocated program must compute the source's outcome.
-pub fn measure(
-    w: &Workload,
-    alloc: Allocator,
-    k: usize,
-    oracle: &dyn Oracle,
-    fuel: u64,
-) -> Result<AllocCounts, EvalError> {
-    let mut c = AllocCounts::default();
-    for case in &w.cases {
-        let expected = oracle.run_source(&case.program, &case.args, fuel).map_err(EvalError::Oracle)?;
-        let ssa = construct_program(&case.program, &BraunOptions::all_on());
-        let (mir, spilled) = alloc.allocate(&ssa, k).map_err(|e| e.within(case.name.clone()))?;
-        c.programs += 1;
-        c.values_spilled += spilled;
-        c.add_static(&mir);
-        if expected.end == End::OutOfFuel {
-            continue;
-        }
-        let (got, profile) = oracle
-            .profile_mir(&mir, &case.args, crate::differential::later_stage_fuel(fuel))
-            .map_err(|e| EvalError::Oracle(e).within(case.name.clone()))?;
-        if got != expected {
-            let diverge = EvalError::Diverge {
-                stage: format!("the allocated program (K = {k})"),
-                got: Box::new(got),
-                expected: Box::new(expected),
-            };
-            return Err(diverge.within(case.name.clone()));
-        }
-        c.runs += 1;
-        c.dynamic.executed += profile.executed;
-        c.dynamic.loads += profile.loads;
-        c.dynamic.stores += profile.stores;
-        c.dynamic.moves += profile.moves;
-        c.dynamic.swaps += profile.swaps;
-    }
-    Ok(c)
-}
 
 /// Pereira's section of the report.
 pub fn section(workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64) -> Result<Section, EvalError> {
@@ -116,84 +28,10 @@ pub fn section(workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64) -> Resul
          LLVM's linear scan is out-of-ssa's linear scan after Boissinot et al.'s out-of-SSA translation \
          (Sharing). Every allocated program is run by the oracle and must give the source's outcome.\n\n",
     );
-    table1(&mut s, workloads, oracle, fuel)?;
+    crate::evaluation::reproduce::pereira_x86::section(&mut s, workloads, oracle, fuel)?;
     fig9(&mut s, workloads, oracle, fuel)?;
     crate::evaluation::reproduce::spill_cause::section(&mut s, workloads, oracle, fuel)?;
     Ok(s)
-}
-
-fn table1(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64) -> Result<(), EvalError> {
-    const K: usize = 8;
-    s.markdown.push_str(&format!(
-        "### Table 1: spill code and copies with 8 general-purpose registers\n\n\
-         Paper: sums over its ten SPEC CPU 2000 benchmarks of Table 1 (11 registers, 8 general purpose; \
-         counts of the whole assembly code, the program's own loads, stores and moves included; \"xor\" \
-         is three per swap). Ours: K = {K}; spills are values spilled (linear scan: its slots, one per \
-         spilled variable), loads and stores are spill code only, swaps are `xchg`s; dynamic counts are \
-         executed by the oracle.\n\n"
-    ));
-    let mut t = Table::new(&[
-        "allocator",
-        "input",
-        "spills",
-        "stack slots",
-        "stores",
-        "loads",
-        "moves",
-        "xors (paper) / swaps",
-        "dyn stores",
-        "dyn loads",
-        "dyn moves",
-        "dyn swaps",
-    ]);
-    let rows: [(&str, Allocator, [u64; 6]); 3] = [
-        ("Ch -O1", Allocator::ch_o1(), [10_508, 2_029, 33_531, 65_314, 33_203, 7_934]),
-        ("Ch -O3", Allocator::ch_o3(), [8_436, 1_617, 25_388, 57_094, 29_452, 2_021]),
-        (
-            "LLVM linear scan / out-of-ssa linear scan",
-            Allocator::LinearScan,
-            [14_090, 2_540, 31_429, 59_417, 12_428, 1_544],
-        ),
-    ];
-    let mut spills = Vec::new();
-    for (name, alloc, paper) in rows {
-        let mut row = vec![name.to_string(), "paper (SPEC, 10 programs)".to_string()];
-        row.extend(paper.iter().map(|&x| count(x)));
-        row.extend(std::iter::repeat_n("–".to_string(), 4));
-        t.row(row);
-        for w in workloads {
-            let c = measure(w, alloc, K, oracle, fuel)?;
-            spills.push(format!(
-                "{name} on the {}: {} values spilled, {} moves + swaps",
-                w.label,
-                c.values_spilled,
-                c.moves + c.swaps
-            ));
-            t.row(vec![
-                name.to_string(),
-                format!("ours: {}", w.label),
-                count(c.values_spilled as u64),
-                count(c.slots),
-                count(c.stores),
-                count(c.loads),
-                count(c.moves),
-                count(c.swaps),
-                count(c.dynamic.stores),
-                count(c.dynamic.loads),
-                count(c.dynamic.moves),
-                count(c.dynamic.swaps),
-            ]);
-        }
-    }
-    s.markdown.push_str(&t.render());
-    s.markdown.push_str(&format!(
-        "The paper's pattern: the SSA-based allocators spill fewer values and need fewer stack slots than \
-         linear scan but insert many more moves and xors, and Ch -O3's coalescing removes most of Ch -O1's \
-         xors. Ours (static): {}. Why the sizes differ: the paper's programs are SPEC's, far larger, and its \
-         loads, stores and moves include the program's own; ours count only what the allocators insert.\n\n",
-        spills.join("; ")
-    ));
-    Ok(())
 }
 
 fn fig9(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64) -> Result<(), EvalError> {
@@ -265,6 +103,7 @@ fn fig9(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64
             y_label: "executed instructions".into(),
             log_log: false,
             series,
+            marks: vec![(12.0, "paper: Ch -O3 stops winning around 12 registers".into())],
         })?;
         plots.push((w.label.clone(), svg));
     }

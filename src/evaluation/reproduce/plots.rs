@@ -23,9 +23,15 @@ pub struct LinePlot {
     /// are left out).
     pub log_log: bool,
     pub series: Vec<Series>,
+    /// Vertical marks at an x, each with its label: a figure of the paper
+    /// (e.g. where it places a crossover).
+    pub marks: Vec<(f64, String)>,
 }
 
 const SIZE: (u32, u32) = (820, 480);
+
+/// The width of the legend, right of the plotting area, clear of the data.
+const LEGEND_WIDTH: u32 = 250;
 
 fn err(e: impl std::fmt::Display) -> EvalError {
     EvalError::Plot(format!("plot: {e}"))
@@ -56,7 +62,16 @@ fn extent(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
         return if log { (1.0, 10.0) } else { (0.0, 1.0) };
     }
     if log {
-        (lo / 1.5, hi * 1.5)
+        // At least one whole decade, so that the axis has two ticks or more.
+        let (mut lo, mut hi) = (lo / 1.5, hi * 1.5);
+        if hi / lo < 10.0 {
+            lo = 10f64.powf(lo.log10().floor());
+            hi = 10f64.powf(hi.log10().ceil());
+            if hi / lo < 10.0 {
+                hi = lo * 10.0;
+            }
+        }
+        (lo, hi)
     } else {
         let pad = ((hi - lo) * 0.08).max(hi.abs() * 0.05).max(1e-9);
         (if lo >= 0.0 { 0.0 } else { lo - pad }, hi + pad)
@@ -86,10 +101,12 @@ fn tick(v: &f64) -> String {
     }
 }
 
-/// Draws `plot` and returns the SVG text.
+/// Draws `plot` and returns the SVG text. Each series is drawn in order of
+/// x, whatever the order of its points.
 pub fn line_plot(plot: &LinePlot) -> Result<String, EvalError> {
     let all = || plot.series.iter().flat_map(|s| s.points.iter().copied());
-    let (x0, x1) = extent(all().map(|p| p.0), plot.log_log);
+    let marks = plot.marks.iter().map(|m| m.0);
+    let (x0, x1) = extent(all().map(|p| p.0).chain(marks), plot.log_log);
     let (y0, y1) = extent(all().map(|p| p.1), plot.log_log);
     if plot.log_log {
         draw_lines(plot, (x0..x1).log_scale(), (y0..y1).log_scale())
@@ -109,8 +126,9 @@ where
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(&plot.title, ("sans-serif", 18))
+        let root = root.titled(&plot.title, ("sans-serif", 18)).map_err(err)?;
+        let (area, legend) = root.split_horizontally(SIZE.0 - LEGEND_WIDTH);
+        let mut chart = ChartBuilder::on(&area)
             .margin(12)
             .x_label_area_size(42)
             .y_label_area_size(80)
@@ -124,31 +142,74 @@ where
             .y_label_formatter(&tick)
             .draw()
             .map_err(err)?;
+        let (y_lo, y_hi) = {
+            let r = chart.y_range();
+            (r.start, r.end)
+        };
+        for (x, _) in &plot.marks {
+            chart
+                .draw_series(LineSeries::new(vec![(*x, y_lo), (*x, y_hi)], BLACK.mix(0.5).stroke_width(1)))
+                .map_err(err)?;
+        }
+        let mut entries: Vec<(String, ShapeStyle, bool)> = Vec::new();
         for (i, s) in plot.series.iter().enumerate() {
             let c = color(i);
-            let points: Vec<(f64, f64)> = s
+            let mut points: Vec<(f64, f64)> = s
                 .points
                 .iter()
                 .copied()
                 .filter(|&(x, y)| x.is_finite() && y.is_finite() && (!plot.log_log || (x > 0.0 && y > 0.0)))
                 .collect();
-            chart
-                .draw_series(LineSeries::new(points.clone(), c.stroke_width(2)))
-                .map_err(err)?
-                .label(s.name.as_str())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            chart.draw_series(LineSeries::new(points.clone(), c.stroke_width(2))).map_err(err)?;
             chart.draw_series(points.into_iter().map(|p| Circle::new(p, 3, c.filled()))).map_err(err)?;
+            entries.push((s.name.clone(), c.stroke_width(2), false));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)?;
+        for (_, label) in &plot.marks {
+            entries.push((label.clone(), BLACK.mix(0.5).stroke_width(1), true));
+        }
+        draw_legend(&legend, &entries)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
+}
+
+/// The legend, in its own area right of the plot: one line per entry (a
+/// sample of the line, a vertical mark, or a filled box for a bar series,
+/// and its label, wrapped to the area's width).
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    entries: &[(String, ShapeStyle, bool)],
+) -> Result<(), EvalError> {
+    let font = ("sans-serif", 13).into_font();
+    let mut y = 60;
+    for (label, style, vertical) in entries {
+        if *vertical {
+            area.draw(&PathElement::new(vec![(10, y - 7), (10, y + 7)], *style)).map_err(err)?;
+        } else if style.filled {
+            area.draw(&Rectangle::new([(8, y - 5), (22, y + 5)], *style)).map_err(err)?;
+        } else {
+            area.draw(&PathElement::new(vec![(4, y), (26, y)], *style)).map_err(err)?;
+        }
+        let mut line = String::new();
+        let mut lines = Vec::new();
+        for word in label.split(' ') {
+            if !line.is_empty() && line.len() + word.len() > 30 {
+                lines.push(std::mem::take(&mut line));
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+        lines.push(line);
+        for l in lines {
+            area.draw(&Text::new(l, (32, y - 7), font.clone())).map_err(err)?;
+            y += 16;
+        }
+        y += 8;
+    }
+    Ok(())
 }
 
 /// A grouped bar chart: one group of bars per category, one bar per series.
@@ -170,8 +231,9 @@ pub fn bar_plot(plot: &BarPlot) -> Result<String, EvalError> {
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(&plot.title, ("sans-serif", 18))
+        let root = root.titled(&plot.title, ("sans-serif", 18)).map_err(err)?;
+        let (area, legend) = root.split_horizontally(SIZE.0 - LEGEND_WIDTH);
+        let mut chart = ChartBuilder::on(&area)
             .margin(12)
             .x_label_area_size(42)
             .y_label_area_size(80)
@@ -195,6 +257,7 @@ pub fn bar_plot(plot: &BarPlot) -> Result<String, EvalError> {
             .y_desc(plot.y_label.as_str())
             .draw()
             .map_err(err)?;
+        let mut entries: Vec<(String, ShapeStyle, bool)> = Vec::new();
         let groups = plot.series.len().max(1) as f64;
         let width = 0.8 / groups;
         for (j, (name, values)) in plot.series.iter().enumerate() {
@@ -203,19 +266,10 @@ pub fn bar_plot(plot: &BarPlot) -> Result<String, EvalError> {
                 let left = i as f64 - 0.4 + j as f64 * width;
                 Rectangle::new([(left, 0.0), (left + width * 0.9, v)], c.filled())
             });
-            chart
-                .draw_series(bars)
-                .map_err(err)?
-                .label(name.as_str())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
+            chart.draw_series(bars).map_err(err)?;
+            entries.push((name.clone(), c.filled(), false));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)?;
+        draw_legend(&legend, &entries)?;
         root.present().map_err(err)?;
     }
     Ok(svg)

@@ -18,9 +18,10 @@ use crate::construction::braun::{construct_program, BraunOptions};
 use crate::differential::later_stage_fuel;
 use crate::evaluation::eval_error::EvalError;
 use crate::evaluation::regalloc_stats::AllocCounts;
+use crate::evaluation::reproduce::allocators::{measure, Allocator};
 use crate::evaluation::reproduce::measure::{count, percent, ratio, Section, Table, Workload};
-use crate::evaluation::reproduce::pereira::{measure, Allocator};
-use crate::evaluation::spill_code_sources::{linear_scan_sources, ssa_ra_sources, SpillSources};
+use crate::evaluation::spill_code_sources::{linear_scan_sources, ssa_ra_sources, ProgramBlockCounts, SpillSources};
+use crate::ir::Module;
 use crate::oracle::Oracle;
 use crate::out_of_ssa::translate::OutOfSsaOptions;
 use crate::outcome::End;
@@ -36,22 +37,56 @@ enum Who {
     LinearScan,
 }
 
-/// Sums of [`SpillSources`] over the programs of `w` that finish within
-/// `fuel`.
-fn sources(w: &Workload, who: Who, k: usize, oracle: &dyn Oracle, fuel: u64) -> Result<SpillSources, EvalError> {
-    let mut total = SpillSources::default();
+/// A program of a workload that finishes within the fuel, with the block
+/// counts of both allocators' code.
+struct Program {
+    name: String,
+    ssa: Module,
+    args: Vec<i64>,
+    counts: ProgramBlockCounts,
+}
+
+fn prepare(w: &Workload, oracle: &dyn Oracle, fuel: u64) -> Result<Vec<Program>, EvalError> {
+    let mut out = Vec::new();
     for case in &w.cases {
         let source = oracle.run_source(&case.program, &case.args, fuel).map_err(EvalError::Oracle)?;
         if source.end == End::OutOfFuel {
             continue;
         }
         let ssa = construct_program(&case.program, &BraunOptions::all_on());
-        let later = later_stage_fuel(fuel);
+        let counts = ProgramBlockCounts::measure(&ssa, &case.args, oracle, later_stage_fuel(fuel))
+            .map_err(|e| e.within(case.name.clone()))?;
+        out.push(Program { name: case.name.clone(), ssa, args: case.args.clone(), counts });
+    }
+    Ok(out)
+}
+
+/// Sums of [`SpillSources`] over `programs`.
+fn sources(
+    programs: &[Program],
+    who: Who,
+    k: usize,
+    oracle: &dyn Oracle,
+    fuel: u64,
+) -> Result<SpillSources, EvalError> {
+    let mut total = SpillSources::default();
+    let later = later_stage_fuel(fuel);
+    for p in programs {
         let s = match who {
-            Who::SsaRa(o) => ssa_ra_sources(&ssa, &RegallocOptions { k, ..o }, &case.args, oracle, later),
-            Who::LinearScan => linear_scan_sources(&ssa, OutOfSsaOptions::default(), k, &case.args, oracle, later),
+            Who::SsaRa(o) => {
+                ssa_ra_sources(&p.ssa, &RegallocOptions { k, ..o }, &p.counts.ssa_ra, &p.args, oracle, later)
+            }
+            Who::LinearScan => linear_scan_sources(
+                &p.ssa,
+                OutOfSsaOptions::default(),
+                k,
+                &p.counts.linear_scan,
+                &p.args,
+                oracle,
+                later,
+            ),
         }
-        .map_err(|e| e.within(format!("{}, K = {k}", case.name)))?;
+        .map_err(|e| e.within(format!("{}, K = {k}", p.name)))?;
         total.add(&s);
     }
     Ok(total)
@@ -95,10 +130,11 @@ pub fn section(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fu
     ]);
     let mut findings = Vec::new();
     for w in workloads {
+        let programs = prepare(w, oracle, fuel)?;
         for k in KS {
-            let r1 = sources(w, Who::SsaRa(ch_o3), k, oracle, fuel)?;
-            let r1h = sources(w, Who::SsaRa(no_sh), k, oracle, fuel)?;
-            let ls = sources(w, Who::LinearScan, k, oracle, fuel)?;
+            let r1 = sources(&programs, Who::SsaRa(ch_o3), k, oracle, fuel)?;
+            let r1h = sources(&programs, Who::SsaRa(no_sh), k, oracle, fuel)?;
+            let ls = sources(&programs, Who::LinearScan, k, oracle, fuel)?;
             for (name, x) in [("ssa-ra", &r1), ("ssa-ra without store hoisting", &r1h), ("linear scan", &ls)] {
                 t.row(vec![
                     w.label.clone(),
