@@ -66,8 +66,9 @@ pub struct CampaignConfig {
 
 impl CampaignConfig {
     /// A campaign that writes its failing cases to `out_dir`: one hour or
-    /// until stopped, one job, seed 0, the whole seed space, ssa-ra and out-of-ssa
-    /// with every configuration rotating (`Rotation::default`), the
+    /// until stopped, one job, seed 0, the whole seed space, every back end
+    /// (ssa-ra, out-of-ssa, regalloc2) with every configuration rotating
+    /// (`Rotation::default`), the
     /// interpreter's default fuel, no progress line, no further back end,
     /// no IR-level programs ([`Self::with_ir_share`]).
     pub fn new(out_dir: impl Into<PathBuf>) -> Self {

@@ -62,10 +62,10 @@ pub struct Rotation {
 }
 
 impl Default for Rotation {
-    /// Everything rotates; ssa-ra and out-of-ssa, the 28 out-of-ssa configurations
-    /// of [`out_of_ssa_rotation`].
+    /// Everything rotates; every back end: ssa-ra, out-of-ssa (the 28
+    /// configurations of [`out_of_ssa_rotation`]) and regalloc2.
     fn default() -> Self {
-        Rotation { rotate: true, regs: None, ssa_ra: true, out_of_ssa: out_of_ssa_rotation(), regalloc2: false }
+        Rotation { rotate: true, regs: None, ssa_ra: true, out_of_ssa: out_of_ssa_rotation(), regalloc2: true }
     }
 }
 

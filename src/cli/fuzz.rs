@@ -12,10 +12,11 @@ use ssaref_interp as interp;
 
 #[derive(Args, Debug)]
 pub struct FuzzArgs {
-    /// Stop after this many seconds.
-    #[arg(long, default_value_t = 60)]
-    seconds: u64,
-    /// Stop after this many programs.
+    /// Stop after this many seconds (default: 60, or no time limit with
+    /// --count).
+    #[arg(long)]
+    seconds: Option<u64>,
+    /// Stop after this many programs (and, without --seconds, only then).
     #[arg(long)]
     count: Option<u64>,
     /// Worker threads (default: every core).
@@ -48,11 +49,12 @@ pub struct FuzzArgs {
     #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
     fuel: u64,
     /// Which back ends: `ssa-ra`, `out-of-ssa` (or `boissinot`),
-    /// `regalloc2`, ssa-ra and out-of-ssa (`both`) or all three (`all`).
+    /// `regalloc2`, ssa-ra and out-of-ssa (`both`) or every back end
+    /// (`all`, the default).
     /// out-of-ssa rotates through every coalescing variant, liveness method and
     /// allocator, one configuration per program (unless `--coalescing` fixes
     /// the variant).
-    #[arg(long, value_enum, default_value_t = Routes::Both)]
+    #[arg(long, value_enum, default_value_t = Routes::All)]
     route: Routes,
     /// Only this coalescing variant in out-of-ssa.
     #[arg(long, value_parser = parse_coalescing)]
@@ -71,6 +73,7 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
     if !a.regs.is_empty() {
         check_regs(&a.regs)?;
     }
+    let seconds = a.seconds.unwrap_or(if a.count.is_some() { u64::MAX } else { 60 });
     let seed = a.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
     });
@@ -95,9 +98,9 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
     let shard_text = a.shard.map_or(String::new(), |s| format!(" --shard {s}"));
     let rotate_text = if a.no_rotate { " --no-rotate" } else { "" };
     eprintln!(
-        "ssaref fuzz: seed {seed}{}, {jobs} job(s), regs {regs_text}, {} s, {}% IR-level, cases go to {}/ (rerun with --seed {seed}{shard_text}{rotate_text} --ir-share {}%)",
+        "ssaref fuzz: seed {seed}{}, {jobs} job(s), regs {regs_text}, {}, {}% IR-level, cases go to {}/ (rerun with --seed {seed}{shard_text}{rotate_text} --ir-share {}%)",
         a.shard.map_or(String::new(), |s| format!(", shard {s}")),
-        a.seconds,
+        if seconds == u64::MAX { "no time limit".to_string() } else { format!("{seconds} s") },
         a.ir_share * 100.0,
         a.out,
         a.ir_share * 100.0
@@ -111,7 +114,7 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
             .collect()
     };
     let mut config = ssaref::campaign::driver::CampaignConfig::new(&a.out)
-        .with_duration(std::time::Duration::from_secs(a.seconds))
+        .with_duration(std::time::Duration::from_secs(seconds))
         .with_jobs(jobs)
         .with_seed(seed)
         .with_shard(a.shard.unwrap_or(Shard::WHOLE))

@@ -9,6 +9,7 @@
 //! SSA form, to count traps, runs out of fuel, and disagreements (which must
 //! be 0).
 
+use super::jump_kinds::{JumpKinds, LISTS, POSITIONS, REGIONS};
 use super::patterns::Patterns;
 use super::source_config::GenConfig;
 use crate::construction::braun::{construct_program, BraunOptions};
@@ -37,6 +38,13 @@ pub struct Stats {
     /// Two loads of one word with a store between them, meeting in a phi
     /// (`patterns::has_mem_web`).
     pub mem_web: u64,
+    /// Programs with a `goto` into a region of each kind of
+    /// [`REGIONS`], forward (`[0]`) and backward (`[1]`) (`jump_kinds.rs`).
+    pub into_region: [[u64; 2]; 4],
+    /// Programs with a label at each of [`POSITIONS`].
+    pub label_at: [u64; 6],
+    /// Programs with a label in each of [`LISTS`].
+    pub label_in: [u64; 5],
     /// Source runs that ended in a trap.
     pub trap: u64,
     /// Source runs that ran out of fuel.
@@ -71,6 +79,16 @@ impl Stats {
             (p.mem_web, &mut self.mem_web),
         ];
         for (on, count) in flags {
+            *count += u64::from(on);
+        }
+        let jumps = JumpKinds::of_program(&tc.program);
+        for (count, on) in self.into_region.iter_mut().flatten().zip(jumps.into.iter().flatten()) {
+            *count += u64::from(*on);
+        }
+        for (count, on) in self.label_at.iter_mut().zip(jumps.label_at) {
+            *count += u64::from(on);
+        }
+        for (count, on) in self.label_in.iter_mut().zip(jumps.label_in) {
             *count += u64::from(on);
         }
         let source = oracle.run_source(&tc.program, &tc.args, fuel);
@@ -123,10 +141,22 @@ impl fmt::Display for Stats {
             ("fan-out", self.fan_out),
             ("critical edge", self.critical_edge),
             ("memory web", self.mem_web),
+        ];
+        let mut rows: Vec<(String, u64)> = rows.iter().map(|&(n, c)| (n.to_string(), c)).collect();
+        for (r, name) in REGIONS.iter().enumerate() {
+            for (d, dir) in ["forward", "backward"].iter().enumerate() {
+                rows.push((format!("goto into {name}, {dir}"), self.into_region[r][d]));
+            }
+        }
+        rows.extend(POSITIONS.iter().zip(self.label_at).map(|(p, c)| (format!("label {p}"), c)));
+        rows.extend(LISTS.iter().zip(self.label_in).map(|(l, c)| (format!("label in {l}"), c)));
+        for (name, count) in [
             ("trap", self.trap),
             ("out of fuel", self.out_of_fuel),
             ("AST-vs-SSA disagreement", self.disagreements),
-        ];
+        ] {
+            rows.push((name.to_string(), count));
+        }
         for (name, count) in rows {
             writeln!(f, "{:<34} {:>10} {:>8.2}", name, count, 100.0 * count as f64 / n)?;
         }

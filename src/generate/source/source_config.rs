@@ -36,6 +36,10 @@ pub enum Feature {
     Irreducible,
     /// A `goto` into the body of a `while` (a second loop entry).
     GotoIntoLoop,
+    /// A `goto` from outside, forward or backward, to a label anywhere
+    /// inside an `if` branch, an `else` branch, a `while` body or a bare
+    /// block (`region_jumps.rs`).
+    RegionJump,
     /// Code after `return`, `goto`, `break` or `continue`.
     UnreachableCode,
     /// A cycle that no path from the entry reaches.
@@ -64,7 +68,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in declaration order.
-    pub const ALL: [Feature; 24] = [
+    pub const ALL: [Feature; 25] = [
         Feature::Copies,
         Feature::Mem,
         Feature::Out,
@@ -89,6 +93,7 @@ impl Feature {
         Feature::FanOut,
         Feature::Pressure,
         Feature::MemWeb,
+        Feature::RegionJump,
     ];
 
     /// Number of features.
@@ -121,6 +126,7 @@ impl Feature {
             Feature::FanOut => "fan-out",
             Feature::Pressure => "pressure",
             Feature::MemWeb => "mem-web",
+            Feature::RegionJump => "goto-into-region",
         }
     }
 
@@ -249,6 +255,7 @@ impl GenConfig {
                 Feature::FanOut => 3,
                 Feature::Pressure => 1,
                 Feature::MemWeb => 3,
+                Feature::RegionJump => 8,
             };
         }
         w
@@ -320,13 +327,15 @@ impl Shape {
                 .with(Feature::Irreducible, 0)
                 .with(Feature::GotoIntoLoop, 0)
                 .with(Feature::UnreachableCycle, 0)
-                .with(Feature::LostCopy, 0),
+                .with(Feature::LostCopy, 0)
+                .with(Feature::RegionJump, 0),
             Shape::Gotos => base
                 .with(Feature::Goto, 10)
                 .with(Feature::Irreducible, 10)
                 .with(Feature::GotoIntoLoop, 8)
                 .with(Feature::UnreachableCycle, 6)
-                .with(Feature::UnreachableCode, 6),
+                .with(Feature::UnreachableCode, 6)
+                .with(Feature::RegionJump, 10),
             Shape::Patterns => base
                 .with(Feature::Swap, 10)
                 .with(Feature::Rotation, 8)

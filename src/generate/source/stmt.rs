@@ -29,6 +29,7 @@ enum Kind {
     Goto,
     Irreducible,
     GotoIntoLoop,
+    RegionJump,
     UnreachableCode,
     UnreachableCycle,
     Swap,
@@ -146,6 +147,7 @@ impl<E: Entropy> Generator<'_, E> {
                 (Kind::Goto, self.w(Feature::Goto)),
                 (Kind::Irreducible, self.w(Feature::Irreducible)),
                 (Kind::GotoIntoLoop, self.w(Feature::GotoIntoLoop)),
+                (Kind::RegionJump, self.w(Feature::RegionJump)),
                 (Kind::UnreachableCode, self.w(Feature::UnreachableCode)),
                 (Kind::UnreachableCycle, self.w(Feature::UnreachableCycle)),
                 (Kind::Swap, self.w(Feature::Swap)),
@@ -197,6 +199,7 @@ impl<E: Entropy> Generator<'_, E> {
             Kind::Goto => (self.goto_shape(depth), false),
             Kind::Irreducible => (self.irreducible(depth), false),
             Kind::GotoIntoLoop => (self.goto_into_loop(depth), false),
+            Kind::RegionJump => (self.region_jump(depth), false),
             Kind::UnreachableCode => (self.unreachable_code(depth), false),
             Kind::UnreachableCycle => (self.unreachable_cycle(depth), false),
             Kind::Swap => (self.rotation(depth, 2), false),
@@ -244,7 +247,7 @@ impl<E: Entropy> Generator<'_, E> {
 
     /// A block inside a shape: no bare terminator at its top level, so that
     /// the statements of the shape after it stay reachable.
-    fn filler(&mut self, depth: usize) -> Vec<Stmt> {
+    pub(super) fn filler(&mut self, depth: usize) -> Vec<Stmt> {
         self.in_shape += 1;
         let b = if self.e.chance(25) { Vec::new() } else { self.block(depth + 1, 3) };
         self.in_shape -= 1;
@@ -290,7 +293,7 @@ impl<E: Entropy> Generator<'_, E> {
     }
 
     /// `while (cond) { body }` with the budget test and decrement added.
-    fn guarded_while(&mut self, cond: Expr, body: Vec<Stmt>) -> Stmt {
+    pub(super) fn guarded_while(&mut self, cond: Expr, body: Vec<Stmt>) -> Stmt {
         let mut full = Vec::with_capacity(body.len() + 2);
         let cond = match self.e.below(5) {
             0..=2 => {
