@@ -374,3 +374,61 @@ fn the_textbook_refuses_a_function_too_large_for_recursion_and_handles_the_large
         other => panic!("expected TooLarge, got {other:?}"),
     }
 }
+
+/// Programs that jump into every kind of region (the generator's
+/// `goto-into-region` shape weighted up, `region_jumps.rs`): the region
+/// shortcut of note (h) (a join or loop header passed as if entered only
+/// from where its statement starts), the sealing of label blocks (a label's
+/// block sealed at its last `goto`, backward ones included) and code only a
+/// `goto` reaches. On each program the fast builder places the textbook's
+/// phis (`compare`), and the source, Cytron et al.'s SSA and the fast
+/// builder's construction variants (all 128 on every 8th program, the
+/// standard ones on the others) run to the same outcome. Every kind of jump
+/// (`jump_kinds.rs`) must occur in a twentieth of the programs at least.
+/// `SSAREF_REGION_JUMP_SEEDS=n` sets the number of programs (default 800).
+#[test]
+fn jumps_into_every_kind_of_region_agree_with_the_textbook_and_cytron() {
+    use ssaref::differential::{differential, Verdict};
+    use ssaref::generate::source::jump_kinds::{JumpKinds, REGIONS};
+    use ssaref::generate::source::{construction_variants, Feature};
+    let count: u64 = std::env::var("SSAREF_REGION_JUMP_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(800);
+    let all_variants = BraunOptions::every_combination();
+    let standard = construction_variants();
+    let config = GenConfig::default().with(Feature::RegionJump, 40);
+    let work = |k: u64| {
+        let (mut compared, mut tally, mut kinds) = (0, Tally::default(), [[0u64; 2]; 4]);
+        for seed in (k..count).step_by(2) {
+            let tc = TestCase::from_seed(seed, &config);
+            compare(&tc.program, &mut tally).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            let jumps = JumpKinds::of_program(&tc.program);
+            for (n, on) in kinds.iter_mut().flatten().zip(jumps.into.iter().flatten()) {
+                *n += u64::from(*on);
+            }
+            let variants = if seed % 8 == 0 { &all_variants } else { &standard };
+            match differential(&tc.program, &tc.args, &InterpOracle, variants, 1_000_000) {
+                Verdict::Agree { .. } | Verdict::Inconclusive => {}
+                other => panic!("seed {seed}: {other}"),
+            }
+            compared += 1;
+        }
+        (compared, tally, kinds)
+    };
+    let results: Vec<(usize, Tally, [[u64; 2]; 4])> = std::thread::scope(|s| {
+        let work = &work;
+        let workers: Vec<_> = (0..2).map(|k| s.spawn(move || work(k))).collect();
+        workers.into_iter().map(|w| w.join().expect("no failure")).collect()
+    });
+    let compared: usize = results.iter().map(|r| r.0).sum();
+    let mut kinds = [[0u64; 2]; 4];
+    for r in &results {
+        for (a, b) in kinds.iter_mut().flatten().zip(r.2.iter().flatten()) {
+            *a += b;
+        }
+    }
+    eprintln!("jumps into regions: {compared} generated programs agree (textbook, Cytron, Braun variants); programs per kind (forward, backward): {}",
+        REGIONS.iter().zip(kinds).map(|(r, [f, b])| format!("{r} {f}/{b}")).collect::<Vec<_>>().join(", "));
+    assert_eq!(compared as u64, count);
+    for (r, [f, b]) in REGIONS.iter().zip(kinds) {
+        assert!(f * 20 >= count && b * 20 >= count, "jumps into {r}: {f} forward, {b} backward of {count}");
+    }
+}
