@@ -19,6 +19,7 @@ pub mod loops;
 pub mod pass_runner;
 pub mod pressure;
 pub mod range_set;
+pub mod reach;
 pub mod reducibility;
 pub mod sampling;
 pub mod scc;

@@ -199,6 +199,9 @@ pub struct CampaignSummary {
     pub full_checks: u64,
     /// The configurations that ran (`rotation.rs`).
     pub coverage: Coverage,
+    /// The programs that reached each out-of-SSA configuration's own paths
+    /// (`reach_table.rs`).
+    pub reach: crate::campaign::reach_table::ReachTable,
 }
 
 impl CampaignSummary {
@@ -239,6 +242,7 @@ impl CampaignSummary {
             self.generation.as_secs_f64() + self.phases.named().iter().map(|(_, d)| d.as_secs_f64()).sum::<f64>();
         s.push_str(&format!(", other {:.1}%\n", 100.0 * (total - accounted).max(0.0) / total));
         s.push_str(&self.coverage.render());
+        s.push_str(&self.reach.render());
         for (stage, n) in &self.histogram {
             s.push_str(&format!("  {n:>6} failing at {stage}\n"));
         }
@@ -359,7 +363,9 @@ fn run_program(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), i: u64, su
     let generated = Generated::from_seed(seed, config.ir_share, &GenConfig::default());
     let t1 = Instant::now();
     let _ = crate::differential::take_phase_times();
+    let _ = crate::analysis::reach::take();
     let verdict = generated.verdict(oracle, &diff);
+    let hits = crate::analysis::reach::take();
     let t2 = Instant::now();
     let phases = crate::differential::take_phase_times();
     let failed = failing_stage(&verdict);
@@ -375,6 +381,7 @@ fn run_program(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), i: u64, su
     sum.phases.add(&phases);
     sum.full_checks += program.regs.len() as u64;
     sum.coverage.add(&program);
+    sum.reach.add(&program.out_of_ssa, &hits);
     match &verdict {
         Verdict::Inconclusive => sum.inconclusive += 1,
         Verdict::Agree { stages, .. } => sum.stages += stages.len() as u64,

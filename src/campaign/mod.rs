@@ -6,6 +6,7 @@
 //! | `driver.rs` | the campaign: programs from consecutive seeds on J threads, failing cases written before they are reported |
 //! | `ssa_share.rs` | which programs of a campaign come from the SSA-level generator |
 //! | `rotation.rs` | which configuration each program runs, a function of its seed |
+//! | `reach_table.rs` | the share of programs that reach each out-of-SSA configuration's own code paths |
 //! | `shard.rs` | splitting one campaign over several machines |
 //! | `failure_case.rs` | the case file a failing program leaves |
 //! | `fuzz_targets.rs` | the library side of the targets in `fuzz/` |
@@ -15,6 +16,7 @@
 pub mod driver;
 pub mod failure_case;
 pub mod fuzz_targets;
+pub mod reach_table;
 pub mod rotation;
 pub mod shard;
 pub mod ssa_share;

@@ -94,6 +94,7 @@
 //! blocks between the two. A class that the smaller one does not reach is
 //! not walked.
 
+use crate::analysis::reach::{hit, Path};
 use crate::entity::EntityRef;
 use crate::ir::Value;
 #[cfg(doc)]
@@ -168,6 +169,9 @@ impl Walk<'_, '_> {
                 return Some(t);
             }
             tmp = self.anc_in.get(&t).copied().flatten();
+            if tmp.is_some() {
+                hit(Path::AncestorChain);
+            }
         }
         None
     }
@@ -204,6 +208,7 @@ impl Walk<'_, '_> {
             Some(&last) if self.ctx.def_dominates(var_of(last), a) => return var_of(last),
             Some(&last) => var_of(last),
         };
+        hit(Path::ForestSearch);
         let dom = self.ctx.dom();
         let mut chain = self.parents.get(&last).copied().flatten();
         let mut block = self.ctx.def_block(a);

@@ -90,6 +90,7 @@
 //! copies are then coalesced like every other copy.
 
 use crate::analysis::liveness::{live_at_end, Liveness};
+use crate::analysis::reach::{hit, Path};
 use crate::entity::EntityVec;
 use crate::ir::{Block, Function, Op, Value};
 use crate::out_of_ssa::class_interference_linear::{classes_interfere_linear, InterferenceMode};
@@ -493,6 +494,7 @@ impl<'c, 'a> Coalescer<'c, 'a> {
     /// Merges two distinct classes; returns the new root.
     fn union(&mut self, x: Value, y: Value) -> Value {
         let (root, child) = if x < y { (x, y) } else { (y, x) };
+        hit(Path::Merge);
         self.classes.merge(self.ctx, x, y, root);
         self.parent.insert(child, root);
         if let Some(l) = self.labels.remove(&child) {
@@ -525,11 +527,31 @@ impl<'c, 'a> Coalescer<'c, 'a> {
         match rule {
             Rule::Intersect => graph_intersect(x, y),
             Rule::IntersectExceptCopy => {
-                !skip.iter().any(|&(a, b)| (a == x && b == y) || (a == y && b == x)) && graph_intersect(x, y)
+                if skip.iter().any(|&(a, b)| (a == x && b == y) || (a == y && b == x)) {
+                    // The rule's own case: counted when it spares a pair
+                    // that does intersect.
+                    if graph_intersect(x, y) {
+                        hit(Path::ExceptedPair);
+                    }
+                    return false;
+                }
+                graph_intersect(x, y)
             }
-            Rule::Value => self.ctx.value_of(x) != self.ctx.value_of(y) && graph_intersect(x, y),
+            Rule::Value => {
+                if self.ctx.value_of(x) != self.ctx.value_of(y) {
+                    return graph_intersect(x, y);
+                }
+                if graph_intersect(x, y) {
+                    hit(Path::SameValue);
+                }
+                false
+            }
             Rule::Chaitin => {
                 let copy_of = |d: Value, s: Value| self.copy_source.get(&d) == Some(&s);
+                let spared = |d: Value, s: Value| self.ctx.live_at_def(s, d) && copy_of(d, s);
+                if spared(y, x) || spared(x, y) {
+                    hit(Path::ChaitinCopy);
+                }
                 (self.ctx.live_at_def(x, y) && !copy_of(y, x)) || (self.ctx.live_at_def(y, x) && !copy_of(x, y))
             }
         }
@@ -555,6 +577,9 @@ impl<'c, 'a> Coalescer<'c, 'a> {
             // The walk near the smaller class (`class_interference_local.rs`):
             // the members are not listed unless cross-checked.
             let answer = self.classes.value_interfere(self.ctx, x, y);
+            if answer {
+                hit(Path::LinearInterference);
+            }
             if self.opts.cross_check {
                 let (mx, my) = members(self);
                 if answer != quadratic(self, &mx, &my) {
@@ -568,6 +593,9 @@ impl<'c, 'a> Coalescer<'c, 'a> {
         match (self.opts.class_test, linear_mode) {
             (ClassTest::Linear, Some(mode)) => {
                 let answer = classes_interfere_linear(&mx, &my, self.ctx, mode);
+                if answer {
+                    hit(Path::LinearInterference);
+                }
                 if self.opts.cross_check && answer != quadratic(self) {
                     self.out.linear_mismatches += 1;
                 }
@@ -580,9 +608,18 @@ impl<'c, 'a> Coalescer<'c, 'a> {
                 if answer != classes_interfere_linear(&mx, &my, self.ctx, mode) {
                     self.out.linear_mismatches += 1;
                 }
+                if answer {
+                    hit(Path::PairInterference);
+                }
                 answer
             }
-            _ => quadratic(self),
+            _ => {
+                let answer = quadratic(self);
+                if answer {
+                    hit(Path::PairInterference);
+                }
+                answer
+            }
         }
     }
 
@@ -643,7 +680,11 @@ impl<'c, 'a> Coalescer<'c, 'a> {
             }
         }
         let weights: Vec<u64> = cands.iter().map(|c| c.1).collect();
+        let alive_count = alive.iter().filter(|&&a| a).count();
         let chosen = greedy_independent_set(alive, &weights, &conflict);
+        if chosen.len() < alive_count {
+            hit(Path::IndependentSetDrop);
+        }
         for i in chosen {
             let root = self.find(phi_class);
             let k = self.find(cands[i].0);
@@ -700,11 +741,13 @@ impl<'c, 'a> Coalescer<'c, 'a> {
                 let y = self.find(a.dest);
                 let x = self.find(a.source);
                 if z == y && y != x {
+                    hit(Path::Shared);
                     self.out.shared.insert(a.dest);
                     break;
                 }
                 if z != x && z != y && !self.classes_interfere(Rule::Value, y, z, &[]) {
                     self.union(y, z);
+                    hit(Path::Shared);
                     self.out.shared.insert(a.dest);
                     break;
                 }

@@ -144,7 +144,14 @@ fn each_shape_produces_its_pattern() {
     assert!(pct(into.irreducible) >= 20, "goto into loop: irreducible {}%", pct(into.irreducible));
     let web = run(&focus(Feature::MemWeb));
     assert!(pct(web.mem_web) >= 20, "memory web {}%", pct(web.mem_web));
-    for s in [&swap, &rotation, &lost, &bu, &fan, &irr, &into, &web] {
+    // Every kind of jump into a region, and the label in every position
+    // and every kind of statement list (`jump_kinds.rs`).
+    let region = run(&focus(Feature::RegionJump));
+    for (kind, &[forward, backward]) in ["if", "else", "loop", "block"].iter().zip(&region.into_region) {
+        assert!(pct(forward) >= 20 && pct(backward) >= 20, "goto into {kind}: {}% {}%", pct(forward), pct(backward));
+    }
+    assert!(region.label_at.iter().chain(&region.label_in).all(|&c| pct(c) >= 10), "{region}");
+    for s in [&swap, &rotation, &lost, &bu, &fan, &irr, &into, &web, &region] {
         assert_eq!(s.disagreements, 0, "{s}");
     }
     let none = run(&GenConfig::default()
@@ -154,6 +161,7 @@ fn each_shape_produces_its_pattern() {
         .with(Feature::BranchUse, 0)
         .with(Feature::Irreducible, 0)
         .with(Feature::GotoIntoLoop, 0)
+        .with(Feature::RegionJump, 0)
         .with(Feature::MemWeb, 0));
     for (name, count) in [
         ("swap", none.swap),

@@ -161,9 +161,9 @@ fn insert_somewhere<E: Entropy>(g: &mut Generator<'_, E>, stmts: &mut Vec<Stmt>,
 }
 
 /// For each place `0..=stmts.len()` (before statement `i`, or at the end),
-/// whether a label may go there: not after a `L:` that an unguarded `goto
-/// L` (bare, or alone under an `if`) later in the list jumps back to, and
-/// not after that `goto` either when it is the statement at the place.
+/// whether a label may go there: not from just before an `L:` that an
+/// unguarded `goto L` (bare, or alone under an `if`) later in the list
+/// jumps back to, up to just before that `goto`.
 fn allowed_places(stmts: &[Stmt]) -> Vec<bool> {
     let mut allowed = vec![true; stmts.len() + 1];
     for (j, s) in stmts.iter().enumerate() {
@@ -177,9 +177,10 @@ fn allowed_places(stmts: &[Stmt]) -> Vec<bool> {
         };
         let Some(l) = target else { continue };
         if let Some(i) = stmts[..j].iter().position(|s| matches!(s, Stmt::Label(m) if m == l)) {
-            // The cycle runs from the label through the `goto`; its
-            // statements (nested lists included) are off limits too.
-            allowed[i + 1..=j].iter_mut().for_each(|a| *a = false);
+            // The cycle runs from the label through the `goto`: a label
+            // just before it would fall into it, and its statements (nested
+            // lists included) are off limits too.
+            allowed[i..=j].iter_mut().for_each(|a| *a = false);
         }
     }
     allowed
@@ -197,7 +198,7 @@ mod tests {
         let out = Stmt::Out(Expr::Lit(1));
         // goto S; U: out 1; goto U; S: out 1;
         let stmts = [g("S"), lab("U"), out.clone(), g("U"), lab("S"), out.clone()];
-        assert_eq!(allowed_places(&stmts), [true, true, false, false, true, true, true]);
+        assert_eq!(allowed_places(&stmts), [true, false, false, false, true, true, true]);
         // A guarded backward goto (two statements under its `if`) leaves
         // every place allowed, and so does a forward one.
         let guarded = guarded_goto("U", None);
@@ -207,6 +208,6 @@ mod tests {
         // An unguarded one under an `if` closes a cycle.
         let under_if = Stmt::If(Expr::Lit(1), Block::new(vec![g("U")]), None);
         let stmts = [lab("U"), out, under_if];
-        assert_eq!(allowed_places(&stmts), [true, false, false, true]);
+        assert_eq!(allowed_places(&stmts), [false, false, false, true]);
     }
 }
