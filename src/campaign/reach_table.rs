@@ -11,7 +11,8 @@
 //! independent-set search; `Sharing` also removes a copy by sharing. The
 //! paths of a class test: the linear test finds interference (and, in value
 //! mode, walks the forest search and an `equal_anc_in` chain); the pairwise
-//! tests find interference.
+//! tests find interference. `Sreedhar III` runs virtualized
+//! (`out_of_ssa/virtualization.rs`), which counts the same paths.
 
 use crate::analysis::reach::{Path, COUNT};
 use crate::backend::OutOfSsa;

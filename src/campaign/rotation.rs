@@ -1,7 +1,10 @@
 //! The rotation of a campaign's configurations, so that every
 //! configuration runs in every campaign: which construction variant, which
 //! register counts, which ssa-ra switches and which out-of-ssa configuration
-//! and class-interference test each program of `ssaref fuzz` runs.
+//! and class-interference test each program of `ssaref fuzz` runs. Every
+//! back end runs on every program by default ([`Rotation::default`]):
+//! ssa-ra, out-of-ssa, regalloc2 and the back ends a campaign registers
+//! (`CampaignConfig::with_backends`).
 //!
 //! Each program's configuration is a function of its seed alone
 //! ([`Rotation::program`]), so a failing case replays from its seed, and

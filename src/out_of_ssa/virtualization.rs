@@ -103,6 +103,7 @@
 use crate::analysis::dominance::DomTree;
 use crate::analysis::liveness::{compute_liveness, Liveness};
 use crate::analysis::loops::loop_depth;
+use crate::analysis::reach::{hit, Path};
 use crate::analysis::verifier::verify_function;
 use crate::checkers::class_interference_check::check_classes_do_not_interfere;
 use crate::entity::EntityVec;
@@ -288,6 +289,7 @@ impl<'c, 'a> Virtualizer<'c, 'a> {
 
     /// Merges two distinct classes (roots).
     fn union(&mut self, x: Member, y: Member) {
+        hit(Path::Merge);
         let mut mx = self.members.remove(&x).unwrap_or_else(|| vec![x]);
         let my = self.members.remove(&y).unwrap_or_else(|| vec![y]);
         mx.extend(my);
@@ -362,7 +364,17 @@ impl<'c, 'a> Virtualizer<'c, 'a> {
             (Member::Var(x), Member::Var(y)) => self.vars_intersect(x, y),
             (Member::Var(x), Member::Node(p)) | (Member::Node(p), Member::Var(x)) => {
                 let slots = self.f.blocks[self.phis[p as usize].block].preds.len() + 1;
-                (0..slots).any(|s| !(node == Some(p) && skip.contains(&(x, s))) && self.var_meets_slot(x, p, s))
+                (0..slots).any(|s| {
+                    if node == Some(p) && skip.contains(&(x, s)) {
+                        // The rule's own case: counted when it spares a
+                        // pair that does meet.
+                        if self.var_meets_slot(x, p, s) {
+                            hit(Path::ExceptedPair);
+                        }
+                        return false;
+                    }
+                    self.var_meets_slot(x, p, s)
+                })
             }
             (Member::Node(p), Member::Node(q)) => self.nodes_meet(p, q),
         }
@@ -376,7 +388,11 @@ impl<'c, 'a> Virtualizer<'c, 'a> {
         }
         let mx = self.members.get(&x).map_or(std::slice::from_ref(&x), |m| m.as_slice());
         let my = self.members.get(&y).map_or(std::slice::from_ref(&y), |m| m.as_slice());
-        mx.iter().any(|&a| my.iter().any(|&b| self.pair_interferes(a, b, skip, node)))
+        let answer = mx.iter().any(|&a| my.iter().any(|&b| self.pair_interferes(a, b, skip, node)));
+        if answer {
+            hit(Path::PairInterference);
+        }
+        answer
     }
 
     /// Decides every copy of phi `p` (see the module documentation);
@@ -415,7 +431,11 @@ impl<'c, 'a> Virtualizer<'c, 'a> {
             }
         }
         let weights: Vec<u64> = cands.iter().map(|c| c.1).collect();
+        let alive_count = alive.iter().filter(|&&a| a).count();
         let chosen = greedy_independent_set(alive, &weights, &conflict);
+        if chosen.len() < alive_count {
+            hit(Path::IndependentSetDrop);
+        }
         // The chosen ones, then the others one at a time, heaviest first.
         let rest = (0..n).filter(|i| !chosen.contains(i)).collect::<Vec<_>>();
         for i in chosen.into_iter().chain(rest) {
@@ -454,9 +474,20 @@ impl<'c, 'a> Virtualizer<'c, 'a> {
             my.iter().any(|&v| {
                 let skipped = matches!((u, v), (Member::Var(s), Member::Var(d))
                     if (s, d) == skip_pair || (d, s) == skip_pair);
-                !skipped && self.pair_interferes(u, v, &[], None)
+                if skipped {
+                    if let (Member::Var(s), Member::Var(d)) = (u, v) {
+                        if self.vars_intersect(s, d) {
+                            hit(Path::ExceptedPair);
+                        }
+                    }
+                    return false;
+                }
+                self.pair_interferes(u, v, &[], None)
             })
         });
+        if interferes {
+            hit(Path::PairInterference);
+        }
         if !interferes {
             self.union(x, y);
         }

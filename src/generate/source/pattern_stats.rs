@@ -150,11 +150,9 @@ impl fmt::Display for Stats {
         }
         rows.extend(POSITIONS.iter().zip(self.label_at).map(|(p, c)| (format!("label {p}"), c)));
         rows.extend(LISTS.iter().zip(self.label_in).map(|(l, c)| (format!("label in {l}"), c)));
-        for (name, count) in [
-            ("trap", self.trap),
-            ("out of fuel", self.out_of_fuel),
-            ("AST-vs-SSA disagreement", self.disagreements),
-        ] {
+        for (name, count) in
+            [("trap", self.trap), ("out of fuel", self.out_of_fuel), ("AST-vs-SSA disagreement", self.disagreements)]
+        {
             rows.push((name.to_string(), count));
         }
         for (name, count) in rows {

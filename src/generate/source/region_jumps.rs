@@ -141,7 +141,9 @@ fn insert_somewhere<E: Entropy>(g: &mut Generator<'_, E>, stmts: &mut Vec<Stmt>,
     // Nested lists to go down into: those of `if`s, `while`s and blocks at
     // allowed places.
     let nested: Vec<usize> = (0..stmts.len())
-        .filter(|&i| allowed[i] && allowed[i + 1] && matches!(stmts[i], Stmt::If(..) | Stmt::While(..) | Stmt::Block(_)))
+        .filter(|&i| {
+            allowed[i] && allowed[i + 1] && matches!(stmts[i], Stmt::If(..) | Stmt::While(..) | Stmt::Block(_))
+        })
         .collect();
     if !nested.is_empty() && g.e.chance(35) {
         let i = nested[g.e.below(nested.len() as u64) as usize];
