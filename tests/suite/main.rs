@@ -20,6 +20,8 @@ mod construction;
 mod conventional_alloc;
 mod copy_sharing_witnesses;
 mod corpus;
+#[cfg(feature = "cranelift")]
+mod cranelift_target;
 mod cssa_passes;
 mod docs;
 mod dominance;

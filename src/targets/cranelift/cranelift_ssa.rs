@@ -1,0 +1,165 @@
+//! An SSA function (`ir::Function`) in Cranelift IR: blocks with
+//! parameters instead of phis.
+//!
+//! Each reachable block becomes a Cranelift block with one `i64` parameter
+//! per phi; every edge passes, for each phi of its target, the argument at
+//! the edge's position in the target's `preds`. A `br c, B, B` has two
+//! edges into `B`, and the `brif` passes each its own arguments (the first
+//! occurrence of the predecessor is the then edge, docs/ssa-text-form.md),
+//! so Cranelift's lowering has to keep the two edges apart. `copy` is not
+//! an instruction in Cranelift IR: its result is its operand. `undef` is
+//! `iconst 0` (the oracle rejects a program that executes one).
+//!
+//! Blocks are emitted in reverse postorder from the entry, so a value's
+//! definition is emitted before its uses; unreachable blocks are left out
+//! (nothing reachable can observe them). The targets of retreating edges
+//! of the depth-first search burn fuel: every cycle holds one.
+
+use super::cranelift_ops::{self as ops, Plant};
+use crate::entity::EntityRef;
+use crate::ir::{self, Op, Terminator};
+use cranelift_codegen::ir::types::I64;
+use cranelift_codegen::ir::{BlockArg, Function, InstBuilder, Value};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use std::collections::HashMap;
+
+/// Reachable blocks in reverse postorder, and which of them are entered by
+/// a retreating edge of the depth-first search.
+fn reverse_postorder(f: &ir::Function) -> (Vec<ir::Block>, Vec<bool>) {
+    let n = f.block_count();
+    let mut state = vec![0u8; n]; // 0 unseen, 1 on the stack, 2 done
+    let mut retreat_target = vec![false; n];
+    let mut post = Vec::with_capacity(n);
+    if n == 0 {
+        return (post, retreat_target);
+    }
+    let mut stack: Vec<(ir::Block, usize)> = vec![(ir::Function::ENTRY, 0)];
+    state[0] = 1;
+    while let Some(&mut (b, ref mut next)) = stack.last_mut() {
+        let succs = f.succs(b);
+        if let Some(&s) = succs.get(*next) {
+            *next += 1;
+            match state.get(s.index()) {
+                Some(0) => {
+                    state[s.index()] = 1;
+                    stack.push((s, 0));
+                }
+                Some(1) => retreat_target[s.index()] = true,
+                _ => {}
+            }
+        } else {
+            state[b.index()] = 2;
+            post.push(b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    (post, retreat_target)
+}
+
+/// Translates `f` into the Cranelift function `clif` (whose signature must
+/// be `super::signature(f.params.len())`). `Err` says why the SSA cannot
+/// be translated (a value used before its definition: not valid SSA).
+pub fn lower_ssa(f: &ir::Function, clif: &mut Function, plant: Option<Plant>) -> Result<(), String> {
+    let mut fb_ctx = FunctionBuilderContext::new();
+    let mut b = FunctionBuilder::new(clif, &mut fb_ctx);
+    let (order, retreat_target) = reverse_postorder(f);
+    let mut blocks = HashMap::new();
+    let mut values: HashMap<ir::Value, Value> = HashMap::new();
+    for &blk in &order {
+        let cb = b.create_block();
+        if blk == ir::Function::ENTRY {
+            b.append_block_params_for_function_params(cb);
+        } else {
+            for phi in &f.blocks[blk].phis {
+                let p = b.append_block_param(cb, I64);
+                values.insert(phi.dest, p);
+            }
+        }
+        blocks.insert(blk, cb);
+    }
+    let Some(&entry) = blocks.get(&ir::Function::ENTRY) else {
+        return Err("the function has no blocks".into());
+    };
+    let params = b.block_params(entry).to_vec();
+    let ctx = params[0];
+    for (i, &p) in f.params.iter().enumerate() {
+        values.insert(p, params[i + 1]);
+    }
+    let get = |values: &HashMap<ir::Value, Value>, v: ir::Value| {
+        values.get(&v).copied().ok_or_else(|| format!("{v} is used before its definition"))
+    };
+    for &blk in &order {
+        let data = &f.blocks[blk];
+        b.switch_to_block(blocks[&blk]);
+        if retreat_target[blk.index()] {
+            ops::burn_fuel(&mut b, ctx);
+        }
+        for inst in &data.insts {
+            let result = match inst.op {
+                Op::Const(c) => Some(b.ins().iconst(I64, c)),
+                Op::Undef => Some(b.ins().iconst(I64, 0)),
+                Op::Copy(a) => Some(get(&values, a)?),
+                Op::Unary(op, a) => {
+                    let a = get(&values, a)?;
+                    Some(ops::unary(&mut b, op, a))
+                }
+                Op::Binary(op, x, y) => {
+                    let (x, y) = (get(&values, x)?, get(&values, y)?);
+                    Some(ops::binary(&mut b, plant, op, x, y))
+                }
+                Op::Load(a) => {
+                    let a = get(&values, a)?;
+                    Some(ops::load(&mut b, ctx, a))
+                }
+                Op::Store { addr, value } => {
+                    let (a, v) = (get(&values, addr)?, get(&values, value)?);
+                    ops::store(&mut b, ctx, a, v);
+                    None
+                }
+                Op::Out(a) => {
+                    let a = get(&values, a)?;
+                    ops::out(&mut b, ctx, a);
+                    None
+                }
+            };
+            if let (Some(d), Some(r)) = (inst.dest, result) {
+                values.insert(d, r);
+            }
+        }
+        // The arguments of each outgoing edge, in terminator order.
+        let mut edge_args = Vec::new();
+        for (succ, pred_pos) in crate::analysis::liveness::out_edges(f, blk) {
+            let mut args: Vec<BlockArg> = Vec::new();
+            for phi in &f.blocks[succ].phis {
+                let a = phi.args.get(pred_pos).ok_or_else(|| format!("a phi of {succ} lacks an argument"))?;
+                args.push(get(&values, *a)?.into());
+            }
+            if plant == Some(Plant::SwapBlockArgs) && args.len() >= 2 {
+                args.swap(0, 1);
+            }
+            edge_args.push(args);
+        }
+        let target = |s: ir::Block| blocks.get(&s).copied().ok_or_else(|| format!("no block {s}"));
+        match data.term {
+            Terminator::Jump(s) => {
+                let args = edge_args.first().ok_or("a jump without its edge")?;
+                b.ins().jump(target(s)?, args);
+            }
+            Terminator::Branch { cond, then_dest, else_dest } => {
+                let c = get(&values, cond)?;
+                let (Some(t), Some(e)) = (edge_args.first(), edge_args.get(1)) else {
+                    return Err(format!("the branch of {blk} lacks an edge"));
+                };
+                b.ins().brif(c, target(then_dest)?, t, target(else_dest)?, e);
+            }
+            Terminator::Return(v) => {
+                let v = get(&values, v)?;
+                b.ins().return_(&[v]);
+            }
+        }
+    }
+    b.seal_all_blocks();
+    b.finalize(super::frontend_config());
+    Ok(())
+}

@@ -1,0 +1,4 @@
+//! Production compilers under the oracle.
+
+#[cfg(feature = "cranelift")]
+pub mod cranelift;

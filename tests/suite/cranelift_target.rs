@@ -1,0 +1,75 @@
+//! The Cranelift target (feature `cranelift`, `src/targets/cranelift/`):
+//! every case of `tests/cases/` and every program of `tests/corpus/` run
+//! through Cranelift at every option set agrees with the oracle, both as
+//! source (`cranelift-frontend` builds the SSA) and as ssaref's SSA (blocks
+//! with parameters); the `.ssa` cases too.
+
+use crate::common::{case_files, corpus_files, parse_case, ssa_case_files};
+use ssaref::construction::braun::BraunOptions;
+use ssaref::frontend::ssa_case_file::SsaCaseFile;
+use ssaref::outcome::Outcome;
+use ssaref::targets::cranelift::{self, CraneliftOptions};
+
+const FUEL: u64 = 1_000_000;
+
+/// The fuel a Cranelift run gets: it counts cycle-starting block entries,
+/// which are fewer than the oracle's steps.
+fn target_fuel() -> u64 {
+    ssaref::differential::later_stage_fuel(FUEL)
+}
+
+fn check(failures: &mut Vec<String>, what: &str, expected: &Outcome, got: Result<Outcome, cranelift::CraneliftError>) {
+    match got {
+        Ok(o) if &o == expected => {}
+        Ok(o) => failures.push(format!("{what}: expected\n{}got\n{}", expected.render_full(), o.render_full())),
+        Err(e) => failures.push(format!("{what}: {e}")),
+    }
+}
+
+/// Source programs with their arguments, from `tests/cases/` and
+/// `tests/corpus/`.
+fn source_programs() -> Vec<(String, ssaref::ast::Program, Vec<i64>)> {
+    let mut v = Vec::new();
+    for path in case_files().into_iter().chain(corpus_files()) {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let case = parse_case(&text).unwrap_or_else(|e| panic!("{name}:{e}"));
+        let program =
+            ssaref::frontend::parser::parse_program(&text).unwrap_or_else(|d| panic!("{}", d.with_file(&name)));
+        v.push((name, program, case.args));
+    }
+    v
+}
+
+#[test]
+fn cases_and_corpus_agree_with_the_oracle_at_every_option_set() {
+    let sets = CraneliftOptions::every();
+    assert_eq!(sets.len(), 12);
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for (name, program, args) in source_programs() {
+        let expected = ssaref_interp::run_ast(&program, &args, FUEL).expect("the oracle runs every case");
+        let ssa = ssaref::construction::braun::construct_program(&program, &BraunOptions::all_on());
+        for options in &sets {
+            let what = format!("{name} [source, {}]", options.describe());
+            check(&mut failures, &what, &expected, cranelift::run_source(&program, options, &args, target_fuel()));
+            let what = format!("{name} [ssa, {}]", options.describe());
+            check(&mut failures, &what, &expected, cranelift::run_ssa(&ssa, options, &args, target_fuel()));
+            runs += 2;
+        }
+    }
+    for path in ssa_case_files() {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let case = SsaCaseFile::parse(&text).unwrap_or_else(|e| panic!("{}", e.with_file(&name)));
+        let args = case.args();
+        let expected = ssaref_interp::run_ssa(&case.module, &args, FUEL).expect("the oracle runs every case");
+        for options in &sets {
+            let what = format!("{name} [{}]", options.describe());
+            check(&mut failures, &what, &expected, cranelift::run_ssa(&case.module, options, &args, target_fuel()));
+            runs += 1;
+        }
+    }
+    assert!(failures.is_empty(), "{} of {runs} runs disagree:\n{}", failures.len(), failures.join("\n"));
+    assert!(runs > 1500, "only {runs} runs");
+}
