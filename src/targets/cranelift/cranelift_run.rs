@@ -30,6 +30,7 @@ use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
 use std::cell::RefCell;
+use std::time::Duration;
 use unicorn_engine::unicorn_const::{uc_error, Arch, Mode, Prot};
 use unicorn_engine::{RegisterX86, Unicorn, X86CpuModel};
 
@@ -51,7 +52,8 @@ pub enum CraneliftError {
     /// Cranelift rejected the function or failed: its verifier, the
     /// register allocator's checker, an unsupported feature, a panic.
     Compile(String),
-    /// The fuel ran out: the code looped longer than the program can.
+    /// The fuel or the time limit ran out: the code looped longer than
+    /// the program can.
     OutOfFuel,
     /// A fault, an unexpected trap, a full trace, a Unicorn failure.
     Run(String),
@@ -212,7 +214,7 @@ impl Engine {
         Ok(())
     }
 
-    fn run(&mut self, code: &Compiled, args: &[i64], fuel: u64) -> Result<Outcome, CraneliftError> {
+    fn run(&mut self, code: &Compiled, args: &[i64], fuel: u64, limit: Duration) -> Result<Outcome, CraneliftError> {
         if args.len() > code.params {
             return Err(CraneliftError::Run(format!("main takes {} argument(s), got {}", code.params, args.len())));
         }
@@ -252,7 +254,8 @@ impl Engine {
         self.uc.reg_write(RegisterX86::RDI, CONTEXT_BASE).map_err(|e| uc_err("write context", e))?;
         self.uc.reg_write(RegisterX86::RSP, rsp).map_err(|e| uc_err("set rsp", e))?;
         self.uc.get_data_mut().interrupt = None;
-        let started = self.uc.emu_start(CODE_BASE, EXIT_PAGE, 0, 0);
+        let micros = u64::try_from(limit.as_micros()).unwrap_or(u64::MAX);
+        let started = self.uc.emu_start(CODE_BASE, EXIT_PAGE, micros, 0);
         let interrupt = self.uc.get_data().interrupt;
         let pc = self.uc.pc_read().unwrap_or(0);
         let trap_at = |pc: u64| -> Option<TrapCode> {
@@ -278,7 +281,8 @@ impl Engine {
             (Err(e), None) => return Err(CraneliftError::Run(format!("emulator fault at {pc:#x}: {e:?}"))),
             (Ok(()), None) => {
                 if pc != EXIT_PAGE {
-                    return Err(CraneliftError::Run(format!("the code stopped at {pc:#x}")));
+                    // Unicorn stops without an error when the time is up.
+                    return Err(CraneliftError::OutOfFuel);
                 }
                 let rax = self.uc.reg_read(RegisterX86::RAX).map_err(|e| uc_err("read rax", e))?;
                 End::Return(rax as i64)
@@ -304,15 +308,15 @@ thread_local! {
 }
 
 /// Runs compiled code on this thread's engine with `args` (missing ones are
-/// 0) and `fuel` (entries of cycle-starting blocks).
-pub fn run(code: &Compiled, args: &[i64], fuel: u64) -> Result<Outcome, CraneliftError> {
+/// 0), `fuel` (entries of cycle-starting blocks) and a time limit.
+pub fn run(code: &Compiled, args: &[i64], fuel: u64, limit: Duration) -> Result<Outcome, CraneliftError> {
     ENGINE.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
             *slot = Some(Engine::new()?);
         }
         match slot.as_mut() {
-            Some(engine) => engine.run(code, args, fuel),
+            Some(engine) => engine.run(code, args, fuel, limit),
             None => Err(CraneliftError::Run("no emulator".into())),
         }
     })

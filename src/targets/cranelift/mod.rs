@@ -145,6 +145,11 @@ pub fn clif_of_ssa(module: &crate::ir::Module, plant: Option<Plant>) -> Result<(
     Ok((func, n))
 }
 
+/// The wall-clock limit of one run under Unicorn: a run that ends within
+/// the oracle's fuel takes a fraction of it; only wrong code that loops
+/// (with more fuel than the program needs) meets it.
+pub const RUN_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Compiles `func` with `options` and runs it with `args` and `fuel`.
 pub fn compile_and_run(
     func: &Function,
@@ -155,7 +160,7 @@ pub fn compile_and_run(
 ) -> Result<Outcome, CraneliftError> {
     let isa = options.isa()?;
     let code = cranelift_run::compile(func, &isa, params)?;
-    cranelift_run::run(&code, args, fuel)
+    cranelift_run::run(&code, args, fuel, RUN_TIME_LIMIT)
 }
 
 /// Runs a source program's `main` through Cranelift with `options`.
