@@ -73,3 +73,31 @@ fn cases_and_corpus_agree_with_the_oracle_at_every_option_set() {
     assert!(failures.is_empty(), "{} of {runs} runs disagree:\n{}", failures.len(), failures.join("\n"));
     assert!(runs > 1500, "only {runs} runs");
 }
+
+/// The disagreements the cases find with `plant` at the first option set:
+/// a check that the comparison above can fail.
+fn disagreements_with_plant(plant: cranelift::Plant) -> usize {
+    let options = CraneliftOptions { plant: Some(plant), ..CraneliftOptions::every()[0] };
+    let mut failures = Vec::new();
+    for (name, program, args) in source_programs() {
+        let expected = ssaref_interp::run_ast(&program, &args, FUEL).unwrap();
+        let ssa = ssaref::construction::braun::construct_program(&program, &BraunOptions::all_on());
+        check(&mut failures, &name, &expected, cranelift::run_source(&program, &options, &args, target_fuel()));
+        check(&mut failures, &name, &expected, cranelift::run_ssa(&ssa, &options, &args, target_fuel()));
+    }
+    failures.len()
+}
+
+#[test]
+fn the_cases_catch_a_missing_remainder_guard_and_swapped_block_arguments() {
+    assert!(disagreements_with_plant(cranelift::Plant::NoRemainderGuard) >= 2, "rem_min_minus_one_trap passes");
+    assert!(disagreements_with_plant(cranelift::Plant::SwapBlockArgs) >= 1);
+}
+
+#[test]
+fn the_version_in_the_export_is_the_one_in_cargo_lock() {
+    let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.lock")).unwrap();
+    let entry =
+        format!("name = \"cranelift-codegen\"\nversion = \"{}\"", cranelift::cranelift_export::CRANELIFT_VERSION);
+    assert!(lock.contains(&entry), "Cargo.lock has another cranelift-codegen than {entry}");
+}

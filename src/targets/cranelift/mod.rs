@@ -150,17 +150,19 @@ pub fn clif_of_ssa(module: &crate::ir::Module, plant: Option<Plant>) -> Result<(
 /// (with more fuel than the program needs) meets it.
 pub const RUN_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// Compiles `func` with `options` and runs it with `args` and `fuel`.
+/// Compiles `func` with `options` and runs it with `args`, `fuel` and a
+/// wall-clock limit.
 pub fn compile_and_run(
     func: &Function,
     params: usize,
     options: &CraneliftOptions,
     args: &[i64],
     fuel: u64,
+    limit: std::time::Duration,
 ) -> Result<Outcome, CraneliftError> {
     let isa = options.isa()?;
     let code = cranelift_run::compile(func, &isa, params)?;
-    cranelift_run::run(&code, args, fuel, RUN_TIME_LIMIT)
+    cranelift_run::run(&code, args, fuel, limit)
 }
 
 /// Runs a source program's `main` through Cranelift with `options`.
@@ -171,7 +173,7 @@ pub fn run_source(
     fuel: u64,
 ) -> Result<Outcome, CraneliftError> {
     let (func, n) = clif_of_source(program, options.plant)?;
-    compile_and_run(&func, n, options, args, fuel)
+    compile_and_run(&func, n, options, args, fuel, RUN_TIME_LIMIT)
 }
 
 /// Runs an SSA module's `main` through Cranelift with `options`.
@@ -182,5 +184,5 @@ pub fn run_ssa(
     fuel: u64,
 ) -> Result<Outcome, CraneliftError> {
     let (func, n) = clif_of_ssa(module, options.plant)?;
-    compile_and_run(&func, n, options, args, fuel)
+    compile_and_run(&func, n, options, args, fuel, RUN_TIME_LIMIT)
 }
