@@ -42,6 +42,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("pipeline", 7),
     ("differential", 8),
     ("generate", 9),
+    ("targets", 9),
     ("campaign", 10),
     ("reduce", 10),
     ("evaluation", 10),
