@@ -32,7 +32,8 @@ use crate::ast::MEM_WORDS;
 use crate::op::{BinOp, UnOp};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::I64;
-use cranelift_codegen::ir::{InstBuilder, MemFlagsData, TrapCode, Value};
+use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlagsData, Signature, TrapCode, Value};
+use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::FunctionBuilder;
 
 /// Offset of `mem` (`MEM_WORDS` words) in the context block.
@@ -163,4 +164,26 @@ pub fn burn_fuel(b: &mut FunctionBuilder, ctx: Value) {
     let left = b.ins().iadd_imm_s(fuel, -1);
     b.ins().store(flags(), left, ctx, FUEL_OFFSET);
     b.ins().trapz(left, OUT_OF_FUEL);
+}
+
+/// The signature of a translated `main` with `params` parameters: the
+/// context block's address, the parameters, and one `i64` result.
+pub fn signature(params: usize) -> Signature {
+    let mut sig = Signature::new(CallConv::SystemV);
+    sig.params.push(AbiParam::new(I64));
+    for _ in 0..params {
+        sig.params.push(AbiParam::new(I64));
+    }
+    sig.returns.push(AbiParam::new(I64));
+    sig
+}
+
+/// What the translations tell `FunctionBuilder::finalize` about the target:
+/// x86-64 with the System V calling convention.
+pub fn frontend_config() -> cranelift_codegen::isa::TargetFrontendConfig {
+    cranelift_codegen::isa::TargetFrontendConfig {
+        default_call_conv: CallConv::SystemV,
+        pointer_width: target_lexicon::PointerWidth::U64,
+        page_size_align_log2: 12,
+    }
 }

@@ -44,7 +44,7 @@ struct Lowering<'a, 'f> {
 }
 
 /// Translates `func` into the Cranelift function `clif` (whose signature
-/// must be `super::signature(func.params.len())`).
+/// must be `cranelift_ops::signature(func.params.len())`).
 pub fn lower_source(func: &AstFunction, clif: &mut Function, plant: Option<Plant>) {
     let mut fb_ctx = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(clif, &mut fb_ctx);
@@ -109,7 +109,7 @@ pub fn lower_source(func: &AstFunction, clif: &mut Function, plant: Option<Plant
     // Every block is sealed by now unless a label is never reached by the
     // walk, which a valid program does not have; sealing again is a no-op.
     l.b.seal_all_blocks();
-    l.b.finalize(super::frontend_config());
+    l.b.finalize(ops::frontend_config());
 }
 
 impl<'a> Lowering<'a, '_> {

@@ -58,7 +58,7 @@ fn reverse_postorder(f: &ir::Function) -> (Vec<ir::Block>, Vec<bool>) {
 }
 
 /// Translates `f` into the Cranelift function `clif` (whose signature must
-/// be `super::signature(f.params.len())`). `Err` says why the SSA cannot
+/// be `cranelift_ops::signature(f.params.len())`). `Err` says why the SSA cannot
 /// be translated (a value used before its definition: not valid SSA).
 pub fn lower_ssa(f: &ir::Function, clif: &mut Function, plant: Option<Plant>) -> Result<(), String> {
     let mut fb_ctx = FunctionBuilderContext::new();
@@ -160,6 +160,6 @@ pub fn lower_ssa(f: &ir::Function, clif: &mut Function, plant: Option<Plant>) ->
         }
     }
     b.seal_all_blocks();
-    b.finalize(super::frontend_config());
+    b.finalize(ops::frontend_config());
     Ok(())
 }

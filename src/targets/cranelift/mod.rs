@@ -20,12 +20,12 @@ pub mod cranelift_source;
 pub mod cranelift_ssa;
 
 pub use cranelift_ops::Plant;
+pub use cranelift_ops::{frontend_config, signature};
 pub use cranelift_run::CraneliftError;
 
 use crate::outcome::Outcome;
-use cranelift_codegen::ir::types::I64;
-use cranelift_codegen::ir::{AbiParam, Function, Signature, UserFuncName};
-use cranelift_codegen::isa::{CallConv, OwnedTargetIsa};
+use cranelift_codegen::ir::{Function, UserFuncName};
+use cranelift_codegen::isa::OwnedTargetIsa;
 use std::cell::RefCell;
 use std::collections::HashMap;
 
@@ -99,28 +99,6 @@ impl CraneliftOptions {
         let isa = cranelift_run::isa(&self.settings(), self.cpu)?;
         ISAS.with(|m| m.borrow_mut().insert(key, isa.clone()));
         Ok(isa)
-    }
-}
-
-/// The signature of a translated `main` with `params` parameters: the
-/// context block's address, the parameters, and one `i64` result.
-pub fn signature(params: usize) -> Signature {
-    let mut sig = Signature::new(CallConv::SystemV);
-    sig.params.push(AbiParam::new(I64));
-    for _ in 0..params {
-        sig.params.push(AbiParam::new(I64));
-    }
-    sig.returns.push(AbiParam::new(I64));
-    sig
-}
-
-/// What the translations tell `FunctionBuilder::finalize` about the target:
-/// x86-64 with the System V calling convention.
-pub fn frontend_config() -> cranelift_codegen::isa::TargetFrontendConfig {
-    cranelift_codegen::isa::TargetFrontendConfig {
-        default_call_conv: CallConv::SystemV,
-        pointer_width: target_lexicon::PointerWidth::U64,
-        page_size_align_log2: 12,
     }
 }
 
