@@ -10,7 +10,7 @@
 //! (the input class then goes to `tests/filetests/verifier/`, rejected) or
 //! a bug of a back end.
 //!
-//! `SSAREF_VERIFIER_MUTANTS` (default 150) sets how many mutants are run
+//! `SSAREF_VERIFIER_MUTANTS` (default 80) sets how many mutants are run
 //! through the back ends; every mutant is reproducible from its number.
 
 use crate::common::InterpOracle;
@@ -126,7 +126,7 @@ fn word_spans(line: &str, prefix: char) -> Vec<(usize, usize)> {
 
 #[test]
 fn every_program_the_verifier_accepts_runs_the_same_on_every_back_end() {
-    let wanted: usize = std::env::var("SSAREF_VERIFIER_MUTANTS").ok().and_then(|s| s.parse().ok()).unwrap_or(150);
+    let wanted: usize = std::env::var("SSAREF_VERIFIER_MUTANTS").ok().and_then(|s| s.parse().ok()).unwrap_or(80);
     let config = IrGenConfig { max_blocks: 6, ..IrGenConfig::default() };
     let diff = DiffConfig::standard(&[2, 3, 4], ssaref_interp::DEFAULT_FUEL);
     let mut run = 0;
