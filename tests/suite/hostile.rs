@@ -441,6 +441,9 @@ fn memory_follows_the_program_not_its_value_numbers() {
     for args in [vec!["run", &f], vec!["check", &f], vec!["emit", &f, "--stage", "x86"], vec!["repro", &f]] {
         let run = ssaref(&args);
         holds(&run, &f, &[0], &format!("{args:?}"));
+        if args[0] == "run" {
+            assert_eq!(run.stdout, "return 1\n");
+        }
     }
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: `usage` is a valid `rusage` to fill in.
