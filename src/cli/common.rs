@@ -43,6 +43,12 @@ pub struct Failure {
     pub code: u8,
 }
 
+impl From<crate::stdio::OutputError> for Failure {
+    fn from(e: crate::stdio::OutputError) -> Failure {
+        Failure { message: format!("ssaref: cannot write the output: {}", e.0), code: EXIT_OUTPUT }
+    }
+}
+
 pub fn bad_input(message: String) -> Failure {
     Failure { message, code: EXIT_BAD_INPUT }
 }
@@ -195,7 +201,10 @@ pub fn check_expect(file: &str, expect: Option<&[String]>, outcome: &Outcome) ->
         return Ok(());
     }
     Err(Failure {
-        message: format!("{file}: the outcome differs from the `// expect:` block\n--- expected\n{want}--- got\n{got}"),
+        message: format!(
+            "{file}: the outcome differs from the `// expect:` block\n--- expected\n{want}--- got\n{}",
+            got.trim_end()
+        ),
         code: EXIT_MISMATCH,
     })
 }

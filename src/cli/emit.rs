@@ -136,7 +136,7 @@ fn write_allocated(allocated: &[Allocated], stage: Stage, passes: bool) -> Resul
     let flushed = written.ok().map(|()| std::io::Write::flush(&mut out.out));
     match (out.error, flushed) {
         (None, Some(Ok(()))) => Ok(ExitCode::SUCCESS),
-        (Some(e), _) | (None, Some(Err(e))) => Err(crate::stdio::output_error(e)),
+        (Some(e), _) | (None, Some(Err(e))) => Err(Failure::from(crate::stdio::OutputError(e))),
         (None, None) => Err(internal("cannot write the output")),
     }
 }

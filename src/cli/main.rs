@@ -33,8 +33,7 @@
 //! Architecture invariant: the command line may import everything of the
 //! library; nothing imports the command line. Within it, imports go one
 //! way: `main.rs` → the command files → `ssa_input.rs` → `common.rs` →
-//! `options.rs`; `common.rs` and `stdio.rs` use each other (`Failure`
-//! and its exit codes, the macros that write); `run.rs`, `check.rs` and `emit.rs` → `max_memory.rs`;
+//! `stdio.rs`, `options.rs`; `run.rs`, `check.rs` and `emit.rs` → `max_memory.rs`;
 //! `bench.rs`, `bench_construction.rs`, `reproduce.rs`, `max_memory.rs` and `main.rs` →
 //! `counting_alloc.rs`; no file imports `main.rs`.
 
@@ -146,7 +145,7 @@ fn main() -> ExitCode {
         Command::Reproduce(a) => cmd_reproduce(a),
     };
     // What is still buffered must reach stdout too, or the command fails.
-    let result = result.and_then(|code| stdio::flush_stdout().map(|()| code));
+    let result = result.and_then(|code| stdio::flush_stdout().map(|()| code).map_err(common::Failure::from));
     match result {
         Ok(code) => code,
         Err(f) => {
@@ -165,7 +164,7 @@ fn command_line_error(e: &clap::Error) -> ExitCode {
     let text = e.render().to_string();
     if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
         let written = stdio::write_stdout(format_args!("{text}")).and_then(|()| stdio::flush_stdout());
-        return match written {
+        return match written.map_err(common::Failure::from) {
             Ok(()) => ExitCode::SUCCESS,
             Err(f) => {
                 noteln!("{}", f.message);

@@ -3,9 +3,9 @@
 //! (`ssaref run good.src > /dev/full`); the commands use the macros of
 //! this file instead:
 //! - `say!` / `sayln!` write to stdout and, when the write fails, return
-//!   from the enclosing function with a `Failure` of exit code
-//!   `EXIT_OUTPUT` ("cannot write the output: ..."), which `main` reports
-//!   on stderr (if it can);
+//!   from the enclosing function with an `OutputError`, which `common.rs`
+//!   turns into a `Failure` of exit code `EXIT_OUTPUT` ("cannot write the
+//!   output: ..."), which `main` reports on stderr (if it can);
 //! - `note!` / `noteln!` write to stderr and ignore a failure: a message
 //!   that cannot be shown must not change the exit code of the command
 //!   (a syntax error with `2>/dev/full` still exits 1).
@@ -14,18 +14,19 @@
 //! reach these functions: `main` restores SIGPIPE's default action, which
 //! ends the process quietly, as Unix tools do.
 
-use crate::common::{Failure, EXIT_OUTPUT};
 use std::io::Write;
 
-/// Writes `args` to stdout; a failure is the `Failure` of exit code
-/// `EXIT_OUTPUT`.
-pub fn write_stdout(args: std::fmt::Arguments<'_>) -> Result<(), Failure> {
-    std::io::stdout().lock().write_fmt(args).map_err(output_error)
+/// A write to stdout that failed.
+pub struct OutputError(pub std::io::Error);
+
+/// Writes `args` to stdout.
+pub fn write_stdout(args: std::fmt::Arguments<'_>) -> Result<(), OutputError> {
+    std::io::stdout().lock().write_fmt(args).map_err(OutputError)
 }
 
 /// Flushes stdout (what is still buffered when the command ends).
-pub fn flush_stdout() -> Result<(), Failure> {
-    std::io::stdout().lock().flush().map_err(output_error)
+pub fn flush_stdout() -> Result<(), OutputError> {
+    std::io::stdout().lock().flush().map_err(OutputError)
 }
 
 /// Writes `args` to stderr, ignoring a failure.
@@ -33,19 +34,14 @@ pub fn write_stderr(args: std::fmt::Arguments<'_>) {
     let _ = std::io::stderr().lock().write_fmt(args);
 }
 
-/// The `Failure` of a write to stdout that failed.
-pub fn output_error(e: std::io::Error) -> Failure {
-    Failure { message: format!("ssaref: cannot write the output: {e}"), code: EXIT_OUTPUT }
-}
-
-/// `print!` that returns a `Failure` (exit code `EXIT_OUTPUT`) from the
-/// enclosing function when stdout cannot be written.
+/// `print!` that returns an `OutputError` (a `Failure` of exit code 6)
+/// from the enclosing function when stdout cannot be written.
 macro_rules! say {
     ($($arg:tt)*) => { $crate::stdio::write_stdout(format_args!($($arg)*))? };
 }
 
-/// `println!` that returns a `Failure` (exit code `EXIT_OUTPUT`) from the
-/// enclosing function when stdout cannot be written.
+/// `println!` that returns an `OutputError` (a `Failure` of exit code 6)
+/// from the enclosing function when stdout cannot be written.
 macro_rules! sayln {
     () => { $crate::stdio::write_stdout(format_args!("\n"))? };
     ($($arg:tt)*) => { $crate::stdio::write_stdout(format_args!("{}\n", format_args!($($arg)*)))? };
