@@ -16,7 +16,11 @@
 //!    defined at most once (by a parameter, a phi or an instruction); an
 //!    instruction names a result exactly when its operation has one
 //!    (`Op::has_result`).
-//! 4. Every phi has exactly one argument per predecessor. (That phis come
+//! 4. The entry block has no phi (a phi chooses a value by the edge a
+//!    block was entered through, and `b0` is entered only from the caller,
+//!    whose values are the parameters; zero arguments for its zero
+//!    predecessors would make a value defined by nothing). Every other phi
+//!    has exactly one argument per predecessor. (That phis come
 //!    before the other instructions of a block, and that nothing follows the
 //!    terminator, hold by construction: `BlockData` keeps phis,
 //!    instructions and the terminator in separate fields.)
@@ -366,8 +370,18 @@ impl Verifier<'_> {
         Ok(defs)
     }
 
-    /// Check 4: one phi argument per predecessor.
+    /// Check 4: no phi in the entry block, one phi argument per predecessor.
     fn check_phi_arities(&self) -> Result<(), VerifyError> {
+        if let Some(phi) = self.f.blocks[Function::ENTRY].phis.first() {
+            return Err(self.error(
+                Some(Function::ENTRY),
+                Some(phi.dest),
+                format!(
+                    "`{}` is a phi in the entry block: b0 is entered once, from the caller, with no edge for a phi to choose",
+                    format_phi(phi)
+                ),
+            ));
+        }
         for (b, data) in self.f.blocks.iter() {
             for phi in &data.phis {
                 if phi.args.len() != data.preds.len() {

@@ -185,6 +185,11 @@ pub struct CampaignSummary {
     pub inconclusive: u64,
     /// Failing cases, as written to disk.
     pub failures: Vec<PathBuf>,
+    /// Failing cases that could not be written: the seed and why. They
+    /// are failures too (`failure_count`).
+    pub unwritten: Vec<(u64, String)>,
+    /// Whether `stop` (Ctrl-C) ended the campaign before its budget.
+    pub interrupted: bool,
     /// Failures per first failing stage (stage name up to `[`).
     pub histogram: BTreeMap<String, u64>,
     pub elapsed: Duration,
@@ -210,9 +215,18 @@ impl CampaignSummary {
         self.programs as f64 / self.elapsed.as_secs_f64().max(1e-9) / jobs.max(1) as f64
     }
 
+    /// The failing programs: the cases written and those that could not be.
+    pub fn failure_count(&self) -> usize {
+        self.failures.len() + self.unwritten.len()
+    }
+
     /// The summary as printed at the end of a campaign.
     pub fn render(&self, jobs: usize) -> String {
-        let mut s = format!(
+        let mut s = String::new();
+        if self.interrupted {
+            s.push_str("interrupted (Ctrl-C) before the end of its budget\n");
+        }
+        s += &format!(
             "{} programs in {:.1}s on {jobs} job(s): {:.1} programs/s per job, {} stage outcomes compared ({:.0} per program); {} inconclusive (source out of fuel); {} failure(s)\n",
             self.programs,
             self.elapsed.as_secs_f64(),
@@ -220,7 +234,7 @@ impl CampaignSummary {
             self.stages,
             self.stages as f64 / self.programs.max(1) as f64,
             self.inconclusive,
-            self.failures.len(),
+            self.failure_count(),
         );
         s.push_str(&format!(
             "{} of the programs were IR-level (generated in SSA form, checked against the SSA's own run)\n",
@@ -248,6 +262,9 @@ impl CampaignSummary {
         }
         for f in &self.failures {
             s.push_str(&format!("  case: {}\n", f.display()));
+        }
+        for (seed, e) in &self.unwritten {
+            s.push_str(&format!("  case of seed {seed} NOT WRITTEN: {e}\n"));
         }
         s
     }
@@ -320,7 +337,10 @@ pub fn run_campaign(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), stop:
                     let sum = summary.lock().expect("summary lock");
                     let secs = start.elapsed().as_secs_f64().max(1e-9);
                     let hist: Vec<String> = sum.histogram.iter().map(|(k, v)| format!("{k}: {v}")).collect();
-                    eprint!(
+                    // Progress that cannot be shown (stderr closed or full)
+                    // does not stop the campaign.
+                    let _ = write!(
+                        std::io::stderr(),
                         "\r{} programs, {:.0}/s, {} divergence(s){}{}   ",
                         sum.programs,
                         sum.programs as f64 / secs,
@@ -345,10 +365,11 @@ pub fn run_campaign(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), stop:
         done.store(true, Ordering::Relaxed);
     });
     if config.progress {
-        eprintln!();
+        let _ = writeln!(std::io::stderr());
     }
     let mut sum = summary.into_inner().expect("summary lock");
     sum.elapsed = start.elapsed();
+    sum.interrupted = stop.load(Ordering::Relaxed);
     sum
 }
 
@@ -391,10 +412,17 @@ fn run_program(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), i: u64, su
         *sum.histogram.entry(stage.clone()).or_default() += 1;
         match written {
             Some(Ok(path)) => {
-                eprintln!("\nFAILURE at {stage}: seed {seed}, case written to {}", path.display());
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "\nFAILURE at {stage}: seed {seed}, case written to {}",
+                    path.display()
+                );
                 sum.failures.push(path);
             }
-            Some(Err(e)) => eprintln!("\nFAILURE at {stage}: seed {seed}; could not write the case: {e}"),
+            Some(Err(e)) => {
+                let _ = writeln!(std::io::stderr(), "\nFAILURE at {stage}: seed {seed}; could not write the case: {e}");
+                sum.unwritten.push((seed, e.to_string()));
+            }
             None => {}
         }
     }

@@ -232,3 +232,45 @@ impl ConstructionArgs {
         Config { braun, check: !self.no_check }
     }
 }
+
+// The bounds of the command line's counts and sizes (docs/command-line.md,
+// "Bounds"): a value outside its bound is a command-line error (exit code
+// 2), whatever the command.
+
+/// The most worker threads of `fuzz --jobs`.
+pub const MAX_JOBS: u64 = 1024;
+/// The most steps of `--fuel` (hours of interpretation).
+pub const MAX_FUEL: u64 = 1_000_000_000_000;
+/// The largest program size of `gen --size` and the benchmarks' `--sizes`
+/// (statements or instructions).
+pub const MAX_SIZE: usize = 10_000_000;
+/// The most programs of a count (`gen --count`, `stats --gen`,
+/// `bench-emulator --count`) and the most repetitions of a benchmark.
+pub const MAX_COUNT: u64 = 1_000_000;
+/// The longest campaign, `fuzz --seconds` (one year).
+pub const MAX_SECONDS: u64 = 366 * 24 * 3600;
+
+/// A register count K of a `--regs` list: 2 to 15.
+pub fn reg_count() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(2..=15)
+}
+
+/// `--fuel`: 0 to `MAX_FUEL`.
+pub fn fuel() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::builder::RangedU64ValueParser::<u64>::new().range(0..=MAX_FUEL)
+}
+
+/// A program size: 1 to `MAX_SIZE`.
+pub fn size() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_SIZE as u64)
+}
+
+/// A count of programs: 0 to `MAX_COUNT`.
+pub fn count() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::builder::RangedU64ValueParser::<u64>::new().range(0..=MAX_COUNT)
+}
+
+/// A number of repetitions: 1 to `MAX_COUNT`.
+pub fn repetitions() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_COUNT)
+}

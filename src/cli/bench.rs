@@ -6,6 +6,7 @@
 
 use crate::common::{internal, Failure};
 use crate::counting_alloc::{self, CountingProbe};
+use crate::stdio::{say, sayln};
 use clap::Args;
 use ssaref::construction::braun::BraunOptions;
 use ssaref::differential::later_stage_fuel;
@@ -18,7 +19,7 @@ use ssaref_interp as interp;
 #[derive(Args, Debug)]
 pub struct BenchEmulatorArgs {
     /// Number of generated programs.
-    #[arg(long, default_value_t = 300)]
+    #[arg(long, default_value_t = 300, value_parser = crate::args::count())]
     count: u64,
     /// Seed of the first program.
     #[arg(long, default_value_t = 0)]
@@ -31,16 +32,16 @@ pub struct BenchEmulatorArgs {
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// Sizes in instructions of the generated compilation units.
-    #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000,1000000")]
+    #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000,1000000", value_parser = crate::args::size())]
     sizes: Vec<usize>,
     /// First seed of the generated functions.
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Statements per generated function.
-    #[arg(long, default_value_t = 150)]
+    #[arg(long, default_value_t = 150, value_parser = crate::args::size())]
     function_size: usize,
     /// Repetitions of each configuration (interleaved; medians reported).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = crate::args::repetitions())]
     repetitions: usize,
 }
 
@@ -60,16 +61,16 @@ pub fn cmd_bench_emulator(a: BenchEmulatorArgs) -> Result<ExitCode, Failure> {
     }
     let budget = ssaref::machine::emulator::budget_for(later_stage_fuel(interp::DEFAULT_FUEL));
     let b = ssaref::machine::emulator::bench_emulator(&programs, budget).map_err(|e| internal(e.to_string()))?;
-    println!(
+    sayln!(
         "{} generated programs (seed {}), K = {}, {:.0} x86 instructions of code each on average",
         b.runs,
         a.seed,
         a.regs,
         instructions as f64 / b.runs.max(1) as f64
     );
-    println!("fresh engine per run:          {:.3} ms/run", b.fresh_engine_ms);
-    println!("reused engine, new code:       {:.3} ms/run", b.reused_new_code_ms);
-    println!("reused engine, same code:      {:.3} ms/run", b.reused_same_code_ms);
+    sayln!("fresh engine per run:          {:.3} ms/run", b.fresh_engine_ms);
+    sayln!("reused engine, new code:       {:.3} ms/run", b.reused_new_code_ms);
+    sayln!("reused engine, same code:      {:.3} ms/run", b.reused_same_code_ms);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -83,6 +84,6 @@ pub fn cmd_bench_out_of_ssa(a: BenchArgs) -> Result<ExitCode, Failure> {
         &CountingProbe,
     )
     .map_err(internal)?;
-    print!("{table}");
+    say!("{table}");
     Ok(ExitCode::SUCCESS)
 }

@@ -15,8 +15,9 @@
 //! `counting_alloc.rs`. The ratios are of medians from the same run. A
 //! benchmark, never a test: no threshold is checked.
 
-use crate::common::{bad_input, internal, Failure};
+use crate::common::{internal, Failure};
 use crate::counting_alloc::{self, CountingProbe};
+use crate::stdio::sayln;
 use clap::Args;
 use ssaref::ast;
 use ssaref::construction::braun::{construct_program, BraunOptions};
@@ -29,7 +30,7 @@ use std::process::ExitCode;
 #[derive(Args, Debug)]
 pub struct BenchConstructionArgs {
     /// Target sizes in statements of the generated functions.
-    #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000")]
+    #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000", value_parser = crate::args::size())]
     sizes: Vec<usize>,
     /// Seed of the generated programs (`gen --seed S --shape H`).
     #[arg(long, default_value_t = 1)]
@@ -39,7 +40,7 @@ pub struct BenchConstructionArgs {
     #[arg(long, default_value = "structured")]
     shape: String,
     /// Runs of each construction per size, interleaved.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=crate::args::MAX_COUNT as i64))]
     repeat: u32,
 }
 
@@ -64,17 +65,31 @@ fn run_one(which: usize, program: &ast::Program) -> Run<'_> {
 
 pub fn cmd_bench_construction(a: BenchConstructionArgs) -> Result<ExitCode, Failure> {
     let shape = Shape::from_name(&a.shape).ok_or_else(|| {
-        bad_input(format!("unknown shape `{}` (swarm, everything, structured, gotos, patterns, pressure)", a.shape))
+        crate::common::usage(format!(
+            "unknown shape `{}` (swarm, everything, structured, gotos, patterns, pressure)",
+            a.shape
+        ))
     })?;
     counting_alloc::enable();
-    println!(
+    sayln!(
         "SSA construction on `gen --seed {} --shape {} --size N`, {} interleaved runs each; \
          time: median [min-max]; memory: peak bytes above the start of each run (max over runs)",
-        a.seed, a.shape, a.repeat
+        a.seed,
+        a.shape,
+        a.repeat
     );
-    println!(
+    sayln!(
         "{:>8} {:>6} {:>7} | {:<12} {:>10} {:>19} {:>9} {:>10} | {:>8} {:>8}",
-        "size", "stmts", "vars", "construction", "ms", "[min-max]", "ns/stmt", "peak MiB", "time×Cyt", "mem×Cyt"
+        "size",
+        "stmts",
+        "vars",
+        "construction",
+        "ms",
+        "[min-max]",
+        "ns/stmt",
+        "peak MiB",
+        "time×Cyt",
+        "mem×Cyt"
     );
     let mut config = shape.config();
     for &size in &a.sizes {
@@ -109,7 +124,7 @@ pub fn cmd_bench_construction(a: BenchConstructionArgs) -> Result<ExitCode, Fail
             } else {
                 format!("{:>8} {:>8}", "", "")
             };
-            println!(
+            sayln!(
                 "{:>8} {:>6} {:>7} | {:<12} {:>10.2} {:>19} {:>9.0} {:>10.1} | {}",
                 size,
                 stmts,

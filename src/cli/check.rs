@@ -8,10 +8,12 @@
 
 use crate::args::Routes;
 use crate::common::{
-    bad_input, case_config, check_regs, internal, load, parse_args, Failure, DEFAULT_CASE_REGS, EXIT_OUT_OF_FUEL,
+    bad_input, case_config, check_expect, expect_for, internal, load, parse_args, Failure, DEFAULT_CASE_REGS,
+    EXIT_OUT_OF_FUEL,
 };
 use crate::max_memory::MaxMemoryArgs;
 use crate::ssa_input::{is_ssa, load_ssa, ssa_args};
+use crate::stdio::{noteln, say, sayln};
 use clap::Args;
 use ssaref::analysis::sampling;
 use ssaref::construction::braun::BraunOptions;
@@ -29,7 +31,7 @@ pub struct CheckArgs {
     #[arg(allow_negative_numbers = true)]
     args: Vec<String>,
     /// Fuel budget of the source run.
-    #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
+    #[arg(long, default_value_t = interp::DEFAULT_FUEL, value_parser = crate::args::fuel())]
     fuel: u64,
     /// Check all 128 combinations of construction options (default: four
     /// representative ones).
@@ -37,7 +39,7 @@ pub struct CheckArgs {
     all_variants: bool,
     /// Register counts for every back end, comma-separated (default: the
     /// file's `// regs:` line, else 2,3,4,6,8,15).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = crate::args::reg_count())]
     regs: Vec<usize>,
     /// Which back ends: `ssa-ra`, `out-of-ssa` (or `boissinot`), `regalloc2`,
     /// `both` (ssa-ra and out-of-ssa) or `all`.
@@ -59,12 +61,11 @@ pub fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
         let case = load_ssa(&a.file)?;
         let args = ssa_args(&a.file, &case, &a.args)?;
         let regs = regs_of(&a.regs, case.header.regs.as_deref());
-        check_regs(&regs)?;
         // A case written by a campaign replays the configuration it ran
         // with (its `// config:` line).
         let config = a.route.restrict(case_config(&a.file, case.header.config.as_ref(), &regs, a.fuel)?);
         let verdict = differential::differential_ssa_catching(&case.module, &args, &interp::Interp, &config);
-        return report(verdict, "the SSA input");
+        return report(verdict, "the SSA input", &a.file, expect_for(&a.args, case.header.expect.as_ref()));
     }
     let (src, program) = load(&a.file)?;
     let args = parse_args(&a.file, &src, &program, &a.args)?;
@@ -82,14 +83,14 @@ pub fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
     // (its `// config:` line), with the four variants (or all 128) besides.
     let header = CaseHeader::parse(&src).map_err(|d| bad_input(d.with_file(&a.file)))?;
     let regs = regs_of(&a.regs, header.regs.as_deref());
-    check_regs(&regs)?;
     let mut config = a.route.restrict(case_config(&a.file, header.config.as_ref(), &regs, a.fuel)?);
     for v in variants {
         if !config.variants.contains(&v) {
             config.variants.push(v);
         }
     }
-    report(differential::differential_full_catching(&program, &args, &interp::Interp, &config), "the source")
+    let verdict = differential::differential_full_catching(&program, &args, &interp::Interp, &config);
+    report(verdict, "the source", &a.file, expect_for(&a.args, header.expect.as_ref()))
 }
 
 /// `--regs` if given, else the file's `// regs:` line, else
@@ -103,21 +104,23 @@ fn regs_of(given: &[usize], header: Option<&[usize]>) -> Vec<usize> {
 
 /// Prints the stages of an agreeing verdict and the outcome, or turns a
 /// failing one into an internal error; `reference` names the stage every
-/// other is compared with.
-fn report(verdict: Verdict, reference: &str) -> Result<ExitCode, Failure> {
+/// other is compared with. An agreed outcome that differs from `expect`
+/// (the case file's `// expect:` block) is exit code 7.
+fn report(verdict: Verdict, reference: &str, file: &str, expect: Option<&[String]>) -> Result<ExitCode, Failure> {
     match verdict {
         Verdict::Agree { outcome, stages } => {
             for s in &stages {
-                println!("agree  {}", s.stage);
+                sayln!("agree  {}", s.stage);
             }
             for what in sampling::sampled_checks() {
-                println!("sampled  {what} (--full-checks checks all)");
+                sayln!("sampled  {what} (--full-checks checks all)");
             }
-            print!("{}", outcome.render_full());
+            say!("{}", outcome.render_full());
+            check_expect(file, expect, &outcome)?;
             Ok(ExitCode::SUCCESS)
         }
         Verdict::Inconclusive => {
-            eprintln!("{reference} ran out of fuel: nothing to compare");
+            noteln!("{reference} ran out of fuel: nothing to compare");
             Ok(ExitCode::from(EXIT_OUT_OF_FUEL))
         }
         Verdict::Diverge { stage, expected, got } => {

@@ -6,6 +6,7 @@
 //! what each reports), and out-of-ssa's out-of-SSA program.
 
 use crate::args::{AllocArgs, ConstructionArgs, OutOfSsaArgs, Routes};
+use crate::stdio::{noteln, say};
 use ssaref::ast;
 use ssaref::backend::Backend;
 use ssaref::differential::DiffConfig;
@@ -16,12 +17,25 @@ use ssaref::pipeline;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+// The exit codes; docs/command-line.md, "Exit codes", is their one table.
+/// Exit code for bad input: a program, SSA or case file that does not
+/// parse or verify, a bad argument of `main`, a case that does not fail
+/// (`reduce`).
+pub const EXIT_BAD_INPUT: u8 = 1;
+/// Exit code for a bad command line (clap's own code).
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code for an internal error of ssaref: a checker rejected a
+/// pass's output, a stage diverged (`check`), a case fails (`repro`,
+/// `fuzz`).
+pub const EXIT_INTERNAL: u8 = 3;
 /// Exit code for a program that did not finish within its fuel.
 pub const EXIT_OUT_OF_FUEL: u8 = 4;
-/// Exit code for bad input (syntax errors, bad arguments).
-pub const EXIT_BAD_INPUT: u8 = 1;
-/// Exit code for an internal error of ssaref (a checker or a stage failed).
-pub const EXIT_INTERNAL: u8 = 3;
+/// Exit code for output that cannot be written: stdout, a file of `--out`,
+/// a failing case of a campaign.
+pub const EXIT_OUTPUT: u8 = 6;
+/// Exit code for a program whose outcome differs from its case file's
+/// `// expect:` block (`run`, `check`, `repro`).
+pub const EXIT_MISMATCH: u8 = 7;
 
 /// An error to print and the exit code that goes with it.
 pub struct Failure {
@@ -29,8 +43,20 @@ pub struct Failure {
     pub code: u8,
 }
 
+impl From<crate::stdio::OutputError> for Failure {
+    fn from(e: crate::stdio::OutputError) -> Failure {
+        Failure { message: format!("ssaref: cannot write the output: {}", e.0), code: EXIT_OUTPUT }
+    }
+}
+
 pub fn bad_input(message: String) -> Failure {
     Failure { message, code: EXIT_BAD_INPUT }
+}
+
+/// A bad command line found after clap's checks (a value that names
+/// nothing, options that do not go together): exit code 2, as clap's.
+pub fn usage(message: String) -> Failure {
+    Failure { message, code: EXIT_USAGE }
 }
 
 /// A bug of ssaref: `error` (a message, a pass error, an evaluation error)
@@ -39,9 +65,75 @@ pub fn internal(error: impl std::fmt::Display) -> Failure {
     Failure { message: format!("internal error: {error}"), code: EXIT_INTERNAL }
 }
 
+/// Checks that files can be written in `dir` before the work starts (a
+/// campaign's `--out`): creates it, then creates, writes and removes a
+/// probe file. A failure has exit code `EXIT_OUTPUT`.
+pub fn probe_out_dir(dir: &std::path::Path) -> Result<(), Failure> {
+    let fail = |e: std::io::Error| Failure {
+        message: format!("{}: cannot write there: {e}", dir.display()),
+        code: EXIT_OUTPUT,
+    };
+    std::fs::create_dir_all(dir).map_err(fail)?;
+    let probe = dir.join(format!(".ssaref-probe-{}", std::process::id()));
+    std::fs::write(&probe, b"probe\n").map_err(fail)?;
+    std::fs::remove_file(&probe).map_err(fail)
+}
+
+/// Checks that the file `path` can be written before the work starts
+/// (`reduce --out`): writes it empty, then removes it unless it existed.
+/// A failure has exit code `EXIT_OUTPUT`.
+pub fn probe_out_file(path: &str) -> Result<(), Failure> {
+    let fail = |e: std::io::Error| Failure { message: format!("{path}: cannot write: {e}"), code: EXIT_OUTPUT };
+    let existed = std::path::Path::new(path).exists();
+    std::fs::OpenOptions::new().append(true).create(true).open(path).map_err(fail)?;
+    if !existed {
+        std::fs::remove_file(path).map_err(fail)?;
+    }
+    Ok(())
+}
+
+/// The realistic corpus when no `--corpus` is given: `tests/corpus` of
+/// the current directory when there is one, else that of the source tree
+/// the binary was built from (so that `reproduce` and `stats
+/// --compare-backends` work from any directory).
+pub fn default_corpus() -> std::path::PathBuf {
+    let here = std::path::PathBuf::from("tests/corpus");
+    if here.is_dir() {
+        return here;
+    }
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
+}
+
+/// The largest input file (program, SSA or case file) a command reads:
+/// far above a million-statement program, far below the memory limit.
+pub const MAX_INPUT_BYTES: u64 = 256 << 20;
+
+/// Reads a text file: a file that cannot be read or is larger than
+/// `MAX_INPUT_BYTES` is `FILE: cannot read: ...` or `FILE: larger than ...`,
+/// and one that is not UTF-8 is reported at its first bad byte,
+/// `FILE:LINE:COL: ...` (the column in characters, as every position).
+pub fn read_text(file: &str) -> Result<String, Failure> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| bad_input(format!("{file}: cannot read: {e}"));
+    let mut bytes = Vec::new();
+    std::fs::File::open(file).and_then(|f| f.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes)).map_err(cannot)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(bad_input(format!("{file}: larger than {} MiB, the largest input", MAX_INPUT_BYTES >> 20)));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let good = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let before = std::str::from_utf8(&bytes[..good]).unwrap_or_default();
+        let line = before.matches('\n').count() + 1;
+        let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        let byte = bytes.get(good).copied().unwrap_or(0);
+        bad_input(format!("{file}:{line}:{col}: the text is not UTF-8 (byte 0x{byte:02X})"))
+    })
+}
+
 /// Reads and parses a program; errors come out as `FILE:LINE:COL: message`.
 pub fn load(file: &str) -> Result<(String, ast::Program), Failure> {
-    let src = std::fs::read_to_string(file).map_err(|e| bad_input(format!("{file}: cannot read: {e}")))?;
+    let src = read_text(file)?;
     let program = parser::parse_program(&src).map_err(|d| bad_input(d.with_file(file)))?;
     Ok((src, program))
 }
@@ -80,13 +172,51 @@ fn main_position(src: &str) -> ssaref::diag::Pos {
     ssaref::frontend::case_file::main_position(src)
 }
 
-pub fn print_outcome(outcome: &Outcome) -> ExitCode {
-    print!("{}", outcome.render());
+/// Prints an outcome (`run`); out of fuel is exit code 4, and an outcome
+/// that differs from `expect` (a case file's `// expect:` block, when it
+/// applies) is a `Failure` of exit code 7 (`check_expect`).
+pub fn print_outcome(file: &str, outcome: &Outcome, expect: Option<&[String]>) -> Result<ExitCode, Failure> {
+    say!("{}", outcome.render());
     if outcome.end == End::OutOfFuel {
-        eprintln!("the program ran out of fuel (raise it with --fuel)");
-        return ExitCode::from(EXIT_OUT_OF_FUEL);
+        noteln!("the program ran out of fuel (raise it with --fuel)");
+        return Ok(ExitCode::from(EXIT_OUT_OF_FUEL));
     }
-    ExitCode::SUCCESS
+    check_expect(file, expect, outcome)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Compares an outcome with the lines of a case file's `// expect:`
+/// block (`Outcome::render_full`, which the case file parser has checked
+/// line by line); a difference is a `Failure` of exit code
+/// `EXIT_MISMATCH` showing both. No block, or a run out of fuel, is no
+/// difference.
+pub fn check_expect(file: &str, expect: Option<&[String]>, outcome: &Outcome) -> Result<(), Failure> {
+    let Some(lines) = expect else { return Ok(()) };
+    if outcome.end == End::OutOfFuel {
+        return Ok(());
+    }
+    let want: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let got = outcome.render_full();
+    if want == got {
+        return Ok(());
+    }
+    Err(Failure {
+        message: format!(
+            "{file}: the outcome differs from the `// expect:` block\n--- expected\n{want}--- got\n{}",
+            got.trim_end()
+        ),
+        code: EXIT_MISMATCH,
+    })
+}
+
+/// The `// expect:` block that applies to a run: the file's, when the
+/// arguments are the file's own (none on the command line).
+pub fn expect_for<'a>(raw_args: &[String], expect: Option<&'a Vec<String>>) -> Option<&'a [String]> {
+    if raw_args.is_empty() {
+        expect.map(Vec::as_slice)
+    } else {
+        None
+    }
 }
 
 /// The back ends of `--route` in `run` and `emit`, as `Backend`s
@@ -172,16 +302,9 @@ pub fn print_destructed(m: &ssaref::ir::Module, pins: &[ssaref::out_of_ssa::rena
     ssaref::backend::print_destructed(m, pins)
 }
 
-pub fn check_regs(regs: &[usize]) -> Result<(), Failure> {
-    match regs.iter().find(|k| !(2..=15).contains(*k)) {
-        Some(k) => Err(bad_input(format!("--regs: {k} is outside 2..=15"))),
-        None => Ok(()),
-    }
-}
-
 /// Reads a case file; errors come out as `FILE:LINE:COL: message`.
 pub fn load_case(file: &str) -> Result<CaseFile, Failure> {
-    let src = std::fs::read_to_string(file).map_err(|e| bad_input(format!("{file}: cannot read: {e}")))?;
+    let src = read_text(file)?;
     CaseFile::parse(&src).map_err(|d| bad_input(d.with_file(file)))
 }
 

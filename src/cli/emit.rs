@@ -9,6 +9,7 @@ use crate::common::{
 };
 use crate::max_memory::MaxMemoryArgs;
 use crate::ssa_input::{is_ssa, load_ssa};
+use crate::stdio::say;
 use clap::Args;
 use ssaref::analysis::ir_text;
 use ssaref::pipeline;
@@ -62,7 +63,7 @@ pub fn cmd_emit(a: EmitArgs) -> Result<ExitCode, Failure> {
             return write_allocated(&allocated, a.stage, a.passes);
         }
     };
-    print!("{text}");
+    say!("{text}");
     Ok(ExitCode::SUCCESS)
 }
 
@@ -93,7 +94,7 @@ fn cmd_emit_ssa(a: EmitArgs) -> Result<ExitCode, Failure> {
             return write_allocated(&allocated, a.stage, a.passes);
         }
     };
-    print!("{text}");
+    say!("{text}");
     Ok(ExitCode::SUCCESS)
 }
 
@@ -135,7 +136,7 @@ fn write_allocated(allocated: &[Allocated], stage: Stage, passes: bool) -> Resul
     let flushed = written.ok().map(|()| std::io::Write::flush(&mut out.out));
     match (out.error, flushed) {
         (None, Some(Ok(()))) => Ok(ExitCode::SUCCESS),
-        (Some(e), _) | (None, Some(Err(e))) => Err(internal(format!("cannot write the output: {e}"))),
+        (Some(e), _) | (None, Some(Err(e))) => Err(Failure::from(crate::stdio::OutputError(e))),
         (None, None) => Err(internal("cannot write the output")),
     }
 }

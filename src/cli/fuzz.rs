@@ -3,7 +3,8 @@
 //! limit or Ctrl-C; failing cases are written as case files.
 
 use crate::args::{parse_coalescing, Routes};
-use crate::common::{check_regs, Failure};
+use crate::common::Failure;
+use crate::stdio::{noteln, say};
 use clap::Args;
 use ssaref::campaign::shard::Shard;
 use std::process::ExitCode;
@@ -12,15 +13,15 @@ use ssaref_interp as interp;
 
 #[derive(Args, Debug)]
 pub struct FuzzArgs {
-    /// Stop after this many seconds (default: 60, or no time limit with
-    /// --count).
-    #[arg(long)]
+    /// Stop after this many seconds, at most a year (default: 60, or no
+    /// time limit with --count).
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(0..=crate::args::MAX_SECONDS))]
     seconds: Option<u64>,
     /// Stop after this many programs (and, without --seconds, only then).
     #[arg(long)]
     count: Option<u64>,
-    /// Worker threads (default: every core).
-    #[arg(long)]
+    /// Worker threads, 1 to 1024 (default: every core).
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=crate::args::MAX_JOBS))]
     jobs: Option<usize>,
     /// First seed; program i uses seed + i (default: from the clock, printed).
     #[arg(long)]
@@ -33,7 +34,7 @@ pub struct FuzzArgs {
     /// Register counts to allocate every program with, comma-separated
     /// (default: 2, 3 and four more that rotate, so every K in 2..=15 runs
     /// within three programs; with --no-rotate, 2,3,4,6,8,15).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = crate::args::reg_count())]
     regs: Vec<usize>,
     /// Run the fixed configuration of campaigns before the rotation: the SSA
     /// of every optimization only, ssa-ra with and without the §6
@@ -46,7 +47,7 @@ pub struct FuzzArgs {
     #[arg(long, default_value = "fuzz-cases")]
     out: String,
     /// Fuel of each source run.
-    #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
+    #[arg(long, default_value_t = interp::DEFAULT_FUEL, value_parser = crate::args::fuel())]
     fuel: u64,
     /// Which back ends: `ssa-ra`, `out-of-ssa` (or `boissinot`),
     /// `regalloc2`, ssa-ra and out-of-ssa (`both`) or every back end
@@ -70,14 +71,13 @@ pub struct FuzzArgs {
 pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
-    if !a.regs.is_empty() {
-        check_regs(&a.regs)?;
-    }
     let seconds = a.seconds.unwrap_or(if a.count.is_some() { u64::MAX } else { 60 });
     let seed = a.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
     });
     let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // A case that could not be written would be lost: check `--out` first.
+    crate::common::probe_out_dir(std::path::Path::new(&a.out))?;
     let stop = Arc::new(AtomicBool::new(false));
     let handler_stop = Arc::clone(&stop);
     // A second Ctrl-C while stopping kills the process as usual.
@@ -97,7 +97,7 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
     };
     let shard_text = a.shard.map_or(String::new(), |s| format!(" --shard {s}"));
     let rotate_text = if a.no_rotate { " --no-rotate" } else { "" };
-    eprintln!(
+    noteln!(
         "ssaref fuzz: seed {seed}{}, {jobs} job(s), regs {regs_text}, {}, {}% IR-level, cases go to {}/ (rerun with --seed {seed}{shard_text}{rotate_text} --ir-share {}%)",
         a.shard.map_or(String::new(), |s| format!(", shard {s}")),
         if seconds == u64::MAX { "no time limit".to_string() } else { format!("{seconds} s") },
@@ -130,8 +130,14 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
         config = config.with_regs(a.regs.clone());
     }
     let summary = ssaref::campaign::driver::run_campaign(&config, &interp::Interp, &stop);
-    print!("{}", summary.render(jobs));
-    Ok(if summary.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    say!("{}", summary.render(jobs));
+    Ok(if !summary.unwritten.is_empty() {
+        ExitCode::from(crate::common::EXIT_OUTPUT)
+    } else if summary.failure_count() > 0 {
+        ExitCode::from(crate::common::EXIT_INTERNAL)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// `--shard I/N` (`Shard`'s `FromStr` says what is wrong; clap prints it

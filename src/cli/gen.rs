@@ -2,7 +2,8 @@
 //! prints a table of what they contain; with `--ir`, programs of the
 //! IR-level generator (`generate/ssa/`) as `.ssa` text.
 
-use crate::common::{bad_input, Failure, EXIT_INTERNAL};
+use crate::common::{Failure, EXIT_INTERNAL};
+use crate::stdio::say;
 use clap::Args;
 use std::process::ExitCode;
 
@@ -14,7 +15,7 @@ pub struct GenArgs {
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Number of programs.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::args::count())]
     count: u64,
     /// Print a table of what the programs contain instead of the programs.
     #[arg(long)]
@@ -23,7 +24,7 @@ pub struct GenArgs {
     #[arg(long, default_value = "swarm")]
     shape: String,
     /// Target size in statements (default: the shape's).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::args::size())]
     size: Option<usize>,
     /// Turn swarm testing off: every feature of the shape in every program.
     #[arg(long)]
@@ -32,7 +33,7 @@ pub struct GenArgs {
     #[arg(long, value_name = "DIR")]
     out: Option<String>,
     /// Fuel budget of each run (with --stats).
-    #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
+    #[arg(long, default_value_t = interp::DEFAULT_FUEL, value_parser = crate::args::fuel())]
     fuel: u64,
     /// IR-level programs (written directly in SSA form, `.ssa` text)
     /// instead of source programs; --shape, --size and --no-swarm do not apply.
@@ -46,7 +47,7 @@ pub fn cmd_gen(a: GenArgs) -> Result<ExitCode, Failure> {
     }
     let shape = ssaref::generate::source::Shape::from_name(&a.shape).ok_or_else(|| Failure {
         message: format!("unknown shape `{}` (swarm, everything, structured, gotos, patterns, pressure)", a.shape),
-        code: 2,
+        code: crate::common::EXIT_USAGE,
     })?;
     let mut config = shape.config();
     if let Some(size) = a.size {
@@ -57,22 +58,25 @@ pub fn cmd_gen(a: GenArgs) -> Result<ExitCode, Failure> {
     }
     if a.stats {
         let stats = ssaref::generate::source::pattern_stats::collect(a.seed, a.count, &config, &interp::Interp, a.fuel);
-        print!("{stats}");
+        say!("{stats}");
         return Ok(if stats.disagreements > 0 { ExitCode::from(EXIT_INTERNAL) } else { ExitCode::SUCCESS });
     }
     let seeds = (0..a.count).map(|i| a.seed.wrapping_add(i));
     match &a.out {
         None if a.count > 1 => Err(Failure { message: "--count > 1 needs --stats or --out DIR".into(), code: 2 }),
         None => {
-            print!("{}", ssaref::generate::source::TestCase::from_seed(a.seed, &config).to_source());
+            say!("{}", ssaref::generate::source::TestCase::from_seed(a.seed, &config).to_source());
             Ok(ExitCode::SUCCESS)
         }
         Some(dir) => {
-            std::fs::create_dir_all(dir).map_err(|e| bad_input(format!("{dir}: {e}")))?;
+            crate::common::probe_out_dir(std::path::Path::new(dir))?;
             for seed in seeds {
                 let path = format!("{dir}/gen-{seed}.src");
                 let text = ssaref::generate::source::TestCase::from_seed(seed, &config).to_source();
-                std::fs::write(&path, text).map_err(|e| bad_input(format!("{path}: {e}")))?;
+                std::fs::write(&path, text).map_err(|e| Failure {
+                    message: format!("{path}: cannot write: {e}"),
+                    code: crate::common::EXIT_OUTPUT,
+                })?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -85,21 +89,24 @@ fn cmd_gen_ir(a: &GenArgs) -> Result<ExitCode, Failure> {
     let config = IrGenConfig::default();
     if a.stats {
         let stats = shape_stats::collect(a.seed, a.count, &config, &interp::Interp, a.fuel);
-        print!("{stats}");
+        say!("{stats}");
         return Ok(if stats.all_good() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_INTERNAL) });
     }
     match &a.out {
         None if a.count > 1 => Err(Failure { message: "--count > 1 needs --stats or --out DIR".into(), code: 2 }),
         None => {
-            print!("{}", IrCase::from_seed(a.seed, &config).to_text());
+            say!("{}", IrCase::from_seed(a.seed, &config).to_text());
             Ok(ExitCode::SUCCESS)
         }
         Some(dir) => {
-            std::fs::create_dir_all(dir).map_err(|e| bad_input(format!("{dir}: {e}")))?;
+            crate::common::probe_out_dir(std::path::Path::new(dir))?;
             for seed in (0..a.count).map(|i| a.seed.wrapping_add(i)) {
                 let path = format!("{dir}/gen-ir-{seed}.ssa");
                 let text = IrCase::from_seed(seed, &config).to_text();
-                std::fs::write(&path, text).map_err(|e| bad_input(format!("{path}: {e}")))?;
+                std::fs::write(&path, text).map_err(|e| Failure {
+                    message: format!("{path}: cannot write: {e}"),
+                    code: crate::common::EXIT_OUTPUT,
+                })?;
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -18,22 +18,22 @@
 //!   file, the arguments of `main`, and the back end that `run`, `emit` and
 //!   `repro` print or run;
 //! - `ssa_input.rs`: reading a `.ssa` program (for `run` and `check`);
+//! - `stdio.rs`: writing to stdout (a failure is exit code 6) and to
+//!   stderr (a failure is ignored) without panicking;
 //! - `max_memory.rs`: `--max-memory` of `run`, `check` and `emit`;
 //! - `counting_alloc.rs`: mimalloc, counting the bytes in use for the
 //!   benchmarks and enforcing `--max-memory`.
 //!
-//! Exit codes: 0 on success; 1 (`EXIT_BAD_INPUT`) for bad input, and for a
-//! failing case in `fuzz` and `repro`; 2 for bad command-line arguments;
-//! 3 (`EXIT_INTERNAL`) for an internal error of ssaref; 4
-//! (`EXIT_OUT_OF_FUEL`) for a program that ran out of fuel; 5
-//! (`EXIT_OUT_OF_MEMORY`) for a process stopped by `--max-memory`. The
-//! constants live in `common.rs`, except the last, which the allocator
-//! itself exits with and which lives in `counting_alloc.rs`.
+//! Exit codes: docs/command-line.md, "Exit codes", is their one table; the
+//! constants live in `common.rs`, except 5 (`EXIT_OUT_OF_MEMORY`), which
+//! the allocator itself exits with and which lives in `counting_alloc.rs`.
+//! Nothing is printed with `print!` or `eprint!`, which panic when the
+//! write fails: `stdio.rs` has the macros that do not.
 //!
 //! Architecture invariant: the command line may import everything of the
 //! library; nothing imports the command line. Within it, imports go one
 //! way: `main.rs` → the command files → `ssa_input.rs` → `common.rs` →
-//! `options.rs`; `run.rs`, `check.rs` and `emit.rs` → `max_memory.rs`;
+//! `stdio.rs`, `options.rs`; `run.rs`, `check.rs` and `emit.rs` → `max_memory.rs`;
 //! `bench.rs`, `bench_construction.rs`, `reproduce.rs`, `max_memory.rs` and `main.rs` →
 //! `counting_alloc.rs`; no file imports `main.rs`.
 
@@ -53,6 +53,7 @@ mod reproduce;
 mod run;
 mod ssa_input;
 mod stats;
+mod stdio;
 
 use bench::{cmd_bench_emulator, cmd_bench_out_of_ssa, BenchArgs, BenchEmulatorArgs};
 use bench_construction::{cmd_bench_construction, BenchConstructionArgs};
@@ -67,6 +68,7 @@ use reproduce::{cmd_reproduce, ReproduceArgs};
 use run::{cmd_run, RunArgs};
 use stats::{cmd_stats, StatsArgs};
 use std::process::ExitCode;
+use stdio::{note, noteln};
 
 #[derive(Parser, Debug)]
 #[command(name = "ssaref", version, about = "Verified reference implementation of SSA back-end algorithms")]
@@ -124,7 +126,10 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return command_line_error(&e),
+    };
     let result = match cli.command {
         Command::Run(a) => cmd_run(a),
         Command::Emit(a) => cmd_emit(a),
@@ -139,13 +144,36 @@ fn main() -> ExitCode {
         Command::BenchConstruction(a) => cmd_bench_construction(a),
         Command::Reproduce(a) => cmd_reproduce(a),
     };
+    // What is still buffered must reach stdout too, or the command fails.
+    let result = result.and_then(|code| stdio::flush_stdout().map(|()| code).map_err(common::Failure::from));
     match result {
         Ok(code) => code,
         Err(f) => {
-            eprintln!("{}", f.message);
+            noteln!("{}", f.message);
             ExitCode::from(f.code)
         }
     }
+}
+
+/// A command line that clap rejects (exit code 2, message on stderr), or
+/// `--help` and `--version` (exit code 0, text on stdout): as clap's
+/// `exit`, except that stdout that cannot be written is an error of its own
+/// (exit code 6) rather than a silent success.
+fn command_line_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    let text = e.render().to_string();
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let written = stdio::write_stdout(format_args!("{text}")).and_then(|()| stdio::flush_stdout());
+        return match written.map_err(common::Failure::from) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(f) => {
+                noteln!("{}", f.message);
+                ExitCode::from(f.code)
+            }
+        };
+    }
+    note!("{text}");
+    ExitCode::from(common::EXIT_USAGE)
 }
 
 #[global_allocator]

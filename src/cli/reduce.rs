@@ -4,8 +4,9 @@
 //! or NAME.reduced.ssa for a `.ssa` case, reduced by
 //! `reduce/ssa.rs`).
 
-use crate::common::{bad_input, case_config, load_case, Failure, DEFAULT_CASE_REGS};
+use crate::common::{bad_input, case_config, load_case, probe_out_file, Failure, DEFAULT_CASE_REGS, EXIT_OUTPUT};
 use crate::ssa_input::{is_ssa, load_ssa};
+use crate::stdio::{say, sayln};
 use clap::Args;
 use ssaref::frontend::case_file::CaseFile;
 use ssaref::frontend::ssa_case_file::SsaCaseFile;
@@ -24,10 +25,10 @@ pub struct ReduceArgs {
     out: Option<String>,
     /// The most candidates to test (differential runs); the reducer then
     /// stops with the smallest failing case found.
-    #[arg(long, value_name = "N", default_value_t = ssaref::reduce::source::ReduceConfig::DEFAULT_MAX_TESTS)]
+    #[arg(long, value_name = "N", default_value_t = ssaref::reduce::source::ReduceConfig::DEFAULT_MAX_TESTS, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=crate::args::MAX_FUEL))]
     max_tests: u64,
     /// Fuel of each source run.
-    #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
+    #[arg(long, default_value_t = interp::DEFAULT_FUEL, value_parser = crate::args::fuel())]
     fuel: u64,
 }
 
@@ -54,11 +55,16 @@ pub fn cmd_reduce(a: ReduceArgs) -> Result<ExitCode, Failure> {
     // line), else the standard one; regalloc2 runs last either way.
     let mut diff = case_config(&a.case, case.config.as_ref(), &regs, a.fuel)?;
     diff.regalloc2 = true;
+    let out = a.out.clone().unwrap_or_else(|| reduced_path(&a.case));
+    // Where the result goes must be writable before the work starts.
+    probe_out_file(&out)?;
     let start = std::time::Instant::now();
     let red =
         reduce_with(&tc, &regs, &interp::Interp, &config, &diff).map_err(|e| bad_input(format!("{}: {e}", a.case)))?;
     let elapsed = start.elapsed();
-    let out = a.out.clone().unwrap_or_else(|| reduced_path(&a.case));
+    if nothing_removed(&red) {
+        return already_minimal(&a, &red, elapsed);
+    }
     let origin = case.description.first().map_or(String::new(), |d| format!(" ({d})"));
     let mut reduced = CaseFile::for_failure(
         &format!("ssaref reduce: reduced from {}{origin}", a.case),
@@ -68,9 +74,9 @@ pub fn cmd_reduce(a: ReduceArgs) -> Result<ExitCode, Failure> {
         &red.regs,
     );
     reduced.config = case.config.clone();
-    std::fs::write(&out, reduced.render()).map_err(|e| bad_input(format!("{out}: cannot write: {e}")))?;
-    print_summary(&a, &red, elapsed, &out, "statements", None);
-    print!("{}", ssaref::generate::source::describe_failure(&red.case, &red.verdict));
+    std::fs::write(&out, reduced.render()).map_err(|e| write_error(&out, e))?;
+    print_summary(&a, &red, elapsed, &out, "statements", None)?;
+    say!("{}", ssaref::generate::source::describe_failure(&red.case, &red.verdict));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -86,6 +92,8 @@ fn cmd_reduce_ssa(a: ReduceArgs) -> Result<ExitCode, Failure> {
         origin: format!("case {}", a.case),
     };
     let config = ReduceConfig { max_tests: a.max_tests.max(1), fuel: a.fuel };
+    let out = a.out.clone().unwrap_or_else(|| reduced_path(&a.case));
+    probe_out_file(&out)?;
     let start = std::time::Instant::now();
     // As for `.src` cases: the recorded configuration, else the standard
     // one; regalloc2 runs last either way.
@@ -94,7 +102,9 @@ fn cmd_reduce_ssa(a: ReduceArgs) -> Result<ExitCode, Failure> {
     let red = reduce_with(&case, &regs, &interp::Interp, &config, &diff)
         .map_err(|e| bad_input(format!("{}: {e}", a.case)))?;
     let elapsed = start.elapsed();
-    let out = a.out.clone().unwrap_or_else(|| reduced_path(&a.case));
+    if nothing_removed(&red) {
+        return already_minimal(&a, &red, elapsed);
+    }
     let origin = file.header.description.first().map_or(String::new(), |d| format!(" ({d})"));
     let mut reduced = SsaCaseFile::for_failure(
         &format!("ssaref reduce: reduced from {}{origin}", a.case),
@@ -104,12 +114,35 @@ fn cmd_reduce_ssa(a: ReduceArgs) -> Result<ExitCode, Failure> {
         &red.regs,
     );
     reduced.header.config = file.header.config.clone();
-    std::fs::write(&out, reduced.render()).map_err(|e| bad_input(format!("{out}: cannot write: {e}")))?;
+    std::fs::write(&out, reduced.render()).map_err(|e| write_error(&out, e))?;
     let blocks = |m: &ssaref::ir::Module| m.main().map_or(0, |f| f.blocks.len());
     let blocks = format!("  blocks of main: {} -> {}", blocks(&case.module), blocks(&red.case.module));
-    print_summary(&a, &red, elapsed, &out, "phis and instructions", Some(blocks));
-    print!("{}", ssaref::analysis::ir_text::print_module(&red.case.module));
-    print!("{}", ssaref::generate::source::describe_verdict(&red.verdict, "the SSA input"));
+    print_summary(&a, &red, elapsed, &out, "phis and instructions", Some(blocks))?;
+    say!("{}", ssaref::analysis::ir_text::print_module(&red.case.module));
+    say!("{}", ssaref::generate::source::describe_verdict(&red.verdict, "the SSA input"));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A file of the result that cannot be written (exit code `EXIT_OUTPUT`).
+fn write_error(out: &str, e: std::io::Error) -> Failure {
+    Failure { message: format!("{out}: cannot write: {e}"), code: EXIT_OUTPUT }
+}
+
+/// True when the reduction kept no candidate and lowered no K: the
+/// "reduced" case would be the case itself.
+fn nothing_removed<T>(red: &Reduction<T>) -> bool {
+    red.stats.accepted == 0 && red.k_before == red.k_after
+}
+
+/// The report of a reduction that removed nothing: no copy of the case is
+/// written (it would claim a reduction that did not happen).
+fn already_minimal<T>(a: &ReduceArgs, red: &Reduction<T>, elapsed: std::time::Duration) -> Result<ExitCode, Failure> {
+    sayln!("reduced {}: {}", a.case, red.failure);
+    sayln!(
+        "  nothing removed: no candidate of {} in {:.1}s fails the same way; the case is already minimal, nothing written",
+        red.stats.tests,
+        elapsed.as_secs_f64()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -122,16 +155,16 @@ fn print_summary<T>(
     out: &str,
     what: &str,
     extra: Option<String>,
-) {
+) -> Result<(), Failure> {
     let s: &ReduceStats = &red.stats;
     let k = |k: Option<usize>| k.map_or("-".to_string(), |k| k.to_string());
-    println!("reduced {}: {}", a.case, red.failure);
-    println!("  {what}: {} -> {}", s.statements_before, s.statements_after);
+    sayln!("reduced {}: {}", a.case, red.failure);
+    sayln!("  {what}: {} -> {}", s.statements_before, s.statements_after);
     if let Some(line) = extra {
-        println!("{line}");
+        sayln!("{line}");
     }
-    println!("  K: {} -> {}", k(red.k_before), k(red.k_after));
-    println!(
+    sayln!("  K: {} -> {}", k(red.k_before), k(red.k_after));
+    sayln!(
         "  candidates tried: {} in {:.1}s (kept {}; {} agreed, {} failed another way, {} ran out of fuel in the reference run; {} invalid edits skipped)",
         s.tests,
         elapsed.as_secs_f64(),
@@ -142,7 +175,8 @@ fn print_summary<T>(
         s.invalid
     );
     if s.stopped_early {
-        println!("  stopped by --max-tests {} before a fixpoint", a.max_tests.max(1));
+        sayln!("  stopped by --max-tests {} before a fixpoint", a.max_tests.max(1));
     }
-    println!("wrote {out} (replay: ssaref repro {out})");
+    sayln!("wrote {out} (replay: ssaref repro {out})");
+    Ok(())
 }

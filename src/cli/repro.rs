@@ -11,8 +11,9 @@
 //! of the SSA itself (`differential::differential_ssa`).
 
 use crate::args::Routes;
-use crate::common::{case_config, check_regs, load_case, Failure, DEFAULT_CASE_REGS, EXIT_OUT_OF_FUEL};
+use crate::common::{case_config, load_case, Failure, DEFAULT_CASE_REGS, EXIT_INTERNAL, EXIT_OUT_OF_FUEL};
 use crate::ssa_input::{is_ssa, load_ssa};
+use crate::stdio::{say, sayln};
 use clap::Args;
 use ssaref::analysis::ir_text;
 use ssaref::backend::{family, Backend};
@@ -30,10 +31,10 @@ pub struct ReproArgs {
     /// `// args:` line).
     case: String,
     /// Register counts (default: the case's `// regs:` line, else 2,3,4,6,8,15).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = crate::args::reg_count())]
     regs: Vec<usize>,
     /// Fuel of the source run.
-    #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
+    #[arg(long, default_value_t = interp::DEFAULT_FUEL, value_parser = crate::args::fuel())]
     fuel: u64,
     /// Which back ends: `ssa-ra`, `out-of-ssa` (or `boissinot`), `regalloc2`,
     /// `both` (ssa-ra and out-of-ssa) or `all`.
@@ -47,14 +48,15 @@ pub struct ReproArgs {
 
 /// `repro`'s annotated disassembly of `mir`, under the heading `title`, or
 /// why the lowering or the machine-code checker failed.
-fn print_listing(mir: &ssaref::mir::MModule, title: &str) {
+fn print_listing(mir: &ssaref::mir::MModule, title: &str) -> Result<(), Failure> {
     match pipeline::lower_and_check(mir) {
         Ok(code) => {
-            println!("== {title}");
-            print!("{}", ssaref::machine::x86_lower::listing(&code));
+            sayln!("== {title}");
+            say!("{}", ssaref::machine::x86_lower::listing(&code));
         }
-        Err(e) => println!("== {title}: lowering failed: {e}"),
+        Err(e) => sayln!("== {title}: lowering failed: {e}"),
     }
+    Ok(())
 }
 
 /// Whether the stage or pass `failing` (with register count `k`) belongs
@@ -82,15 +84,16 @@ pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
     // The configuration the campaign ran the case with, if it says.
     let config = a.route.restrict(case_config(&a.case, case.config.as_ref(), &regs, a.fuel)?);
     let verdict = differential::differential_full_catching(&program, &args, &interp::Interp, &config);
-    println!("== program (args {args:?})");
-    print!("{}", ssaref::frontend::ast_print::print_program(&program));
+    sayln!("== program (args {args:?})");
+    say!("{}", ssaref::frontend::ast_print::print_program(&program));
     let ssa = construct_program(&program, &config.backend_ssa);
-    println!("== SSA (Braun et al., {}; every back end allocates it)", config.backend_ssa.describe());
-    print!("{}", ir_text::print_module(&ssa));
-    print_backends(&ssa, &config, &verdict, &regs, a.listing);
+    sayln!("== SSA (Braun et al., {}; every back end allocates it)", config.backend_ssa.describe());
+    say!("{}", ir_text::print_module(&ssa));
+    print_backends(&ssa, &config, &verdict, &regs, a.listing)?;
     let tc =
         ssaref::generate::source::TestCase { program: program.clone(), args: args.clone(), origin: a.case.clone() };
-    Ok(print_stages(&verdict, "the source", &ssaref::generate::source::describe_failure(&tc, &verdict)))
+    let failure = ssaref::generate::source::describe_failure(&tc, &verdict);
+    print_stages(&verdict, "the source", &failure, &a.case, case.expect.as_deref())
 }
 
 /// `ssaref repro CASE.ssa`: the same report for a program given in SSA
@@ -101,19 +104,19 @@ fn cmd_repro_ssa(a: ReproArgs) -> Result<ExitCode, Failure> {
     let regs = case_regs(&a.regs, case.header.regs.clone())?;
     let config = a.route.restrict(case_config(&a.case, case.header.config.as_ref(), &regs, a.fuel)?);
     let verdict = differential::differential_ssa_catching(&case.module, &args, &interp::Interp, &config);
-    println!("== SSA program (args {args:?})");
+    sayln!("== SSA program (args {args:?})");
     let text = ir_text::print_module(&case.module);
-    print!("{text}");
-    print_backends(&case.module, &config, &verdict, &regs, a.listing);
+    say!("{text}");
+    print_backends(&case.module, &config, &verdict, &regs, a.listing)?;
     let what = ssaref::generate::source::describe_verdict(&verdict, "the SSA input");
-    Ok(print_stages(&verdict, "the SSA input", &format!("{text}\n{what}")))
+    print_stages(&verdict, "the SSA input", &format!("{text}\n{what}"), &a.case, case.header.expect.as_deref())
 }
 
 /// The register counts of a replay: `--regs`, else the case's `// regs:`
 /// line, else those of `ssaref fuzz`.
 fn case_regs(given: &[usize], header: Option<Vec<usize>>) -> Result<Vec<usize>, Failure> {
+    // Both are in 2..=15: clap checks `--regs`, the case file parser the header.
     let regs = if !given.is_empty() { given.to_vec() } else { header.unwrap_or_else(|| DEFAULT_CASE_REGS.to_vec()) };
-    check_regs(&regs)?;
     Ok(regs)
 }
 
@@ -126,7 +129,7 @@ fn print_backends(
     verdict: &Verdict,
     regs: &[usize],
     listing: bool,
-) {
+) -> Result<(), Failure> {
     // Show the K and the out-of-ssa configuration of the failing stage.
     let failing = match verdict {
         Verdict::Diverge { stage, .. } => Some(stage.clone()),
@@ -165,40 +168,49 @@ fn print_backends(
     for (i, b) in shown.iter().enumerate() {
         let full = listing || single || (i == 0 && culprit.is_some());
         if full {
-            print!("{}", b.report(ssa, first_k));
+            say!("{}", b.report(ssa, first_k));
         }
         match b.prepare(ssa).and_then(|p| b.allocate(ssa, &p, first_k)) {
-            Ok(out) if full => print_listing(&out.mir, &b.listing_title(first_k)),
+            Ok(out) if full => print_listing(&out.mir, &b.listing_title(first_k))?,
             Ok(out) => {
-                println!("== {}: allocated (K = {first_k})", b.name());
-                print!("{}", ssaref::mir::print_module(&out.mir));
+                sayln!("== {}: allocated (K = {first_k})", b.name());
+                say!("{}", ssaref::mir::print_module(&out.mir));
             }
-            Err(e) if !full => println!("== {}: allocation with K = {first_k} failed: {e}", b.name()),
+            Err(e) if !full => sayln!("== {}: allocation with K = {first_k} failed: {e}", b.name()),
             Err(_) => {}
         }
     }
+    Ok(())
 }
 
 /// Every stage's verdict; `failure` describes a failing one. The exit
-/// code: 0 when every stage agrees, 4 when `reference` ran out of fuel,
-/// 1 when the case fails.
-fn print_stages(verdict: &Verdict, reference: &str, failure: &str) -> ExitCode {
-    println!("== stages");
+/// code: 0 when every stage agrees (7 when with an outcome other than the
+/// case file's `// expect:` block), 4 when `reference` ran out of fuel,
+/// 3 (`EXIT_INTERNAL`) when the case fails.
+fn print_stages(
+    verdict: &Verdict,
+    reference: &str,
+    failure: &str,
+    file: &str,
+    expect: Option<&[String]>,
+) -> Result<ExitCode, Failure> {
+    sayln!("== stages");
     match verdict {
         Verdict::Agree { outcome, stages } => {
             for s in stages {
-                println!("agree    {}", s.stage);
+                sayln!("agree    {}", s.stage);
             }
-            print!("{}", outcome.render_full());
-            ExitCode::SUCCESS
+            say!("{}", outcome.render_full());
+            crate::common::check_expect(file, expect, outcome)?;
+            Ok(ExitCode::SUCCESS)
         }
         Verdict::Inconclusive => {
-            println!("{reference} ran out of fuel: nothing to compare");
-            ExitCode::from(EXIT_OUT_OF_FUEL)
+            sayln!("{reference} ran out of fuel: nothing to compare");
+            Ok(ExitCode::from(EXIT_OUT_OF_FUEL))
         }
         _ => {
-            print!("{failure}");
-            ExitCode::from(1)
+            say!("{failure}");
+            Ok(ExitCode::from(EXIT_INTERNAL))
         }
     }
 }

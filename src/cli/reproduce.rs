@@ -6,6 +6,7 @@
 
 use crate::common::{bad_input, internal, load_case, Failure};
 use crate::counting_alloc::{self, CountingProbe};
+use crate::stdio::sayln;
 use clap::Args;
 use ssaref::evaluation::reproduce::measure::{Case, Scale, Workload};
 use ssaref::evaluation::reproduce::report::{reproduce, Header};
@@ -26,11 +27,12 @@ pub struct ReproduceArgs {
     /// The smallest run, for the CI smoke test: every section, tiny inputs.
     #[arg(long, hide = true)]
     tiny: bool,
-    /// Folder of the realistic corpus (`*.src` with `// args:` headers).
-    #[arg(long, default_value = "tests/corpus")]
-    corpus: PathBuf,
+    /// Folder of the realistic corpus (`*.src` with `// args:` headers;
+    /// default: `tests/corpus` here, else that of ssaref's source tree).
+    #[arg(long)]
+    corpus: Option<PathBuf>,
     /// Fuel of each source run.
-    #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
+    #[arg(long, default_value_t = interp::DEFAULT_FUEL, value_parser = crate::args::fuel())]
     fuel: u64,
 }
 
@@ -101,17 +103,23 @@ pub fn cmd_reproduce(a: ReproduceArgs) -> Result<ExitCode, Failure> {
         (false, true) => Scale::Quick,
         (false, false) => Scale::Full,
     };
-    let corpus = load_corpus(&a.corpus, scale.corpus_programs())?;
+    let corpus_dir = a.corpus.clone().unwrap_or_else(crate::common::default_corpus);
+    let corpus = load_corpus(&corpus_dir, scale.corpus_programs())
+        .map_err(|f| Failure { message: format!("{} (give the corpus with --corpus DIR)", f.message), ..f })?;
+    // The report must be writable before the long work starts.
+    crate::common::probe_out_dir(&a.out)?;
     let report = reproduce(&header(), scale, &corpus, &interp::Interp, a.fuel, &CountingProbe).map_err(internal)?;
-    std::fs::create_dir_all(&a.out).map_err(|e| bad_input(format!("{}: cannot create: {e}", a.out.display())))?;
     let write = |name: &str, text: &str| {
         let path = a.out.join(name);
-        std::fs::write(&path, text).map_err(|e| bad_input(format!("{}: cannot write: {e}", path.display())))
+        std::fs::write(&path, text).map_err(|e| Failure {
+            message: format!("{}: cannot write: {e}", path.display()),
+            code: crate::common::EXIT_OUTPUT,
+        })
     };
     write("REPORT.md", &report.markdown)?;
     for p in &report.plots {
         write(&p.file, &p.svg)?;
     }
-    println!("wrote {} and {} plots", a.out.join("REPORT.md").display(), report.plots.len());
+    sayln!("wrote {} and {} plots", a.out.join("REPORT.md").display(), report.plots.len());
     Ok(ExitCode::SUCCESS)
 }

@@ -6,11 +6,14 @@
 
 use crate::args::{AllocArgs, ConstructionArgs, OutOfSsaArgs, Routes, Stage};
 use crate::common::{
-    backend, backend_of_ssa, bad_input, destructed, internal, load, parse_args, print_outcome, Allocated, Failure,
+    backend, backend_of_ssa, bad_input, destructed, expect_for, internal, load, parse_args, print_outcome, Allocated,
+    Failure,
 };
 use crate::max_memory::MaxMemoryArgs;
 use crate::ssa_input::{is_ssa, load_ssa, ssa_args};
+use crate::stdio::sayln;
 use clap::Args;
+use ssaref::frontend::case_file::CaseHeader;
 use ssaref::outcome::{End, Outcome};
 use ssaref::pipeline;
 use std::process::ExitCode;
@@ -37,7 +40,7 @@ pub struct RunArgs {
     #[command(flatten)]
     alloc: AllocArgs,
     /// Fuel budget (steps) before the run is stopped.
-    #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
+    #[arg(long, default_value_t = interp::DEFAULT_FUEL, value_parser = crate::args::fuel())]
     fuel: u64,
     #[command(flatten)]
     construction: ConstructionArgs,
@@ -52,6 +55,8 @@ pub fn cmd_run(a: RunArgs) -> Result<ExitCode, Failure> {
     }
     let (src, program) = load(&a.file)?;
     let args = parse_args(&a.file, &src, &program, &a.args)?;
+    let header = CaseHeader::parse(&src).map_err(|d| bad_input(d.with_file(&a.file)))?;
+    let expect = expect_for(&a.args, header.expect.as_ref());
     let outcome = match a.stage {
         Stage::Source => interp::run_ast(&program, &args, a.fuel),
         Stage::Ssa => {
@@ -67,11 +72,11 @@ pub fn cmd_run(a: RunArgs) -> Result<ExitCode, Failure> {
         Stage::OutOfSsa => interp::run_ssa(&destructed(&program, &a.construction, &a.out_of_ssa)?.0, &args, a.fuel),
         Stage::Alloc | Stage::X86 => {
             let allocated = backend(&program, &a.construction, a.route, &a.alloc, &a.out_of_ssa, false)?;
-            return run_each(&allocated, a.stage, &args, a.fuel);
+            return run_each(&a.file, &allocated, a.stage, &args, a.fuel, expect);
         }
     }
     .map_err(|e| internal(e.to_string()))?;
-    Ok(print_outcome(&outcome))
+    print_outcome(&a.file, &outcome, expect)
 }
 
 /// `ssaref run FILE.ssa`: the SSA as given, out-of-ssa's destructed program,
@@ -79,6 +84,7 @@ pub fn cmd_run(a: RunArgs) -> Result<ExitCode, Failure> {
 fn cmd_run_ssa(a: RunArgs) -> Result<ExitCode, Failure> {
     let case = load_ssa(&a.file)?;
     let args = ssa_args(&a.file, &case, &a.args)?;
+    let expect = expect_for(&a.args, case.header.expect.as_ref());
     let module = &case.module;
     let outcome = match a.stage {
         Stage::Source | Stage::Cytron => {
@@ -99,25 +105,33 @@ fn cmd_run_ssa(a: RunArgs) -> Result<ExitCode, Failure> {
         }
         Stage::Alloc | Stage::X86 => {
             let allocated = backend_of_ssa(module, a.route, &a.alloc, &a.out_of_ssa, false)?;
-            return run_each(&allocated, a.stage, &args, a.fuel);
+            return run_each(&a.file, &allocated, a.stage, &args, a.fuel, expect);
         }
     }
     .map_err(internal)?;
-    Ok(print_outcome(&outcome))
+    print_outcome(&a.file, &outcome, expect)
 }
 
 /// Runs each back end's allocated code and prints its outcome, under
 /// `== NAME` when there are several; the exit code is that of the first
-/// outcome that is not a success (out of fuel).
-fn run_each(allocated: &[Allocated], stage: Stage, args: &[i64], fuel: u64) -> Result<ExitCode, Failure> {
+/// outcome that is not a success (out of fuel), and an outcome that
+/// differs from `expect` ends the command (exit code 7).
+fn run_each(
+    file: &str,
+    allocated: &[Allocated],
+    stage: Stage,
+    args: &[i64],
+    fuel: u64,
+    expect: Option<&[String]>,
+) -> Result<ExitCode, Failure> {
     let mut code = ExitCode::SUCCESS;
     let mut failed = false;
     for a in allocated {
         if allocated.len() > 1 {
-            println!("== {}", a.name);
+            sayln!("== {}", a.name);
         }
         let outcome = run_allocated(&a.mir, stage, args, fuel).map_err(internal)?;
-        let c = print_outcome(&outcome);
+        let c = print_outcome(file, &outcome, expect)?;
         if !failed && outcome.end == End::OutOfFuel {
             (code, failed) = (c, true);
         }

@@ -15,7 +15,7 @@ pub fn is_ssa(file: &str) -> bool {
 
 /// Reads, parses and verifies a `.ssa` file.
 pub fn load_ssa(file: &str) -> Result<SsaCaseFile, Failure> {
-    let text = std::fs::read_to_string(file).map_err(|e| bad_input(format!("{file}: cannot read: {e}")))?;
+    let text = crate::common::read_text(file)?;
     SsaCaseFile::parse(&text).map_err(|e| bad_input(e.with_file(file)))
 }
 

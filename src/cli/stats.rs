@@ -6,7 +6,8 @@
 //! 1, out-of-ssa and regalloc2 side by side (`evaluation/backend_comparison.rs`).
 
 use crate::args::Route;
-use crate::common::{bad_input, internal, load_case, Failure};
+use crate::common::{bad_input, internal, load_case, usage, Failure};
+use crate::stdio::say;
 use clap::Args;
 use ssaref::construction::braun::BraunOptions;
 use std::process::ExitCode;
@@ -20,7 +21,7 @@ pub struct StatsArgs {
     /// Also this many generated programs (seeds `--seed`, `--seed`+1, ...);
     /// with `--compare-backends`, the size of the generated corpus
     /// (default 300).
-    #[arg(long, visible_alias = "count", default_value_t = 0)]
+    #[arg(long, visible_alias = "count", default_value_t = 0, value_parser = crate::args::count())]
     gen: u64,
     /// First seed of the generated programs.
     #[arg(long, default_value_t = 0)]
@@ -32,7 +33,7 @@ pub struct StatsArgs {
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(2..=15))]
     regs: u8,
     /// Fuel of each run.
-    #[arg(long, default_value_t = interp::DEFAULT_FUEL)]
+    #[arg(long, default_value_t = interp::DEFAULT_FUEL, value_parser = crate::args::fuel())]
     fuel: u64,
     /// Which back end: `ssa-ra` (register allocation) or `out-of-ssa` (or
     /// `boissinot`: copies left by each out-of-SSA coalescing variant, Fig. 5).
@@ -57,14 +58,15 @@ pub struct StatsArgs {
     /// and `realistic` (the `*.src` of `--corpus-dir`).
     #[arg(long, value_enum, value_delimiter = ',', default_values_t = [CorpusArg::Generated, CorpusArg::Realistic])]
     corpus: Vec<CorpusArg>,
-    /// With `--compare-backends`: the realistic corpus's directory.
-    #[arg(long, default_value = "tests/corpus")]
-    corpus_dir: String,
+    /// With `--compare-backends`: the realistic corpus's directory
+    /// (default: `tests/corpus` here, else that of ssaref's source tree).
+    #[arg(long)]
+    corpus_dir: Option<String>,
     /// With `--compare-backends`: the register counts, one table each.
-    #[arg(long, value_delimiter = ',', default_values_t = ssaref::evaluation::backend_comparison::STANDARD_REGS)]
+    #[arg(long, value_delimiter = ',', value_parser = crate::args::reg_count(), default_values_t = ssaref::evaluation::backend_comparison::STANDARD_REGS)]
     compare_regs: Vec<usize>,
     /// With `--compare-backends`: timing rounds (the median is reported).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = crate::args::repetitions())]
     repeat: usize,
     /// With `--compare-backends`: out-of-ssa's coalescing variant, instead of
     /// the best one measured.
@@ -85,9 +87,8 @@ pub enum CorpusArg {
 /// measured on its own, rendered together.
 fn cmd_compare_backends(a: &StatsArgs) -> Result<ExitCode, Failure> {
     use ssaref::evaluation::backend_comparison::{compare_backends, load_corpus_dir, render_markdown, CompareConfig};
-    crate::common::check_regs(&a.compare_regs)?;
     if !a.files.is_empty() {
-        return Err(bad_input("stats --compare-backends: give the corpora with --corpus and --corpus-dir".into()));
+        return Err(usage("stats --compare-backends: give the corpora with --corpus and --corpus-dir".into()));
     }
     let config = CompareConfig {
         regs: a.compare_regs.clone(),
@@ -100,7 +101,7 @@ fn cmd_compare_backends(a: &StatsArgs) -> Result<ExitCode, Failure> {
         let (name, programs) = match corpus {
             CorpusArg::Generated => {
                 let shape = ssaref::generate::source::Shape::from_name(&a.shape)
-                    .ok_or_else(|| bad_input(format!("stats: unknown shape `{}`", a.shape)))?;
+                    .ok_or_else(|| usage(format!("stats: unknown shape `{}`", a.shape)))?;
                 let count = if a.gen == 0 { 300 } else { a.gen };
                 let programs: Vec<_> = (0..count)
                     .map(|i| {
@@ -111,17 +112,17 @@ fn cmd_compare_backends(a: &StatsArgs) -> Result<ExitCode, Failure> {
                 (format!("generated ({count} programs, seed {}, shape {})", a.seed, a.shape), programs)
             }
             CorpusArg::Realistic => {
-                let programs =
-                    load_corpus_dir(std::path::Path::new(&a.corpus_dir)).map_err(|e| bad_input(e.to_string()))?;
+                let dir = a.corpus_dir.clone().map_or_else(crate::common::default_corpus, std::path::PathBuf::from);
+                let programs = load_corpus_dir(&dir).map_err(|e| bad_input(e.to_string()))?;
                 if programs.is_empty() {
-                    return Err(bad_input(format!("{}: no *.src programs", a.corpus_dir)));
+                    return Err(bad_input(format!("{}: no *.src programs", dir.display())));
                 }
-                (format!("realistic ({}/*.src, {} programs)", a.corpus_dir, programs.len()), programs)
+                (format!("realistic ({}/*.src, {} programs)", dir.display(), programs.len()), programs)
             }
         };
         results.push(compare_backends(&name, &programs, &interp::Interp, &config).map_err(internal)?);
     }
-    print!("{}", render_markdown(&results));
+    say!("{}", render_markdown(&results));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -138,41 +139,41 @@ pub fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
         corpus.push((case.program, case.args));
     }
     let shape = ssaref::generate::source::Shape::from_name(&a.shape)
-        .ok_or_else(|| bad_input(format!("stats: unknown shape `{}`", a.shape)))?;
+        .ok_or_else(|| usage(format!("stats: unknown shape `{}`", a.shape)))?;
     let config = shape.config();
     for i in 0..a.gen {
         let tc = ssaref::generate::source::TestCase::from_seed(a.seed.wrapping_add(i), &config);
         corpus.push((tc.program, tc.args));
     }
     if corpus.is_empty() {
-        return Err(bad_input("stats: give at least one program, or --gen N".into()));
+        return Err(usage("stats: give at least one program, or --gen N".into()));
     }
     if a.route == Route::Regalloc2 {
-        return Err(bad_input("stats: no table for route 3 (regalloc2) yet".into()));
+        return Err(usage("stats: no table for route 3 (regalloc2) yet".into()));
     }
     if a.route == Route::OutOfSsa {
         let liveness = match a.liveness.as_str() {
             "check" => ssaref::out_of_ssa::translate::LivenessMethod::Check,
             "sets" => ssaref::out_of_ssa::translate::LivenessMethod::Sets,
-            other => return Err(bad_input(format!("stats: unknown liveness method `{other}` (check, sets)"))),
+            other => return Err(usage(format!("stats: unknown liveness method `{other}` (check, sets)"))),
         };
         let construction = match a.construction.as_str() {
             "all-on" => BraunOptions::all_on(),
             "plain" => BraunOptions::plain(),
-            other => return Err(bad_input(format!("stats: unknown construction `{other}` (all-on, plain)"))),
+            other => return Err(usage(format!("stats: unknown construction `{other}` (all-on, plain)"))),
         };
         let table =
             ssaref::evaluation::out_of_ssa_stats::copy_table(&corpus, &interp::Interp, a.fuel, liveness, &construction)
                 .map_err(internal)?;
-        print!("{table}");
+        say!("{table}");
         return Ok(ExitCode::SUCCESS);
     }
     let table = ssaref::evaluation::regalloc_stats::comparison_table(&corpus, a.regs as usize, &interp::Interp, a.fuel)
         .map_err(internal)?;
-    print!("{table}");
+    say!("{table}");
     let strategies =
         ssaref::evaluation::regalloc_stats::spill_strategy_table(&corpus, a.regs as usize, &interp::Interp, a.fuel)
             .map_err(internal)?;
-    print!("{strategies}");
+    say!("{strategies}");
     Ok(ExitCode::SUCCESS)
 }

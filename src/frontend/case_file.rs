@@ -164,6 +164,7 @@ impl CaseHeader {
     pub fn parse(text: &str) -> Result<CaseHeader, Diag> {
         let mut case = CaseHeader::default();
         let mut args_seen = false;
+        let mut outcome = ExpectedOutcome::default();
         for (i, line) in text.lines().enumerate() {
             let Some(at) = line.find("//").filter(|&at| line[..at].trim().is_empty()) else { break };
             let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
@@ -176,6 +177,7 @@ impl CaseHeader {
             }
             let comment = &line[start..];
             if let Some(expect) = case.expect.as_mut() {
+                outcome.line(comment, pos(start))?;
                 expect.push(comment.to_string());
                 continue;
             }
@@ -234,10 +236,77 @@ impl CaseHeader {
                         return Err(Diag::new(pos(b), format!("unexpected `{w}` after `expect:`")));
                     }
                     case.expect = Some(Vec::new());
+                    outcome.key = pos(key_at);
                 }
             }
         }
+        if case.expect.is_some() {
+            outcome.finish()?;
+        }
         Ok(case)
+    }
+}
+
+/// The checks of an `expect:` block, line by line: the lines of
+/// `Outcome::render_full`, each in its one spelling: the `out` values
+/// (decimal `i64`s), then `return V` or `trap divide-error`, then
+/// `mem[I] = V` for non-zero words of `mem`, in increasing `I` below
+/// `MEM_WORDS`.
+struct ExpectedOutcome {
+    /// Where the `expect:` key is.
+    key: Pos,
+    /// Whether the end (`return` or `trap`) has been seen.
+    ended: bool,
+    /// The next `mem` index allowed.
+    next_mem: usize,
+}
+
+impl Default for ExpectedOutcome {
+    fn default() -> Self {
+        ExpectedOutcome { key: Pos::START, ended: false, next_mem: 0 }
+    }
+}
+
+impl ExpectedOutcome {
+    fn line(&mut self, line: &str, at: Pos) -> Result<(), Diag> {
+        let bad = |what: &str| Diag::new(at, format!("expected outcome: `{line}` {what}"));
+        let int = |w: &str| w.parse::<i64>().ok().filter(|v| v.to_string() == w);
+        if let Some(rest) = line.strip_prefix("mem[") {
+            if !self.ended {
+                return Err(bad("comes before the `return` or `trap` line"));
+            }
+            let parsed = rest.split_once("] = ").and_then(|(i, v)| Some((i.parse::<usize>().ok()?, int(v)?)));
+            let Some((i, v)) = parsed.filter(|(i, _)| i.to_string() == rest.split(']').next().unwrap_or("")) else {
+                return Err(bad("is not `mem[I] = V`"));
+            };
+            if i >= crate::ast::MEM_WORDS || i < self.next_mem || v == 0 {
+                return Err(bad(&format!(
+                    "is out of order or range (indexes increase, below {}; values are not 0)",
+                    crate::ast::MEM_WORDS
+                )));
+            }
+            self.next_mem = i + 1;
+            return Ok(());
+        }
+        if self.ended {
+            return Err(bad("follows the end of the run (only `mem[I] = V` lines may)"));
+        }
+        if line == "trap divide-error" || line.strip_prefix("return ").is_some_and(|v| int(v).is_some()) {
+            self.ended = true;
+            return Ok(());
+        }
+        if int(line).is_some() {
+            return Ok(());
+        }
+        Err(bad("is not an `out` value (a 64-bit integer), `return V`, `trap divide-error` or `mem[I] = V`"))
+    }
+
+    fn finish(&self) -> Result<(), Diag> {
+        if self.ended {
+            Ok(())
+        } else {
+            Err(Diag::new(self.key, "`expect:` has no `return V` or `trap divide-error` line"))
+        }
     }
 }
 
@@ -294,6 +363,14 @@ mod tests {
             ("// expect: 3\nfn main() {}\n", "1:12: unexpected `3`"),
             ("// args: 1 2\n\nfn main(a) {}\n", "3:1: too many arguments"),
             ("// args: 1\nfn main(a) { out }\n", "2:18: "),
+            ("// expect:\n// hello world\nfn main() {}\n", "2:4: expected outcome: `hello world` is not"),
+            ("// expect:\n// trap segfault\nfn main() {}\n", "2:4: expected outcome: `trap segfault`"),
+            ("// expect:\n// 99999999999999999999\n// return 0\nfn main() {}\n", "2:4: "),
+            ("// expect:\n// return 007\nfn main() {}\n", "2:4: "),
+            ("// expect:\n// return 1\n// 5\nfn main() {}\n", "3:4: expected outcome: `5` follows the end"),
+            ("// expect:\n// return 1\n// mem[4096] = 1\nfn main() {}\n", "3:4: "),
+            ("// expect:\n// return 1\n// mem[2] = 1\n// mem[1] = 1\nfn main() {}\n", "4:4: "),
+            ("// expect:\n// 5\nfn main() {}\n", "1:4: `expect:` has no `return V`"),
         ];
         for (text, want) in bad {
             let err = CaseFile::parse(text).expect_err(text).to_string();

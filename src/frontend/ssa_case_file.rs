@@ -63,6 +63,8 @@ impl SsaCaseFile {
                 format!("too many arguments: `main` takes {} but {} were given", main.params.len(), header.args.len()),
             )));
         }
+        let mut module = module;
+        module.functions.iter_mut().for_each(renumber_sparse);
         Ok(SsaCaseFile { header, module })
     }
 
@@ -124,6 +126,41 @@ fn verify_position(text: &str, e: &VerifyError) -> Option<Pos> {
     Some(to_pos(start, 0))
 }
 
+/// Renumbers the values of a verified function densely, in increasing
+/// order (the `k`-th smallest number mentioned becomes `vk`), when its
+/// numbers are sparse: when `value_count` exceeds twice the number of
+/// distinct values plus 1024. Every pass sizes its tables by
+/// `value_count`, so without this a four-line function naming
+/// `v4294967294` would cost tens of gigabytes; with it, memory follows the
+/// size of the program. The function means the same; it prints with the
+/// new numbers. The verifier has seen the numbers as written, so its
+/// errors name them.
+fn renumber_sparse(f: &mut crate::ir::Function) {
+    use crate::ir::Value;
+    let mut numbers = Vec::new();
+    f.for_each_value_mention(|v| numbers.push(v.0));
+    numbers.sort_unstable();
+    numbers.dedup();
+    if u64::from(f.value_count) <= 2 * numbers.len() as u64 + 1024 {
+        return;
+    }
+    // Every value mentioned is in `numbers`, so the search always succeeds.
+    let new = |v: Value| Value(numbers.binary_search(&v.0).unwrap_or(0) as u32);
+    f.params.iter_mut().for_each(|p| *p = new(*p));
+    for data in f.blocks.values_mut() {
+        for phi in &mut data.phis {
+            phi.dest = new(phi.dest);
+            phi.args.iter_mut().for_each(|a| *a = new(*a));
+        }
+        for inst in &mut data.insts {
+            inst.dest = inst.dest.map(new);
+            inst.op.map_args(new);
+        }
+        data.term.map_arg(new);
+    }
+    f.value_count = numbers.len() as u32;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,5 +196,23 @@ mod tests {
         assert!(matches!(SsaCaseFile::parse(no_main), Err(SsaCaseError::Invalid(_))));
         let too_many = "// args: 1 2\nfn main(v0) {\nb0:\n    ret v0\n}\n";
         assert!(SsaCaseFile::parse(too_many).unwrap_err().with_file("f").starts_with("f:2:1: too many"));
+    }
+
+    #[test]
+    fn sparse_value_numbers_are_renumbered_densely_and_dense_ones_kept() {
+        let sparse = "fn main(v10000000) {\nb0:\n    v4294967294 = add v10000000, v10000000\n    ret v4294967294\n}\n";
+        let case = SsaCaseFile::parse(sparse).expect("valid");
+        let main = case.module.main().expect("main");
+        assert_eq!(main.value_count, 2);
+        assert_eq!(
+            crate::analysis::ir_text::print_module(&case.module),
+            "fn main(v0) {\nb0:\n    v1 = add v0, v0\n    ret v1\n}\n"
+        );
+        let dense = "fn main(v0) {\nb0:\n    v900 = add v0, v0\n    ret v900\n}\n";
+        let case = SsaCaseFile::parse(dense).expect("valid");
+        assert_eq!(crate::analysis::ir_text::print_module(&case.module), dense);
+        let undefined = "fn main(v10000000) {\nb0:\n    ret v4294967294\n}\n";
+        let err = SsaCaseFile::parse(undefined).expect_err("undefined").with_file("f.ssa");
+        assert!(err.contains("v4294967294"), "{err}");
     }
 }

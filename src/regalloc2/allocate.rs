@@ -94,7 +94,8 @@ pub fn allocate_regalloc2(f: &Function, k: usize) -> Result<(MFunction, Regalloc
     let ours = check_allocation(&mir);
     let report = Regalloc2Report { input: adapter, output };
     if std::env::var_os("SSAREF_ROUTE3_DEBUG").is_some() {
-        eprintln!("{}{}", report.render(), crate::mir::print_function(&mir));
+        use std::io::Write;
+        let _ = write!(std::io::stderr(), "{}{}", report.render(), crate::mir::print_function(&mir));
     }
     match (ours, theirs) {
         (Ok(()), Ok(())) => Ok((mir, report)),
