@@ -12,13 +12,21 @@
 //! in place when two classes merge (the later of `equal_anc_in` and
 //! `equal_anc_out`, the parents the test returned). Here both come from
 //! their definitions, pair by pair, without the stack walk, the chains or
-//! the merge updates:
-//! - the parent of `a` is the member `t` that comes latest before `a` in
-//!   the dominance pre-DFS order among those whose definition dominates
-//!   `a`'s (a pre-order lists a subtree contiguously, so that is the nearest
-//!   dominating member);
-//! - `equal_anc_in(a)` is the latest such `t` that also has `a`'s value and
-//!   intersects `a`.
+//! the merge updates. Let `D(a)` be the other members whose definition
+//! dominates `a`'s:
+//! - the parent of `a` is a member of `D(a)` whose definition comes latest
+//!   in the dominance pre-DFS order (the nearest dominating definition);
+//! - `equal_anc_in(a)` is a member of `D(a)` with `a`'s value that
+//!   intersects `a`, the latest such in the same order.
+//!
+//! Members defined at one point (phis of one block, the destinations of
+//! one parallel copy) dominate each other, and which of them comes first
+//! is a tie that the orders break differently: the merge walk orders them
+//! by class, a from-scratch walk by number (`class_interference_local.rs`,
+//! "A visited member sees the right parent, or an equivalent one"). So a
+//! held entry is right when it is in the set and is defined either at `a`'s
+//! own point or at the latest point of the set strictly above `a`; `none`
+//! is right when no member of the set is strictly above `a`.
 //!
 //! That costs (members)² queries, so the caller samples (see
 //! [`should_check`]).
@@ -56,33 +64,40 @@ pub(crate) fn check_class(
     what: &str,
 ) {
     self_checks::count();
-    for (i, &a) in members.iter().enumerate() {
-        let mut parent = None;
-        let mut anc_in = None;
-        for &t in &members[..i] {
-            if ctx.def_dominates(t, a) {
-                parent = Some(t);
-                if ctx.value_of(t) == ctx.value_of(a) && intersect(ctx, a, t) {
-                    anc_in = Some(t);
-                }
-            }
+    let order = |v: Value| ctx.def_order(v);
+    let name = |v: Option<Value>| v.map_or("none".to_string(), |v| format!("v{}", v.index()));
+    // Whether `held` is right for `a` and the candidates `set` (module
+    // documentation).
+    let right = |a: Value, held: Option<Value>, set: &[Value]| {
+        let above = set.iter().map(|&t| order(t)).filter(|&o| o != order(a)).max();
+        match held {
+            None => above.is_none(),
+            Some(h) => set.contains(&h) && (order(h) == order(a) || Some(order(h)) == above),
         }
-        let name = |v: Option<Value>| v.map_or("none".to_string(), |v| format!("v{}", v.index()));
+    };
+    for &a in members {
+        let dominating: Vec<Value> = members.iter().copied().filter(|&t| t != a && ctx.def_dominates(t, a)).collect();
+        let equal: Vec<Value> = dominating
+            .iter()
+            .copied()
+            .filter(|&t| ctx.value_of(t) == ctx.value_of(a) && intersect(ctx, a, t))
+            .collect();
+        let latest = |set: &[Value]| set.iter().copied().max_by_key(|&t| order(t));
         let held_parent = held_parents.get(&a).copied();
         assert!(
-            held_parent == Some(parent),
+            held_parent.is_some_and(|p| right(a, p, &dominating)),
             "self-check of the congruence classes after {what}: the forest parent of v{} is held as {} but is {}",
             a.index(),
             held_parent.map_or("missing".to_string(), name),
-            name(parent)
+            name(latest(&dominating))
         );
         let held = held_anc_in.get(&a).copied();
         assert!(
-            held == Some(anc_in),
+            held.is_some_and(|e| right(a, e, &equal)),
             "self-check of the congruence classes after {what}: equal_anc_in(v{}) is held as {} but is {}",
             a.index(),
             held.map_or("missing".to_string(), name),
-            name(anc_in)
+            name(latest(&equal))
         );
     }
 }
