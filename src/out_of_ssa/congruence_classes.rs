@@ -154,16 +154,19 @@ impl CongruenceClasses {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::critical_edges::split_critical_edges;
     use crate::analysis::dominance::DomTree;
     use crate::analysis::liveness::compute_liveness;
     use crate::construction::braun::{construct_program, BraunOptions};
     use crate::generate::source::{GenConfig, TestCase};
     use crate::out_of_ssa::congruence_classes_recomputation::check_class;
+    use crate::out_of_ssa::copy_insertion::insert_copies;
     use rand::rngs::SmallRng;
     use rand::{Rng, SeedableRng};
 
-    /// The classes as the coalescer grows them, one merge at a time: random
-    /// pairs of classes of generated functions, each tested by the
+    /// The classes as the coalescer grows them, one merge at a time: the two
+    /// sides of each copy of generated functions after copy insertion, then
+    /// random pairs, each pair of classes tested by the
     /// value-based linear test and merged when it allows, and after every
     /// merge whose incremental update kept the class up to date, its
     /// parents and `equal_anc_in` compared with their recomputation
@@ -176,6 +179,12 @@ mod tests {
             let module = construct_program(&tc.program, &BraunOptions::all_on());
             let mut rng = SmallRng::seed_from_u64(seed);
             for f in &module.functions {
+                // After Method I's copy insertion, as the coalescer sees it:
+                // every copy gives two variables of one value.
+                let mut g = f.clone();
+                split_critical_edges(&mut g);
+                let copies = insert_copies(&mut g);
+                let f = &g;
                 let dom = DomTree::compute(f);
                 let live = compute_liveness(f);
                 let ctx = ValueInterference::new(f, &dom, &live);
@@ -185,9 +194,18 @@ mod tests {
                 }
                 let mut root_of: FxHashMap<Value, Value> = values.iter().map(|&v| (v, v)).collect();
                 let mut classes = CongruenceClasses::default();
-                for _ in 0..4 * values.len() {
-                    let a = values[rng.gen_range(0..values.len())];
-                    let b = values[rng.gen_range(0..values.len())];
+                // The copies' two sides first, in order, as the coalescer
+                // tries its affinities; then random pairs.
+                let pairs: Vec<(Value, Value)> = copies
+                    .iter()
+                    .map(|c| (c.dest, c.source))
+                    .chain(
+                        (0..4 * values.len())
+                            .map(|_| (values[rng.gen_range(0..values.len())], values[rng.gen_range(0..values.len())])),
+                    )
+                    .filter(|&(a, b)| root_of.contains_key(&a) && root_of.contains_key(&b))
+                    .collect();
+                for (a, b) in pairs {
                     let (x, y) = (root_of[&a], root_of[&b]);
                     if x == y || classes.value_interfere(&ctx, x, y) {
                         continue;

@@ -636,6 +636,9 @@ fn sampled_round(n: u64) -> bool {
     cfg!(test) || n <= 8 || n.is_power_of_two()
 }
 
+/// A point's instruction, demand and values, compared by the self-check.
+type PointFields<'a> = (Option<usize>, usize, &'a [Value], &'a [Value]);
+
 impl Rounds {
     /// The self-check of the state kept up to date block by block: every
     /// block's points recomputed, its share of the live-range sizes and its
@@ -662,12 +665,12 @@ impl Rounds {
                 "self-check of the spiller: the live-range shares of {b} are stale after round {}",
                 self.updates
             );
-            let over: Vec<(Option<usize>, usize, &[Value], &[Value])> = points
+            let over: Vec<PointFields<'_>> = points
                 .iter()
                 .filter(|p| p.demand > k)
                 .map(|p| (p.inst, p.demand, &p.before[..], &p.after[..]))
                 .collect();
-            let kept: Vec<(Option<usize>, usize, &[Value], &[Value])> =
+            let kept: Vec<PointFields<'_>> =
                 self.overloaded[b].iter().map(|p| (p.inst, p.demand, &p.before[..], &p.after[..])).collect();
             assert!(
                 over == kept,
@@ -710,7 +713,7 @@ mod tests {
     use crate::ssa_ra::regalloc::{allocate_function, RegallocOptions};
 
     /// The spiller's rounds one at a time, as ssa-ra runs them on generated
-    /// functions at small K: after every round (unit tests check each one,
+    /// functions at small K, with either spilling strategy: after every round (unit tests check each one,
     /// see `sampled_round`), the weights, live-range sizes and overloaded
     /// points kept block by block are compared with their recomputation,
     /// and the liveness computed before spilling with the liveness of the
@@ -724,7 +727,12 @@ mod tests {
                 let module = construct_program(&tc.program, &BraunOptions::all_on());
                 for f in &module.functions {
                     for k in [2, 3, 5] {
-                        allocate_function(f, &RegallocOptions::with_k(k)).expect("ssa-ra allocates");
+                        // The separate spilling pass (its rounds) and spilling
+                        // during coloring (its deductions).
+                        for spill_during_coloring in [false, true] {
+                            let opts = RegallocOptions { spill_during_coloring, ..RegallocOptions::with_k(k) };
+                            allocate_function(f, &opts).expect("ssa-ra allocates");
+                        }
                     }
                 }
             }
