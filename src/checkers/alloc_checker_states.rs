@@ -294,8 +294,9 @@ mod tests {
                         let other = sparse[1 - which].clone();
                         let changed = sparse[which].meet_with(&other, meet);
                         let before = model[which];
-                        for l in 0..N {
-                            model[which][l] = meet(model[which][l], model[1 - which][l]);
+                        let other_model = model[1 - which];
+                        for (x, &y) in model[which].iter_mut().zip(&other_model) {
+                            *x = meet(*x, y);
                         }
                         if changed != (before != model[which]) {
                             return false;
@@ -311,7 +312,8 @@ mod tests {
                     }
                     _ => {
                         let first = i % 4;
-                        let more: Vec<u32> = (first as u32..N as u32).filter(|l| (l + b as u32) % 3 == 0).collect();
+                        let more: Vec<u32> =
+                            (first as u32..N as u32).filter(|l| (l + b as u32).is_multiple_of(3)).collect();
                         sparse[which] = dense.restrict(first, &more);
                         for l in 0..N {
                             model[which][l] = if l < first || more.contains(&(l as u32)) { dense_model[l] } else { 0 };
