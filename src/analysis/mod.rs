@@ -25,3 +25,4 @@ pub mod sampling;
 pub mod scc;
 pub mod self_checks;
 pub mod verifier;
+pub mod work_steps;

@@ -144,7 +144,9 @@
 use std::fmt;
 
 use crate::analysis::dominance::reverse_postorder;
+use crate::analysis::self_checks;
 use crate::checkers::alloc_checker_states::{live_slots, Dense, Locations, Sparse};
+use crate::checkers::alloc_checker_states_recomputation as recomputation;
 use crate::entity::EntityRef;
 use crate::ir::{BinOp, Block, Value};
 use crate::mir::{Loc, MFunction, MInst, MModule, MTerm, PhiAnnot, Reg, Slot, MAX_REGS, MIN_REGS, RDX, REGISTER_NAMES};
@@ -811,6 +813,9 @@ impl<'a> Checker<'a> {
         let succs = |b: Block| edges(&m.blocks[b].term).into_iter().map(|(t, _)| t).collect::<Vec<_>>();
         let rpo = reverse_postorder(n, Block(0), succs);
         let live = live_slots(m, &rpo, succs, |l| self.index(l));
+        if self_checks::enabled() {
+            recomputation::check_live_slots(m, &rpo, succs, |l| self.index(l), &live);
+        }
         // The state on entry to each block; `None` until an edge reaches it.
         let mut entry: Vec<Option<Entry>> = vec![None; n];
         entry[0] = Some(self.entry_state());
@@ -833,7 +838,7 @@ impl<'a> Checker<'a> {
                 if !std::mem::take(&mut dirty[b.index()]) {
                     continue;
                 }
-                state.load(e);
+                recomputation::load_checked(&mut state, e);
                 self.run_block(b, &mut state, false)?;
                 for (succ, occurrence) in edges(&m.blocks[b].term) {
                     let incoming = self.take_edge(b, succ, occurrence, &state, &live[succ.index()], false)?;
@@ -842,7 +847,7 @@ impl<'a> Checker<'a> {
                             *slot = Some(incoming);
                             true
                         }
-                        Some(old) => old.meet_with(&incoming, LocState::meet),
+                        Some(old) => recomputation::meet_checked(old, &incoming, LocState::meet, state.len()),
                     };
                     if grew {
                         dirty[succ.index()] = true;
@@ -855,7 +860,7 @@ impl<'a> Checker<'a> {
             let Some(e) = &entry[b.index()] else {
                 continue;
             };
-            state.load(e);
+            recomputation::load_checked(&mut state, e);
             self.run_block(b, &mut state, true)?;
             for (succ, occurrence) in edges(&m.blocks[b].term) {
                 self.take_edge(b, succ, occurrence, &state, &live[succ.index()], true)?;

@@ -118,6 +118,11 @@ impl<T: Copy + PartialEq> Dense<T> {
         Dense { items: vec![fill; n], written: vec![false; n], touched: Vec::new(), fill }
     }
 
+    /// The number of locations.
+    pub(crate) fn len(&self) -> usize {
+        self.items.len()
+    }
+
     /// Clears `self`, then copies `from` into it.
     pub(crate) fn load(&mut self, from: &Sparse<T>) {
         for &i in &self.touched {
@@ -260,5 +265,72 @@ mod tests {
         assert_eq!(d.restrict(4, &[6, 7]).items, vec![(3, 1), (6, 5), (7, 9)]);
         d.load(&b);
         assert_eq!((d.get(6), d.get(7), d.get(5)), (0, 0, 4));
+    }
+
+    /// The states as the checker uses them, one update at a time: random
+    /// writes, meets, loads of the dense state from a sparse one and
+    /// restrictions back, each applied to the states and to plain vectors of
+    /// every location, and every location compared after each step. A load
+    /// that leaves a location written before, a meet that drops or keeps
+    /// the wrong entry, a restriction that keeps a dropped slot: each shows
+    /// at the step that makes it.
+    #[test]
+    fn states_match_plain_vectors_after_every_update() {
+        const N: usize = 12;
+        fn prop(ops: Vec<(u8, u8, u8)>) -> bool {
+            let meet = |x: u8, y: u8| if x == y { x } else { 9 };
+            let mut sparse = [Sparse::new(0u8), Sparse::new(0u8)];
+            let mut model = [[0u8; N]; 2];
+            let mut dense = Dense::new(N, 0u8);
+            let mut dense_model = [0u8; N];
+            for (op, a, b) in ops {
+                let (i, x, which) = (a as usize % N, b % 4, (a / 16) as usize % 2);
+                match op % 5 {
+                    0 => {
+                        sparse[which].set(i, x);
+                        model[which][i] = x;
+                    }
+                    1 => {
+                        let other = sparse[1 - which].clone();
+                        let changed = sparse[which].meet_with(&other, meet);
+                        let before = model[which];
+                        let other_model = model[1 - which];
+                        for (x, &y) in model[which].iter_mut().zip(&other_model) {
+                            *x = meet(*x, y);
+                        }
+                        if changed != (before != model[which]) {
+                            return false;
+                        }
+                    }
+                    2 => {
+                        dense.load(&sparse[which]);
+                        dense_model = model[which];
+                    }
+                    3 => {
+                        dense.set(i, x);
+                        dense_model[i] = x;
+                    }
+                    _ => {
+                        let first = i % 4;
+                        let more: Vec<u32> =
+                            (first as u32..N as u32).filter(|l| (l + b as u32).is_multiple_of(3)).collect();
+                        sparse[which] = dense.restrict(first, &more);
+                        for l in 0..N {
+                            model[which][l] = if l < first || more.contains(&(l as u32)) { dense_model[l] } else { 0 };
+                        }
+                    }
+                }
+                for l in 0..N {
+                    if sparse[0].get(l) != model[0][l]
+                        || sparse[1].get(l) != model[1][l]
+                        || dense.get(l) != dense_model[l]
+                    {
+                        return false;
+                    }
+                }
+            }
+            true
+        }
+        quickcheck::QuickCheck::new().tests(2_000).quickcheck(prop as fn(Vec<(u8, u8, u8)>) -> bool);
     }
 }

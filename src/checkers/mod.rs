@@ -11,6 +11,7 @@
 
 pub mod alloc_checker;
 mod alloc_checker_states;
+mod alloc_checker_states_recomputation;
 pub mod class_interference_check;
 pub mod coloring_check;
 pub mod ssa_properties;

@@ -27,6 +27,7 @@ use crate::out_of_ssa::class_interference_linear::{equal_intersecting_ancestors,
 use crate::out_of_ssa::class_interference_local::{
     classes_interfere_local, forest_parents, key_of, later, var_of, ClassSet, MergeUpdates, ParentMap,
 };
+use crate::out_of_ssa::congruence_classes_recomputation as recomputation;
 use crate::out_of_ssa::values::ValueInterference;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -46,6 +47,9 @@ pub(crate) struct CongruenceClasses {
     /// interference, and its members with an `equal_anc_out`; used by the
     /// next merge if it merges exactly these.
     last_allowed: Option<(Value, Value, MergeUpdates)>,
+    /// Updates and cache hits seen so far, for the sampling of the
+    /// self-checks (`congruence_classes_recomputation.rs`).
+    events: u64,
 }
 
 impl CongruenceClasses {
@@ -81,6 +85,8 @@ impl CongruenceClasses {
     pub(crate) fn value_interfere(&mut self, ctx: &ValueInterference<'_>, x: Value, y: Value) -> bool {
         self.make_valid(ctx, x);
         self.make_valid(ctx, y);
+        self.self_check(ctx, x, "a cache hit");
+        self.self_check(ctx, y, "a cache hit");
         let small_x;
         let small_y;
         let sx = match self.sets.get(&x) {
@@ -123,8 +129,103 @@ impl CongruenceClasses {
                     self.anc_in.insert(member, later(ctx, inside, Some(out)));
                 }
                 self.valid.insert(root);
+                self.self_check(ctx, root, "a merge");
             }
             _ => {}
         }
+    }
+
+    /// With the self-checks on, compares the `equal_anc_in` held
+    /// for class `root`, if it is up to date, with their recomputation
+    /// (`congruence_classes_recomputation.rs`), at sampled events.
+    fn self_check(&mut self, ctx: &ValueInterference<'_>, root: Value, what: &str) {
+        if !self.valid.contains(&root) {
+            return;
+        }
+        let n = self.sets.get(&root).map_or(1, |s| s.len());
+        self.events += 1;
+        if recomputation::should_check(n, self.events - 1) {
+            let members = self.members(ctx, root);
+            recomputation::check_class(ctx, &members, &self.anc_in, what);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::critical_edges::split_critical_edges;
+    use crate::analysis::dominance::DomTree;
+    use crate::analysis::liveness::compute_liveness;
+    use crate::construction::braun::{construct_program, BraunOptions};
+    use crate::generate::source::{GenConfig, TestCase};
+    use crate::out_of_ssa::congruence_classes_recomputation::check_class;
+    use crate::out_of_ssa::copy_insertion::insert_copies;
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+
+    /// The classes as the coalescer grows them, one merge at a time: the two
+    /// sides of each copy of generated functions after copy insertion, then
+    /// random pairs, each pair of classes tested by the
+    /// value-based linear test and merged when it allows, and after every
+    /// merge whose incremental update kept the class up to date, its
+    /// `equal_anc_in` compared with their recomputation
+    /// (`congruence_classes_recomputation.rs`).
+    #[test]
+    fn merged_classes_match_their_recomputation_after_every_merge() {
+        let (mut checked, mut largest) = (0, 0);
+        for seed in 0..30u64 {
+            let tc = TestCase::from_seed(seed, &GenConfig::default());
+            let module = construct_program(&tc.program, &BraunOptions::all_on());
+            let mut rng = SmallRng::seed_from_u64(seed);
+            for f in &module.functions {
+                // After Method I's copy insertion, as the coalescer sees it:
+                // every copy gives two variables of one value.
+                let mut g = f.clone();
+                split_critical_edges(&mut g);
+                let copies = insert_copies(&mut g);
+                let f = &g;
+                let dom = DomTree::compute(f);
+                let live = compute_liveness(f);
+                let ctx = ValueInterference::new(f, &dom, &live);
+                let values: Vec<Value> = (0..f.value_count).map(Value).filter(|&v| key_of(&ctx, v).is_some()).collect();
+                if values.len() < 2 {
+                    continue;
+                }
+                let mut root_of: FxHashMap<Value, Value> = values.iter().map(|&v| (v, v)).collect();
+                let mut classes = CongruenceClasses::default();
+                // The copies' two sides first, in order, as the coalescer
+                // tries its affinities; then random pairs.
+                let pairs: Vec<(Value, Value)> = copies
+                    .iter()
+                    .map(|c| (c.dest, c.source))
+                    .chain(
+                        (0..4 * values.len())
+                            .map(|_| (values[rng.gen_range(0..values.len())], values[rng.gen_range(0..values.len())])),
+                    )
+                    .filter(|&(a, b)| root_of.contains_key(&a) && root_of.contains_key(&b))
+                    .collect();
+                for (a, b) in pairs {
+                    let (x, y) = (root_of[&a], root_of[&b]);
+                    if x == y || classes.value_interfere(&ctx, x, y) {
+                        continue;
+                    }
+                    let root = x.min(y);
+                    classes.merge(&ctx, x, y, root);
+                    for r in root_of.values_mut() {
+                        if *r == x || *r == y {
+                            *r = root;
+                        }
+                    }
+                    if classes.valid.contains(&root) {
+                        let members = classes.members(&ctx, root);
+                        largest = largest.max(members.len());
+                        check_class(&ctx, &members, &classes.anc_in, "a merge of the test");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked >= 200 && largest >= 8, "{checked} merges checked, largest class {largest}");
     }
 }

@@ -32,7 +32,9 @@
 //! blocks are tested pairwise, as before.
 
 use crate::analysis::liveness::DefPoint;
+use crate::analysis::self_checks;
 use crate::ir::{Block, Value};
+use crate::out_of_ssa::copy_sharing_witnesses_recomputation;
 use crate::out_of_ssa::values::ValueInterference;
 use rustc_hash::FxHashMap;
 
@@ -122,6 +124,15 @@ pub fn witnesses(
     for l in &mut out {
         l.sort_unstable();
         l.dedup();
+    }
+    if self_checks::enabled() {
+        copy_sharing_witnesses_recomputation::check_witnesses(
+            ctx,
+            |i| (copies[i].dest, copies[i].source),
+            groups,
+            group_of,
+            &out,
+        );
     }
     out
 }

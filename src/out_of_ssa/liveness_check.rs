@@ -77,6 +77,7 @@
 
 use crate::analysis::dominance::DomTree;
 use crate::analysis::liveness::out_edges;
+use crate::analysis::work_steps::step;
 use crate::entity::{EntityRef, EntityVec};
 use crate::ir::{Block, Function, Value};
 
@@ -242,11 +243,15 @@ impl LivenessCheck {
         let posts = self.use_posts.get(v).map(|p| p.as_slice()).unwrap_or(&[]);
         if reach.0.len() < posts.len() {
             reach.0.iter().any(|&(lo, hi)| {
+                step(1);
                 let i = posts.partition_point(|&x| x < lo);
                 posts.get(i).is_some_and(|&x| x <= hi)
             })
         } else {
-            posts.iter().any(|&x| reach.contains(x))
+            posts.iter().any(|&x| {
+                step(1);
+                reach.contains(x)
+            })
         }
     }
 
@@ -274,12 +279,16 @@ impl LivenessCheck {
             return false;
         }
         if !restricted_walk {
-            return self.targets[q].iter().any(|&t| self.dom.strictly_dominates(d, t) && self.reaches_use(t, v));
+            return self.targets[q].iter().any(|&t| {
+                step(1);
+                self.dom.strictly_dominates(d, t) && self.reaches_use(t, v)
+            });
         }
         // Walk the T↑ graph from q through blocks strictly dominated by d.
         let mut seen = vec![q];
         let mut work = vec![q];
         while let Some(t) = work.pop() {
+            step(1);
             if self.reaches_use(t, v) {
                 return true;
             }
@@ -393,4 +402,45 @@ fn def_use(f: &Function) -> (Defs, Uses) {
         u.dedup();
     }
     (defs, uses)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::work_steps::count_steps;
+    use crate::construction::braun::{construct_program, BraunOptions};
+    use crate::generate::source::{GenConfig, TestCase};
+
+    /// The cost of a query ("Cost of a query" in the module documentation):
+    /// each block of `T_q` is looked at once, and for each, the smaller of
+    /// `R_t`'s ranges and `v`'s use blocks is walked. Every query of every
+    /// value at every block of generated functions of growing size stays
+    /// within that; walking the uses when the ranges are fewer, or a block
+    /// of `T_q` twice, does not.
+    #[test]
+    fn a_query_costs_at_most_its_targets_times_the_smaller_list() {
+        let mut queries = 0u64;
+        let mut used = 0u64;
+        for (seed, size) in [(21u64, 20usize), (22, 60), (23, 200), (24, 500)] {
+            let config = GenConfig { size, ..GenConfig::default() };
+            let tc = TestCase::from_seed(seed, &config);
+            let module = construct_program(&tc.program, &BraunOptions::all_on());
+            for f in &module.functions {
+                let check = LivenessCheck::new(f);
+                for q in f.blocks.keys() {
+                    for v in (0..f.value_count).map(Value) {
+                        let posts = check.use_posts.get(v).map_or(0, |p| p.len());
+                        let bound: u64 = check.targets.get(q).map_or(0, |ts| {
+                            ts.iter().map(|&t| 1 + check.reduced_reach[t].0.len().min(posts) as u64).sum()
+                        });
+                        let (_, steps) = count_steps(|| check.live_in(v, q));
+                        assert!(steps <= bound, "live_in({v}, {q}) took {steps} steps, bound {bound}");
+                        queries += 1;
+                        used += steps;
+                    }
+                }
+            }
+        }
+        assert!(queries > 10_000 && used > 10_000, "{queries} queries, {used} steps");
+    }
 }

@@ -53,8 +53,9 @@
 //! each round would make spilling quadratic in the function's size
 //! (`docs/scaling.md`).
 
-use crate::analysis::liveness::{compute_liveness, Liveness};
+use crate::analysis::liveness::{compute_liveness, compute_liveness_dataflow, Liveness};
 use crate::analysis::loops::loop_depth;
+use crate::analysis::self_checks;
 use crate::entity::{EntityRef, EntitySet, EntityVec, SparseSet};
 use crate::ir::{Block, BlockData, Function, Inst, Op, Value};
 use std::fmt;
@@ -294,6 +295,9 @@ struct Rounds {
     /// For each value of the input, the blocks whose instructions or
     /// terminator use it, in block order (see [`spill_value`]).
     uses_in: Vec<Vec<Block>>,
+    /// The calls of [`Rounds::spill_all`] so far, for the sampling of the
+    /// self-checks.
+    updates: u64,
 }
 
 impl Rounds {
@@ -334,6 +338,7 @@ impl Rounds {
             overloaded: EntityVec::from_elem(Vec::new(), nb),
             blocks_of,
             uses_in,
+            updates: 0,
         };
         for b in f.blocks.keys() {
             rounds.refresh(f, b, live, spilled, k);
@@ -393,6 +398,11 @@ impl Rounds {
         for b in dirty {
             self.refresh(f, b, live, spilled, k);
         }
+        self.updates += 1;
+        if self_checks::enabled() && sampled_round(self.updates) {
+            self.check_against_recomputation(f, live, spilled, k);
+            check_liveness_unchanged(f, live);
+        }
     }
 
     fn weight(&self, v: Value) -> f64 {
@@ -436,6 +446,9 @@ pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, Spill
     }
     if opts.recycle_reloads {
         recycle_reloads(f, &live, &spilled, &mut reloads, opts.k);
+    }
+    if self_checks::enabled() {
+        check_liveness_unchanged(f, &live);
     }
     let max_demand = f
         .blocks
@@ -611,5 +624,120 @@ pub(crate) fn recycle_reloads(
                 break;
             }
         }
+    }
+}
+
+/// Whether the self-checks of [`Rounds`] run after its `n`-th update (from
+/// 1): the first eight, then the powers of two (every one in the library's
+/// unit tests). A state that goes stale stays stale until its block is
+/// refreshed again, so the sampled checks still see most stale entries,
+/// and a spill of `r` rounds pays for about `8 + log r` recomputations.
+fn sampled_round(n: u64) -> bool {
+    cfg!(test) || n <= 8 || n.is_power_of_two()
+}
+
+/// A point's instruction, demand and values, compared by the self-check.
+type PointFields<'a> = (Option<usize>, usize, &'a [Value], &'a [Value]);
+
+impl Rounds {
+    /// The self-check of the state kept up to date block by block: every
+    /// block's points recomputed, its share of the live-range sizes and its
+    /// overloaded points compared with those kept, and the sizes with the
+    /// sums of the recomputed shares. Panics on the first difference.
+    fn check_against_recomputation(&self, f: &Function, live: &Liveness, spilled: &EntitySet<Value>, k: usize) {
+        self_checks::count();
+        let mut sizes: Vec<usize> = vec![0; self.sizes.len().max(f.value_count as usize)];
+        for b in f.blocks.keys() {
+            let points = block_points(f, b, &live.live_out[b], spilled);
+            let mut share: Vec<(Value, usize)> = Vec::new();
+            for p in &points {
+                for &v in &p.after {
+                    match share.iter_mut().find(|(w, _)| *w == v) {
+                        Some(e) => e.1 += 1,
+                        None => share.push((v, 1)),
+                    }
+                    sizes[v.index()] += 1;
+                }
+            }
+            share.sort_unstable();
+            assert!(
+                share == self.share[b],
+                "self-check of the spiller: the live-range shares of {b} are stale after round {}",
+                self.updates
+            );
+            let over: Vec<PointFields<'_>> = points
+                .iter()
+                .filter(|p| p.demand > k)
+                .map(|p| (p.inst, p.demand, &p.before[..], &p.after[..]))
+                .collect();
+            let kept: Vec<PointFields<'_>> =
+                self.overloaded[b].iter().map(|p| (p.inst, p.demand, &p.before[..], &p.after[..])).collect();
+            assert!(
+                over == kept,
+                "self-check of the spiller: the overloaded points of {b} are stale after round {}",
+                self.updates
+            );
+        }
+        for (i, &n) in sizes.iter().enumerate() {
+            let held = self.sizes.get(i).copied().unwrap_or(0);
+            assert!(
+                held == n,
+                "self-check of the spiller: the live range of v{i} is held as {held} points but has {n} after round {}",
+                self.updates
+            );
+        }
+    }
+}
+
+/// The self-check of the liveness the spiller computed once and kept
+/// ("Liveness" in the module documentation): the live-in and live-out sets
+/// of the function as it is now, by the iterative data flow (not the
+/// per-value walk that computed `live`), must be those kept. Panics on the
+/// first difference.
+fn check_liveness_unchanged(f: &Function, live: &Liveness) {
+    self_checks::count();
+    let now = compute_liveness_dataflow(f);
+    for b in f.blocks.keys() {
+        assert!(
+            now.live_in[b] == live.live_in[b] && now.live_out[b] == live.live_out[b],
+            "self-check of the spiller: the liveness computed before spilling is stale at {b}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::self_checks;
+    use crate::construction::braun::{construct_program, BraunOptions};
+    use crate::generate::source::{GenConfig, TestCase};
+    use crate::ssa_ra::regalloc::{allocate_function, RegallocOptions};
+
+    /// The spiller's rounds one at a time, as ssa-ra runs them on generated
+    /// functions at small K, with either spilling strategy: after every round (unit tests check each one,
+    /// see `sampled_round`), the weights, live-range sizes and overloaded
+    /// points kept block by block are compared with their recomputation,
+    /// and the liveness computed before spilling with the liveness of the
+    /// function as it is then.
+    #[test]
+    fn spill_state_matches_its_recomputation_after_every_round() {
+        let before = self_checks::invocations();
+        self_checks::with_checks(true, || {
+            for seed in 0..25u64 {
+                let tc = TestCase::from_seed(seed, &GenConfig::default());
+                let module = construct_program(&tc.program, &BraunOptions::all_on());
+                for f in &module.functions {
+                    for k in [2, 3, 5] {
+                        // The separate spilling pass (its rounds) and spilling
+                        // during coloring (its deductions).
+                        for spill_during_coloring in [false, true] {
+                            let opts = RegallocOptions { spill_during_coloring, ..RegallocOptions::with_k(k) };
+                            allocate_function(f, &opts).expect("ssa-ra allocates");
+                        }
+                    }
+                }
+            }
+        });
+        let checks = self_checks::invocations() - before;
+        assert!(checks >= 500, "{checks} checks ran");
     }
 }

@@ -87,8 +87,9 @@
 //!   weights of deep loops stay finite and comparable.
 
 use crate::analysis::dominance::DomTree;
-use crate::analysis::liveness::{compute_liveness, Liveness};
+use crate::analysis::liveness::{compute_liveness, compute_liveness_dataflow, Liveness};
 use crate::analysis::loops::loop_depth;
+use crate::analysis::self_checks;
 use crate::entity::{EntityRef, EntitySet, EntityVec, SparseSet};
 use crate::ir::{Block, Function, Value};
 use crate::ssa_ra::spill::{
@@ -208,7 +209,7 @@ pub fn spill_during_coloring_with_decisions(
     // Made once (see `spill::use_blocks`).
     let uses_in = use_blocks(f);
     let mut decisions: Decisions = Vec::new();
-    for &b in &dom.preorder {
+    for (n, &b) in dom.preorder.iter().enumerate() {
         loop {
             let chosen = decide_block(f, b, &live.live_out[b], &mut st, opts)?;
             if chosen.is_empty() {
@@ -219,6 +220,12 @@ pub fn spill_during_coloring_with_decisions(
                 decisions.push((v, b));
             }
         }
+        if self_checks::enabled() && (cfg!(test) || n < 8 || (n + 1).is_power_of_two()) {
+            check_deductions(f, &depth, &st, opts);
+        }
+    }
+    if self_checks::enabled() {
+        check_liveness_kept(f, &live);
     }
     let WalkState { mut spilled, mut reloads, .. } = st;
     let mut lowered = Vec::new();
@@ -309,4 +316,45 @@ fn decide_block(
         }
     }
     Ok(chosen)
+}
+
+/// The self-check of the §4.6 deductions, kept up to date spill by spill:
+/// each phi result's deducted sum recomputed from the phis as they are,
+/// the term of every parameter other than the result itself that is
+/// spilled now (none without the deduction). Panics on a difference beyond
+/// rounding.
+fn check_deductions(f: &Function, depth: &EntityVec<Block, u32>, st: &WalkState, opts: &SpillDuringColoringOptions) {
+    self_checks::count();
+    let mut expected = vec![0.0f64; st.weights.deducted.len()];
+    if opts.phi_weight_deduction {
+        for data in f.blocks.values() {
+            for phi in &data.phis {
+                for (i, &a) in phi.args.iter().enumerate() {
+                    if a != phi.dest && a.index() < st.original && st.spilled.contains(a) {
+                        expected[phi.dest.index()] += term(depth[data.preds[i]]);
+                    }
+                }
+            }
+        }
+    }
+    for (i, (&held, &want)) in st.weights.deducted.iter().zip(&expected).enumerate() {
+        assert!(
+            (held - want).abs() <= 1e-9 * want.abs().max(1.0),
+            "self-check of spilling during coloring: v{i} has {held} deducted from its weight, but its spilled parameters make {want}"
+        );
+    }
+}
+
+/// The self-check of the liveness the walk computed once: the live-in and
+/// live-out sets of the function after the walk, by the iterative data
+/// flow (not the per-value walk that computed `live`), must be those kept.
+fn check_liveness_kept(f: &Function, live: &Liveness) {
+    self_checks::count();
+    let now = compute_liveness_dataflow(f);
+    for b in f.blocks.keys() {
+        assert!(
+            now.live_in[b] == live.live_in[b] && now.live_out[b] == live.live_out[b],
+            "self-check of spilling during coloring: the liveness computed before the walk is stale at {b}"
+        );
+    }
 }

@@ -29,6 +29,7 @@
 //! assigned early and read late inside deep control flow still leaves an
 //! entry in every block between.
 
+use crate::analysis::self_checks;
 use crate::entity::EntityRef;
 use crate::ir::{Block, Value};
 use std::cell::Cell;
@@ -51,6 +52,10 @@ enum VarPages {
     Dense(Vec<u32>),
 }
 
+/// One look-up in this many is checked against the table itself when the
+/// self-checks are on (`analysis/self_checks.rs`).
+const CHECK_EVERY: u64 = 8;
+
 /// Pages per chunk of the page arena.
 const CHUNK: usize = 1024;
 
@@ -71,6 +76,8 @@ pub(super) struct CurrentDefs {
     last: Cell<(u32, u32, u32)>,
     chunks: Vec<Vec<[Value; PAGE]>>,
     page_count: u32,
+    /// Look-ups so far, for the sampling of the self-check.
+    gets: Cell<u64>,
 }
 
 impl Default for CurrentDefs {
@@ -81,6 +88,7 @@ impl Default for CurrentDefs {
             last: Cell::new((NO_PAGE, NO_PAGE, NO_PAGE)),
             chunks: Vec::new(),
             page_count: 0,
+            gets: Cell::new(0),
         }
     }
 }
@@ -117,9 +125,35 @@ impl CurrentDefs {
     #[inline]
     pub(super) fn get(&self, var: u32, block: Block) -> Option<Value> {
         let (page, slot) = ((block.index() / PAGE) as u32, block.index() % PAGE);
-        let index = self.page_of(var, page)?;
-        let v = self.slot(index)[slot];
-        (v != NONE).then_some(v)
+        let found = self.page_of(var, page).map(|index| self.slot(index)[slot]).filter(|&v| v != NONE);
+        let n = self.gets.get().wrapping_add(1);
+        self.gets.set(n);
+        if n.is_multiple_of(CHECK_EVERY) && self_checks::enabled() {
+            self.check_get(var, page, slot, found);
+        }
+        found
+    }
+
+    /// The self-check of a look-up: the page found again by a linear scan
+    /// of the variable's page list (not the last-page cache, not the binary
+    /// search, not the direct table's shortcut), and its entry compared
+    /// with `found`. Panics on a difference.
+    #[inline(never)]
+    fn check_get(&self, var: u32, page: u32, slot: usize, found: Option<Value>) {
+        self_checks::count();
+        let index = match self.vars.get(var as usize) {
+            None => None,
+            Some(VarPages::Sparse(list)) => list.iter().find(|&&(p, _)| p == page).map(|&(_, i)| i),
+            Some(VarPages::Dense(table)) => {
+                table.iter().enumerate().find(|&(p, &i)| p == page as usize && i != NO_PAGE).map(|(_, &i)| i)
+            }
+        };
+        let expected = index.map(|i| self.chunks[i as usize / CHUNK][i as usize % CHUNK][slot]).filter(|&v| v != NONE);
+        assert!(
+            found == expected,
+            "self-check of currentDef: variable {var} in block {} reads {found:?} but the table holds {expected:?}",
+            page as usize * PAGE + slot
+        );
     }
 
     /// Records `currentDef[var][block] = value`.
@@ -171,5 +205,40 @@ impl CurrentDefs {
             }
         }
         index
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// The table as the look-up fills it, one write at a time: random
+    /// writes and reads over variables and blocks that span several pages
+    /// (so that page lists grow, turn into direct tables, and the last-page
+    /// cache moves), against a hash map; after every write, every entry
+    /// written so far and a few never written are read back.
+    #[test]
+    fn table_matches_a_map_after_every_write() {
+        fn prop(ops: Vec<(u8, u16, u8)>) -> bool {
+            let mut table = CurrentDefs::default();
+            let mut model: HashMap<(u32, u32), Value> = HashMap::new();
+            for (step, &(var, block, x)) in ops.iter().enumerate() {
+                let (var, block) = (u32::from(var % 3), u32::from(block % 700));
+                let value = Value(step as u32 * 256 + u32::from(x));
+                table.set(var, Block(block), value);
+                model.insert((var, block), value);
+                let written = model.iter().all(|(&(v, b), &x)| table.get(v, Block(b)) == Some(x));
+                let unwritten = (0..3u32).all(|v| {
+                    let b = (block + 31 * v + 1) % 700;
+                    table.get(v, Block(b)) == model.get(&(v, b)).copied()
+                });
+                if !(written && unwritten) {
+                    return false;
+                }
+            }
+            true
+        }
+        quickcheck::QuickCheck::new().tests(300).quickcheck(prop as fn(Vec<(u8, u16, u8)>) -> bool);
     }
 }

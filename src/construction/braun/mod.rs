@@ -86,6 +86,8 @@
 //!   (`new_phi`, `resolve`, `remove_phi`, `undef_value`);
 //! - `on_the_fly.rs`: `Operand`, instructions and the on-the-fly
 //!   optimizations of §3.1 (folding, simplification, CSE);
+//! - `triviality_recomputation.rs`: the self-check of the witness cache
+//!   and the alias links against the phi's operands;
 //! - `trivial_phi.rs`: `tryRemoveTrivialPhi` (Alg. 3) and the witness cache;
 //! - `lookup.rs`: `writeVariable` / `readVariable` (Alg. 1, 2) on the
 //!   explicit `PredecessorsLookup` stack, the marker variant (§3.3) and `sealBlock`
@@ -119,6 +121,7 @@ mod state;
 pub mod textbook;
 mod textbook_walk;
 mod trivial_phi;
+mod triviality_recomputation;
 
 pub use options::{BraunOptions, BraunStats};
 

@@ -5,6 +5,8 @@
 //! [`BraunOptions::witness_cache`]: super::options::BraunOptions::witness_cache
 
 use super::state::{resolve_in, Builder};
+use super::triviality_recomputation::check_triviality;
+use crate::analysis::self_checks;
 use crate::ir::{Block, Value};
 
 /// The test of Alg. 3 on a list of operands: `Some(Some(v))` when they are
@@ -77,6 +79,15 @@ impl Builder {
     /// itself and `v`, `Some(None)` when it merges only itself, `None` when
     /// it merges two other values. Uses and refreshes the witnesses (§3.1).
     fn trivial_replacement(&mut self, phi: Value) -> Option<Option<Value>> {
+        let answer = self.trivial_replacement_cached(phi);
+        if self_checks::enabled() {
+            check_triviality(phi, &self.phis[&phi].args, &self.alias, answer);
+        }
+        answer
+    }
+
+    /// [`Self::trivial_replacement`] with the witness cache, unchecked.
+    fn trivial_replacement_cached(&mut self, phi: Value) -> Option<Option<Value>> {
         // The phi's arguments are read in place (no copy): the phi table and
         // the alias links are separate fields.
         let args = &self.phis[&phi].args;

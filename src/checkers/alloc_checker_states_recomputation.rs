@@ -1,0 +1,163 @@
+//! The allocation checker's incremental states (`alloc_checker_states.rs`)
+//! compared with a recomputation, for the self-checks
+//! (`analysis/self_checks.rs`).
+//!
+//! Needs: nothing but the states and the machine function.
+//!
+//! Three structures of the checker are updated in place and would hide a
+//! wrong update behind a verdict that happens to be right:
+//! - the live slots of every block, found by a worklist that recomputes a
+//!   block only when a successor's set changed ([`check_live_slots`]
+//!   recomputes every block in every round, on ordered sets of its own,
+//!   until nothing changes);
+//! - the dense state reused from block to block, which clears only the
+//!   locations written since it was last loaded ([`load_checked`] compares
+//!   every location with the sparse state it was loaded from);
+//! - the sparse entry states, met in place with the state of each incoming
+//!   edge ([`meet_checked`] compares every location with the meet of the
+//!   two states before it, location by location).
+//!
+//! The last two cost the number of locations per event, the first the
+//! rounds times the function: [`SMALL`] locations or blocks are checked at
+//! every event, larger ones at one event in [`STRIDE`] (deterministic, so
+//! that a failure reproduces) and a live-slot fixpoint over more than
+//! [`LARGE_FUNCTION`] blocks not at all.
+
+use crate::analysis::self_checks;
+use crate::checkers::alloc_checker_states::{Dense, Locations, Sparse};
+use crate::entity::EntityRef;
+use crate::ir::Block;
+use crate::mir::{Loc, MFunction, MInst};
+use std::cell::Cell;
+use std::collections::BTreeSet;
+use std::fmt::Debug;
+
+/// States of at most this many locations are checked at every event.
+pub(crate) const SMALL: usize = 256;
+/// The sampling stride for larger states.
+pub(crate) const STRIDE: u64 = 16;
+/// Functions with more blocks than this get no live-slot recomputation.
+pub(crate) const LARGE_FUNCTION: usize = 5_000;
+
+thread_local! {
+    static EVENTS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Whether an event on a state of `locations` locations is checked.
+fn sampled(locations: usize) -> bool {
+    let n = EVENTS.with(|e| {
+        let n = e.get();
+        e.set(n + 1);
+        n
+    });
+    locations <= SMALL || n.is_multiple_of(STRIDE)
+}
+
+/// `state.load(from)`, then, with the self-checks on and sampled, every
+/// location of `state` compared with `from`; panics on a difference.
+pub(crate) fn load_checked<T: Copy + PartialEq + Debug>(state: &mut Dense<T>, from: &Sparse<T>) {
+    state.load(from);
+    if self_checks::enabled() && sampled(state.len()) {
+        self_checks::count();
+        for i in 0..state.len() {
+            assert!(
+                state.get(i) == from.get(i),
+                "self-check of the allocation checker: location {i} holds {:?} after loading a state where it is {:?}",
+                state.get(i),
+                from.get(i)
+            );
+        }
+    }
+}
+
+/// `old.meet_with(incoming, meet)`, then, with the self-checks on and
+/// sampled, every location below `locations` compared with the meet of the
+/// two states before it, and the answer with whether one changed; panics
+/// on a difference.
+pub(crate) fn meet_checked<T: Copy + PartialEq + Debug>(
+    old: &mut Sparse<T>,
+    incoming: &Sparse<T>,
+    meet: impl Fn(T, T) -> T,
+    locations: usize,
+) -> bool {
+    if !(self_checks::enabled() && sampled(locations)) {
+        return old.meet_with(incoming, meet);
+    }
+    self_checks::count();
+    let before: Vec<T> = (0..locations).map(|i| old.get(i)).collect();
+    let changed = old.meet_with(incoming, &meet);
+    let mut differs = false;
+    for (i, &b) in before.iter().enumerate() {
+        let expected = meet(b, incoming.get(i));
+        differs |= expected != b;
+        assert!(
+            old.get(i) == expected,
+            "self-check of the allocation checker: location {i} is {:?} after a meet of {:?} and {:?}",
+            old.get(i),
+            b,
+            incoming.get(i)
+        );
+    }
+    assert!(
+        changed == differs,
+        "self-check of the allocation checker: a meet said {changed} for whether the state changed"
+    );
+    changed
+}
+
+/// Compares `held`, the live slots at the entry of every block by
+/// `alloc_checker_states::live_slots` (same arguments), with a round-robin
+/// recomputation of every block of `rpo` until nothing changes; panics on
+/// the first difference. Skipped above [`LARGE_FUNCTION`] blocks.
+pub(crate) fn check_live_slots(
+    m: &MFunction,
+    rpo: &[Block],
+    succs: impl Fn(Block) -> Vec<Block>,
+    index: impl Fn(Loc) -> usize,
+    held: &[Vec<u32>],
+) {
+    if rpo.len() > LARGE_FUNCTION {
+        return;
+    }
+    self_checks::count();
+    let mut live: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); m.blocks.len()];
+    loop {
+        let mut changed = false;
+        for &b in rpo {
+            let mut set: BTreeSet<u32> = BTreeSet::new();
+            for s in succs(b) {
+                set.extend(live[s.index()].iter().copied());
+                set.extend(
+                    m.blocks[s].phis.iter().filter(|p| matches!(p.loc, Loc::Slot(_))).map(|p| index(p.loc) as u32),
+                );
+            }
+            for inst in m.blocks[b].insts.iter().rev() {
+                match inst.inst {
+                    MInst::Spill { slot, .. } => {
+                        set.remove(&(index(Loc::Slot(slot)) as u32));
+                    }
+                    MInst::Reload { slot, .. } => {
+                        set.insert(index(Loc::Slot(slot)) as u32);
+                    }
+                    _ => {}
+                }
+            }
+            if set != live[b.index()] {
+                live[b.index()] = set;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for &b in rpo {
+        let expected: Vec<u32> = live[b.index()].iter().copied().collect();
+        assert!(
+            held[b.index()] == expected,
+            "self-check of the allocation checker: the live slots at the entry of {b} are held as {:?} but are {:?}",
+            held[b.index()],
+            expected
+        );
+    }
+}
