@@ -56,4 +56,5 @@ mod spill_during_coloring;
 mod stages;
 mod verifier;
 mod virtualization;
+mod worst_case_shapes;
 mod x86;
