@@ -178,8 +178,11 @@ fn charge(since: std::time::Instant, phase: fn(&mut PhaseTimes) -> &mut std::tim
     now
 }
 
+/// The hook of [`with_progress`].
+type ProgressHook = Box<dyn FnMut(&str)>;
+
 thread_local! {
-    static PROGRESS: std::cell::RefCell<Option<Box<dyn FnMut(&str)>>> = std::cell::RefCell::new(None);
+    static PROGRESS: std::cell::RefCell<Option<ProgressHook>> = std::cell::RefCell::new(None);
 }
 
 /// Runs `body` with `report` called, on this thread, at the start of each
@@ -188,7 +191,7 @@ thread_local! {
 /// with a short description of the step: `ssaref check` prints them as it
 /// goes. Without it nothing is reported.
 pub fn with_progress<R>(report: impl FnMut(&str) + 'static, body: impl FnOnce() -> R) -> R {
-    struct Reset(Option<Box<dyn FnMut(&str)>>);
+    struct Reset(Option<ProgressHook>);
     impl Drop for Reset {
         fn drop(&mut self) {
             let old = self.0.take();
