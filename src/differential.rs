@@ -178,6 +178,39 @@ fn charge(since: std::time::Instant, phase: fn(&mut PhaseTimes) -> &mut std::tim
     now
 }
 
+/// The hook of [`with_progress`].
+type ProgressHook = Box<dyn FnMut(&str)>;
+
+thread_local! {
+    static PROGRESS: std::cell::RefCell<Option<ProgressHook>> = std::cell::RefCell::new(None);
+}
+
+/// Runs `body` with `report` called, on this thread, at the start of each
+/// step of the differential check (the constructions, each back end's
+/// preparation, each allocation with its K, each machine-IR and x86 run),
+/// with a short description of the step: `ssaref check` prints them as it
+/// goes. Without it nothing is reported.
+pub fn with_progress<R>(report: impl FnMut(&str) + 'static, body: impl FnOnce() -> R) -> R {
+    struct Reset(Option<ProgressHook>);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            let old = self.0.take();
+            PROGRESS.with(|p| *p.borrow_mut() = old);
+        }
+    }
+    let _reset = Reset(PROGRESS.with(|p| p.borrow_mut().replace(Box::new(report))));
+    body()
+}
+
+/// Reports a step to the hook of [`with_progress`], if any.
+fn progress(step: impl FnOnce() -> String) {
+    PROGRESS.with(|p| {
+        if let Some(report) = p.borrow_mut().as_mut() {
+            report(&step());
+        }
+    });
+}
+
 /// Returns this thread's phase times and resets them.
 pub fn take_phase_times() -> PhaseTimes {
     PHASES.with(|p| p.take())
@@ -319,6 +352,7 @@ pub fn differential(
     variants: &[BraunOptions],
     fuel: u64,
 ) -> Verdict {
+    progress(|| "source run".to_string());
     let t = std::time::Instant::now();
     let expected = match oracle.run_source(program, args, fuel) {
         Ok(o) => o,
@@ -330,6 +364,9 @@ pub fn differential(
     }
     let later = later_stage_fuel(fuel);
     let mut stages = vec![StageResult { stage: "source".into(), outcome: Ok(expected.clone()) }];
+    progress(|| {
+        format!("construction: Cytron et al. and {} variant(s) of Braun et al., with their checks", variants.len())
+    });
     let cytron = construct_cytron(program);
     if let Err(e) = verify_module(&cytron) {
         return Verdict::CheckFailed(PassError::new("cytron", "verify", e));
@@ -343,6 +380,7 @@ pub fn differential(
         modules.push((format!("ssa[{}]", opts.describe()), module));
     }
     let t = charge(t, |p| &mut p.construction);
+    progress(|| "runs of the constructions' SSA".to_string());
     for (stage, module) in modules {
         let got = oracle.run_ssa(&module, args, later).map_err(StageError::Oracle);
         if got.as_ref() != Ok(&expected) {
@@ -404,6 +442,7 @@ fn backend_stages(
         let index = match prepared.iter().position(|(p, _)| *p == key) {
             Some(i) => i,
             None => {
+                progress(|| format!("prepare {key}"));
                 let t = std::time::Instant::now();
                 let p = match backend.prepare(ssa) {
                     Ok(p) => p,
@@ -418,6 +457,7 @@ fn backend_stages(
                 prepared.len() - 1
             }
         };
+        progress(|| format!("allocate {} (K = {k})", backend.stage_names(k).0));
         let t = std::time::Instant::now();
         let out = match backend.allocate(ssa, &prepared[index].1, k) {
             Ok(out) => out,
@@ -476,6 +516,7 @@ fn allocated_stages(
     stages: &mut Vec<StageResult>,
 ) -> Option<Verdict> {
     let later = later_stage_fuel(config.fuel);
+    progress(|| format!("run {}", names.0));
     let t = std::time::Instant::now();
     // The step count of the MIR run bounds the x86 run: a correct lowering
     // enters at most `emulator::budget_for(steps)` blocks, so wrong code
@@ -493,6 +534,7 @@ fn allocated_stages(
     if !config.x86 {
         return None;
     }
+    progress(|| format!("lower, check and run {}", x86_stage));
     let code = match lower_and_check(mir) {
         Ok(code) => code,
         Err(e) => return Some(Verdict::CheckFailed(e)),

@@ -1,9 +1,15 @@
 //! Reachability, reverse post-order and the dominator tree.
 //!
-//! Dominators by Cooper, Harvey and Kennedy, "A Simple, Fast Dominance
-//! Algorithm" (2001): iterate `idom(b) = intersect(idom of processed preds)`
-//! over reverse post-order until nothing changes. Every walk here uses an
-//! explicit stack, so long block chains cannot overflow the call stack.
+//! Dominators by Lengauer and Tarjan, "A Fast Algorithm for Finding
+//! Dominators in a Flowgraph" (TOPLAS 1979), the simple version (path
+//! compression, no balancing: O(E log N)), as production compilers use it
+//! or its Semi-NCA variant. Cooper, Harvey and Kennedy's iteration ("A
+//! Simple, Fast Dominance Algorithm", 2001), which this file used before,
+//! walks the dominator chain of every predecessor at a join: quadratic when
+//! a join has many predecessors whose dominators form a long chain (a
+//! cascade of `if`s that all jump to one label). The tree is unique, so
+//! both give the same. Every walk here uses an explicit stack, so long
+//! block chains cannot overflow the call stack.
 //! Unreachable blocks have no immediate dominator and dominate nothing.
 
 use crate::entity::{EntityRef, EntityVec};
@@ -74,39 +80,7 @@ impl DomTree {
         for (i, &b) in rpo.iter().enumerate() {
             rpo_index[b] = i as u32;
         }
-        let mut idom: EntityVec<Block, Option<Block>> = EntityVec::from_elem(None, n);
-        idom[entry] = Some(entry);
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for &b in rpo.iter().skip(1) {
-                let mut new_idom: Option<Block> = None;
-                for p in preds(b) {
-                    if rpo_index[p] == u32::MAX || idom[p].is_none() {
-                        continue;
-                    }
-                    new_idom = Some(match new_idom {
-                        None => p,
-                        Some(cur) => {
-                            let (mut x, mut y) = (cur, p);
-                            while x != y {
-                                while rpo_index[x] > rpo_index[y] {
-                                    x = idom[x].expect("processed block has an idom");
-                                }
-                                while rpo_index[y] > rpo_index[x] {
-                                    y = idom[y].expect("processed block has an idom");
-                                }
-                            }
-                            x
-                        }
-                    });
-                }
-                if new_idom.is_some() && idom[b] != new_idom {
-                    idom[b] = new_idom;
-                    changed = true;
-                }
-            }
-        }
+        let mut idom = lengauer_tarjan(n, entry, &succs, &preds);
         idom[entry] = None;
         let mut children: EntityVec<Block, Vec<Block>> = EntityVec::from_elem(Vec::new(), n);
         for &b in rpo.iter().skip(1) {
@@ -158,4 +132,99 @@ impl DomTree {
     pub fn preorder_number(&self, b: Block) -> u32 {
         self.pre[b]
     }
+}
+
+/// Immediate dominators by Lengauer and Tarjan's simple algorithm: `Some`
+/// for every block reachable from `entry` (the entry's own is itself, as
+/// the caller expects before it clears it), `None` elsewhere.
+fn lengauer_tarjan(
+    n: usize,
+    entry: Block,
+    succs: &impl Fn(Block) -> Vec<Block>,
+    preds: &impl Fn(Block) -> Vec<Block>,
+) -> EntityVec<Block, Option<Block>> {
+    const NONE: u32 = u32::MAX;
+    // Depth-first pre-order numbers (`dfnum`), the blocks by number
+    // (`vertex`) and the DFS tree's parent, by number.
+    let mut dfnum = vec![NONE; n];
+    let mut vertex: Vec<Block> = Vec::with_capacity(n);
+    let mut parent: Vec<u32> = Vec::with_capacity(n);
+    let mut stack: Vec<(Block, u32)> = vec![(entry, NONE)];
+    while let Some((b, from)) = stack.pop() {
+        if dfnum[b.index()] != NONE {
+            continue;
+        }
+        dfnum[b.index()] = vertex.len() as u32;
+        vertex.push(b);
+        parent.push(from);
+        let me = dfnum[b.index()];
+        // Reversed, so that the first successor is numbered first.
+        for s in succs(b).into_iter().rev() {
+            if dfnum[s.index()] == NONE {
+                stack.push((s, me));
+            }
+        }
+    }
+    let m = vertex.len();
+    // By DFS number: semidominator, the forest's ancestor and the label
+    // (the vertex of least semidominator on the compressed path).
+    let mut semi: Vec<u32> = (0..m as u32).collect();
+    let mut ancestor = vec![NONE; m];
+    let mut label: Vec<u32> = (0..m as u32).collect();
+    let mut idom_num = vec![NONE; m];
+    let mut bucket: Vec<Vec<u32>> = vec![Vec::new(); m];
+    let mut path: Vec<u32> = Vec::new();
+    // EVAL with path compression, iterative: the path from `v` up to the
+    // child of its forest root is compressed from the top down.
+    let mut eval = |v: u32, ancestor: &mut Vec<u32>, label: &mut Vec<u32>, semi: &Vec<u32>| -> u32 {
+        if ancestor[v as usize] == NONE {
+            return v;
+        }
+        path.clear();
+        let mut x = v;
+        while ancestor[ancestor[x as usize] as usize] != NONE {
+            path.push(x);
+            x = ancestor[x as usize];
+        }
+        // `x` is the topmost node below the root: its label is final.
+        for &y in path.iter().rev() {
+            let a = ancestor[y as usize];
+            if semi[label[a as usize] as usize] < semi[label[y as usize] as usize] {
+                label[y as usize] = label[a as usize];
+            }
+            ancestor[y as usize] = ancestor[a as usize];
+        }
+        label[v as usize]
+    };
+    for w in (1..m as u32).rev() {
+        let wb = vertex[w as usize];
+        for p in preds(wb) {
+            let v = dfnum[p.index()];
+            if v == NONE {
+                continue;
+            }
+            let u = eval(v, &mut ancestor, &mut label, &semi);
+            if semi[u as usize] < semi[w as usize] {
+                semi[w as usize] = semi[u as usize];
+            }
+        }
+        bucket[semi[w as usize] as usize].push(w);
+        let pw = parent[w as usize];
+        ancestor[w as usize] = pw;
+        for v in std::mem::take(&mut bucket[pw as usize]) {
+            let u = eval(v, &mut ancestor, &mut label, &semi);
+            idom_num[v as usize] = if semi[u as usize] < semi[v as usize] { u } else { pw };
+        }
+    }
+    for w in 1..m {
+        if idom_num[w] != semi[w] {
+            idom_num[w] = idom_num[idom_num[w] as usize];
+        }
+    }
+    let mut idom: EntityVec<Block, Option<Block>> = EntityVec::from_elem(None, n);
+    idom[entry] = Some(entry);
+    for w in 1..m {
+        idom[vertex[w]] = Some(vertex[idom_num[w] as usize]);
+    }
+    idom
 }

@@ -16,6 +16,7 @@
 
 use crate::entity::{EntityRef, EntitySet, EntityVec};
 use crate::ir::{Block, Function, Module, Value};
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::fmt;
 
 /// A property that does not hold, with the function and the phis or values
@@ -461,8 +462,11 @@ impl FlowGraph {
 /// al.'s placement is minimal in their sense, and Braun et al.'s is minimal
 /// in the stricter sense of §3.2 (Lemma 1, Theorem 1).
 pub fn compare_phi_counts(braun: &Module, cytron: &Module) -> Result<(), PropertyError> {
+    // Functions by name: a search of the list for each function would be
+    // quadratic in a module of many functions.
+    let cytron_by_name: FxHashMap<&str, &Function> = cytron.functions.iter().map(|cf| (cf.name.as_str(), cf)).collect();
     for bf in &braun.functions {
-        let Some(cf) = cytron.functions.iter().find(|cf| cf.name == bf.name) else {
+        let Some(cf) = cytron_by_name.get(bf.name.as_str()) else {
             return Err(PropertyError::new(bf, "is missing from the Cytron module".to_string()));
         };
         let (b, c) = (bf.phi_count(), cf.phi_count());
@@ -470,7 +474,8 @@ pub fn compare_phi_counts(braun: &Module, cytron: &Module) -> Result<(), Propert
             return Err(PropertyError::new(bf, format!("Braun construction has {b} phi(s), more than Cytron's {c}")));
         }
     }
-    if let Some(cf) = cytron.functions.iter().find(|cf| !braun.functions.iter().any(|bf| bf.name == cf.name)) {
+    let braun_names: FxHashSet<&str> = braun.functions.iter().map(|bf| bf.name.as_str()).collect();
+    if let Some(cf) = cytron.functions.iter().find(|cf| !braun_names.contains(cf.name.as_str())) {
         return Err(PropertyError::new(cf, "is missing from the Braun module".to_string()));
     }
     Ok(())

@@ -64,7 +64,9 @@ pub fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
         // A case written by a campaign replays the configuration it ran
         // with (its `// config:` line).
         let config = a.route.restrict(case_config(&a.file, case.header.config.as_ref(), &regs, a.fuel)?);
-        let verdict = differential::differential_ssa_catching(&case.module, &args, &interp::Interp, &config);
+        let verdict = with_progress_on_stderr(|| {
+            differential::differential_ssa_catching(&case.module, &args, &interp::Interp, &config)
+        });
         return report(verdict, "the SSA input", &a.file, expect_for(&a.args, case.header.expect.as_ref()));
     }
     let (src, program) = load(&a.file)?;
@@ -89,8 +91,25 @@ pub fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
             config.variants.push(v);
         }
     }
-    let verdict = differential::differential_full_catching(&program, &args, &interp::Interp, &config);
+    let verdict =
+        with_progress_on_stderr(|| differential::differential_full_catching(&program, &args, &interp::Interp, &config));
     report(verdict, "the source", &a.file, expect_for(&a.args, header.expect.as_ref()))
+}
+
+/// Runs `body` printing each step of the differential check on stderr as
+/// it starts, with the time since the start: `check` on a large function
+/// takes minutes, and says where it is.
+fn with_progress_on_stderr<R>(body: impl FnOnce() -> R) -> R {
+    use std::io::Write;
+    let start = std::time::Instant::now();
+    differential::with_progress(
+        move |step| {
+            // A failed write to stderr must not stop the check: the
+            // progress lines are a courtesy, the verdict goes to stdout.
+            let _ = writeln!(std::io::stderr(), "check: {:>8.1} s  {step}", start.elapsed().as_secs_f64());
+        },
+        body,
+    )
 }
 
 /// `--regs` if given, else the file's `// regs:` line, else

@@ -7,6 +7,10 @@ use crate::stdio::say;
 use clap::Args;
 use std::process::ExitCode;
 
+/// The names `--shape` takes.
+const SHAPES: &str =
+    "swarm, everything, structured, gotos, patterns, pressure, params, nested-loops, wide-join, many-functions";
+
 use ssaref_interp as interp;
 
 #[derive(Args, Debug)]
@@ -20,7 +24,9 @@ pub struct GenArgs {
     /// Print a table of what the programs contain instead of the programs.
     #[arg(long)]
     stats: bool,
-    /// Kind of program: swarm, everything, structured, gotos, patterns, pressure.
+    /// Kind of program: swarm, everything, structured, gotos, patterns,
+    /// pressure; or one of extreme shape, fixed by --size alone: params,
+    /// nested-loops, wide-join, many-functions.
     #[arg(long, default_value = "swarm")]
     shape: String,
     /// Target size in statements (default: the shape's).
@@ -45,8 +51,19 @@ pub fn cmd_gen(a: GenArgs) -> Result<ExitCode, Failure> {
     if a.ir {
         return cmd_gen_ir(&a);
     }
+    if let Some(worst) = ssaref::generate::source::WorstShape::from_name(&a.shape) {
+        if a.count > 1 || a.stats || a.out.is_some() {
+            return Err(Failure {
+                message: format!("--shape {} makes one program: no --count, --stats or --out", a.shape),
+                code: crate::common::EXIT_USAGE,
+            });
+        }
+        let size = a.size.unwrap_or(worst.default_sizes()[0]);
+        say!("{}", worst.source(size));
+        return Ok(ExitCode::SUCCESS);
+    }
     let shape = ssaref::generate::source::Shape::from_name(&a.shape).ok_or_else(|| Failure {
-        message: format!("unknown shape `{}` (swarm, everything, structured, gotos, patterns, pressure)", a.shape),
+        message: format!("unknown shape `{}` ({SHAPES})", a.shape),
         code: crate::common::EXIT_USAGE,
     })?;
     let mut config = shape.config();

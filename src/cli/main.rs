@@ -8,7 +8,7 @@
 //! - `fuzz.rs`: `fuzz`; `repro.rs`: `repro`; `reduce.rs`: `reduce`;
 //! - `stats.rs`: `stats`; `gen.rs`: `gen`;
 //! - `bench.rs`: `bench-emulator` and `bench-out-of-ssa`;
-//!   `bench_construction.rs`: `bench-construction`;
+//!   `bench_construction.rs`: `bench-construction`; `bench_shapes.rs`: `bench-shapes`;
 //! - `reproduce.rs`: `reproduce`.
 //!
 //! What several commands share sits below them:
@@ -40,6 +40,7 @@
 mod args;
 mod bench;
 mod bench_construction;
+mod bench_shapes;
 mod check;
 mod common;
 mod counting_alloc;
@@ -57,6 +58,7 @@ mod stdio;
 
 use bench::{cmd_bench_emulator, cmd_bench_out_of_ssa, BenchArgs, BenchEmulatorArgs};
 use bench_construction::{cmd_bench_construction, BenchConstructionArgs};
+use bench_shapes::{cmd_bench_shapes, BenchShapesArgs};
 use check::{cmd_check, CheckArgs};
 use clap::{Parser, Subcommand};
 use emit::{cmd_emit, EmitArgs};
@@ -111,6 +113,10 @@ enum Command {
     /// structured functions: Braun et al. (plain and all-on) against Cytron
     /// et al., interleaved, with the ratios from the same run.
     BenchConstruction(BenchConstructionArgs),
+    /// Times `run` on functions of extreme shape (many parameters, deeply
+    /// nested loops, a join of many predecessors, many functions) for a
+    /// series of sizes and each back end, with the growth against linear.
+    BenchShapes(BenchShapesArgs),
     /// Redoes each paper's evaluation (Braun et al. Tables 1-3, Boissinot et
     /// al. Fig. 5 and §IV-D, Pereira Table 1 and Fig. 9, Pereira and
     /// Palsberg §6-§7) and writes DIR/REPORT.md with SVG plots.
@@ -142,6 +148,7 @@ fn main() -> ExitCode {
         Command::Gen(a) => cmd_gen(a),
         Command::BenchEmulator(a) => cmd_bench_emulator(a),
         Command::BenchConstruction(a) => cmd_bench_construction(a),
+        Command::BenchShapes(a) => cmd_bench_shapes(a),
         Command::Reproduce(a) => cmd_reproduce(a),
     };
     // What is still buffered must reach stdout too, or the command fails.

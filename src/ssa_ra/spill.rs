@@ -58,6 +58,7 @@ use crate::analysis::loops::loop_depth;
 use crate::analysis::self_checks;
 use crate::entity::{EntityRef, EntitySet, EntityVec, SparseSet};
 use crate::ir::{Block, BlockData, Function, Inst, Op, Value};
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::fmt;
 
 /// What the spiller may do.
@@ -143,9 +144,17 @@ impl Point {
             Some(_) => operands.extend(data.term.arg()),
             None => {}
         }
+        // `before` is `after` without the defined value, plus the values
+        // read (`block_points`): the values of `after` missing from
+        // `before` can only be the defined one. Testing that one alone keeps
+        // this linear in the live set, where a search of `before` for each
+        // value of `after` was quadratic.
         let through = match self.inst {
             None => self.after.clone(),
-            Some(_) => self.after.iter().copied().filter(|v| self.before.contains(v)).collect(),
+            Some(_) => {
+                let gone = defined.filter(|d| !self.before.contains(d));
+                self.after.iter().copied().filter(|&v| Some(v) != gone).collect()
+            }
         };
         (operands, defined, through)
     }
@@ -156,12 +165,18 @@ impl Point {
 pub fn block_points(f: &Function, b: Block, live_out: &SparseSet<Value>, spilled: &EntitySet<Value>) -> Vec<Point> {
     let data = &f.blocks[b];
     let resident = |v: &Value| !spilled.contains(*v);
+    // `live` in the order the walk keeps it, and the position of each of
+    // its values: membership and removal in constant time, where a search
+    // of the list was quadratic in the values live through the block (and
+    // the spiller computes the points of a block once per round).
     let mut live: Vec<Value> = live_out.iter().filter(resident).collect();
+    let mut pos: FxHashMap<Value, usize> = live.iter().enumerate().map(|(i, &v)| (v, i)).collect();
     let mut points = Vec::with_capacity(data.insts.len() + 2);
     // The terminator reads its operand at the block end.
     let after_term = live.clone();
     if let Some(a) = data.term.arg() {
-        if resident(&a) && !live.contains(&a) {
+        if resident(&a) && !pos.contains_key(&a) {
+            pos.insert(a, live.len());
             live.push(a);
         }
     }
@@ -175,14 +190,18 @@ pub fn block_points(f: &Function, b: Block, live_out: &SparseSet<Value>, spilled
         let after = live.clone();
         let mut extra = 0;
         if let Some(d) = inst.dest {
-            if let Some(pos) = live.iter().position(|&x| x == d) {
-                live.swap_remove(pos);
+            if let Some(p) = pos.remove(&d) {
+                live.swap_remove(p);
+                if let Some(&moved) = live.get(p) {
+                    pos.insert(moved, p);
+                }
             } else {
                 extra = 1;
             }
         }
         inst.op.for_each_arg(|a| {
-            if resident(&a) && !live.contains(&a) {
+            if resident(&a) && !pos.contains_key(&a) {
+                pos.insert(a, live.len());
                 live.push(a);
             }
         });
@@ -195,13 +214,15 @@ pub fn block_points(f: &Function, b: Block, live_out: &SparseSet<Value>, spilled
     if b == Function::ENTRY {
         starters.extend(f.params.iter().copied());
     }
+    let starter_set: FxHashSet<Value> = starters.iter().copied().collect();
     let mut start_after = live.clone();
+    let mut added: FxHashSet<Value> = FxHashSet::default();
     for &d in &starters {
-        if resident(&d) && !start_after.contains(&d) {
+        if resident(&d) && !pos.contains_key(&d) && added.insert(d) {
             start_after.push(d);
         }
     }
-    live.retain(|v| !starters.contains(v));
+    live.retain(|v| !starter_set.contains(v));
     points.push(Point { inst: None, demand: start_after.len(), before: live, after: start_after });
     points.reverse();
     points

@@ -95,6 +95,7 @@ use crate::ir::{Block, Function, Value};
 use crate::ssa_ra::spill::{
     block_points, lowering_candidates, recycle_reloads, spill_value, use_blocks, weights, SpillError, SpillResult,
 };
+use rustc_hash::FxHashSet;
 
 /// What the pass may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -278,12 +279,16 @@ fn decide_block(
     let k = opts.k;
     let data = &f.blocks[b];
     let mut chosen: Vec<Value> = Vec::new();
+    // The same values as `chosen`, for membership tests in constant time
+    // (a search of the list at every live value of every point was cubic
+    // in the values live through a block).
+    let mut chosen_set: FxHashSet<Value> = FxHashSet::default();
     for point in block_points(f, b, live_out, &st.spilled) {
         if point.demand <= k {
             continue;
         }
         let (operands, defined, through) = point.candidates(data);
-        let relieved = through.iter().filter(|v| chosen.contains(v) && !operands.contains(v)).count();
+        let relieved = through.iter().filter(|v| chosen_set.contains(v) && !operands.contains(v)).count();
         if point.demand.saturating_sub(relieved) <= k {
             continue;
         }
@@ -294,7 +299,7 @@ fn decide_block(
                     && Some(*v) != defined
                     && !st.reloads.contains(*v)
                     && !st.spilled.contains(*v)
-                    && !chosen.contains(v)
+                    && !chosen_set.contains(v)
             })
             .min_by(|a, c| {
                 (operands.contains(a), st.weights.current(*a))
@@ -305,6 +310,7 @@ fn decide_block(
         match candidate {
             Some(v) => {
                 chosen.push(v);
+                chosen_set.insert(v);
                 if opts.phi_weight_deduction {
                     st.weights.spilled(v);
                 }

@@ -29,7 +29,7 @@ use ssaref::analysis::liveness::{
     compute_liveness, interfere, live_after_each_inst, live_before_each_inst, Interference,
 };
 use ssaref::analysis::loops::loop_depth;
-use ssaref::analysis::pressure::{max_pressure, pressure_profile};
+use ssaref::analysis::pressure::{max_pressure, pressure_profile, pressure_profile_from_sets};
 use ssaref::analysis::verifier::verify_function;
 use ssaref::construction::braun::{construct_program, BraunOptions};
 use ssaref::entity::{EntityRef, EntitySet, SparseSet};
@@ -107,6 +107,11 @@ fn reference_liveness(f: &Function) -> (Vec<Vec<Value>>, Vec<Vec<Value>>) {
 fn check_analyses(f: &Function, stage: &str) -> Result<(), String> {
     let live = compute_liveness(f);
     let (ref_in, ref_out) = reference_liveness(f);
+    // The counting walk against the sizes of the sets of every point.
+    let (counted, from_sets) = (pressure_profile(f, &live), pressure_profile_from_sets(f, &live));
+    if counted != from_sets {
+        return Err(format!("{stage}: pressure profile {counted:?}, the sets of the points say {from_sets:?}"));
+    }
     for b in f.blocks.keys() {
         if members(&live.live_in[b]) != ref_in[b.index()] {
             return Err(format!(

@@ -1,4 +1,4 @@
-//! `DomTree` (`analysis/dominance.rs`, Cooper, Harvey and Kennedy) against
+//! `DomTree` (`analysis/dominance.rs`, Lengauer and Tarjan) against
 //! dominance by path enumeration, bounded-exhaustively: `a` dominates `b`
 //! when every path from the entry to `b` goes through `a`, decided by
 //! listing every simple path (a path with a cycle contains a simple path

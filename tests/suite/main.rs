@@ -60,4 +60,5 @@ mod stages;
 mod verifier;
 mod verifier_contract;
 mod virtualization;
+mod worst_case_shapes;
 mod x86;

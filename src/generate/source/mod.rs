@@ -96,6 +96,7 @@
 //! - `stmt.rs`: the program, its statements and the shapes;
 //! - `test_case.rs`: [`TestCase`] from a seed or bytes,
 //!   [`construction_variants`], [`describe_failure`];
+//! - `worst_case.rs`: [`WorstShape`], functions of extreme shape as text;
 //! - `shrink.rs`, `patterns.rs`, `pattern_stats.rs`: shrinking, the out-of-SSA
 //!   situations and memory webs on the SSA form, and the statistics of
 //!   `ssaref gen --stats`.
@@ -119,6 +120,7 @@ mod size;
 mod source_config;
 mod stmt;
 mod test_case;
+mod worst_case;
 
 /// The operators both generators draw from (the IR-level one too).
 pub(crate) use expr::{COMPARISONS, SAFE_BINOPS};
@@ -129,3 +131,4 @@ pub use entropy::Entropy;
 pub use size::statement_count;
 pub use source_config::{Feature, GenConfig, Shape, Weights};
 pub use test_case::{construction_variants, describe_failure, describe_verdict};
+pub use worst_case::WorstShape;
