@@ -41,3 +41,4 @@ pub mod pipeline;
 pub mod reduce;
 pub mod regalloc2;
 pub mod ssa_ra;
+pub mod targets;

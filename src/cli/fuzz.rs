@@ -63,6 +63,18 @@ pub struct FuzzArgs {
     /// IR-level or not whatever the jobs and shards.
     #[arg(long, value_name = "P", default_value = "25%", value_parser = parse_share)]
     ir_share: f64,
+    /// Run the programs on production compilers instead of ssaref's back
+    /// ends: `llvm`, `gcc`, `clang` (comma-separated); each target's option
+    /// sets rotate with the seed (docs/targets.md).
+    #[arg(long, value_name = "LIST")]
+    target: Option<String>,
+    /// With --target: seeds per batch (one compiler run per batch and
+    /// option set).
+    #[arg(long, default_value_t = 32)]
+    batch: u64,
+    /// With --target: write failing cases without reducing them.
+    #[arg(long)]
+    no_reduce: bool,
 }
 
 pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
@@ -76,6 +88,9 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
     });
     let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let stop = Arc::new(AtomicBool::new(false));
+    if let Some(list) = &a.target {
+        return fuzz_targets(&a, list, seed, jobs, stop);
+    }
     let handler_stop = Arc::clone(&stop);
     // A second Ctrl-C while stopping kills the process as usual.
     let _ = ctrlc::set_handler(move || {
@@ -128,6 +143,52 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
     }
     let summary = ssaref::campaign::driver::run_campaign(&config, &interp::Interp, &stop);
     print!("{}", summary.render(jobs));
+    Ok(if summary.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// `fuzz --target LIST`: a campaign on production compilers.
+fn fuzz_targets(
+    a: &FuzzArgs,
+    list: &str,
+    seed: u64,
+    jobs: usize,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> Result<ExitCode, Failure> {
+    use ssaref::campaign::target_campaign::{run_target_campaign, TargetCampaign};
+    let targets = crate::target_cmd::targets(list)?;
+    for t in &targets {
+        match t.version() {
+            Ok(v) => eprintln!("target {}: {v}", t.name()),
+            Err(e) => return Err(crate::common::bad_input(format!("target {}: {e}", t.name()))),
+        }
+    }
+    let handler_stop = std::sync::Arc::clone(&stop);
+    let _ = ctrlc::set_handler(move || {
+        if handler_stop.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    });
+    let mut config = TargetCampaign::new(targets.clone(), &a.out);
+    config.seed = seed;
+    config.jobs = jobs;
+    config.duration = std::time::Duration::from_secs(a.seconds);
+    config.max_programs = a.count;
+    config.fuel = a.fuel;
+    config.ir_share = a.ir_share;
+    config.batch = a.batch.max(1);
+    config.reduce = !a.no_reduce;
+    config.progress = true;
+    eprintln!(
+        "ssaref fuzz --target {list}: seed {seed}, {jobs} job(s), {} s, {}% IR-level, batches of {}, cases go to {}/ (rerun with --seed {seed} --batch {} --ir-share {}%)",
+        a.seconds,
+        a.ir_share * 100.0,
+        config.batch,
+        a.out,
+        config.batch,
+        a.ir_share * 100.0
+    );
+    let summary = run_target_campaign(&config, &interp::Interp, &stop);
+    print!("{}", summary.render(&targets));
     Ok(if summary.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
