@@ -322,12 +322,13 @@ fn handle_failure(
 /// The `target: NAME OPTIONS` line is what `repro`, `check` and `reduce`
 /// read back ([`parse_target_line`]).
 fn header_lines(first_line: &str, path: &Path, target: &str, options: &str, verdict: &TargetVerdict) -> Vec<String> {
-    vec![
+    let mut lines = vec![
         first_line.to_string(),
         format!("reproduce: ssaref repro --target {target} {}", path.display()),
         format!("target: {target} {options}"),
-        format!("| {}", verdict.describe()),
-    ]
+    ];
+    lines.extend(verdict.describe().lines().map(|l| format!("| {l}")));
+    lines
 }
 
 /// The target and option set a case file's `target:` description line

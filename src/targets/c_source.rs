@@ -97,21 +97,48 @@ fn expr(e: &Expr) -> String {
     }
 }
 
-/// The variables a block assigns, into `vars`.
-fn assigned(block: &ast::Block, vars: &mut BTreeSet<String>) {
+/// The variables an expression reads, into `vars`.
+fn read(e: &Expr, vars: &mut BTreeSet<String>) {
+    match e {
+        Expr::Lit(_) => {}
+        Expr::Var(x) => {
+            vars.insert(x.clone());
+        }
+        Expr::Load(a) | Expr::Unary(_, a) => read(a, vars),
+        Expr::Binary(_, a, b) | Expr::LogicalAnd(a, b) | Expr::LogicalOr(a, b) => {
+            read(a, vars);
+            read(b, vars);
+        }
+    }
+}
+
+/// The variables a block assigns or reads, into `vars` (a variable read
+/// before any assignment is 0, so it needs a declaration too).
+fn variables(block: &ast::Block, vars: &mut BTreeSet<String>) {
     for s in &block.stmts {
         match s {
-            Stmt::Var(x, _) | Stmt::Assign(x, _) => {
+            Stmt::Var(x, e) | Stmt::Assign(x, e) => {
                 vars.insert(x.clone());
+                read(e, vars);
             }
-            Stmt::If(_, t, e) => {
-                assigned(t, vars);
+            Stmt::Store(a, v) => {
+                read(a, vars);
+                read(v, vars);
+            }
+            Stmt::If(c, t, e) => {
+                read(c, vars);
+                variables(t, vars);
                 if let Some(e) = e {
-                    assigned(e, vars);
+                    variables(e, vars);
                 }
             }
-            Stmt::While(_, b) | Stmt::Block(b) => assigned(b, vars),
-            _ => {}
+            Stmt::While(c, b) => {
+                read(c, vars);
+                variables(b, vars);
+            }
+            Stmt::Block(b) => variables(b, vars),
+            Stmt::Out(e) | Stmt::Return(e) => read(e, vars),
+            Stmt::Break | Stmt::Continue | Stmt::Goto(_) | Stmt::Label(_) => {}
         }
     }
 }
@@ -172,7 +199,7 @@ pub fn source_function(f: &ast::Function, name: &str) -> String {
     let params: Vec<String> = f.params.iter().map(|p| format!("int64_t v_{p}")).collect();
     let mut out = format!("int64_t {name}({}) {{\n", if params.is_empty() { "void".into() } else { params.join(", ") });
     let mut vars = BTreeSet::new();
-    assigned(&f.body, &mut vars);
+    variables(&f.body, &mut vars);
     for p in &f.params {
         vars.remove(p);
     }

@@ -123,12 +123,12 @@ fn planted_bug_is_found_and_reduced(target: Arc<dyn Target>, tag: &str, export_s
     let dir = std::env::temp_dir().join(format!("ssaref-planted-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut config = TargetCampaign::new(vec![target], &dir);
-    config.max_programs = Some(64);
+    config.max_programs = Some(32);
     config.duration = std::time::Duration::from_secs(300);
     config.jobs = 2;
     config.seed = 1;
     config.batch = 32;
-    config.reduce_tests = 600;
+    config.reduce_tests = 240;
     let summary = run_target_campaign(&config, &InterpOracle, &AtomicBool::new(false));
     let _ = std::fs::remove_dir_all(&dir);
     assert!(!summary.failures.is_empty(), "the planted bug ({tag}) was not found:\n{}", summary.render(&config.targets));
