@@ -50,13 +50,17 @@ pub struct TargetCampaign {
     pub reduce: bool,
     /// Candidates the reducer may run per case.
     pub reduce_tests: u64,
+    /// The most failing cases reduced per target; the others are only
+    /// written (many failures of one campaign are usually one bug).
+    pub max_reductions: u64,
     pub limits: Limits,
     pub progress: bool,
 }
 
 impl TargetCampaign {
     /// A campaign of `targets` writing to `out_dir`: one minute, one job,
-    /// seed 0, 25% IR-level programs, batches of 32, failing cases reduced.
+    /// seed 0, 25% IR-level programs, batches of 32, the first three failing
+    /// cases of each target reduced.
     pub fn new(targets: Vec<Arc<dyn Target>>, out_dir: impl Into<PathBuf>) -> Self {
         TargetCampaign {
             targets,
@@ -70,6 +74,7 @@ impl TargetCampaign {
             batch: 32,
             reduce: true,
             reduce_tests: 2_000,
+            max_reductions: 3,
             limits: Limits::default(),
             progress: false,
         }
@@ -104,6 +109,8 @@ pub struct TargetSummary {
     /// The failing cases' files, and the reduced ones and exports.
     pub failures: Vec<PathBuf>,
     pub exported: Vec<PathBuf>,
+    /// Reductions started, per target.
+    pub reductions: BTreeMap<String, u64>,
     pub elapsed: Duration,
 }
 
@@ -290,6 +297,14 @@ fn handle_failure(
     }
     if !config.reduce {
         return;
+    }
+    {
+        let mut sum = summary.lock().expect("summary lock");
+        let started = sum.reductions.entry(target.name().to_string()).or_default();
+        if *started >= config.max_reductions {
+            return;
+        }
+        *started += 1;
     }
     let reduced_stem = PathBuf::from(format!("{}-reduced", stem.display()));
     let line = format!("{first_line}, reduced");
