@@ -174,7 +174,8 @@ pub fn run_target_campaign(config: &TargetCampaign, oracle: &(dyn Oracle + Sync)
                 }
                 let block = next.fetch_add(1, Ordering::Relaxed);
                 let first = block * batch;
-                let Some(count) = config.max_programs.map_or(Some(batch), |m| m.checked_sub(first).map(|r| r.min(batch)))
+                let Some(count) =
+                    config.max_programs.map_or(Some(batch), |m| m.checked_sub(first).map(|r| r.min(batch)))
                 else {
                     break;
                 };
@@ -204,7 +205,13 @@ pub fn run_target_campaign(config: &TargetCampaign, oracle: &(dyn Oracle + Sync)
 
 /// Generates programs `first .. first + count` and runs them on every
 /// target, one batch per option set.
-fn run_block(config: &TargetCampaign, oracle: &(dyn Oracle + Sync), first: u64, count: u64, summary: &Mutex<TargetSummary>) {
+fn run_block(
+    config: &TargetCampaign,
+    oracle: &(dyn Oracle + Sync),
+    first: u64,
+    count: u64,
+    summary: &Mutex<TargetSummary>,
+) {
     let mut programs = Vec::new();
     let (mut skipped, mut ir) = (0, 0);
     for i in first..first + count {
@@ -290,10 +297,17 @@ fn handle_failure(
     let written = write_target_case(&stem, &first_line, &p.generated, target.name(), options, verdict, &p.expected);
     match &written {
         Ok(path) => {
-            eprintln!("\nFAILURE on {} `{options}`: seed {}, case written to {}", target.name(), p.seed, path.display());
+            eprintln!(
+                "\nFAILURE on {} `{options}`: seed {}, case written to {}",
+                target.name(),
+                p.seed,
+                path.display()
+            );
             summary.lock().expect("summary lock").failures.push(path.clone());
         }
-        Err(e) => eprintln!("\nFAILURE on {} `{options}`: seed {}; could not write the case: {e}", target.name(), p.seed),
+        Err(e) => {
+            eprintln!("\nFAILURE on {} `{options}`: seed {}; could not write the case: {e}", target.name(), p.seed)
+        }
     }
     if !config.reduce {
         return;
@@ -317,7 +331,9 @@ fn handle_failure(
     match result {
         Ok((generated, expected, verdict)) => {
             let mut paths = Vec::new();
-            if let Ok(path) = write_target_case(&reduced_stem, &line, &generated, target.name(), options, &verdict, &expected) {
+            if let Ok(path) =
+                write_target_case(&reduced_stem, &line, &generated, target.name(), options, &verdict, &expected)
+            {
                 paths.push(path);
             }
             let case = match &generated {

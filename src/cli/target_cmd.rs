@@ -107,16 +107,27 @@ pub fn check_on_targets(
             continue;
         }
         for o in option_sets(t.as_ref(), options, recorded.as_ref(), repro)? {
-            let v = run_against_oracle(t.as_ref(), std::slice::from_ref(&case), &o, &interp::Interp, fuel, &Limits::default())
-                .into_iter()
-                .next()
-                .unwrap_or(TargetVerdict::Skipped);
+            let v = run_against_oracle(
+                t.as_ref(),
+                std::slice::from_ref(&case),
+                &o,
+                &interp::Interp,
+                fuel,
+                &Limits::default(),
+            )
+            .into_iter()
+            .next()
+            .unwrap_or(TargetVerdict::Skipped);
             let word = match &v {
                 TargetVerdict::Agree => "agree ",
                 v if v.is_failure() => "FAIL  ",
                 _ => "skip  ",
             };
-            println!("{word} {} {o}{}", t.name(), if v == TargetVerdict::Agree { String::new() } else { format!(": {}", v.describe()) });
+            println!(
+                "{word} {} {o}{}",
+                t.name(),
+                if v == TargetVerdict::Agree { String::new() } else { format!(": {}", v.describe()) }
+            );
             if v.is_failure() && repro && !failed {
                 if let TargetVerdict::Diverge { expected, .. } = &v {
                     for f in t.export(&case, &o, expected, "case").map_err(|e| bad_input(e.to_string()))? {
@@ -151,9 +162,16 @@ pub fn reduce_on_target(
     let chosen = sets
         .iter()
         .find(|o| {
-            run_against_oracle(target.as_ref(), std::slice::from_ref(&case), o, &interp::Interp, fuel, &Limits::default())
-                .first()
-                .is_some_and(TargetVerdict::is_failure)
+            run_against_oracle(
+                target.as_ref(),
+                std::slice::from_ref(&case),
+                o,
+                &interp::Interp,
+                fuel,
+                &Limits::default(),
+            )
+            .first()
+            .is_some_and(TargetVerdict::is_failure)
         })
         .ok_or_else(|| bad_input(format!("{file}: the case does not fail on {}", target.name())))?
         .clone();
@@ -173,7 +191,8 @@ pub fn reduce_on_target(
     let first = format!("ssaref reduce --target: reduced from {file}");
     let path = write_target_case(&stem_path, &first, &reduced, target.name(), &chosen, &verdict, &expected)
         .map_err(|e| bad_input(format!("{stem}: {e}")))?;
-    let exported = export_case(target.as_ref(), &target_case(&reduced), &chosen, &expected, &stem_path).map_err(bad_input)?;
+    let exported =
+        export_case(target.as_ref(), &target_case(&reduced), &chosen, &expected, &stem_path).map_err(bad_input)?;
     println!(
         "reduced on {} `{chosen}` from size {before} to {after} in {tests} candidate runs: {}",
         target.name(),

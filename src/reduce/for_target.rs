@@ -126,9 +126,7 @@ pub fn reduce_for_target<T: ToTargetCase>(
             tests += batch.len() as u64;
             let cases: Vec<TargetCase> = batch.iter().map(|(_, c)| c.target_case()).collect();
             let verdicts = run_against_oracle(target, &cases, options, oracle, fuel, &limits);
-            if let Some(((i, c), v)) =
-                batch.into_iter().zip(verdicts).find(|(_, v)| FailureKind::of(v) == Some(kind))
-            {
+            if let Some(((i, c), v)) = batch.into_iter().zip(verdicts).find(|(_, v)| FailureKind::of(v) == Some(kind)) {
                 cur = c;
                 cur_verdict = v;
                 accepted += 1;

@@ -96,7 +96,13 @@ impl Llvm {
     }
 
     /// Compiles `functions` to `NAME.s` in `scratch`.
-    fn llc(&self, functions: &[(usize, Function)], flags: &[String], scratch: &Scratch, name: &str) -> Result<String, TargetError> {
+    fn llc(
+        &self,
+        functions: &[(usize, Function)],
+        flags: &[String],
+        scratch: &Scratch,
+        name: &str,
+    ) -> Result<String, TargetError> {
         let ll = scratch.write(&format!("{name}.ll"), &self.module(functions))?;
         let s = scratch.path(&format!("{name}.s"));
         let mut args = flags.to_vec();

@@ -99,8 +99,7 @@ pub fn function(function: &Function, name: &str, plant: Option<LlvmPlant>) -> St
 
 /// The label of the piece of block `b` that holds its terminator.
 fn exit_label(b: Block, data: &crate::ir::BlockData) -> String {
-    let divisions =
-        data.insts.iter().filter(|i| matches!(i.op, Op::Binary(BinOp::Div | BinOp::Rem, _, _))).count();
+    let divisions = data.insts.iter().filter(|i| matches!(i.op, Op::Binary(BinOp::Div | BinOp::Rem, _, _))).count();
     if divisions == 0 {
         b.to_string()
     } else {

@@ -17,10 +17,18 @@ struct Finding {
 }
 
 fn parse(name: &str, text: &str) -> Finding {
-    let mut f = Finding { name: name.into(), target: String::new(), version: String::new(), runs: Vec::new(), expected_stdout: None };
+    let mut f = Finding {
+        name: name.into(),
+        target: String::new(),
+        version: String::new(),
+        runs: Vec::new(),
+        expected_stdout: None,
+    };
     let mut in_stdout = false;
     for line in text.lines() {
-        let Some(rest) = line.strip_prefix("; ").or_else(|| line.strip_prefix("// ")).or_else(|| line.strip_prefix(" * ")) else {
+        let Some(rest) =
+            line.strip_prefix("; ").or_else(|| line.strip_prefix("// ")).or_else(|| line.strip_prefix(" * "))
+        else {
             in_stdout = false;
             continue;
         };
@@ -61,7 +69,10 @@ fn replay(f: &Finding, file: &std::path::Path) -> Result<Option<String>, String>
             let _ = std::fs::remove_dir_all(&tmp);
             return Err(format!("`{tool}` is not installed"));
         }
-        let cmd = run.replace("{file}", &file.display().to_string()).replace("{dir}", &dir).replace("{tmp}", &tmp.display().to_string());
+        let cmd = run
+            .replace("{file}", &file.display().to_string())
+            .replace("{dir}", &dir)
+            .replace("{tmp}", &tmp.display().to_string());
         let out = Command::new("sh").arg("-c").arg(&cmd).current_dir(&tmp).output().expect("sh runs");
         last = String::from_utf8_lossy(&out.stdout).into_owned();
         if !out.status.success() {
@@ -94,13 +105,22 @@ fn every_external_finding_replays_and_says_whether_it_still_fails() {
         let name = file.file_name().unwrap().to_string_lossy().to_string();
         let text = std::fs::read_to_string(&file).expect("readable");
         let f = parse(&name, &text);
-        assert!(!f.target.is_empty() && !f.version.is_empty() && !f.runs.is_empty(), "{name}: needs target:, version: and run: lines");
+        assert!(
+            !f.target.is_empty() && !f.version.is_empty() && !f.runs.is_empty(),
+            "{name}: needs target:, version: and run: lines"
+        );
         for key in ["expected:", "actual:", "analysis:"] {
             assert!(text.contains(key), "{name}: needs an `{key}` line");
         }
         match replay(&f, &file) {
-            Ok(Some(why)) => eprintln!("external {name} ({}): STILL FAILS with the version at hand (recorded: {}): {why}", f.target, f.version),
-            Ok(None) => eprintln!("external {name} ({}): NO LONGER FAILS with the version at hand (it failed with {})", f.target, f.version),
+            Ok(Some(why)) => eprintln!(
+                "external {name} ({}): STILL FAILS with the version at hand (recorded: {}): {why}",
+                f.target, f.version
+            ),
+            Ok(None) => eprintln!(
+                "external {name} ({}): NO LONGER FAILS with the version at hand (it failed with {})",
+                f.target, f.version
+            ),
             Err(e) => eprintln!("external {name}: SKIPPED: {e}"),
         }
     }

@@ -132,7 +132,11 @@ fn planted_bug_is_found_and_reduced(target: Arc<dyn Target>, tag: &str, export_s
     config.max_reductions = 1;
     let summary = run_target_campaign(&config, &InterpOracle, &AtomicBool::new(false));
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(!summary.failures.is_empty(), "the planted bug ({tag}) was not found:\n{}", summary.render(&config.targets));
+    assert!(
+        !summary.failures.is_empty(),
+        "the planted bug ({tag}) was not found:\n{}",
+        summary.render(&config.targets)
+    );
     let exported: Vec<_> = summary.exported.iter().map(|p| p.display().to_string()).collect();
     assert!(
         exported.iter().any(|p| p.ends_with(export_suffix)),
