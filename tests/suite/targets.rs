@@ -128,7 +128,7 @@ fn planted_bug_is_found_and_reduced(target: Arc<dyn Target>, tag: &str, export_s
     config.jobs = 2;
     config.seed = 1;
     config.batch = 32;
-    config.reduce_tests = 240;
+    config.reduce_tests = 72;
     config.max_reductions = 1;
     let summary = run_target_campaign(&config, &InterpOracle, &AtomicBool::new(false));
     let _ = std::fs::remove_dir_all(&dir);
