@@ -6,7 +6,7 @@
 //! as in every campaign (`ssa_share.rs`). The workers take aligned blocks
 //! of [`TargetCampaign::batch`] seeds; a block runs as one batch per
 //! target and option set. The option set of a program is a function of
-//! its seed alone (`targets::options_for_seed`: the same for an aligned
+//! its seed alone (`targets::target::options_for_seed`: the same for an aligned
 //! block of seeds, every set once in every `n` blocks), so a case replays
 //! from its seed and its file, which records the target and the option
 //! set (`target:` line).
@@ -24,7 +24,7 @@ use crate::generate::source::GenConfig;
 use crate::oracle::Oracle;
 use crate::outcome::{End, Outcome};
 use crate::reduce::for_target::{reduce_for_target, ToTargetCase};
-use crate::targets::{options_for_seed, Limits, Target, TargetCase, TargetVerdict};
+use crate::targets::target::{options_for_seed, Limits, Target, TargetCase, TargetVerdict};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};

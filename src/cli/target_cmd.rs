@@ -18,7 +18,7 @@ use ssaref::frontend::case_file::CaseHeader;
 use ssaref::generate::source::TestCase;
 use ssaref::generate::ssa::IrCase;
 use ssaref::reduce::for_target::reduce_for_target;
-use ssaref::targets::{run_against_oracle, Limits, Target, TargetCase, TargetVerdict};
+use ssaref::targets::target::{run_against_oracle, Limits, Target, TargetCase, TargetVerdict};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -27,7 +27,7 @@ use ssaref_interp as interp;
 
 /// The targets of `--target LIST`.
 pub fn targets(list: &str) -> Result<Vec<Arc<dyn Target>>, Failure> {
-    ssaref::targets::parse_list(list).map_err(|e| Failure { code: 2, message: e })
+    ssaref::targets::registry::parse_list(list).map_err(|e| Failure { code: 2, message: e })
 }
 
 /// A program file as a generated case (source or SSA level), with its

@@ -16,7 +16,7 @@ use crate::generate::ssa::IrCase;
 use crate::oracle::Oracle;
 use crate::outcome::Outcome;
 use crate::reduce::source::{CandidateList, Reducible};
-use crate::targets::{run_against_oracle, Limits, Target, TargetCase, TargetError, TargetVerdict};
+use crate::targets::target::{run_against_oracle, Limits, Target, TargetCase, TargetError, TargetVerdict};
 
 /// Candidates per batch.
 pub const TARGET_BATCH: usize = 24;

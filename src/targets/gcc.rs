@@ -13,7 +13,7 @@
 use crate::outcome::Outcome;
 use crate::targets::c_source::{self, CPlant};
 use crate::targets::native::{self, Scratch};
-use crate::targets::{ExportedFile, Limits, Target, TargetCase, TargetError, TargetInput};
+use crate::targets::target::{ExportedFile, Limits, Target, TargetCase, TargetError, TargetInput};
 
 /// A C compiler as a target.
 #[derive(Clone, Debug)]

@@ -25,7 +25,7 @@ use crate::ir::Function;
 use crate::outcome::Outcome;
 use crate::targets::llvm_ir::{self, LlvmPlant};
 use crate::targets::native::{self, Scratch};
-use crate::targets::{ExportedFile, Limits, Target, TargetCase, TargetError, TargetInput};
+use crate::targets::target::{ExportedFile, Limits, Target, TargetCase, TargetError, TargetInput};
 
 /// The `llc` binary: `SSAREF_LLC` if set, else `llc-14`.
 fn llc() -> String {

@@ -23,7 +23,7 @@
 //! not the batch.
 
 use crate::outcome::{End, Outcome, Trap};
-use crate::targets::{Limits, TargetError};
+use crate::targets::target::{Limits, TargetError};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
