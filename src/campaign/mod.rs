@@ -10,8 +10,9 @@
 //! | `shard.rs` | splitting one campaign over several machines |
 //! | `failure_case.rs` | the case file a failing program leaves |
 //! | `fuzz_targets.rs` | the library side of the targets in `fuzz/` |
+//! | `target_campaign.rs` | campaigns on production compilers (`targets/`): `ssaref fuzz --target` |
 //!
-//! May import: `generate` and everything below it.
+//! May import: `generate`, `targets`, `reduce` and everything below them.
 
 pub mod driver;
 pub mod failure_case;
@@ -20,3 +21,4 @@ pub mod reach_table;
 pub mod rotation;
 pub mod shard;
 pub mod ssa_share;
+pub mod target_campaign;

@@ -107,11 +107,9 @@ pub fn cmd_bench_shapes(a: BenchShapesArgs) -> Result<ExitCode, Failure> {
         a.shapes
             .iter()
             .map(|s| {
-                WorstShape::from_name(s).ok_or_else(|| {
-                    Failure {
-                        message: format!("unknown shape `{s}` (params, nested-loops, wide-join, many-functions)"),
-                        code: EXIT_USAGE,
-                    }
+                WorstShape::from_name(s).ok_or_else(|| Failure {
+                    message: format!("unknown shape `{s}` (params, nested-loops, wide-join, many-functions)"),
+                    code: EXIT_USAGE,
                 })
             })
             .collect::<Result<_, _>>()?
@@ -135,7 +133,14 @@ pub fn cmd_bench_shapes(a: BenchShapesArgs) -> Result<ExitCode, Failure> {
     );
     sayln!(
         "{:<15} {:>7} {:<11} {:>9} {:>9} {:>9} {:>7} {:>6}",
-        "shape", "size", "back end", "wall s", "cpu s", "max MiB", "growth", "exit"
+        "shape",
+        "size",
+        "back end",
+        "wall s",
+        "cpu s",
+        "max MiB",
+        "growth",
+        "exit"
     );
     for shape in shapes {
         let sizes: Vec<usize> = if a.sizes.is_empty() { shape.default_sizes().to_vec() } else { a.sizes.clone() };

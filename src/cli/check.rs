@@ -52,10 +52,21 @@ pub struct CheckArgs {
     full_checks: bool,
     #[command(flatten)]
     memory: MaxMemoryArgs,
+    /// Run the program on production compilers instead (`llvm`, `gcc`,
+    /// `clang`, comma-separated), at every option set (or --options).
+    #[arg(long, value_name = "LIST")]
+    target: Option<String>,
+    /// With --target: only these option sets (comma-separated lists are
+    /// option sets themselves, so repeat the flag).
+    #[arg(long)]
+    options: Vec<String>,
 }
 
 pub fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
     a.memory.apply();
+    if let Some(list) = &a.target {
+        return crate::target_cmd::check_on_targets(&a.file, &a.args, list, &a.options, a.fuel, false);
+    }
     sampling::force_full_checks(a.full_checks);
     if is_ssa(&a.file) {
         let case = load_ssa(&a.file)?;

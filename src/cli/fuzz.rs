@@ -66,6 +66,18 @@ pub struct FuzzArgs {
     /// IR-level or not whatever the jobs and shards.
     #[arg(long, value_name = "P", default_value = "25%", value_parser = parse_share)]
     ir_share: f64,
+    /// Run the programs on production compilers instead of ssaref's back
+    /// ends: `llvm`, `gcc`, `clang` (comma-separated); each target's option
+    /// sets rotate with the seed (docs/targets.md).
+    #[arg(long, value_name = "LIST")]
+    target: Option<String>,
+    /// With --target: seeds per batch (one compiler run per batch and
+    /// option set).
+    #[arg(long, default_value_t = 32)]
+    batch: u64,
+    /// With --target: write failing cases without reducing them.
+    #[arg(long)]
+    no_reduce: bool,
 }
 
 pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
@@ -79,6 +91,9 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
     // A case that could not be written would be lost: check `--out` first.
     crate::common::probe_out_dir(std::path::Path::new(&a.out))?;
     let stop = Arc::new(AtomicBool::new(false));
+    if let Some(list) = &a.target {
+        return fuzz_targets(&a, list, seed, jobs, stop);
+    }
     let handler_stop = Arc::clone(&stop);
     // A second Ctrl-C while stopping kills the process as usual.
     let _ = ctrlc::set_handler(move || {
@@ -138,6 +153,53 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `fuzz --target LIST`: a campaign on production compilers.
+fn fuzz_targets(
+    a: &FuzzArgs,
+    list: &str,
+    seed: u64,
+    jobs: usize,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> Result<ExitCode, Failure> {
+    use ssaref::campaign::target_campaign::{run_target_campaign, TargetCampaign};
+    let targets = crate::target_cmd::targets(list)?;
+    for t in &targets {
+        match t.version() {
+            Ok(v) => noteln!("target {}: {v}", t.name()),
+            Err(e) => return Err(crate::common::bad_input(format!("target {}: {e}", t.name()))),
+        }
+    }
+    let handler_stop = std::sync::Arc::clone(&stop);
+    let _ = ctrlc::set_handler(move || {
+        if handler_stop.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    });
+    let mut config = TargetCampaign::new(targets.clone(), &a.out);
+    config.seed = seed;
+    config.jobs = jobs;
+    let seconds = a.seconds.unwrap_or(if a.count.is_some() { u64::MAX } else { 60 });
+    config.duration = std::time::Duration::from_secs(seconds);
+    config.max_programs = a.count;
+    config.fuel = a.fuel;
+    config.ir_share = a.ir_share;
+    config.batch = a.batch.max(1);
+    config.reduce = !a.no_reduce;
+    config.progress = true;
+    noteln!(
+        "ssaref fuzz --target {list}: seed {seed}, {jobs} job(s), {}, {}% IR-level, batches of {}, cases go to {}/ (rerun with --seed {seed} --batch {} --ir-share {}%)",
+        if seconds == u64::MAX { "no time limit".to_string() } else { format!("{seconds} s") },
+        a.ir_share * 100.0,
+        config.batch,
+        a.out,
+        config.batch,
+        a.ir_share * 100.0
+    );
+    let summary = run_target_campaign(&config, &interp::Interp, &stop);
+    say!("{}", summary.render(&targets));
+    Ok(if summary.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(crate::common::EXIT_INTERNAL) })
 }
 
 /// `--shard I/N` (`Shard`'s `FromStr` says what is wrong; clap prints it

@@ -9,7 +9,8 @@
 //! - `stats.rs`: `stats`; `gen.rs`: `gen`;
 //! - `bench.rs`: `bench-emulator` and `bench-out-of-ssa`;
 //!   `bench_construction.rs`: `bench-construction`; `bench_shapes.rs`: `bench-shapes`;
-//! - `reproduce.rs`: `reproduce`.
+//! - `reproduce.rs`: `reproduce`;
+//! - `target_cmd.rs`: `--target` of `fuzz`, `check`, `repro`, `reduce`.
 //!
 //! What several commands share sits below them:
 //! - `options.rs`: the shared options (stage, route, out-of-ssa's configuration,
@@ -55,6 +56,7 @@ mod run;
 mod ssa_input;
 mod stats;
 mod stdio;
+mod target_cmd;
 
 use bench::{cmd_bench_emulator, cmd_bench_out_of_ssa, BenchArgs, BenchEmulatorArgs};
 use bench_construction::{cmd_bench_construction, BenchConstructionArgs};

@@ -30,6 +30,15 @@ pub struct ReduceArgs {
     /// Fuel of each source run.
     #[arg(long, default_value_t = interp::DEFAULT_FUEL, value_parser = crate::args::fuel())]
     fuel: u64,
+    /// Reduce while the case fails on this production compiler (`llvm`,
+    /// `gcc`, `clang`) under the option set of its `target:` line (or
+    /// --options, or the first set that fails), and export the result in
+    /// the target's format.
+    #[arg(long, value_name = "TARGET")]
+    target: Option<String>,
+    /// With --target: the option set.
+    #[arg(long)]
+    options: Vec<String>,
 }
 
 /// `DIR/NAME.reduced.src` for `DIR/NAME.src` (or `DIR/NAME.reduced.src`
@@ -44,6 +53,9 @@ fn reduced_path(case: &str) -> String {
 
 pub fn cmd_reduce(a: ReduceArgs) -> Result<ExitCode, Failure> {
     use ssaref::reduce::source::{reduce_with, ReduceConfig};
+    if let Some(list) = &a.target {
+        return crate::target_cmd::reduce_on_target(&a.case, list, &a.options, a.out.as_deref(), a.fuel, a.max_tests);
+    }
     if is_ssa(&a.case) {
         return cmd_reduce_ssa(a);
     }

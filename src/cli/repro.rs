@@ -44,6 +44,14 @@ pub struct ReproArgs {
     /// input and edits) and x86-64 listing, not only the failing one's.
     #[arg(long, visible_alias = "verbose")]
     listing: bool,
+    /// Replay on production compilers (`llvm`, `gcc`, `clang`): under the
+    /// option set of the case's `target:` line (else every set), printing
+    /// the case in the target's format when it fails.
+    #[arg(long, value_name = "LIST")]
+    target: Option<String>,
+    /// With --target: only these option sets (repeat the flag).
+    #[arg(long)]
+    options: Vec<String>,
 }
 
 /// `repro`'s annotated disassembly of `mir`, under the heading `title`, or
@@ -75,6 +83,9 @@ fn owns(backend: &dyn Backend, failing: &str, k: usize, exact: bool) -> bool {
 }
 
 pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
+    if let Some(list) = &a.target {
+        return crate::target_cmd::check_on_targets(&a.case, &[], list, &a.options, a.fuel, true);
+    }
     if is_ssa(&a.case) {
         return cmd_repro_ssa(a);
     }

@@ -43,10 +43,10 @@ const LAYERS: &[(&str, u32)] = &[
     ("differential", 8),
     ("generate", 9),
     ("targets", 9),
-    ("campaign", 10),
     ("reduce", 10),
     ("evaluation", 10),
-    ("cli", 11),
+    ("campaign", 11),
+    ("cli", 12),
 ];
 
 /// The modules of `ssaref-types` that the oracle may import.

@@ -1,0 +1,447 @@
+//! Campaigns on production compilers (`ssaref fuzz --target llvm,gcc`):
+//! generated programs run in the oracle and, those that end, on each
+//! target (`targets/`), compared on the whole outcome.
+//!
+//! Program `i` is the program of seed `S + i`, source-level or IR-level
+//! as in every campaign (`ssa_share.rs`). The workers take aligned blocks
+//! of [`TargetCampaign::batch`] seeds; a block runs as one batch per
+//! target and option set. The option set of a program is a function of
+//! its seed alone (`targets::target::options_for_seed`: the same for an aligned
+//! block of seeds, every set once in every `n` blocks), so a case replays
+//! from its seed and its file, which records the target and the option
+//! set (`target:` line).
+//!
+//! A failing case is written first (`case-SEED-TARGET.src` or `.ssa`,
+//! the case-file format of every campaign), then, with
+//! [`TargetCampaign::reduce`], reduced (`reduce/for_target.rs`) and
+//! written again (`...-reduced.src`), then exported in the target's own
+//! format next to it (`...-reduced.ll` or `.c`, and the harness).
+
+use crate::campaign::ssa_share::Generated;
+use crate::frontend::case_file::{CaseFile, CaseHeader};
+use crate::frontend::ssa_case_file::SsaCaseFile;
+use crate::generate::source::GenConfig;
+use crate::oracle::Oracle;
+use crate::outcome::{End, Outcome};
+use crate::reduce::for_target::{reduce_for_target, ToTargetCase};
+use crate::targets::target::{options_for_seed, Limits, Target, TargetCase, TargetVerdict};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// What a target campaign runs.
+#[derive(Clone)]
+pub struct TargetCampaign {
+    pub targets: Vec<Arc<dyn Target>>,
+    pub seed: u64,
+    pub jobs: usize,
+    pub duration: Duration,
+    pub max_programs: Option<u64>,
+    pub fuel: u64,
+    /// The fraction of IR-level programs (`ssa_share.rs`).
+    pub ir_share: f64,
+    pub out_dir: PathBuf,
+    /// Seeds per batch.
+    pub batch: u64,
+    /// Reduce and export each failing case.
+    pub reduce: bool,
+    /// Candidates the reducer may run per case.
+    pub reduce_tests: u64,
+    /// The most failing cases reduced per target; the others are only
+    /// written (many failures of one campaign are usually one bug).
+    pub max_reductions: u64,
+    pub limits: Limits,
+    pub progress: bool,
+}
+
+impl TargetCampaign {
+    /// A campaign of `targets` writing to `out_dir`: one minute, one job,
+    /// seed 0, 25% IR-level programs, batches of 32, the first three failing
+    /// cases of each target reduced.
+    pub fn new(targets: Vec<Arc<dyn Target>>, out_dir: impl Into<PathBuf>) -> Self {
+        TargetCampaign {
+            targets,
+            seed: 0,
+            jobs: 1,
+            duration: Duration::from_secs(60),
+            max_programs: None,
+            fuel: 1_000_000,
+            ir_share: 0.25,
+            out_dir: out_dir.into(),
+            batch: 32,
+            reduce: true,
+            reduce_tests: 2_000,
+            max_reductions: 3,
+            limits: Limits::default(),
+            progress: false,
+        }
+    }
+}
+
+/// One target's totals.
+#[derive(Clone, Debug, Default)]
+pub struct TargetTotals {
+    /// Programs run on the target (their oracle run ended).
+    pub programs: u64,
+    pub agree: u64,
+    pub failures: u64,
+    /// Programs the target could not run at all (a tool missing).
+    pub not_run: u64,
+    pub batches: u64,
+    /// Programs per option set.
+    pub options: BTreeMap<String, u64>,
+    /// Thread time in the target (compile, link, run).
+    pub time: Duration,
+}
+
+/// The totals of a campaign.
+#[derive(Clone, Debug, Default)]
+pub struct TargetSummary {
+    /// Programs generated.
+    pub programs: u64,
+    pub ir_programs: u64,
+    /// Programs whose oracle run ran out of fuel (not run on any target).
+    pub skipped: u64,
+    pub per_target: BTreeMap<String, TargetTotals>,
+    /// The failing cases' files, and the reduced ones and exports.
+    pub failures: Vec<PathBuf>,
+    pub exported: Vec<PathBuf>,
+    /// Reductions started, per target.
+    pub reductions: BTreeMap<String, u64>,
+    pub elapsed: Duration,
+}
+
+impl TargetSummary {
+    /// The summary as `ssaref fuzz --target` prints it.
+    pub fn render(&self, targets: &[Arc<dyn Target>]) -> String {
+        let secs = self.elapsed.as_secs_f64().max(1e-9);
+        let mut s = format!(
+            "{} programs in {secs:.1}s ({} IR-level), {} skipped (the oracle's run is out of fuel); {} failure(s)\n",
+            self.programs,
+            self.ir_programs,
+            self.skipped,
+            self.failures.len()
+        );
+        for t in targets {
+            let Some(tot) = self.per_target.get(t.name()) else { continue };
+            let sets = t.option_sets().len();
+            s.push_str(&format!(
+                "{}: {} programs in {} batches, {:.1} programs/s ({:.1} per second of its thread time), {} agree, {} fail, {} not run; {} of {} option sets ran:\n",
+                t.name(),
+                tot.programs,
+                tot.batches,
+                tot.programs as f64 / secs,
+                tot.programs as f64 / tot.time.as_secs_f64().max(1e-9),
+                tot.agree,
+                tot.failures,
+                tot.not_run,
+                tot.options.len(),
+                sets
+            ));
+            let list: Vec<String> = tot.options.iter().map(|(o, n)| format!("{o} ({n})")).collect();
+            s.push_str(&format!("  {}\n", list.join(", ")));
+        }
+        for f in self.failures.iter().chain(&self.exported) {
+            s.push_str(&format!("  case: {}\n", f.display()));
+        }
+        s
+    }
+}
+
+/// One generated program with its oracle outcome.
+struct Program {
+    seed: u64,
+    generated: Generated,
+    case: TargetCase,
+    expected: Outcome,
+}
+
+/// Runs a target campaign until the time or program budget is spent or
+/// `stop` is set. Failing cases are on disk when this returns.
+pub fn run_target_campaign(config: &TargetCampaign, oracle: &(dyn Oracle + Sync), stop: &AtomicBool) -> TargetSummary {
+    let next = AtomicU64::new(0);
+    let summary = Mutex::new(TargetSummary::default());
+    let start = Instant::now();
+    let batch = config.batch.max(1);
+    std::thread::scope(|s| {
+        for _ in 0..config.jobs.max(1) {
+            s.spawn(|| loop {
+                if stop.load(Ordering::Relaxed) || start.elapsed() >= config.duration {
+                    break;
+                }
+                let block = next.fetch_add(1, Ordering::Relaxed);
+                let first = block * batch;
+                let Some(count) =
+                    config.max_programs.map_or(Some(batch), |m| m.checked_sub(first).map(|r| r.min(batch)))
+                else {
+                    break;
+                };
+                if count == 0 {
+                    break;
+                }
+                run_block(config, oracle, first, count, &summary);
+                if config.progress {
+                    let sum = summary.lock().expect("summary lock");
+                    let _ = write!(
+                        std::io::stderr(),
+                        "\r{} programs, {:.1}/s, {} failure(s)   ",
+                        sum.programs,
+                        sum.programs as f64 / start.elapsed().as_secs_f64().max(1e-9),
+                        sum.failures.len()
+                    );
+                }
+            });
+        }
+    });
+    if config.progress {
+        let _ = writeln!(std::io::stderr());
+    }
+    let mut sum = summary.into_inner().expect("summary lock");
+    sum.elapsed = start.elapsed();
+    sum
+}
+
+/// Generates programs `first .. first + count` and runs them on every
+/// target, one batch per option set.
+fn run_block(
+    config: &TargetCampaign,
+    oracle: &(dyn Oracle + Sync),
+    first: u64,
+    count: u64,
+    summary: &Mutex<TargetSummary>,
+) {
+    let mut programs = Vec::new();
+    let (mut skipped, mut ir) = (0, 0);
+    for i in first..first + count {
+        let seed = config.seed.wrapping_add(i);
+        let generated = Generated::from_seed(seed, config.ir_share, &GenConfig::default());
+        ir += u64::from(generated.is_ir());
+        let case = match &generated {
+            Generated::Source(tc) => tc.target_case(),
+            Generated::Ir(c) => c.target_case(),
+        };
+        match case.oracle_outcome(oracle, config.fuel) {
+            Ok(o) if o.end != End::OutOfFuel => programs.push(Program { seed, generated, case, expected: o }),
+            _ => skipped += 1,
+        }
+    }
+    {
+        let mut sum = summary.lock().expect("summary lock");
+        sum.programs += count;
+        sum.ir_programs += ir;
+        sum.skipped += skipped;
+    }
+    for target in &config.targets {
+        let sets = target.option_sets();
+        let mut groups: BTreeMap<String, Vec<&Program>> = BTreeMap::new();
+        for p in &programs {
+            if let Some(o) = options_for_seed(&sets, p.seed, config.batch) {
+                groups.entry(o.clone()).or_default().push(p);
+            }
+        }
+        for (options, group) in groups {
+            let cases: Vec<TargetCase> = group.iter().map(|p| p.case.clone()).collect();
+            let t0 = Instant::now();
+            let results = target.run_batch(&cases, &options, &config.limits);
+            let time = t0.elapsed();
+            let verdicts: Vec<TargetVerdict> = match results {
+                Ok(r) => group
+                    .iter()
+                    .zip(r)
+                    .map(|(p, got)| match got {
+                        Ok(o) if o == p.expected => TargetVerdict::Agree,
+                        Err(e) if !e.is_finding() => TargetVerdict::NotRun(e),
+                        got => TargetVerdict::Diverge { expected: p.expected.clone(), got },
+                    })
+                    .collect(),
+                Err(e) => group.iter().map(|_| TargetVerdict::NotRun(e.clone())).collect(),
+            };
+            {
+                let mut sum = summary.lock().expect("summary lock");
+                let tot = sum.per_target.entry(target.name().to_string()).or_default();
+                tot.batches += 1;
+                tot.time += time;
+                *tot.options.entry(options.clone()).or_default() += group.len() as u64;
+                for v in &verdicts {
+                    tot.programs += 1;
+                    match v {
+                        TargetVerdict::Agree => tot.agree += 1,
+                        TargetVerdict::NotRun(_) => tot.not_run += 1,
+                        _ => tot.failures += 1,
+                    }
+                }
+            }
+            for (p, v) in group.iter().zip(&verdicts) {
+                if v.is_failure() {
+                    handle_failure(config, oracle, target.as_ref(), &options, p, v, summary);
+                }
+            }
+        }
+    }
+}
+
+/// Writes a failing case, then reduces and exports it.
+fn handle_failure(
+    config: &TargetCampaign,
+    oracle: &(dyn Oracle + Sync),
+    target: &dyn Target,
+    options: &str,
+    p: &Program,
+    verdict: &TargetVerdict,
+    summary: &Mutex<TargetSummary>,
+) {
+    let stem = config.out_dir.join(format!("case-{}-{}", p.seed, target.name()));
+    let first_line = format!("ssaref fuzz --target failure, seed {}", p.seed);
+    let written = write_target_case(&stem, &first_line, &p.generated, target.name(), options, verdict, &p.expected);
+    match &written {
+        Ok(path) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "\nFAILURE on {} `{options}`: seed {}, case written to {}",
+                target.name(),
+                p.seed,
+                path.display()
+            );
+            summary.lock().expect("summary lock").failures.push(path.clone());
+        }
+        Err(e) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "\nFAILURE on {} `{options}`: seed {}; could not write the case: {e}",
+                target.name(),
+                p.seed
+            );
+        }
+    }
+    if !config.reduce {
+        return;
+    }
+    {
+        let mut sum = summary.lock().expect("summary lock");
+        let started = sum.reductions.entry(target.name().to_string()).or_default();
+        if *started >= config.max_reductions {
+            return;
+        }
+        *started += 1;
+    }
+    let reduced_stem = PathBuf::from(format!("{}-reduced", stem.display()));
+    let line = format!("{first_line}, reduced");
+    let result = match &p.generated {
+        Generated::Source(tc) => reduce_for_target(tc, target, options, oracle, config.fuel, config.reduce_tests)
+            .map(|r| (Generated::Source(r.case), r.expected, r.verdict)),
+        Generated::Ir(c) => reduce_for_target(c, target, options, oracle, config.fuel, config.reduce_tests)
+            .map(|r| (Generated::Ir(r.case), r.expected, r.verdict)),
+    };
+    match result {
+        Ok((generated, expected, verdict)) => {
+            let mut paths = Vec::new();
+            if let Ok(path) =
+                write_target_case(&reduced_stem, &line, &generated, target.name(), options, &verdict, &expected)
+            {
+                paths.push(path);
+            }
+            let case = match &generated {
+                Generated::Source(tc) => tc.target_case(),
+                Generated::Ir(c) => c.target_case(),
+            };
+            if let Ok(files) = export_case(target, &case, options, &expected, &reduced_stem) {
+                paths.extend(files);
+            }
+            summary.lock().expect("summary lock").exported.extend(paths);
+        }
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "\ncould not reduce seed {}: {e}", p.seed);
+        }
+    }
+}
+
+/// The header lines of a target case: what failed and how to replay it.
+/// The `target: NAME OPTIONS` line is what `repro`, `check` and `reduce`
+/// read back ([`parse_target_line`]).
+fn header_lines(first_line: &str, path: &Path, target: &str, options: &str, verdict: &TargetVerdict) -> Vec<String> {
+    let mut lines = vec![
+        first_line.to_string(),
+        format!("reproduce: ssaref repro --target {target} {}", path.display()),
+        format!("target: {target} {options}"),
+    ];
+    lines.extend(verdict.describe().lines().map(|l| format!("| {l}")));
+    lines
+}
+
+/// The target and option set a case file's `target:` description line
+/// names, if it has one.
+pub fn parse_target_line(description: &[String]) -> Option<(String, String)> {
+    description.iter().find_map(|l| {
+        let rest = l.strip_prefix("target: ")?;
+        let (t, o) = rest.split_once(' ')?;
+        Some((t.to_string(), o.trim().to_string()))
+    })
+}
+
+/// Writes the case file of a failing program to `STEM.src` or `STEM.ssa`.
+pub fn write_target_case(
+    stem: &Path,
+    first_line: &str,
+    generated: &Generated,
+    target: &str,
+    options: &str,
+    verdict: &TargetVerdict,
+    expected: &Outcome,
+) -> std::io::Result<PathBuf> {
+    if let Some(dir) = stem.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let expect = Some(expected.render_full().lines().map(String::from).collect());
+    let (path, text) = match generated {
+        Generated::Source(tc) => {
+            let path = PathBuf::from(format!("{}.src", stem.display()));
+            let file = CaseFile {
+                description: header_lines(first_line, &path, target, options, verdict),
+                regs: None,
+                config: None,
+                args: tc.args.clone(),
+                expect,
+                program: tc.program.clone(),
+            };
+            (path, file.render())
+        }
+        Generated::Ir(c) => {
+            let path = PathBuf::from(format!("{}.ssa", stem.display()));
+            let header = CaseHeader {
+                description: header_lines(first_line, &path, target, options, verdict),
+                regs: None,
+                config: None,
+                args: c.args.clone(),
+                expect,
+            };
+            (path, SsaCaseFile { header, module: c.module.clone() }.render())
+        }
+    };
+    let mut file = std::fs::File::create(&path)?;
+    file.write_all(text.as_bytes())?;
+    file.sync_all()?;
+    Ok(path)
+}
+
+/// Writes a case in the target's own format next to `stem`; returns the
+/// files written.
+pub fn export_case(
+    target: &dyn Target,
+    case: &TargetCase,
+    options: &str,
+    expected: &Outcome,
+    stem: &Path,
+) -> Result<Vec<PathBuf>, String> {
+    let stem_text = stem.display().to_string();
+    let files = target.export(case, options, expected, &stem_text).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for f in files {
+        let path = PathBuf::from(format!("{stem_text}{}", f.suffix));
+        std::fs::write(&path, f.text).map_err(|e| format!("{}: {e}", path.display()))?;
+        out.push(path);
+    }
+    Ok(out)
+}

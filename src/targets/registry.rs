@@ -1,0 +1,36 @@
+//! The targets by name: `ssaref fuzz --target llvm,gcc` and the other
+//! commands find them here. A target behind a Cargo feature adds its name
+//! to [`names`] and its constructor to [`by_name`], each under
+//! `#[cfg(feature = ...)]`.
+
+use crate::targets::gcc::CCompiler;
+use crate::targets::llvm::Llvm;
+use crate::targets::target::Target;
+use std::sync::Arc;
+
+/// The registered targets' names.
+pub fn names() -> Vec<&'static str> {
+    let mut names = vec!["llvm", "gcc", "clang"];
+    names.sort_unstable();
+    names
+}
+
+/// The target named `name`, or `None`.
+pub fn by_name(name: &str) -> Option<Arc<dyn Target>> {
+    match name {
+        "llvm" => Some(Arc::new(Llvm::default())),
+        "gcc" => Some(Arc::new(CCompiler::gcc())),
+        "clang" => Some(Arc::new(CCompiler::clang())),
+        _ => None,
+    }
+}
+
+/// Parses a comma-separated list of target names (`llvm,gcc`).
+pub fn parse_list(text: &str) -> Result<Vec<Arc<dyn Target>>, String> {
+    text.split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| {
+            by_name(s.trim()).ok_or_else(|| format!("unknown target `{}` (targets: {})", s.trim(), names().join(", ")))
+        })
+        .collect()
+}
