@@ -63,7 +63,7 @@ use fuzz::{cmd_fuzz, FuzzArgs};
 use gen::{cmd_gen, GenArgs};
 use reduce::{cmd_reduce, ReduceArgs};
 use repro::{cmd_repro, ReproArgs};
-use reproduce::{cmd_reproduce, ReproduceArgs};
+use reproduce::{cmd_reproduce, cmd_reproduce_count, ReproduceArgs, ReproduceCountArgs};
 use run::{cmd_run, RunArgs};
 use stats::{cmd_stats, StatsArgs};
 use std::process::ExitCode;
@@ -113,6 +113,9 @@ enum Command {
     /// al. Fig. 5 and §IV-D, Pereira Table 1 and Fig. 9, Pereira and
     /// Palsberg §6-§7) and writes DIR/REPORT.md with SVG plots.
     Reproduce(ReproduceArgs),
+    /// Builds one workload of `reproduce` once, for its instruction counter.
+    #[command(hide = true)]
+    ReproduceCount(ReproduceCountArgs),
 }
 
 fn main() -> ExitCode {
@@ -125,6 +128,10 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    // Every command checks the passes as it always did, whatever the
+    // build's default (`analysis/self_checks.rs`); `--no-check` and
+    // `reproduce`, which measures, turn the checks off.
+    ssaref::analysis::self_checks::set_process_checks(Some(true));
     let result = match cli.command {
         Command::Run(a) => cmd_run(a),
         Command::Emit(a) => cmd_emit(a),
@@ -138,6 +145,7 @@ fn main() -> ExitCode {
         Command::BenchEmulator(a) => cmd_bench_emulator(a),
         Command::BenchConstruction(a) => cmd_bench_construction(a),
         Command::Reproduce(a) => cmd_reproduce(a),
+        Command::ReproduceCount(a) => cmd_reproduce_count(a),
     };
     match result {
         Ok(code) => code,
