@@ -114,7 +114,6 @@ pub fn cmd_reproduce_count(a: ReproduceCountArgs) -> Result<ExitCode, Failure> {
 /// but a virtual machine often has none.
 struct Callgrind {
     exe: PathBuf,
-    scale: Scale,
     corpus: PathBuf,
 }
 
@@ -126,7 +125,13 @@ impl InstructionCounter for Callgrind {
         )
     }
 
-    fn count(&self, workload: &str, construction: &str, region: Region) -> Result<Option<u64>, EvalError> {
+    fn count(
+        &self,
+        workload: &str,
+        scale: Scale,
+        construction: &str,
+        region: Region,
+    ) -> Result<Option<u64>, EvalError> {
         let function = match region {
             Region::Construction => "*measure::construct_workload*",
             Region::Pipeline => "*measure::compile_workload*",
@@ -140,7 +145,7 @@ impl InstructionCounter for Callgrind {
             ])
             .arg(&self.exe)
             .args(["reproduce-count", "--workload", workload, "--construction", construction, "--region"])
-            .args([region.name(), "--scale", scale_name(self.scale), "--corpus"])
+            .args([region.name(), "--scale", scale_name(scale), "--corpus"])
             .arg(&self.corpus)
             .output();
         let Ok(out) = out else { return Ok(None) };
@@ -284,7 +289,7 @@ pub fn cmd_reproduce(a: ReproduceArgs) -> Result<ExitCode, Failure> {
     ssaref::analysis::self_checks::set_process_checks(Some(false));
     let corpus = load_corpus(&a.corpus, scale.corpus_programs())?;
     let exe = std::env::current_exe().map_err(|e| internal(format!("cannot find the ssaref binary: {e}")))?;
-    let counter = Callgrind { exe, scale, corpus: a.corpus.clone() };
+    let counter = Callgrind { exe, corpus: a.corpus.clone() };
     let report =
         reproduce(&header(), scale, &corpus, &interp::Interp, a.fuel, &CountingProbe, &counter).map_err(internal)?;
     std::fs::create_dir_all(&a.out).map_err(|e| bad_input(format!("{}: cannot create: {e}", a.out.display())))?;

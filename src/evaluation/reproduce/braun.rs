@@ -269,12 +269,20 @@ fn table2(
          The paper counts the x86 instructions that all of LLVM executes while compiling SPEC CINT2000 \
          (valgrind), once with each construction: the whole compiler, of which construction is a small \
          part. Ours, beside it: the instructions executed by the whole pipeline (construction, ssa-ra at \
-         K = 8, x86-64 lowering) and by the construction alone, over each workload, counted by {}; and the \
+         K = 8, x86-64 lowering) and by the construction alone, counted by {} on {}; and the \
          construction's time (the thread's CPU time, which on a shared machine does not count the waits \
          for a core), {} interleaved repetitions, median [min–max] ms. Ratios are to Cytron \
          et al.'s from the same run. The verdict compares the paper's ratio with ours of the whole pipeline \
          (what the paper measured), within one percentage point.\n\n",
         counter.method(),
+        match scale.instruction_sample() {
+            Some(sample) if sample == scale => "each workload".to_string(),
+            Some(sample) => format!(
+                "a sample, the workloads of `--quick` (the corpus, the first {} generated programs)",
+                sample.generated_programs()
+            ),
+            None => "no workload at this scale".to_string(),
+        },
         scale.repeat()
     ));
     let mut t = Table::new(&[
@@ -318,12 +326,12 @@ fn table2(
     for (wi, w) in workloads.iter().enumerate() {
         let mut counts = Vec::new();
         for name in COUNTER_NAMES {
-            if !scale.counts_instructions() {
+            let Some(sample) = scale.instruction_sample() else {
                 counts.push((None, None));
                 continue;
-            }
-            let pipeline = counter.count(&w.label, name, Region::Pipeline)?;
-            let construction = counter.count(&w.label, name, Region::Construction)?;
+            };
+            let pipeline = counter.count(&w.label, sample, name, Region::Pipeline)?;
+            let construction = counter.count(&w.label, sample, name, Region::Construction)?;
             counts.push((pipeline, construction));
         }
         let cell = |x: Option<u64>| x.map_or_else(|| "–".to_string(), count);
@@ -370,10 +378,10 @@ fn table2(
         "What the counts show: {}. The paper's 0.28% is of all of LLVM compiling SPEC CINT2000 on a Core \
          i7-2600, where construction is a small share; the closer our pipeline's ratio is to 100%, the more \
          of the difference the rest of the pipeline dilutes.\n\n",
-        match (summary.is_empty(), scale.counts_instructions()) {
+        match (summary.is_empty(), scale.instruction_sample()) {
             (false, _) => summary.join("; "),
-            (true, true) => "nothing: this machine has no instruction counter (valgrind)".to_string(),
-            (true, false) => "nothing: this scale does not count them (the full run does)".to_string(),
+            (true, Some(_)) => "nothing: this machine has no instruction counter (valgrind)".to_string(),
+            (true, None) => "nothing: this scale does not count them (the full run does)".to_string(),
         }
     ));
     // Per phase: where each construction spends its time.

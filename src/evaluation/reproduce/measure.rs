@@ -94,11 +94,17 @@ impl Scale {
         }
     }
 
-    /// Whether executed instructions are counted (Braun et al.'s Table 2):
-    /// the counter runs ssaref under valgrind, some fifty times slower, so
-    /// `--quick` leaves it out to stay within its two minutes.
-    pub fn counts_instructions(self) -> bool {
-        self != Scale::Quick
+    /// The workloads whose executed instructions are counted (Braun et
+    /// al.'s Table 2), `None` for none: the counter runs ssaref under
+    /// valgrind, some fifty times slower, so the full run counts the
+    /// `--quick` workloads (the corpus, the first 40 generated programs)
+    /// and `--quick` counts nothing, to stay within their time.
+    pub fn instruction_sample(self) -> Option<Scale> {
+        match self {
+            Scale::Tiny => Some(Scale::Tiny),
+            Scale::Quick => None,
+            Scale::Full => Some(Scale::Quick),
+        }
     }
 
     /// Corpus programs used (the tiny run takes the first few only).
@@ -508,9 +514,10 @@ pub trait InstructionCounter {
     /// How the count is made, for the report.
     fn method(&self) -> String;
     /// Executed instructions of `region` over the workload labelled
-    /// `workload`, built by the construction named `construction` (`cytron`,
-    /// `plain` or `marker`).
-    fn count(&self, workload: &str, construction: &str, region: Region) -> Result<Option<u64>, EvalError>;
+    /// `workload` as `scale` makes it, built by the construction named
+    /// `construction` (`cytron`, `plain` or `marker`).
+    fn count(&self, workload: &str, scale: Scale, construction: &str, region: Region)
+        -> Result<Option<u64>, EvalError>;
 }
 
 /// A counter that counts nothing, for callers without one.
@@ -521,7 +528,7 @@ impl InstructionCounter for NoInstructionCounter {
     fn method(&self) -> String {
         "no instruction counter".into()
     }
-    fn count(&self, _: &str, _: &str, _: Region) -> Result<Option<u64>, EvalError> {
+    fn count(&self, _: &str, _: Scale, _: &str, _: Region) -> Result<Option<u64>, EvalError> {
         Ok(None)
     }
 }
