@@ -13,8 +13,7 @@ use crate::evaluation::regalloc_stats::AllocCounts;
 use crate::evaluation::reproduce::allocators::{measure, Allocator};
 use crate::evaluation::reproduce::measure::{
     change, compile, count, ms, ms_spread, percent, verdict_cell, CompileTimes, Scale, Section, Table, Tolerance,
-    Verdict,
-    Workload,
+    Verdict, Workload,
 };
 use crate::evaluation::spill_code_sources::{ssa_ra_sources, ProgramBlockCounts};
 use crate::evaluation::timing::median;
