@@ -40,13 +40,22 @@ use crate::mir::MModule;
 #[derive(Clone, Debug)]
 pub struct Config {
     pub braun: BraunOptions,
-    /// Run the checkers between passes.
+    /// Run the checkers between passes, when checks are on
+    /// (`analysis/self_checks.rs`): `false` turns them off whatever the
+    /// switch says; `true` leaves it to the switch.
     pub check: bool,
+}
+
+impl Config {
+    /// Whether the pipeline's own checks run now.
+    pub fn checks(&self) -> bool {
+        self.check && crate::analysis::self_checks::enabled()
+    }
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { braun: BraunOptions::default(), check: cfg!(debug_assertions) }
+        Config { braun: BraunOptions::default(), check: crate::analysis::self_checks::enabled() }
     }
 }
 
@@ -70,7 +79,7 @@ pub fn compile(program: &Program, backend: &dyn Backend, k: usize, config: &Conf
     // checkers; then ssaref's allocation checker.
     let mir = allocate(&ssa, backend, k, config)?;
     // x86-64 lowering; then the machine-code checker.
-    let x86 = lower_and_check(&mir)?;
+    let x86 = lower(&mir, config)?;
     Ok(Compiled { ssa, mir, x86 })
 }
 
@@ -79,7 +88,7 @@ pub fn compile(program: &Program, backend: &dyn Backend, k: usize, config: &Conf
 /// ([`check_construction`]).
 pub fn build_ssa(program: &Program, config: &Config) -> Result<Module, PassError> {
     let module = construct_program(program, &config.braun);
-    if config.check {
+    if config.checks() {
         check_construction(program, &module, &config.braun)?;
     }
     Ok(module)
@@ -164,7 +173,7 @@ pub fn useful_phi_count(f: &crate::ir::Function) -> usize {
 pub fn allocate(ssa: &Module, backend: &dyn Backend, k: usize, config: &Config) -> Result<MModule, PassError> {
     let prepared = backend.prepare(ssa)?;
     let mir = backend.allocate_code(ssa, &prepared, k)?;
-    if config.check {
+    if config.checks() {
         check_backend_output(ssa, &mir, k, &backend.stage_names(k).0)?;
     }
     Ok(mir)
@@ -190,11 +199,34 @@ pub fn check_backend_output(ssa: &Module, mir: &MModule, k: usize, stage: &str) 
     crate::checkers::alloc_checker::check_module(mir).map_err(|e| PassError::new(stage, "alloc-checker", e))
 }
 
+/// The last pass of [`compile`]: lowers `main` of an allocated module to
+/// x86-64 (without the listing's notes) and, when `config.check` is on,
+/// runs the machine-code checker on the bytes.
+pub fn lower(mir: &MModule, config: &Config) -> Result<X86Code, PassError> {
+    lower_main(mir, false, config.checks())
+}
+
 /// Lowers `main` of an allocated module to x86-64 and runs the
-/// machine-code checker on the bytes.
+/// machine-code checker on the bytes, whether or not checks are on (the
+/// differential driver).
 pub fn lower_and_check(mir: &MModule) -> Result<X86Code, PassError> {
+    lower_main(mir, false, true)
+}
+
+/// [`lower_and_check`] with the notes of the listing
+/// (`x86_lower::listing`), for the commands that print it.
+pub fn lower_and_check_listed(mir: &MModule) -> Result<X86Code, PassError> {
+    lower_main(mir, true, true)
+}
+
+fn lower_main(mir: &MModule, listed: bool, check: bool) -> Result<X86Code, PassError> {
+    use crate::machine::x86_lower::{lower_function, lower_function_listed};
     let main = mir.main().ok_or_else(|| PassError::new("x86-lower", "lower", "the program has no `main`"))?;
-    let code = crate::machine::x86_lower::lower_function(main).map_err(|e| PassError::new("x86-lower", "lower", e))?;
-    crate::machine::x86_check::check_machine_code(&code).map_err(|e| PassError::new("x86-lower", "machine-code", e))?;
+    let code = if listed { lower_function_listed(main) } else { lower_function(main) }
+        .map_err(|e| PassError::new("x86-lower", "lower", e))?;
+    if check {
+        crate::machine::x86_check::check_machine_code(&code)
+            .map_err(|e| PassError::new("x86-lower", "machine-code", e))?;
+    }
     Ok(code)
 }

@@ -17,6 +17,7 @@ pub mod ir_text;
 pub mod liveness;
 pub mod loops;
 pub mod pass_runner;
+pub mod phase_clock;
 pub mod pressure;
 pub mod range_set;
 pub mod reach;

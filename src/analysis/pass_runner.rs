@@ -1,5 +1,7 @@
 //! One way to run a pass: run it, time it when asked, then run its checks
 //! when checks are on, and keep a copy of the IR it produced when asked.
+//! Running a pass's checks counts as one checker invocation
+//! (`self_checks::count`), whatever the checks call.
 //! ssa-ra's allocator (`ssa_ra/regalloc.rs`) and out-of-ssa's translation
 //! (`out_of_ssa/translate.rs`) list their passes as calls of
 //! [`PassRunner::rewrite`] and [`PassRunner::run`], each with its checks
@@ -10,13 +12,15 @@
 //! it back unchanged. It is generic in that error so that it sits below
 //! the passes and the error type alike.
 
-use std::time::{Duration, Instant};
+use super::phase_clock::thread_cpu_time;
+use std::time::Duration;
 
 /// Copies of the IR, each under the name of the pass after which it was
 /// taken, in order.
 pub type KeptStages<I> = Vec<(&'static str, I)>;
 
-/// The time of each pass alone, under its name, in order.
+/// The time of each pass alone (the thread's CPU time,
+/// `phase_clock::thread_cpu_time`), under its name, in order.
 pub type PassTimes = Vec<(&'static str, Duration)>;
 
 /// Runs the passes of one function (see the module documentation).
@@ -63,6 +67,7 @@ impl<I: Clone> PassRunner<I> {
     ) -> Result<T, E> {
         let out = self.time(name, || pass(ir))?;
         if self.check {
+            super::self_checks::count();
             checks(ir, &out)?;
             if self.keep {
                 self.kept.push((name, ir.clone()));
@@ -83,6 +88,7 @@ impl<I: Clone> PassRunner<I> {
     ) -> Result<T, E> {
         let out = self.time(name, pass)?;
         if self.check {
+            super::self_checks::count();
             checks(&out)?;
         }
         Ok(out)
@@ -101,9 +107,9 @@ impl<I: Clone> PassRunner<I> {
         if !self.timed {
             return pass();
         }
-        let start = Instant::now();
+        let start = thread_cpu_time();
         let out = pass()?;
-        self.times.push((name, start.elapsed()));
+        self.times.push((name, thread_cpu_time().saturating_sub(start)));
         Ok(out)
     }
 }

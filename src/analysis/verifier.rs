@@ -490,6 +490,7 @@ impl Verifier<'_> {
 /// The SSA verifier stays as it is; this check is separate so that it can
 /// never weaken it.
 pub fn verify_conventional(f: &Function) -> Result<(), VerifyError> {
+    crate::analysis::self_checks::count();
     let v = Verifier { f };
     let dom = v.check_cfg()?;
     let n = f.value_count as usize;

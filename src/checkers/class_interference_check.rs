@@ -352,6 +352,7 @@ pub fn check_classes_do_not_interfere(
     parallel_copies: &[(Block, usize, usize)],
     classes: &[Vec<Value>],
 ) -> Result<(), InterferenceError> {
+    crate::analysis::self_checks::count();
     check_classes(f, parallel_copies, classes, true)
 }
 
@@ -361,6 +362,7 @@ pub fn check_classes_do_not_interfere(
 /// aside. A cross-check of `analysis/cssa.rs`'s `check_cssa`, which shares
 /// its liveness with PhiMemCoalesce.
 pub fn check_cssa_independently(f: &Function) -> Result<(), IndependentCssaError> {
+    crate::analysis::self_checks::count();
     let mut n = f.value_count as usize;
     f.for_each_value_mention(|v| n = n.max(v.index() + 1));
     let mut parent: Vec<usize> = (0..n).collect();

@@ -213,7 +213,7 @@ pub struct ConstructionArgs {
     /// No on-the-fly optimization at all (same as the four --no-* above).
     #[arg(long)]
     no_opt: bool,
-    /// Skip the checkers between passes.
+    /// Skip the checkers between passes and every pass's own checks.
     #[arg(long)]
     no_check: bool,
 }
@@ -229,6 +229,11 @@ impl ConstructionArgs {
             cse: !(self.no_cse || self.no_opt),
             copy_propagation: !(self.no_copy_prop || self.no_opt),
         };
+        // Every pass's own checks follow `--no-check` too, not only the
+        // pipeline's.
+        if self.no_check {
+            ssaref::analysis::self_checks::set_process_checks(Some(false));
+        }
         Config { braun, check: !self.no_check }
     }
 }

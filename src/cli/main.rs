@@ -68,7 +68,7 @@ use fuzz::{cmd_fuzz, FuzzArgs};
 use gen::{cmd_gen, GenArgs};
 use reduce::{cmd_reduce, ReduceArgs};
 use repro::{cmd_repro, ReproArgs};
-use reproduce::{cmd_reproduce, ReproduceArgs};
+use reproduce::{cmd_reproduce, cmd_reproduce_count, ReproduceArgs, ReproduceCountArgs};
 use run::{cmd_run, RunArgs};
 use stats::{cmd_stats, StatsArgs};
 use std::process::ExitCode;
@@ -123,6 +123,9 @@ enum Command {
     /// al. Fig. 5 and §IV-D, Pereira Table 1 and Fig. 9, Pereira and
     /// Palsberg §6-§7) and writes DIR/REPORT.md with SVG plots.
     Reproduce(ReproduceArgs),
+    /// Builds one workload of `reproduce` once, for its instruction counter.
+    #[command(hide = true)]
+    ReproduceCount(ReproduceCountArgs),
 }
 
 fn main() -> ExitCode {
@@ -138,6 +141,10 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return command_line_error(&e),
     };
+    // Every command checks the passes as it always did, whatever the
+    // build's default (`analysis/self_checks.rs`); `--no-check` and
+    // `reproduce`, which measures, turn the checks off.
+    ssaref::analysis::self_checks::set_process_checks(Some(true));
     let result = match cli.command {
         Command::Run(a) => cmd_run(a),
         Command::Emit(a) => cmd_emit(a),
@@ -152,6 +159,7 @@ fn main() -> ExitCode {
         Command::BenchConstruction(a) => cmd_bench_construction(a),
         Command::BenchShapes(a) => cmd_bench_shapes(a),
         Command::Reproduce(a) => cmd_reproduce(a),
+        Command::ReproduceCount(a) => cmd_reproduce_count(a),
     };
     // What is still buffered must reach stdout too, or the command fails.
     let result = result.and_then(|code| stdio::flush_stdout().map(|()| code).map_err(common::Failure::from));

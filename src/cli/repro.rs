@@ -57,7 +57,7 @@ pub struct ReproArgs {
 /// `repro`'s annotated disassembly of `mir`, under the heading `title`, or
 /// why the lowering or the machine-code checker failed.
 fn print_listing(mir: &ssaref::mir::MModule, title: &str) -> Result<(), Failure> {
-    match pipeline::lower_and_check(mir) {
+    match pipeline::lower_and_check_listed(mir) {
         Ok(code) => {
             sayln!("== {title}");
             say!("{}", ssaref::machine::x86_lower::listing(&code));

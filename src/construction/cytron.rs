@@ -61,6 +61,7 @@
 //! of the variable's definitions and DF+, not the number of blocks.
 
 use crate::analysis::dominance::DomTree;
+use crate::analysis::phase_clock::phase;
 use crate::ast;
 use crate::construction::cfg_lowering::{self, CfgInst, CfgTerm, Temp, Var, VarCfg};
 use crate::entity::{EntityRef, EntityVec};
@@ -77,9 +78,14 @@ use crate::ir::{Block, BlockData, Function, Inst, Module, Op, Phi, Terminator, V
 /// (as `construct_function` of the Braun et al. construction).
 #[inline(never)]
 pub fn construct_cytron(program: &ast::Program) -> Module {
-    debug_assert!(program.validate().is_ok(), "construct_cytron needs a valid program");
-    let functions =
-        program.functions.iter().map(|f| construct_cytron_from_cfg(&cfg_lowering::lower_function(f))).collect();
+    if crate::analysis::self_checks::enabled() {
+        debug_assert!(program.validate().is_ok(), "construct_cytron needs a valid program");
+    }
+    let functions = program
+        .functions
+        .iter()
+        .map(|f| construct_cytron_from_cfg(&phase("CFG lowering", || cfg_lowering::lower_function(f))))
+        .collect();
     Module { functions }
 }
 
@@ -87,17 +93,23 @@ pub fn construct_cytron(program: &ast::Program) -> Module {
 /// documentation). Values are numbered densely in definition order:
 /// parameters, then block by block the phis and the instructions.
 pub fn construct_cytron_from_cfg(cfg: &VarCfg) -> Function {
-    let dom = DomTree::compute_from_edges(
-        cfg.blocks.len(),
-        Function::ENTRY,
-        |b| cfg.succs(b),
-        |b| cfg.blocks[b].preds.clone(),
-    );
-    let frontiers = dominance_frontiers(cfg, &dom);
-    let phi_vars = place_phis(cfg, &frontiers);
-    let mut func = rename(cfg, &dom, &phi_vars);
-    renumber_values(&mut func);
-    func
+    // Each step is a phase of `analysis/phase_clock.rs`, so that a
+    // measurement can say which one costs what.
+    let dom = phase("dominators", || {
+        DomTree::compute_from_edges(
+            cfg.blocks.len(),
+            Function::ENTRY,
+            |b| cfg.succs(b),
+            |b| cfg.blocks[b].preds.clone(),
+        )
+    });
+    let frontiers = phase("frontiers", || dominance_frontiers(cfg, &dom));
+    let phi_vars = phase("phi placement", || place_phis(cfg, &frontiers));
+    phase("renaming", || {
+        let mut func = rename(cfg, &dom, &phi_vars);
+        renumber_values(&mut func);
+        func
+    })
 }
 
 /// DF(b) for every block: the blocks `y` with a predecessor that `b`

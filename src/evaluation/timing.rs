@@ -21,18 +21,12 @@ use crate::evaluation::eval_error::EvalError;
 use std::any::Any;
 use std::time::{Duration, Instant};
 
-/// CPU time of the calling thread, in seconds (`CLOCK_THREAD_CPUTIME_ID`):
+/// CPU time of the calling thread, in seconds
+/// (`analysis::phase_clock::thread_cpu_time`, `CLOCK_THREAD_CPUTIME_ID`):
 /// unlike wall time, it does not count the time the thread waits for a core
 /// on a loaded machine. 0 if the clock cannot be read.
 pub fn thread_cpu_seconds() -> f64 {
-    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `t` is a valid, writable timespec, and the clock id is a
-    // constant that every Linux kernel since 2.6.12 supports.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    if rc != 0 {
-        return 0.0;
-    }
-    t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
+    crate::analysis::phase_clock::thread_cpu_time().as_secs_f64()
 }
 
 /// Both clocks started together: wall time and the thread's CPU time.

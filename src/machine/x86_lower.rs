@@ -155,8 +155,10 @@ struct Lowerer {
     exit: CodeLabel,
     trace_full: CodeLabel,
     out_of_fuel: CodeLabel,
-    /// `(instruction index in the assembler, block, text)` per group.
+    /// `(instruction index in the assembler, block, text)` per group,
+    /// recorded only when the listing is asked for.
     groups: Vec<(usize, Option<Block>, String)>,
+    listing: bool,
 }
 
 type LResult<T> = Result<T, LowerError>;
@@ -215,6 +217,14 @@ fn asm_err(e: iced_x86::IcedError) -> LowerError {
 }
 
 impl Lowerer {
+    /// Records the listing's note for the group starting at instruction
+    /// `start`, when the listing is asked for (the text is made only then).
+    fn note(&mut self, start: usize, block: Option<Block>, text: impl FnOnce() -> String) {
+        if self.listing {
+            self.groups.push((start, block, text()));
+        }
+    }
+
     fn r64(&self, r: Reg) -> LResult<AsmRegister64> {
         if usize::from(r.0) >= self.k {
             return Err(LowerError::RegisterOutOfRange { reg: r, k: self.k });
@@ -459,12 +469,25 @@ impl Lowerer {
     }
 }
 
-/// Lowers an allocated function to x86-64 machine code.
+/// Lowers an allocated function to x86-64 machine code, without the notes
+/// of the listing (`X86Code::notes` is empty: formatting a note per
+/// instruction costs more than encoding it; [`lower_function_listed`]
+/// makes them).
 ///
 /// Fails (never panics) on malformed MIR: a register count outside
 /// `MIN_REGS..=MAX_REGS`, a register numbered `k` or above, a branch to a
 /// missing block, a slot too far from rsp.
 pub fn lower_function(f: &MFunction) -> Result<X86Code, LowerError> {
+    lower(f, false)
+}
+
+/// [`lower_function`], with the notes of the listing (the MIR instruction
+/// each group of machine instructions implements), for [`listing`].
+pub fn lower_function_listed(f: &MFunction) -> Result<X86Code, LowerError> {
+    lower(f, true)
+}
+
+fn lower(f: &MFunction, listing: bool) -> Result<X86Code, LowerError> {
     if !(MIN_REGS..=MAX_REGS).contains(&f.k) {
         return Err(LowerError::RegisterCount { k: f.k });
     }
@@ -473,7 +496,7 @@ pub fn lower_function(f: &MFunction) -> Result<X86Code, LowerError> {
     let exit = a.create_label();
     let trace_full = a.create_label();
     let out_of_fuel = a.create_label();
-    let mut lw = Lowerer { a, k: f.k, labels, exit, trace_full, out_of_fuel, groups: Vec::new() };
+    let mut lw = Lowerer { a, k: f.k, labels, exit, trace_full, out_of_fuel, groups: Vec::new(), listing };
     for (b, data) in f.blocks.iter() {
         let mut label = lw.labels[b.0 as usize];
         lw.a.set_label(&mut label).map_err(asm_err)?;
@@ -481,11 +504,11 @@ pub fn lower_function(f: &MFunction) -> Result<X86Code, LowerError> {
         let start = lw.a.instructions().len();
         lw.a.sub(qword_ptr(layout::FUEL as i32), 1).map_err(asm_err)?;
         lw.a.jb(lw.out_of_fuel).map_err(asm_err)?;
-        lw.groups.push((start, Some(b), "block budget".into()));
+        lw.note(start, Some(b), || "block budget".into());
         for i in &data.insts {
             let start = lw.a.instructions().len();
             lw.inst(i)?;
-            lw.groups.push((start, None, format!("{}{}", i.inst, annot_suffix(i))));
+            lw.note(start, None, || format!("{}{}", i.inst, annot_suffix(i)));
         }
         let start = lw.a.instructions().len();
         let next = Block(b.0 + 1);
@@ -493,8 +516,10 @@ pub fn lower_function(f: &MFunction) -> Result<X86Code, LowerError> {
         // A fall-through encodes nothing; the next block's label stands on
         // its budget check.
         lw.term(&data.term, next)?;
-        let tr = data.term_reads.map(|v| format!("  ; <- {v}")).unwrap_or_default();
-        lw.groups.push((start, None, format!("{}{tr}", data.term)));
+        lw.note(start, None, || {
+            let tr = data.term_reads.map(|v| format!("  ; <- {v}")).unwrap_or_default();
+            format!("{}{tr}", data.term)
+        });
     }
     // The trace-full and out-of-fuel exits, then the exit itself: a `hlt`
     // that is never executed, because the emulator stops when it reaches
@@ -505,18 +530,18 @@ pub fn lower_function(f: &MFunction) -> Result<X86Code, LowerError> {
     lw.a.mov(qword_ptr(layout::STATUS as i32), layout::STATUS_TRACE_FULL as i32).map_err(asm_err)?;
     let exit = lw.exit;
     lw.a.jmp(exit).map_err(asm_err)?;
-    lw.groups.push((start, None, "trace full".into()));
+    lw.note(start, None, || "trace full".into());
     let start = lw.a.instructions().len();
     let mut oof = lw.out_of_fuel;
     lw.a.set_label(&mut oof).map_err(asm_err)?;
     lw.a.mov(qword_ptr(layout::STATUS as i32), layout::STATUS_OUT_OF_FUEL as i32).map_err(asm_err)?;
-    lw.groups.push((start, None, "out of fuel".into()));
+    lw.note(start, None, || "out of fuel".into());
     let start = lw.a.instructions().len();
     let mut ex = lw.exit;
     lw.a.set_label(&mut ex).map_err(asm_err)?;
     lw.a.hlt().map_err(asm_err)?;
     lw.exit = ex;
-    lw.groups.push((start, None, "exit".into()));
+    lw.note(start, None, || "exit".into());
 
     let result =
         lw.a.assemble_options(layout::CODE_BASE, BlockEncoderOptions::RETURN_NEW_INSTRUCTION_OFFSETS)
@@ -560,7 +585,8 @@ fn annot_suffix(i: &MInstA) -> String {
 
 /// The annotated disassembly: block labels, and before each group of
 /// machine instructions the MIR instruction it implements, with the SSA
-/// values that instruction defines and reads.
+/// values that instruction defines and reads (code lowered by
+/// [`lower_function_listed`]; without its notes, the bare disassembly).
 pub fn listing(code: &X86Code) -> String {
     let mut out = String::new();
     // Writing into a `String` cannot fail.

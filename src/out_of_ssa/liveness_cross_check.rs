@@ -74,6 +74,7 @@ impl From<LivenessDisagreement> for crate::error::CheckError {
 /// Compares the sets with the check at every reachable block of `f`, for
 /// every value of `f`; the first disagreement is the error.
 pub fn cross_check_liveness(f: &Function, sets: &Liveness, check: &LivenessCheck) -> Result<(), LivenessDisagreement> {
+    crate::analysis::self_checks::count();
     let dom: &DomTree = check.dom();
     let reachable: Vec<Block> = f.blocks.keys().filter(|&b| dom.is_reachable(b)).collect();
     let size = f.blocks.values().map(|d| d.insts.len() + d.phis.len()).sum::<usize>();

@@ -95,6 +95,13 @@ pub fn translate_out_of_ssa(f: &Function, opts: &OutOfSsaOptions) -> Result<(Fun
 
 /// Translates `f` out of SSA form (see the module documentation).
 pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfSsa, PassError> {
+    // The checkers and cross-checks run when asked and when checks are on
+    // (`analysis/self_checks.rs`).
+    let on = crate::analysis::self_checks::enabled();
+    let opts = &OutOfSsaOptions { check: opts.check && on, cross_check: opts.cross_check && on, ..*opts };
+    if opts.cross_check {
+        crate::analysis::self_checks::count();
+    }
     // The input is always verified, so that bad input is an error and never
     // a panic in a later step.
     verify_function(f).map_err(|e| fail(f, "SSA verifier (input)", e))?;

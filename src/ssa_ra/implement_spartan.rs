@@ -340,7 +340,7 @@ pub fn implement_spartan(
     opts: &ElimOptions,
     hooks: &SkipHooks<'_>,
 ) -> Result<Vec<MInst>, ImplementError> {
-    pc.check_spartan().map_err(ImplementError::Copy)?;
+    pc.spartan_or_error().map_err(ImplementError::Copy)?;
     let graph = LocationTransferGraph::new(pc).map_err(ImplementError::Copy)?;
     let mut insts = Vec::new();
     for c in graph.spartan_components().map_err(ImplementError::Graph)? {
@@ -406,7 +406,8 @@ pub fn check_implementation(
     hooks: &SkipHooks<'_>,
     insts: &[MInst],
 ) -> Result<Counts, ImplementationError> {
-    pc.check_spartan().map_err(ImplementationError::Copy)?;
+    crate::analysis::self_checks::count();
+    pc.spartan_or_error().map_err(ImplementationError::Copy)?;
     let locs = pc.locations();
     let wrong_code = |problem| {
         let lines: Vec<String> = insts.iter().map(|i| format!("    {i}")).collect();

@@ -147,6 +147,13 @@ impl ParallelCopy {
     ///
     /// The error names the condition and the moves that break it.
     pub fn check_spartan(&self) -> Result<(), CopyError> {
+        crate::analysis::self_checks::count();
+        self.spartan_or_error()
+    }
+
+    /// [`ParallelCopy::check_spartan`] as a precondition of a pass that
+    /// needs a spartan copy (`implement_spartan`), not counted as a check.
+    pub(crate) fn spartan_or_error(&self) -> Result<(), CopyError> {
         match self.spartan_violation() {
             None => Ok(()),
             Some(violation) => Err(CopyError { copy: self.clone(), violation }),
@@ -394,6 +401,7 @@ impl LocationTransferGraph {
     /// nodes, since every edge of a longer path or of a cycle has a register
     /// end; it is checked on every edge anyway, as the paper states it.
     pub fn check_spartan_graph(&self) -> Result<(), GraphError> {
+        crate::analysis::self_checks::count();
         self.spartan_components().map(|_| ())
     }
 

@@ -65,11 +65,13 @@ pub struct LiftedCopy {
 /// copies inserted: for each block with phis, in block order, for each phi in
 /// order, its argument copies in edge order, then its destination copy.
 pub fn phi_lifting(f: &mut Function) -> Vec<LiftedCopy> {
-    debug_assert!(
-        f.blocks.values().all(|d| d.phis.is_empty() || d.preds.iter().all(|&p| f.succs(p).len() == 1)),
-        "PhiLifting needs every predecessor of a block with phis to have one successor \
-         (no critical edges, no one-argument phis)"
-    );
+    if crate::analysis::self_checks::enabled() {
+        debug_assert!(
+            f.blocks.values().all(|d| d.phis.is_empty() || d.preds.iter().all(|&p| f.succs(p).len() == 1)),
+            "PhiLifting needs every predecessor of a block with phis to have one successor \
+             (no critical edges, no one-argument phis)"
+        );
+    }
     let mut lifted = Vec::new();
     // Argument copies go at the end of each predecessor, in the order they
     // are created; they are collected first and appended at the end, so that

@@ -150,10 +150,10 @@ pub fn phi_mem_coalesce(f: &mut Function, lifted: &[LiftedCopy]) -> CoalesceStat
     for c in &mut stats.kept_copies {
         c.source = resolve(&mut rename, c.source);
     }
-    debug_assert!(
-        crate::analysis::cssa::check_cssa(f).is_ok(),
-        "PhiMemCoalesce must keep the program in CSSA form: {:?}",
-        crate::analysis::cssa::check_cssa(f)
-    );
+    if crate::analysis::self_checks::enabled() {
+        if let Err(e) = crate::analysis::cssa::check_cssa(f) {
+            panic!("PhiMemCoalesce must keep the program in CSSA form: {e:?}");
+        }
+    }
     stats
 }

@@ -170,7 +170,7 @@ pub struct AllocReport {
     pub registers_used: usize,
     pub max_demand: usize,
     pub elimination: EliminationStats,
-    /// The time of each pass alone, its checkers not counted, in order
+    /// The thread CPU time of each pass alone, its checkers not counted, in order
     /// (`ssaref reproduce` measures the share of SSA elimination with it).
     pub pass_times: Vec<(&'static str, Duration)>,
 }
@@ -217,7 +217,7 @@ fn allocate(
     if !(MIN_REGS..=MAX_REGS).contains(&opts.k) {
         return Err(fail("options", "k", CheckError::RegisterCount { k: opts.k }));
     }
-    let mut passes = PassRunner::new(check).timed().keeping(keep);
+    let mut passes = PassRunner::new(check && crate::analysis::self_checks::enabled()).timed().keeping(keep);
     let mut f = f.clone();
 
     // PhiLifting and the phi columns of SSA elimination need every

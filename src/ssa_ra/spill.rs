@@ -42,7 +42,9 @@
 //! # Liveness
 //!
 //! Block liveness is computed once, before the first round, and serves
-//! every round, load lowering, reload recycling and the final demand:
+//! every round, load lowering, reload recycling and the final demand (the
+//! largest of each block's, kept as the blocks are refreshed; recounted
+//! over the whole function only when checks are on):
 //! spilling never changes a block's live-in or live-out set. A spilled
 //! value is still read where it was (by its reloads, placed right before
 //! the uses they replace, in the same block), phi arguments are not
@@ -310,6 +312,8 @@ struct Rounds {
     /// Each block's share of `sizes`.
     share: EntityVec<Block, Vec<(Value, usize)>>,
     overloaded: EntityVec<Block, Vec<Point>>,
+    /// The largest demand at a point of each block, as of its last refresh.
+    block_max: EntityVec<Block, usize>,
     /// For each value of the input, the blocks where it is live in, live
     /// out or mentioned, in block order.
     blocks_of: Vec<Vec<Block>>,
@@ -357,6 +361,7 @@ impl Rounds {
             sizes: vec![0; n],
             share: EntityVec::from_elem(Vec::new(), nb),
             overloaded: EntityVec::from_elem(Vec::new(), nb),
+            block_max: EntityVec::from_elem(0, nb),
             blocks_of,
             uses_in,
             updates: 0,
@@ -374,7 +379,9 @@ impl Rounds {
         }
         let mut share: Vec<(Value, usize)> = Vec::new();
         let mut over = Vec::new();
+        let mut max = 0;
         for p in block_points(f, b, &live.live_out[b], spilled) {
+            max = max.max(p.demand);
             share.extend(p.after.iter().map(|&v| (v, 1)));
             if p.demand > k {
                 over.push(p);
@@ -396,6 +403,7 @@ impl Rounds {
         }
         self.share[b] = share;
         self.overloaded[b] = over;
+        self.block_max[b] = max;
     }
 
     /// Spills `values` (values of the input) and refreshes the blocks they
@@ -466,18 +474,32 @@ pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, Spill
         break;
     }
     if opts.recycle_reloads {
-        recycle_reloads(f, &live, &spilled, &mut reloads, opts.k);
+        // Recycling changes only the blocks where it merged reloads.
+        for b in recycle_reloads(f, &live, &spilled, &mut reloads, opts.k) {
+            rounds.refresh(f, b, &live, &spilled, opts.k);
+        }
+    }
+    // Every block was refreshed after its last change, so the largest
+    // demand is the largest of the blocks'.
+    let max_demand = rounds.block_max.values().copied().max().unwrap_or(0);
+    if crate::analysis::self_checks::enabled() {
+        // The same demand, recounted over the whole function.
+        let recount = f
+            .blocks
+            .keys()
+            .flat_map(|b| block_points(f, b, &live.live_out[b], &spilled))
+            .map(|p| p.demand)
+            .max()
+            .unwrap_or(0);
+        if recount != max_demand {
+            return Err(SpillError(format!(
+                "the demand recounted after spilling is {recount}, the incremental one {max_demand}"
+            )));
+        }
     }
     if self_checks::enabled() {
         check_liveness_unchanged(f, &live);
     }
-    let max_demand = f
-        .blocks
-        .keys()
-        .flat_map(|b| block_points(f, b, &live.live_out[b], &spilled))
-        .map(|p| p.demand)
-        .max()
-        .unwrap_or(0);
     if max_demand > opts.k {
         return Err(SpillError(format!("demand {max_demand} > K = {} after spilling", opts.k)));
     }
@@ -599,14 +621,16 @@ pub(crate) fn lowering_candidates(f: &Function, spilled: &EntitySet<Value>) -> V
 }
 
 /// Merges consecutive reloads of one spilled value in a block when the
-/// longer-lived reload keeps the demand at most K (§4.7).
+/// longer-lived reload keeps the demand at most K (§4.7); returns the
+/// blocks it changed, in order.
 pub(crate) fn recycle_reloads(
     f: &mut Function,
     live: &Liveness,
     spilled: &EntitySet<Value>,
     reloads: &mut EntitySet<Value>,
     k: usize,
-) {
+) -> Vec<Block> {
+    let mut changed = Vec::new();
     for b in f.blocks.keys() {
         loop {
             let mut merged = false;
@@ -644,8 +668,12 @@ pub(crate) fn recycle_reloads(
             if !merged {
                 break;
             }
+            if changed.last() != Some(&b) {
+                changed.push(b);
+            }
         }
     }
+    changed
 }
 
 /// Whether the self-checks of [`Rounds`] run after its `n`-th update (from

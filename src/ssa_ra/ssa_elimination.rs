@@ -6,12 +6,13 @@
 //! of the phi matrix, §3), placed at the end of the predecessor (§5; there
 //! are no critical edges and no one-argument phis, `regalloc.rs`, so the
 //! predecessor has that one successor; checked here at run time). Each
-//! parallel copy must be spartan (Theorem 1, checked here at run time); its
+//! parallel copy must be spartan (Theorem 1, checked here when checks are
+//! on, `analysis/self_checks.rs`); its
 //! location transfer graph is then made of paths and register cycles
 //! (Theorem 2), implemented by `implement_spartan.rs` (Algorithms 1-2,
 //! Theorem 3) with moves, loads, stores and swaps, and no other location;
-//! each implementation is then run and counted against the optimum
-//! (`implement_spartan::check_implementation`).
+//! when checks are on, each implementation is then run and counted against
+//! the optimum (`implement_spartan::check_implementation`).
 //!
 //! The three optimizations of §6, each switchable:
 //! - store hoisting (§6.1): when a phi result lives in memory, every
@@ -296,9 +297,11 @@ pub fn eliminate_ssa(
                 column.push((em.loc(phi.dest)?, em.loc(phi.args[edge])?));
             }
             stats.edges += column.len();
-            ParallelCopy { moves: column.clone() }
-                .check_spartan()
-                .map_err(|e| EliminationError(format!("the phi column {b} -> {s} is not spartan (Theorem 1): {e}")))?;
+            if crate::analysis::self_checks::enabled() {
+                ParallelCopy { moves: column.clone() }.check_spartan().map_err(|e| {
+                    EliminationError(format!("the phi column {b} -> {s} is not spartan (Theorem 1): {e}"))
+                })?;
+            }
             let mut moves = Vec::new();
             for (dst, src) in column {
                 if dst == src {
@@ -324,9 +327,11 @@ pub fn eliminate_ssa(
             // Every parallel copy's implementation is run and counted: the
             // right values, and the least number of instructions
             // (Theorem 3 and `proofs-notes/spill-free-ssa-elimination.md`).
-            check_implementation(&pc, &elim, &hooks, &code).map_err(|e| {
-                EliminationError(format!("ImplementSpartan on {b} -> {s} is wrong or not optimal: {e}"))
-            })?;
+            if crate::analysis::self_checks::enabled() {
+                check_implementation(&pc, &elim, &hooks, &code).map_err(|e| {
+                    EliminationError(format!("ImplementSpartan on {b} -> {s} is wrong or not optimal: {e}"))
+                })?;
+            }
             for inst in &code {
                 match inst {
                     MInst::Move { .. } => stats.moves += 1,

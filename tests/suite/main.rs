@@ -54,6 +54,7 @@ mod regalloc_properties;
 mod renaming_constraints;
 mod reproduce;
 mod rotation;
+mod self_checks;
 mod sequentialize;
 mod spill_code_sources;
 mod spill_during_coloring;

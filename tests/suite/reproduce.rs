@@ -72,7 +72,7 @@ fn is_measurement(cell: &str) -> bool {
 }
 
 /// Columns that name things rather than measure them.
-const LABEL_COLUMNS: [&str; 14] = [
+const LABEL_COLUMNS: [&str; 16] = [
     "winner",
     "paper's winner",
     "same winner under other weights",
@@ -87,18 +87,31 @@ const LABEL_COLUMNS: [&str; 14] = [
     "part",
     "fewer transfers",
     "N",
+    "phase",
+    "verdict",
 ];
 
 fn check_report(dir: &Path) {
     let md = std::fs::read_to_string(dir.join("REPORT.md")).expect("REPORT.md written");
-    for line in ["- commit: `", "- date: ", "- machine: ", "- command: `", "- scale: "] {
+    assert!(md.contains("debug assertions o"), "the header does not state the debug assertions");
+    for line in [
+        "- commit: `",
+        "- date: ",
+        "- machine: ",
+        "- load average (1 min): ",
+        "- profile: ",
+        "- the passes' own checks: off (checkers started on the measuring thread during the run: 0)",
+        "- command: `",
+        "- scale: ",
+        "- duration: ",
+    ] {
         assert!(md.contains(line), "the header lacks {line:?}");
     }
     for heading in [
         "## Workloads",
         "## Braun et al.",
         "### Table 1: instructions and phis",
-        "### Table 2: construction time",
+        "### Table 2: executed instructions and construction time",
         "### Table 3: on-the-fly optimizations",
         "### Construction time per statement",
         "## Boissinot et al.",
@@ -196,6 +209,22 @@ fn reproduce_tiny_writes_a_report_of_the_right_shape() {
     assert!(out.status.success(), "ssaref reproduce --tiny failed: {}", String::from_utf8_lossy(&out.stderr));
     check_report(&dir);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The tests' build has debug assertions: the full run, whose figures are
+/// timings, refuses it before measuring anything.
+#[test]
+fn the_full_run_refuses_a_build_with_debug_assertions() {
+    if !cfg!(debug_assertions) {
+        // The binary of this build is fit for timing (the same profile).
+        return;
+    }
+    let dir = out_dir("full");
+    let out = ssaref().args(["reproduce", "--out"]).arg(&dir).output().expect("ssaref runs");
+    assert_eq!(out.status.code(), Some(1), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--profile measure"), "{stderr}");
+    assert!(!dir.exists(), "a refused run wrote {}", dir.display());
 }
 
 #[test]

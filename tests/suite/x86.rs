@@ -309,7 +309,7 @@ fn every_case_lowers_to_code_the_checker_accepts_for_every_k() {
         for k in [2, 3, 4, 6, 8, 15] {
             let opts = ssaref::ssa_ra::regalloc::RegallocOptions::with_k(k);
             let (mir, _) = ssaref::ssa_ra::regalloc::allocate_module(&ssa, &opts).expect("allocates");
-            let code = ssaref::pipeline::lower_and_check(&mir).unwrap_or_else(|e| panic!("{path:?} K={k}: {e}"));
+            let code = ssaref::pipeline::lower_and_check_listed(&mir).unwrap_or_else(|e| panic!("{path:?} K={k}: {e}"));
             let listing = ssaref::machine::x86_lower::listing(&code);
             let main = mir.main().expect("main");
             for (b, _) in main.blocks.iter() {

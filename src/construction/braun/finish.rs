@@ -6,6 +6,7 @@
 
 use super::state::{resolve_in, Builder, PhiTable, Successors};
 use crate::analysis::dominance::reverse_postorder;
+use crate::analysis::phase_clock::phase;
 use crate::entity::{EntityRef, EntityVec};
 use crate::ir::{self, Block, BlockData, Inst, Op, Value};
 
@@ -13,71 +14,78 @@ impl Builder {
     // ----- finishing: unreachable code, Algorithm 5, dead phis -----
 
     pub(super) fn finish(&mut self, name: &str) -> ir::Function {
-        debug_assert!(self.blocks.values().all(|b| b.sealed), "every block is sealed at the end");
+        if crate::analysis::self_checks::enabled() {
+            debug_assert!(self.blocks.values().all(|b| b.sealed), "every block is sealed at the end");
+        }
         debug_assert!(self.filling.is_empty(), "every block is terminated at the end");
-        let n = self.blocks.len();
-        let reachable_order =
-            reverse_postorder(n, ir::Function::ENTRY, |b| Successors::of(self.blocks[b].term.as_ref()));
-        let mut reachable = vec![false; n];
-        for &b in &reachable_order {
-            reachable[b.index()] = true;
-        }
-        // Drop the edges that come from unreachable blocks, with the phi
-        // operands they carried, then re-check those phis (Alg. 3).
-        let mut recheck = Vec::new();
-        for b in self.blocks.keys() {
-            if !reachable[b.index()] {
-                // The block's own list is not read again (only reachable
-                // blocks are emitted), so it is taken, not copied.
-                let phis = std::mem::take(&mut self.blocks[b].phis);
-                let mut users = std::mem::take(&mut self.trivial_users);
-                for &p in &phis {
-                    if self.is_live_phi(p) {
-                        users.clear();
-                        self.remove_phi_into(p, &mut users);
-                    }
-                }
-                self.trivial_users = users;
-                continue;
-            }
-            if self.blocks[b].preds.iter().all(|p| reachable[p.index()]) {
-                continue;
-            }
-            let preds = std::mem::take(&mut self.blocks[b].preds);
-            let keep: Vec<bool> = preds.iter().map(|p| reachable[p.index()]).collect();
-            self.blocks[b].preds = preds.into_iter().filter(|p| reachable[p.index()]).collect();
-            for &phi in &self.blocks[b].phis.clone() {
-                let Some(d) = self.phis.get_mut(&phi) else { continue };
-                let args = std::mem::take(&mut d.args);
-                d.args = args.into_iter().zip(&keep).filter(|(_, &k)| k).map(|(a, _)| a).collect();
-                d.witness = None;
-                recheck.push(phi);
-            }
-        }
-        for phi in recheck {
-            self.try_remove_trivial_phi(phi);
-        }
-        if self.opts.remove_redundant_sccs {
-            // Alg. 5 on the live phis that have a phi operand. A phi without
-            // one is a sink of the operand graph: it is in no cycle, so it is
-            // a singleton SCC, and no contraction can change its operands
-            // (only phis are replaced), so the re-check of singletons would
-            // find it as Alg. 3 left it, non-trivial. Leaving the sinks out
-            // does not change the order in which Tarjan's search emits the
-            // other SCCs (a sink leads nowhere), so the result is the same.
-            let mut all: Vec<Value> = Vec::new();
+        let (reachable_order, reachable) = phase("unreachable code", || {
+            let n = self.blocks.len();
+            let reachable_order =
+                reverse_postorder(n, ir::Function::ENTRY, |b| Successors::of(self.blocks[b].term.as_ref()));
+            let mut reachable = vec![false; n];
             for &b in &reachable_order {
-                for &p in &self.blocks[b].phis {
-                    let Some(d) = self.phis.get(&p) else { continue };
-                    let (phis, alias) = (&self.phis, &mut self.alias);
-                    if d.args.iter().any(|&a| phis.get(&resolve_in(alias, a)).is_some()) {
-                        all.push(p);
+                reachable[b.index()] = true;
+            }
+            // Drop the edges that come from unreachable blocks, with the phi
+            // operands they carried, then re-check those phis (Alg. 3).
+            let mut recheck = Vec::new();
+            for b in self.blocks.keys() {
+                if !reachable[b.index()] {
+                    // The block's own list is not read again (only reachable
+                    // blocks are emitted), so it is taken, not copied.
+                    let phis = std::mem::take(&mut self.blocks[b].phis);
+                    let mut users = std::mem::take(&mut self.trivial_users);
+                    for &p in &phis {
+                        if self.is_live_phi(p) {
+                            users.clear();
+                            self.remove_phi_into(p, &mut users);
+                        }
                     }
+                    self.trivial_users = users;
+                    continue;
+                }
+                if self.blocks[b].preds.iter().all(|p| reachable[p.index()]) {
+                    continue;
+                }
+                let preds = std::mem::take(&mut self.blocks[b].preds);
+                let keep: Vec<bool> = preds.iter().map(|p| reachable[p.index()]).collect();
+                self.blocks[b].preds = preds.into_iter().filter(|p| reachable[p.index()]).collect();
+                for &phi in &self.blocks[b].phis.clone() {
+                    let Some(d) = self.phis.get_mut(&phi) else { continue };
+                    let args = std::mem::take(&mut d.args);
+                    d.args = args.into_iter().zip(&keep).filter(|(_, &k)| k).map(|(a, _)| a).collect();
+                    d.witness = None;
+                    recheck.push(phi);
                 }
             }
-            self.remove_redundant_phis(all);
-        }
-        self.emit_function(name, &reachable_order, &reachable)
+            for phi in recheck {
+                self.try_remove_trivial_phi(phi);
+            }
+            (reachable_order, reachable)
+        });
+        phase("Algorithm 5", || {
+            if self.opts.remove_redundant_sccs {
+                // Alg. 5 on the live phis that have a phi operand. A phi without
+                // one is a sink of the operand graph: it is in no cycle, so it is
+                // a singleton SCC, and no contraction can change its operands
+                // (only phis are replaced), so the re-check of singletons would
+                // find it as Alg. 3 left it, non-trivial. Leaving the sinks out
+                // does not change the order in which Tarjan's search emits the
+                // other SCCs (a sink leads nowhere), so the result is the same.
+                let mut all: Vec<Value> = Vec::new();
+                for &b in &reachable_order {
+                    for &p in &self.blocks[b].phis {
+                        let Some(d) = self.phis.get(&p) else { continue };
+                        let (phis, alias) = (&self.phis, &mut self.alias);
+                        if d.args.iter().any(|&a| phis.get(&resolve_in(alias, a)).is_some()) {
+                            all.push(p);
+                        }
+                    }
+                }
+                self.remove_redundant_phis(all);
+            }
+        });
+        phase("dead phis and emission", || self.emit_function(name, &reachable_order, &reachable))
     }
 
     /// Removes phis that no non-phi instruction uses, even indirectly

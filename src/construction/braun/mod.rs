@@ -133,7 +133,9 @@ use state::Builder;
 ///
 /// Precondition: `program.validate()` holds (the parser guarantees it).
 pub fn construct_program(program: &ast::Program, opts: &BraunOptions) -> ir::Module {
-    debug_assert!(program.validate().is_ok(), "construct_program needs a valid program");
+    if crate::analysis::self_checks::enabled() {
+        debug_assert!(program.validate().is_ok(), "construct_program needs a valid program");
+    }
     ir::Module { functions: program.functions.iter().map(|f| construct_function(f, opts).0).collect() }
 }
 
@@ -143,8 +145,13 @@ pub fn construct_program(program: &ast::Program, opts: &BraunOptions) -> ir::Mod
 /// (`valgrind --tool=callgrind --toggle-collect=...construct_function`).
 #[inline(never)]
 pub fn construct_function(func: &ast::Function, opts: &BraunOptions) -> (ir::Function, BraunStats) {
-    let mut b = Builder::new(func, *opts);
-    b.build_body(func);
+    // The AST walk (with the look-ups and the on-the-fly optimizations),
+    // then `finish`'s phases (`analysis/phase_clock.rs`).
+    let mut b = crate::analysis::phase_clock::phase("AST walk", || {
+        let mut b = Builder::new(func, *opts);
+        b.build_body(func);
+        b
+    });
     let f = b.finish(&func.name);
     (f, b.stats)
 }

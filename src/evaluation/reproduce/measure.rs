@@ -7,8 +7,7 @@
 
 use crate::ast::{self, Program};
 use crate::evaluation::eval_error::EvalError;
-use crate::evaluation::timing::{median, min_max};
-use std::time::Instant;
+use crate::evaluation::timing::{median, min_max, Stopwatch};
 
 /// One program of a workload with the arguments of its `main`.
 #[derive(Clone, Debug)]
@@ -92,6 +91,19 @@ impl Scale {
             Scale::Tiny => 4,
             Scale::Quick => 40,
             Scale::Full => 200,
+        }
+    }
+
+    /// The workloads whose executed instructions are counted (Braun et
+    /// al.'s Table 2), `None` for none: the counter runs ssaref under
+    /// valgrind, some fifty times slower, so the full run counts the
+    /// `--quick` workloads (the corpus, the first 40 generated programs)
+    /// and `--quick` counts nothing, to stay within their time.
+    pub fn instruction_sample(self) -> Option<Scale> {
+        match self {
+            Scale::Tiny => Some(Scale::Tiny),
+            Scale::Quick => None,
+            Scale::Full => Some(Scale::Quick),
         }
     }
 
@@ -246,12 +258,14 @@ impl Section {
     }
 }
 
-/// The times of one compilation by ssa-ra, each pass alone (checkers
-/// not counted), in seconds.
+/// The times of one compilation by ssa-ra, each pass alone, in seconds
+/// (measured with the passes' own checks off, `analysis/self_checks.rs`).
 #[derive(Clone, Debug, Default)]
 pub struct CompileTimes {
     /// Braun et al.'s construction from the AST.
     pub construction: f64,
+    /// The construction's phases (`analysis/phase_clock.rs`), in order.
+    pub construction_phases: Vec<(&'static str, f64)>,
     /// ssa-ra's passes in order (`AllocReport::pass_times`), summed over
     /// the functions.
     pub passes: Vec<(&'static str, f64)>,
@@ -268,12 +282,19 @@ impl CompileTimes {
     pub fn add(&mut self, other: &CompileTimes) {
         self.construction += other.construction;
         self.lowering += other.lowering;
-        for &(name, d) in &other.passes {
-            match self.passes.iter_mut().find(|p| p.0 == name) {
-                Some(p) => p.1 += d,
-                None => self.passes.push((name, d)),
-            }
-        }
+        add_named(&mut self.passes, &other.passes);
+        add_named(&mut self.construction_phases, &other.construction_phases);
+    }
+
+    /// Every part in order with its time: each construction phase
+    /// (`construction: NAME`), each ssa-ra pass (`ssa-ra: NAME`), then
+    /// `x86-64 lowering`.
+    pub fn parts(&self) -> Vec<(String, f64)> {
+        let mut out: Vec<(String, f64)> =
+            self.construction_phases.iter().map(|&(n, t)| (format!("construction: {n}"), t)).collect();
+        out.extend(self.passes.iter().map(|&(n, t)| (format!("ssa-ra: {n}"), t)));
+        out.push(("x86-64 lowering".into(), self.lowering));
+        out
     }
 
     /// The time of the passes named in `names`.
@@ -282,27 +303,82 @@ impl CompileTimes {
     }
 }
 
-/// Compiles `program` with ssa-ra down to x86-64 and times each part.
+/// Adds each `(name, time)` of `other` to the entry of `into` with that
+/// name, or appends it.
+fn add_named(into: &mut Vec<(&'static str, f64)>, other: &[(&'static str, f64)]) {
+    for &(name, d) in other {
+        match into.iter_mut().find(|p| p.0 == name) {
+            Some(p) => p.1 += d,
+            None => into.push((name, d)),
+        }
+    }
+}
+
+/// What [`compile`] measured and counted of one compilation.
+#[derive(Clone, Debug, Default)]
+pub struct Compiled {
+    pub times: CompileTimes,
+    /// Values ssa-ra spilled, summed over the functions.
+    pub spilled: u64,
+    /// Instructions and phis of the SSA form.
+    pub ir_size: u64,
+}
+
+/// Compiles `program` with ssa-ra down to x86-64 and times each part (the
+/// thread's CPU time, `timing::Stopwatch`, as the passes' own times). The
+/// passes' own checks follow the switch (`analysis/self_checks.rs`):
+/// `ssaref reproduce` turns them off, so that no checker is timed.
 pub fn compile(
     program: &Program,
     construction: &crate::construction::braun::BraunOptions,
     regalloc: &crate::ssa_ra::regalloc::RegallocOptions,
-) -> Result<CompileTimes, EvalError> {
-    let start = Instant::now();
-    let ssa = crate::construction::braun::construct_program(program, construction);
-    let mut t = CompileTimes { construction: start.elapsed().as_secs_f64(), ..Default::default() };
-    let (mir, reports) = crate::ssa_ra::regalloc::allocate_module(&ssa, regalloc)?;
+) -> Result<Compiled, EvalError> {
+    let start = Stopwatch::start();
+    let (ssa, phases) =
+        crate::analysis::phase_clock::record(|| crate::construction::braun::construct_program(program, construction));
+    let mut t = CompileTimes { construction: start.cpu_seconds(), ..Default::default() };
+    t.construction_phases = phases.iter().map(|&(n, d)| (n, d.as_secs_f64())).collect();
+    let ir_size = ssa.functions.iter().map(|f| (f.inst_count() + f.phi_count()) as u64).sum();
+    let (mir, reports) = crate::ssa_ra::regalloc::allocate_module_checked(&ssa, regalloc)?;
     for r in &reports {
-        let passes = r.pass_times.iter().map(|&(name, d)| (name, d.as_secs_f64())).collect();
-        t.add(&CompileTimes { passes, ..Default::default() });
+        let passes: Vec<(&'static str, f64)> = r.pass_times.iter().map(|&(name, d)| (name, d.as_secs_f64())).collect();
+        add_named(&mut t.passes, &passes);
     }
-    let start = Instant::now();
+    let start = Stopwatch::start();
     for f in &mir.functions {
         let code = crate::machine::x86_lower::lower_function(f)?;
         drop(code);
     }
-    t.lowering = start.elapsed().as_secs_f64();
-    Ok(t)
+    t.lowering = start.cpu_seconds();
+    let spilled = reports.iter().map(|r| r.spilled as u64).sum();
+    Ok(Compiled { times: t, spilled, ir_size })
+}
+
+/// Builds the SSA form of every program of `w` with `construct`, once:
+/// the region `ssaref reproduce` counts executed instructions of for
+/// "construction alone" (never inlined, so that an instruction counter
+/// can find it by name; see `cli/reproduce.rs`).
+#[inline(never)]
+pub fn construct_workload(w: &Workload, construct: &Construct) -> usize {
+    w.cases.iter().map(|c| construct(&c.program).functions.len()).sum()
+}
+
+/// Compiles every program of `w` once: `construct`, then ssa-ra at `k`
+/// and the x86-64 lowering; the region counted for "the whole pipeline"
+/// (never inlined, as [`construct_workload`]).
+#[inline(never)]
+pub fn compile_workload(w: &Workload, construct: &Construct, k: usize) -> Result<usize, EvalError> {
+    let regalloc = crate::ssa_ra::regalloc::RegallocOptions::with_k(k);
+    let mut bytes = 0;
+    for c in &w.cases {
+        let ssa = construct(&c.program);
+        let (mir, _) = crate::ssa_ra::regalloc::allocate_module_checked(&ssa, &regalloc)
+            .map_err(|e| EvalError::from(e).within(c.name.clone()))?;
+        for f in &mir.functions {
+            bytes += crate::machine::x86_lower::lower_function(f)?.bytes.len();
+        }
+    }
+    Ok(bytes)
 }
 
 /// How close our figure must be to the paper's for a row to count as
@@ -312,9 +388,10 @@ pub fn compile(
 pub enum Tolerance {
     /// `|ours − paper| ≤ f · |paper|`, e.g. `Relative(0.10)` for ±10%.
     Relative(f64),
-    /// `|ours − paper| ≤ d`, in the figure's own unit (e.g. percentage
-    /// points for a share in percent).
+    /// `|ours − paper| ≤ d`, in the figure's own unit.
     Absolute(f64),
+    /// `|ours − paper| ≤ d` for figures in percent: `d` percentage points.
+    Points(f64),
     /// Same sign, or both within `d` of zero: for a change whose direction
     /// is the paper's claim ("slower", "fewer"), not its size.
     SameSign(f64),
@@ -324,7 +401,7 @@ impl Tolerance {
     fn holds(self, paper: f64, ours: f64) -> bool {
         match self {
             Tolerance::Relative(f) => (ours - paper).abs() <= f * paper.abs(),
-            Tolerance::Absolute(d) => (ours - paper).abs() <= d,
+            Tolerance::Absolute(d) | Tolerance::Points(d) => (ours - paper).abs() <= d,
             Tolerance::SameSign(d) => {
                 (paper.abs() <= d && ours.abs() <= d) || (paper > d && ours > d) || (paper < -d && ours < -d)
             }
@@ -340,6 +417,7 @@ impl Tolerance {
         match self {
             Tolerance::Relative(f) => format!("±{}%", num(f * 100.0)),
             Tolerance::Absolute(d) => format!("±{}", num(d)),
+            Tolerance::Points(d) => format!("±{} percentage point{}", num(d), if d == 1.0 { "" } else { "s" }),
             Tolerance::SameSign(d) => format!("same sign (0 ± {})", num(d)),
         }
     }
@@ -410,6 +488,68 @@ pub fn verdict_cell(paper: Option<f64>, ours: f64, tolerance: Tolerance) -> Stri
     Verdict::of(paper, ours, tolerance).cell(tolerance)
 }
 
+/// Which region of a compilation an [`InstructionCounter`] counts.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Region {
+    /// The construction alone ([`construct_workload`]).
+    Construction,
+    /// Construction, ssa-ra and lowering ([`compile_workload`]).
+    Pipeline,
+}
+
+impl Region {
+    pub fn name(self) -> &'static str {
+        match self {
+            Region::Construction => "construction",
+            Region::Pipeline => "pipeline",
+        }
+    }
+}
+
+/// Counts the instructions the machine executes in a region of a
+/// compilation of a whole workload. The command line provides it (it runs
+/// ssaref under an instruction counter); `None` from [`Self::count`] when
+/// the machine has none.
+pub trait InstructionCounter {
+    /// How the count is made, for the report.
+    fn method(&self) -> String;
+    /// Executed instructions of `region` over the workload labelled
+    /// `workload` as `scale` makes it, built by the construction named
+    /// `construction` (`cytron`, `plain` or `marker`).
+    fn count(&self, workload: &str, scale: Scale, construction: &str, region: Region)
+        -> Result<Option<u64>, EvalError>;
+}
+
+/// A counter that counts nothing, for callers without one.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoInstructionCounter;
+
+impl InstructionCounter for NoInstructionCounter {
+    fn method(&self) -> String {
+        "no instruction counter".into()
+    }
+    fn count(&self, _: &str, _: Scale, _: &str, _: Region) -> Result<Option<u64>, EvalError> {
+        Ok(None)
+    }
+}
+
+/// An SSA construction from the AST.
+pub type Construct = dyn Fn(&Program) -> crate::ir::Module;
+
+/// The construction named `name` (`cytron`, `plain`, `marker`), as the
+/// instruction counter's child process runs it.
+pub fn construction_named(name: &str) -> Option<Box<Construct>> {
+    use crate::construction::braun::{construct_program, BraunOptions};
+    match name {
+        "cytron" => Some(Box::new(crate::construction::cytron::construct_cytron)),
+        "plain" => Some(Box::new(|p: &Program| construct_program(p, &BraunOptions::plain()))),
+        "marker" => {
+            Some(Box::new(|p: &Program| construct_program(p, &BraunOptions { marker: true, ..BraunOptions::plain() })))
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -444,5 +584,7 @@ mod tests {
         assert_eq!(verdict_cell(Some(4.8), 26.2, Tolerance::Absolute(2.0)), "not reproduced (±2)");
         assert_eq!(verdict_cell(None, 1.0, Tolerance::Absolute(2.0)), "not comparable");
         assert_eq!(Tolerance::SameSign(0.5).render(), "same sign (0 ± 0.5)");
+        assert_eq!(verdict_cell(Some(99.72), 99.0, Tolerance::Points(1.0)), "reproduced (±1 percentage point)");
+        assert_eq!(verdict_cell(Some(4.8), 1.3, Tolerance::Points(2.0)), "not reproduced (±2 percentage points)");
     }
 }

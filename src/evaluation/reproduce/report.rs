@@ -4,7 +4,7 @@
 //! file; this one only assembles them.
 
 use crate::evaluation::eval_error::EvalError;
-use crate::evaluation::reproduce::measure::{count, Case, Plot, Scale, Section, Workload};
+use crate::evaluation::reproduce::measure::{count, Case, InstructionCounter, Plot, Scale, Section, Workload};
 use crate::evaluation::reproduce::{boissinot, braun, pereira, pereira_palsberg};
 use crate::evaluation::timing::MemoryProbe;
 use crate::generate::source::{Shape, TestCase};
@@ -18,6 +18,10 @@ pub struct Header {
     pub date: String,
     pub machine: String,
     pub command: String,
+    /// The build's profile: debug assertions and overflow checks.
+    pub profile: String,
+    /// Reads the machine's load average (read at the start and at the end).
+    pub load_average: Option<fn() -> String>,
 }
 
 /// The report: `REPORT.md` and its SVG plots.
@@ -60,7 +64,12 @@ pub fn reproduce(
     oracle: &dyn Oracle,
     fuel: u64,
     probe: &dyn MemoryProbe,
+    counter: &dyn InstructionCounter,
 ) -> Result<Report, EvalError> {
+    let start = Instant::now();
+    let load = || header.load_average.map_or_else(|| "unknown".to_string(), |f| f());
+    let load_at_start = load();
+    let checks_before = crate::analysis::self_checks::invocations();
     let generated = generated_workload(scale);
     let workloads = [corpus, &generated];
     let mut durations = Vec::new();
@@ -71,27 +80,41 @@ pub fn reproduce(
         durations.push(format!("{name} {:.1} s", start.elapsed().as_secs_f64()));
         Ok(())
     };
-    timed("Braun et al.", &mut || braun::section(&workloads, scale, probe))?;
+    timed("Braun et al.", &mut || braun::section(&workloads, scale, probe, counter))?;
     timed("Boissinot et al.", &mut || boissinot::section(&workloads, scale, oracle, fuel, probe))?;
     timed("Pereira", &mut || pereira::section(&workloads, oracle, fuel))?;
     timed("Pereira and Palsberg", &mut || pereira_palsberg::section(&workloads, scale, oracle, fuel))?;
 
     let mut md = String::new();
     md.push_str("# The papers' evaluations, reproduced by ssaref\n\n");
+    let checks_run = crate::analysis::self_checks::invocations() - checks_before;
     md.push_str(&format!(
-        "- commit: `{}`\n- date: {}\n- machine: {}\n- command: `{}`\n- scale: {} ({} repetitions of each timed configuration)\n- time per section: {}\n\n",
+        "- commit: `{}`\n- date: {}\n- machine: {}\n- load average (1 min): {} at the start, {} at the end\n\
+         - profile: {}\n- the passes' own checks: {} (checkers started on the measuring thread during the run: {})\n\
+         - command: `{}`\n- scale: {} ({} repetitions of each timed configuration)\n\
+         - duration: {:.1} s in all; per section: {}\n\n",
         header.commit,
         header.date,
         header.machine,
+        load_at_start,
+        load(),
+        header.profile,
+        if crate::analysis::self_checks::enabled() { "on" } else { "off" },
+        checks_run,
         header.command,
         scale.name(),
         scale.repeat(),
+        start.elapsed().as_secs_f64(),
         durations.join(", ")
     ));
     md.push_str(
-        "Every figure below was measured by this run, in-process, with the release binary. Timings are \
+        "Every figure below was measured by this run, in-process, with the build and the checks stated \
+         above. Timings are \
          medians of interleaved repetitions with [min–max]; every ratio is of two medians from the same \
-         run. Counts are exact and deterministic. The papers' figures are copied from their text, with the \
+         run. Counts are exact and deterministic. Each row that compares with a paper ends in a verdict \
+         computed from the paper's figure and ours: *reproduced* when ours is within the tolerance printed \
+         beside it, *not reproduced* otherwise, *not comparable* where the paper has no figure or measured \
+         something else (the row or the text below the table says what). The papers' figures are copied from their text, with the \
          table or figure they come from; where a figure is an image without numbers in the text, the paper \
          column says what the text states. The corpus and the generated programs are reported side by side, \
          never mixed.\n\n",
