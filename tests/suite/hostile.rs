@@ -32,6 +32,8 @@ struct Run {
     code: i32,
     stdout: String,
     stderr: String,
+    /// The child's own peak resident memory (`ru_maxrss`, KiB).
+    max_rss_kib: i64,
 }
 
 /// Runs `ssaref args` with the limits; stdout goes to `stdout` (a pipe
@@ -65,9 +67,19 @@ fn ssaref_to(args: &[&str], stdout: Option<std::fs::File>, stderr: Option<std::f
     let out = reader(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
     let err = reader(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
     let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
+    let pid = child.id() as libc::pid_t;
+    // `wait4` rather than `Child::try_wait`: it gives this child's own
+    // `ru_maxrss` (the children of the whole test process share one
+    // `RUSAGE_CHILDREN`, whatever test started them).
+    let (status, max_rss_kib) = loop {
+        let mut status = 0;
+        // SAFETY: `usage` is a valid `rusage` for `wait4` to fill in.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `pid` is this test's own child, not yet reaped.
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        assert!(r >= 0, "wait4 failed for ssaref {args:?}");
+        if r == pid {
+            break (status, usage.ru_maxrss);
         }
         if start.elapsed() > TIMEOUT {
             let _ = child.kill();
@@ -76,12 +88,14 @@ fn ssaref_to(args: &[&str], stdout: Option<std::fs::File>, stderr: Option<std::f
         }
         std::thread::sleep(Duration::from_millis(2));
     };
+    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 };
     let run = Run {
-        code: status.code().unwrap_or(-1),
+        code,
         stdout: out.join().expect("stdout reader"),
         stderr: err.join().expect("stderr reader"),
+        max_rss_kib,
     };
-    assert!(run.code != -1, "ssaref {args:?} was killed by a signal: {status:?}\n{}", run.stderr);
+    assert!(run.code != -1, "ssaref {args:?} was killed by a signal: wait status {status}\n{}", run.stderr);
     run
 }
 
@@ -431,9 +445,8 @@ fn unwritable_outputs_fail_before_the_work() {
 }
 
 /// Memory follows the program, not its value numbers: a four-line `.ssa`
-/// naming `v4294967294` runs, checks and allocates in little memory. The
-/// resident set of every child of this test binary so far stays below
-/// `MAX_RSS_KIB` (the children's `ru_maxrss`).
+/// naming `v4294967294` runs, checks and allocates in little memory: each
+/// run's own resident set stays below `MAX_RSS_KIB` (its `ru_maxrss`).
 #[test]
 fn memory_follows_the_program_not_its_value_numbers() {
     let f =
@@ -444,9 +457,6 @@ fn memory_follows_the_program_not_its_value_numbers() {
         if args[0] == "run" {
             assert_eq!(run.stdout, "return 1\n");
         }
+        assert!(run.max_rss_kib < MAX_RSS_KIB, "{args:?} reached {} KiB resident", run.max_rss_kib);
     }
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `usage` is a valid `rusage` to fill in.
-    assert_eq!(unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) }, 0);
-    assert!(usage.ru_maxrss < MAX_RSS_KIB, "a child reached {} KiB resident", usage.ru_maxrss);
 }
