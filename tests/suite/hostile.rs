@@ -54,6 +54,8 @@ fn ssaref_to(args: &[&str], stdout: Option<std::fs::File>, stderr: Option<std::f
             Ok(())
         });
     }
+    // Reaped by `wait4` below, which clippy cannot see.
+    #[allow(clippy::zombie_processes)]
     let mut child = cmd.spawn().expect("ssaref starts");
     let reader = |pipe: Option<Box<dyn Read + Send>>| {
         std::thread::spawn(move || {
