@@ -2,7 +2,7 @@
 //! linear class-interference test, the fast liveness query, Algorithm 5 of
 //! Braun et al., the parallel-copy sequentialization): the passes call
 //! [`step`] in the loops whose iterations the bound limits, and a test
-//! reads the count around one call ([`count_steps`]) and compares it with
+//! reads the count around one call (`count_steps`, in unit tests only) and compares it with
 //! the bound on inputs of growing size.
 //!
 //! The counter exists only in the library's own unit tests (`cfg(test)`):

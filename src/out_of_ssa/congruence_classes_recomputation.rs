@@ -30,7 +30,7 @@
 //! recomputation of the forest does not know.
 //!
 //! That costs (members)² queries, so the caller samples (see
-//! [`should_check`]).
+//! `should_check`).
 
 use crate::analysis::self_checks;
 use crate::entity::EntityRef;
