@@ -245,7 +245,8 @@ fn run_block(
         for (options, group) in groups {
             let cases: Vec<TargetCase> = group.iter().map(|p| p.case.clone()).collect();
             let t0 = Instant::now();
-            let results = target.run_batch(&cases, &options, &config.limits);
+            let limits = Limits { fuel: crate::differential::later_stage_fuel(config.fuel), ..config.limits };
+            let results = target.run_batch(&cases, &options, &limits);
             let time = t0.elapsed();
             let verdicts: Vec<TargetVerdict> = match results {
                 Ok(r) => group

@@ -114,7 +114,7 @@ pub fn check_on_targets(
                 &o,
                 &interp::Interp,
                 fuel,
-                &Limits::default(),
+                &Limits::for_fuel(fuel),
             )
             .into_iter()
             .next()
@@ -169,7 +169,7 @@ pub fn reduce_on_target(
                 o,
                 &interp::Interp,
                 fuel,
-                &Limits::default(),
+                &Limits::for_fuel(fuel),
             )
             .first()
             .is_some_and(TargetVerdict::is_failure)

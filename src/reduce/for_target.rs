@@ -90,7 +90,7 @@ pub fn reduce_for_target<T: ToTargetCase>(
     fuel: u64,
     max_tests: u64,
 ) -> Result<TargetReduction<T>, String> {
-    let limits = Limits { per_program: std::time::Duration::from_secs(2) };
+    let limits = Limits { per_program: std::time::Duration::from_secs(2), ..Limits::for_fuel(fuel) };
     let first = run_against_oracle(target, &[case.target_case()], options, oracle, fuel, &limits);
     let verdict = first.into_iter().next().unwrap_or(TargetVerdict::Skipped);
     let Some(kind) = FailureKind::of(&verdict) else {

@@ -11,6 +11,8 @@ use std::sync::Arc;
 /// The registered targets' names.
 pub fn names() -> Vec<&'static str> {
     let mut names = vec!["llvm", "gcc", "clang"];
+    #[cfg(feature = "cranelift")]
+    names.push("cranelift");
     names.sort_unstable();
     names
 }
@@ -21,6 +23,8 @@ pub fn by_name(name: &str) -> Option<Arc<dyn Target>> {
         "llvm" => Some(Arc::new(Llvm::default())),
         "gcc" => Some(Arc::new(CCompiler::gcc())),
         "clang" => Some(Arc::new(CCompiler::clang())),
+        #[cfg(feature = "cranelift")]
+        "cranelift" => Some(Arc::new(crate::targets::cranelift::Cranelift::default())),
         _ => None,
     }
 }

@@ -111,13 +111,27 @@ impl std::error::Error for TargetError {}
 pub struct Limits {
     /// Wall-clock time each program may run natively.
     pub per_program: Duration,
+    /// The work a program may do, for targets that count it (`cranelift`:
+    /// entries of the blocks that start cycles): the oracle's fuel through
+    /// `differential::later_stage_fuel`, so a correct program never runs
+    /// out and a looping one stops long before the time limit.
+    pub fuel: u64,
+}
+
+impl Limits {
+    /// The limits for cases the oracle ran with `fuel`: the default time,
+    /// and the work bound of that fuel.
+    pub fn for_fuel(fuel: u64) -> Self {
+        Limits { fuel: crate::differential::later_stage_fuel(fuel), ..Limits::default() }
+    }
 }
 
 impl Default for Limits {
     /// Five seconds per program: the programs that are run end within the
-    /// oracle's fuel, a few million steps at most.
+    /// oracle's fuel, a few million steps at most. The work bound of the
+    /// oracle's default fuel of one million steps.
     fn default() -> Self {
-        Limits { per_program: Duration::from_secs(5) }
+        Limits { per_program: Duration::from_secs(5), fuel: crate::differential::later_stage_fuel(1_000_000) }
     }
 }
 

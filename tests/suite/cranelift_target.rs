@@ -2,7 +2,9 @@
 //! every case of `tests/cases/` and every program of `tests/corpus/` run
 //! through Cranelift at every option set agrees with the oracle, both as
 //! source (`cranelift-frontend` builds the SSA) and as ssaref's SSA (blocks
-//! with parameters); the `.ssa` cases too.
+//! with parameters); the `.ssa` cases too. A planted adapter bug is found
+//! and reduced by a short campaign of `ssaref::campaign::target_campaign`,
+//! and exported as `.clif`.
 
 use crate::common::{case_files, corpus_files, parse_case, ssa_case_files};
 use ssaref::construction::braun::BraunOptions;
@@ -100,4 +102,46 @@ fn the_version_in_the_export_is_the_one_in_cargo_lock() {
     let entry =
         format!("name = \"cranelift-codegen\"\nversion = \"{}\"", cranelift::cranelift_export::CRANELIFT_VERSION);
     assert!(lock.contains(&entry), "Cargo.lock has another cranelift-codegen than {entry}");
+}
+
+/// A short campaign of the `cranelift` target with `plant`: it must fail,
+/// reduce the case and export it as `.clif` with a run line or the trap.
+fn planted_bug_is_found_and_reduced(plant: cranelift::Plant, tag: &str) {
+    use ssaref::campaign::target_campaign::{run_target_campaign, TargetCampaign};
+    let dir = std::env::temp_dir().join(format!("ssaref-planted-cranelift-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let target: std::sync::Arc<dyn ssaref::targets::target::Target> = std::sync::Arc::new(cranelift::Cranelift::planted(plant));
+    let mut config = TargetCampaign::new(vec![target], &dir);
+    config.max_programs = Some(64);
+    config.duration = std::time::Duration::from_secs(300);
+    config.jobs = 2;
+    config.seed = 1;
+    config.batch = 16;
+    config.reduce_tests = 400;
+    let summary =
+        run_target_campaign(&config, &crate::common::InterpOracle, &std::sync::atomic::AtomicBool::new(false));
+    let exported: Vec<std::path::PathBuf> = summary.exported.clone();
+    let clif: Vec<String> = exported
+        .iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "clif"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        !summary.failures.is_empty(),
+        "the planted bug ({tag}) was not found:\n{}",
+        summary.render(&config.targets)
+    );
+    assert!(exported.iter().any(|p| p.display().to_string().contains("-reduced.")), "no reduced case: {exported:?}");
+    assert!(!clif.is_empty(), "no .clif export: {exported:?}");
+    for text in &clif {
+        assert!(text.contains("test run\n") && text.contains("target x86_64"), "{text}");
+        assert!(text.contains("function %main(") && text.contains("function %run("), "{text}");
+        assert!(text.contains("; run: %run(") || text.contains("must trap"), "{text}");
+    }
+}
+
+#[test]
+fn a_planted_block_argument_swap_is_found_and_reduced() {
+    planted_bug_is_found_and_reduced(cranelift::Plant::SwapBlockArgs, "swap");
 }

@@ -8,7 +8,8 @@
 //! Cranelift's verifier and regalloc2's checker on, at one of the
 //! [`CraneliftOptions::every`] option sets, and run under Unicorn
 //! (`cranelift_run.rs`); `cranelift_export.rs` writes a failing case as a
-//! `.clif` test for Cranelift's own `clif-util test`.
+//! `.clif` test for Cranelift's own `clif-util test`;
+//! `cranelift_target.rs` puts it all behind the `Target` trait.
 //!
 //! Only `main` is compiled: the language has no calls, so no other
 //! function can change the outcome.
@@ -18,10 +19,12 @@ pub mod cranelift_ops;
 pub mod cranelift_run;
 pub mod cranelift_source;
 pub mod cranelift_ssa;
+pub mod cranelift_target;
 
 pub use cranelift_ops::Plant;
 pub use cranelift_ops::{frontend_config, signature};
 pub use cranelift_run::CraneliftError;
+pub use cranelift_target::Cranelift;
 
 use crate::outcome::Outcome;
 use cranelift_codegen::ir::{Function, UserFuncName};
