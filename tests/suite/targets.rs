@@ -118,19 +118,30 @@ fn cases_and_corpus_agree_on_gcc_and_clang_at_every_option_set() {
 }
 
 /// A short campaign on `target`, which has a planted bug: it must fail,
-/// and the reduced case must be smaller and exported.
-fn planted_bug_is_found_and_reduced(target: Arc<dyn Target>, tag: &str, export_suffix: &str) {
+/// and the reduced case must be smaller and exported. One batch of eight
+/// programs from `seed`, on one thread: the seeds are chosen so that the
+/// first failure, the one reduced, is a wrong outcome and not a timeout
+/// (a planted bug that makes a loop run forever costs the time limit on
+/// every candidate of the reduction that loops).
+fn planted_bug_is_found_and_reduced(target: Arc<dyn Target>, tag: &str, seed: u64, export_suffix: &str) {
     let dir = std::env::temp_dir().join(format!("ssaref-planted-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut config = TargetCampaign::new(vec![target], &dir);
-    config.max_programs = Some(32);
-    config.duration = std::time::Duration::from_secs(300);
-    config.jobs = 2;
-    config.seed = 1;
-    config.batch = 32;
-    config.reduce_tests = 72;
+    config.max_programs = Some(8);
+    config.duration = std::time::Duration::from_secs(120);
+    config.jobs = 1;
+    config.seed = seed;
+    config.batch = 8;
+    config.reduce_tests = 120;
     config.max_reductions = 1;
     let summary = run_target_campaign(&config, &InterpOracle, &AtomicBool::new(false));
+    let lines = |p: &std::path::Path| std::fs::read_to_string(p).map_or(0, |t| t.lines().count());
+    let reduced: Vec<&std::path::PathBuf> =
+        summary.exported.iter().filter(|p| p.to_string_lossy().contains("-reduced.s")).collect();
+    let shrunk = reduced.iter().all(|r| {
+        let original = r.to_string_lossy().replace("-reduced.", ".");
+        lines(r) < lines(std::path::Path::new(&original))
+    });
     let _ = std::fs::remove_dir_all(&dir);
     assert!(
         !summary.failures.is_empty(),
@@ -142,7 +153,8 @@ fn planted_bug_is_found_and_reduced(target: Arc<dyn Target>, tag: &str, export_s
         exported.iter().any(|p| p.ends_with(export_suffix)),
         "no reduced case was exported as {export_suffix}: {exported:?}"
     );
-    assert!(exported.iter().any(|p| p.contains("-reduced.")), "no reduced case file: {exported:?}");
+    assert!(!reduced.is_empty(), "no reduced case file: {exported:?}");
+    assert!(shrunk, "a reduced case is not smaller than the case it comes from: {exported:?}");
 }
 
 #[test]
@@ -151,7 +163,7 @@ fn a_planted_phi_swap_in_the_llvm_adapter_is_found_and_reduced() {
     if !available(&llvm) {
         return;
     }
-    planted_bug_is_found_and_reduced(Arc::new(llvm), "llvm", ".ll");
+    planted_bug_is_found_and_reduced(Arc::new(llvm), "llvm", 8, ".ll");
 }
 
 #[test]
@@ -161,5 +173,5 @@ fn a_planted_missing_division_guard_in_the_c_adapter_is_found_and_reduced() {
     if !available(&gcc) {
         return;
     }
-    planted_bug_is_found_and_reduced(Arc::new(gcc), "gcc", ".c");
+    planted_bug_is_found_and_reduced(Arc::new(gcc), "gcc", 8, ".c");
 }
