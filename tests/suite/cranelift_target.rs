@@ -105,19 +105,24 @@ fn the_version_in_the_export_is_the_one_in_cargo_lock() {
 }
 
 /// A short campaign of the `cranelift` target with `plant`: it must fail,
-/// reduce the case and export it as `.clif` with a run line or the trap.
-fn planted_bug_is_found_and_reduced(plant: cranelift::Plant, tag: &str) {
+/// reduce the case (to fewer lines) and export it as `.clif` with a run
+/// line or the trap. One batch of eight programs from `seed` on one
+/// thread, chosen so that the first failure, the one reduced, is a wrong
+/// outcome (a looping candidate costs its fuel, not much more).
+fn planted_bug_is_found_and_reduced(plant: cranelift::Plant, tag: &str, seed: u64) {
     use ssaref::campaign::target_campaign::{run_target_campaign, TargetCampaign};
     let dir = std::env::temp_dir().join(format!("ssaref-planted-cranelift-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let target: std::sync::Arc<dyn ssaref::targets::target::Target> = std::sync::Arc::new(cranelift::Cranelift::planted(plant));
+    let target: std::sync::Arc<dyn ssaref::targets::target::Target> =
+        std::sync::Arc::new(cranelift::Cranelift::planted(plant));
     let mut config = TargetCampaign::new(vec![target], &dir);
-    config.max_programs = Some(64);
-    config.duration = std::time::Duration::from_secs(300);
-    config.jobs = 2;
-    config.seed = 1;
-    config.batch = 16;
-    config.reduce_tests = 400;
+    config.max_programs = Some(8);
+    config.duration = std::time::Duration::from_secs(120);
+    config.jobs = 1;
+    config.seed = seed;
+    config.batch = 8;
+    config.reduce_tests = 1_000;
+    config.max_reductions = 1;
     let summary =
         run_target_campaign(&config, &crate::common::InterpOracle, &std::sync::atomic::AtomicBool::new(false));
     let exported: Vec<std::path::PathBuf> = summary.exported.clone();
@@ -126,13 +131,21 @@ fn planted_bug_is_found_and_reduced(plant: cranelift::Plant, tag: &str) {
         .filter(|p| p.extension().is_some_and(|x| x == "clif"))
         .map(|p| std::fs::read_to_string(p).unwrap())
         .collect();
+    let lines = |p: &std::path::Path| std::fs::read_to_string(p).map_or(0, |t| t.lines().count());
+    let reduced: Vec<&std::path::PathBuf> =
+        exported.iter().filter(|p| p.to_string_lossy().contains("-reduced.s")).collect();
+    let shrunk = reduced.iter().all(|r| {
+        let original = r.to_string_lossy().replace("-reduced.", ".");
+        lines(r) < lines(std::path::Path::new(&original))
+    });
     let _ = std::fs::remove_dir_all(&dir);
     assert!(
         !summary.failures.is_empty(),
         "the planted bug ({tag}) was not found:\n{}",
         summary.render(&config.targets)
     );
-    assert!(exported.iter().any(|p| p.display().to_string().contains("-reduced.")), "no reduced case: {exported:?}");
+    assert!(!reduced.is_empty(), "no reduced case: {exported:?}");
+    assert!(shrunk, "a reduced case is not smaller than the case it comes from: {exported:?}");
     assert!(!clif.is_empty(), "no .clif export: {exported:?}");
     for text in &clif {
         assert!(text.contains("test run\n") && text.contains("target x86_64"), "{text}");
@@ -143,5 +156,5 @@ fn planted_bug_is_found_and_reduced(plant: cranelift::Plant, tag: &str) {
 
 #[test]
 fn a_planted_block_argument_swap_is_found_and_reduced() {
-    planted_bug_is_found_and_reduced(cranelift::Plant::SwapBlockArgs, "swap");
+    planted_bug_is_found_and_reduced(cranelift::Plant::SwapBlockArgs, "swap", 8);
 }
