@@ -24,7 +24,7 @@ pub fn by_name(name: &str) -> Option<Arc<dyn Target>> {
         "gcc" => Some(Arc::new(CCompiler::gcc())),
         "clang" => Some(Arc::new(CCompiler::clang())),
         #[cfg(feature = "cranelift")]
-        "cranelift" => Some(Arc::new(crate::targets::cranelift::Cranelift::default())),
+        "cranelift" => Some(Arc::new(crate::targets::cranelift::cranelift_target::Cranelift::default())),
         _ => None,
     }
 }

@@ -114,7 +114,7 @@ fn planted_bug_is_found_and_reduced(plant: cranelift::Plant, tag: &str, seed: u6
     let dir = std::env::temp_dir().join(format!("ssaref-planted-cranelift-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let target: std::sync::Arc<dyn ssaref::targets::target::Target> =
-        std::sync::Arc::new(cranelift::Cranelift::planted(plant));
+        std::sync::Arc::new(cranelift::cranelift_target::Cranelift::planted(plant));
     let mut config = TargetCampaign::new(vec![target], &dir);
     config.max_programs = Some(8);
     config.duration = std::time::Duration::from_secs(120);

@@ -24,7 +24,6 @@ pub mod cranelift_target;
 pub use cranelift_ops::Plant;
 pub use cranelift_ops::{frontend_config, signature};
 pub use cranelift_run::CraneliftError;
-pub use cranelift_target::Cranelift;
 
 use crate::outcome::Outcome;
 use cranelift_codegen::ir::{Function, UserFuncName};
