@@ -27,7 +27,9 @@
 //! - out-of-ssa: one of the campaign's configurations (the 28 of
 //!   [`out_of_ssa_rotation`], each with its cross-checks), with one of the four
 //!   class-interference tests (`ClassTest::ALL`: with Sreedhar III, the
-//!   graphs of the two §IV-D baselines).
+//!   graphs of the two §IV-D baselines). A program whose configuration is
+//!   copy sharing's gets its construction variant with copy propagation
+//!   off ([`paired_construction`]'s reason).
 //!
 //! The dimensions advance at different phases (see [`pick`]), so that two
 //! dimensions of the same size do not stay paired. Without rotation
@@ -38,7 +40,7 @@
 use crate::backend::OutOfSsa;
 use crate::construction::braun::BraunOptions;
 use crate::differential::DiffConfig;
-use crate::out_of_ssa::coalescing::ClassTest;
+use crate::out_of_ssa::coalescing::{ClassTest, CoalescingVariant};
 use crate::ssa_ra::regalloc::RegallocOptions;
 use std::collections::BTreeMap;
 
@@ -156,14 +158,29 @@ impl Rotation {
         // with half of the class tests when 4 and `n` share a factor).
         let n2 = self.out_of_ssa.len().max(1) as u64;
         let class_test = ClassTest::ALL[((seed % 4 + seed / n2 % 4) % 4) as usize];
-        let out_of_ssa = self
+        let out_of_ssa: Vec<OutOfSsa> = self
             .out_of_ssa
             .get(pick(seed, self.out_of_ssa.len(), 0))
             .map(|r| r.with_class_test(class_test))
             .into_iter()
             .collect();
+        let construction = paired_construction(construction, &out_of_ssa);
         ProgramConfig { construction, regs, ssa_ra, out_of_ssa, regalloc2: self.regalloc2 }
     }
+}
+
+/// The construction variant of a program that runs `out_of_ssa`: the
+/// rotated one, with copy propagation off when copy sharing runs. Copy
+/// sharing removes a copy whose source's value another variable holds,
+/// and after copy propagation a source program has no two variables with
+/// one value except a phi operand and its inserted copy, so copy sharing's
+/// own path almost never runs on them (docs/campaigns.md gives the
+/// shares).
+fn paired_construction(mut construction: BraunOptions, out_of_ssa: &[OutOfSsa]) -> BraunOptions {
+    if out_of_ssa.iter().any(|r| r.out_of_ssa.variant == CoalescingVariant::Sharing) {
+        construction.copy_propagation = false;
+    }
+    construction
 }
 
 impl ProgramConfig {

@@ -30,7 +30,8 @@
 //!   back edge is a conditional branch, with the value from before the back
 //!   edge used after the loop), a conditional branch on a value that also
 //!   flows into a phi of its successor (their Fig. 1), one value copied into
-//!   several phis (fan-out), and critical edges;
+//!   several phis (fan-out) or down a chain of copies live across a join
+//!   (copy sharing's shape), and critical edges;
 //! - high register pressure: a dozen or more values live at once across a
 //!   loop and a branch, so that an allocator with few registers must spill,
 //!   phi operands included;

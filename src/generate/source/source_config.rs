@@ -54,7 +54,9 @@ pub enum Feature {
     BranchUse,
     /// Three or more loop-carried values rotated.
     Rotation,
-    /// One value assigned to several variables that meet in phis.
+    /// One value assigned to several variables that meet in phis, or a
+    /// chain of copies of one value live across a join where some of them
+    /// change.
     FanOut,
     /// Many values live at once across a loop and a branch.
     Pressure,

@@ -556,6 +556,9 @@ impl<E: Entropy> Generator<'_, E> {
     /// at a loop header (the back edge brings the value to every phi) or at
     /// the join of an `if`.
     fn fan_out(&mut self, depth: usize) -> Vec<Stmt> {
+        if self.e.chance(50) {
+            return self.copy_chain(depth);
+        }
         let n = self.e.range(2, 4) as usize;
         let targets: Vec<String> = (0..n).map(|_| self.fresh_var()).collect();
         let src = self.fresh_var();
@@ -581,6 +584,55 @@ impl<E: Entropy> Generator<'_, E> {
         let mut used = var(&targets[0]);
         for t in &targets[1..] {
             used = bin(BinOp::Add, used, var(t));
+        }
+        out.push(self.use_value(used));
+        out
+    }
+
+    /// A chain of copies of one value, `c1 = s; c2 = c1; c3 = c2;`, all
+    /// live across the join of an `if` or round a loop in which some of
+    /// them get a new value (from an operation, or a copy of another member
+    /// of the chain) on one path only, and all used after it. Each phi then
+    /// merges a copy of the value with a different value while the other
+    /// copies still hold it: the copies that copy sharing (Boissinot et al.,
+    /// CGO 2009, §III-B) removes by finding another variable of the same
+    /// value live at the copy.
+    fn copy_chain(&mut self, depth: usize) -> Vec<Stmt> {
+        let n = self.e.range(2, 4) as usize;
+        let src = self.fresh_var();
+        let chain: Vec<String> = (0..n).map(|_| self.fresh_var()).collect();
+        let first = self.expr(1);
+        let mut out = vec![assign(&src, first), assign(&chain[0], var(&src))];
+        for i in 1..n {
+            out.push(assign(&chain[i], var(&chain[i - 1])));
+        }
+        let updates = |g: &mut Self, d: usize| {
+            let mut b = g.filler(d);
+            let k = g.e.range(1, (n - 1) as u64) as usize;
+            for _ in 0..k {
+                let i = g.e.below(n as u64) as usize;
+                let e = if g.e.chance(50) {
+                    let op = SAFE_BINOPS[g.e.below(8) as usize];
+                    bin(op, var(&chain[i]), var(&src))
+                } else {
+                    var(&chain[g.e.below(n as u64) as usize])
+                };
+                b.push(assign(&chain[i], e));
+            }
+            b
+        };
+        if self.e.chance(50) {
+            let cond = self.cond();
+            out.extend(self.some_loop(depth, cond, updates));
+        } else {
+            let c = self.nonconst_cond();
+            let then = updates(self, depth);
+            let els = if self.e.chance(50) { Some(Block::new(updates(self, depth))) } else { None };
+            out.push(Stmt::If(c, Block::new(then), els));
+        }
+        let mut used = var(&src);
+        for c in &chain {
+            used = bin(BinOp::Add, used, var(c));
         }
         out.push(self.use_value(used));
         out
