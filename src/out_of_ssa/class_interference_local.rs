@@ -327,7 +327,13 @@ pub(crate) fn classes_interfere_local(
             }
             Some(t) => (Some(t.var), Some(t.var)),
         };
-        if is_small || stack.last().is_some_and(|t| t.small) {
+        // A member of the larger class whose top is of its class and at its
+        // own definition point gets its parent recorded too: an earlier
+        // merge may have ordered the members of that point differently
+        // (first class first) and left `a`, not the top, holding the
+        // point's parent from above, which this merge may have changed.
+        let same_point = |t: &Entry| key_of(ctx, t.var).is_some_and(|kt| (kt.0, kt.1) == (k.0, k.1));
+        if is_small || stack.last().is_some_and(|t| t.small || same_point(t)) {
             updates.parents.push((a, parent));
         }
         let out = match other {

@@ -135,8 +135,8 @@ impl CongruenceClasses {
         }
     }
 
-    /// With the self-checks on, compares the `equal_anc_in` held
-    /// for class `root`, if it is up to date, with their recomputation
+    /// With the self-checks on, compares the `equal_anc_in` and forest
+    /// parents held for class `root`, if it is up to date, with their recomputation
     /// (`congruence_classes_recomputation.rs`), at sampled events.
     fn self_check(&mut self, ctx: &ValueInterference<'_>, root: Value, what: &str) {
         if !self.valid.contains(&root) {
@@ -146,7 +146,7 @@ impl CongruenceClasses {
         self.events += 1;
         if recomputation::should_check(n, self.events - 1) {
             let members = self.members(ctx, root);
-            recomputation::check_class(ctx, &members, &self.anc_in, what);
+            recomputation::check_class(ctx, &members, &self.anc_in, &self.parents, what);
         }
     }
 }
@@ -220,7 +220,7 @@ mod tests {
                     if classes.valid.contains(&root) {
                         let members = classes.members(&ctx, root);
                         largest = largest.max(members.len());
-                        check_class(&ctx, &members, &classes.anc_in, "a merge of the test");
+                        check_class(&ctx, &members, &classes.anc_in, &classes.parents, "a merge of the test");
                         checked += 1;
                     }
                 }

@@ -23,11 +23,12 @@
 //! `a`'s own point or at the latest point of the set strictly above `a`;
 //! `none` is right when no member of the set is strictly above `a`.
 //!
-//! The forest parents the class also keeps are not compared: the merge
-//! walk keeps them only up to an equivalence ("A visited member sees the
-//! right parent, or an equivalent one": a trivial member of the larger
-//! class may keep a skipped member's place), which a from-scratch
-//! recomputation of the forest does not know.
+//! The forest parent the class keeps for each member is compared the same
+//! way, with `D(a)` as the set: a member of `D(a)` at `a`'s own point or at
+//! the latest point of `D(a)` strictly above `a`, and `none` only when no
+//! member is strictly above. That is all the merge walk relies on (its
+//! forest search reads the parent's point, then the latest member there),
+//! and it holds whichever way ties at one point were broken.
 //!
 //! That costs (members)² queries, so the caller samples (see
 //! `should_check`).
@@ -52,14 +53,16 @@ pub(crate) fn should_check(members: usize, event: u64) -> bool {
     self_checks::enabled() && (members <= SMALL_CLASS || event.is_multiple_of(LARGE_CLASS_STRIDE))
 }
 
-/// Compares the `equal_anc_in` that `congruence_classes.rs` holds for the members of one class (`members`, in dominance pre-DFS
-/// order) with their recomputation; panics on the first difference, naming
-/// the member, what is held and what is right. `what` says which update
-/// led here.
+/// Compares the `equal_anc_in` and the forest parents that
+/// `congruence_classes.rs` holds for the members of one class (`members`,
+/// in dominance pre-DFS order) with their recomputation; panics on the
+/// first difference, naming the member, what is held and what is right.
+/// `what` says which update led here.
 pub(crate) fn check_class(
     ctx: &ValueInterference<'_>,
     members: &[Value],
     held_anc_in: &FxHashMap<Value, Option<Value>>,
+    held_parents: &FxHashMap<Value, Option<Value>>,
     what: &str,
 ) {
     self_checks::count();
@@ -89,6 +92,14 @@ pub(crate) fn check_class(
             a.index(),
             held.map_or("missing".to_string(), name),
             name(latest(&equal))
+        );
+        let parent = held_parents.get(&a).copied();
+        assert!(
+            parent.is_some_and(|p| right(a, p, &dominating)),
+            "self-check of the congruence classes after {what}: the forest parent of v{} is held as {} but is {}",
+            a.index(),
+            parent.map_or("missing".to_string(), name),
+            name(latest(&dominating))
         );
     }
 }

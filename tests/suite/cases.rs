@@ -167,3 +167,22 @@ fn failing_verdicts_print_outcomes_as_text_not_all_of_mem() {
         "stage x86[k=2] diverges\n  expected:\n    1\n    2\n    return 0\n    mem[3] = 5\n  got:\n    1\n    return 7\n    mem[3] = 5\n"
     );
 }
+
+/// The forest parents of out-of-ssa's congruence classes stay right when a
+/// merge brings in a member above two members defined at one point that an
+/// earlier merge ordered the other way (the case's header): every
+/// out-of-ssa configuration at K = 2 with the self-checks on, which compare
+/// the parents with their recomputation after every merge.
+#[test]
+fn forest_parents_stay_right_across_members_defined_at_one_point() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/out_of_ssa_forest_parent_tie.ssa");
+    let case = SsaCaseFile::parse(&std::fs::read_to_string(path).expect("the case exists")).expect("valid");
+    let args = case.args();
+    let config = DiffConfig::standard(&[2], FUEL);
+    let before = ssaref::analysis::self_checks::invocations();
+    let verdict = ssaref::analysis::self_checks::with_checks(true, || {
+        differential_ssa(&case.module, &args, &InterpOracle, &config)
+    });
+    assert!(matches!(verdict, Verdict::Agree { .. }), "{verdict}");
+    assert!(ssaref::analysis::self_checks::invocations() > before, "the self-checks ran");
+}
