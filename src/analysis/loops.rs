@@ -30,8 +30,25 @@
 //! on a cycle has depth at least 1, and a block on a cycle nested inside
 //! another cycle counts both. Unreachable blocks have depth 0.
 //!
-//! Nothing recurses: the nest is processed with a worklist of regions, and
-//! the components are found by the iterative Tarjan of `scc.rs`.
+//! # Computation
+//!
+//! A reducible CFG (every retreating edge of a depth-first search goes to a
+//! block that dominates its source) takes the way production compilers
+//! build their loop nest (LLVM's `LoopInfo`, Havlak's and Ramalingam's
+//! forests): once, from the dominator tree. The headers (targets of back
+//! edges) are taken innermost first (deepest in the dominator tree first),
+//! and each header's body is found by walking predecessors backwards from
+//! its back edges, jumping over an inner loop already found to its header
+//! with a union-find, so that every block is added to one loop only, the
+//! innermost one, and every inner header once to its parent loop. The cost
+//! is about linear in blocks and edges, where taking the components of
+//! each body again costs (blocks) × (depth of the nest).
+//!
+//! Any other CFG takes Steensgaard's definition as written above
+//! ([`loop_depth_by_sccs`]), processed with a worklist of regions, the
+//! components found by the iterative Tarjan of `scc.rs`; nothing recurses.
+//! `tests/suite/intervals_and_loops.rs` compares the two on reducible
+//! functions.
 
 use crate::analysis::dominance::DomTree;
 use crate::analysis::scc::tarjan_sccs;
@@ -39,14 +56,115 @@ use crate::entity::{EntityRef, EntityVec};
 use crate::ir::{Block, Function};
 
 /// The loop nesting depth of every block of `f` (see the module
-/// documentation).
+/// documentation): from the dominator tree when the CFG is reducible, by
+/// Steensgaard's components otherwise.
 pub fn loop_depth(f: &Function) -> EntityVec<Block, u32> {
-    let n = f.blocks.len();
-    let mut depth = EntityVec::from_elem(0u32, n);
-    if n == 0 {
-        return depth;
+    if f.blocks.is_empty() {
+        return EntityVec::new();
     }
     let dom = DomTree::compute(f);
+    natural_loop_depth(f, &dom).unwrap_or_else(|| sccs_loop_depth(f, &dom))
+}
+
+/// The loop nesting depth by Steensgaard's definition alone, whatever the
+/// CFG: the reference the dominator-tree computation is tested against.
+pub fn loop_depth_by_sccs(f: &Function) -> EntityVec<Block, u32> {
+    if f.blocks.is_empty() {
+        return EntityVec::new();
+    }
+    sccs_loop_depth(f, &DomTree::compute(f))
+}
+
+/// The natural-loop nest of a reducible CFG, found once from the dominator
+/// tree (see "Computation" in the module documentation), or `None` when
+/// the CFG is irreducible.
+fn natural_loop_depth(f: &Function, dom: &DomTree) -> Option<EntityVec<Block, u32>> {
+    let n = f.blocks.len();
+    // Reducible: every edge that goes back in reverse post-order (the
+    // retreating edges of the search that made it) goes to a dominator of
+    // its source. Those edges are then the back edges, and their targets the
+    // headers.
+    let mut is_header = vec![false; n];
+    for &u in &dom.rpo {
+        for s in f.succs(u) {
+            if dom.rpo_index[s] <= dom.rpo_index[u] {
+                if !dom.dominates(s, u) {
+                    return None;
+                }
+                is_header[s.index()] = true;
+            }
+        }
+    }
+    // Headers innermost first: an inner header is strictly dominated by the
+    // header of every loop around it, so it comes later in dominator-tree
+    // pre-order.
+    let headers: Vec<Block> = dom.preorder.iter().rev().copied().filter(|b| is_header[b.index()]).collect();
+    // `up[b]`: for a block that is not a header, the header of the innermost
+    // loop that contains it; for a header, the header of the loop around its
+    // own. `find` follows `rep` to the outermost header found so far (path
+    // halving), the representative of everything already gathered.
+    const NONE: u32 = u32::MAX;
+    let mut up = vec![NONE; n];
+    let mut rep: Vec<u32> = (0..n as u32).collect();
+    fn find(rep: &mut [u32], mut x: u32) -> u32 {
+        while rep[x as usize] != x {
+            let next = rep[rep[x as usize] as usize];
+            rep[x as usize] = next;
+            x = next;
+        }
+        x
+    }
+    let mut stack: Vec<u32> = Vec::new();
+    for &h in &headers {
+        let hi = h.index() as u32;
+        for &p in &f.blocks[h].preds {
+            if dom.is_reachable(p) && dom.dominates(h, p) {
+                stack.push(p.index() as u32);
+            }
+        }
+        while let Some(x) = stack.pop() {
+            // A representative is a block in no loop yet or the header of
+            // the outermost loop found so far around it; in a reducible CFG
+            // it lies in `h`'s loop, since it reaches a back edge to `h`
+            // without passing `h`.
+            let r = find(&mut rep, x);
+            if r == hi {
+                continue;
+            }
+            up[r as usize] = hi;
+            rep[r as usize] = hi;
+            for &p in &f.blocks[Block::new(r as usize)].preds {
+                if dom.is_reachable(p) {
+                    stack.push(p.index() as u32);
+                }
+            }
+        }
+    }
+    // Depths: a header's loop is one deeper than the loop around it; outer
+    // headers first (dominator-tree pre-order) so that each is known before
+    // the loops inside it.
+    let mut loop_depth = vec![0u32; n];
+    for &h in headers.iter().rev() {
+        let outer = up[h.index()];
+        loop_depth[h.index()] = 1 + if outer == NONE { 0 } else { loop_depth[outer as usize] };
+    }
+    let mut depth = EntityVec::from_elem(0u32, n);
+    for &b in &dom.rpo {
+        depth[b] = if is_header[b.index()] {
+            loop_depth[b.index()]
+        } else if up[b.index()] == NONE {
+            0
+        } else {
+            loop_depth[up[b.index()] as usize]
+        };
+    }
+    Some(depth)
+}
+
+/// Steensgaard's loop nest by components of each loop body in turn.
+fn sccs_loop_depth(f: &Function, dom: &DomTree) -> EntityVec<Block, u32> {
+    let n = f.blocks.len();
+    let mut depth = EntityVec::from_elem(0u32, n);
     let reachable: Vec<Block> = f.blocks.keys().filter(|&b| dom.is_reachable(b)).collect();
     // Each region is a set of blocks and the set of edges inside it that
     // have been removed (edges into an entry of an enclosing loop).

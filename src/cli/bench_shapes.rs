@@ -1,10 +1,10 @@
 //! `ssaref bench-shapes`: `ssaref run` on functions of extreme shape
 //! (`gen --shape params|nested-loops|wide-join|many-functions`, see
 //! `generate/source/worst_case.rs`) for a series of sizes and each back
-//! end, each run a child process of this binary, so that every pass, check
-//! and the emulator count as a user's `run` pays for them. Prints the wall
-//! time, the child's CPU time and its peak resident memory, and the growth
-//! of the time against the previous size of the series divided by the
+//! end, each run a child process of this binary, so that every pass and
+//! the emulator count as a user's `run` pays for them (the passes' own
+//! checks only with `--checks`). Prints the wall time, the child's CPU time
+//! and its peak resident memory, and the growth of the CPU time against the previous size of the series divided by the
 //! growth of the size (1.0 is linear). A benchmark, never a test: no
 //! threshold is checked.
 
@@ -21,8 +21,8 @@ pub struct BenchShapesArgs {
     #[arg(long, value_delimiter = ',')]
     shapes: Vec<String>,
     /// Sizes (default: each shape's series, 3k, 10k, 30k; parameters 1k,
-    /// 3k, 10k).
-    #[arg(long, value_delimiter = ',')]
+    /// 3k, 10k); each 1 to 10,000,000, as `gen --size`.
+    #[arg(long, value_delimiter = ',', value_parser = crate::args::size())]
     sizes: Vec<usize>,
     /// Back ends (`run --route`): ssa-ra, out-of-ssa, regalloc2.
     #[arg(long, value_delimiter = ',', default_value = "ssa-ra,out-of-ssa,regalloc2")]
@@ -35,6 +35,11 @@ pub struct BenchShapesArgs {
     /// build, for before/after figures.
     #[arg(long, value_name = "PATH")]
     exe: Option<std::path::PathBuf>,
+    /// Run the passes' own checks in the child (`run` without
+    /// `--no-check`); by default they are off, so that the figures are the
+    /// algorithms' cost.
+    #[arg(long)]
+    checks: bool,
 }
 
 /// What one child run measured.
@@ -53,12 +58,14 @@ fn run_child(
     file: &std::path::Path,
     route: &str,
     timeout: Duration,
+    checks: bool,
 ) -> Result<Measured, Failure> {
     let start = Instant::now();
     let child = Command::new(exe)
         .arg("run")
         .arg(file)
         .args(["--route", route])
+        .args(if checks { None } else { Some("--no-check") })
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -129,7 +136,8 @@ pub fn cmd_bench_shapes(a: BenchShapesArgs) -> Result<ExitCode, Failure> {
     let dir = std::env::temp_dir();
     let timeout = Duration::from_secs(a.timeout);
     sayln!(
-        "`ssaref run FILE --route R` on `gen --shape S --size N`; growth: time ratio / size ratio to the previous size"
+        "`ssaref run FILE --route R{}` on `gen --shape S --size N`; growth: CPU time ratio / size ratio to the previous size",
+        if a.checks { "" } else { " --no-check" }
     );
     sayln!(
         "{:<15} {:>7} {:<11} {:>9} {:>9} {:>9} {:>7} {:>6}",
@@ -149,7 +157,7 @@ pub fn cmd_bench_shapes(a: BenchShapesArgs) -> Result<ExitCode, Failure> {
             for &size in &sizes {
                 let file = dir.join(format!("ssaref-bench-shapes-{}-{}-{size}.src", std::process::id(), shape.name()));
                 std::fs::write(&file, shape.source(size)).map_err(|e| bad_input(format!("{}: {e}", file.display())))?;
-                let m = run_child(&exe, &file, route, timeout);
+                let m = run_child(&exe, &file, route, timeout, a.checks);
                 let _ = std::fs::remove_file(&file);
                 let m = m?;
                 let growth = previous
