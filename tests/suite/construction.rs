@@ -319,3 +319,21 @@ fn ifs_that_keep_a_variable_get_no_phi_for_it() {
     assert_eq!(f.phi_count(), 1, "{f:?}");
     assert_eq!(stats.phis_created, 1, "a phi for b only: {stats:?}");
 }
+
+/// Algorithm 5 on `gen --shape nested-loops`: the header phis of N nested
+/// loops form one SCC with two outer operands (the initial value and the
+/// increment), and each level of the recursion peels off the outermost and
+/// innermost phi and searches the rest again, so the phis given to
+/// Tarjan's search grow with N²/4, not N: the cost of the algorithm as
+/// printed (§3.2), which the recursion does not avoid.
+#[test]
+fn algorithm_5_searches_nested_loop_phis_once_per_level() {
+    let searched = |n: usize| {
+        let p = parse(&ssaref::generate::source::WorstShape::NestedLoops.source(n));
+        construct_function(&p.functions[0], &BraunOptions::plain()).1.scc_searched
+    };
+    let counts: Vec<usize> = [10, 20, 40, 80].iter().map(|&n| searched(n)).collect();
+    for (i, n) in [10usize, 20, 40, 80].into_iter().enumerate() {
+        assert_eq!(counts[i], n * n / 4 + n / 2, "N = {n}: {counts:?}");
+    }
+}

@@ -141,6 +141,11 @@ pub struct BraunStats {
     pub scc_removed: usize,
     /// Phis removed because nothing used them any more.
     pub dead_removed: usize,
+    /// Phis given to Tarjan's search by Alg. 5, over every level of its
+    /// recursion on inner phi sets: its cost, which is (phis) × (levels),
+    /// quadratic when each level peels only a few phis off one SCC, as on
+    /// deeply nested loops.
+    pub scc_searched: usize,
     /// Triviality checks answered by the witness cache alone.
     pub witness_hits: usize,
 }

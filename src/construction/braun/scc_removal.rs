@@ -52,6 +52,14 @@ impl Builder {
             }
             let scc: Vec<Value> = sccs.component(i).iter().copied().filter(|&p| self.is_live_phi(p)).collect();
             if let Some(inner) = self.process_scc(&scc, died_before) {
+                // A job whose components are all processed is dropped
+                // before its inner job runs (a tail call): on a nest of
+                // loops each level is one SCC whose inner set is the next
+                // level, and keeping every level's components would hold
+                // (phis) × (levels) values at once.
+                if jobs.last().is_some_and(|(sccs, next)| *next == sccs.ends.len()) {
+                    jobs.pop();
+                }
                 let inner_sccs = self.phi_sccs(&inner);
                 jobs.push((inner_sccs, 0));
             }
@@ -156,6 +164,7 @@ impl Builder {
     /// allocations cost more than the search (all live phis are searched
     /// once when the function is finished).
     fn phi_sccs(&mut self, phis: &[Value]) -> PhiSccs {
+        self.stats.scc_searched += phis.len();
         let mut index_of = std::mem::take(&mut self.scc_index);
         if index_of.len() < self.value_count as usize {
             index_of.resize(self.value_count as usize, NOT_IN_SET);
