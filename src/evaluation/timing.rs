@@ -162,18 +162,34 @@ pub const WARM_UP_BELOW_SECONDS: f64 = 1.0;
 /// [`WARM_UP_BELOW_SECONDS`], every other configuration gets an untimed run
 /// too. An error of a run stops the measurement.
 pub fn interleaved(repeat: usize, probe: &dyn MemoryProbe, runs: &mut [Run<'_>]) -> Result<Vec<Timing>, EvalError> {
+    interleaved_prepared(repeat, probe, &mut |_| {}, runs)
+}
+
+/// [`interleaved`], calling `prepare(i)` before each run of configuration
+/// `i` (the untimed ones too), outside its timed region and before the peak
+/// memory is reset: for work the run needs done but must not time, such as
+/// copying its input.
+pub fn interleaved_prepared(
+    repeat: usize,
+    probe: &dyn MemoryProbe,
+    prepare: &mut dyn FnMut(usize),
+    runs: &mut [Run<'_>],
+) -> Result<Vec<Timing>, EvalError> {
     let mut out = vec![Timing::default(); runs.len()];
     let start = Instant::now();
     if let Some(first) = runs.first_mut() {
+        prepare(0);
         drop(first()?);
     }
     if start.elapsed().as_secs_f64() < WARM_UP_BELOW_SECONDS {
-        for run in runs.iter_mut().skip(1) {
+        for (i, run) in runs.iter_mut().enumerate().skip(1) {
+            prepare(i);
             drop(run()?);
         }
     }
     for _ in 0..repeat.max(1) {
-        for (run, t) in runs.iter_mut().zip(out.iter_mut()) {
+        for (i, (run, t)) in runs.iter_mut().zip(out.iter_mut()).enumerate() {
+            prepare(i);
             probe.reset_peak();
             let base = probe.current();
             let clock = Stopwatch::start();

@@ -62,23 +62,32 @@
 //!   [`BitMatrixGraph::neighbors`], not by the coalescing.
 
 use crate::analysis::liveness::{live_at_end, Liveness};
-use crate::entity::{EntityRef, EntityVec};
+use crate::entity::EntityRef;
 use crate::ir::{Function, Value};
+use rustc_hash::FxHashSet;
 use crate::out_of_ssa::coalescing::InterferenceQuery;
 use crate::out_of_ssa::values::CopyGroups;
 
-/// The interference graph of every variable of a function: a triangular
-/// bit matrix and adjacency lists (see the module documentation).
+/// The interference graph of the variables of a function, all of them or
+/// those of a universe: a triangular bit matrix and adjacency lists (see
+/// the module documentation).
 #[derive(Clone, Debug, Default)]
 pub struct BitMatrixGraph {
-    /// Number of variables (`value_count` of the function).
+    /// Number of variables in the graph.
     n: usize,
-    /// Bit `i(i−1)/2 + j` for the pair `(i, j)`, `i > j`.
+    /// The row of each value number in the matrix, [`NOT_IN_GRAPH`] for a
+    /// value outside the universe; empty when the graph holds every
+    /// variable, each value number being its own row.
+    rows: Vec<u32>,
+    /// Bit `i(i−1)/2 + j` for the pair of rows `(i, j)`, `i > j`.
     bits: Vec<u64>,
-    /// The neighbours of every variable, in the order the edges were found.
-    adjacency: EntityVec<Value, Vec<Value>>,
+    /// The neighbours of every row, in the order the edges were found.
+    adjacency: Vec<Vec<Value>>,
     edges: usize,
 }
+
+/// The row of a value outside the graph's universe.
+const NOT_IN_GRAPH: u32 = u32::MAX;
 
 /// The bit of the unordered pair `{a, b}`, `a ≠ b`.
 fn pair_bit(a: usize, b: usize) -> usize {
@@ -90,18 +99,44 @@ impl BitMatrixGraph {
     /// An empty graph over `n` variables.
     pub fn with_variables(n: usize) -> Self {
         let pairs = n.saturating_mul(n.saturating_sub(1)) / 2;
-        BitMatrixGraph {
-            n,
-            bits: vec![0; pairs.div_ceil(64)],
-            adjacency: EntityVec::from_elem(Vec::new(), n),
-            edges: 0,
-        }
+        BitMatrixGraph { n, rows: Vec::new(), bits: vec![0; pairs.div_ceil(64)], adjacency: vec![Vec::new(); n], edges: 0 }
     }
 
-    /// Builds the graph of `f` from its liveness `live`, with the parallel
-    /// copies `groups` defining their destinations together.
+    /// Builds the graph of every variable of `f` from its liveness `live`,
+    /// with the parallel copies `groups` defining their destinations
+    /// together.
     pub fn build(f: &Function, live: &Liveness, groups: &CopyGroups) -> Self {
         let mut g = BitMatrixGraph::with_variables(f.value_count as usize);
+        g.fill(f, live, groups);
+        g
+    }
+
+    /// Builds the graph of the variables of `universe` only (the paper's
+    /// Sreedhar III baseline takes the φ- and copy-related ones): a matrix
+    /// of `|universe|` rows, numbered in value order.
+    pub fn build_over(f: &Function, live: &Liveness, groups: &CopyGroups, universe: &FxHashSet<Value>) -> Self {
+        let mut members: Vec<Value> = universe.iter().copied().filter(|v| v.0 < f.value_count).collect();
+        members.sort_unstable();
+        let mut g = BitMatrixGraph::with_variables(members.len());
+        g.rows = vec![NOT_IN_GRAPH; f.value_count as usize];
+        for (row, v) in members.iter().enumerate() {
+            g.rows[v.index()] = row as u32;
+        }
+        g.fill(f, live, groups);
+        g
+    }
+
+    /// The row of `v`, `None` outside the graph.
+    fn row(&self, v: Value) -> Option<usize> {
+        if self.rows.is_empty() {
+            return (v.index() < self.n).then_some(v.index());
+        }
+        self.rows.get(v.index()).filter(|&&r| r != NOT_IN_GRAPH).map(|&r| r as usize)
+    }
+
+    /// Adds the edges of `f`'s interference (see the module documentation).
+    fn fill(&mut self, f: &Function, live: &Liveness, groups: &CopyGroups) {
+        let g = self;
         for (b, data) in f.blocks.iter() {
             let mut cur = live_at_end(f, b, live);
             let mut i = data.insts.len();
@@ -111,7 +146,7 @@ impl BitMatrixGraph {
                 let start =
                     groups.ranges(b).iter().find(|&&(_, e)| e as usize == i).map_or(i - 1, |&(s, _)| s as usize);
                 for inst in &data.insts[start..i] {
-                    if let Some(d) = inst.dest {
+                    if let Some(d) = inst.dest.filter(|&d| g.row(d).is_some()) {
                         for v in cur.iter() {
                             g.add_edge(d, v);
                         }
@@ -131,42 +166,45 @@ impl BitMatrixGraph {
             }
             let params = if b == Function::ENTRY { f.params.as_slice() } else { &[] };
             for d in data.phis.iter().map(|p| p.dest).chain(params.iter().copied()) {
-                for v in live.live_in[b].iter() {
-                    g.add_edge(d, v);
+                if g.row(d).is_some() {
+                    for v in live.live_in[b].iter() {
+                        g.add_edge(d, v);
+                    }
                 }
             }
         }
-        g
     }
 
     /// Adds the edge `{a, b}` (nothing for `a = b`, or for a variable
     /// outside the graph).
     pub fn add_edge(&mut self, a: Value, b: Value) {
-        if a == b || a.index() >= self.n || b.index() >= self.n {
+        let (Some(ra), Some(rb)) = (self.row(a), self.row(b)) else { return };
+        if ra == rb {
             return;
         }
-        let bit = pair_bit(a.index(), b.index());
+        let bit = pair_bit(ra, rb);
         let (w, m) = (bit / 64, 1u64 << (bit % 64));
         if self.bits[w] & m == 0 {
             self.bits[w] |= m;
-            self.adjacency[a].push(b);
-            self.adjacency[b].push(a);
+            self.adjacency[ra].push(b);
+            self.adjacency[rb].push(a);
             self.edges += 1;
         }
     }
 
     /// True when `a` and `b` interfere: one bit read.
     pub fn contains(&self, a: Value, b: Value) -> bool {
-        if a == b || a.index() >= self.n || b.index() >= self.n {
+        let (Some(ra), Some(rb)) = (self.row(a), self.row(b)) else { return false };
+        if ra == rb {
             return false;
         }
-        let bit = pair_bit(a.index(), b.index());
+        let bit = pair_bit(ra, rb);
         self.bits[bit / 64] & (1u64 << (bit % 64)) != 0
     }
 
     /// The variables that interfere with `v`.
     pub fn neighbors(&self, v: Value) -> &[Value] {
-        self.adjacency.get(v).map_or(&[], |l| l.as_slice())
+        self.row(v).map_or(&[], |r| self.adjacency[r].as_slice())
     }
 
     /// Number of edges.
@@ -174,14 +212,14 @@ impl BitMatrixGraph {
         self.edges
     }
 
-    /// Number of variables.
+    /// Number of variables in the graph.
     pub fn variable_count(&self) -> usize {
         self.n
     }
 
     /// Bytes of the matrix and of the adjacency lists (their entries).
     pub fn footprint_bytes(&self) -> usize {
-        self.bits.len() * 8 + self.adjacency.values().map(|l| l.capacity() * 4).sum::<usize>()
+        self.bits.len() * 8 + self.rows.capacity() * 4 + self.adjacency.iter().map(|l| l.capacity() * 4).sum::<usize>()
     }
 }
 

@@ -70,6 +70,13 @@ impl OutOfSsaOptions {
         OutOfSsaOptions { class_test: ClassTest::BitMatrix, ..Self::sreedhar_iii_graph() }
     }
 
+    /// The Sreedhar III baseline as the paper built it (§IV-D): liveness
+    /// sets and the interference graph of the copy- and phi-related
+    /// variables as a triangular bit matrix plus adjacency lists, checks on.
+    pub fn sreedhar_iii_bitmatrix_related() -> Self {
+        OutOfSsaOptions { class_test: ClassTest::BitMatrixRelated, ..Self::sreedhar_iii_graph() }
+    }
+
     /// The second, cheaper Sreedhar III baseline: liveness sets and an
     /// interference graph over the copy- and phi-related variables only,
     /// stored as a hash set of edges (`coalescing::InterferenceGraph`),

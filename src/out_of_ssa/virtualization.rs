@@ -670,6 +670,25 @@ fn with_context<T>(
     body(&ctx, sets.as_ref())
 }
 
+/// The variables of `g` in a copy or a phi: the universe of the graphs of
+/// [`ClassTest::Graph`] and [`ClassTest::BitMatrixRelated`].
+fn related_variables(g: &Function) -> FxHashSet<Value> {
+    let mut universe = FxHashSet::default();
+    for d in g.blocks.values() {
+        for inst in &d.insts {
+            if let (Some(x), Op::Copy(y)) = (inst.dest, &inst.op) {
+                universe.insert(x);
+                universe.insert(*y);
+            }
+        }
+        for phi in &d.phis {
+            universe.insert(phi.dest);
+            universe.extend(phi.args.iter().copied());
+        }
+    }
+    universe
+}
+
 /// The translation of `out_of_ssa.rs` for `CoalescingVariant::SreedharIII`,
 /// from step 2 on: `g` is the input `f` after step 1, `report` what step 1
 /// counted.
@@ -690,27 +709,16 @@ pub fn translate_virtualized(
         // The two baselines of §IV-D; no virtual variable is in either.
         let edge_set = match (sets, opts.class_test) {
             (Some(live), ClassTest::Graph) => {
-                // The variables of the function in a copy or a phi.
-                let mut universe = FxHashSet::default();
-                for d in g.blocks.values() {
-                    for inst in &d.insts {
-                        if let (Some(x), Op::Copy(y)) = (inst.dest, &inst.op) {
-                            universe.insert(x);
-                            universe.insert(*y);
-                        }
-                    }
-                    for phi in &d.phis {
-                        universe.insert(phi.dest);
-                        universe.extend(phi.args.iter().copied());
-                    }
-                }
-                Some(InterferenceGraph::build(&g, live, &CopyGroups::none(), &universe))
+                Some(InterferenceGraph::build(&g, live, &CopyGroups::none(), &related_variables(&g)))
             }
             _ => None,
         };
         let bit_matrix = match (sets, opts.class_test) {
             // Every variable of the function.
             (Some(live), ClassTest::BitMatrix) => Some(BitMatrixGraph::build(&g, live, &CopyGroups::none())),
+            (Some(live), ClassTest::BitMatrixRelated) => {
+                Some(BitMatrixGraph::build_over(&g, live, &CopyGroups::none(), &related_variables(&g)))
+            }
             _ => None,
         };
         let graph: Option<&dyn InterferenceQuery> = match (&edge_set, &bit_matrix) {

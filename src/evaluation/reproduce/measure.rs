@@ -136,13 +136,14 @@ impl Scale {
         }
     }
 
-    /// Instructions of the generated compilation units of the out-of-SSA
-    /// timing (Boissinot et al. §IV-D).
-    pub fn out_of_ssa_sizes(self) -> Vec<usize> {
+    /// Statements of the generated functions of the out-of-SSA size series
+    /// (Boissinot et al. §IV-D), smallest first, and the instructions of
+    /// each generated compilation unit of the series.
+    pub fn out_of_ssa_series(self) -> (Vec<usize>, usize) {
         match self {
-            Scale::Tiny => vec![1_000],
-            Scale::Quick => vec![10_000, 100_000],
-            Scale::Full => vec![10_000, 100_000, 1_000_000],
+            Scale::Tiny => (vec![50, 300], 2_000),
+            Scale::Quick => (vec![50, 500, 3_000], 20_000),
+            Scale::Full => (vec![50, 150, 500, 1_500, 5_000, 15_000], 50_000),
         }
     }
 }

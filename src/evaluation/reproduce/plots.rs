@@ -101,6 +101,20 @@ fn tick(v: &f64) -> String {
     }
 }
 
+/// A tick label on a log axis: only at 1, 2 and 5 times a power of ten,
+/// so that labels never crowd where the decades narrow.
+fn log_tick(v: &f64) -> String {
+    if *v <= 0.0 {
+        return String::new();
+    }
+    let mantissa = v / 10f64.powf(v.log10().floor());
+    if [1.0, 2.0, 5.0, 10.0].iter().any(|m| (mantissa - m).abs() < 1e-6 * m) {
+        tick(v)
+    } else {
+        String::new()
+    }
+}
+
 /// Draws `plot` and returns the SVG text. Each series is drawn in order of
 /// x, whatever the order of its points.
 pub fn line_plot(plot: &LinePlot) -> Result<String, EvalError> {
@@ -134,12 +148,15 @@ where
             .y_label_area_size(80)
             .build_cartesian_2d(xs, ys)
             .map_err(err)?;
+        let fmt: &dyn Fn(&f64) -> String = if plot.log_log { &log_tick } else { &tick };
         chart
             .configure_mesh()
             .x_desc(plot.x_label.as_str())
             .y_desc(plot.y_label.as_str())
-            .x_label_formatter(&tick)
-            .y_label_formatter(&tick)
+            .x_labels(if plot.log_log { 40 } else { 10 })
+            .y_labels(if plot.log_log { 40 } else { 10 })
+            .x_label_formatter(fmt)
+            .y_label_formatter(fmt)
             .draw()
             .map_err(err)?;
         let (y_lo, y_hi) = {
