@@ -284,7 +284,13 @@ impl fmt::Display for BaselineTable {
         for (i, c) in configs.iter().enumerate() {
             write!(f, " | {:>21} {:>9}", format!("{} ms", c.tag), format!("{} KiB", c.tag))?;
             if i > 0 {
-                write!(f, " {:>8} {:>6} {:>6}", format!("{} edges", c.tag), format!("{} t×", c.tag), format!("{} m×", c.tag))?;
+                write!(
+                    f,
+                    " {:>8} {:>6} {:>6}",
+                    format!("{} edges", c.tag),
+                    format!("{} t×", c.tag),
+                    format!("{} m×", c.tag)
+                )?;
             }
         }
         writeln!(f)?;

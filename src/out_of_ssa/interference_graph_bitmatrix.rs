@@ -64,9 +64,9 @@
 use crate::analysis::liveness::{live_at_end, Liveness};
 use crate::entity::EntityRef;
 use crate::ir::{Function, Value};
-use rustc_hash::FxHashSet;
 use crate::out_of_ssa::coalescing::InterferenceQuery;
 use crate::out_of_ssa::values::CopyGroups;
+use rustc_hash::FxHashSet;
 
 /// The interference graph of the variables of a function, all of them or
 /// those of a universe: a triangular bit matrix and adjacency lists (see
@@ -99,7 +99,13 @@ impl BitMatrixGraph {
     /// An empty graph over `n` variables.
     pub fn with_variables(n: usize) -> Self {
         let pairs = n.saturating_mul(n.saturating_sub(1)) / 2;
-        BitMatrixGraph { n, rows: Vec::new(), bits: vec![0; pairs.div_ceil(64)], adjacency: vec![Vec::new(); n], edges: 0 }
+        BitMatrixGraph {
+            n,
+            rows: Vec::new(),
+            bits: vec![0; pairs.div_ceil(64)],
+            adjacency: vec![Vec::new(); n],
+            edges: 0,
+        }
     }
 
     /// Builds the graph of every variable of `f` from its liveness `live`,

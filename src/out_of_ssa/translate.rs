@@ -39,7 +39,7 @@ use crate::checkers::class_interference_check::check_classes_do_not_interfere;
 use crate::error::{CheckError, PassError};
 use crate::ir::{BlockData, Function, Module, Terminator, Value};
 use crate::out_of_ssa::coalescing::{
-    affinities, class_lists, Affinity, coalesce, ClassTest, CoalescingOptions, CoalescingVariant, InterferenceGraph,
+    affinities, class_lists, coalesce, Affinity, ClassTest, CoalescingOptions, CoalescingVariant, InterferenceGraph,
     InterferenceQuery,
 };
 use crate::out_of_ssa::copy_insertion::insert_copies;
@@ -167,7 +167,9 @@ pub fn translate_verified(f: &Function, mut g: Function, opts: &OutOfSsaOptions)
     let ctx = ValueInterference::with_source(&g, dom, source, &groups);
     // The two baselines of §IV-D (see `coalescing.rs`, "Class tests").
     let edge_set = match (&sets, opts.class_test) {
-        (Some(live), ClassTest::Graph) => Some(InterferenceGraph::build(&g, live, &groups, &related_variables(&g, &affs))),
+        (Some(live), ClassTest::Graph) => {
+            Some(InterferenceGraph::build(&g, live, &groups, &related_variables(&g, &affs)))
+        }
         _ => None,
     };
     let bit_matrix = match (&sets, opts.class_test) {

@@ -221,6 +221,19 @@ fn check(f: &Function, groups: &CopyGroups, origin: &str) -> usize {
             }
         }
     }
+    // The paper's baseline: the bit matrix over the same universe holds
+    // exactly the full matrix's pairs inside it, and its lists agree.
+    let related = BitMatrixGraph::build_over(f, &live, groups, &universe);
+    assert_eq!(related.variable_count(), universe.len(), "{origin}: rows of the restricted matrix");
+    let inside: BTreeSet<(Value, Value)> =
+        expected.iter().copied().filter(|(a, b)| universe.contains(a) && universe.contains(b)).collect();
+    assert_eq!(graph_pairs(&related, f.value_count), inside, "{origin}: restricted bit matrix");
+    assert_eq!(related.edge_count(), inside.len(), "{origin}: restricted edge count");
+    for a in (0..f.value_count).map(Value) {
+        let listed: BTreeSet<Value> = related.neighbors(a).iter().copied().collect();
+        let from_matrix: BTreeSet<Value> = (0..f.value_count).map(Value).filter(|&b| related.contains(a, b)).collect();
+        assert_eq!(listed, from_matrix, "{origin}: restricted adjacency list of {a}");
+    }
     expected.len()
 }
 

@@ -478,17 +478,23 @@ b0:
     assert!(classes_interfere_quadratic(&a, &b, &ctx, InterferenceMode::Value));
 }
 
-/// The two Sreedhar III baselines of §IV-D are what their names say:
-/// Sreedhar III with liveness sets, checks on, and the all-variables bit
-/// matrix or the cheaper edge set of copy-related variables.
+/// The three Sreedhar III baselines of §IV-D are what their names say:
+/// Sreedhar III with liveness sets, checks on, and the bit matrix of the
+/// phi- and copy-related variables (the paper's), the all-variables bit
+/// matrix, or the edge set of the phi- and copy-related variables.
 #[test]
-fn the_two_sreedhar_iii_baselines_are_the_papers_and_the_cheaper_one() {
+fn the_sreedhar_iii_baselines_are_the_papers_and_the_two_others() {
     use ssaref::out_of_ssa::coalescing::{ClassTest, CoalescingVariant};
     use ssaref::out_of_ssa::translate::{LivenessMethod, OutOfSsaOptions};
+    let related = OutOfSsaOptions::sreedhar_iii_bitmatrix_related();
     let matrix = OutOfSsaOptions::sreedhar_iii_bitmatrix();
     let graph = OutOfSsaOptions::sreedhar_iii_graph();
-    for o in [matrix, graph] {
+    for o in [related, matrix, graph] {
         assert_eq!((o.variant, o.liveness, o.check), (CoalescingVariant::SreedharIII, LivenessMethod::Sets, true));
     }
-    assert_eq!((matrix.class_test, graph.class_test), (ClassTest::BitMatrix, ClassTest::Graph));
+    assert_eq!(
+        (related.class_test, matrix.class_test, graph.class_test),
+        (ClassTest::BitMatrixRelated, ClassTest::BitMatrix, ClassTest::Graph)
+    );
+    assert_eq!(ClassTest::from_name("graph-bitmatrix-related"), Some(ClassTest::BitMatrixRelated));
 }

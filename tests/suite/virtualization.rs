@@ -33,12 +33,19 @@ const FUEL: u64 = 1_000_000;
 fn all_configurations() -> Vec<OutOfSsaOptions> {
     let mut v = Vec::new();
     for liveness in LivenessMethod::ALL {
-        for class_test in [ClassTest::Linear, ClassTest::Quadratic, ClassTest::Graph, ClassTest::BitMatrix] {
+        for class_test in [
+            ClassTest::Linear,
+            ClassTest::Quadratic,
+            ClassTest::Graph,
+            ClassTest::BitMatrix,
+            ClassTest::BitMatrixRelated,
+        ] {
             v.push(OutOfSsaOptions { liveness, class_test, ..OutOfSsaOptions::fast(CoalescingVariant::SreedharIII) });
         }
     }
     v.push(OutOfSsaOptions::sreedhar_iii_graph());
     v.push(OutOfSsaOptions::sreedhar_iii_bitmatrix());
+    v.push(OutOfSsaOptions::sreedhar_iii_bitmatrix_related());
     v
 }
 
