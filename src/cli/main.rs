@@ -106,10 +106,11 @@ enum Command {
     /// code, and a reused engine on the same code (milliseconds per run).
     BenchEmulator(BenchEmulatorArgs),
     /// Times out-of-SSA translation (Boissinot et al. §IV-D) and measures its
-    /// peak memory: the fast configuration against two Sreedhar III
-    /// baselines, the paper's (bit matrix of all variables, with adjacency
-    /// lists) and a cheaper one (edge set of the copy/phi variables),
-    /// interleaved and repeated, medians.
+    /// per-function peak memory: the fast configuration against three
+    /// Sreedhar III baselines, the paper's (bit matrix of the copy/phi
+    /// variables, with adjacency lists), the bit matrix of all variables and
+    /// an edge set of the copy/phi variables, interleaved and repeated,
+    /// medians.
     BenchOutOfSsa(BenchArgs),
     /// Times SSA construction and measures its peak memory on generated
     /// structured functions: Braun et al. (plain and all-on) against Cytron

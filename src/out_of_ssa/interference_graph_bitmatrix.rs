@@ -12,16 +12,17 @@
 //!
 //! Needs: a function and its live-in and live-out sets (`liveness.rs`), and
 //! the parallel copies of the program (`values::CopyGroups`). Gives: the
-//! interference relation of *every* variable of the function (value numbers
-//! `0..value_count`): a triangular bit matrix, one bit per unordered pair,
-//! and an adjacency list per variable. Used with
-//! [`ClassTest::BitMatrix`](crate::out_of_ssa::coalescing::ClassTest::BitMatrix)
-//! by the Sreedhar III configuration
-//! [`OutOfSsaOptions::sreedhar_iii_bitmatrix`](crate::out_of_ssa::translate_options::OutOfSsaOptions::sreedhar_iii_bitmatrix),
-//! the first of out-of-ssa's two Sreedhar III baselines. The second, cheaper
-//! one ([`ClassTest::Graph`](crate::out_of_ssa::coalescing::ClassTest::Graph),
+//! interference relation of the variables of a universe, as the paper's
+//! baseline builds it over the φ- and copy-related variables
+//! ([`BitMatrixGraph::build_over`], with
+//! [`ClassTest::BitMatrixRelated`](crate::out_of_ssa::coalescing::ClassTest::BitMatrixRelated)),
+//! or of *every* variable of the function ([`BitMatrixGraph::build`], with
+//! [`ClassTest::BitMatrix`](crate::out_of_ssa::coalescing::ClassTest::BitMatrix)):
+//! a triangular bit matrix, one bit per unordered pair of its variables,
+//! and an adjacency list per variable. A third Sreedhar III baseline
+//! ([`ClassTest::Graph`](crate::out_of_ssa::coalescing::ClassTest::Graph),
 //! `coalescing::InterferenceGraph`) keeps a hash set of edges over the
-//! copy- and phi-related variables only.
+//! φ- and copy-related variables instead.
 //!
 //! # Construction (Chaitin's, one backward walk per block)
 //!
@@ -53,10 +54,10 @@
 //!   (`virtualization.rs`) decides the interference of a materialized
 //!   variable from its definition point instead, so the matrix is sized
 //!   once, for the variables of the function.
-//! - The paper's Fig. 7 restricts the universe of its *memory* figures to
-//!   the φ- and copy-related variables. This graph holds every variable, as
-//!   a compiler that also allocates registers from it would; the cheaper
-//!   baseline is the restricted one.
+//! - The paper's baseline holds the φ- and copy-related variables
+//!   (`build_over`); the graph of every variable (`build`) is what a
+//!   compiler that also allocates registers from it would build, measured
+//!   beside it.
 //! - Sreedhar III asks only pair queries; the adjacency lists are built (and
 //!   cost their time and memory, as in the compiler measured) and read by
 //!   [`BitMatrixGraph::neighbors`], not by the coalescing.

@@ -320,15 +320,19 @@ fn explanation(series: &[SeriesRow], configs: &[crate::evaluation::out_of_ssa_be
     let time = |r: &SeriesRow, i: usize| r.ns_per_inst[i] / r.ns_per_inst[0];
     let memory = |r: &SeriesRow, i: usize| r.peak[i] / r.peak[0].max(1.0);
     let reach = |figure: &dyn Fn(&SeriesRow) -> f64, paper: f64| -> String {
-        match series.iter().find(|r| Verdict::of(Some(paper), figure(r), FACTOR_TOLERANCE) == Verdict::Reproduced) {
-            Some(r) => format!(
-                "comes within {} of the paper's {paper} from {}-statement functions on",
+        let within: Vec<String> = series
+            .iter()
+            .filter(|r| Verdict::of(Some(paper), figure(r), FACTOR_TOLERANCE) == Verdict::Reproduced)
+            .map(|r| r.statements.to_string())
+            .collect();
+        if within.is_empty() {
+            format!("stays outside {} of the paper's {paper} at every size measured", FACTOR_TOLERANCE.render())
+        } else {
+            format!(
+                "is within {} of the paper's {paper} at {} statements per function only",
                 FACTOR_TOLERANCE.render(),
-                r.statements
-            ),
-            None => {
-                format!("stays outside {} of the paper's {paper} at every size measured", FACTOR_TOLERANCE.render())
-            }
+                within.join(", ")
+            )
         }
     };
     let mut out = format!(
