@@ -149,16 +149,21 @@ where
             .build_cartesian_2d(xs, ys)
             .map_err(err)?;
         let fmt: &dyn Fn(&f64) -> String = if plot.log_log { &log_tick } else { &tick };
-        chart
-            .configure_mesh()
-            .x_desc(plot.x_label.as_str())
+        let mut mesh = chart.configure_mesh();
+        mesh.x_desc(plot.x_label.as_str())
             .y_desc(plot.y_label.as_str())
             .x_labels(if plot.log_log { 40 } else { 10 })
             .y_labels(if plot.log_log { 40 } else { 10 })
             .x_label_formatter(fmt)
-            .y_label_formatter(fmt)
-            .draw()
-            .map_err(err)?;
+            .y_label_formatter(fmt);
+        if plot.log_log {
+            // A log axis asked for many key points (so that 1, 2 and 5 of
+            // each decade are among them) gets one faint grid line per key
+            // point and none between: the default finer lines would pile up
+            // into grey bands where the decades narrow.
+            mesh.light_line_style(TRANSPARENT).bold_line_style(BLACK.mix(0.12));
+        }
+        mesh.draw().map_err(err)?;
         let (y_lo, y_hi) = {
             let r = chart.y_range();
             (r.start, r.end)
