@@ -29,7 +29,7 @@
 //!   class-interference tests (`ClassTest::ALL`: with Sreedhar III, the
 //!   graphs of the two §IV-D baselines). A program whose configuration is
 //!   copy sharing's gets its construction variant with copy propagation
-//!   off ([`paired_construction`]'s reason).
+//!   off (the reason is given at `paired_construction`).
 //!
 //! The dimensions advance at different phases (see [`pick`]), so that two
 //! dimensions of the same size do not stay paired. Without rotation
