@@ -115,6 +115,26 @@ fn log_tick(v: &f64) -> String {
     }
 }
 
+/// The key points of a log axis over `lo..=hi`: 1, 2 and 5 times each power
+/// of ten in the range, each once, in increasing order.
+fn log_key_points(lo: f64, hi: f64) -> Vec<f64> {
+    let mut points = Vec::new();
+    if !(lo > 0.0 && hi >= lo && hi.is_finite()) {
+        return points;
+    }
+    let mut decade = 10f64.powf(lo.log10().floor());
+    while decade <= hi * (1.0 + 1e-9) {
+        for m in [1.0, 2.0, 5.0] {
+            let v = m * decade;
+            if v >= lo * (1.0 - 1e-9) && v <= hi * (1.0 + 1e-9) {
+                points.push(v);
+            }
+        }
+        decade *= 10.0;
+    }
+    points
+}
+
 /// Draws `plot` and returns the SVG text. Each series is drawn in order of
 /// x, whatever the order of its points.
 pub fn line_plot(plot: &LinePlot) -> Result<String, EvalError> {
@@ -123,7 +143,12 @@ pub fn line_plot(plot: &LinePlot) -> Result<String, EvalError> {
     let (x0, x1) = extent(all().map(|p| p.0).chain(marks), plot.log_log);
     let (y0, y1) = extent(all().map(|p| p.1), plot.log_log);
     if plot.log_log {
-        draw_lines(plot, (x0..x1).log_scale(), (y0..y1).log_scale())
+        // The key points are given, not left to plotters: its own log key
+        // points hold each power of ten twice (the end of one decade and the
+        // start of the next), which drew every decade's label twice.
+        let xs = (x0..x1).log_scale().with_key_points(log_key_points(x0, x1));
+        let ys = (y0..y1).log_scale().with_key_points(log_key_points(y0, y1));
+        draw_lines(plot, xs, ys)
     } else {
         draw_lines(plot, x0..x1, y0..y1)
     }
@@ -295,4 +320,50 @@ pub fn bar_plot(plot: &BarPlot) -> Result<String, EvalError> {
         root.present().map_err(err)?;
     }
     Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_key_points_are_one_two_five_once_each() {
+        assert_eq!(log_key_points(150.0, 1200.0), vec![200.0, 500.0, 1000.0]);
+        assert_eq!(log_key_points(1.0, 10.0), vec![1.0, 2.0, 5.0, 10.0]);
+        assert!(log_key_points(0.0, 10.0).is_empty());
+    }
+
+    /// The tick labels of a log-log plot, read back from its SVG: each is
+    /// drawn once (plotters' own log key points drew every power of ten
+    /// twice).
+    #[test]
+    fn log_plot_draws_each_tick_label_once() {
+        let plot = LinePlot {
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            log_log: true,
+            series: vec![Series { name: "s".into(), points: vec![(50.0, 900.0), (15_000.0, 30_000.0)] }],
+            marks: vec![],
+        };
+        let svg = line_plot(&plot).unwrap();
+        let mut labels: Vec<(String, String)> = Vec::new();
+        for part in svg.split("<text").skip(1) {
+            let attrs = &part[..part.find('>').unwrap()];
+            let text = part[part.find('>').unwrap() + 1..part.find("</text>").unwrap()].trim().to_string();
+            if text.is_empty() || !text.chars().next().unwrap().is_ascii_digit() {
+                continue;
+            }
+            let pos = |name: &str| {
+                let at = attrs.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+                attrs[at..at + attrs[at..].find('"').unwrap()].to_string()
+            };
+            labels.push((format!("{},{}", pos("x"), pos("y")), text));
+        }
+        assert!(labels.iter().any(|(_, t)| t == "1k"), "{labels:?}");
+        let mut seen = std::collections::HashSet::new();
+        for l in &labels {
+            assert!(seen.insert(l.clone()), "tick label {l:?} drawn twice");
+        }
+    }
 }
