@@ -33,7 +33,8 @@ pub struct ReduceArgs {
     /// Reduce while the case fails on this production compiler (`llvm`,
     /// `gcc`, `clang`) under the option set of its `target:` line (or
     /// --options, or the first set that fails), and export the result in
-    /// the target's format.
+    /// the target's format. Default: the target of the case's `target:`
+    /// line, if it has one.
     #[arg(long, value_name = "TARGET")]
     target: Option<String>,
     /// With --target: the option set.
@@ -53,8 +54,8 @@ fn reduced_path(case: &str) -> String {
 
 pub fn cmd_reduce(a: ReduceArgs) -> Result<ExitCode, Failure> {
     use ssaref::reduce::source::{reduce_with, ReduceConfig};
-    if let Some(list) = &a.target {
-        return crate::target_cmd::reduce_on_target(&a.case, list, &a.options, a.out.as_deref(), a.fuel, a.max_tests);
+    if let Some(list) = a.target.clone().or_else(|| crate::target_cmd::recorded_target(&a.case)) {
+        return crate::target_cmd::reduce_on_target(&a.case, &list, &a.options, a.out.as_deref(), a.fuel, a.max_tests);
     }
     if is_ssa(&a.case) {
         return cmd_reduce_ssa(a);

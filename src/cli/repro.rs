@@ -46,7 +46,8 @@ pub struct ReproArgs {
     listing: bool,
     /// Replay on production compilers (`llvm`, `gcc`, `clang`): under the
     /// option set of the case's `target:` line (else every set), printing
-    /// the case in the target's format when it fails.
+    /// the case in the target's format when it fails. Default: the target
+    /// of the case's `target:` line, if it has one.
     #[arg(long, value_name = "LIST")]
     target: Option<String>,
     /// With --target: only these option sets (repeat the flag).
@@ -83,8 +84,8 @@ fn owns(backend: &dyn Backend, failing: &str, k: usize, exact: bool) -> bool {
 }
 
 pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
-    if let Some(list) = &a.target {
-        return crate::target_cmd::check_on_targets(&a.case, &[], list, &a.options, a.fuel, true);
+    if let Some(list) = a.target.clone().or_else(|| crate::target_cmd::recorded_target(&a.case)) {
+        return crate::target_cmd::check_on_targets(&a.case, &[], &list, &a.options, a.fuel, true);
     }
     if is_ssa(&a.case) {
         return cmd_repro_ssa(a);

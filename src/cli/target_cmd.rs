@@ -9,6 +9,9 @@
 //!   line records (else every set), and the case in the target's format;
 //! - `reduce --target CASE`: the case reduced while it fails on that
 //!   target and option set, written as a case file and exported.
+//!
+//! `repro` and `reduce` without `--target` take the target from the case's
+//! `target:` line when it has one ([`recorded_target`]).
 
 use crate::common::{bad_input, load, parse_args, Failure, EXIT_BAD_INPUT};
 use crate::ssa_input::{is_ssa, load_ssa, ssa_args};
@@ -29,6 +32,16 @@ use ssaref_interp as interp;
 /// The targets of `--target LIST`.
 pub fn targets(list: &str) -> Result<Vec<Arc<dyn Target>>, Failure> {
     ssaref::targets::registry::parse_list(list).map_err(|e| Failure { code: 2, message: e })
+}
+
+/// The target named by the `target:` line of the case file `file`, if it
+/// has one (a case that `fuzz --target` wrote): `repro` and `reduce`
+/// without `--target` replay such a case where it failed, not on ssaref's
+/// own back ends, where it passed. A file that does not load gives `None`;
+/// the command then reports the error as it would for any case.
+pub fn recorded_target(file: &str) -> Option<String> {
+    let (_, description) = load_any(file, &[]).ok()?;
+    parse_target_line(&description).map(|(t, _)| t)
 }
 
 /// A program file as a generated case (source or SSA level), with its

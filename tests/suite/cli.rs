@@ -422,3 +422,30 @@ fn run_and_check_take_a_case_files_args_line_when_given_none() {
     let (code, out, _) = ssaref(&["run", "tests/cases/collatz.src", "1"]);
     assert_eq!((code, out.as_str()), (0, "1\nreturn 0\n"));
 }
+
+/// A case that `fuzz --target` wrote names its target on a `target:` line:
+/// `repro` without `--target` replays it there (under the recorded option
+/// set only), not on ssaref's own back ends, where it passed.
+#[test]
+fn repro_without_target_replays_a_target_case_on_its_recorded_target() {
+    let f = write(
+        "target-case.src",
+        "// fuzz --target: a wrong output\n// target: gcc O1\n// args: 7 3\nfn main(a, b) { out a * b; return a - b; }\n",
+    );
+    let (code, out, err) = ssaref(&["repro", &f]);
+    assert_eq!(code, 0, "{out}{err}");
+    // One line for the recorded option set, nothing of ssaref's stages.
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines.len() == 1
+            && lines[0].contains(" gcc")
+            && (lines[0].starts_with("agree") || lines[0].starts_with("skip")),
+        "{out}"
+    );
+    assert!(lines[0].starts_with("skip") || lines[0].ends_with("gcc O1"), "{out}");
+    // Without the line, the same program goes through ssaref's back ends.
+    let g = write("plain-case.src", "// args: 7 3\nfn main(a, b) { out a * b; return a - b; }\n");
+    let (code, out, _) = ssaref(&["repro", &g]);
+    assert_eq!(code, 0);
+    assert!(out.contains("== program"), "{out}");
+}
