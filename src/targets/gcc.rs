@@ -193,15 +193,8 @@ impl Target for CCompiler {
         let name = stem.rsplit('/').next().unwrap_or(stem);
         let args = call_args(case);
         let mut text = format!("/* ssaref case for {} ({cc}), option set `{options}`\n", self.name);
-        text.push_str(&format!(
-            " * reproduce:\n *   {cc} {flag} -w -o {name} {name}.c {name}-harness.c && ./{name}\n * ssaref_p0 is called with ({}); the harness prints `o V` per out, `r V` (return) or `t` (trap divide-error), `m I V` per non-zero word of memory\n",
-            args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ")
-        ));
-        text.push_str(&native::expected_comment(" * ", expected));
-        text.push_str(" * expected output of the run:\n");
-        for line in native::expected_output(expected).lines() {
-            text.push_str(&format!(" *   {line}\n"));
-        }
+        text.push_str(&format!(" * reproduce:\n *   {cc} {flag} -w -o {name} {name}.c {name}-harness.c && ./{name}\n"));
+        text.push_str(&native::expected_run_comment(" * ", "ssaref_p0", &args, expected));
         text.push_str(" */\n");
         text.push_str(&self.programs(&[(0, case)]));
         Ok(vec![

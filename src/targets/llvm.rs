@@ -218,15 +218,7 @@ impl Target for Llvm {
             llc(),
             opts.flags.join(" ")
         ));
-        ll.push_str(&format!(
-            "; @ssaref_p0 is called with ({}); the harness prints `o V` per out, `r V` (return) or `t` (trap divide-error), `m I V` per non-zero word of memory\n",
-            args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ")
-        ));
-        ll.push_str(&native::expected_comment("; ", expected));
-        ll.push_str("; expected output of the run:\n");
-        for line in native::expected_output(expected).lines() {
-            ll.push_str(&format!(";   {line}\n"));
-        }
+        ll.push_str(&native::expected_run_comment("; ", "@ssaref_p0", &args, expected));
         ll.push('\n');
         ll.push_str(&self.module(&[(0, f)]));
         Ok(vec![

@@ -341,6 +341,23 @@ fn signal_name(sig: i32) -> &'static str {
     }
 }
 
+/// The comment of an exported case that says how the harness calls
+/// `function` and what the run must print: the call's arguments, the
+/// harness's output format, the oracle's outcome and the expected output,
+/// each line after `prefix` (`"; "` for LLVM IR, `" * "` in C).
+pub fn expected_run_comment(prefix: &str, function: &str, args: &[i64], expected: &Outcome) -> String {
+    let args = args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ");
+    let mut s = format!(
+        "{prefix}{function} is called with ({args}); the harness prints `o V` per out, `r V` (return) or `t` (trap divide-error), `m I V` per non-zero word of memory\n"
+    );
+    s.push_str(&expected_comment(prefix, expected));
+    let _ = writeln!(s, "{prefix}expected output of the run:");
+    for line in expected_output(expected).lines() {
+        let _ = writeln!(s, "{prefix}  {line}");
+    }
+    s
+}
+
 /// The expected outcome as comment lines (`PREFIX` before each).
 pub fn expected_comment(prefix: &str, expected: &Outcome) -> String {
     let mut s = format!("{prefix}expected outcome (ssaref's oracle):\n");
