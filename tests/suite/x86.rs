@@ -222,6 +222,29 @@ fn malformed_mir_is_an_error_not_a_panic() {
     let e = lower_function(&f).unwrap_err();
     assert!(matches!(e, LowerError::MissingBlock(Block(7))), "{e}");
     assert!(e.to_string().contains("missing block"));
+    // Slot 2^28 is 2 GiB above rsp, beyond a 32-bit displacement.
+    let slot = Slot(1 << 28);
+    let f = function(2, slot.0 + 1, vec![inst(MInst::Spill { slot, src: Reg(0) })]);
+    let e = lower_function(&f).unwrap_err();
+    assert!(matches!(e, LowerError::SlotTooFar(s) if s == slot.0), "{e}");
+    assert!(e.to_string().contains("too far"));
+}
+
+/// No allocator emits a swap of a register with itself (a cycle of the
+/// location transfer graph has distinct registers), but the MIR allows it:
+/// the lowering encodes nothing for it, and the value stays.
+#[test]
+fn a_swap_of_a_register_with_itself_encodes_nothing() {
+    let body = |swap: bool| {
+        let mut insts = vec![inst(MInst::Const { dst: Reg(0), imm: 9 })];
+        if swap {
+            insts.push(inst(MInst::Swap { a: Reg(0), b: Reg(0) }));
+        }
+        function(2, 0, insts)
+    };
+    assert_eq!(agree(&body(true)).end, End::Return(9));
+    let len = |swap| lower_function(&body(swap)).expect("lowers").bytes.len();
+    assert_eq!(len(true), len(false));
 }
 
 fn assembled(k: usize, build: impl FnOnce(&mut CodeAssembler)) -> X86Code {
@@ -463,4 +486,65 @@ fn a_jump_to_the_next_block_falls_through() {
     };
     let (to_next, to_other) = (jumps(true), jumps(false));
     assert_eq!(to_next + 1, to_other, "a jump to the next block encodes no jmp: {to_next} vs {to_other}");
+}
+
+/// The engine maps 64 KiB of code and of stack on its first run and maps a
+/// larger region when a later program needs more: code over 64 KiB, and
+/// slots more than 64 KiB above rsp. Programs of campaign size never need
+/// either, so only this test runs the remapping. Small programs run between
+/// the large ones (a larger mapping must serve them too), and every run
+/// must agree with the MIR engine.
+#[test]
+fn the_engine_grows_its_code_and_stack_mappings_between_runs() {
+    let small = function(
+        2,
+        1,
+        vec![
+            inst(MInst::Const { dst: Reg(0), imm: 5 }),
+            inst(MInst::Spill { slot: Slot(0), src: Reg(0) }),
+            inst(MInst::Reload { dst: Reg(1), slot: Slot(0) }),
+            inst(MInst::Binary { op: BinOp::Add, dst: Reg(0), a: Reg(0), b: Reg(1) }),
+        ],
+    );
+    // 9,000 ten-byte `mov r64, imm64`: over 80 KiB of code, with outputs
+    // along the way and the result decided at the end.
+    let mut insts = Vec::new();
+    for i in 0..9000i64 {
+        insts.push(inst(MInst::Const { dst: Reg((i % 2) as u8), imm: i.wrapping_mul(0x1_0000_0001) }));
+        if i % 1000 == 999 {
+            insts.push(inst(MInst::Out { src: Reg(1) }));
+        }
+    }
+    insts.push(inst(MInst::Binary { op: BinOp::Sub, dst: Reg(0), a: Reg(0), b: Reg(1) }));
+    let long = function(2, 0, insts);
+    // 20,000 slots: the last one is 160 KiB above rsp.
+    let far = Slot(19_999);
+    let deep = function(
+        3,
+        20_000,
+        vec![
+            inst(MInst::Const { dst: Reg(0), imm: 7 }),
+            inst(MInst::Const { dst: Reg(1), imm: 30 }),
+            inst(MInst::Spill { slot: far, src: Reg(0) }),
+            inst(MInst::Spill { slot: Slot(0), src: Reg(1) }),
+            inst(MInst::Const { dst: Reg(0), imm: 0 }),
+            inst(MInst::Reload { dst: Reg(2), slot: far }),
+            inst(MInst::Reload { dst: Reg(0), slot: Slot(0) }),
+            inst(MInst::Binary { op: BinOp::Add, dst: Reg(0), a: Reg(0), b: Reg(2) }),
+            inst(MInst::Out { src: Reg(2) }),
+        ],
+    );
+    let long_bytes = lower_function(&long).expect("lowers").bytes.len();
+    assert!(long_bytes > 64 * 1024, "the long function is {long_bytes} bytes");
+    for (f, result) in [
+        (&small, 10),
+        (&long, -0x1_0000_0001),
+        (&small, 10),
+        (&deep, 37),
+        (&small, 10),
+        (&long, -0x1_0000_0001),
+        (&deep, 37),
+    ] {
+        assert_eq!(agree(f).end, End::Return(result), "K = {}, {} slot(s)", f.k, f.slot_count);
+    }
 }
