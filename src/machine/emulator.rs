@@ -262,13 +262,11 @@ thread_local! {
 pub fn run_x86(code: &X86Code, args: &[i64], budget: u64) -> Result<Outcome, EmuError> {
     ENGINE.with(|cell| {
         let mut slot = cell.borrow_mut();
-        if slot.is_none() {
-            *slot = Some(Emulator::new()?);
-        }
-        match slot.as_mut() {
-            Some(emu) => emu.run(code, args, budget),
-            None => Err(EmuError::Fault("no emulator".into())),
-        }
+        let emu = match slot.take() {
+            Some(emu) => emu,
+            None => Emulator::new()?,
+        };
+        slot.insert(emu).run(code, args, budget)
     })
 }
 
