@@ -312,12 +312,10 @@ thread_local! {
 pub fn run(code: &Compiled, args: &[i64], fuel: u64, limit: Duration) -> Result<Outcome, CraneliftError> {
     ENGINE.with(|cell| {
         let mut slot = cell.borrow_mut();
-        if slot.is_none() {
-            *slot = Some(Engine::new()?);
-        }
-        match slot.as_mut() {
-            Some(engine) => engine.run(code, args, fuel, limit),
-            None => Err(CraneliftError::Run("no emulator".into())),
-        }
+        let engine = match slot.take() {
+            Some(engine) => engine,
+            None => Engine::new()?,
+        };
+        slot.insert(engine).run(code, args, fuel, limit)
     })
 }
