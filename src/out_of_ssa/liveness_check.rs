@@ -76,10 +76,12 @@
 //! there are fewer uses than ranges). The answers are the same.
 
 use crate::analysis::dominance::DomTree;
+use crate::analysis::self_checks;
 use crate::analysis::liveness::out_edges;
 use crate::analysis::work_steps::step;
 use crate::entity::{EntityRef, EntityVec};
 use crate::ir::{Block, Function, Value};
+use std::cell::Cell;
 
 /// Position of a use that is a phi argument: at the very end of the
 /// predecessor, after its terminator.
@@ -92,10 +94,10 @@ pub struct LivenessCheck {
     dom: DomTree,
     /// `R_q` for every block, over the post-order numbers of the search.
     reduced_reach: EntityVec<Block, BlockRanges>,
-    /// `T_q` for every block (the transitive closure, `q` included), as a
-    /// list: it holds `q` and the headers of the loops around it, so it is
-    /// short, and a query walks it.
-    targets: EntityVec<Block, Vec<Block>>,
+    /// On a reducible CFG, the loop-nesting forest that stands for `T_q`
+    /// (module documentation, "Query on a reducible CFG"); empty on an
+    /// irreducible one.
+    forest: LoopForest,
     /// `T↑_q` for every block.
     up_targets: EntityVec<Block, Vec<Block>>,
     /// True when no back edge of the search leads outside the blocks its
@@ -113,7 +115,15 @@ pub struct LivenessCheck {
     use_posts: EntityVec<Value, Vec<u32>>,
     /// The successors of each block, one per edge.
     succs: EntityVec<Block, Vec<Block>>,
+    /// Forest queries seen so far, for the sampling of their self-check.
+    queries_checked: Cell<u64>,
 }
+
+/// With the self-checks on, every forest query from a block at most this
+/// deep in the loop forest is compared with the closure `T_q`; deeper ones,
+/// whose closure costs their depth, one in [`DEEP_STRIDE`].
+const SHALLOW: u32 = 16;
+const DEEP_STRIDE: u64 = 64;
 
 impl LivenessCheck {
     /// The CFG precomputation and the def-use chains of `f`.
@@ -187,23 +197,7 @@ impl LivenessCheck {
             ts.dedup();
             up_targets[b] = ts;
         }
-        // T_q: closure over the targets that q does not reduced-reach (the
-        // back edges that go "up", to a loop enclosing q), by a worklist
-        // from each block.
-        let mut targets: EntityVec<Block, Vec<Block>> = EntityVec::from_elem(Vec::new(), n);
-        for &b in &post {
-            let mut list = vec![b];
-            let mut work = vec![b];
-            while let Some(x) = work.pop() {
-                for &t in &up_targets[x] {
-                    if !list.contains(&t) {
-                        list.push(t);
-                        work.push(t);
-                    }
-                }
-            }
-            targets[b] = list;
-        }
+        let forest = if reducible { LoopForest::new(&dom, &up_targets) } else { LoopForest::default() };
         let (defs, uses) = def_use(f);
         let use_posts = uses
             .values()
@@ -216,7 +210,13 @@ impl LivenessCheck {
             })
             .collect();
         let succs = f.blocks.keys().map(|b| f.succs(b).into_iter().filter(|s| s.index() < n).collect()).collect();
-        LivenessCheck { dom, reduced_reach, targets, up_targets, reducible, defs, uses, use_posts, succs }
+        let queries_checked = Cell::new(0);
+        let check =
+            LivenessCheck { dom, reduced_reach, forest, up_targets, reducible, defs, uses, use_posts, succs, queries_checked };
+        if reducible && self_checks::enabled() {
+            check.check_forest(&post_number);
+        }
+        check
     }
 
     /// The dominator tree the check computed.
@@ -258,16 +258,34 @@ impl LivenessCheck {
     /// True when `v` is live-in at `q` (the phi destinations of `q`, and the
     /// parameters at the entry, always are; see the module documentation).
     pub fn live_in(&self, v: Value, q: Block) -> bool {
-        self.live_in_impl(v, q, !self.reducible)
+        self.live_in_impl(v, q, if self.reducible { Query::Forest } else { Query::Walk })
     }
 
-    /// [`LivenessCheck::live_in`] answered with the precomputed closure
-    /// `T_q` even on an irreducible CFG, where it may be wrong.
+    /// [`LivenessCheck::live_in`] answered with the 2008 paper's closure
+    /// `T_q` (every block of it tested, on any CFG, where on an irreducible
+    /// one it may be wrong), built at the query; for the tests, which
+    /// compare it with the loop-forest query and with the liveness sets.
     pub fn live_in_with_closure(&self, v: Value, q: Block) -> bool {
-        self.live_in_impl(v, q, false)
+        self.live_in_impl(v, q, Query::Closure)
     }
 
-    fn live_in_impl(&self, v: Value, q: Block, restricted_walk: bool) -> bool {
+    /// `T_q`: `q` and, transitively, the `T↑` of every block in it.
+    fn closure(&self, q: Block) -> Vec<Block> {
+        let mut list = vec![q];
+        let mut seen: rustc_hash::FxHashSet<Block> = list.iter().copied().collect();
+        let mut i = 0;
+        while let Some(&x) = list.get(i) {
+            i += 1;
+            for &t in &self.up_targets[x] {
+                if seen.insert(t) {
+                    list.push(t);
+                }
+            }
+        }
+        list
+    }
+
+    fn live_in_impl(&self, v: Value, q: Block, query: Query) -> bool {
         let Some((d, pos)) = self.def(v) else { return false };
         if q.index() >= self.reduced_reach.len() || !self.dom.is_reachable(q) {
             return false;
@@ -278,11 +296,15 @@ impl LivenessCheck {
         if !self.dom.strictly_dominates(d, q) {
             return false;
         }
-        if !restricted_walk {
-            return self.targets[q].iter().any(|&t| {
-                step(1);
-                self.dom.strictly_dominates(d, t) && self.reaches_use(t, v)
-            });
+        match query {
+            Query::Forest => return self.reaches_use(self.outermost_target(q, d), v),
+            Query::Closure => {
+                return self.closure(q).into_iter().any(|t| {
+                    step(1);
+                    self.dom.strictly_dominates(d, t) && self.reaches_use(t, v)
+                })
+            }
+            Query::Walk => {}
         }
         // Walk the T↑ graph from q through blocks strictly dominated by d.
         let mut seen = vec![q];
@@ -300,6 +322,87 @@ impl LivenessCheck {
             }
         }
         false
+    }
+
+    /// The block of `T_q` to test on a reducible CFG: the outermost one
+    /// strictly dominated by `d` (module documentation, "Query on a
+    /// reducible CFG"). With the self-checks on, the answer is compared with
+    /// the closure `T_q` built at the query.
+    fn outermost_target(&self, q: Block, d: Block) -> Block {
+        let t = self.forest.outermost_above(q, self.forest.dom_depth[d]);
+        let sampled = || {
+            let k = self.queries_checked.get();
+            self.queries_checked.set(k + 1);
+            self.forest.depth[q] <= SHALLOW || k.is_multiple_of(DEEP_STRIDE)
+        };
+        if self_checks::enabled() && sampled() {
+            self_checks::count();
+            let expected = self
+                .closure(q)
+                .into_iter()
+                .filter(|&t| self.dom.strictly_dominates(d, t))
+                .min_by_key(|&t| self.forest.dom_depth[t]);
+            assert_eq!(Some(t), expected, "liveness check: loop forest's target of {q} below {d}");
+        }
+        t
+    }
+
+    /// With the self-checks on: the loop forest against what the query
+    /// needs of it, checked block by block (module documentation, "Query on
+    /// a reducible CFG"): the parent `p` of `q` is in `T↑_q`, strictly
+    /// dominates `q` and reduced-reaches it, and every block of `T↑_q` is an
+    /// ancestor of `p` or `p` itself, so that by induction the ancestors of
+    /// `q` are `T_q`; every jump pointer is the ancestor of its depth.
+    fn check_forest(&self, post_number: &EntityVec<Block, Option<u32>>) {
+        self_checks::count();
+        let f = &self.forest;
+        // Pre- and post-order numbers of the forest by a search of its own,
+        // for an ancestor test that does not use the jump pointers.
+        let n = f.parent.len();
+        let mut children: EntityVec<Block, Vec<Block>> = EntityVec::from_elem(Vec::new(), n);
+        for &b in &self.dom.preorder {
+            if let Some(p) = f.parent[b] {
+                children[p].push(b);
+            }
+        }
+        let (mut pre, mut post) = (vec![0u32; n], vec![0u32; n]);
+        let mut clock = 0u32;
+        for &root in self.dom.preorder.iter().filter(|&&b| f.parent[b].is_none()) {
+            let mut stack = vec![(root, 0usize)];
+            pre[root.index()] = clock;
+            clock += 1;
+            while let Some((b, k)) = stack.last_mut() {
+                let b = *b;
+                if let Some(&c) = children[b].get(*k) {
+                    *k += 1;
+                    pre[c.index()] = clock;
+                    clock += 1;
+                    stack.push((c, 0));
+                } else {
+                    post[b.index()] = clock;
+                    clock += 1;
+                    stack.pop();
+                }
+            }
+        }
+        let above = |a: Block, b: Block| pre[a.index()] <= pre[b.index()] && post[b.index()] <= post[a.index()];
+        for &q in &self.dom.preorder {
+            let ups = &self.up_targets[q];
+            let j = f.jump[q];
+            assert!(above(j, q), "liveness check: jump pointer {j} of {q} is not its ancestor");
+            let Some(p) = f.parent[q] else {
+                assert!(ups.is_empty(), "liveness check: {q} has T↑ {ups:?} but no forest parent");
+                continue;
+            };
+            let reaches = post_number[q].is_some_and(|x| self.reduced_reach[p].contains(x));
+            assert!(
+                ups.contains(&p) && self.dom.strictly_dominates(p, q) && reaches,
+                "liveness check: forest parent {p} of {q} is not its innermost loop header (T↑ {ups:?})"
+            );
+            for &t in ups {
+                assert!(above(t, p), "liveness check: {t} in T↑ of {q} is not above its forest parent {p}");
+            }
+        }
     }
 
     /// True when `v` is live-out of `b`: a phi argument on an edge leaving
@@ -341,6 +444,81 @@ impl LivenessCheck {
             return true;
         }
         self.live_out(v, b)
+    }
+}
+
+/// How [`LivenessCheck::live_in_impl`] finds the blocks of `T_q` to test.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Query {
+    /// The outermost loop-forest ancestor of `q` strictly dominated by the
+    /// definition (reducible CFGs only).
+    Forest,
+    /// Every block of the closure `T_q`.
+    Closure,
+    /// The `T↑` graph from `q`, through blocks strictly dominated by the
+    /// definition.
+    Walk,
+}
+
+/// The loop-nesting forest of a reducible CFG as the liveness check reads
+/// it (module documentation, "Query on a reducible CFG"): the parent of a
+/// block is the innermost loop header strictly around it, the block of its
+/// `T↑` deepest in the dominator tree; the ancestors of `q` are `T_q`.
+/// Jump pointers (Myers' skew-binary ones: each block keeps its parent and
+/// one farther ancestor) find the outermost ancestor strictly dominated by
+/// a block in a logarithmic number of steps, in linear space.
+#[derive(Clone, Debug, Default)]
+struct LoopForest {
+    parent: EntityVec<Block, Option<Block>>,
+    /// An ancestor (the block itself at a root).
+    jump: EntityVec<Block, Block>,
+    /// Depth in the forest (0 at a root).
+    depth: EntityVec<Block, u32>,
+    /// Depth in the dominator tree, which decreases strictly from a block
+    /// to its forest parent.
+    dom_depth: EntityVec<Block, u32>,
+}
+
+impl LoopForest {
+    /// The forest from `T↑` of a reducible CFG's reachable blocks.
+    fn new(dom: &DomTree, up_targets: &EntityVec<Block, Vec<Block>>) -> Self {
+        let n = up_targets.len();
+        let mut forest = LoopForest {
+            parent: EntityVec::from_elem(None, n),
+            jump: (0..n).map(Block::new).collect(),
+            depth: EntityVec::from_elem(0, n),
+            dom_depth: EntityVec::from_elem(0, n),
+        };
+        // The dominator-tree pre-order puts every block after the blocks
+        // that dominate it, so after its forest parent.
+        for &b in &dom.preorder {
+            forest.dom_depth[b] = dom.idom[b].map_or(0, |i| forest.dom_depth[i] + 1);
+            let parent = up_targets[b].iter().copied().max_by_key(|&t| forest.dom_depth[t]);
+            let Some(p) = parent else { continue };
+            forest.parent[b] = Some(p);
+            forest.depth[b] = forest.depth[p] + 1;
+            let (j, jj) = (forest.jump[p], forest.jump[forest.jump[p]]);
+            let skew = forest.depth[p] - forest.depth[j] == forest.depth[j] - forest.depth[jj];
+            forest.jump[b] = if skew { jj } else { p };
+        }
+        forest
+    }
+
+    /// The outermost ancestor of `q` (`q` itself included) whose dominator
+    /// depth exceeds `floor`, given that `q`'s does.
+    fn outermost_above(&self, q: Block, floor: u32) -> Block {
+        let mut x = q;
+        loop {
+            step(1);
+            let j = self.jump[x];
+            if j != x && self.dom_depth[j] > floor {
+                x = j;
+            } else if let Some(p) = self.parent[x].filter(|&p| self.dom_depth[p] > floor) {
+                x = p;
+            } else {
+                return x;
+            }
+        }
     }
 }
 
@@ -412,13 +590,15 @@ mod tests {
     use crate::generate::source::{GenConfig, TestCase};
 
     /// The cost of a query ("Cost of a query" in the module documentation):
-    /// each block of `T_q` is looked at once, and for each, the smaller of
-    /// `R_t`'s ranges and `v`'s use blocks is walked. Every query of every
+    /// on a reducible CFG, the jumps up the loop forest, at most twice the
+    /// logarithm of `q`'s depth there plus two, then the smaller of `R_t`'s
+    /// ranges and `v`'s use blocks for the one block `t` found; on an
+    /// irreducible one, each block of `T_q` once. Every query of every
     /// value at every block of generated functions of growing size stays
-    /// within that; walking the uses when the ranges are fewer, or a block
-    /// of `T_q` twice, does not.
+    /// within that; walking the forest one parent at a time, walking the
+    /// uses when the ranges are fewer, or a block of `T_q` twice, does not.
     #[test]
-    fn a_query_costs_at_most_its_targets_times_the_smaller_list() {
+    fn a_query_costs_at_most_its_jumps_and_the_smaller_list() {
         let mut queries = 0u64;
         let mut used = 0u64;
         for (seed, size) in [(21u64, 20usize), (22, 60), (23, 200), (24, 500)] {
@@ -430,9 +610,19 @@ mod tests {
                 for q in f.blocks.keys() {
                     for v in (0..f.value_count).map(Value) {
                         let posts = check.use_posts.get(v).map_or(0, |p| p.len());
-                        let bound: u64 = check.targets.get(q).map_or(0, |ts| {
-                            ts.iter().map(|&t| 1 + check.reduced_reach[t].0.len().min(posts) as u64).sum()
-                        });
+                        let list = |t: Block| 1 + check.reduced_reach[t].0.len().min(posts) as u64;
+                        let bound: u64 = match check.def(v) {
+                            Some((d, _)) if check.dom.strictly_dominates(d, q) => {
+                                if check.reducible {
+                                    let depth = u64::from(check.forest.depth[q]);
+                                    let t = check.forest.outermost_above(q, check.forest.dom_depth[d]);
+                                    2 * (u64::BITS - (depth + 1).leading_zeros()) as u64 + 2 + list(t)
+                                } else {
+                                    check.closure(q).into_iter().map(list).sum()
+                                }
+                            }
+                            _ => 0,
+                        };
                         let (_, steps) = count_steps(|| check.live_in(v, q));
                         assert!(steps <= bound, "live_in({v}, {q}) took {steps} steps, bound {bound}");
                         queries += 1;
