@@ -78,6 +78,18 @@
 //!    stack or among them, by 1. and 2.), so the walk stops: the paper's
 //!    early exit (counters `nr` and `nb`).
 //!
+//! 4. *Skipping to the next member of the smaller class.* When no stack
+//!    entry is of the smaller class or has an `equal_anc_out` and the next
+//!    member `s` of the smaller class is not the next in the order, the
+//!    members of the larger class before `s` are skipped. No member of the
+//!    smaller class dominates them (it would dominate the current point
+//!    and be on the stack), so they are trivial and their parents are those
+//!    of their own class; `s`'s parent is found as in 2., from the top of
+//!    the stack, or with an empty stack from the start of the larger class.
+//!    Without this, a one-member class tested against a class of `n`
+//!    members in `n` sibling branches (a phi of a wide join) visited every
+//!    member before it.
+//!
 //! So the answer and the changed `equal_anc_in` entries are those of the
 //! full walk on the same two lists. `proofs-notes/out-of-ssa.md` ("The
 //! linear class test walked locally") repeats the argument; the campaign's
@@ -200,12 +212,19 @@ impl Walk<'_, '_> {
     /// at one point; so the forest search, at the first member that
     /// dominates `a`, takes the latest member of the larger class defined
     /// at the same point (all of them dominate `a`).
-    fn parent_in(&self, a: Value, ka: Key, t: Value) -> Value {
-        let Some(kt) = key_of(self.ctx, t) else { return t };
+    fn parent_in(&self, a: Value, ka: Key, t: Option<Value>) -> Option<Value> {
+        let kt = match t {
+            Some(t) => match key_of(self.ctx, t) {
+                Some(k) => Some(k),
+                None => return Some(t),
+            },
+            None => None,
+        };
         let upper = self.big_bound_after(ka);
-        let last = match self.big.range((Excluded(kt), Excluded(upper))).next_back() {
+        let lower = kt.map_or(Unbounded, Excluded);
+        let last = match self.big.range((lower, Excluded(upper))).next_back() {
             None => return t,
-            Some(&last) if self.ctx.def_dominates(var_of(last), a) => return var_of(last),
+            Some(&last) if self.ctx.def_dominates(var_of(last), a) => return Some(var_of(last)),
             Some(&last) => var_of(last),
         };
         hit(Path::ForestSearch);
@@ -220,24 +239,27 @@ impl Walk<'_, '_> {
                 let hi = upper.min((kc.0, kc.1 + 1, 0));
                 let latest = self.big.range((Included((kc.0, kc.1, 0)), Excluded(hi))).next_back();
                 return match latest {
-                    Some(&k) if k > kt => var_of(k),
+                    Some(&k) if kt.is_none_or(|kt| k > kt) => Some(var_of(k)),
                     _ => t,
                 };
             }
-            if kc <= kt {
+            if kt.is_some_and(|kt| kc <= kt) {
                 return t;
             }
             chain = self.parents.get(&c).copied().flatten();
             // One step up the dominator tree from `a`'s block.
             if let Some(b) = block {
                 let pre = dom.preorder_number(b);
-                if pre < kt.0 {
+                if kt.is_some_and(|kt| pre < kt.0) {
                     return t;
                 }
-                let lo = if pre == kt.0 { Excluded(kt) } else { Included((pre, 0, 0)) };
+                let lo = match kt {
+                    Some(kt) if pre == kt.0 => Excluded(kt),
+                    _ => Included((pre, 0, 0)),
+                };
                 let hi = if pre == ka.0 { Excluded(upper) } else { Excluded((pre + 1, 0, 0)) };
                 if let Some(&k) = self.big.range((lo, hi)).next_back() {
-                    return var_of(k);
+                    return Some(var_of(k));
                 }
                 block = dom.idom[b];
             }
@@ -302,6 +324,12 @@ pub(crate) fn classes_interfere_local(
             (Some(s), None) => (s, true),
             (None, Some(b)) if active > 0 => (b, false),
             (None, Some(_)) => break,
+            (Some(s), Some(b)) if !before(s, b) && active == 0 => {
+                // Nothing on the stack can give a member a test: skip the
+                // members of the larger class before `s` (item 4).
+                next_big = big.range((Included(walk.big_bound_after(s)), Unbounded)).next().copied();
+                (s, true)
+            }
             (Some(s), Some(b)) => {
                 if before(s, b) {
                     (s, true)
@@ -319,11 +347,15 @@ pub(crate) fn classes_interfere_local(
         // `a`'s parent (when it may differ from its parent in its class),
         // and the member of the other class to test `a` against, if any.
         let (parent, other) = match stack.last() {
+            None if is_small => {
+                let p = walk.parent_in(a, k, None);
+                (p, p)
+            }
             None => (None, None),
             Some(t) if t.small == is_small => (Some(t.var), t.out),
             Some(t) if is_small => {
-                let p = walk.parent_in(a, k, t.var);
-                (Some(p), Some(p))
+                let p = walk.parent_in(a, k, Some(t.var));
+                (p, p)
             }
             Some(t) => (Some(t.var), Some(t.var)),
         };

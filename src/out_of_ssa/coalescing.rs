@@ -97,6 +97,7 @@ use crate::out_of_ssa::class_interference_linear::{classes_interfere_linear, Int
 use crate::out_of_ssa::congruence_classes::CongruenceClasses;
 use crate::out_of_ssa::copy_insertion::InsertedCopy;
 use crate::out_of_ssa::copy_sharing_witnesses::{witnesses, CopyPair};
+use crate::out_of_ssa::phi_candidate_conflicts::{check_conflicts, greedy_independent_set_lists, pairs_to_test};
 use crate::out_of_ssa::renaming_constraints::{clobbers, live_at_a_clobber, ClobberIndex, FixedReg, Pins};
 use crate::out_of_ssa::values::{intersect, CopyGroups, ValueInterference};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -659,18 +660,22 @@ impl<'c, 'a> Coalescer<'c, 'a> {
         // an end copy, the old phi destination of the copy after the phis),
         // with their weights and the copy pairs not to check.
         let mut cands: Vec<Candidate> = Vec::new();
+        let mut index: FxHashMap<Value, usize> = FxHashMap::default();
         for a in copies {
             let operand = if self.find(a.dest) == phi_class { a.source } else { a.dest };
             let k = self.find(operand);
             if k == phi_class {
                 continue;
             }
-            match cands.iter_mut().find(|c| c.0 == k) {
-                Some(c) => {
-                    c.1 = c.1.saturating_add(a.weight);
-                    c.2.push((a.source, a.dest));
+            match index.get(&k) {
+                Some(&i) => {
+                    cands[i].1 = cands[i].1.saturating_add(a.weight);
+                    cands[i].2.push((a.source, a.dest));
                 }
-                None => cands.push((k, a.weight, vec![(a.source, a.dest)])),
+                None => {
+                    index.insert(k, cands.len());
+                    cands.push((k, a.weight, vec![(a.source, a.dest)]));
+                }
             }
         }
         let mut alive: Vec<bool> = Vec::with_capacity(cands.len());
@@ -678,20 +683,25 @@ impl<'c, 'a> Coalescer<'c, 'a> {
             let skip = c.2.clone();
             alive.push(!self.classes_interfere(rule, phi_class, c.0, &skip));
         }
+        // Only the pairs that can conflict are tested
+        // (`phi_candidate_conflicts.rs`).
         let n = cands.len();
-        let mut conflict = vec![vec![false; n]; n];
-        for i in 0..n {
-            for j in i + 1..n {
-                if alive[i] && alive[j] {
-                    let c = self.classes_interfere(rule, cands[i].0, cands[j].0, &[]);
-                    conflict[i][j] = c;
-                    conflict[j][i] = c;
-                }
+        let members: Vec<Vec<Value>> =
+            cands.iter().zip(&alive).map(|(c, &on)| if on { self.class_members(c.0) } else { Vec::new() }).collect();
+        let labeled: Vec<bool> = cands.iter().map(|c| self.labels.contains_key(&c.0)).collect();
+        let mut conflicts: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, j) in pairs_to_test(self.ctx, &members, &labeled) {
+            if self.classes_interfere(rule, cands[i].0, cands[j].0, &[]) {
+                conflicts[i].push(j);
+                conflicts[j].push(i);
             }
         }
+        let queries = self.out.class_queries;
+        check_conflicts(&alive, &conflicts, |i, j| self.classes_interfere(rule, cands[i].0, cands[j].0, &[]));
+        self.out.class_queries = queries;
         let weights: Vec<u64> = cands.iter().map(|c| c.1).collect();
         let alive_count = alive.iter().filter(|&&a| a).count();
-        let chosen = greedy_independent_set(alive, &weights, &conflict);
+        let chosen = greedy_independent_set_lists(alive, &weights, &conflicts);
         if chosen.len() < alive_count {
             hit(Path::IndependentSetDrop);
         }
@@ -827,38 +837,12 @@ pub(crate) fn find_root<T: Copy + Eq + std::hash::Hash>(parent: &mut FxHashMap<T
 /// the first), dropping the candidates it conflicts with. Returns the
 /// chosen candidates in the order chosen. `conflict` is symmetric.
 ///
-/// The degrees are kept up to date as candidates drop out (each drop
-/// lowers its alive neighbours' degrees once), so the search costs the
-/// size of `conflict`, where counting every degree again at each choice
-/// was cubic in the number of candidates (a phi of many operands).
-pub fn greedy_independent_set(mut alive: Vec<bool>, weights: &[u64], conflict: &[Vec<bool>]) -> Vec<usize> {
+/// The search itself runs on conflict lists
+/// (`phi_candidate_conflicts.rs`), at the cost of the conflicts.
+pub fn greedy_independent_set(alive: Vec<bool>, weights: &[u64], conflict: &[Vec<bool>]) -> Vec<usize> {
     let n = alive.len();
-    let mut degree: Vec<usize> =
-        (0..n).map(|i| if alive[i] { (0..n).filter(|&j| alive[j] && conflict[i][j]).count() } else { 0 }).collect();
-    let mut chosen = Vec::new();
-    let mut dropped = Vec::new();
-    loop {
-        let best = (0..n).filter(|&i| alive[i]).min_by_key(|&i| (degree[i], std::cmp::Reverse(weights[i]), i));
-        let Some(i) = best else { break };
-        dropped.clear();
-        alive[i] = false;
-        dropped.push(i);
-        for j in 0..n {
-            if conflict[i][j] && alive[j] {
-                alive[j] = false;
-                dropped.push(j);
-            }
-        }
-        for &x in &dropped {
-            for y in 0..n {
-                if alive[y] && conflict[x][y] {
-                    degree[y] -= 1;
-                }
-            }
-        }
-        chosen.push(i);
-    }
-    chosen
+    let lists: Vec<Vec<usize>> = conflict.iter().map(|row| (0..n).filter(|&j| row[j]).collect()).collect();
+    greedy_independent_set_lists(alive, weights, &lists)
 }
 
 /// Coalesces the affinities of `f` (see the module documentation).

@@ -36,7 +36,9 @@
 //!   through the definition block and on to loops after it, even on a
 //!   reducible CFG (the comparison with the liveness sets in
 //!   `tests/suite/liveness_check.rs` finds such queries).
-//! - `T_q`: `q` and, transitively, `T↑_t` for every `t` already in `T_q`.
+//! - `T_q`: `q` and, transitively, `T↑_t` for every `t` already in `T_q`
+//!   (built only at the query of [`LivenessCheck::live_in_with_closure`]
+//!   and by the self-checks; the queries read the loop forest or walk).
 //!
 //! # Query
 //!
@@ -46,6 +48,19 @@
 //! if some `t ∈ T_q` strictly dominated by `d` reduced-reaches a block that
 //! uses `v` (a phi argument counts as a use in the predecessor). The
 //! argument is in `proofs-notes/out-of-ssa.md`, "The liveness check".
+//!
+//! # Query on a reducible CFG
+//!
+//! On a reducible CFG the blocks of `T_q` other than `q` are the headers of
+//! the loops around `q`, each strictly dominating the ones inside it and
+//! reduced-reaching them, so the `R_t` grow outwards: the query tests only
+//! the outermost block of `T_q` strictly dominated by `d`. `T_q` is not
+//! materialized (its size is the depth of the loop nest, (blocks)² in all
+//! on deep nests): the parent of a block in the loop-nesting forest is the
+//! block of its `T↑` deepest in the dominator tree, the ancestors of `q` are
+//! `T_q`, and jump pointers find the outermost one strictly dominated by
+//! `d`. The argument, and what the self-checks check of it, is in
+//! `proofs-notes/out-of-ssa.md`, "The liveness check".
 //!
 //! On an irreducible CFG the transitive closure `T_q` may pass through `d`
 //! itself (a back edge into `d` from a block that `q` reaches, then on to a

@@ -21,6 +21,7 @@ pub mod copy_sharing_witnesses_recomputation;
 pub mod interference_graph_bitmatrix;
 pub mod liveness_check;
 pub mod liveness_cross_check;
+pub mod phi_candidate_conflicts;
 pub mod rename;
 pub mod renaming_constraints;
 pub mod sequentialize;
