@@ -91,8 +91,8 @@
 //! there are fewer uses than ranges). The answers are the same.
 
 use crate::analysis::dominance::DomTree;
-use crate::analysis::self_checks;
 use crate::analysis::liveness::out_edges;
+use crate::analysis::self_checks;
 use crate::analysis::work_steps::step;
 use crate::entity::{EntityRef, EntityVec};
 use crate::ir::{Block, Function, Value};
@@ -226,8 +226,18 @@ impl LivenessCheck {
             .collect();
         let succs = f.blocks.keys().map(|b| f.succs(b).into_iter().filter(|s| s.index() < n).collect()).collect();
         let queries_checked = Cell::new(0);
-        let check =
-            LivenessCheck { dom, reduced_reach, forest, up_targets, reducible, defs, uses, use_posts, succs, queries_checked };
+        let check = LivenessCheck {
+            dom,
+            reduced_reach,
+            forest,
+            up_targets,
+            reducible,
+            defs,
+            uses,
+            use_posts,
+            succs,
+            queries_checked,
+        };
         if reducible && self_checks::enabled() {
             check.check_forest(&post_number);
         }

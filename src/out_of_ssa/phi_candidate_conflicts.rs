@@ -117,7 +117,11 @@ pub fn check_conflicts(alive: &[bool], conflicts: &[Vec<usize>], mut test: impl 
     }
     for (i, j) in pairs {
         let listed = conflicts[i].contains(&j);
-        assert_eq!(listed, test(i, j), "phi candidates {i} and {j}: conflict listed {listed}, the class test says otherwise");
+        assert_eq!(
+            listed,
+            test(i, j),
+            "phi candidates {i} and {j}: conflict listed {listed}, the class test says otherwise"
+        );
     }
 }
 
