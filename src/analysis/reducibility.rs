@@ -40,7 +40,23 @@ pub fn is_reducible(func: &Function) -> bool {
     if func.blocks.is_empty() {
         return true;
     }
-    let dom = DomTree::compute(func);
+    is_reducible_cfg(func.blocks.len(), Function::ENTRY, |b| func.succs(b), |b| func.blocks[b].preds.clone())
+}
+
+/// [`is_reducible`] for any CFG with `n` blocks given by its edges (the
+/// SSA construction asks it of the graph it is building). Time: one
+/// depth-first search and the dominator tree (Lengauer and Tarjan,
+/// O(E log N)), so near-linear.
+pub fn is_reducible_cfg(
+    n: usize,
+    entry: Block,
+    succs: impl Fn(Block) -> Vec<Block>,
+    preds: impl Fn(Block) -> Vec<Block>,
+) -> bool {
+    if n == 0 {
+        return true;
+    }
+    let dom = DomTree::compute_from_edges(n, entry, &succs, preds);
 
     #[derive(Clone, Copy, PartialEq, Eq)]
     enum Visit {
@@ -48,17 +64,17 @@ pub fn is_reducible(func: &Function) -> bool {
         OnStack,
         Done,
     }
-    let mut visit: EntityVec<Block, Visit> = EntityVec::from_elem(Visit::New, func.blocks.len());
-    let mut stack: Vec<(Block, Vec<Block>, usize)> = vec![(Function::ENTRY, func.succs(Function::ENTRY), 0)];
-    visit[Function::ENTRY] = Visit::OnStack;
-    while let Some((u, succs, next)) = stack.last_mut() {
+    let mut visit: EntityVec<Block, Visit> = EntityVec::from_elem(Visit::New, n);
+    let mut stack: Vec<(Block, Vec<Block>, usize)> = vec![(entry, succs(entry), 0)];
+    visit[entry] = Visit::OnStack;
+    while let Some((u, succs_u, next)) = stack.last_mut() {
         let u = *u;
-        if let Some(&h) = succs.get(*next) {
+        if let Some(&h) = succs_u.get(*next) {
             *next += 1;
             match visit[h] {
                 Visit::New => {
                     visit[h] = Visit::OnStack;
-                    stack.push((h, func.succs(h), 0));
+                    stack.push((h, succs(h), 0));
                 }
                 Visit::OnStack => {
                     if !dom.dominates(h, u) {

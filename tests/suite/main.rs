@@ -9,6 +9,7 @@
 
 mod common;
 
+mod algorithm_5_gate;
 mod alloc_checker;
 mod backend_comparison;
 mod braun_textbook;

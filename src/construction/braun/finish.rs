@@ -5,8 +5,10 @@
 //! pruned (§4), and dense renumbering into an `ir::Function`.
 
 use super::state::{resolve_in, Builder, PhiTable, Successors};
+use super::Algorithm5;
 use crate::analysis::dominance::reverse_postorder;
 use crate::analysis::phase_clock::phase;
+use crate::analysis::reducibility::is_reducible_cfg;
 use crate::entity::{EntityRef, EntityVec};
 use crate::ir::{self, Block, BlockData, Inst, Op, Value};
 
@@ -64,7 +66,17 @@ impl Builder {
             (reachable_order, reachable)
         });
         phase("Algorithm 5", || {
-            if self.opts.remove_redundant_sccs {
+            // Algorithm 5 can remove a phi only where Theorem 1 of §4 does
+            // not hold: on irreducible control flow, or when an on-the-fly
+            // optimization made a variable name a phi or a value that is
+            // already bound (copy propagation, CSE, folding,
+            // simplification). Elsewhere every phi left by Alg. 3 is
+            // necessary, so no redundant SCC exists and Algorithm 5 would
+            // search and remove nothing (the argument is in
+            // `proofs-notes/ssa-construction.md`, "Where Algorithm 5 can
+            // act"). On deeply nested loops its search is quadratic.
+            self.stats.scc_needed = self.values_shared || !self.reachable_cfg_is_reducible(&reachable);
+            if self.opts.remove_redundant_sccs && (self.stats.scc_needed || self.algorithm_5 == Algorithm5::Always) {
                 // Alg. 5 on the live phis that have a phi operand. A phi without
                 // one is a sink of the operand graph: it is in no cycle, so it is
                 // a singleton SCC, and no contraction can change its operands
@@ -86,6 +98,21 @@ impl Builder {
             }
         });
         phase("dead phis and emission", || self.emit_function(name, &reachable_order, &reachable))
+    }
+
+    /// Whether the CFG of the reachable blocks is reducible. Edges from
+    /// unreachable blocks are left out (they were dropped from the
+    /// reachable blocks' predecessors already).
+    fn reachable_cfg_is_reducible(&self, reachable: &[bool]) -> bool {
+        let succs = |b: Block| Successors::of(self.blocks[b].term.as_ref()).as_ref().to_vec();
+        let preds = |b: Block| {
+            if reachable[b.index()] {
+                self.blocks[b].preds.clone()
+            } else {
+                Vec::new()
+            }
+        };
+        is_reducible_cfg(self.blocks.len(), ir::Function::ENTRY, succs, preds)
     }
 
     /// Removes phis that no non-phi instruction uses, even indirectly

@@ -85,6 +85,7 @@ impl Builder {
                 *first = self.filled;
             }
         }
+        self.note_binding(value);
         self.write_variable(var, block, value);
     }
 
@@ -382,6 +383,7 @@ impl Builder {
         // Variables start at 0 on entry.
         let v = self.materialize_in(ir::Function::ENTRY, Operand::Imm(0));
         self.initial.insert(var, v);
+        self.note_binding(v);
         v
     }
 

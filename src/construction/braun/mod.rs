@@ -140,15 +140,38 @@ pub fn construct_program(program: &ast::Program, opts: &BraunOptions) -> ir::Mod
 }
 
 /// Builds SSA for one function and reports what the construction did.
+/// Algorithm 5 runs only where it can act ([`Algorithm5::WhereItCanAct`]).
 ///
 /// Never inlined, so that a profiler can count what it costs as a whole
 /// (`valgrind --tool=callgrind --toggle-collect=...construct_function`).
 #[inline(never)]
 pub fn construct_function(func: &ast::Function, opts: &BraunOptions) -> (ir::Function, BraunStats) {
+    construct_function_with(func, opts, Algorithm5::WhereItCanAct)
+}
+
+/// When Algorithm 5 runs, if `BraunOptions::remove_redundant_sccs` is on.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Algorithm5 {
+    /// Only when the function's CFG is irreducible or an on-the-fly
+    /// optimization shared a value between bindings (`BraunStats::scc_needed`):
+    /// elsewhere it provably removes nothing.
+    WhereItCanAct,
+    /// On every function, as printed in the paper (for the tests that
+    /// check that the gate loses nothing).
+    Always,
+}
+
+/// [`construct_function`] with a choice of when Algorithm 5 runs.
+pub fn construct_function_with(
+    func: &ast::Function,
+    opts: &BraunOptions,
+    algorithm_5: Algorithm5,
+) -> (ir::Function, BraunStats) {
     // The AST walk (with the look-ups and the on-the-fly optimizations),
     // then `finish`'s phases (`analysis/phase_clock.rs`).
     let mut b = crate::analysis::phase_clock::phase("AST walk", || {
         let mut b = Builder::new(func, *opts);
+        b.algorithm_5 = algorithm_5;
         b.build_body(func);
         b
     });

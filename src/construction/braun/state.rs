@@ -338,6 +338,15 @@ pub(super) struct Builder {
     /// Initial value of each variable in the entry block (params or 0).
     pub(super) initial: HashMap<Var, Value>,
     pub(super) params: Vec<Value>,
+    /// Per value: has it been bound to a variable (a parameter, an initial
+    /// value, the value of an assignment)? Grows on demand.
+    bound: Vec<bool>,
+    /// Some assignment bound a variable to a phi or to a value already
+    /// bound: the program's values are then no longer each one variable's
+    /// own, and Theorem 1 of §4 does not apply (see `finish.rs`).
+    pub(super) values_shared: bool,
+    /// When Algorithm 5 runs (`finish.rs`).
+    pub(super) algorithm_5: super::Algorithm5,
     undef: Option<Value>,
     pub(super) cur: Block,
     /// The instructions of `cur` while it is being filled (unless it is the
@@ -423,6 +432,9 @@ impl Builder {
             has_labels: false,
             initial: HashMap::default(),
             params: Vec::new(),
+            bound: Vec::new(),
+            values_shared: false,
+            algorithm_5: super::Algorithm5::WhereItCanAct,
             undef: None,
             cur: ir::Function::ENTRY,
             filling: Vec::new(),
@@ -446,6 +458,7 @@ impl Builder {
             let var = b.var(p);
             b.params.push(v);
             b.initial.insert(var, v);
+            b.note_binding(v);
         }
         let mut assigned_vars = Vec::with_capacity(assigned_names.len());
         for x in assigned_names {
@@ -613,6 +626,22 @@ impl Builder {
             insts.append(&mut self.filling);
             self.blocks[block].insts = insts;
         }
+    }
+
+    /// Records that `value` is bound to a variable, and notes a shared value
+    /// (`values_shared`) when it is a phi or was bound before: copy
+    /// propagation, CSE, folding and simplification can all name an
+    /// existing value.
+    pub(super) fn note_binding(&mut self, value: Value) {
+        let v = self.resolve(value);
+        let i = v.index();
+        if i >= self.bound.len() {
+            self.bound.resize(i + 1, false);
+        }
+        if self.bound[i] || self.phis.get(&v).is_some() || self.phis.provisional_lookup(v).is_some() {
+            self.values_shared = true;
+        }
+        self.bound[i] = true;
     }
 
     pub(super) fn undef_value(&mut self) -> Value {
