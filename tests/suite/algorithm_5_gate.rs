@@ -119,7 +119,7 @@ fn algorithm_5_removes_nothing_where_the_gate_skips_it() {
             let total = 9usize.pow(n as u32);
             for code in 0..total {
                 k += 1;
-                if k % stride != 0 {
+                if !k.is_multiple_of(stride) {
                     continue;
                 }
                 let placement: Vec<(Slot, Slot)> =
