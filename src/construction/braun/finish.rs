@@ -75,25 +75,31 @@ impl Builder {
             // search and remove nothing (the argument is in
             // `proofs-notes/ssa-construction.md`, "Where Algorithm 5 can
             // act"). On deeply nested loops its search is quadratic.
-            self.stats.scc_needed = self.values_shared || !self.reachable_cfg_is_reducible(&reachable);
-            if self.opts.remove_redundant_sccs && (self.stats.scc_needed || self.algorithm_5 == Algorithm5::Always) {
-                // Alg. 5 on the live phis that have a phi operand. A phi without
-                // one is a sink of the operand graph: it is in no cycle, so it is
-                // a singleton SCC, and no contraction can change its operands
-                // (only phis are replaced), so the re-check of singletons would
-                // find it as Alg. 3 left it, non-trivial. Leaving the sinks out
-                // does not change the order in which Tarjan's search emits the
-                // other SCCs (a sink leads nowhere), so the result is the same.
-                let mut all: Vec<Value> = Vec::new();
-                for &b in &reachable_order {
-                    for &p in &self.blocks[b].phis {
-                        let Some(d) = self.phis.get(&p) else { continue };
-                        let (phis, alias) = (&self.phis, &mut self.alias);
-                        if d.args.iter().any(|&a| phis.get(&resolve_in(alias, a)).is_some()) {
-                            all.push(p);
-                        }
+            if !self.opts.remove_redundant_sccs {
+                return;
+            }
+            // Alg. 5 on the live phis that have a phi operand. A phi without
+            // one is a sink of the operand graph: it is in no cycle, so it is
+            // a singleton SCC, and no contraction can change its operands
+            // (only phis are replaced), so the re-check of singletons would
+            // find it as Alg. 3 left it, non-trivial. Leaving the sinks out
+            // does not change the order in which Tarjan's search emits the
+            // other SCCs (a sink leads nowhere), so the result is the same.
+            let mut all: Vec<Value> = Vec::new();
+            for &b in &reachable_order {
+                for &p in &self.blocks[b].phis {
+                    let Some(d) = self.phis.get(&p) else { continue };
+                    let (phis, alias) = (&self.phis, &mut self.alias);
+                    if d.args.iter().any(|&a| phis.get(&resolve_in(alias, a)).is_some()) {
+                        all.push(p);
                     }
                 }
+            }
+            // With no such phi there is no SCC of two or more phis, and the
+            // gate is not asked.
+            self.stats.scc_needed =
+                !all.is_empty() && (self.values_shared || !self.reachable_cfg_is_reducible(&reachable));
+            if self.stats.scc_needed || self.algorithm_5 == Algorithm5::Always {
                 self.remove_redundant_phis(all);
             }
         });

@@ -148,9 +148,10 @@ pub struct BraunStats {
     pub scc_searched: usize,
     /// Triviality checks answered by the witness cache alone.
     pub witness_hits: usize,
-    /// Whether Algorithm 5 could remove a phi of this function: its CFG is
-    /// irreducible, or an on-the-fly optimization bound a variable to a
-    /// phi or to a value already bound. When false, the construction skips
-    /// Algorithm 5 (unless told to run it always), as it cannot act.
+    /// Whether Algorithm 5 could remove a phi of this function: some phi
+    /// has a phi operand, and the CFG is irreducible or an on-the-fly
+    /// optimization bound a variable to a phi or to a value already bound.
+    /// When false, the construction skips Algorithm 5 (unless told to run
+    /// it always), as it cannot act.
     pub scc_needed: bool,
 }
