@@ -4,8 +4,8 @@
 //! (§3.2, in `scc_removal.rs`) when switched on, dead-phi removal to stay
 //! pruned (§4), and dense renumbering into an `ir::Function`.
 
+use super::options::Algorithm5;
 use super::state::{resolve_in, Builder, PhiTable, Successors};
-use super::Algorithm5;
 use crate::analysis::dominance::reverse_postorder;
 use crate::analysis::phase_clock::phase;
 use crate::analysis::reducibility::is_reducible_cfg;

@@ -123,7 +123,7 @@ mod textbook_walk;
 mod trivial_phi;
 mod triviality_recomputation;
 
-pub use options::{BraunOptions, BraunStats};
+pub use options::{Algorithm5, BraunOptions, BraunStats};
 
 use crate::ast;
 use crate::ir;
@@ -147,18 +147,6 @@ pub fn construct_program(program: &ast::Program, opts: &BraunOptions) -> ir::Mod
 #[inline(never)]
 pub fn construct_function(func: &ast::Function, opts: &BraunOptions) -> (ir::Function, BraunStats) {
     construct_function_with(func, opts, Algorithm5::WhereItCanAct)
-}
-
-/// When Algorithm 5 runs, if `BraunOptions::remove_redundant_sccs` is on.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Algorithm5 {
-    /// Only when the function's CFG is irreducible or an on-the-fly
-    /// optimization shared a value between bindings (`BraunStats::scc_needed`):
-    /// elsewhere it provably removes nothing.
-    WhereItCanAct,
-    /// On every function, as printed in the paper (for the tests that
-    /// check that the gate loses nothing).
-    Always,
 }
 
 /// [`construct_function`] with a choice of when Algorithm 5 runs.

@@ -130,6 +130,18 @@ impl BraunOptions {
     }
 }
 
+/// When Algorithm 5 runs, if `BraunOptions::remove_redundant_sccs` is on.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Algorithm5 {
+    /// Only when the function's CFG is irreducible or an on-the-fly
+    /// optimization shared a value between bindings (`BraunStats::scc_needed`):
+    /// elsewhere it provably removes nothing.
+    WhereItCanAct,
+    /// On every function, as printed in the paper (for the tests that
+    /// check that the gate loses nothing).
+    Always,
+}
+
 /// Counters of one construction, for statistics and tests.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct BraunStats {

@@ -29,7 +29,7 @@
 //! would be an allocation and a free each time.
 
 use super::current_defs::CurrentDefs;
-use super::options::{BraunOptions, BraunStats};
+use super::options::{Algorithm5, BraunOptions, BraunStats};
 use super::region_assignments::{RegionAssignments, RegionAssignmentsBuilder};
 use crate::ast::{self, Stmt};
 use crate::entity::{EntityRef, EntityVec};
@@ -346,7 +346,7 @@ pub(super) struct Builder {
     /// own, and Theorem 1 of §4 does not apply (see `finish.rs`).
     pub(super) values_shared: bool,
     /// When Algorithm 5 runs (`finish.rs`).
-    pub(super) algorithm_5: super::Algorithm5,
+    pub(super) algorithm_5: Algorithm5,
     undef: Option<Value>,
     pub(super) cur: Block,
     /// The instructions of `cur` while it is being filled (unless it is the
@@ -434,7 +434,7 @@ impl Builder {
             params: Vec::new(),
             bound: Vec::new(),
             values_shared: false,
-            algorithm_5: super::Algorithm5::WhereItCanAct,
+            algorithm_5: Algorithm5::WhereItCanAct,
             undef: None,
             cur: ir::Function::ENTRY,
             filling: Vec::new(),
