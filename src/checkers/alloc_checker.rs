@@ -817,6 +817,7 @@ impl<'a> Checker<'a> {
         let rpo = reverse_postorder(n, Block(0), succs);
         let live = live_slots(m, &rpo, succs, |l| self.index(l));
         if self_checks::enabled() {
+            recomputation::start_function();
             recomputation::check_live_slots(m, &rpo, succs, |l| self.index(l), &live);
         }
         // The state on entry to each block; `None` until an edge reaches it.

@@ -21,8 +21,16 @@
 //! rounds times the function: [`SMALL`] locations or blocks are checked at
 //! every event, larger ones at one event in [`STRIDE`] (deterministic, so
 //! that a failure reproduces) and a live-slot fixpoint over more than
-//! [`LARGE_FUNCTION`] blocks not at all.
+//! [`LARGE_FUNCTION`] blocks not at all. One event in [`STRIDE`] is still
+//! (blocks) × (locations) / 16: with every value in a slot of its own (the
+//! conventional allocator's spill-everything), quadratic in the function.
+//! So states of more than `analysis::sampling::SAMPLE_ABOVE` locations
+//! (only a function of more values than that has them) are checked at the
+//! first 8 events of the function's check and then at the 16th, 32nd,
+//! 64th, ... ([`start_function`] starts the count); `ssaref check` prints
+//! a `sampled` line for it.
 
+use crate::analysis::sampling;
 use crate::analysis::self_checks;
 use crate::checkers::alloc_checker_states::{Dense, Locations, Sparse};
 use crate::entity::EntityRef;
@@ -40,17 +48,38 @@ pub(crate) const STRIDE: u64 = 16;
 pub(crate) const LARGE_FUNCTION: usize = 5_000;
 
 thread_local! {
+    /// Events on states over [`SMALL`] locations since [`start_function`].
     static EVENTS: Cell<u64> = const { Cell::new(0) };
 }
 
-/// Whether an event on a state of `locations` locations is checked.
+/// Starts the count of events of one function's check.
+pub(crate) fn start_function() {
+    EVENTS.with(|e| e.set(0));
+}
+
+/// Whether an event on a state of `locations` locations is checked
+/// (module documentation).
 fn sampled(locations: usize) -> bool {
+    if locations <= SMALL {
+        return true;
+    }
     let n = EVENTS.with(|e| {
         let n = e.get();
         e.set(n + 1);
         n
     });
-    locations <= SMALL || n.is_multiple_of(STRIDE)
+    if !sampling::should_sample(locations) {
+        return n.is_multiple_of(STRIDE);
+    }
+    if n == 0 {
+        sampling::note_sampled(format!(
+            "the allocation checker's state self-check: states of more than {} locations compared with their \
+             recomputation at the first 8 loads and meets of a function and then at the 16th, 32nd, 64th, ..., \
+             not at one in {STRIDE}",
+            sampling::SAMPLE_ABOVE
+        ));
+    }
+    n < 8 || n.is_power_of_two()
 }
 
 /// `state.load(from)`, then, with the self-checks on and sampled, every

@@ -50,6 +50,8 @@ pub(crate) struct CongruenceClasses {
     /// Updates and cache hits seen so far, for the sampling of the
     /// self-checks (`congruence_classes_recomputation.rs`).
     events: u64,
+    /// The same, of classes over `SMALL_CLASS` members only.
+    large_events: u64,
 }
 
 impl CongruenceClasses {
@@ -143,10 +145,15 @@ impl CongruenceClasses {
             return;
         }
         let n = self.sets.get(&root).map_or(1, |s| s.len());
+        let (event, large_event) = (self.events, self.large_events);
         self.events += 1;
-        if recomputation::should_check(n, self.events - 1) {
+        if n > recomputation::SMALL_CLASS {
+            self.large_events += 1;
+        }
+        let how = recomputation::should_check(ctx.value_count(), n, event, large_event);
+        if how != recomputation::Check::Skip {
             let members = self.members(ctx, root);
-            recomputation::check_class(ctx, &members, &self.anc_in, &self.parents, what);
+            recomputation::check_class(ctx, &members, &self.anc_in, &self.parents, what, how);
         }
     }
 }
@@ -159,7 +166,7 @@ mod tests {
     use crate::analysis::liveness::compute_liveness;
     use crate::construction::braun::{construct_program, BraunOptions};
     use crate::generate::source::{GenConfig, TestCase};
-    use crate::out_of_ssa::congruence_classes_recomputation::check_class;
+    use crate::out_of_ssa::congruence_classes_recomputation::{check_class, Check};
     use crate::out_of_ssa::copy_insertion::insert_copies;
     use rand::rngs::SmallRng;
     use rand::{Rng, SeedableRng};
@@ -220,7 +227,7 @@ mod tests {
                     if classes.valid.contains(&root) {
                         let members = classes.members(&ctx, root);
                         largest = largest.max(members.len());
-                        check_class(&ctx, &members, &classes.anc_in, &classes.parents, "a merge of the test");
+                        check_class(&ctx, &members, &classes.anc_in, &classes.parents, "a merge of the test", Check::Full);
                         checked += 1;
                     }
                 }

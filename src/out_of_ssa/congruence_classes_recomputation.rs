@@ -31,8 +31,17 @@
 //! and it holds whichever way ties at one point were broken.
 //!
 //! That costs (members)² queries, so the caller samples (see
-//! `should_check`).
+//! [`should_check`]): classes up to [`SMALL_CLASS`] members at every
+//! update, larger ones at one update in [`LARGE_CLASS_STRIDE`]. In a
+//! function of more than `analysis::sampling::SAMPLE_ABOVE` values that
+//! would still be (updates) × (members)² for a class that grows one member
+//! at a time, so there the larger classes are checked at their first 8
+//! updates and then at the 16th, 32nd, 64th, ... (counted over the
+//! function's larger classes), and only at [`SAMPLED_MEMBERS`] evenly
+//! spaced members, each against the whole class; `ssaref check` prints a
+//! `sampled` line for it.
 
+use crate::analysis::sampling;
 use crate::analysis::self_checks;
 use crate::entity::EntityRef;
 use crate::ir::Value;
@@ -44,28 +53,70 @@ use rustc_hash::FxHashMap;
 pub(crate) const SMALL_CLASS: usize = 64;
 /// The sampling stride for classes over [`SMALL_CLASS`] members.
 pub(crate) const LARGE_CLASS_STRIDE: u64 = 16;
+/// In a function above the sampling size, the members of a class over
+/// [`SMALL_CLASS`] members whose `equal_anc_in` and parent are recomputed
+/// at a checked update.
+pub(crate) const SAMPLED_MEMBERS: usize = 256;
 
-/// Whether the `event`-th update (counted by the caller, from 0) of a class
-/// of `members` members is checked: always for a small class, one in
-/// [`LARGE_CLASS_STRIDE`] for a large one. Deterministic, so that a failure
-/// reproduces.
-pub(crate) fn should_check(members: usize, event: u64) -> bool {
-    self_checks::enabled() && (members <= SMALL_CLASS || event.is_multiple_of(LARGE_CLASS_STRIDE))
+/// How an update of a class is checked.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Check {
+    /// Not at all.
+    Skip,
+    /// Every member.
+    Full,
+    /// [`SAMPLED_MEMBERS`] evenly spaced members.
+    Sampled,
+}
+
+/// How an update of a class of `members` members is checked, in a
+/// function of `values` values: `event` counts the function's updates
+/// before it, `large_event` those of classes over [`SMALL_CLASS`] members
+/// (module documentation). Deterministic, so that a failure reproduces.
+pub(crate) fn should_check(values: usize, members: usize, event: u64, large_event: u64) -> Check {
+    if !self_checks::enabled() {
+        Check::Skip
+    } else if members <= SMALL_CLASS {
+        Check::Full
+    } else if sampling::should_sample(values) {
+        if large_event < 8 || large_event.is_power_of_two() {
+            Check::Sampled
+        } else {
+            Check::Skip
+        }
+    } else if event.is_multiple_of(LARGE_CLASS_STRIDE) {
+        Check::Full
+    } else {
+        Check::Skip
+    }
 }
 
 /// Compares the `equal_anc_in` and the forest parents that
 /// `congruence_classes.rs` holds for the members of one class (`members`,
 /// in dominance pre-DFS order) with their recomputation; panics on the
 /// first difference, naming the member, what is held and what is right.
-/// `what` says which update led here.
+/// `what` says which update led here. With [`Check::Sampled`], only
+/// [`SAMPLED_MEMBERS`] evenly spaced members are compared (each against
+/// the whole class).
 pub(crate) fn check_class(
     ctx: &ValueInterference<'_>,
     members: &[Value],
     held_anc_in: &FxHashMap<Value, Option<Value>>,
     held_parents: &FxHashMap<Value, Option<Value>>,
     what: &str,
+    how: Check,
 ) {
     self_checks::count();
+    let checked: Vec<Value> = if how == Check::Sampled && members.len() > SAMPLED_MEMBERS {
+        sampling::note_sampled(format!(
+            "out-of-ssa's congruence-class self-check: equal_anc_in and forest parents recomputed at {SAMPLED_MEMBERS} \
+             evenly spaced members of each class over {SMALL_CLASS} members, at the first 8 updates of such classes \
+             and then at the 16th, 32nd, 64th, ..., not at every member of one update in {LARGE_CLASS_STRIDE}"
+        ));
+        sampling::evenly_spaced(members.len(), SAMPLED_MEMBERS).into_iter().map(|i| members[i]).collect()
+    } else {
+        members.to_vec()
+    };
     let order = |v: Value| ctx.def_order(v);
     let name = |v: Option<Value>| v.map_or("none".to_string(), |v| format!("v{}", v.index()));
     // Whether `held` is right for `a` and the candidates `set` (module
@@ -77,7 +128,7 @@ pub(crate) fn check_class(
             Some(h) => set.contains(&h) && (order(h) == order(a) || Some(order(h)) == above),
         }
     };
-    for &a in members {
+    for &a in &checked {
         let dominating: Vec<Value> = members.iter().copied().filter(|&t| t != a && ctx.def_dominates(t, a)).collect();
         let equal: Vec<Value> = dominating
             .iter()

@@ -235,6 +235,12 @@ impl<'a> ValueInterference<'a> {
         self.defs.get(v).copied().flatten()
     }
 
+    /// The number of values of the function (defined or not): its size,
+    /// for the sampling of the self-checks (`analysis/sampling.rs`).
+    pub fn value_count(&self) -> usize {
+        self.defs.len()
+    }
+
     /// The place of the definition of `v` in the dominance pre-DFS order:
     /// the pre-order number of its block in the dominator tree, then its
     /// position in the block (0 for parameters and phis, `i + 1` for the
