@@ -317,6 +317,47 @@ impl DiffConfig {
         out
     }
 
+    /// [`DiffConfig::schedule`] for a module whose largest function has
+    /// `size` instructions and phis: above the sampling size
+    /// (`analysis/sampling.rs`), each out-of-ssa configuration runs at
+    /// every K only if it is the first of the list with its conventional
+    /// allocator, and the others at the smallest K only (the most
+    /// spilling). Every out-of-ssa configuration is still prepared, so
+    /// every coalescing variant and liveness method still translates the
+    /// function and its result still runs; only the allocators' runs on
+    /// each variant's result at the other K are skipped: the allocator is
+    /// the same whichever variant produced its input, and the first
+    /// configuration runs it at every K. Also returns the number of pairs
+    /// skipped.
+    pub fn schedule_sampled(&self, size: usize) -> (Vec<(std::sync::Arc<dyn Backend>, usize)>, usize) {
+        let full = self.schedule();
+        let Some(&smallest) = self.regs.iter().min() else {
+            return (full, 0);
+        };
+        if !crate::analysis::sampling::should_sample(size) {
+            return (full, 0);
+        }
+        let mut at_every_k = Vec::new();
+        for r in &self.out_of_ssa {
+            if !at_every_k.iter().any(|f: &OutOfSsa| f.allocator == r.allocator) {
+                at_every_k.push(*r);
+            }
+        }
+        let sampled: Vec<String> = self
+            .out_of_ssa
+            .iter()
+            .filter(|r| !at_every_k.contains(r))
+            .map(|r| Backend::stage_names(r, smallest).0)
+            .collect();
+        let before = full.len();
+        let kept: Vec<_> = full
+            .into_iter()
+            .filter(|(b, k)| *k == smallest || !sampled.contains(&b.stage_names(smallest).0))
+            .collect();
+        let skipped = before - kept.len();
+        (kept, skipped)
+    }
+
     /// With regalloc2 too.
     pub fn with_regalloc2(mut self) -> Self {
         self.regalloc2 = true;
@@ -437,7 +478,17 @@ fn backend_stages(
     // Back ends with the same `prepare_key` share one preparation, whose
     // stages run once.
     let mut prepared: Vec<(String, crate::backend::Prepared)> = Vec::new();
-    for (backend, k) in config.schedule() {
+    let size = ssa.functions.iter().map(|f| f.blocks.values().map(|d| d.insts.len() + d.phis.len()).sum()).max();
+    let (schedule, skipped) = config.schedule_sampled(size.unwrap_or(0));
+    if skipped > 0 {
+        let smallest = config.regs.iter().min().copied().unwrap_or(0);
+        crate::analysis::sampling::note_sampled(format!(
+            "out-of-ssa configurations: each runs at K = {smallest} only, but the first with each conventional \
+             allocator at every K ({skipped} of {} allocations skipped)",
+            config.schedule().len()
+        ));
+    }
+    for (backend, k) in schedule {
         let key = backend.prepare_key();
         let index = match prepared.iter().position(|(p, _)| *p == key) {
             Some(i) => i,

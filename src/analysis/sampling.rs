@@ -38,10 +38,30 @@ pub fn force_full_checks(on: bool) {
     FULL.store(on, Ordering::Relaxed);
 }
 
+thread_local! {
+    /// A lower threshold than [`SAMPLE_ABOVE`] for this thread, set by
+    /// [`with_sample_above`].
+    static THRESHOLD: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with `threshold` in place of [`SAMPLE_ABOVE`] on this thread,
+/// then restores the previous one (also when `f` panics): a test shows
+/// what sampling does on a small function.
+pub fn with_sample_above<R>(threshold: usize, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<usize>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            THRESHOLD.with(|t| t.set(self.0));
+        }
+    }
+    let _restore = Restore(THRESHOLD.with(|t| t.replace(Some(threshold))));
+    f()
+}
+
 /// True when a checker should sample a function of `size` instructions and
 /// phis.
 pub fn should_sample(size: usize) -> bool {
-    !FULL.load(Ordering::Relaxed) && size > SAMPLE_ABOVE
+    !FULL.load(Ordering::Relaxed) && size > THRESHOLD.with(|t| t.get()).unwrap_or(SAMPLE_ABOVE)
 }
 
 /// Records that a check sampled: `what` names the check and the part of

@@ -190,3 +190,29 @@ pub(crate) fn check_live_slots(
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The events [`sampled`] checks from the start of a function, of the
+    /// first `n`, for states of `locations` locations.
+    fn checked_events(locations: usize, n: u64) -> Vec<u64> {
+        start_function();
+        (0..n).filter(|_| sampled(locations)).collect()
+    }
+
+    /// Small states are checked at every event, larger ones at one in
+    /// [`STRIDE`], and states above the sampling size at the first 8 events
+    /// and the powers of two, counted from the start of each function.
+    #[test]
+    fn large_states_are_checked_at_a_stride_and_huge_ones_at_powers_of_two() {
+        assert_eq!(checked_events(SMALL, 40), (0..40).collect::<Vec<_>>());
+        assert_eq!(checked_events(SMALL + 1, 40), vec![0, 16, 32]);
+        let huge = sampling::SAMPLE_ABOVE + 1;
+        assert_eq!(checked_events(huge, 100), vec![0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64]);
+        // A new function starts the count again.
+        assert_eq!(checked_events(huge, 3), vec![0, 1, 2]);
+        assert!(sampling::sampled_checks().iter().any(|s| s.starts_with("the allocation checker's state self-check")));
+    }
+}

@@ -154,3 +154,34 @@ pub(crate) fn check_class(
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The updates [`should_check`] checks, of the first `n` of classes of
+    /// `members` members in a function of `values` values (every update
+    /// counted as one of a large class too).
+    fn checked(values: usize, members: usize, n: u64) -> Vec<(u64, Check)> {
+        self_checks::with_checks(true, || {
+            (0..n).map(|e| (e, should_check(values, members, e, e))).filter(|&(_, c)| c != Check::Skip).collect()
+        })
+    }
+
+    /// Small classes are checked at every update in full; larger ones at
+    /// one update in [`LARGE_CLASS_STRIDE`] in full, and, in a function
+    /// above the sampling size, at the first 8 and the powers of two at
+    /// sampled members. With the checks off, never.
+    #[test]
+    fn large_classes_of_large_functions_are_checked_at_powers_of_two_at_sampled_members() {
+        let full = |es: &[u64]| es.iter().map(|&e| (e, Check::Full)).collect::<Vec<_>>();
+        let huge = sampling::SAMPLE_ABOVE + 1;
+        assert_eq!(checked(huge, SMALL_CLASS, 20), full(&(0..20).collect::<Vec<_>>()));
+        assert_eq!(checked(sampling::SAMPLE_ABOVE, SMALL_CLASS + 1, 40), full(&[0, 16, 32]));
+        let sampled: Vec<(u64, Check)> =
+            [0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64].iter().map(|&e| (e, Check::Sampled)).collect();
+        assert_eq!(checked(huge, SMALL_CLASS + 1, 100), sampled);
+        let off = self_checks::with_checks(false, || should_check(huge, 2, 0, 0));
+        assert_eq!(off, Check::Skip);
+    }
+}

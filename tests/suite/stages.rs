@@ -117,3 +117,32 @@ fn compile_runs_every_pass_and_its_code_computes_the_sources_outcome() {
 fn config_backends() -> Vec<std::sync::Arc<dyn ssaref::backend::Backend>> {
     config(&[2], true).backend_list()
 }
+
+/// Above the sampling size (`analysis/sampling.rs`, here lowered for a
+/// small program), an out-of-ssa configuration runs at the smallest K only
+/// unless it is the first with its conventional allocator, and the run
+/// says so in a `sampled` note; at or below the size nothing is skipped.
+#[test]
+fn above_the_sampling_size_out_of_ssa_configurations_after_the_first_run_at_the_smallest_k() {
+    let all = OutOfSsa::all();
+    let (first, second) = (all[0], all[1]);
+    let other = *all.iter().find(|r| r.allocator != first.allocator).expect("two allocators");
+    assert_eq!(first.allocator, second.allocator);
+    let mut c = config(&[2, 3], false);
+    c.out_of_ssa = vec![first, second, other];
+    let conv = |r: &OutOfSsa, k: usize| ssaref::backend::Backend::stage_names(r, k).0;
+    let full = stage_names(&c);
+    for r in [first, second, other] {
+        for k in [2, 3] {
+            assert!(full.contains(&conv(&r, k)), "{} runs below the size", conv(&r, k));
+        }
+    }
+    let sampled = ssaref::analysis::sampling::with_sample_above(10, || stage_names(&c));
+    assert!(!sampled.contains(&conv(&second, 3)), "{} is skipped above the size", conv(&second, 3));
+    for name in [conv(&first, 2), conv(&first, 3), conv(&second, 2), conv(&other, 2), conv(&other, 3)] {
+        assert!(sampled.contains(&name), "{name} still runs above the size");
+    }
+    assert_eq!(full.len() - sampled.len(), 1, "only one allocation (its MIR stage) is skipped");
+    let notes = ssaref::analysis::sampling::sampled_checks();
+    assert!(notes.iter().any(|n| n.starts_with("out-of-ssa configurations: each runs at K = 2 only")), "{notes:?}");
+}
