@@ -318,44 +318,76 @@ impl DiffConfig {
     }
 
     /// [`DiffConfig::schedule`] for a module whose largest function has
-    /// `size` instructions and phis: above the sampling size
-    /// (`analysis/sampling.rs`), each out-of-ssa configuration runs at
-    /// every K only if it is the first of the list with its conventional
-    /// allocator, and the others at the smallest K only (the most
-    /// spilling). Every out-of-ssa configuration is still prepared, so
-    /// every coalescing variant and liveness method still translates the
-    /// function and its result still runs; only the allocators' runs on
-    /// each variant's result at the other K are skipped: the allocator is
-    /// the same whichever variant produced its input, and the first
-    /// configuration runs it at every K. Also returns the number of pairs
-    /// skipped.
-    pub fn schedule_sampled(&self, size: usize) -> (Vec<(std::sync::Arc<dyn Backend>, usize)>, usize) {
+    /// `size` instructions and phis, with what was left out, one line
+    /// each. At or below the sampling size (`analysis/sampling.rs`) that is
+    /// everything; above it (the rule of `docs/scaling.md`):
+    /// - the out-of-ssa configurations whose coalescing is quadratic by
+    ///   the paper do not run: the two interference-graph baselines of
+    ///   Boissinot et al. §IV-D (the graph costs (variables)² bits, or an
+    ///   edge for every interfering pair), and Chaitin's and Sreedhar III's
+    ///   coalescing with the liveness check (their pairwise class tests,
+    ///   "this quadratic number of variable-to-variable interference
+    ///   tests", §III-E; their twins with liveness sets still run, and
+    ///   the liveness check runs with the five other variants);
+    /// - each remaining out-of-ssa configuration allocates at the smallest
+    ///   K only (the most spilling), except the first with each
+    ///   conventional allocator, which allocates at every K: the allocator
+    ///   is the same whichever variant produced its input. Every
+    ///   remaining configuration is still prepared, so its translation,
+    ///   its checkers and the run of its result still happen.
+    pub fn schedule_sampled(&self, size: usize) -> (Vec<(std::sync::Arc<dyn Backend>, usize)>, Vec<String>) {
+        use crate::out_of_ssa::coalescing::{ClassTest, CoalescingVariant};
+        use crate::out_of_ssa::translate::LivenessMethod;
         let full = self.schedule();
         let Some(&smallest) = self.regs.iter().min() else {
-            return (full, 0);
+            return (full, Vec::new());
         };
         if !crate::analysis::sampling::should_sample(size) {
-            return (full, 0);
+            return (full, Vec::new());
         }
-        let mut at_every_k = Vec::new();
+        let name = |r: &OutOfSsa| Backend::stage_names(r, smallest).0;
+        let quadratic = |r: &OutOfSsa| {
+            let o = &r.out_of_ssa;
+            matches!(o.class_test, ClassTest::Graph | ClassTest::BitMatrix | ClassTest::BitMatrixRelated)
+                || (matches!(o.variant, CoalescingVariant::Chaitin | CoalescingVariant::SreedharIII)
+                    && o.liveness == LivenessMethod::Check)
+        };
+        let mut at_every_k: Vec<OutOfSsa> = Vec::new();
+        let (mut dropped, mut one_k): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
         for r in &self.out_of_ssa {
-            if !at_every_k.iter().any(|f: &OutOfSsa| f.allocator == r.allocator) {
+            if quadratic(r) {
+                dropped.push(name(r));
+            } else if at_every_k.iter().any(|f| f.allocator == r.allocator) {
+                one_k.push(name(r));
+            } else {
                 at_every_k.push(*r);
             }
         }
-        let sampled: Vec<String> = self
-            .out_of_ssa
-            .iter()
-            .filter(|r| !at_every_k.contains(r))
-            .map(|r| Backend::stage_names(r, smallest).0)
-            .collect();
         let before = full.len();
         let kept: Vec<_> = full
             .into_iter()
-            .filter(|(b, k)| *k == smallest || !sampled.contains(&b.stage_names(smallest).0))
+            .filter(|(b, k)| {
+                let n = b.stage_names(smallest).0;
+                !dropped.contains(&n) && (*k == smallest || !one_k.contains(&n))
+            })
             .collect();
-        let skipped = before - kept.len();
-        (kept, skipped)
+        let mut notes = Vec::new();
+        if !dropped.is_empty() {
+            notes.push(format!(
+                "out-of-ssa configurations quadratic by the paper not run: the interference-graph baselines, and \
+                 Chaitin and Sreedhar III with the liveness check ({} configurations)",
+                dropped.len()
+            ));
+        }
+        if !one_k.is_empty() {
+            notes.push(format!(
+                "out-of-ssa configurations: each runs at K = {smallest} only, but the first with each conventional \
+                 allocator at every K ({} configurations)",
+                one_k.len()
+            ));
+        }
+        notes.push(format!("back-end allocations: {} of {before} run", kept.len()));
+        (kept, notes)
     }
 
     /// With regalloc2 too.
@@ -479,14 +511,9 @@ fn backend_stages(
     // stages run once.
     let mut prepared: Vec<(String, crate::backend::Prepared)> = Vec::new();
     let size = ssa.functions.iter().map(|f| f.blocks.values().map(|d| d.insts.len() + d.phis.len()).sum()).max();
-    let (schedule, skipped) = config.schedule_sampled(size.unwrap_or(0));
-    if skipped > 0 {
-        let smallest = config.regs.iter().min().copied().unwrap_or(0);
-        crate::analysis::sampling::note_sampled(format!(
-            "out-of-ssa configurations: each runs at K = {smallest} only, but the first with each conventional \
-             allocator at every K ({skipped} of {} allocations skipped)",
-            config.schedule().len()
-        ));
+    let (schedule, notes) = config.schedule_sampled(size.unwrap_or(0));
+    for note in notes {
+        crate::analysis::sampling::note_sampled(note);
     }
     for (backend, k) in schedule {
         let key = backend.prepare_key();

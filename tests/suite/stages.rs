@@ -146,3 +146,35 @@ fn above_the_sampling_size_out_of_ssa_configurations_after_the_first_run_at_the_
     let notes = ssaref::analysis::sampling::sampled_checks();
     assert!(notes.iter().any(|n| n.starts_with("out-of-ssa configurations: each runs at K = 2 only")), "{notes:?}");
 }
+
+/// Above the sampling size the configurations quadratic by the paper do
+/// not run at all (the graph baselines, Chaitin and Sreedhar III with the
+/// liveness check), their twins with liveness sets do; at or below it
+/// every configuration runs at every K.
+#[test]
+fn above_the_sampling_size_the_quadratic_out_of_ssa_configurations_do_not_run() {
+    use ssaref::out_of_ssa::coalescing::{ClassTest, CoalescingVariant};
+    use ssaref::out_of_ssa::translate::LivenessMethod;
+    let mut c = DiffConfig::standard(&[2, 3], 100_000);
+    c.out_of_ssa = OutOfSsa::all();
+    let names = |s: &[(std::sync::Arc<dyn ssaref::backend::Backend>, usize)]| {
+        s.iter().map(|(b, k)| b.stage_names(*k).0).collect::<Vec<_>>()
+    };
+    let (below, notes) = c.schedule_sampled(ssaref::analysis::sampling::SAMPLE_ABOVE);
+    assert_eq!(names(&below), names(&c.schedule()));
+    assert!(notes.is_empty(), "{notes:?}");
+    let (above, notes) = c.schedule_sampled(ssaref::analysis::sampling::SAMPLE_ABOVE + 1);
+    let above = names(&above);
+    for r in &c.out_of_ssa {
+        let o = &r.out_of_ssa;
+        let graph = o.class_test != ClassTest::Linear;
+        let pairwise = matches!(o.variant, CoalescingVariant::Chaitin | CoalescingVariant::SreedharIII);
+        let runs = above.contains(&ssaref::backend::Backend::stage_names(r, 2).0);
+        assert_eq!(runs, !graph && !(pairwise && o.liveness == LivenessMethod::Check), "{}", r.describe());
+    }
+    let ra = c.regalloc.len() * 2;
+    // ssa-ra at both K, the first configuration of each allocator at both
+    // K, the other 22 of the 24 that remain at K = 2.
+    assert_eq!(above.len(), ra + 2 * 2 + 22, "{above:?}");
+    assert_eq!(notes.len(), 3, "{notes:?}");
+}
