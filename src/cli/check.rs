@@ -45,9 +45,10 @@ pub struct CheckArgs {
     /// `both` (ssa-ra and out-of-ssa) or `all`.
     #[arg(long, value_enum, default_value_t = Routes::All)]
     route: Routes,
-    /// Check every function in full, however large (by default a checker
-    /// whose cost is quadratic samples functions above 20,000 instructions
-    /// and says so: `docs/scaling.md`).
+    /// Check every function in full, however large (by default, above
+    /// 20,000 instructions, a checker whose cost is quadratic samples, and
+    /// the out-of-ssa configurations quadratic by the paper or at every K
+    /// are left out, each said in a `sampled` line: `docs/scaling.md`).
     #[arg(long)]
     full_checks: bool,
     #[command(flatten)]

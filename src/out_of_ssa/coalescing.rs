@@ -591,7 +591,7 @@ impl<'c, 'a> Coalescer<'c, 'a> {
             if answer {
                 hit(Path::LinearInterference);
             }
-            if self.opts.cross_check {
+            if self.opts.cross_check && self.classes.cross_check_now(self.ctx, x, y) {
                 let (mx, my) = members(self);
                 if answer != quadratic(self, &mx, &my) {
                     self.out.linear_mismatches += 1;
@@ -607,7 +607,8 @@ impl<'c, 'a> Coalescer<'c, 'a> {
                 if answer {
                     hit(Path::LinearInterference);
                 }
-                if self.opts.cross_check && answer != quadratic(self) {
+                let sampled = self.opts.cross_check && self.classes.cross_check_now(self.ctx, x, y);
+                if sampled && answer != quadratic(self) {
                     self.out.linear_mismatches += 1;
                 }
                 answer

@@ -52,7 +52,14 @@ pub(crate) struct CongruenceClasses {
     events: u64,
     /// The same, of classes over `SMALL_CLASS` members only.
     large_events: u64,
+    /// Cross-checked class queries of more than `CROSS_CHECK_PAIRS`
+    /// pairs so far (see [`CongruenceClasses::cross_check_now`]).
+    large_queries: u64,
 }
+
+/// Class queries of up to this many pairs of members are cross-checked
+/// with the pairwise test every time.
+pub(crate) const CROSS_CHECK_PAIRS: usize = 4096;
 
 impl CongruenceClasses {
     /// The set of class `root` (a class without an entry is `root` alone,
@@ -135,6 +142,32 @@ impl CongruenceClasses {
             }
             _ => {}
         }
+    }
+
+    /// Whether the coalescer's cross-check (`CoalescingOptions::cross_check`)
+    /// compares the linear answer for classes `x` and `y` with the pairwise
+    /// test now. The pairwise test costs (members of `x`) × (members of
+    /// `y`), so comparing every query is quadratic in the function. Queries
+    /// of up to [`CROSS_CHECK_PAIRS`] pairs are compared every time; in a
+    /// function of more than `analysis::sampling::SAMPLE_ABOVE` values,
+    /// larger ones at the first 8 such queries and then at the 16th,
+    /// 32nd, 64th, ... (`docs/scaling.md`), and below that size always.
+    pub(crate) fn cross_check_now(&mut self, ctx: &ValueInterference<'_>, x: Value, y: Value) -> bool {
+        let size = |r: Value| self.sets.get(&r).map_or(1, |s| s.len());
+        if size(x).saturating_mul(size(y)) <= CROSS_CHECK_PAIRS
+            || !crate::analysis::sampling::should_sample(ctx.value_count())
+        {
+            return true;
+        }
+        let n = self.large_queries;
+        self.large_queries += 1;
+        if n == 0 {
+            crate::analysis::sampling::note_sampled(format!(
+            "out-of-ssa's cross-check of the linear class test with the pairwise one: queries of more than \
+             {CROSS_CHECK_PAIRS} pairs at the first 8 and then the 16th, 32nd, 64th, ..., not at every one"
+            ));
+        }
+        n < 8 || n.is_power_of_two()
     }
 
     /// With the self-checks on, compares the `equal_anc_in` and forest
