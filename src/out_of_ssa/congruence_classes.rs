@@ -163,7 +163,7 @@ impl CongruenceClasses {
         self.large_queries += 1;
         if n == 0 {
             crate::analysis::sampling::note_sampled(format!(
-            "out-of-ssa's cross-check of the linear class test with the pairwise one: queries of more than \
+                "out-of-ssa's cross-check of the linear class test with the pairwise one: queries of more than \
              {CROSS_CHECK_PAIRS} pairs at the first 8 and then the 16th, 32nd, 64th, ..., not at every one"
             ));
         }
@@ -260,7 +260,14 @@ mod tests {
                     if classes.valid.contains(&root) {
                         let members = classes.members(&ctx, root);
                         largest = largest.max(members.len());
-                        check_class(&ctx, &members, &classes.anc_in, &classes.parents, "a merge of the test", Check::Full);
+                        check_class(
+                            &ctx,
+                            &members,
+                            &classes.anc_in,
+                            &classes.parents,
+                            "a merge of the test",
+                            Check::Full,
+                        );
                         checked += 1;
                     }
                 }
