@@ -222,6 +222,9 @@ pub fn later_stage_fuel(fuel: u64) -> u64 {
     fuel.saturating_mul(8).saturating_add(10_000)
 }
 
+/// The (back end, K) pairs a differential run allocates, in order.
+pub type Schedule = Vec<(std::sync::Arc<dyn Backend>, usize)>;
+
 /// What [`differential_full`] runs.
 #[derive(Clone, Debug)]
 pub struct DiffConfig {
@@ -304,7 +307,7 @@ impl DiffConfig {
     /// for each K and, within it, each option set; then each out-of-ssa
     /// configuration for each K; then regalloc2 and the further back ends,
     /// each for every K.
-    pub fn schedule(&self) -> Vec<(std::sync::Arc<dyn Backend>, usize)> {
+    pub fn schedule(&self) -> Schedule {
         let list = self.backend_list();
         let (ssa_ra, rest) = list.split_at(self.regalloc.len());
         let mut out = Vec::new();
@@ -335,7 +338,7 @@ impl DiffConfig {
     ///   is the same whichever variant produced its input. Every
     ///   remaining configuration is still prepared, so its translation,
     ///   its checkers and the run of its result still happen.
-    pub fn schedule_sampled(&self, size: usize) -> (Vec<(std::sync::Arc<dyn Backend>, usize)>, Vec<String>) {
+    pub fn schedule_sampled(&self, size: usize) -> (Schedule, Vec<String>) {
         use crate::out_of_ssa::coalescing::{ClassTest, CoalescingVariant};
         use crate::out_of_ssa::translate::LivenessMethod;
         let full = self.schedule();
