@@ -328,10 +328,9 @@ impl DiffConfig {
     ///   the paper do not run: the two interference-graph baselines of
     ///   Boissinot et al. §IV-D (the graph costs (variables)² bits, or an
     ///   edge for every interfering pair), and Chaitin's and Sreedhar III's
-    ///   coalescing with the liveness check (their pairwise class tests,
-    ///   "this quadratic number of variable-to-variable interference
-    ///   tests", §III-E; their twins with liveness sets still run, and
-    ///   the liveness check runs with the five other variants);
+    ///   coalescing (their class tests are pairwise, "this quadratic number
+    ///   of variable-to-variable interference tests", §III-E; the linear
+    ///   test of §IV-B does not apply to their rules);
     /// - each remaining out-of-ssa configuration allocates at the smallest
     ///   K only (the most spilling), except the first with each
     ///   conventional allocator, which allocates at every K: the allocator
@@ -340,7 +339,6 @@ impl DiffConfig {
     ///   its checkers and the run of its result still happen.
     pub fn schedule_sampled(&self, size: usize) -> (Schedule, Vec<String>) {
         use crate::out_of_ssa::coalescing::{ClassTest, CoalescingVariant};
-        use crate::out_of_ssa::translate::LivenessMethod;
         let full = self.schedule();
         let Some(&smallest) = self.regs.iter().min() else {
             return (full, Vec::new());
@@ -352,8 +350,7 @@ impl DiffConfig {
         let quadratic = |r: &OutOfSsa| {
             let o = &r.out_of_ssa;
             matches!(o.class_test, ClassTest::Graph | ClassTest::BitMatrix | ClassTest::BitMatrixRelated)
-                || (matches!(o.variant, CoalescingVariant::Chaitin | CoalescingVariant::SreedharIII)
-                    && o.liveness == LivenessMethod::Check)
+                || matches!(o.variant, CoalescingVariant::Chaitin | CoalescingVariant::SreedharIII)
         };
         let mut at_every_k: Vec<OutOfSsa> = Vec::new();
         let (mut dropped, mut one_k): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
@@ -378,7 +375,7 @@ impl DiffConfig {
         if !dropped.is_empty() {
             notes.push(format!(
                 "out-of-ssa configurations quadratic by the paper not run: the interference-graph baselines, and \
-                 Chaitin and Sreedhar III with the liveness check ({} configurations)",
+                 Chaitin's and Sreedhar III's pairwise coalescing ({} configurations)",
                 dropped.len()
             ));
         }

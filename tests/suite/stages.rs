@@ -148,13 +148,11 @@ fn above_the_sampling_size_out_of_ssa_configurations_after_the_first_run_at_the_
 }
 
 /// Above the sampling size the configurations quadratic by the paper do
-/// not run at all (the graph baselines, Chaitin and Sreedhar III with the
-/// liveness check), their twins with liveness sets do; at or below it
-/// every configuration runs at every K.
+/// not run at all (the graph baselines, Chaitin and Sreedhar III); at or
+/// below it every configuration runs at every K.
 #[test]
 fn above_the_sampling_size_the_quadratic_out_of_ssa_configurations_do_not_run() {
     use ssaref::out_of_ssa::coalescing::{ClassTest, CoalescingVariant};
-    use ssaref::out_of_ssa::translate::LivenessMethod;
     let mut c = DiffConfig::standard(&[2, 3], 100_000);
     c.out_of_ssa = OutOfSsa::all();
     let names = |s: &[(std::sync::Arc<dyn ssaref::backend::Backend>, usize)]| {
@@ -170,12 +168,12 @@ fn above_the_sampling_size_the_quadratic_out_of_ssa_configurations_do_not_run() 
         let graph = o.class_test != ClassTest::Linear;
         let pairwise = matches!(o.variant, CoalescingVariant::Chaitin | CoalescingVariant::SreedharIII);
         let runs = above.contains(&ssaref::backend::Backend::stage_names(r, 2).0);
-        let quadratic = graph || (pairwise && o.liveness == LivenessMethod::Check);
+        let quadratic = graph || pairwise;
         assert_eq!(runs, !quadratic, "{}", r.describe());
     }
     let ra = c.regalloc.len() * 2;
     // ssa-ra at both K, the first configuration of each allocator at both
-    // K, the other 22 of the 24 that remain at K = 2.
-    assert_eq!(above.len(), ra + 2 * 2 + 22, "{above:?}");
+    // K, the other 18 of the 20 that remain at K = 2.
+    assert_eq!(above.len(), ra + 2 * 2 + 18, "{above:?}");
     assert_eq!(notes.len(), 3, "{notes:?}");
 }
