@@ -85,7 +85,8 @@
 //!    smaller class dominates them (it would dominate the current point
 //!    and be on the stack), so they are trivial and their parents are those
 //!    of their own class; `s`'s parent is found as in 2., from the top of
-//!    the stack, or with an empty stack from the start of the larger class.
+//!    the stack, or with an empty stack (after such a skip; before one, an
+//!    empty stack means no parent) from the start of the larger class.
 //!    Without this, a one-member class tested against a class of `n`
 //!    members in `n` sibling branches (a phi of a wide join) visited every
 //!    member before it.
@@ -317,6 +318,9 @@ pub(crate) fn classes_interfere_local(
     let mut next_big = big.iter().next().copied();
     let mut stack: Vec<Entry> = Vec::new();
     let mut active = 0usize;
+    // True once item 4 has skipped members: before that, a member of the
+    // smaller class that finds the stack empty has no parent.
+    let mut skipped = false;
     let mut updates = MergeUpdates::default();
     loop {
         let (k, is_small) = match (small_iter.peek().copied(), next_big) {
@@ -328,6 +332,7 @@ pub(crate) fn classes_interfere_local(
                 // Nothing on the stack can give a member a test: skip the
                 // members of the larger class before `s` (item 4).
                 next_big = big.range((Included(walk.big_bound_after(s)), Unbounded)).next().copied();
+                skipped = true;
                 (s, true)
             }
             (Some(s), Some(b)) => {
@@ -347,7 +352,7 @@ pub(crate) fn classes_interfere_local(
         // `a`'s parent (when it may differ from its parent in its class),
         // and the member of the other class to test `a` against, if any.
         let (parent, other) = match stack.last() {
-            None if is_small => {
+            None if is_small && skipped => {
                 let p = walk.parent_in(a, k, None);
                 (p, p)
             }

@@ -70,12 +70,31 @@ pub fn pairs_to_test(ctx: &ValueInterference<'_>, members: &[Vec<Value>], everyo
         pairs.extend(present.iter().filter(|&&j| j != i).map(|&j| (i.min(j), i.max(j))));
     }
     by_order.sort_unstable();
+    // The stack, and the distinct candidates on it (`slot`: place in
+    // `distinct`), so that a deep stack of few candidates costs those few.
     let mut stack: Vec<(Value, usize)> = Vec::new();
+    let mut on_stack = vec![0usize; n];
+    let mut distinct: Vec<usize> = Vec::new();
+    let mut slot = vec![usize::MAX; n];
     for &(_, m, i) in &by_order {
         while stack.last().is_some_and(|&(top, _)| !ctx.def_dominates(top, m)) {
-            stack.pop();
+            let Some((_, j)) = stack.pop() else { break };
+            on_stack[j] -= 1;
+            if on_stack[j] == 0 {
+                let at = slot[j];
+                distinct.swap_remove(at);
+                if let Some(&moved) = distinct.get(at) {
+                    slot[moved] = at;
+                }
+                slot[j] = usize::MAX;
+            }
         }
-        pairs.extend(stack.iter().filter(|&&(_, j)| j != i).map(|&(_, j)| (i.min(j), i.max(j))));
+        pairs.extend(distinct.iter().filter(|&&j| j != i).map(|&j| (i.min(j), i.max(j))));
+        if on_stack[i] == 0 {
+            slot[i] = distinct.len();
+            distinct.push(i);
+        }
+        on_stack[i] += 1;
         stack.push((m, i));
     }
     pairs.sort_unstable();
