@@ -417,6 +417,10 @@ impl Coalescing {
 /// destination) pairs.
 type Candidate = (Value, u64, Vec<(Value, Value)>);
 
+/// Up to this many candidates, a phi's independent-set search tests every
+/// pair of them.
+const FEW_CANDIDATES: usize = 16;
+
 /// The coalescing state.
 pub struct Coalescer<'c, 'a> {
     ctx: &'c ValueInterference<'a>,
@@ -684,14 +688,25 @@ impl<'c, 'a> Coalescer<'c, 'a> {
             let skip = c.2.clone();
             alive.push(!self.classes_interfere(rule, phi_class, c.0, &skip));
         }
-        // Only the pairs that can conflict are tested
-        // (`phi_candidate_conflicts.rs`).
+        // A phi of many candidates tests only the pairs that can conflict
+        // (`phi_candidate_conflicts.rs`), which costs listing the members
+        // of every candidate; a phi of a few tests every pair, as the class
+        // test costs about the smaller class.
         let n = cands.len();
-        let members: Vec<Vec<Value>> =
-            cands.iter().zip(&alive).map(|(c, &on)| if on { self.class_members(c.0) } else { Vec::new() }).collect();
-        let labeled: Vec<bool> = cands.iter().map(|c| self.labels.contains_key(&c.0)).collect();
+        let on: Vec<usize> = (0..n).filter(|&i| alive[i]).collect();
+        let pairs = if on.len() <= FEW_CANDIDATES {
+            on.iter().enumerate().flat_map(|(k, &i)| on[k + 1..].iter().map(move |&j| (i, j))).collect()
+        } else {
+            let members: Vec<Vec<Value>> = cands
+                .iter()
+                .zip(&alive)
+                .map(|(c, &on)| if on { self.class_members(c.0) } else { Vec::new() })
+                .collect();
+            let labeled: Vec<bool> = cands.iter().map(|c| self.labels.contains_key(&c.0)).collect();
+            pairs_to_test(self.ctx, &members, &labeled)
+        };
         let mut conflicts: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for (i, j) in pairs_to_test(self.ctx, &members, &labeled) {
+        for (i, j) in pairs {
             if self.classes_interfere(rule, cands[i].0, cands[j].0, &[]) {
                 conflicts[i].push(j);
                 conflicts[j].push(i);
