@@ -97,8 +97,16 @@ impl Builder {
             }
             // With no such phi there is no SCC of two or more phis, and the
             // gate is not asked.
-            self.stats.scc_needed =
-                !all.is_empty() && (self.values_shared || !self.reachable_cfg_is_reducible(&reachable));
+            // A function without labels has only `if`, `while`, `break`,
+            // `continue`, `return` and short-circuit conditions: every loop
+            // is entered at its header alone, so its CFG is reducible and
+            // the dominator computation of the test is not needed (with
+            // self-checks on, the test runs anyway and must agree).
+            if crate::analysis::self_checks::enabled() && !self.has_labels && !all.is_empty() {
+                assert!(self.reachable_cfg_is_reducible(&reachable), "a function without labels is reducible");
+            }
+            self.stats.scc_needed = !all.is_empty()
+                && (self.values_shared || (self.has_labels && !self.reachable_cfg_is_reducible(&reachable)));
             if self.stats.scc_needed || self.algorithm_5 == Algorithm5::Always {
                 self.remove_redundant_phis(all);
             }
