@@ -31,13 +31,13 @@
 //! and it holds whichever way ties at one point were broken.
 //!
 //! That costs (members)² queries, so the caller samples (see
-//! [`should_check`]): classes up to [`SMALL_CLASS`] members at every
-//! update, larger ones at one update in [`LARGE_CLASS_STRIDE`]. In a
+//! `should_check`): classes up to `SMALL_CLASS` members at every
+//! update, larger ones at one update in `LARGE_CLASS_STRIDE`. In a
 //! function of more than `analysis::sampling::SAMPLE_ABOVE` values that
 //! would still be (updates) × (members)² for a class that grows one member
 //! at a time, so there the larger classes are checked at their first 8
 //! updates and then at the 16th, 32nd, 64th, ... (counted over the
-//! function's larger classes), and only at [`SAMPLED_MEMBERS`] evenly
+//! function's larger classes), and only at `SAMPLED_MEMBERS` evenly
 //! spaced members, each against the whole class; `ssaref check` prints a
 //! `sampled` line for it.
 
@@ -49,12 +49,12 @@ use crate::out_of_ssa::values::{intersect, ValueInterference};
 use rustc_hash::FxHashMap;
 
 /// Classes up to this many members are checked at every update; larger
-/// ones at one update in [`LARGE_CLASS_STRIDE`].
+/// ones at one update in `LARGE_CLASS_STRIDE`.
 pub(crate) const SMALL_CLASS: usize = 64;
-/// The sampling stride for classes over [`SMALL_CLASS`] members.
+/// The sampling stride for classes over `SMALL_CLASS` members.
 pub(crate) const LARGE_CLASS_STRIDE: u64 = 16;
 /// In a function above the sampling size, the members of a class over
-/// [`SMALL_CLASS`] members whose `equal_anc_in` and parent are recomputed
+/// `SMALL_CLASS` members whose `equal_anc_in` and parent are recomputed
 /// at a checked update.
 pub(crate) const SAMPLED_MEMBERS: usize = 256;
 
@@ -65,13 +65,13 @@ pub(crate) enum Check {
     Skip,
     /// Every member.
     Full,
-    /// [`SAMPLED_MEMBERS`] evenly spaced members.
+    /// `SAMPLED_MEMBERS` evenly spaced members.
     Sampled,
 }
 
 /// How an update of a class of `members` members is checked, in a
 /// function of `values` values: `event` counts the function's updates
-/// before it, `large_event` those of classes over [`SMALL_CLASS`] members
+/// before it, `large_event` those of classes over `SMALL_CLASS` members
 /// (module documentation). Deterministic, so that a failure reproduces.
 pub(crate) fn should_check(values: usize, members: usize, event: u64, large_event: u64) -> Check {
     if !self_checks::enabled() {
@@ -96,7 +96,7 @@ pub(crate) fn should_check(values: usize, members: usize, event: u64, large_even
 /// in dominance pre-DFS order) with their recomputation; panics on the
 /// first difference, naming the member, what is held and what is right.
 /// `what` says which update led here. With [`Check::Sampled`], only
-/// [`SAMPLED_MEMBERS`] evenly spaced members are compared (each against
+/// `SAMPLED_MEMBERS` evenly spaced members are compared (each against
 /// the whole class).
 pub(crate) fn check_class(
     ctx: &ValueInterference<'_>,
@@ -169,7 +169,7 @@ mod tests {
     }
 
     /// Small classes are checked at every update in full; larger ones at
-    /// one update in [`LARGE_CLASS_STRIDE`] in full, and, in a function
+    /// one update in `LARGE_CLASS_STRIDE` in full, and, in a function
     /// above the sampling size, at the first 8 and the powers of two at
     /// sampled members. With the checks off, never.
     #[test]

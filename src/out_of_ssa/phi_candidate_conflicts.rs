@@ -105,7 +105,7 @@ pub fn pairs_to_test(ctx: &ValueInterference<'_>, members: &[Vec<Value>], everyo
 /// With the self-checks on, compares `conflicts` (lists, as
 /// [`greedy_independent_set_lists`] takes them) with `test` asked directly
 /// on pairs of `alive` candidates: every pair when there are at most
-/// [`ALL_PAIRS`] of them, else [`SAMPLED_PER_CANDIDATE`] partners of each,
+/// `ALL_PAIRS` of them, else `SAMPLED_PER_CANDIDATE` partners of each,
 /// picked by a fixed stride, plus every listed conflict.
 pub fn check_conflicts(alive: &[bool], conflicts: &[Vec<usize>], mut test: impl FnMut(usize, usize) -> bool) {
     if !self_checks::enabled() {
