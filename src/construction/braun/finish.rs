@@ -1,8 +1,11 @@
 //! Finishing a function built by Braun et al.'s construction ("Simple and
 //! Efficient Construction of Static Single Assignment Form", CC 2013):
 //! removal of unreachable code and the phi operands it fed, Algorithm 5
-//! (§3.2, in `scc_removal.rs`) when switched on, dead-phi removal to stay
-//! pruned (§4), and dense renumbering into an `ir::Function`.
+//! (§3.2, in `scc_removal.rs`) when switched on and only where it can act
+//! (an irreducible CFG, or a binding that shared a value; elsewhere §4's
+//! Theorem 1 leaves nothing to remove: `proofs-notes/ssa-construction.md`,
+//! "Where Algorithm 5 can act"), dead-phi removal to stay pruned (§4), and
+//! dense renumbering into an `ir::Function`.
 
 use super::options::Algorithm5;
 use super::state::{resolve_in, Builder, PhiTable, Successors};
