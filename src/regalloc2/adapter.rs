@@ -280,6 +280,20 @@ impl Adapter {
         for (i, &b) in self.order.iter().enumerate() {
             self.index_of[b.index()] = i;
         }
+        // For each block, the successors that list it as a predecessor and
+        // its (first) position in their lists: the index of the phi
+        // arguments it passes. Looked up per edge, a search of the
+        // successor's list would be quadratic in a join's predecessors.
+        let mut pred_position: Vec<Vec<(ir::Block, usize)>> = vec![Vec::new(); n];
+        for (s, data) in f.blocks.iter() {
+            for (i, &p) in data.preds.iter().enumerate() {
+                if let Some(list) = pred_position.get_mut(p.index()) {
+                    if !list.iter().any(|&(t, _)| t == s) {
+                        list.push((s, i));
+                    }
+                }
+            }
+        }
         let blocks = self.order.clone();
         for &b in &blocks {
             let start = self.insts.len();
@@ -334,10 +348,10 @@ impl Adapter {
             }
             let mut args = Vec::with_capacity(succs.len());
             for &s in &succs {
-                let index = self.func.blocks[s]
-                    .preds
+                let index = pred_position[b.index()]
                     .iter()
-                    .position(|&p| p == b)
+                    .find(|&&(t, _)| t == s)
+                    .map(|&(_, i)| i)
                     .ok_or(AdapterError::NotAPredecessor { block: b, succ: s })?;
                 let list: Vec<VReg> = self.param_phis(s).map(|p| self.vreg(p.args[index])).collect();
                 args.push(list);
