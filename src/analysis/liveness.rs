@@ -114,6 +114,56 @@ pub fn out_edges(f: &Function, b: Block) -> Vec<(Block, usize)> {
     edges
 }
 
+/// [`out_edges`] and [`pred_index`] for every block at once, in time
+/// linear in the edges: each block's occurrences in its successors'
+/// `preds` lists are gathered in one pass over all lists. Asked edge by
+/// edge, [`pred_index`] searches the successor's list, which is quadratic
+/// in the predecessors of a join.
+pub struct OutEdges {
+    /// For each block `b`, the pairs `(s, i)` with `s.preds[i] == b`, by
+    /// `s` then `i`.
+    listed: EntityVec<Block, Vec<(Block, usize)>>,
+    /// For each block, [`out_edges`].
+    edges: EntityVec<Block, Vec<(Block, usize)>>,
+}
+
+impl OutEdges {
+    pub fn new(f: &Function) -> OutEdges {
+        let n = f.blocks.len();
+        let mut listed: EntityVec<Block, Vec<(Block, usize)>> = EntityVec::from_elem(Vec::new(), n);
+        for (s, data) in f.blocks.iter() {
+            for (i, &p) in data.preds.iter().enumerate() {
+                if p.index() < n {
+                    listed[p].push((s, i));
+                }
+            }
+        }
+        let mut table = OutEdges { listed, edges: EntityVec::from_elem(Vec::new(), n) };
+        for b in f.blocks.keys() {
+            let succs = f.succs(b);
+            let mut edges = Vec::with_capacity(succs.len());
+            for (k, &s) in succs.iter().enumerate() {
+                let occurrence = succs[..k].iter().filter(|&&t| t == s).count();
+                if let Some(i) = table.pred_index(b, s, occurrence) {
+                    edges.push((s, i));
+                }
+            }
+            table.edges[b] = edges;
+        }
+        table
+    }
+
+    /// [`pred_index`]`(f, from, to, occurrence)`.
+    pub fn pred_index(&self, from: Block, to: Block, occurrence: usize) -> Option<usize> {
+        self.listed.get(from)?.iter().filter(|&&(s, _)| s == to).nth(occurrence).map(|&(_, i)| i)
+    }
+
+    /// [`out_edges`]`(f, b)`.
+    pub fn of(&self, b: Block) -> &[(Block, usize)] {
+        &self.edges[b]
+    }
+}
+
 /// What one mention of a value tells [`compute_liveness`] (see there).
 #[derive(Clone, Copy)]
 enum Mention {
@@ -131,6 +181,7 @@ enum Mention {
 /// time (Pereira §4.1 conventions; the algorithm and why it gives the least
 /// fixpoint are in the module documentation).
 pub fn compute_liveness(f: &Function) -> Liveness {
+    let edges = OutEdges::new(f);
     let n = f.blocks.len();
     // Every mention, as (value, what), in a flat list sorted by value
     // (counting sort: one pass to count, one to place).
@@ -175,7 +226,7 @@ pub fn compute_liveness(f: &Function) -> Liveness {
                 raw.push((a, Mention::Gen(b)));
             }
         }
-        for (s, i) in out_edges(f, b) {
+        for &(s, i) in edges.of(b) {
             for phi in &f.blocks[s].phis {
                 if let Some(&a) = phi.args.get(i) {
                     raw.push((a, Mention::Arg(b)));

@@ -91,7 +91,7 @@
 //! there are fewer uses than ranges). The answers are the same.
 
 use crate::analysis::dominance::DomTree;
-use crate::analysis::liveness::out_edges;
+use crate::analysis::liveness::OutEdges;
 use crate::analysis::self_checks;
 use crate::analysis::work_steps::step;
 use crate::entity::{EntityRef, EntityVec};
@@ -579,6 +579,7 @@ fn def_use(f: &Function) -> (Defs, Uses) {
     for &p in &f.params {
         defs[p] = Some((Function::ENTRY, 0));
     }
+    let edges = OutEdges::new(f);
     for (b, data) in f.blocks.iter() {
         for phi in &data.phis {
             defs[phi.dest] = Some((b, 0));
@@ -592,7 +593,7 @@ fn def_use(f: &Function) -> (Defs, Uses) {
         if let Some(a) = data.term.arg() {
             uses[a].push((b, data.insts.len() as u32));
         }
-        for (s, k) in out_edges(f, b) {
+        for &(s, k) in edges.of(b) {
             for phi in &f.blocks[s].phis {
                 if let Some(&a) = phi.args.get(k) {
                     uses[a].push((b, PHI_USE));

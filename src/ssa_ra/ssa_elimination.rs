@@ -250,6 +250,7 @@ pub fn eliminate_ssa(
         }
     }
     let mut stats = EliminationStats::default();
+    let edges = crate::analysis::liveness::OutEdges::new(f);
     let mut blocks: EntityVec<crate::ir::Block, MBlock> = EntityVec::new();
     for (b, data) in f.blocks.iter() {
         let mut out: Vec<MInstA> = Vec::new();
@@ -288,7 +289,8 @@ pub fn eliminate_ssa(
                     succs.len()
                 )));
             }
-            let edge = crate::analysis::liveness::pred_index(f, b, s, occurrence)
+            let edge = edges
+                .pred_index(b, s, occurrence)
                 .ok_or_else(|| EliminationError(format!("{b} is not a predecessor of {s}")))?;
             // Theorem 1 is about the whole column, self-moves included: a
             // self-move that is dropped first could hide a repeated source.

@@ -326,3 +326,56 @@ fn liveness_by_path_exploration_matches_the_dataflow() {
     }
     assert!(functions >= 150, "only {functions} IR functions compared");
 }
+
+/// The edge table made in one pass (`liveness::OutEdges`, which liveness,
+/// SSA elimination and the liveness check read) gives, for every block,
+/// what the per-edge search of the successor's `preds` gives
+/// (`out_edges`, `pred_index` for each occurrence): on generated IR-level
+/// functions (a `br c, S, S` included when the generator makes one), on
+/// the case files' functions, and on a join of many predecessors.
+#[test]
+fn edge_table_matches_the_per_edge_search() {
+    use ssaref::analysis::liveness::{out_edges, pred_index, OutEdges};
+    use ssaref::generate::ssa::{IrCase, IrGenConfig};
+    let same = |f: &Function, what: &str| {
+        let table = OutEdges::new(f);
+        for b in f.blocks.keys() {
+            assert_eq!(table.of(b), &out_edges(f, b)[..], "{what}: out-edges of {b}\n{}", print_function(f));
+            for s in f.blocks.keys() {
+                for occurrence in 0..3 {
+                    assert_eq!(
+                        table.pred_index(b, s, occurrence),
+                        pred_index(f, b, s, occurrence),
+                        "{what}: edge {b} -> {s}, occurrence {occurrence}"
+                    );
+                }
+            }
+        }
+    };
+    let mut double_edges = 0;
+    for seed in 0..150u64 {
+        let case = IrCase::from_seed(seed, &IrGenConfig::default());
+        for f in &case.module.functions {
+            same(f, &format!("ir seed {seed} `{}`", f.name));
+            double_edges += f.blocks.keys().filter(|&b| matches!(&f.succs(b)[..], [x, y] if x == y)).count();
+        }
+    }
+    let mut cases: Vec<_> =
+        std::fs::read_dir("tests/cases").expect("tests/cases").map(|e| e.expect("entry").path()).collect();
+    cases.retain(|p| p.extension().is_some_and(|e| e == "ssa"));
+    cases.sort();
+    for path in cases {
+        let text = std::fs::read_to_string(&path).expect("readable");
+        let Ok(m) = ssaref::analysis::ir_text::parse_module(&text) else { continue };
+        for f in &m.functions {
+            same(f, &path.display().to_string());
+            double_edges += f.blocks.keys().filter(|&b| matches!(&f.succs(b)[..], [x, y] if x == y)).count();
+        }
+    }
+    assert!(double_edges > 0, "no `br c, S, S` among the functions compared");
+    let wide =
+        "fn main(v0) {\nb0:\n    br v0, b1, b2\nb1(b0):\n    v1 = const 1\n    jump b5\nb2(b0):\n    br v0, b3, b4\n\
+                b3(b2):\n    v2 = const 2\n    jump b5\nb4(b2):\n    v3 = const 3\n    jump b5\n\
+                b5(b1, b3, b4):\n    v4 = phi v1, v2, v3\n    ret v4\n}\n";
+    same(&parse_one(wide), "a join of three predecessors");
+}
