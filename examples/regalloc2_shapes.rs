@@ -1,4 +1,4 @@
-//! regalloc2 on two shapes of function where its own passes grow
+//! regalloc2 on three shapes of function where its own passes grow
 //! quadratically, written against the regalloc2 crate's public API only
 //! (nothing of ssaref), so that it can be handed to regalloc2's maintainers
 //! as it is: `cargo run --release --example regalloc2_shapes [N ...]`.
@@ -8,6 +8,9 @@
 //! - `wide-join N`: N tests in a chain, each with a block that jumps to one
 //!   join with its own value: a join of N + 1 predecessors and a block
 //!   parameter of as many arguments.
+//! - `params N`: N values defined at the entry (as parameters are) and
+//!   added up one after another: N²/2 live at the program points in all,
+//!   with four registers.
 //!
 //! For each shape and size it prints the time of `regalloc2::run` (Ion,
 //! SSA validation off, best of three) and the growth against linear: the
@@ -202,6 +205,22 @@ fn wide_join(n: usize) -> Func {
     Func::finish(blocks, 4 + 2 * n)
 }
 
+/// `params n`: the entry defines `n` values at once in any location (as
+/// function parameters are), then adds them up one after another and
+/// returns the sum: after the `k`-th addition `n - k` of them are live.
+fn params(n: usize) -> Func {
+    let (use_, def) = (Operand::reg_use, Operand::reg_def);
+    let param = |i: usize| v(i);
+    let sum = |i: usize| v(n + i); // i = 0..=n
+    let mut insts = vec![((0..n).map(|i| Operand::any_def(param(i))).collect(), Term::No)];
+    insts.push((vec![def(sum(0))], Term::No));
+    for i in 0..n {
+        insts.push((vec![use_(sum(i)), use_(param(i)), def(sum(i + 1))], Term::No));
+    }
+    insts.push((vec![use_(sum(n))], Term::Ret));
+    Func::finish(vec![block(insts, vec![])], 2 * n + 1)
+}
+
 /// Four registers of class `Int`, no scratch register.
 fn machine_env() -> MachineEnv {
     let mut int = PRegSet::empty();
@@ -242,7 +261,9 @@ fn main() {
     println!("regalloc2::run (Ion), best of 3; growth = time ratio / size ratio to the previous size");
     println!("{:<14} {:>8} {:>10} {:>8}", "shape", "size", "ms", "growth");
     type Build = fn(usize) -> Func;
-    for (name, build) in [("nested-loops", nested_loops as Build), ("wide-join", wide_join as Build)] {
+    let shapes =
+        [("nested-loops", nested_loops as Build), ("wide-join", wide_join as Build), ("params", params as Build)];
+    for (name, build) in shapes {
         let mut previous: Option<(usize, f64)> = None;
         for &n in &sizes {
             let ms = time_allocation(&build(n)).as_secs_f64() * 1e3;
@@ -262,7 +283,7 @@ mod tests {
     #[test]
     fn shapes_allocate_and_check() {
         for n in [1, 2, 5, 40] {
-            for f in [nested_loops(n), wide_join(n)] {
+            for f in [nested_loops(n), wide_join(n), params(n)] {
                 let env = machine_env();
                 let options = RegallocOptions { validate_ssa: true, ..RegallocOptions::default() };
                 let out = regalloc2::run(&f, &env, &options).expect("allocates");
