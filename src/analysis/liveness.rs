@@ -118,49 +118,67 @@ pub fn out_edges(f: &Function, b: Block) -> Vec<(Block, usize)> {
 /// linear in the edges: each block's occurrences in its successors'
 /// `preds` lists are gathered in one pass over all lists. Asked edge by
 /// edge, [`pred_index`] searches the successor's list, which is quadratic
-/// in the predecessors of a join.
+/// in the predecessors of a join. Both tables are flat, one slice per
+/// block.
 pub struct OutEdges {
-    /// For each block `b`, the pairs `(s, i)` with `s.preds[i] == b`, by
-    /// `s` then `i`.
-    listed: EntityVec<Block, Vec<(Block, usize)>>,
-    /// For each block, [`out_edges`].
-    edges: EntityVec<Block, Vec<(Block, usize)>>,
+    /// The pairs `(s, i)` with `s.preds[i] == b`, by `s` then `i`: those
+    /// of block `b` at `listed[listed_at[b]..listed_at[b + 1]]`.
+    listed: Vec<(Block, usize)>,
+    listed_at: Vec<u32>,
+    /// [`out_edges`] of block `b` at `edges[edges_at[b]..edges_at[b + 1]]`.
+    edges: Vec<(Block, usize)>,
+    edges_at: Vec<u32>,
 }
 
 impl OutEdges {
     pub fn new(f: &Function) -> OutEdges {
         let n = f.blocks.len();
-        let mut listed: EntityVec<Block, Vec<(Block, usize)>> = EntityVec::from_elem(Vec::new(), n);
-        for (s, data) in f.blocks.iter() {
-            for (i, &p) in data.preds.iter().enumerate() {
+        // Counting sort of the `(s, i)` pairs by the predecessor.
+        let mut listed_at = vec![0u32; n + 1];
+        for data in f.blocks.values() {
+            for &p in &data.preds {
                 if p.index() < n {
-                    listed[p].push((s, i));
+                    listed_at[p.index() + 1] += 1;
                 }
             }
         }
-        let mut table = OutEdges { listed, edges: EntityVec::from_elem(Vec::new(), n) };
+        for b in 0..n {
+            listed_at[b + 1] += listed_at[b];
+        }
+        let mut listed = vec![(Block::new(0), 0); listed_at[n] as usize];
+        let mut next: Vec<u32> = listed_at[..n].to_vec();
+        for (s, data) in f.blocks.iter() {
+            for (i, &p) in data.preds.iter().enumerate() {
+                if p.index() < n {
+                    listed[next[p.index()] as usize] = (s, i);
+                    next[p.index()] += 1;
+                }
+            }
+        }
+        let mut table = OutEdges { listed, listed_at, edges: Vec::new(), edges_at: Vec::with_capacity(n + 1) };
+        table.edges_at.push(0);
         for b in f.blocks.keys() {
             let succs = f.succs(b);
-            let mut edges = Vec::with_capacity(succs.len());
             for (k, &s) in succs.iter().enumerate() {
                 let occurrence = succs[..k].iter().filter(|&&t| t == s).count();
                 if let Some(i) = table.pred_index(b, s, occurrence) {
-                    edges.push((s, i));
+                    table.edges.push((s, i));
                 }
             }
-            table.edges[b] = edges;
+            table.edges_at.push(table.edges.len() as u32);
         }
         table
     }
 
     /// [`pred_index`]`(f, from, to, occurrence)`.
     pub fn pred_index(&self, from: Block, to: Block, occurrence: usize) -> Option<usize> {
-        self.listed.get(from)?.iter().filter(|&&(s, _)| s == to).nth(occurrence).map(|&(_, i)| i)
+        let (start, end) = (*self.listed_at.get(from.index())?, *self.listed_at.get(from.index() + 1)?);
+        self.listed[start as usize..end as usize].iter().filter(|&&(s, _)| s == to).nth(occurrence).map(|&(_, i)| i)
     }
 
     /// [`out_edges`]`(f, b)`.
     pub fn of(&self, b: Block) -> &[(Block, usize)] {
-        &self.edges[b]
+        &self.edges[self.edges_at[b.index()] as usize..self.edges_at[b.index() + 1] as usize]
     }
 }
 
@@ -237,6 +255,7 @@ pub fn compute_liveness(f: &Function) -> Liveness {
             preds_count[s.index() + 1] += 1;
         }
     }
+    drop(edges);
     // Predecessors along the terminators' edges (one entry per edge).
     for i in 1..=n {
         preds_count[i] += preds_count[i - 1];
