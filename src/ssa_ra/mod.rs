@@ -8,6 +8,7 @@
 //! May import: the data types, `analysis` and `checkers`. Never `out_of_ssa`:
 //! the two routes are siblings, and what both need lives in `analysis`.
 
+pub mod block_demand;
 pub mod coloring;
 pub mod implement_spartan;
 pub mod location_transfer_graph;
@@ -16,5 +17,6 @@ pub mod phi_lifting;
 pub mod phi_mem_coalesce;
 pub mod regalloc;
 pub mod spill;
+pub mod spill_code;
 pub mod spill_during_coloring;
 pub mod ssa_elimination;

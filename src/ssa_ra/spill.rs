@@ -59,7 +59,9 @@ use crate::analysis::liveness::{compute_liveness, compute_liveness_dataflow, Liv
 use crate::analysis::loops::loop_depth;
 use crate::analysis::self_checks;
 use crate::entity::{EntityRef, EntitySet, EntityVec, SparseSet};
-use crate::ir::{Block, BlockData, Function, Inst, Op, Value};
+use crate::ir::{Block, BlockData, Function, Op, Value};
+use crate::ssa_ra::block_demand::BlockDemand;
+use crate::ssa_ra::spill_code::SpillCode;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::fmt;
 
@@ -273,33 +275,6 @@ pub(crate) fn weights(f: &Function, depth: &EntityVec<Block, u32>, sizes: &[usiz
     w
 }
 
-/// For each value of `f`, the blocks whose instructions or terminator use
-/// it, in block order: the lists [`spill_value`] takes. Made once per pass
-/// (by [`Rounds`] and by `spill_during_coloring.rs`): spilling one value
-/// adds and removes no use of another (a reload `copy v` uses only the
-/// spilled `v`, which is never chosen again), so the lists of the values
-/// not yet spilled stay exact. Scanning the function for each round's
-/// values instead made the walk quadratic (`docs/scaling.md`).
-pub(crate) fn use_blocks(f: &Function) -> Vec<Vec<Block>> {
-    let mut out: Vec<Vec<Block>> = vec![Vec::new(); f.value_count as usize];
-    for (b, data) in f.blocks.iter() {
-        let mut note = |a: Value| {
-            if let Some(l) = out.get_mut(a.index()) {
-                if l.last() != Some(&b) {
-                    l.push(b);
-                }
-            }
-        };
-        for inst in &data.insts {
-            inst.op.for_each_arg(&mut note);
-        }
-        if let Some(a) = data.term.arg() {
-            note(a);
-        }
-    }
-    out
-}
-
 /// What the rounds of [`find_overloads`] share: the weight sums, the size
 /// of each live range (the number of points after which the value is in a
 /// register) and each block's overloaded points, kept up to date block by
@@ -317,9 +292,8 @@ struct Rounds {
     /// For each value of the input, the blocks where it is live in, live
     /// out or mentioned, in block order.
     blocks_of: Vec<Vec<Block>>,
-    /// For each value of the input, the blocks whose instructions or
-    /// terminator use it, in block order (see [`spill_value`]).
-    uses_in: Vec<Vec<Block>>,
+    /// The reloads of the values spilled (`spill_code.rs`).
+    code: SpillCode,
     /// The calls of [`Rounds::spill_all`] so far, for the sampling of the
     /// self-checks.
     updates: u64,
@@ -329,7 +303,6 @@ impl Rounds {
     fn new(f: &Function, live: &Liveness, depth: &EntityVec<Block, u32>, spilled: &EntitySet<Value>, k: usize) -> Self {
         let n = f.value_count as usize;
         let mut blocks_of: Vec<Vec<Block>> = vec![Vec::new(); n];
-        let uses_in = use_blocks(f);
         for (b, data) in f.blocks.iter() {
             let note = |v: Value, list: &mut Vec<Vec<Block>>| {
                 if let Some(l) = list.get_mut(v.index()) {
@@ -363,7 +336,7 @@ impl Rounds {
             overloaded: EntityVec::from_elem(Vec::new(), nb),
             block_max: EntityVec::from_elem(0, nb),
             blocks_of,
-            uses_in,
+            code: SpillCode::new(f),
             updates: 0,
         };
         for b in f.blocks.keys() {
@@ -418,8 +391,9 @@ impl Rounds {
         k: usize,
     ) {
         let mut dirty: Vec<Block> = Vec::new();
+        self.code.spill(f, values, spilled, reloads);
+        self.code.flush_all(f);
         for &v in values {
-            spill_value(f, v, &self.uses_in[v.index()], spilled, reloads);
             dirty.extend(&self.blocks_of[v.index()]);
         }
         dirty.sort_unstable();
@@ -555,44 +529,6 @@ fn find_overloads(
     Ok(chosen)
 }
 
-/// Marks `v` spilled and gives each use other than a phi argument a reload
-/// right before it (a `copy v` that already exists is its own reload).
-/// `blocks` are the blocks that use `v` (`Rounds::uses_in`), in block
-/// order: one list per value of the input, made once, since spilling one
-/// value adds and removes no use of another.
-pub(crate) fn spill_value(
-    f: &mut Function,
-    v: Value,
-    blocks: &[Block],
-    spilled: &mut EntitySet<Value>,
-    reloads: &mut EntitySet<Value>,
-) {
-    spilled.insert(v);
-    for &b in blocks {
-        let mut i = 0;
-        while i < f.blocks[b].insts.len() {
-            let inst = &f.blocks[b].insts[i];
-            let mut uses_v = false;
-            inst.op.for_each_arg(|a| uses_v |= a == v);
-            if !uses_v || matches!(inst.op, Op::Copy(_)) {
-                i += 1;
-                continue;
-            }
-            let r = f.new_value();
-            reloads.insert(r);
-            f.blocks[b].insts[i].op.map_args(|a| if a == v { r } else { a });
-            f.blocks[b].insts.insert(i, Inst { dest: Some(r), op: Op::Copy(v) });
-            i += 2;
-        }
-        if f.blocks[b].term.arg() == Some(v) {
-            let r = f.new_value();
-            reloads.insert(r);
-            f.blocks[b].term.map_arg(|_| r);
-            f.blocks[b].insts.push(Inst { dest: Some(r), op: Op::Copy(v) });
-        }
-    }
-}
-
 /// Load lowering (§6.2): phi results, not spilled, that would need more
 /// loads on their incoming edges (arguments in memory) than they have uses.
 pub(crate) fn lowering_candidates(f: &Function, spilled: &EntitySet<Value>) -> Vec<Value> {
@@ -635,17 +571,18 @@ pub(crate) fn recycle_reloads(
         loop {
             let mut merged = false;
             let insts = &f.blocks[b].insts;
-            // Pairs (earlier reload, later reload) of the same value.
-            let mut last: Vec<(Value, usize, Value)> = Vec::new();
+            // Pairs (earlier reload, later reload) of the same value: the
+            // last reload of each value so far, by value (a list searched
+            // at each reload was quadratic in the values reloaded in the
+            // block).
+            let mut last: FxHashMap<Value, Value> = FxHashMap::default();
             let mut pairs = Vec::new();
             for (i, inst) in insts.iter().enumerate() {
                 if let (Some(d), Op::Copy(src)) = (inst.dest, &inst.op) {
                     if reloads.contains(d) {
-                        if let Some(&(_, _, prev)) = last.iter().find(|(s, _, _)| s == src) {
+                        if let Some(prev) = last.insert(*src, d) {
                             pairs.push((prev, i, d));
                         }
-                        last.retain(|(s, _, _)| s != src);
-                        last.push((*src, i, d));
                     }
                 }
             }
@@ -657,7 +594,7 @@ pub(crate) fn recycle_reloads(
                     inst.op.map_args(|a| if a == drop { keep } else { a });
                 }
                 f.blocks[b].term.map_arg(|a| if a == drop { keep } else { a });
-                let ok = block_points(f, b, &live.live_out[b], spilled).iter().all(|p| p.demand <= k);
+                let ok = BlockDemand::compute(f, b, &live.live_out[b], spilled).max_demand() <= k;
                 if ok {
                     reloads.remove(drop);
                     merged = true;
@@ -681,7 +618,7 @@ pub(crate) fn recycle_reloads(
 /// unit tests). A state that goes stale stays stale until its block is
 /// refreshed again, so the sampled checks still see most stale entries,
 /// and a spill of `r` rounds pays for about `8 + log r` recomputations.
-fn sampled_round(n: u64) -> bool {
+pub(crate) fn sampled_round(n: u64) -> bool {
     cfg!(test) || n <= 8 || n.is_power_of_two()
 }
 

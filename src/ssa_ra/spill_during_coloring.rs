@@ -32,7 +32,7 @@
 //! point only if nothing else can go (its reload dies at the point, so
 //! spilling it does not lower the demand just before it). Spilling a value
 //! decides it everywhere: it is stored after its definition and reloaded
-//! before every use (`spill::spill_value`), in the blocks already visited
+//! before every use (`spill::spill_values`), in the blocks already visited
 //! as in those to come. Neither raises the demand anywhere: a reload takes
 //! the place of the value it reloads, at a point where that value was
 //! live.
@@ -92,10 +92,14 @@ use crate::analysis::loops::loop_depth;
 use crate::analysis::self_checks;
 use crate::entity::{EntityRef, EntitySet, EntityVec, SparseSet};
 use crate::ir::{Block, Function, Value};
+use crate::ssa_ra::block_demand::{BlockDemand, Frame};
 use crate::ssa_ra::spill::{
-    block_points, lowering_candidates, recycle_reloads, spill_value, use_blocks, weights, SpillError, SpillResult,
+    block_points, lowering_candidates, recycle_reloads, sampled_round, weights, SpillError, SpillResult,
 };
+use crate::ssa_ra::spill_code::SpillCode;
 use rustc_hash::FxHashSet;
+use std::cmp::Ordering;
+use std::collections::BTreeSet;
 
 /// What the pass may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,11 +146,13 @@ impl Weights {
         let n = f.value_count as usize;
         let none = EntitySet::with_capacity(n);
         let mut sizes = vec![0usize; n];
-        for b in f.blocks.keys() {
-            for p in block_points(f, b, &live.live_out[b], &none) {
-                for &v in &p.after {
-                    sizes[v.index()] += 1;
-                }
+        for (i, b) in f.blocks.keys().enumerate() {
+            let walk = BlockDemand::compute(f, b, &live.live_out[b], &none);
+            if self_checks::enabled() && sampled_round(i as u64 + 1) {
+                walk.check(f, b, &live.live_out[b], &none, &FxHashSet::default());
+            }
+            for (v, _, len) in walk.runs() {
+                sizes[v.index()] += len;
             }
         }
         let mut phi_uses = vec![Vec::new(); n];
@@ -168,11 +174,14 @@ impl Weights {
         self.initial[i] - self.deducted[i] / self.sizes[i].max(1) as f64
     }
 
-    /// `a` was spilled: deduct its terms from the phis it feeds.
-    fn spilled(&mut self, a: Value) {
+    /// `a` was spilled: deduct its terms from the phis it feeds. `rekey`
+    /// is told each phi result before its weight changes and after.
+    fn spilled(&mut self, a: Value, mut rekey: impl FnMut(Value, &Weights, bool)) {
         for k in 0..self.phi_uses.get(a.index()).map_or(0, |l| l.len()) {
             let (v, t) = self.phi_uses[a.index()][k];
+            rekey(v, self, false);
             self.deducted[v.index()] += t;
+            rekey(v, self, true);
         }
     }
 }
@@ -205,26 +214,31 @@ pub fn spill_during_coloring_with_decisions(
         spilled: EntitySet::with_capacity(original),
         reloads: EntitySet::with_capacity(original),
         original,
+        walks: 0,
     };
     let dom = DomTree::compute(f);
-    // Made once (see `spill::use_blocks`).
-    let uses_in = use_blocks(f);
+    let mut code = SpillCode::new(f);
     let mut decisions: Decisions = Vec::new();
     for (n, &b) in dom.preorder.iter().enumerate() {
+        // The reloads of the values spilled in the blocks before, which
+        // the demand of `b` counts.
+        code.flush_block(f, b);
+        let mut through = Through::new(f, b, &live.live_out[b], &st);
         loop {
-            let chosen = decide_block(f, b, &live.live_out[b], &mut st, opts)?;
+            let chosen = decide_block(f, b, &live.live_out[b], &mut through, &mut st, opts)?;
             if chosen.is_empty() {
                 break;
             }
-            for v in chosen {
-                spill_value(f, v, &uses_in[v.index()], &mut st.spilled, &mut st.reloads);
-                decisions.push((v, b));
-            }
+            code.spill(f, &chosen, &mut st.spilled, &mut st.reloads);
+            code.flush_block(f, b);
+            through.count -= chosen.iter().filter(|v| through.frame.through.contains(v)).count();
+            decisions.extend(chosen.iter().map(|&v| (v, b)));
         }
         if self_checks::enabled() && (cfg!(test) || n < 8 || (n + 1).is_power_of_two()) {
             check_deductions(f, &depth, &st, opts);
         }
     }
+    code.flush_all(f);
     if self_checks::enabled() {
         check_liveness_kept(f, &live);
     }
@@ -232,10 +246,9 @@ pub fn spill_during_coloring_with_decisions(
     let mut lowered = Vec::new();
     if opts.load_lowering {
         let candidates = lowering_candidates(f, &spilled);
-        for v in candidates {
-            lowered.push(v);
-            spill_value(f, v, &uses_in[v.index()], &mut spilled, &mut reloads);
-        }
+        code.spill(f, &candidates, &mut spilled, &mut reloads);
+        code.flush_all(f);
+        lowered.extend(candidates);
     }
     if opts.recycle_reloads {
         // The liveness `recycle_reloads` reads, of the function as spilled.
@@ -243,13 +256,14 @@ pub fn spill_during_coloring_with_decisions(
         recycle_reloads(f, &live, &spilled, &mut reloads, opts.k);
     }
     let live = compute_liveness(f);
-    let max_demand = f
-        .blocks
-        .keys()
-        .flat_map(|b| block_points(f, b, &live.live_out[b], &spilled))
-        .map(|p| p.demand)
-        .max()
-        .unwrap_or(0);
+    let mut max_demand = 0;
+    for (i, b) in f.blocks.keys().enumerate() {
+        let walk = BlockDemand::compute(f, b, &live.live_out[b], &spilled);
+        if self_checks::enabled() && sampled_round(i as u64 + 1) {
+            walk.check(f, b, &live.live_out[b], &spilled, &FxHashSet::default());
+        }
+        max_demand = max_demand.max(walk.max_demand());
+    }
     if max_demand > opts.k {
         return Err(SpillError(format!("demand {max_demand} > K = {} after spilling during coloring", opts.k)));
     }
@@ -263,59 +277,208 @@ struct WalkState {
     reloads: EntitySet<Value>,
     /// Values numbered from here on are reloads.
     original: usize,
+    /// The blocks walked so far, for the sampling of the self-checks.
+    walks: u64,
+}
+
+impl WalkState {
+    /// Whether `v` may be chosen: a value of the input, not a reload, not
+    /// spilled.
+    fn eligible(&self, v: Value) -> bool {
+        v.index() < self.original && !self.reloads.contains(v) && !self.spilled.contains(v)
+    }
+
+    /// The key of `v` among the candidates of a point.
+    fn key(&self, v: Value) -> Candidate {
+        Candidate(self.weights.current(v), v)
+    }
+}
+
+/// A value live through a point, ordered as the walk chooses: least weight
+/// first, ties broken by the smaller value. Weights are finite (Fig. 6's
+/// terms are capped and divided by a size of at least 1), so this order is
+/// total.
+#[derive(Clone, Copy, Debug)]
+struct Candidate(f64, Value);
+
+impl PartialEq for Candidate {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+
+impl Eq for Candidate {}
+
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for Candidate {
+    fn cmp(&self, o: &Self) -> Ordering {
+        self.0.partial_cmp(&o.0).unwrap_or(Ordering::Equal).then(self.1.cmp(&o.1))
+    }
+}
+
+/// The values live through the block being decided and mentioned nowhere
+/// in it, kept from one round of decisions to the next: they are live at
+/// every point, so a round needs only their number and the one of least
+/// weight, and a spill removes one for good (module documentation, Cost).
+struct Through {
+    frame: Frame,
+    /// How many of them are register-resident.
+    count: usize,
+    /// Those that may be chosen, by current weight.
+    open: BTreeSet<Candidate>,
+}
+
+impl Through {
+    fn new(f: &Function, b: Block, live_out: &SparseSet<Value>, st: &WalkState) -> Through {
+        let frame = Frame::split(f, b, live_out, &st.spilled);
+        let count = frame.through.len();
+        let open = frame.through.iter().filter(|&&v| st.eligible(v)).map(|&v| st.key(v)).collect();
+        Through { frame, count, open }
+    }
 }
 
 /// One round of decisions in block `b`: for each point whose demand exceeds
 /// K, in order, unless a value chosen earlier in the round is live through
 /// it, the resident value live through it of least current weight (see the
 /// module documentation). The weights are updated as values are chosen.
+///
+/// One walk in program order over the block's [`BlockDemand`]: the values
+/// live after the current point are kept in a set, and those that may be
+/// chosen, in an ordered set by current weight (re-keyed when a deduction
+/// changes a weight), so that a point's choice costs `O(log live)`
+/// instead of a scan of everything live through it.
 fn decide_block(
     f: &Function,
     b: Block,
     live_out: &SparseSet<Value>,
+    through: &mut Through,
     st: &mut WalkState,
     opts: &SpillDuringColoringOptions,
 ) -> Result<Vec<Value>, SpillError> {
     let k = opts.k;
     let data = &f.blocks[b];
+    let walk = BlockDemand::compute_in(f, b, &through.frame, through.count, &st.spilled);
+    st.walks += 1;
+    if self_checks::enabled() && sampled_round(st.walks) {
+        walk.check(f, b, live_out, &st.spilled, &through.frame.through);
+    }
     let mut chosen: Vec<Value> = Vec::new();
-    // The same values as `chosen`, for membership tests in constant time
-    // (a search of the list at every live value of every point was cubic
-    // in the values live through a block).
+    if walk.max_demand() <= k {
+        return Ok(chosen);
+    }
+    // The same values as `chosen`, for membership tests in constant time.
     let mut chosen_set: FxHashSet<Value> = FxHashSet::default();
-    for point in block_points(f, b, live_out, &st.spilled) {
-        if point.demand <= k {
+    // The values live after the current point; how many of them are
+    // chosen; those that may still be chosen, by weight.
+    let mut after: FxHashSet<Value> = walk.start_after.iter().copied().collect();
+    let mut chosen_live = 0usize;
+    let mut open: BTreeSet<Candidate> =
+        walk.start_after.iter().filter(|&&v| st.eligible(v)).map(|&v| st.key(v)).collect();
+    let n = data.insts.len();
+    for p in 0..walk.points() {
+        for &v in walk.leaves(p) {
+            after.remove(&v);
+            if chosen_set.contains(&v) {
+                chosen_live -= 1;
+            } else if st.eligible(v) {
+                open.remove(&st.key(v));
+            }
+        }
+        if let Some(v) = walk.enters(p) {
+            after.insert(v);
+            if chosen_set.contains(&v) {
+                chosen_live += 1;
+            } else if st.eligible(v) {
+                open.insert(st.key(v));
+            }
+        }
+        if walk.demand[p] <= k {
             continue;
         }
-        let (operands, defined, through) = point.candidates(data);
-        let relieved = through.iter().filter(|v| chosen_set.contains(v) && !operands.contains(v)).count();
-        if point.demand.saturating_sub(relieved) <= k {
+        let mut operands: Vec<Value> = Vec::with_capacity(3);
+        let mut defined = None;
+        if p == n + 1 {
+            operands.extend(data.term.arg());
+        } else if p > 0 {
+            data.insts[p - 1].op.for_each_arg(|a| operands.push(a));
+            defined = data.insts[p - 1].dest;
+        }
+        // Live through the point: live after it, except its result unless
+        // that is also live before it (`Point::candidates`).
+        let gone = defined.filter(|d| st.spilled.contains(*d) || !operands.contains(d));
+        let mut not_through: Vec<Value> = operands.iter().copied().chain(gone).collect();
+        not_through.sort_unstable();
+        not_through.dedup();
+        let excluded = not_through.iter().filter(|v| chosen_set.contains(v) && after.contains(v)).count();
+        let relieved = chosen_live - excluded;
+        if walk.demand[p].saturating_sub(relieved) <= k {
             continue;
         }
-        let candidate = through
-            .into_iter()
-            .filter(|v| {
-                v.index() < st.original
-                    && Some(*v) != defined
-                    && !st.reloads.contains(*v)
-                    && !st.spilled.contains(*v)
-                    && !chosen_set.contains(v)
-            })
-            .min_by(|a, c| {
-                (operands.contains(a), st.weights.current(*a))
-                    .partial_cmp(&(operands.contains(c), st.weights.current(*c)))
-                    .unwrap_or(std::cmp::Ordering::Equal)
-                    .then(a.cmp(c))
-            });
+        // The least weight among the values live through the point that
+        // are not operands; else among the operands that stay live after
+        // it (spilling one does not lower the demand just before it).
+        // The through values are never operands or results.
+        let local = open.iter().find(|c| !operands.contains(&c.1) && Some(c.1) != defined && Some(c.1) != gone);
+        let mut candidate = match (local, through.open.first()) {
+            (Some(a), Some(t)) => Some(a.min(t).1),
+            (a, t) => a.or(t).map(|c| c.1),
+        };
+        if candidate.is_none() {
+            candidate = operands
+                .iter()
+                .copied()
+                .filter(|&v| {
+                    after.contains(&v)
+                        && Some(v) != gone
+                        && Some(v) != defined
+                        && st.eligible(v)
+                        && !chosen_set.contains(&v)
+                })
+                .min_by_key(|&v| st.key(v));
+        }
         match candidate {
             Some(v) => {
+                if !open.remove(&st.key(v)) {
+                    through.open.remove(&st.key(v));
+                }
                 chosen.push(v);
                 chosen_set.insert(v);
+                chosen_live += 1;
                 if opts.phi_weight_deduction {
-                    st.weights.spilled(v);
+                    let WalkState { weights, spilled, reloads, original, .. } = st;
+                    // `u` is in one of the ordered sets exactly when it is
+                    // live after the point (the through values always are)
+                    // and may be chosen.
+                    let may_go = |u: Value, in_through: bool| {
+                        (in_through || after.contains(&u))
+                            && u.index() < *original
+                            && !reloads.contains(u)
+                            && !spilled.contains(u)
+                            && !chosen_set.contains(&u)
+                    };
+                    let Through { frame, open: through_open, .. } = through;
+                    weights.spilled(v, |u, w, now| {
+                        let in_through = frame.through.contains(&u);
+                        let set = if in_through { &mut *through_open } else { &mut open };
+                        if may_go(u, in_through) {
+                            let key = Candidate(w.current(u), u);
+                            if now {
+                                set.insert(key);
+                            } else {
+                                set.remove(&key);
+                            }
+                        }
+                    });
                 }
             }
-            None if chosen.is_empty() => return Err(point.nothing_to_spill(b, k)),
+            None if chosen.is_empty() => {
+                return Err(block_points(f, b, live_out, &st.spilled)[p].nothing_to_spill(b, k));
+            }
             // Values chosen earlier in the round may relieve it; the next
             // round will tell.
             None => {}
