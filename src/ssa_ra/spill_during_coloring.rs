@@ -129,6 +129,7 @@ fn term(depth: u32) -> f64 {
 }
 
 /// The weights of Fig. 6 and how spills change them.
+#[derive(Clone)]
 struct Weights {
     /// `ComputeWeight` of every value of the input, before any spill.
     initial: Vec<f64>,
@@ -225,7 +226,13 @@ pub fn spill_during_coloring_with_decisions(
         code.flush_block(f, b);
         let mut through = Through::new(f, b, &live.live_out[b], &st);
         loop {
+            // The state before the round, for the self-check of its
+            // decisions (sampled as the walk's own check).
+            let before = (self_checks::enabled() && sampled_round(st.walks + 1)).then(|| st.clone());
             let chosen = decide_block(f, b, &live.live_out[b], &mut through, &mut st, opts)?;
+            if let Some(before) = before {
+                check_decisions(f, b, &live.live_out[b], before, &st, &chosen, opts);
+            }
             if chosen.is_empty() {
                 break;
             }
@@ -271,6 +278,7 @@ pub fn spill_during_coloring_with_decisions(
 }
 
 /// The walk's state: the weights, what is spilled, the reloads inserted.
+#[derive(Clone)]
 struct WalkState {
     weights: Weights,
     spilled: EntitySet<Value>,
@@ -485,6 +493,56 @@ fn decide_block(
         }
     }
     Ok(chosen)
+}
+
+/// The self-check of [`decide_block`]: the round decided again from the
+/// state `before` it by a scan of every overloaded point's live-through
+/// values, materialized by `block_points`, must choose the same values and
+/// leave the same weights. Panics on a difference.
+fn check_decisions(
+    f: &Function,
+    b: Block,
+    live_out: &SparseSet<Value>,
+    mut before: WalkState,
+    after: &WalkState,
+    chosen: &[Value],
+    opts: &SpillDuringColoringOptions,
+) {
+    self_checks::count();
+    let st = &mut before;
+    let data = &f.blocks[b];
+    let mut again: Vec<Value> = Vec::new();
+    let mut again_set: FxHashSet<Value> = FxHashSet::default();
+    for point in block_points(f, b, live_out, &st.spilled) {
+        if point.demand <= opts.k {
+            continue;
+        }
+        let (operands, defined, through) = point.candidates(data);
+        let relieved = through.iter().filter(|v| again_set.contains(v) && !operands.contains(v)).count();
+        if point.demand.saturating_sub(relieved) <= opts.k {
+            continue;
+        }
+        let candidate = through
+            .into_iter()
+            .filter(|&v| Some(v) != defined && st.eligible(v) && !again_set.contains(&v))
+            .min_by(|a, c| {
+                (operands.contains(a), st.weights.current(*a))
+                    .partial_cmp(&(operands.contains(c), st.weights.current(*c)))
+                    .unwrap_or(Ordering::Equal)
+                    .then(a.cmp(c))
+            });
+        if let Some(v) = candidate {
+            again.push(v);
+            again_set.insert(v);
+            if opts.phi_weight_deduction {
+                st.weights.spilled(v, |_, _, _| {});
+            }
+        }
+    }
+    assert!(
+        again == chosen && st.weights.deducted == after.weights.deducted,
+        "self-check of spilling during coloring: in {b} the walk chose {chosen:?}, the scan of the points {again:?}"
+    );
 }
 
 /// The self-check of the §4.6 deductions, kept up to date spill by spill:
