@@ -40,8 +40,8 @@ use crate::analysis::dominance::DomTree;
 use crate::analysis::liveness::{live_after_each_inst, live_at_end, Liveness};
 use crate::analysis::self_checks;
 use crate::entity::{EntityVec, SparseSet};
-use rustc_hash::{FxHashMap, FxHashSet};
 use crate::ir::{Block, Function, Value};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The sets of values occupying each program point of `b`, in order: the
 /// start, the point after each instruction, the end (see the module

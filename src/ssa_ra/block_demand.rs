@@ -118,7 +118,13 @@ impl BlockDemand {
     /// Walks block `b` backward from `frame`, with the values of `spilled`
     /// in memory and `through` register-resident values left out of the
     /// frame: they count in every point's demand but appear in no list.
-    pub fn compute_in(f: &Function, b: Block, frame: &Frame, through: usize, spilled: &EntitySet<Value>) -> BlockDemand {
+    pub fn compute_in(
+        f: &Function,
+        b: Block,
+        frame: &Frame,
+        through: usize,
+        spilled: &EntitySet<Value>,
+    ) -> BlockDemand {
         let data = &f.blocks[b];
         let n = data.insts.len();
         let resident = |v: Value| !spilled.contains(v);

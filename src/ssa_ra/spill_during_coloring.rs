@@ -32,7 +32,7 @@
 //! point only if nothing else can go (its reload dies at the point, so
 //! spilling it does not lower the demand just before it). Spilling a value
 //! decides it everywhere: it is stored after its definition and reloaded
-//! before every use (`spill::spill_values`), in the blocks already visited
+//! before every use (`spill_code.rs`), in the blocks already visited
 //! as in those to come. Neither raises the demand anywhere: a reload takes
 //! the place of the value it reloads, at a point where that value was
 //! live.
@@ -53,14 +53,29 @@
 //! One liveness analysis: spilling keeps the live-in and live-out sets of
 //! every block (a reload is defined and used in one block, and a spilled
 //! value is still read in the same blocks), so they are never recomputed,
-//! unlike `spill.rs`'s rounds. Each block's points are computed once per
-//! round of decisions in that block (a round decides every overloaded
-//! point of the block that the values chosen earlier in the round do not
-//! relieve), so the pass costs `O(Σ_B rounds_B · |B| · live)` plus the
-//! reload insertions, which visit only the blocks that use a spilled value
-//! (`spill::use_blocks`, made once for the whole walk; made again for each
-//! round's values, it would scan the whole function per round, quadratic
-//! in the function's size): never more than the separate pass.
+//! unlike `spill.rs`'s rounds. The live-range sizes of Fig. 6 come from one
+//! walk per block (`block_demand.rs`), in `O(|B| + |live_out|)`, not from
+//! the values live at each point.
+//!
+//! Inside a block, the decisions are made in rounds (a round decides every
+//! overloaded point of the block that the values chosen earlier in the
+//! round do not relieve; see Departures). The block's *through* values
+//! (live out, mentioned nowhere in it, so live at every point) are set
+//! apart once, in an ordered set by weight that the rounds share; a round
+//! walks the block once in program order (`block_demand.rs`), keeping the
+//! other values live after the current point in a second ordered set, so
+//! that a point's least-weight value is found in `O(log live)`, and a
+//! §4.6 deduction re-keys the phi results it changes. A block costs
+//! `O((|B| + |live_out|) · log live)` for its first round and
+//! `O(|B| · log live)` for each further one; the rounds of a block number
+//! at most one more than the values it spills, and far fewer when the
+//! block has many overloaded points. The reloads are numbered when their
+//! value is spilled and placed block by block, each block rebuilt once
+//! when the walk reaches it (`spill_code.rs`). The whole pass is thus
+//! linear in the function's size and in `Σ_B |live_in| + |live_out|` (up
+//! to the logarithm), never in the sum over the points of the values live
+//! there, which is quadratic when many values are live through a long
+//! block (`docs/scaling.md`, "Functions of extreme shape").
 //!
 //! # Departures from the paper
 //!
@@ -73,7 +88,7 @@
 //!   optimality argument (`proofs-notes/register-assignment.md`) in one
 //!   place.
 //! - Inside a block, the decisions at its overloaded points are made in
-//!   rounds (see Cost): a point already relieved by a value chosen earlier
+//!   rounds: a point already relieved by a value chosen earlier
 //!   in the round takes no further value, as if the walk had reached it
 //!   after that spill, but the points are recounted only between rounds.
 //! - A value chosen at a point is spilled entirely, from its definition on
