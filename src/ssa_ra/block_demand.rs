@@ -9,7 +9,7 @@
 //! before and after it, each as a list of its own. Their total size is the
 //! sum over the points of the values live there: quadratic in a block where
 //! many values are live through many instructions (a function reading its
-//! parameters one after another). [`BlockDemand`] keeps what a walk in
+//! parameters one after another). `BlockDemand` keeps what a walk in
 //! program order needs instead: the demand at each point, the values live
 //! after the block start, and for each later point the values that stop
 //! being live there (a last use, a result nothing reads) and the one that
@@ -20,14 +20,15 @@
 //!
 //! # Cost
 //!
-//! One backward walk of the block with one hash set: `O(|B| + |live_out|
-//! + |phis| + |params|)` set operations, and as much memory. The replay in
-//! program order ([`BlockDemand::runs`], `spill_during_coloring.rs`) costs
-//! the same plus its own work per change.
+//! One backward walk of the block with one hash set, in set operations
+//! linear in the block's length, its live-out set and the values defined
+//! at its start (phi results, parameters), and as much memory. The replay
+//! in program order (`BlockDemand::runs`, `spill_during_coloring.rs`)
+//! costs the same plus its own work per change.
 //!
 //! # Self-check
 //!
-//! [`BlockDemand::check`] replays the walk into a set per point and
+//! `BlockDemand::check` replays the walk into a set per point and
 //! compares each with `block_points` (a separate computation: it builds the
 //! sets backward with its own bookkeeping); its callers sample it (the
 //! first eight blocks walked, then the powers of two), so that the checks

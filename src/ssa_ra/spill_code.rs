@@ -16,12 +16,12 @@
 //! # Cost
 //!
 //! The uses of every value of the input are counted once, per block
-//! ([`SpillCode::new`]): spilling one value adds and removes no use of
+//! (`SpillCode::new`): spilling one value adds and removes no use of
 //! another (a reload `copy v` reads only the spilled `v`, which is never
 //! chosen again), so the counts of the values not yet spilled stay exact,
 //! and the numbers of a value's reloads are known when it is spilled. The
 //! instructions themselves are rewritten block by block, once for all the
-//! values queued for the block ([`SpillCode::flush_block`]): a spiller
+//! values queued for the block (`SpillCode::flush_block`): a spiller
 //! that walks the blocks in order flushes a block when it reaches it, so a
 //! long block read by values spilled in many rounds elsewhere is rebuilt
 //! once, where inserting each reload where it goes cost the block's length
