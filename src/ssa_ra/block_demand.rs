@@ -28,16 +28,14 @@
 //!
 //! # Self-check
 //!
-//! `BlockDemand::check` replays the walk into a set per point and
+//! `spill::check_block_demand` replays the walk into a set per point and
 //! compares each with `block_points` (a separate computation: it builds the
 //! sets backward with its own bookkeeping); its callers sample it (the
 //! first eight blocks walked, then the powers of two), so that the checks
 //! stay affordable on large inputs.
 
-use crate::analysis::self_checks;
 use crate::entity::{EntitySet, SparseSet};
 use crate::ir::{Block, Function, Value};
-use crate::ssa_ra::spill::block_points;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The register demand of a block and how its live set changes from point
@@ -223,46 +221,5 @@ impl BlockDemand {
         let end = self.points();
         runs.extend(open.into_iter().map(|(v, first)| (v, first, end - first)));
         runs
-    }
-
-    /// The self-check: the walk replayed into a set per point, with the
-    /// resident values of `through` (those its frame left out) at every
-    /// point, must give `block_points`' demand and values live after each
-    /// point. Panics on the first difference.
-    pub fn check(
-        &self,
-        f: &Function,
-        b: Block,
-        live_out: &SparseSet<Value>,
-        spilled: &EntitySet<Value>,
-        through: &FxHashSet<Value>,
-    ) {
-        self_checks::count();
-        let points = block_points(f, b, live_out, spilled);
-        assert!(
-            points.len() == self.points(),
-            "self-check of the block demand walk: {b} has {} points, the walk {}",
-            points.len(),
-            self.points()
-        );
-        let mut after: FxHashSet<Value> = self.start_after.iter().copied().collect();
-        after.extend(through.iter().copied().filter(|&v| !spilled.contains(v)));
-        for (p, point) in points.iter().enumerate() {
-            for &v in self.leaves(p) {
-                after.remove(&v);
-            }
-            after.extend(self.enters(p));
-            let mut want = point.after.clone();
-            want.sort_unstable();
-            let mut got: Vec<Value> = after.iter().copied().collect();
-            got.sort_unstable();
-            assert!(
-                point.demand == self.demand[p] && want == got,
-                "self-check of the block demand walk: point {p} of {b} has demand {} and live after it {want:?}, \
-                 the walk {} and {got:?}",
-                point.demand,
-                self.demand[p]
-            );
-        }
     }
 }

@@ -675,6 +675,47 @@ impl Rounds {
     }
 }
 
+/// The self-check of a [`BlockDemand`] walk of `b`: the walk replayed into
+/// a set per point, with the resident values of `through` (those its frame
+/// left out) at every point, must give [`block_points`]' demand and values
+/// live after each point. Panics on the first difference.
+pub(crate) fn check_block_demand(
+    walk: &BlockDemand,
+    f: &Function,
+    b: Block,
+    live_out: &SparseSet<Value>,
+    spilled: &EntitySet<Value>,
+    through: &FxHashSet<Value>,
+) {
+    self_checks::count();
+    let points = block_points(f, b, live_out, spilled);
+    assert!(
+        points.len() == walk.points(),
+        "self-check of the block demand walk: {b} has {} points, the walk {}",
+        points.len(),
+        walk.points()
+    );
+    let mut after: FxHashSet<Value> = walk.start_after.iter().copied().collect();
+    after.extend(through.iter().copied().filter(|&v| !spilled.contains(v)));
+    for (p, point) in points.iter().enumerate() {
+        for &v in walk.leaves(p) {
+            after.remove(&v);
+        }
+        after.extend(walk.enters(p));
+        let mut want = point.after.clone();
+        want.sort_unstable();
+        let mut got: Vec<Value> = after.iter().copied().collect();
+        got.sort_unstable();
+        assert!(
+            point.demand == walk.demand[p] && want == got,
+            "self-check of the block demand walk: point {p} of {b} has demand {} and live after it {want:?}, \
+             the walk {} and {got:?}",
+            point.demand,
+            walk.demand[p]
+        );
+    }
+}
+
 /// The self-check of the liveness the spiller computed once and kept
 /// ("Liveness" in the module documentation): the live-in and live-out sets
 /// of the function as it is now, by the iterative data flow (not the

@@ -109,7 +109,8 @@ use crate::entity::{EntityRef, EntitySet, EntityVec, SparseSet};
 use crate::ir::{Block, Function, Value};
 use crate::ssa_ra::block_demand::{BlockDemand, Frame};
 use crate::ssa_ra::spill::{
-    block_points, lowering_candidates, recycle_reloads, sampled_round, weights, SpillError, SpillResult,
+    block_points, check_block_demand, lowering_candidates, recycle_reloads, sampled_round, weights, SpillError,
+    SpillResult,
 };
 use crate::ssa_ra::spill_code::SpillCode;
 use rustc_hash::FxHashSet;
@@ -165,7 +166,7 @@ impl Weights {
         for (i, b) in f.blocks.keys().enumerate() {
             let walk = BlockDemand::compute(f, b, &live.live_out[b], &none);
             if self_checks::enabled() && sampled_round(i as u64 + 1) {
-                walk.check(f, b, &live.live_out[b], &none, &FxHashSet::default());
+                check_block_demand(&walk, f, b, &live.live_out[b], &none, &FxHashSet::default());
             }
             for (v, _, len) in walk.runs() {
                 sizes[v.index()] += len;
@@ -282,7 +283,7 @@ pub fn spill_during_coloring_with_decisions(
     for (i, b) in f.blocks.keys().enumerate() {
         let walk = BlockDemand::compute(f, b, &live.live_out[b], &spilled);
         if self_checks::enabled() && sampled_round(i as u64 + 1) {
-            walk.check(f, b, &live.live_out[b], &spilled, &FxHashSet::default());
+            check_block_demand(&walk, f, b, &live.live_out[b], &spilled, &FxHashSet::default());
         }
         max_demand = max_demand.max(walk.max_demand());
     }
@@ -388,7 +389,7 @@ fn decide_block(
     let walk = BlockDemand::compute_in(f, b, &through.frame, through.count, &st.spilled);
     st.walks += 1;
     if self_checks::enabled() && sampled_round(st.walks) {
-        walk.check(f, b, live_out, &st.spilled, &through.frame.through);
+        check_block_demand(&walk, f, b, live_out, &st.spilled, &through.frame.through);
     }
     let mut chosen: Vec<Value> = Vec::new();
     if walk.max_demand() <= k {
