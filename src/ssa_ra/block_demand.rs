@@ -37,6 +37,7 @@
 use crate::entity::{EntitySet, SparseSet};
 use crate::ir::{Block, Function, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::cmp::Ordering;
 
 /// The register demand of a block and how its live set changes from point
 /// to point (see the module documentation). Points are numbered as
@@ -221,5 +222,32 @@ impl BlockDemand {
         let end = self.points();
         runs.extend(open.into_iter().map(|(v, first)| (v, first, end - first)));
         runs
+    }
+}
+
+/// A value live through a point, ordered as the walk chooses: least weight
+/// first, ties broken by the smaller value. Weights are finite (Fig. 6's
+/// terms are capped and divided by a size of at least 1), so this order is
+/// total.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Candidate(pub f64, pub Value);
+
+impl PartialEq for Candidate {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+
+impl Eq for Candidate {}
+
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for Candidate {
+    fn cmp(&self, o: &Self) -> Ordering {
+        self.0.partial_cmp(&o.0).unwrap_or(Ordering::Equal).then(self.1.cmp(&o.1))
     }
 }

@@ -54,15 +54,23 @@
 //! sets, which then read as absent, as they should. Recomputing liveness
 //! each round would make spilling quadratic in the function's size
 //! (`docs/scaling.md`).
+//!
+//! # Cost
+//!
+//! A round walks each overloaded block once (`block_demand.rs`), choosing
+//! from an ordered set by weight, and refreshes only the blocks its spills
+//! change: `O((|B| + |live_out|) log live)` per block walked, never the sum
+//! over the points of the values live there.
 
 use crate::analysis::liveness::{compute_liveness, compute_liveness_dataflow, Liveness};
 use crate::analysis::loops::loop_depth;
 use crate::analysis::self_checks;
 use crate::entity::{EntityRef, EntitySet, EntityVec, SparseSet};
 use crate::ir::{Block, BlockData, Function, Op, Value};
-use crate::ssa_ra::block_demand::BlockDemand;
+use crate::ssa_ra::block_demand::{BlockDemand, Candidate};
 use crate::ssa_ra::spill_code::SpillCode;
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeSet;
 use std::fmt;
 
 /// What the spiller may do.
@@ -286,7 +294,8 @@ struct Rounds {
     sizes: Vec<usize>,
     /// Each block's share of `sizes`.
     share: EntityVec<Block, Vec<(Value, usize)>>,
-    overloaded: EntityVec<Block, Vec<Point>>,
+    /// The walk of each block with an overloaded point (`block_demand.rs`).
+    overloaded: EntityVec<Block, Option<BlockDemand>>,
     /// The largest demand at a point of each block, as of its last refresh.
     block_max: EntityVec<Block, usize>,
     /// For each value of the input, the blocks where it is live in, live
@@ -333,7 +342,7 @@ impl Rounds {
             sums: weight_sums(f, depth),
             sizes: vec![0; n],
             share: EntityVec::from_elem(Vec::new(), nb),
-            overloaded: EntityVec::from_elem(Vec::new(), nb),
+            overloaded: EntityVec::from_elem(None, nb),
             block_max: EntityVec::from_elem(0, nb),
             blocks_of,
             code: SpillCode::new(f),
@@ -345,21 +354,16 @@ impl Rounds {
         rounds
     }
 
-    /// Recomputes the points of `b`.
+    /// Recomputes the demand of `b` and its share of the live-range sizes,
+    /// by one walk of the block (not a set per point).
     fn refresh(&mut self, f: &Function, b: Block, live: &Liveness, spilled: &EntitySet<Value>, k: usize) {
         for &(v, c) in &self.share[b] {
             self.sizes[v.index()] -= c;
         }
-        let mut share: Vec<(Value, usize)> = Vec::new();
-        let mut over = Vec::new();
-        let mut max = 0;
-        for p in block_points(f, b, &live.live_out[b], spilled) {
-            max = max.max(p.demand);
-            share.extend(p.after.iter().map(|&v| (v, 1)));
-            if p.demand > k {
-                over.push(p);
-            }
-        }
+        let walk = BlockDemand::compute(f, b, &live.live_out[b], spilled);
+        let mut share: Vec<(Value, usize)> = walk.runs().into_iter().map(|(v, _, len)| (v, len)).collect();
+        let max = walk.max_demand();
+        let over = (max > k).then_some(walk);
         share.sort_unstable();
         share.dedup_by(|later, first| {
             let same = later.0 == first.0;
@@ -427,7 +431,16 @@ pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, Spill
     let live = compute_liveness(f);
     let mut rounds = Rounds::new(f, &live, &depth, &spilled, opts.k);
     loop {
-        match find_overloads(f, &rounds, &spilled, &reloads, opts.k) {
+        let decided = find_overloads(f, &rounds, &live, &spilled, &reloads, opts.k);
+        if self_checks::enabled() && sampled_round(rounds.updates + 1) {
+            let again = find_overloads_by_points(f, &rounds, &live, &spilled, &reloads, opts.k);
+            assert!(
+                again == decided,
+                "self-check of the spiller: round {} chose {decided:?} by the walk, {again:?} by the points",
+                rounds.updates + 1
+            );
+        }
+        match decided {
             Ok(chosen) if !chosen.is_empty() => {
                 rounds.spill_all(f, &chosen, &live, &mut spilled, &mut reloads, opts.k);
                 continue;
@@ -484,14 +497,128 @@ pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, Spill
 /// least-weight value live through it, unless a value chosen earlier in the
 /// round is already live through it (spilling that one lowers the demand
 /// there too).
+///
+/// Each block with an overloaded point is walked once in program order
+/// (`block_demand.rs`), with the values live after the current point that
+/// may be chosen in an ordered set by weight, so that a point's choice
+/// costs `O(log live)`, not a scan of everything live through it.
 fn find_overloads(
     f: &Function,
     rounds: &Rounds,
+    live: &Liveness,
     spilled: &EntitySet<Value>,
     reloads: &EntitySet<Value>,
     k: usize,
 ) -> Result<Vec<Value>, SpillError> {
-    let overloaded = f.blocks.keys().flat_map(|b| rounds.overloaded[b].iter().map(move |p| (b, p)));
+    let mut chosen: Vec<Value> = Vec::new();
+    let mut is_chosen: FxHashSet<Value> = FxHashSet::default();
+    let eligible = |v: Value| !reloads.contains(v) && !spilled.contains(v);
+    let key = |v: Value| Candidate(rounds.weight(v), v);
+    for b in f.blocks.keys() {
+        let Some(walk) = &rounds.overloaded[b] else { continue };
+        let data = &f.blocks[b];
+        let n = data.insts.len();
+        let mut after: FxHashSet<Value> = walk.start_after.iter().copied().collect();
+        let mut chosen_live = walk.start_after.iter().filter(|v| is_chosen.contains(v)).count();
+        let mut open: BTreeSet<Candidate> =
+            walk.start_after.iter().filter(|&&v| eligible(v) && !is_chosen.contains(&v)).map(|&v| key(v)).collect();
+        for p in 0..walk.points() {
+            for &v in walk.leaves(p) {
+                after.remove(&v);
+                if is_chosen.contains(&v) {
+                    chosen_live -= 1;
+                } else if eligible(v) {
+                    open.remove(&key(v));
+                }
+            }
+            if let Some(v) = walk.enters(p) {
+                after.insert(v);
+                if is_chosen.contains(&v) {
+                    chosen_live += 1;
+                } else if eligible(v) {
+                    open.insert(key(v));
+                }
+            }
+            if walk.demand[p] <= k {
+                continue;
+            }
+            let mut operands: Vec<Value> = Vec::with_capacity(3);
+            let mut defined = None;
+            if p == n + 1 {
+                operands.extend(data.term.arg());
+            } else if p > 0 {
+                data.insts[p - 1].op.for_each_arg(|a| operands.push(a));
+                defined = data.insts[p - 1].dest;
+            }
+            // Live through the point: live after it, except its result
+            // unless that is also live before it (`Point::candidates`).
+            let gone = defined.filter(|d| spilled.contains(*d) || !operands.contains(d));
+            let mut not_through: Vec<Value> = operands.iter().copied().chain(gone).collect();
+            not_through.sort_unstable();
+            not_through.dedup();
+            let excluded = not_through.iter().filter(|v| is_chosen.contains(v) && after.contains(v)).count();
+            if walk.demand[p].saturating_sub(chosen_live - excluded) <= k {
+                continue;
+            }
+            // An operand that stays live after the instruction may go too:
+            // its reload dies at the instruction. Other values are
+            // preferred, since spilling an operand does not lower the demand
+            // just before it.
+            let candidate = open
+                .iter()
+                .map(|c| c.1)
+                .find(|v| !operands.contains(v) && Some(*v) != defined && Some(*v) != gone)
+                .or_else(|| {
+                    operands
+                        .iter()
+                        .copied()
+                        .filter(|&v| {
+                            after.contains(&v)
+                                && Some(v) != gone
+                                && Some(v) != defined
+                                && eligible(v)
+                                && !is_chosen.contains(&v)
+                        })
+                        .min_by_key(|&v| key(v))
+                });
+            match candidate {
+                Some(v) => {
+                    open.remove(&key(v));
+                    chosen.push(v);
+                    is_chosen.insert(v);
+                    chosen_live += 1;
+                }
+                None if chosen.is_empty() => {
+                    return Err(block_points(f, b, &live.live_out[b], spilled)[p].nothing_to_spill(b, k));
+                }
+                // Values chosen earlier in the round may relieve it; the
+                // next round will tell.
+                None => {}
+            }
+        }
+    }
+    Ok(chosen)
+}
+
+/// The self-check of [`find_overloads`]: the same round decided by a scan
+/// of the live-through values of every overloaded point, as `block_points`
+/// materializes them.
+fn find_overloads_by_points(
+    f: &Function,
+    rounds: &Rounds,
+    live: &Liveness,
+    spilled: &EntitySet<Value>,
+    reloads: &EntitySet<Value>,
+    k: usize,
+) -> Result<Vec<Value>, SpillError> {
+    self_checks::count();
+    let points: Vec<(Block, Point)> = f
+        .blocks
+        .keys()
+        .flat_map(|b| block_points(f, b, &live.live_out[b], spilled).into_iter().map(move |p| (b, p)))
+        .filter(|(_, p)| p.demand > k)
+        .collect();
+    let overloaded = points.iter().map(|(b, p)| (*b, p));
     let mut chosen: Vec<Value> = Vec::new();
     let mut is_chosen: EntitySet<Value> = EntitySet::with_capacity(f.value_count as usize);
     for (b, point) in overloaded {
@@ -622,9 +749,6 @@ pub(crate) fn sampled_round(n: u64) -> bool {
     cfg!(test) || n <= 8 || n.is_power_of_two()
 }
 
-/// A point's instruction, demand and values, compared by the self-check.
-type PointFields<'a> = (Option<usize>, usize, &'a [Value], &'a [Value]);
-
 impl Rounds {
     /// The self-check of the state kept up to date block by block: every
     /// block's points recomputed, its share of the live-range sizes and its
@@ -651,16 +775,21 @@ impl Rounds {
                 "self-check of the spiller: the live-range shares of {b} are stale after round {}",
                 self.updates
             );
-            let over: Vec<PointFields<'_>> = points
-                .iter()
-                .filter(|p| p.demand > k)
-                .map(|p| (p.inst, p.demand, &p.before[..], &p.after[..]))
-                .collect();
-            let kept: Vec<PointFields<'_>> =
-                self.overloaded[b].iter().map(|p| (p.inst, p.demand, &p.before[..], &p.after[..])).collect();
+            // The walk kept for a block with an overloaded point, none for
+            // the others.
+            let max = points.iter().map(|p| p.demand).max().unwrap_or(0);
+            match &self.overloaded[b] {
+                Some(walk) => check_block_demand(walk, f, b, &live.live_out[b], spilled, &FxHashSet::default()),
+                None => assert!(
+                    max <= k,
+                    "self-check of the spiller: {b} has demand {max} > K but no walk kept after round {}",
+                    self.updates
+                ),
+            }
             assert!(
-                over == kept,
-                "self-check of the spiller: the overloaded points of {b} are stale after round {}",
+                self.block_max[b] == max,
+                "self-check of the spiller: the largest demand of {b} is held as {} but is {max} after round {}",
+                self.block_max[b],
                 self.updates
             );
         }

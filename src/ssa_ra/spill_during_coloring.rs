@@ -107,7 +107,7 @@ use crate::analysis::loops::loop_depth;
 use crate::analysis::self_checks;
 use crate::entity::{EntityRef, EntitySet, EntityVec, SparseSet};
 use crate::ir::{Block, Function, Value};
-use crate::ssa_ra::block_demand::{BlockDemand, Frame};
+use crate::ssa_ra::block_demand::{BlockDemand, Candidate, Frame};
 use crate::ssa_ra::spill::{
     block_points, check_block_demand, lowering_candidates, recycle_reloads, sampled_round, weights, SpillError,
     SpillResult,
@@ -315,33 +315,6 @@ impl WalkState {
     /// The key of `v` among the candidates of a point.
     fn key(&self, v: Value) -> Candidate {
         Candidate(self.weights.current(v), v)
-    }
-}
-
-/// A value live through a point, ordered as the walk chooses: least weight
-/// first, ties broken by the smaller value. Weights are finite (Fig. 6's
-/// terms are capped and divided by a size of at least 1), so this order is
-/// total.
-#[derive(Clone, Copy, Debug)]
-struct Candidate(f64, Value);
-
-impl PartialEq for Candidate {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
-    }
-}
-
-impl Eq for Candidate {}
-
-impl PartialOrd for Candidate {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-
-impl Ord for Candidate {
-    fn cmp(&self, o: &Self) -> Ordering {
-        self.0.partial_cmp(&o.0).unwrap_or(Ordering::Equal).then(self.1.cmp(&o.1))
     }
 }
 
