@@ -35,7 +35,7 @@
 //! stay affordable on large inputs.
 
 use crate::entity::{EntitySet, SparseSet};
-use crate::ir::{Block, Function, Value};
+use crate::ir::{Block, BlockData, Function, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cmp::Ordering;
 
@@ -249,5 +249,42 @@ impl PartialOrd for Candidate {
 impl Ord for Candidate {
     fn cmp(&self, o: &Self) -> Ordering {
         self.0.partial_cmp(&o.0).unwrap_or(Ordering::Equal).then(self.1.cmp(&o.1))
+    }
+}
+
+/// What point `p` of a block (numbered as in [`BlockDemand`]) reads and
+/// writes, for the choice there: the operands of its instruction or of the
+/// terminator, its result, and that result when it is not live through the
+/// point (spilled, or not also an operand), as `Point::candidates` decides.
+pub(crate) struct PointSite {
+    pub operands: Vec<Value>,
+    pub defined: Option<Value>,
+    pub gone: Option<Value>,
+}
+
+impl PointSite {
+    pub fn of(data: &BlockData, p: usize, spilled: &EntitySet<Value>) -> PointSite {
+        let n = data.insts.len();
+        let mut operands: Vec<Value> = Vec::with_capacity(3);
+        let mut defined = None;
+        if p == n + 1 {
+            operands.extend(data.term.arg());
+        } else if p > 0 {
+            data.insts[p - 1].op.for_each_arg(|a| operands.push(a));
+            defined = data.insts[p - 1].dest;
+        }
+        let gone = defined.filter(|d| spilled.contains(*d) || !operands.contains(d));
+        PointSite { operands, defined, gone }
+    }
+
+    /// How many values live after the point (`after`) and chosen
+    /// (`is_chosen`) are not live through it: its operands and a result
+    /// that is gone, each counted once. The chosen values live through the
+    /// point are the chosen ones live after it less these.
+    pub fn chosen_not_through(&self, is_chosen: impl Fn(&Value) -> bool, after: &FxHashSet<Value>) -> usize {
+        let mut not_through: Vec<Value> = self.operands.iter().copied().chain(self.gone).collect();
+        not_through.sort_unstable();
+        not_through.dedup();
+        not_through.iter().filter(|v| is_chosen(v) && after.contains(v)).count()
     }
 }

@@ -67,7 +67,7 @@ use crate::analysis::loops::loop_depth;
 use crate::analysis::self_checks;
 use crate::entity::{EntityRef, EntitySet, EntityVec, SparseSet};
 use crate::ir::{Block, BlockData, Function, Op, Value};
-use crate::ssa_ra::block_demand::{BlockDemand, Candidate};
+use crate::ssa_ra::block_demand::{BlockDemand, Candidate, PointSite};
 use crate::ssa_ra::spill_code::SpillCode;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeSet;
@@ -517,7 +517,6 @@ fn find_overloads(
     for b in f.blocks.keys() {
         let Some(walk) = &rounds.overloaded[b] else { continue };
         let data = &f.blocks[b];
-        let n = data.insts.len();
         let mut after: FxHashSet<Value> = walk.start_after.iter().copied().collect();
         let mut chosen_live = walk.start_after.iter().filter(|v| is_chosen.contains(v)).count();
         let mut open: BTreeSet<Candidate> =
@@ -542,21 +541,11 @@ fn find_overloads(
             if walk.demand[p] <= k {
                 continue;
             }
-            let mut operands: Vec<Value> = Vec::with_capacity(3);
-            let mut defined = None;
-            if p == n + 1 {
-                operands.extend(data.term.arg());
-            } else if p > 0 {
-                data.insts[p - 1].op.for_each_arg(|a| operands.push(a));
-                defined = data.insts[p - 1].dest;
-            }
-            // Live through the point: live after it, except its result
-            // unless that is also live before it (`Point::candidates`).
-            let gone = defined.filter(|d| spilled.contains(*d) || !operands.contains(d));
-            let mut not_through: Vec<Value> = operands.iter().copied().chain(gone).collect();
-            not_through.sort_unstable();
-            not_through.dedup();
-            let excluded = not_through.iter().filter(|v| is_chosen.contains(v) && after.contains(v)).count();
+            // Live through the point: live after it, except its operands
+            // and its result unless that is also live before it.
+            let site = PointSite::of(data, p, spilled);
+            let (operands, defined, gone) = (&site.operands, site.defined, site.gone);
+            let excluded = site.chosen_not_through(|v| is_chosen.contains(v), &after);
             if walk.demand[p].saturating_sub(chosen_live - excluded) <= k {
                 continue;
             }

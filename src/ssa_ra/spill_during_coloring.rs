@@ -107,7 +107,7 @@ use crate::analysis::loops::loop_depth;
 use crate::analysis::self_checks;
 use crate::entity::{EntityRef, EntitySet, EntityVec, SparseSet};
 use crate::ir::{Block, Function, Value};
-use crate::ssa_ra::block_demand::{BlockDemand, Candidate, Frame};
+use crate::ssa_ra::block_demand::{BlockDemand, Candidate, Frame, PointSite};
 use crate::ssa_ra::spill::{
     block_points, check_block_demand, lowering_candidates, recycle_reloads, sampled_round, weights, SpillError,
     SpillResult,
@@ -376,7 +376,6 @@ fn decide_block(
     let mut chosen_live = 0usize;
     let mut open: BTreeSet<Candidate> =
         walk.start_after.iter().filter(|&&v| st.eligible(v)).map(|&v| st.key(v)).collect();
-    let n = data.insts.len();
     for p in 0..walk.points() {
         for &v in walk.leaves(p) {
             after.remove(&v);
@@ -397,21 +396,11 @@ fn decide_block(
         if walk.demand[p] <= k {
             continue;
         }
-        let mut operands: Vec<Value> = Vec::with_capacity(3);
-        let mut defined = None;
-        if p == n + 1 {
-            operands.extend(data.term.arg());
-        } else if p > 0 {
-            data.insts[p - 1].op.for_each_arg(|a| operands.push(a));
-            defined = data.insts[p - 1].dest;
-        }
-        // Live through the point: live after it, except its result unless
-        // that is also live before it (`Point::candidates`).
-        let gone = defined.filter(|d| st.spilled.contains(*d) || !operands.contains(d));
-        let mut not_through: Vec<Value> = operands.iter().copied().chain(gone).collect();
-        not_through.sort_unstable();
-        not_through.dedup();
-        let excluded = not_through.iter().filter(|v| chosen_set.contains(v) && after.contains(v)).count();
+        // Live through the point: live after it, except its operands and
+        // its result unless that is also live before it.
+        let site = PointSite::of(data, p, &st.spilled);
+        let (operands, defined, gone) = (&site.operands, site.defined, site.gone);
+        let excluded = site.chosen_not_through(|v| chosen_set.contains(v), &after);
         let relieved = chosen_live - excluded;
         if walk.demand[p].saturating_sub(relieved) <= k {
             continue;
