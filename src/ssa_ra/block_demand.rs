@@ -277,6 +277,29 @@ impl PointSite {
         PointSite { operands, defined, gone }
     }
 
+    /// Whether `v`, live after the point, is live through it: not its
+    /// operand, nor its result.
+    pub fn passes_through(&self, v: Value) -> bool {
+        !self.operands.contains(&v) && Some(v) != self.defined && Some(v) != self.gone
+    }
+
+    /// The choice when no value live through the point can go: among its
+    /// operands that stay live after it (`after`), other than its result,
+    /// and that `may_go`, the least by `key` (spilling one does not lower
+    /// the demand just before the point, but its reload dies there).
+    pub fn operand_to_spill(
+        &self,
+        after: &FxHashSet<Value>,
+        may_go: impl Fn(Value) -> bool,
+        key: impl Fn(Value) -> Candidate,
+    ) -> Option<Value> {
+        self.operands
+            .iter()
+            .copied()
+            .filter(|&v| after.contains(&v) && Some(v) != self.gone && Some(v) != self.defined && may_go(v))
+            .min_by_key(|&v| key(v))
+    }
+
     /// How many values live after the point (`after`) and chosen
     /// (`is_chosen`) are not live through it: its operands and a result
     /// that is gone, each counted once. The chosen values live through the

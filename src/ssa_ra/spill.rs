@@ -544,7 +544,6 @@ fn find_overloads(
             // Live through the point: live after it, except its operands
             // and its result unless that is also live before it.
             let site = PointSite::of(data, p, spilled);
-            let (operands, defined, gone) = (&site.operands, site.defined, site.gone);
             let excluded = site.chosen_not_through(|v| is_chosen.contains(v), &after);
             if walk.demand[p].saturating_sub(chosen_live - excluded) <= k {
                 continue;
@@ -556,20 +555,8 @@ fn find_overloads(
             let candidate = open
                 .iter()
                 .map(|c| c.1)
-                .find(|v| !operands.contains(v) && Some(*v) != defined && Some(*v) != gone)
-                .or_else(|| {
-                    operands
-                        .iter()
-                        .copied()
-                        .filter(|&v| {
-                            after.contains(&v)
-                                && Some(v) != gone
-                                && Some(v) != defined
-                                && eligible(v)
-                                && !is_chosen.contains(&v)
-                        })
-                        .min_by_key(|&v| key(v))
-                });
+                .find(|&v| site.passes_through(v))
+                .or_else(|| site.operand_to_spill(&after, |v| eligible(v) && !is_chosen.contains(&v), key));
             match candidate {
                 Some(v) => {
                     open.remove(&key(v));

@@ -399,7 +399,6 @@ fn decide_block(
         // Live through the point: live after it, except its operands and
         // its result unless that is also live before it.
         let site = PointSite::of(data, p, &st.spilled);
-        let (operands, defined, gone) = (&site.operands, site.defined, site.gone);
         let excluded = site.chosen_not_through(|v| chosen_set.contains(v), &after);
         let relieved = chosen_live - excluded;
         if walk.demand[p].saturating_sub(relieved) <= k {
@@ -409,23 +408,13 @@ fn decide_block(
         // are not operands; else among the operands that stay live after
         // it (spilling one does not lower the demand just before it).
         // The through values are never operands or results.
-        let local = open.iter().find(|c| !operands.contains(&c.1) && Some(c.1) != defined && Some(c.1) != gone);
+        let local = open.iter().find(|c| site.passes_through(c.1));
         let mut candidate = match (local, through.open.first()) {
             (Some(a), Some(t)) => Some(a.min(t).1),
             (a, t) => a.or(t).map(|c| c.1),
         };
         if candidate.is_none() {
-            candidate = operands
-                .iter()
-                .copied()
-                .filter(|&v| {
-                    after.contains(&v)
-                        && Some(v) != gone
-                        && Some(v) != defined
-                        && st.eligible(v)
-                        && !chosen_set.contains(&v)
-                })
-                .min_by_key(|&v| st.key(v));
+            candidate = site.operand_to_spill(&after, |v| st.eligible(v) && !chosen_set.contains(&v), |v| st.key(v));
         }
         match candidate {
             Some(v) => {
