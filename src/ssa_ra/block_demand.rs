@@ -18,6 +18,11 @@
 //! allocator's spiller does (Braun and Hack's per-block walk, regalloc2's
 //! and LLVM's live sets per block).
 //!
+//! [`PointSite`] is what both spillers' walks need at an overloaded point:
+//! its operands and result, which values pass through it, and the operand
+//! to spill when none of those can go (`spill.rs`'s rounds and
+//! `spill_during_coloring.rs`'s walk).
+//!
 //! # Cost
 //!
 //! One backward walk of the block with one hash set, in set operations
