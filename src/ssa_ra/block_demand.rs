@@ -18,7 +18,7 @@
 //! allocator's spiller does (Braun and Hack's per-block walk, regalloc2's
 //! and LLVM's live sets per block).
 //!
-//! [`PointSite`] is what both spillers' walks need at an overloaded point:
+//! `PointSite` is what both spillers' walks need at an overloaded point:
 //! its operands and result, which values pass through it, and the operand
 //! to spill when none of those can go (`spill.rs`'s rounds and
 //! `spill_during_coloring.rs`'s walk).
