@@ -6,7 +6,7 @@
 //! [`differential`] runs the construction stages: the source (the reference
 //! outcome), Cytron et al.'s SSA, and Braun et al.'s SSA for each
 //! construction variant, each checked. [`differential_full`] adds, for each
-//! K, the back ends (`backend.rs`: all three back ends and users'
+//! K, the back ends (`backend/`: all three back ends and users'
 //! allocators, all behind the `Backend` trait, in the order of
 //! [`DiffConfig::schedule`]): the programs a back end hands the oracle
 //! (ssa-ra's SSA after each allocation pass, out-of-ssa's destructed
@@ -248,7 +248,7 @@ pub struct DiffConfig {
     pub out_of_ssa: Vec<OutOfSsa>,
     /// Run regalloc2 for every K of `regs`, after ssa-ra and out-of-ssa.
     pub regalloc2: bool,
-    /// Further back ends (users' allocators, see `backend.rs`), each run for
+    /// Further back ends (users' allocators, see `backend/`), each run for
     /// every K of `regs` after all three back ends.
     pub backends: Vec<std::sync::Arc<dyn Backend>>,
 }
@@ -322,7 +322,7 @@ impl DiffConfig {
 
     /// [`DiffConfig::schedule`] for a module whose largest function has
     /// `size` instructions and phis, with what was left out, one line
-    /// each. At or below the sampling size (`analysis/sampling.rs`) that is
+    /// each. At or below the sampling size (`pass_manager/sampling.rs`) that is
     /// everything; above it (the rule of `docs/scaling.md`):
     /// - the out-of-ssa configurations whose coalescing is quadratic by
     ///   the paper do not run: the two interference-graph baselines of
@@ -343,7 +343,7 @@ impl DiffConfig {
         let Some(&smallest) = self.regs.iter().min() else {
             return (full, Vec::new());
         };
-        if !crate::analysis::sampling::should_sample(size) {
+        if !crate::pass_manager::sampling::should_sample(size) {
             return (full, Vec::new());
         }
         let name = |r: &OutOfSsa| Backend::stage_names(r, smallest).0;
@@ -513,7 +513,7 @@ fn backend_stages(
     let size = ssa.functions.iter().map(|f| f.blocks.values().map(|d| d.insts.len() + d.phis.len()).sum()).max();
     let (schedule, notes) = config.schedule_sampled(size.unwrap_or(0));
     for note in notes {
-        crate::analysis::sampling::note_sampled(note);
+        crate::pass_manager::sampling::note_sampled(note);
     }
     for (backend, k) in schedule {
         let key = backend.prepare_key();

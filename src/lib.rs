@@ -11,12 +11,13 @@
 //! | `generate` | program generators, source level and SSA level |
 //! | `differential.rs` | the differential check: every stage run in the oracle, each outcome compared with the source's |
 //! | `pipeline.rs` | `compile`: the one function that lists the passes and runs the checkers between them |
-//! | `backend.rs` | the `Backend` trait (SSA and K in, allocated machine IR out) and the three back ends behind it |
+//! | `backend` | the `Backend` trait (SSA and K in, allocated machine IR out) and the three back ends behind it, one file each |
 //! | `ssa_ra`, `out_of_ssa`, `regalloc2`, `machine` | Pereira + Pereira and Palsberg; Boissinot et al. + conventional allocators; the regalloc2 crate; x86-64 |
 //! | `error.rs` | `PassError`, what every pass returns, with the failed checker's error as a value |
 //! | `construction`, `checkers` | Braun et al. and the Cytron et al. reference; the independent checkers |
 //! | `frontend` | lexer, parser, printer, case files |
-//! | `analysis` | IR text form, verifier, dominance, liveness, loops, intervals, pressure |
+//! | `analysis` | verifier, dominance, liveness, loops, intervals, pressure |
+//! | `pass_manager`, `ssa_text.rs` | how passes run: the pass runner, the check switch, the clock, sampled checks; the SSA text form (printer and parser) |
 //! | `types` (crate `ssaref-types`) | AST, SSA IR, machine IR, outcomes, the oracle interface |
 //!
 //! See ARCHITECTURE.md for the code map and the architecture invariants.
@@ -37,8 +38,10 @@ pub mod frontend;
 pub mod generate;
 pub mod machine;
 pub mod out_of_ssa;
+pub mod pass_manager;
 pub mod pipeline;
 pub mod reduce;
 pub mod regalloc2;
 pub mod ssa_ra;
+pub mod ssa_text;
 pub mod targets;

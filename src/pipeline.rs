@@ -41,7 +41,7 @@ use crate::mir::MModule;
 pub struct Config {
     pub braun: BraunOptions,
     /// Run the checkers between passes, when checks are on
-    /// (`analysis/self_checks.rs`): `false` turns them off whatever the
+    /// (`pass_manager/self_checks.rs`): `false` turns them off whatever the
     /// switch says; `true` leaves it to the switch.
     pub check: bool,
 }
@@ -49,13 +49,13 @@ pub struct Config {
 impl Config {
     /// Whether the pipeline's own checks run now.
     pub fn checks(&self) -> bool {
-        self.check && crate::analysis::self_checks::enabled()
+        self.check && crate::pass_manager::self_checks::enabled()
     }
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { braun: BraunOptions::default(), check: crate::analysis::self_checks::enabled() }
+        Config { braun: BraunOptions::default(), check: crate::pass_manager::self_checks::enabled() }
     }
 }
 

@@ -154,7 +154,7 @@ impl std::error::Error for CssaError {}
 /// per member; only a class it finds interfering is tested pair by pair,
 /// for the error to name the first pair as before.
 pub fn check_cssa(f: &Function) -> Result<(), CssaError> {
-    crate::analysis::self_checks::count();
+    crate::pass_manager::self_checks::count();
     let classes = phi_congruence_classes(f);
     let live = compute_liveness(f);
     let interference = Interference::new(f, &live);
@@ -216,7 +216,7 @@ pub fn check_cssa(f: &Function) -> Result<(), CssaError> {
 /// [`check_cssa`] by testing every pair of every class, for the tests that
 /// show the dominance forest finds the same classes.
 pub fn check_cssa_pairwise(f: &Function) -> Result<(), CssaError> {
-    crate::analysis::self_checks::count();
+    crate::pass_manager::self_checks::count();
     let classes = phi_congruence_classes(f);
     let live = compute_liveness(f);
     let interference = Interference::new(f, &live);

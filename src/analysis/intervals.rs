@@ -38,9 +38,9 @@
 
 use crate::analysis::dominance::DomTree;
 use crate::analysis::liveness::{live_after_each_inst, live_at_end, Liveness};
-use crate::analysis::self_checks;
 use crate::entity::{EntityVec, SparseSet};
 use crate::ir::{Block, Function, Value};
+use crate::pass_manager::self_checks;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The sets of values occupying each program point of `b`, in order: the

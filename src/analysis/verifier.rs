@@ -45,10 +45,10 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 
 use crate::analysis::dominance::DomTree;
-use crate::analysis::ir_text::{format_inst, format_phi, format_terminator, op_mnemonic};
-use crate::analysis::sampling;
 use crate::entity::{EntityRef, EntityVec};
 use crate::ir::{Block, Function, Module, Op, Value};
+use crate::pass_manager::sampling;
+use crate::ssa_text::{format_inst, format_phi, format_terminator, op_mnemonic};
 
 /// Why a function is not well-formed SSA.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -490,7 +490,7 @@ impl Verifier<'_> {
 /// The SSA verifier stays as it is; this check is separate so that it can
 /// never weaken it.
 pub fn verify_conventional(f: &Function) -> Result<(), VerifyError> {
-    crate::analysis::self_checks::count();
+    crate::pass_manager::self_checks::count();
     let v = Verifier { f };
     let dom = v.check_cfg()?;
     let n = f.value_count as usize;

@@ -56,7 +56,7 @@ pub struct CampaignConfig {
     pub out_dir: PathBuf,
     /// Print a progress line every second.
     pub progress: bool,
-    /// Further back ends (users' allocators, `backend.rs`), run on every
+    /// Further back ends (users' allocators, `backend/`), run on every
     /// program after the routes.
     pub backends: Vec<std::sync::Arc<dyn crate::backend::Backend>>,
     /// The fraction (0 to 1) of programs written by the IR-level generator

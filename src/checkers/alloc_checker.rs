@@ -144,12 +144,12 @@
 use std::fmt;
 
 use crate::analysis::dominance::reverse_postorder;
-use crate::analysis::self_checks;
 use crate::checkers::alloc_checker_states::{live_slots, Dense, Locations, Sparse};
 use crate::checkers::alloc_checker_states_recomputation as recomputation;
 use crate::entity::EntityRef;
 use crate::ir::{BinOp, Block, Value};
 use crate::mir::{Loc, MFunction, MInst, MModule, MTerm, PhiAnnot, Reg, Slot, MAX_REGS, MIN_REGS, RDX, REGISTER_NAMES};
+use crate::pass_manager::self_checks;
 
 /// What a location holds at a program point, as far as the checker knows.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -330,7 +330,7 @@ impl std::error::Error for AllocCheckError {}
 /// Checks every function of `m` (see [`check_allocation`]) and that no two
 /// functions share a name.
 pub fn check_module(m: &MModule) -> Result<(), AllocCheckError> {
-    crate::analysis::self_checks::count();
+    crate::pass_manager::self_checks::count();
     for (i, f) in m.functions.iter().enumerate() {
         if m.functions[..i].iter().any(|g| g.name == f.name) {
             return Err(AllocCheckError {
@@ -351,7 +351,7 @@ pub fn check_module(m: &MModule) -> Result<(), AllocCheckError> {
 /// register": a register numbered `k` would be one the allocator kept for
 /// itself beyond its budget.
 pub fn check_no_scratch(m: &MFunction) -> Result<(), AllocCheckError> {
-    crate::analysis::self_checks::count();
+    crate::pass_manager::self_checks::count();
     let error = |site, kind| AllocCheckError { function: m.name.clone(), site, kind };
     if !(MIN_REGS..=MAX_REGS).contains(&m.k) {
         return Err(error(Site::Function, AllocCheckErrorKind::RegisterCount { k: m.k }));
@@ -396,7 +396,7 @@ pub fn check_no_scratch(m: &MFunction) -> Result<(), AllocCheckError> {
 /// the module documentation for what acceptance proves and what it does
 /// not. Reports the first failure.
 pub fn check_allocation(m: &MFunction) -> Result<(), AllocCheckError> {
-    crate::analysis::self_checks::count();
+    crate::pass_manager::self_checks::count();
     check_no_scratch(m)?;
     let checker = Checker::new(m)?;
     checker.check_cfg()?;

@@ -1,6 +1,6 @@
 //! The allocation checker's incremental states (`alloc_checker_states.rs`)
 //! compared with a recomputation, for the self-checks
-//! (`analysis/self_checks.rs`).
+//! (`pass_manager/self_checks.rs`).
 //!
 //! Needs: nothing but the states and the machine function.
 //!
@@ -24,18 +24,18 @@
 //! [`LARGE_FUNCTION`] blocks not at all. One event in [`STRIDE`] is still
 //! (blocks) × (locations) / 16: with every value in a slot of its own (the
 //! conventional allocator's spill-everything), quadratic in the function.
-//! So states of more than `analysis::sampling::SAMPLE_ABOVE` locations
+//! So states of more than `pass_manager::sampling::SAMPLE_ABOVE` locations
 //! (only a function of more values than that has them) are checked at the
 //! first 8 events of the function's check and then at the 16th, 32nd,
 //! 64th, ... ([`start_function`] starts the count); `ssaref check` prints
 //! a `sampled` line for it.
 
-use crate::analysis::sampling;
-use crate::analysis::self_checks;
 use crate::checkers::alloc_checker_states::{Dense, Locations, Sparse};
 use crate::entity::EntityRef;
 use crate::ir::Block;
 use crate::mir::{Loc, MFunction, MInst};
+use crate::pass_manager::sampling;
+use crate::pass_manager::self_checks;
 use std::cell::Cell;
 use std::collections::BTreeSet;
 use std::fmt::Debug;

@@ -33,9 +33,9 @@
 //! (`proofs-notes/out-of-ssa.md`).
 
 use crate::analysis::liveness::out_edges;
-use crate::analysis::sampling;
 use crate::entity::EntityRef;
 use crate::ir::{Block, Function, Op, Value};
+use crate::pass_manager::sampling;
 use rustc_hash::FxHashMap;
 use std::fmt;
 
@@ -352,7 +352,7 @@ pub fn check_classes_do_not_interfere(
     parallel_copies: &[(Block, usize, usize)],
     classes: &[Vec<Value>],
 ) -> Result<(), InterferenceError> {
-    crate::analysis::self_checks::count();
+    crate::pass_manager::self_checks::count();
     check_classes(f, parallel_copies, classes, true)
 }
 
@@ -362,7 +362,7 @@ pub fn check_classes_do_not_interfere(
 /// aside. A cross-check of `analysis/cssa.rs`'s `check_cssa`, which shares
 /// its liveness with PhiMemCoalesce.
 pub fn check_cssa_independently(f: &Function) -> Result<(), IndependentCssaError> {
-    crate::analysis::self_checks::count();
+    crate::pass_manager::self_checks::count();
     let mut n = f.value_count as usize;
     f.for_each_value_mention(|v| n = n.max(v.index() + 1));
     let mut parent: Vec<usize> = (0..n).collect();
@@ -399,7 +399,7 @@ const SAMPLED_MEMBERS: usize = 8192;
 /// `--full-checks`), only some classes are checked: every `step`-th
 /// class with more than one member, in the order given, `step` chosen so
 /// that about [`SAMPLED_MEMBERS`] members are tracked; the other classes
-/// are not checked (`analysis/sampling.rs`).
+/// are not checked (`pass_manager/sampling.rs`).
 fn check_classes(
     f: &Function,
     parallel_copies: &[(Block, usize, usize)],

@@ -54,7 +54,7 @@ pub fn registers_named(m: &MFunction) -> BTreeSet<Reg> {
 /// right after its instruction; the phi results of a block (and the
 /// parameters, in the entry) are defined together at its start.
 pub fn max_register_demand(f: &Function, spilled: &EntitySet<Value>) -> usize {
-    crate::analysis::self_checks::count();
+    crate::pass_manager::self_checks::count();
     let live = compute_liveness(f);
     let resident = |v: Value| !spilled.contains(v);
     let mut most = 0;
@@ -126,7 +126,7 @@ pub fn check_chordal_optimum(
     spilled: &EntitySet<Value>,
     m: &MFunction,
 ) -> Result<(), ColoringCheckError> {
-    crate::analysis::self_checks::count();
+    crate::pass_manager::self_checks::count();
     if !spilled.is_empty() {
         return Ok(());
     }
@@ -141,7 +141,7 @@ pub fn check_chordal_optimum(
 /// Checks frugality: the values joined by phis (a phi's result and its
 /// arguments, transitively) that have a slot all have the same slot.
 pub fn check_frugal(f: &Function, slot: &EntityVec<Value, Option<Slot>>) -> Result<(), ColoringCheckError> {
-    crate::analysis::self_checks::count();
+    crate::pass_manager::self_checks::count();
     let n = (f.value_count as usize).max(slot.len());
     let mut parent: Vec<usize> = (0..n).collect();
     fn root(parent: &mut [usize], mut i: usize) -> usize {

@@ -133,7 +133,7 @@ pub fn useful_phis(func: &Function) -> EntitySet<Value> {
 /// arguments of marked phis, with a worklist; the unmarked phis are dead.
 /// Time O(size of the function).
 pub fn check_pruned(func: &Function) -> Result<(), PropertyError> {
-    crate::analysis::self_checks::count();
+    crate::pass_manager::self_checks::count();
     let useful = useful_phis(func);
     let dead: Vec<PhiName> = func
         .blocks
@@ -161,7 +161,7 @@ pub fn check_pruned(func: &Function) -> Result<(), PropertyError> {
 ///
 /// Time O(number of phi arguments).
 pub fn check_no_trivial_phis(func: &Function) -> Result<(), PropertyError> {
-    crate::analysis::self_checks::count();
+    crate::pass_manager::self_checks::count();
     let mut trivial: Vec<String> = Vec::new();
     for (b, data) in func.blocks.iter() {
         for phi in &data.phis {
@@ -236,7 +236,7 @@ pub fn check_no_trivial_phis(func: &Function) -> Result<(), PropertyError> {
 /// by the loop connectedness of `G` plus a constant). The worst case is thus
 /// quadratic, but near-linear on the phi graphs that constructions produce.
 pub fn check_minimal(func: &Function) -> Result<(), PropertyError> {
-    crate::analysis::self_checks::count();
+    crate::pass_manager::self_checks::count();
     let graph = FlowGraph::new(func);
     let order = graph.reverse_postorder();
     let idom = graph.immediate_dominators(&order);
@@ -465,7 +465,7 @@ impl FlowGraph {
 /// al.'s placement is minimal in their sense, and Braun et al.'s is minimal
 /// in the stricter sense of §3.2 (Lemma 1, Theorem 1).
 pub fn compare_phi_counts(braun: &Module, cytron: &Module) -> Result<(), PropertyError> {
-    crate::analysis::self_checks::count();
+    crate::pass_manager::self_checks::count();
     // Functions by name: a search of the list for each function would be
     // quadratic in a module of many functions.
     let cytron_by_name: FxHashMap<&str, &Function> = cytron.functions.iter().map(|cf| (cf.name.as_str(), cf)).collect();

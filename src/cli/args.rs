@@ -232,7 +232,7 @@ impl ConstructionArgs {
         // Every pass's own checks follow `--no-check` too, not only the
         // pipeline's.
         if self.no_check {
-            ssaref::analysis::self_checks::set_process_checks(Some(false));
+            ssaref::pass_manager::self_checks::set_process_checks(Some(false));
         }
         Config { braun, check: !self.no_check }
     }

@@ -15,10 +15,10 @@ use crate::max_memory::MaxMemoryArgs;
 use crate::ssa_input::{is_ssa, load_ssa, ssa_args};
 use crate::stdio::{noteln, say, sayln};
 use clap::Args;
-use ssaref::analysis::sampling;
 use ssaref::construction::braun::BraunOptions;
 use ssaref::differential::{self, Verdict};
 use ssaref::frontend::case_file::CaseHeader;
+use ssaref::pass_manager::sampling;
 use std::process::ExitCode;
 
 use ssaref_interp as interp;

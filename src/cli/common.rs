@@ -220,7 +220,7 @@ pub fn expect_for<'a>(raw_args: &[String], expect: Option<&'a Vec<String>>) -> O
 }
 
 /// The back ends of `--route` in `run` and `emit`, as `Backend`s
-/// (`backend.rs`), in the order of `fuzz` and `repro`: ssa-ra with the
+/// (`backend/`), in the order of `fuzz` and `repro`: ssa-ra with the
 /// allocation options, out-of-ssa with its one configuration, regalloc2.
 pub fn chosen_backends(route: Routes, alloc: &AllocArgs, out_of_ssa: &OutOfSsaArgs) -> Vec<Arc<dyn Backend>> {
     let mut out: Vec<Arc<dyn Backend>> = Vec::new();

@@ -11,8 +11,8 @@ use crate::max_memory::MaxMemoryArgs;
 use crate::ssa_input::{is_ssa, load_ssa};
 use crate::stdio::say;
 use clap::Args;
-use ssaref::analysis::ir_text;
 use ssaref::pipeline;
+use ssaref::ssa_text;
 use std::process::ExitCode;
 
 #[derive(Args, Debug)]
@@ -51,9 +51,9 @@ pub fn cmd_emit(a: EmitArgs) -> Result<ExitCode, Failure> {
         Stage::Ssa => {
             let module =
                 pipeline::build_ssa(&program, &a.construction.config()).map_err(|e| internal(e.to_string()))?;
-            ir_text::print_module(&module)
+            ssa_text::print_module(&module)
         }
-        Stage::Cytron => ir_text::print_module(&ssaref::construction::cytron::construct_cytron(&program)),
+        Stage::Cytron => ssa_text::print_module(&ssaref::construction::cytron::construct_cytron(&program)),
         Stage::OutOfSsa => {
             let (m, pins) = destructed(&program, &a.construction, &a.out_of_ssa)?;
             print_destructed(&m, &pins)
@@ -80,7 +80,7 @@ fn cmd_emit_ssa(a: EmitArgs) -> Result<ExitCode, Failure> {
                 if a.stage == Stage::Source { "source" } else { "cytron" }
             )))
         }
-        Stage::Ssa => ir_text::print_module(module),
+        Stage::Ssa => ssa_text::print_module(module),
         Stage::OutOfSsa => {
             let (m, pins, _) = ssaref::out_of_ssa::translate::translate_module_with_pins(
                 module,

@@ -143,9 +143,9 @@ fn main() -> ExitCode {
         Err(e) => return command_line_error(&e),
     };
     // Every command checks the passes as it always did, whatever the
-    // build's default (`analysis/self_checks.rs`); `--no-check` and
+    // build's default (`pass_manager/self_checks.rs`); `--no-check` and
     // `reproduce`, which measures, turn the checks off.
-    ssaref::analysis::self_checks::set_process_checks(Some(true));
+    ssaref::pass_manager::self_checks::set_process_checks(Some(true));
     let result = match cli.command {
         Command::Run(a) => cmd_run(a),
         Command::Emit(a) => cmd_emit(a),

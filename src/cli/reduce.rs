@@ -131,7 +131,7 @@ fn cmd_reduce_ssa(a: ReduceArgs) -> Result<ExitCode, Failure> {
     let blocks = |m: &ssaref::ir::Module| m.main().map_or(0, |f| f.blocks.len());
     let blocks = format!("  blocks of main: {} -> {}", blocks(&case.module), blocks(&red.case.module));
     print_summary(&a, &red, elapsed, &out, "phis and instructions", Some(blocks))?;
-    say!("{}", ssaref::analysis::ir_text::print_module(&red.case.module));
+    say!("{}", ssaref::ssa_text::print_module(&red.case.module));
     say!("{}", ssaref::generate::source::describe_verdict(&red.verdict, "the SSA input"));
     Ok(ExitCode::SUCCESS)
 }

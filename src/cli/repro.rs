@@ -4,7 +4,7 @@
 //! failing back end what its `Backend::report` says (ssa-ra: the IR after
 //! each pass; out-of-ssa: the destructed program; regalloc2: regalloc2's input
 //! and edits; then the allocated code) and the x86-64 listing, and for one
-//! back end of each other family (`backend.rs`) its allocated code (all of
+//! back end of each other family (`backend/`) its allocated code (all of
 //! it with `--listing`, or when only one back end is shown), then every
 //! stage's verdict. A `.ssa` case (as `ssaref fuzz --ir-share` writes
 //! them) is replayed the same way, from its SSA, against the oracle's run
@@ -15,11 +15,11 @@ use crate::common::{case_config, load_case, Failure, DEFAULT_CASE_REGS, EXIT_INT
 use crate::ssa_input::{is_ssa, load_ssa};
 use crate::stdio::{say, sayln};
 use clap::Args;
-use ssaref::analysis::ir_text;
 use ssaref::backend::{family, Backend};
 use ssaref::construction::braun::construct_program;
 use ssaref::differential::{self, Verdict};
 use ssaref::pipeline;
+use ssaref::ssa_text;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -100,7 +100,7 @@ pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
     say!("{}", ssaref::frontend::ast_print::print_program(&program));
     let ssa = construct_program(&program, &config.backend_ssa);
     sayln!("== SSA (Braun et al., {}; every back end allocates it)", config.backend_ssa.describe());
-    say!("{}", ir_text::print_module(&ssa));
+    say!("{}", ssa_text::print_module(&ssa));
     print_backends(&ssa, &config, &verdict, &regs, a.listing)?;
     let tc =
         ssaref::generate::source::TestCase { program: program.clone(), args: args.clone(), origin: a.case.clone() };
@@ -117,7 +117,7 @@ fn cmd_repro_ssa(a: ReproArgs) -> Result<ExitCode, Failure> {
     let config = a.route.restrict(case_config(&a.case, case.header.config.as_ref(), &regs, a.fuel)?);
     let verdict = differential::differential_ssa_catching(&case.module, &args, &interp::Interp, &config);
     sayln!("== SSA program (args {args:?})");
-    let text = ir_text::print_module(&case.module);
+    let text = ssa_text::print_module(&case.module);
     say!("{text}");
     print_backends(&case.module, &config, &verdict, &regs, a.listing)?;
     let what = ssaref::generate::source::describe_verdict(&verdict, "the SSA input");

@@ -3,7 +3,7 @@
 //! SVG plots beside it. This file loads the corpus, fills in the header
 //! (commit, date, machine, load average, build profile, command line),
 //! provides the peak-memory probe of `counting_alloc.rs`, turns the
-//! passes' own checks off for the whole run (`analysis/self_checks.rs`),
+//! passes' own checks off for the whole run (`pass_manager/self_checks.rs`),
 //! and writes the files.
 //!
 //! A build with debug assertions (`target/release`, `cargo test`) times
@@ -90,7 +90,7 @@ fn scale_name(scale: Scale) -> &'static str {
 }
 
 pub fn cmd_reproduce_count(a: ReproduceCountArgs) -> Result<ExitCode, Failure> {
-    ssaref::analysis::self_checks::set_process_checks(Some(false));
+    ssaref::pass_manager::self_checks::set_process_checks(Some(false));
     let scale = scale_named(&a.scale)
         .ok_or_else(|| Failure { message: format!("unknown scale `{}`", a.scale), code: crate::common::EXIT_USAGE })?;
     let construct = construction_named(&a.construction)
@@ -289,7 +289,7 @@ pub fn cmd_reproduce(a: ReproduceArgs) -> Result<ExitCode, Failure> {
     }
     // The passes' own checks stay off for the whole run: every timed
     // region measures the algorithm alone.
-    ssaref::analysis::self_checks::set_process_checks(Some(false));
+    ssaref::pass_manager::self_checks::set_process_checks(Some(false));
     let corpus_dir = a.corpus.clone().unwrap_or_else(crate::common::default_corpus);
     let corpus = load_corpus(&corpus_dir, scale.corpus_programs())
         .map_err(|f| Failure { message: format!("{} (give the corpus with --corpus DIR)", f.message), ..f })?;

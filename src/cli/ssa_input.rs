@@ -1,5 +1,5 @@
 //! Programs given in SSA form (`*.ssa`, the text form of
-//! `analysis/ir_text.rs`, optionally with a case-file header): reading and
+//! `ssa_text.rs`, optionally with a case-file header): reading and
 //! verifying them, with errors as `FILE:LINE:COL: message` (or
 //! `FILE: message` when the verifier's error has no position), and the
 //! arguments of their `main`. `run` and `check` use it; the reference

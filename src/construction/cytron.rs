@@ -61,11 +61,11 @@
 //! of the variable's definitions and DF+, not the number of blocks.
 
 use crate::analysis::dominance::DomTree;
-use crate::analysis::phase_clock::phase;
 use crate::ast;
 use crate::construction::cfg_lowering::{self, CfgInst, CfgTerm, Temp, Var, VarCfg};
 use crate::entity::{EntityRef, EntityVec};
 use crate::ir::{Block, BlockData, Function, Inst, Module, Op, Phi, Terminator, Value};
+use crate::pass_manager::clock::phase;
 
 /// Builds SSA form for every function of a program, in order.
 ///
@@ -78,7 +78,7 @@ use crate::ir::{Block, BlockData, Function, Inst, Module, Op, Phi, Terminator, V
 /// (as `construct_function` of the Braun et al. construction).
 #[inline(never)]
 pub fn construct_cytron(program: &ast::Program) -> Module {
-    if crate::analysis::self_checks::enabled() {
+    if crate::pass_manager::self_checks::enabled() {
         debug_assert!(program.validate().is_ok(), "construct_cytron needs a valid program");
     }
     let functions = program
@@ -93,7 +93,7 @@ pub fn construct_cytron(program: &ast::Program) -> Module {
 /// documentation). Values are numbered densely in definition order:
 /// parameters, then block by block the phis and the instructions.
 pub fn construct_cytron_from_cfg(cfg: &VarCfg) -> Function {
-    // Each step is a phase of `analysis/phase_clock.rs`, so that a
+    // Each step is a phase of `pass_manager/clock.rs`, so that a
     // measurement can say which one costs what.
     let dom = phase("dominators", || {
         DomTree::compute_from_edges(

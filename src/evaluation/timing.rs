@@ -22,11 +22,11 @@ use std::any::Any;
 use std::time::{Duration, Instant};
 
 /// CPU time of the calling thread, in seconds
-/// (`analysis::phase_clock::thread_cpu_time`, `CLOCK_THREAD_CPUTIME_ID`):
+/// (`pass_manager::clock::thread_cpu_time`, `CLOCK_THREAD_CPUTIME_ID`):
 /// unlike wall time, it does not count the time the thread waits for a core
 /// on a loaded machine. 0 if the clock cannot be read.
 pub fn thread_cpu_seconds() -> f64 {
-    crate::analysis::phase_clock::thread_cpu_time().as_secs_f64()
+    crate::pass_manager::clock::thread_cpu_time().as_secs_f64()
 }
 
 /// Both clocks started together: wall time and the thread's CPU time.

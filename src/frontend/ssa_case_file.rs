@@ -1,6 +1,6 @@
 //! Case files of SSA programs (`*.ssa`): the header of `case_file.rs`
 //! (description, `regs:`, `args:`, `expect:`) followed by a module in the
-//! SSA text form (`analysis/ir_text.rs`), as `ssaref run`, `check` and
+//! SSA text form (`ssa_text.rs`), as `ssaref run`, `check` and
 //! `repro` read them and `ssaref fuzz --ir-share` writes them.
 //!
 //! The text form skips `//` comments, so the whole file is parsed as the
@@ -9,11 +9,11 @@
 //! and checks the argument count against `main`'s parameters: a file that
 //! parses is a program every back end must accept.
 
-use crate::analysis::ir_text::parse_module;
 use crate::analysis::verifier::{verify_module, VerifyError};
 use crate::diag::{Diag, Pos};
 use crate::frontend::case_file::{render_header, CaseHeader};
 use crate::ir::Module;
+use crate::ssa_text::parse_module;
 
 /// A parsed `.ssa` case file.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -80,7 +80,7 @@ impl SsaCaseFile {
     pub fn render(&self) -> String {
         let h = &self.header;
         let mut s = render_header(&h.description, h.regs.as_deref(), h.config.as_ref(), &h.args, h.expect.as_deref());
-        s.push_str(&crate::analysis::ir_text::print_module(&self.module));
+        s.push_str(&crate::ssa_text::print_module(&self.module));
         s
     }
 }
@@ -205,12 +205,12 @@ mod tests {
         let main = case.module.main().expect("main");
         assert_eq!(main.value_count, 2);
         assert_eq!(
-            crate::analysis::ir_text::print_module(&case.module),
+            crate::ssa_text::print_module(&case.module),
             "fn main(v0) {\nb0:\n    v1 = add v0, v0\n    ret v1\n}\n"
         );
         let dense = "fn main(v0) {\nb0:\n    v900 = add v0, v0\n    ret v900\n}\n";
         let case = SsaCaseFile::parse(dense).expect("valid");
-        assert_eq!(crate::analysis::ir_text::print_module(&case.module), dense);
+        assert_eq!(crate::ssa_text::print_module(&case.module), dense);
         let undefined = "fn main(v10000000) {\nb0:\n    ret v4294967294\n}\n";
         let err = SsaCaseFile::parse(undefined).expect_err("undefined").with_file("f.ssa");
         assert!(err.contains("v4294967294"), "{err}");

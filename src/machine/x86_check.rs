@@ -66,7 +66,7 @@ fn writes(acc: OpAccess) -> bool {
 /// Checks that `code` uses no general-purpose register outside its `K`
 /// allocatable ones, except rsp and as the rule above allows.
 pub fn check_machine_code(code: &X86Code) -> Result<(), McError> {
-    crate::analysis::self_checks::count();
+    crate::pass_manager::self_checks::count();
     let k = code.k.min(MAX_REGS);
     let allocatable: BTreeSet<Register> = ALLOCATION_ORDER[..k].iter().copied().collect();
     let mut decoder = Decoder::with_ip(64, &code.bytes, layout::CODE_BASE, DecoderOptions::NONE);

@@ -149,20 +149,20 @@ impl CongruenceClasses {
     /// test now. The pairwise test costs (members of `x`) × (members of
     /// `y`), so comparing every query is quadratic in the function. Queries
     /// of up to [`CROSS_CHECK_PAIRS`] pairs are compared every time; in a
-    /// function of more than `analysis::sampling::SAMPLE_ABOVE` values,
+    /// function of more than `pass_manager::sampling::SAMPLE_ABOVE` values,
     /// larger ones at the first 8 such queries and then at the 16th,
     /// 32nd, 64th, ... (`docs/scaling.md`), and below that size always.
     pub(crate) fn cross_check_now(&mut self, ctx: &ValueInterference<'_>, x: Value, y: Value) -> bool {
         let size = |r: Value| self.sets.get(&r).map_or(1, |s| s.len());
         if size(x).saturating_mul(size(y)) <= CROSS_CHECK_PAIRS
-            || !crate::analysis::sampling::should_sample(ctx.value_count())
+            || !crate::pass_manager::sampling::should_sample(ctx.value_count())
         {
             return true;
         }
         let n = self.large_queries;
         self.large_queries += 1;
         if n == 0 {
-            crate::analysis::sampling::note_sampled(format!(
+            crate::pass_manager::sampling::note_sampled(format!(
                 "out-of-ssa's cross-check of the linear class test with the pairwise one: queries of more than \
              {CROSS_CHECK_PAIRS} pairs at the first 8 and then the 16th, 32nd, 64th, ..., not at every one"
             ));

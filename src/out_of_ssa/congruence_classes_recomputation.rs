@@ -1,6 +1,6 @@
 //! The incremental state of out-of-ssa's congruence classes
 //! (`congruence_classes.rs`) recomputed from its definition, for the
-//! self-checks (`analysis/self_checks.rs`).
+//! self-checks (`pass_manager/self_checks.rs`).
 //!
 //! Needs: the [`ValueInterference`] of the function being coalesced, and a
 //! class free of value interference (Boissinot et al., "Revisiting
@@ -33,7 +33,7 @@
 //! That costs (members)² queries, so the caller samples (see
 //! `should_check`): classes up to `SMALL_CLASS` members at every
 //! update, larger ones at one update in `LARGE_CLASS_STRIDE`. In a
-//! function of more than `analysis::sampling::SAMPLE_ABOVE` values that
+//! function of more than `pass_manager::sampling::SAMPLE_ABOVE` values that
 //! would still be (updates) × (members)² for a class that grows one member
 //! at a time, so there the larger classes are checked at their first 8
 //! updates and then at the 16th, 32nd, 64th, ... (counted over the
@@ -41,11 +41,11 @@
 //! spaced members, each against the whole class; `ssaref check` prints a
 //! `sampled` line for it.
 
-use crate::analysis::sampling;
-use crate::analysis::self_checks;
 use crate::entity::EntityRef;
 use crate::ir::Value;
 use crate::out_of_ssa::values::{intersect, ValueInterference};
+use crate::pass_manager::sampling;
+use crate::pass_manager::self_checks;
 use rustc_hash::FxHashMap;
 
 /// Classes up to this many members are checked at every update; larger

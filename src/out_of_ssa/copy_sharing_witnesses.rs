@@ -32,10 +32,10 @@
 //! blocks are tested pairwise, as before.
 
 use crate::analysis::liveness::DefPoint;
-use crate::analysis::self_checks;
 use crate::ir::{Block, Value};
 use crate::out_of_ssa::copy_sharing_witnesses_recomputation;
 use crate::out_of_ssa::values::ValueInterference;
+use crate::pass_manager::self_checks;
 use rustc_hash::FxHashMap;
 
 /// A copy, for the witness search: its destination and source.

@@ -1,6 +1,6 @@
 //! The witness lists of copy sharing (`copy_sharing_witnesses.rs`)
 //! recomputed pair by pair, for the self-checks
-//! (`analysis/self_checks.rs`).
+//! (`pass_manager/self_checks.rs`).
 //!
 //! Needs: what `copy_sharing_witnesses::witnesses` was given, and its
 //! answer.
@@ -19,10 +19,10 @@
 //! avoid: above [`PAIR_BUDGET`] pairs, one copy in a stride is checked, the
 //! stride making the pairs about the budget.
 
-use crate::analysis::self_checks;
 use crate::entity::EntityRef;
 use crate::ir::Value;
 use crate::out_of_ssa::values::ValueInterference;
+use crate::pass_manager::self_checks;
 
 /// Pairs asked at most, about, per call.
 pub const PAIR_BUDGET: usize = 20_000;

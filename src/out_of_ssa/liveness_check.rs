@@ -92,10 +92,10 @@
 
 use crate::analysis::dominance::DomTree;
 use crate::analysis::liveness::OutEdges;
-use crate::analysis::self_checks;
 use crate::analysis::work_steps::step;
 use crate::entity::{EntityRef, EntityVec};
 use crate::ir::{Block, Function, Value};
+use crate::pass_manager::self_checks;
 use std::cell::Cell;
 
 /// Position of a use that is a phi argument: at the very end of the

@@ -13,18 +13,18 @@
 //! method, being the one in use, would have hidden it.
 //!
 //! The comparison costs (blocks) × (values) queries: quadratic in the size
-//! of the function. Above `analysis::sampling::SAMPLE_ABOVE` instructions
+//! of the function. Above `pass_manager::sampling::SAMPLE_ABOVE` instructions
 //! and phis (unless `--full-checks`) it compares every value at
 //! `SAMPLED_BLOCKS` blocks only, evenly spaced in block order, and says so
-//! (`analysis/sampling.rs`): agreement at the other blocks is then not
+//! (`pass_manager/sampling.rs`): agreement at the other blocks is then not
 //! checked.
 
 use crate::analysis::dominance::DomTree;
 use crate::analysis::liveness::Liveness;
-use crate::analysis::sampling;
 use crate::entity::EntityRef;
 use crate::ir::{Block, Function, Value};
 use crate::out_of_ssa::liveness_check::LivenessCheck;
+use crate::pass_manager::sampling;
 use std::fmt;
 
 /// Where the liveness sets and the liveness check disagree.
@@ -74,7 +74,7 @@ impl From<LivenessDisagreement> for crate::error::CheckError {
 /// Compares the sets with the check at every reachable block of `f`, for
 /// every value of `f`; the first disagreement is the error.
 pub fn cross_check_liveness(f: &Function, sets: &Liveness, check: &LivenessCheck) -> Result<(), LivenessDisagreement> {
-    crate::analysis::self_checks::count();
+    crate::pass_manager::self_checks::count();
     let dom: &DomTree = check.dom();
     let reachable: Vec<Block> = f.blocks.keys().filter(|&b| dom.is_reachable(b)).collect();
     let size = f.blocks.values().map(|d| d.insts.len() + d.phis.len()).sum::<usize>();

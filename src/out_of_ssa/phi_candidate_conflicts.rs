@@ -40,9 +40,9 @@
 //! a logarithm, so the search costs the conflicts, not the square of the
 //! candidates.
 
-use crate::analysis::self_checks;
 use crate::ir::Value;
 use crate::out_of_ssa::values::ValueInterference;
+use crate::pass_manager::self_checks;
 use std::cmp::Reverse;
 use std::collections::BTreeSet;
 

@@ -337,7 +337,7 @@ impl From<ConstraintError> for crate::error::CheckError {
 /// constrained division has its divisor pinned to rdx; and no variable
 /// pinned to a register is live at a clobber of that register.
 pub fn check_constraints(f: &Function, pins: &Pins) -> Result<(), ConstraintError> {
-    crate::analysis::self_checks::count();
+    crate::pass_manager::self_checks::count();
     for r in [FixedReg::Rax, FixedReg::Rdx] {
         let vars: Vec<Value> = pins.iter().filter(|&(_, p)| p == r).map(|(v, _)| v).collect();
         if vars.len() > 1 {

@@ -17,7 +17,7 @@
 //! | 4 | coalescing with the chosen variant (§III-B, §III-E, `coalescing.rs`) | with `cross_check`: the linear class test agrees with the pairwise one; no two members of a class interfere by value (`checkers/class_interference_check.rs`: its own copy-chain values and liveness, not `values.rs`) |
 //! | 5 | one variable per class, phis dropped, every parallel copy sequentialized by Algorithm 1 (§III-C) with one fresh variable for cycles, self-copies removed | conventional-form verifier; the renaming constraints on the result, with liveness recomputed (`renaming_constraints::check_constraints`) |
 //!
-//! Steps 2, 4 and 5 run through the pass runner (`analysis/pass_runner.rs`):
+//! Steps 2, 4 and 5 run through the pass runner (`pass_manager/runner.rs`):
 //! the step, then its checkers when `check` is on.
 //!
 //! For `SreedharIII`, steps 2 to 4 are replaced by the virtualized
@@ -33,7 +33,6 @@ use crate::analysis::cssa::check_cssa;
 use crate::analysis::dominance::DomTree;
 use crate::analysis::liveness::{compute_liveness, Liveness};
 use crate::analysis::loops::loop_depth;
-use crate::analysis::pass_runner::PassRunner;
 use crate::analysis::verifier::verify_function;
 use crate::checkers::class_interference_check::check_classes_do_not_interfere;
 use crate::error::{CheckError, PassError};
@@ -51,6 +50,7 @@ use crate::out_of_ssa::renaming_constraints::{check_constraints, is_constrained,
 use crate::out_of_ssa::translate_options::{count_copies, fail};
 pub use crate::out_of_ssa::translate_options::{LivenessMethod, OutOfSsaOptions, OutOfSsaReport};
 use crate::out_of_ssa::values::{CopyGroups, LivenessSource, ValueInterference};
+use crate::pass_manager::runner::PassRunner;
 use rustc_hash::FxHashSet;
 
 /// Splits every edge `br c, S, S` into a block `S` with phis: the second
@@ -108,11 +108,11 @@ pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfS
 /// its timed region, as the paper's timings of the translation do.
 pub fn translate_verified(f: &Function, mut g: Function, opts: &OutOfSsaOptions) -> Result<OutOfSsa, PassError> {
     // The checkers and cross-checks run when asked and when checks are on
-    // (`analysis/self_checks.rs`).
-    let on = crate::analysis::self_checks::enabled();
+    // (`pass_manager/self_checks.rs`).
+    let on = crate::pass_manager::self_checks::enabled();
     let opts = &OutOfSsaOptions { check: opts.check && on, cross_check: opts.cross_check && on, ..*opts };
     if opts.cross_check {
-        crate::analysis::self_checks::count();
+        crate::pass_manager::self_checks::count();
     }
     let mut report = OutOfSsaReport { original_copies: count_copies(f), ..Default::default() };
     // Steps 1, 1b and 2.

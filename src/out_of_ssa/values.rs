@@ -236,7 +236,7 @@ impl<'a> ValueInterference<'a> {
     }
 
     /// The number of values of the function (defined or not): its size,
-    /// for the sampling of the self-checks (`analysis/sampling.rs`).
+    /// for the sampling of the self-checks (`pass_manager/sampling.rs`).
     pub fn value_count(&self) -> usize {
         self.defs.len()
     }

@@ -335,7 +335,7 @@ pub fn reduce(
 
 /// [`reduce`] with the back ends and construction variants of `diff` (its
 /// `regs` and `fuel` are replaced by the candidate's and `config.fuel`):
-/// how a user's back end (`backend.rs`) is reduced alone. Any
+/// how a user's back end (`backend/`) is reduced alone. Any
 /// [`Reducible`] case: `reduce_ssa.rs` reduces SSA programs with it.
 pub fn reduce_with<T: Reducible>(
     tc: &T,

@@ -510,7 +510,7 @@ fn renumber_values(f: &mut Function) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::ir_text::{parse_module, print_module};
+    use crate::ssa_text::{parse_module, print_module};
 
     fn case(text: &str) -> IrCase {
         IrCase { module: parse_module(text).expect("parses"), args: vec![0, -1], origin: "test".into() }

@@ -393,9 +393,9 @@ impl Adapter {
                 let what = match d.kind {
                     InstKind::Params => "params".to_string(),
                     InstKind::Op { block, index } => {
-                        crate::analysis::ir_text::format_inst(&self.func.blocks[block].insts[index])
+                        crate::ssa_text::format_inst(&self.func.blocks[block].insts[index])
                     }
-                    InstKind::Term(block) => crate::analysis::ir_text::format_terminator(&self.func.blocks[block].term),
+                    InstKind::Term(block) => crate::ssa_text::format_terminator(&self.func.blocks[block].term),
                 };
                 let ops: Vec<String> = d.operands.iter().map(|o| o.to_string()).collect();
                 let _ = write!(s, "  inst{}: {what:<24} [{}]", inst.index(), ops.join(", "));

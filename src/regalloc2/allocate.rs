@@ -79,16 +79,16 @@ pub fn runs_their_checker(f: &Function) -> bool {
 /// Allocates `f` with regalloc2 in `k` registers and checks the result
 /// with regalloc2's checker and ssaref's (see the module documentation:
 /// regalloc2's only up to [`THEIR_CHECKER_LIMIT`] instructions) when
-/// checks are on (`analysis/self_checks.rs`).
+/// checks are on (`pass_manager/self_checks.rs`).
 pub fn allocate_regalloc2(f: &Function, k: usize) -> Result<(MFunction, Regalloc2Report), PassError> {
-    let check = crate::analysis::self_checks::enabled();
+    let check = crate::pass_manager::self_checks::enabled();
     let (adapter, output) = run_regalloc2(f, k, check)?;
     if !check {
         let mir = to_mir(&adapter, &output).map_err(|e| fail(k, "to-mir", "translate", e))?;
         return Ok((mir, Regalloc2Report { input: adapter, output }));
     }
     let theirs = if runs_their_checker(f) {
-        crate::analysis::self_checks::count();
+        crate::pass_manager::self_checks::count();
         let env = machine_env(k);
         let mut theirs = regalloc2::checker::Checker::new(&adapter, &env);
         theirs.prepare(&output);

@@ -263,7 +263,7 @@ pub fn assign_registers(
 /// `checkers/coloring_check.rs`, which recounts the classes, the demand and
 /// the registers without this pass's helpers (`regalloc.rs` runs it).
 pub fn check_assignment(f: &Function, spill: &SpillResult, a: &Assignment, k: usize) -> Result<(), ColoringError> {
-    crate::analysis::self_checks::count();
+    crate::pass_manager::self_checks::count();
     let live = compute_liveness(f);
     let err = |m: String| Err(ColoringError(m));
     for b in f.blocks.keys() {

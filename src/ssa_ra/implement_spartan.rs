@@ -406,7 +406,7 @@ pub fn check_implementation(
     hooks: &SkipHooks<'_>,
     insts: &[MInst],
 ) -> Result<Counts, ImplementationError> {
-    crate::analysis::self_checks::count();
+    crate::pass_manager::self_checks::count();
     pc.spartan_or_error().map_err(ImplementationError::Copy)?;
     let locs = pc.locations();
     let wrong_code = |problem| {

@@ -147,7 +147,7 @@ impl ParallelCopy {
     ///
     /// The error names the condition and the moves that break it.
     pub fn check_spartan(&self) -> Result<(), CopyError> {
-        crate::analysis::self_checks::count();
+        crate::pass_manager::self_checks::count();
         self.spartan_or_error()
     }
 
@@ -401,7 +401,7 @@ impl LocationTransferGraph {
     /// nodes, since every edge of a longer path or of a cycle has a register
     /// end; it is checked on every edge anyway, as the paper states it.
     pub fn check_spartan_graph(&self) -> Result<(), GraphError> {
-        crate::analysis::self_checks::count();
+        crate::pass_manager::self_checks::count();
         self.spartan_components().map(|_| ())
     }
 

@@ -4,7 +4,7 @@
 //! Register Allocation", CC 2009).
 //!
 //! [`allocate_function`] runs the passes in order, each through the pass
-//! runner (`analysis/pass_runner.rs`), which times it alone, then runs its
+//! runner (`pass_manager/runner.rs`), which times it alone, then runs its
 //! checkers and keeps a copy of the SSA after each pass that rewrites it
 //! (for the oracle):
 //!
@@ -25,13 +25,13 @@
 use crate::analysis::critical_edges::split_critical_edges;
 use crate::analysis::cssa::check_cssa;
 use crate::analysis::liveness::compute_liveness;
-use crate::analysis::pass_runner::PassRunner;
 use crate::analysis::pressure::max_pressure;
 use crate::analysis::verifier::verify_function;
 use crate::checkers::{alloc_checker, class_interference_check, coloring_check};
 use crate::error::{CheckError, PassError};
 use crate::ir::{Function, Module};
 use crate::mir::{MFunction, MModule, MAX_REGS, MIN_REGS};
+use crate::pass_manager::runner::PassRunner;
 use crate::ssa_ra::coloring::{assign_registers, check_assignment, ColoringOptions};
 use crate::ssa_ra::one_argument_phis::lower_one_argument_phis;
 use crate::ssa_ra::phi_lifting::phi_lifting;
@@ -217,7 +217,7 @@ fn allocate(
     if !(MIN_REGS..=MAX_REGS).contains(&opts.k) {
         return Err(fail("options", "k", CheckError::RegisterCount { k: opts.k }));
     }
-    let mut passes = PassRunner::new(check && crate::analysis::self_checks::enabled()).timed().keeping(keep);
+    let mut passes = PassRunner::new(check && crate::pass_manager::self_checks::enabled()).timed().keeping(keep);
     let mut f = f.clone();
 
     // PhiLifting and the phi columns of SSA elimination need every

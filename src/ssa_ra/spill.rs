@@ -64,9 +64,9 @@
 
 use crate::analysis::liveness::{compute_liveness, compute_liveness_dataflow, Liveness};
 use crate::analysis::loops::loop_depth;
-use crate::analysis::self_checks;
 use crate::entity::{EntityRef, EntitySet, EntityVec, SparseSet};
 use crate::ir::{Block, BlockData, Function, Op, Value};
+use crate::pass_manager::self_checks;
 use crate::ssa_ra::block_demand::{BlockDemand, Candidate, PointSite};
 use crate::ssa_ra::spill_code::SpillCode;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -469,7 +469,7 @@ pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, Spill
     // Every block was refreshed after its last change, so the largest
     // demand is the largest of the blocks'.
     let max_demand = rounds.block_max.values().copied().max().unwrap_or(0);
-    if crate::analysis::self_checks::enabled() {
+    if crate::pass_manager::self_checks::enabled() {
         // The same demand, recounted over the whole function.
         let recount = f
             .blocks
@@ -839,9 +839,9 @@ fn check_liveness_unchanged(f: &Function, live: &Liveness) {
 
 #[cfg(test)]
 mod tests {
-    use crate::analysis::self_checks;
     use crate::construction::braun::{construct_program, BraunOptions};
     use crate::generate::source::{GenConfig, TestCase};
+    use crate::pass_manager::self_checks;
     use crate::ssa_ra::regalloc::{allocate_function, RegallocOptions};
 
     /// The spiller's rounds one at a time, as ssa-ra runs them on generated

@@ -104,9 +104,9 @@
 use crate::analysis::dominance::DomTree;
 use crate::analysis::liveness::{compute_liveness, compute_liveness_dataflow, Liveness};
 use crate::analysis::loops::loop_depth;
-use crate::analysis::self_checks;
 use crate::entity::{EntityRef, EntitySet, EntityVec, SparseSet};
 use crate::ir::{Block, Function, Value};
+use crate::pass_manager::self_checks;
 use crate::ssa_ra::block_demand::{BlockDemand, Candidate, Frame, PointSite};
 use crate::ssa_ra::spill::{
     block_points, check_block_demand, lowering_candidates, recycle_reloads, sampled_round, weights, SpillError,

@@ -7,7 +7,7 @@
 //! are no critical edges and no one-argument phis, `regalloc.rs`, so the
 //! predecessor has that one successor; checked here at run time). Each
 //! parallel copy must be spartan (Theorem 1, checked here when checks are
-//! on, `analysis/self_checks.rs`); its
+//! on, `pass_manager/self_checks.rs`); its
 //! location transfer graph is then made of paths and register cycles
 //! (Theorem 2), implemented by `implement_spartan.rs` (Algorithms 1-2,
 //! Theorem 3) with moves, loads, stores and swaps, and no other location;
@@ -299,7 +299,7 @@ pub fn eliminate_ssa(
                 column.push((em.loc(phi.dest)?, em.loc(phi.args[edge])?));
             }
             stats.edges += column.len();
-            if crate::analysis::self_checks::enabled() {
+            if crate::pass_manager::self_checks::enabled() {
                 ParallelCopy { moves: column.clone() }.check_spartan().map_err(|e| {
                     EliminationError(format!("the phi column {b} -> {s} is not spartan (Theorem 1): {e}"))
                 })?;
@@ -329,7 +329,7 @@ pub fn eliminate_ssa(
             // Every parallel copy's implementation is run and counted: the
             // right values, and the least number of instructions
             // (Theorem 3 and `proofs-notes/spill-free-ssa-elimination.md`).
-            if crate::analysis::self_checks::enabled() {
+            if crate::pass_manager::self_checks::enabled() {
                 check_implementation(&pc, &elim, &hooks, &code).map_err(|e| {
                     EliminationError(format!("ImplementSpartan on {b} -> {s} is wrong or not optimal: {e}"))
                 })?;

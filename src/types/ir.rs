@@ -5,7 +5,7 @@
 //! [`Terminator`]; having the terminator in its own field makes "no
 //! instruction after a terminator" true by construction. The text form
 //! (`*.ssa`) is specified in docs/ssa-text-form.md (the module
-//! documentation of `ir_text.rs`, which implements it).
+//! documentation of `ssa_text.rs`, which implements it).
 //!
 //! Phis are parallel copies on the incoming edges: the `i`-th argument of
 //! every phi of block `B` is the value that flows along the edge from

@@ -179,10 +179,10 @@ fn forest_parents_stay_right_across_members_defined_at_one_point() {
     let case = SsaCaseFile::parse(&std::fs::read_to_string(path).expect("the case exists")).expect("valid");
     let args = case.args();
     let config = DiffConfig::standard(&[2], FUEL);
-    let before = ssaref::analysis::self_checks::invocations();
-    let verdict = ssaref::analysis::self_checks::with_checks(true, || {
+    let before = ssaref::pass_manager::self_checks::invocations();
+    let verdict = ssaref::pass_manager::self_checks::with_checks(true, || {
         differential_ssa(&case.module, &args, &InterpOracle, &config)
     });
     assert!(matches!(verdict, Verdict::Agree { .. }), "{verdict}");
-    assert!(ssaref::analysis::self_checks::invocations() > before, "the self-checks ran");
+    assert!(ssaref::pass_manager::self_checks::invocations() > before, "the self-checks ran");
 }

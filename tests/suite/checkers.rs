@@ -15,7 +15,6 @@
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use ssaref::analysis::ir_text::{parse_function, parse_module};
 use ssaref::analysis::reducibility::is_reducible;
 use ssaref::analysis::verifier::verify_function;
 use ssaref::ast::{self, BinOp, Expr, Program, Stmt};
@@ -23,6 +22,7 @@ use ssaref::checkers::ssa_properties::{check_minimal, check_no_trivial_phis, che
 use ssaref::construction::cytron::construct_cytron;
 use ssaref::entity::EntityVec;
 use ssaref::ir::{Block, BlockData, Function, Inst, Module, Op, Phi, Terminator, Value};
+use ssaref::ssa_text::{parse_function, parse_module};
 
 /// Parses a function in the SSA text form and checks that it is valid SSA,
 /// so that a checker's verdict on it is about the property under test.
@@ -253,7 +253,7 @@ fn cytron(p: &Program) -> Module {
     let m = construct_cytron(p);
     assert_eq!(m.functions.len(), p.functions.len());
     for f in &m.functions {
-        verify_function(f).unwrap_or_else(|e| panic!("{e}\n{}", ssaref::analysis::ir_text::print_function(f)));
+        verify_function(f).unwrap_or_else(|e| panic!("{e}\n{}", ssaref::ssa_text::print_function(f)));
         check_pruned(f).unwrap_or_else(|e| panic!("{e}"));
         if is_reducible(f) {
             check_no_trivial_phis(f).unwrap_or_else(|e| panic!("{e}"));

@@ -77,7 +77,7 @@ fn fig3_while_loop_seals_the_header_last() {
     let m = build(&p, BraunOptions::plain());
     let f = &m.functions[0];
     // i and s at the header, s at the if's join.
-    assert_eq!(f.phi_count(), 3, "{}", ssaref::analysis::ir_text::print_module(&m));
+    assert_eq!(f.phi_count(), 3, "{}", ssaref::ssa_text::print_module(&m));
     assert_eq!(f.phi_count(), construct_cytron(&p).functions[0].phi_count());
 }
 
@@ -253,7 +253,7 @@ fn long_label_chains_and_unreachable_cycles() {
 fn cytron_places_no_phi_where_the_variable_is_written_before_it_is_read() {
     let p = parse("fn main(p) { var x = 1; if (p) { x = 2; out x; } x = 3; out x; return x; }");
     let c = construct_cytron(&p);
-    assert_eq!(c.functions[0].phi_count(), 0, "{}", ssaref::analysis::ir_text::print_module(&c));
+    assert_eq!(c.functions[0].phi_count(), 0, "{}", ssaref::ssa_text::print_module(&c));
     // Read before the write in the join, `x` is live there: one phi.
     let p = parse("fn main(p) { var x = 1; if (p) { x = 2; out x; } out x; x = 3; return x; }");
     assert_eq!(construct_cytron(&p).functions[0].phi_count(), 1);

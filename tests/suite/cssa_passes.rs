@@ -24,7 +24,6 @@ use crate::common::{case_files, parse_one, COUNTING_LOOP};
 use ssaref::analysis::critical_edges::{has_critical_edges, split_critical_edges};
 use ssaref::analysis::cssa::{check_cssa, phi_congruence_classes};
 use ssaref::analysis::intervals::{compute_intervals, is_well_formed};
-use ssaref::analysis::ir_text::print_function;
 use ssaref::analysis::liveness::{
     compute_liveness, interfere, live_after_each_inst, live_before_each_inst, Interference,
 };
@@ -38,6 +37,7 @@ use ssaref::oracle::Oracle;
 use ssaref::ssa_ra::one_argument_phis::lower_one_argument_phis;
 use ssaref::ssa_ra::phi_lifting::{phi_lifting, LiftKind, LiftedCopy};
 use ssaref::ssa_ra::phi_mem_coalesce::phi_mem_coalesce;
+use ssaref::ssa_text::print_function;
 use std::path::PathBuf;
 
 const FUEL: u64 = 1_000_000;

@@ -13,7 +13,7 @@
 //! - `conventional-verifier/`: the same, with `verifier::verify_conventional`
 //!   (the check of out-of-SSA translation's output, where a value may be
 //!   assigned several times) and no module check.
-//! - `text-form/`: the file goes through `ir_text::parse_module`. A line
+//! - `text-form/`: the file goes through `ssa_text::parse_module`. A line
 //!   `// error: LINE:COL: MESSAGE` at the end of the leading comment says
 //!   the parse fails with that error (positions count in the whole file,
 //!   comment lines included). Otherwise the printed module must be the
@@ -34,10 +34,10 @@
 //! --release --test suite filetests` writes that text into the file instead,
 //! as `cases.rs` does for the case files; review the diff before committing.
 
-use ssaref::analysis::ir_text::{parse_function, parse_module, print_module};
 use ssaref::analysis::verifier::{verify_conventional, verify_function, verify_module, VerifyError};
 use ssaref::checkers::ssa_properties::{check_minimal, check_no_trivial_phis, check_pruned};
 use ssaref::ir::{Block, Function, Module};
+use ssaref::ssa_text::{parse_function, parse_module, print_module};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 

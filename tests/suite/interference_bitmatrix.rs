@@ -184,7 +184,7 @@ fn check(f: &Function, groups: &CopyGroups, origin: &str) -> usize {
         got.symmetric_difference(&expected).next(),
         None,
         "{origin}: the bit matrix and the brute force differ\n{}",
-        ssaref::analysis::ir_text::print_function(f)
+        ssaref::ssa_text::print_function(f)
     );
     assert_eq!(g.edge_count(), expected.len(), "{origin}: edge count");
     // What out-of-ssa reports as the baseline's edges (`OutOfSsaReport::graph_edges`).
@@ -274,7 +274,7 @@ fn the_bit_matrix_is_the_brute_force_interference_relation_on_generated_programs
 fn a_hand_made_function_has_the_edges_worked_out_by_hand() {
     // v0 is live across the definitions of v1 and v2; v1 dies at v2's
     // definition; v3 is defined unused and still meets v0 and v2.
-    let m = ssaref::analysis::ir_text::parse_module(
+    let m = ssaref::ssa_text::parse_module(
         "fn f(v0) {\nb0:\n    v1 = add v0, v0\n    v2 = add v1, v0\n    v3 = add v0, v2\n    v4 = add v0, v2\n    ret v4\n}\n",
     )
     .expect("parses");

@@ -6,13 +6,13 @@ use crate::common::{case_files, parse_one, COUNTING_LOOP};
 
 use ssaref::analysis::critical_edges::split_critical_edges;
 use ssaref::analysis::intervals::{compute_intervals, is_well_formed, merge, union_intersects};
-use ssaref::analysis::ir_text::print_function;
 use ssaref::analysis::liveness::{compute_liveness, interfere};
 use ssaref::analysis::loops::{loop_depth, loop_depth_by_sccs};
 use ssaref::analysis::pressure::max_pressure;
 use ssaref::construction::braun::{construct_program, BraunOptions};
 use ssaref::entity::EntityVec;
 use ssaref::ir::{Block, Function, Op, Value};
+use ssaref::ssa_text::print_function;
 
 #[test]
 fn interval_intersection_corner_cases() {
@@ -366,7 +366,7 @@ fn edge_table_matches_the_per_edge_search() {
     cases.sort();
     for path in cases {
         let text = std::fs::read_to_string(&path).expect("readable");
-        let Ok(m) = ssaref::analysis::ir_text::parse_module(&text) else { continue };
+        let Ok(m) = ssaref::ssa_text::parse_module(&text) else { continue };
         for f in &m.functions {
             same(f, &path.display().to_string());
             double_edges += f.blocks.keys().filter(|&b| matches!(&f.succs(b)[..], [x, y] if x == y)).count();

@@ -12,13 +12,13 @@
 //! (`cargo test --release --test suite irgen -- --ignored`).
 
 use crate::common::InterpOracle;
-use ssaref::analysis::ir_text::print_module;
 use ssaref::analysis::verifier::verify_module;
 use ssaref::backend::OutOfSsa;
 use ssaref::differential::{differential_ssa_catching, DiffConfig, Verdict};
 use ssaref::frontend::ssa_case_file::SsaCaseFile;
 use ssaref::generate::ssa::{shape_stats, IrCase, IrGenConfig};
 use ssaref::outcome::End;
+use ssaref::ssa_text::print_module;
 
 const FUEL: u64 = ssaref_interp::DEFAULT_FUEL;
 

@@ -8,7 +8,6 @@
 
 use crate::common::case_files;
 use quickcheck::{QuickCheck, TestResult};
-use ssaref::analysis::ir_text::print_function;
 use ssaref::analysis::liveness::{compute_liveness, live_after_each_inst};
 use ssaref::analysis::reducibility::is_reducible;
 use ssaref::construction::braun::{construct_program, BraunOptions};
@@ -17,6 +16,7 @@ use ssaref::generate::source::TestCase;
 use ssaref::ir::{Function, Module, Value};
 use ssaref::out_of_ssa::copy_insertion::insert_copies;
 use ssaref::out_of_ssa::liveness_check::LivenessCheck;
+use ssaref::ssa_text::print_function;
 
 /// What the comparison saw.
 #[derive(Default, Debug)]

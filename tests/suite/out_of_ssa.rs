@@ -25,7 +25,6 @@ use rand::{Rng, SeedableRng};
 use ssaref::analysis::critical_edges::split_critical_edges;
 use ssaref::analysis::cssa::{check_cssa, phi_congruence_classes};
 use ssaref::analysis::dominance::DomTree;
-use ssaref::analysis::ir_text::print_function;
 use ssaref::analysis::liveness::{compute_liveness, Interference};
 use ssaref::analysis::verifier::verify_function;
 use ssaref::construction::braun::{construct_program, BraunOptions};
@@ -38,6 +37,7 @@ use ssaref::out_of_ssa::class_interference_local::merged_equal_ancestors_local;
 use ssaref::out_of_ssa::copy_insertion::{insert_copies, InsertedCopy, ParallelCopyPlace};
 use ssaref::out_of_ssa::values::{intersect, value_interfere, ValueInterference};
 use ssaref::outcome::{End, Outcome};
+use ssaref::ssa_text::print_function;
 use std::time::Instant;
 
 const FUEL: u64 = 1_000_000;

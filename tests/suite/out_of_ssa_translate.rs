@@ -20,7 +20,6 @@
 
 use crate::common::{case_files, parse_case, parse_one, BOISSINOT_FIG3_SWAP, BOISSINOT_FIG4_LOST_COPY};
 use quickcheck::{QuickCheck, TestResult};
-use ssaref::analysis::ir_text::{parse_module, print_function, print_module};
 use ssaref::analysis::verifier::verify_conventional;
 use ssaref::construction::braun::{construct_program, BraunOptions};
 use ssaref::generate::source::TestCase;
@@ -30,6 +29,7 @@ use ssaref::out_of_ssa::translate::{
     translate_module, translate_out_of_ssa, LivenessMethod, OutOfSsaOptions, OutOfSsaReport,
 };
 use ssaref::outcome::{End, Outcome};
+use ssaref::ssa_text::{parse_module, print_function, print_module};
 
 const FUEL: u64 = 1_000_000;
 

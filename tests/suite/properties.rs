@@ -19,12 +19,12 @@
 use crate::common::InterpOracle;
 use pretty_assertions::StrComparison;
 use quickcheck::{QuickCheck, TestResult};
-use ssaref::analysis::ir_text::{parse_module, print_module};
 use ssaref::construction::braun::{construct_program, BraunOptions};
 use ssaref::differential::{differential, Verdict};
 use ssaref::frontend::ast_print::print_program;
 use ssaref::frontend::parser::parse_program;
 use ssaref::generate::source::{construction_variants, TestCase};
+use ssaref::ssa_text::{parse_module, print_module};
 
 /// Cases per property when `QUICKCHECK_TESTS` is not set: enough to reach
 /// the generator's rarer shapes, few enough that this file stays a small

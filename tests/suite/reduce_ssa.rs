@@ -77,7 +77,7 @@ fn a_generated_ssa_case_shrinks_to_a_multiplication_that_still_fails_and_replays
     let case = large_failing_case(6);
     let before = measure(&case);
     let r = reduce_ssa(&case, &[4], &MulOracle, &ReduceConfig { max_tests: 3000, fuel: FUEL }).expect("fails");
-    let text = ssaref::analysis::ir_text::print_module(&r.case.module);
+    let text = ssaref::ssa_text::print_module(&r.case.module);
     eprintln!("{:?} -> {:?}, {:?}\n{text}", before, measure(&r.case), r.stats);
     // The same failure, at K = 2 now.
     assert!(matches!(&r.failure, Failure::Diverge { how: Divergence::WrongOutcome, .. }), "{}", r.failure);

@@ -1,12 +1,12 @@
-//! The passes' own checks follow the one switch (`analysis/self_checks.rs`):
+//! The passes' own checks follow the one switch (`pass_manager/self_checks.rs`):
 //! with checks off, every back end compiles through the pipeline without
 //! starting a single checker (the per-thread count of checker invocations
 //! does not move), and produces the same code as with checks on; with
 //! checks on, the same compilation starts checkers (so that the count is
 //! seen to move at all, and the first assertion can fail).
 
-use ssaref::analysis::self_checks::{invocations, with_checks};
 use ssaref::backend::{Backend, OutOfSsa, Regalloc2, SsaRa};
+use ssaref::pass_manager::self_checks::{invocations, with_checks};
 use ssaref::ssa_ra::regalloc::RegallocOptions;
 
 /// ssa-ra with every switch on, without the §6 optimizations, and with each

@@ -17,7 +17,6 @@
 use crate::common::InterpOracle;
 use ssaref::analysis::critical_edges::split_critical_edges;
 use ssaref::analysis::cssa::check_cssa;
-use ssaref::analysis::ir_text::{parse_module, print_function};
 use ssaref::analysis::verifier::verify_function;
 use ssaref::checkers::{alloc_checker, coloring_check};
 use ssaref::construction::braun::{construct_program, BraunOptions};
@@ -32,6 +31,7 @@ use ssaref::ssa_ra::regalloc::{allocate_module, RegallocOptions};
 use ssaref::ssa_ra::spill_during_coloring::{
     spill_during_coloring, spill_during_coloring_with_decisions, SpillDuringColoringOptions,
 };
+use ssaref::ssa_text::{parse_module, print_function};
 
 const FUEL: u64 = 1_000_000;
 const KS: [usize; 5] = [2, 3, 4, 6, 8];

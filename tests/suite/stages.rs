@@ -118,7 +118,7 @@ fn config_backends() -> Vec<std::sync::Arc<dyn ssaref::backend::Backend>> {
     config(&[2], true).backend_list()
 }
 
-/// Above the sampling size (`analysis/sampling.rs`, here lowered for a
+/// Above the sampling size (`pass_manager/sampling.rs`, here lowered for a
 /// small program), an out-of-ssa configuration runs at the smallest K only
 /// unless it is the first with its conventional allocator, and the run
 /// says so in a `sampled` note; at or below the size nothing is skipped.
@@ -137,13 +137,13 @@ fn above_the_sampling_size_out_of_ssa_configurations_after_the_first_run_at_the_
             assert!(full.contains(&conv(&r, k)), "{} runs below the size", conv(&r, k));
         }
     }
-    let sampled = ssaref::analysis::sampling::with_sample_above(10, || stage_names(&c));
+    let sampled = ssaref::pass_manager::sampling::with_sample_above(10, || stage_names(&c));
     assert!(!sampled.contains(&conv(&second, 3)), "{} is skipped above the size", conv(&second, 3));
     for name in [conv(&first, 2), conv(&first, 3), conv(&second, 2), conv(&other, 2), conv(&other, 3)] {
         assert!(sampled.contains(&name), "{name} still runs above the size");
     }
     assert_eq!(full.len() - sampled.len(), 1, "only one allocation (its MIR stage) is skipped");
-    let notes = ssaref::analysis::sampling::sampled_checks();
+    let notes = ssaref::pass_manager::sampling::sampled_checks();
     assert!(notes.iter().any(|n| n.starts_with("out-of-ssa configurations: each runs at K = 2 only")), "{notes:?}");
 }
 
@@ -158,10 +158,10 @@ fn above_the_sampling_size_the_quadratic_out_of_ssa_configurations_do_not_run() 
     let names = |s: &[(std::sync::Arc<dyn ssaref::backend::Backend>, usize)]| {
         s.iter().map(|(b, k)| b.stage_names(*k).0).collect::<Vec<_>>()
     };
-    let (below, notes) = c.schedule_sampled(ssaref::analysis::sampling::SAMPLE_ABOVE);
+    let (below, notes) = c.schedule_sampled(ssaref::pass_manager::sampling::SAMPLE_ABOVE);
     assert_eq!(names(&below), names(&c.schedule()));
     assert!(notes.is_empty(), "{notes:?}");
-    let (above, notes) = c.schedule_sampled(ssaref::analysis::sampling::SAMPLE_ABOVE + 1);
+    let (above, notes) = c.schedule_sampled(ssaref::pass_manager::sampling::SAMPLE_ABOVE + 1);
     let above = names(&above);
     for r in &c.out_of_ssa {
         let o = &r.out_of_ssa;

@@ -7,10 +7,10 @@
 use pretty_assertions::assert_eq;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use ssaref::analysis::ir_text::{parse_function, parse_module};
 use ssaref::analysis::verifier::{verify_function, verify_module};
 use ssaref::entity::EntityVec;
 use ssaref::ir::{Block, BlockData, Function, Inst, Module, Op, Phi, Terminator, Value};
+use ssaref::ssa_text::{parse_function, parse_module};
 
 fn parse(src: &str) -> Function {
     parse_function(src).unwrap_or_else(|e| panic!("parse error {e} in\n{src}"))

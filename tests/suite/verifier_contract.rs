@@ -14,10 +14,10 @@
 //! through the back ends; every mutant is reproducible from its number.
 
 use crate::common::InterpOracle;
-use ssaref::analysis::ir_text::{parse_module, print_module};
 use ssaref::analysis::verifier::verify_module;
 use ssaref::differential::{differential_ssa_catching, DiffConfig, Verdict};
 use ssaref::generate::ssa::{IrCase, IrGenConfig};
+use ssaref::ssa_text::{parse_module, print_module};
 
 /// A small reproducible random source (SplitMix64).
 struct Rng(u64);

@@ -15,7 +15,6 @@
 //!   an oracle here only.
 
 use crate::common::{case_files, parse_one, seeded_ssa, BOISSINOT_FIG3_SWAP, BOISSINOT_FIG4_LOST_COPY};
-use ssaref::analysis::ir_text::print_function;
 use ssaref::analysis::loops::loop_depth;
 use ssaref::analysis::verifier::verify_conventional;
 use ssaref::construction::braun::{construct_program, BraunOptions};
@@ -26,6 +25,7 @@ use ssaref::out_of_ssa::liveness_check::LivenessCheck;
 use ssaref::out_of_ssa::translate::{translate_out_of_ssa, LivenessMethod, OutOfSsaOptions, OutOfSsaReport};
 use ssaref::out_of_ssa::values::{CopyGroups, LivenessSource, ValueInterference};
 use ssaref::outcome::{End, Outcome};
+use ssaref::ssa_text::print_function;
 
 const FUEL: u64 = 1_000_000;
 
@@ -181,7 +181,7 @@ fn every_configuration_agrees_and_creates_only_materialized_variables() {
             }
             let got = ssaref_interp::run_ssa(&out, &args, ssaref::differential::later_stage_fuel(FUEL))
                 .unwrap_or_else(|e| panic!("{opts:?}: {e}"));
-            assert_eq!(got, expected, "{opts:?}:\n{}", ssaref::analysis::ir_text::print_module(&out));
+            assert_eq!(got, expected, "{opts:?}:\n{}", ssaref::ssa_text::print_module(&out));
             if let Some(first) = outs.first() {
                 assert_eq!(first, &out, "{opts:?} differs from the first configuration");
             }

@@ -29,9 +29,9 @@
 //! assigned early and read late inside deep control flow still leaves an
 //! entry in every block between.
 
-use crate::analysis::self_checks;
 use crate::entity::EntityRef;
 use crate::ir::{Block, Value};
+use crate::pass_manager::self_checks;
 use std::cell::Cell;
 
 /// Blocks per page.
@@ -53,7 +53,7 @@ enum VarPages {
 }
 
 /// One look-up in this many is checked against the table itself when the
-/// self-checks are on (`analysis/self_checks.rs`).
+/// self-checks are on (`pass_manager/self_checks.rs`).
 const CHECK_EVERY: u64 = 8;
 
 /// Pages per chunk of the page arena.

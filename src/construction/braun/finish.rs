@@ -10,16 +10,16 @@
 use super::options::Algorithm5;
 use super::state::{resolve_in, Builder, PhiTable, Successors};
 use crate::analysis::dominance::reverse_postorder;
-use crate::analysis::phase_clock::phase;
 use crate::analysis::reducibility::is_reducible_cfg;
 use crate::entity::{EntityRef, EntityVec};
 use crate::ir::{self, Block, BlockData, Inst, Op, Value};
+use crate::pass_manager::clock::phase;
 
 impl Builder {
     // ----- finishing: unreachable code, Algorithm 5, dead phis -----
 
     pub(super) fn finish(&mut self, name: &str) -> ir::Function {
-        if crate::analysis::self_checks::enabled() {
+        if crate::pass_manager::self_checks::enabled() {
             debug_assert!(self.blocks.values().all(|b| b.sealed), "every block is sealed at the end");
         }
         debug_assert!(self.filling.is_empty(), "every block is terminated at the end");
@@ -105,7 +105,7 @@ impl Builder {
             // is entered at its header alone, so its CFG is reducible and
             // the dominator computation of the test is not needed (with
             // self-checks on, the test runs anyway and must agree).
-            if crate::analysis::self_checks::enabled() && !self.has_labels && !all.is_empty() {
+            if crate::pass_manager::self_checks::enabled() && !self.has_labels && !all.is_empty() {
                 assert!(self.reachable_cfg_is_reducible(&reachable), "a function without labels is reducible");
             }
             self.stats.scc_needed = !all.is_empty()

@@ -133,7 +133,7 @@ use state::Builder;
 ///
 /// Precondition: `program.validate()` holds (the parser guarantees it).
 pub fn construct_program(program: &ast::Program, opts: &BraunOptions) -> ir::Module {
-    if crate::analysis::self_checks::enabled() {
+    if crate::pass_manager::self_checks::enabled() {
         debug_assert!(program.validate().is_ok(), "construct_program needs a valid program");
     }
     ir::Module { functions: program.functions.iter().map(|f| construct_function(f, opts).0).collect() }
@@ -156,8 +156,8 @@ pub fn construct_function_with(
     algorithm_5: Algorithm5,
 ) -> (ir::Function, BraunStats) {
     // The AST walk (with the look-ups and the on-the-fly optimizations),
-    // then `finish`'s phases (`analysis/phase_clock.rs`).
-    let mut b = crate::analysis::phase_clock::phase("AST walk", || {
+    // then `finish`'s phases (`pass_manager/clock.rs`).
+    let mut b = crate::pass_manager::clock::phase("AST walk", || {
         let mut b = Builder::new(func, *opts);
         b.algorithm_5 = algorithm_5;
         b.build_body(func);

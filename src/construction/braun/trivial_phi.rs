@@ -6,8 +6,8 @@
 
 use super::state::{resolve_in, Builder};
 use super::triviality_recomputation::check_triviality;
-use crate::analysis::self_checks;
 use crate::ir::{Block, Value};
+use crate::pass_manager::self_checks;
 
 /// The test of Alg. 3 on a list of operands: `Some(Some(v))` when they are
 /// only `phi` and `v`, `Some(None)` when they are only `phi`, `None` when

@@ -1,7 +1,7 @@
 //! The witness cache of Braun et al.'s trivial-phi test ("Simple and
 //! Efficient Construction of Static Single Assignment Form", CC 2013,
 //! §3.1) and the alias links it reads, checked against a recomputation
-//! from the phi's operands, for the self-checks (`analysis/self_checks.rs`).
+//! from the phi's operands, for the self-checks (`pass_manager/self_checks.rs`).
 //!
 //! Needs: the phi's operands and the alias links, as `trivial_phi.rs`
 //! reads them.
@@ -16,9 +16,9 @@
 //! that it is not. Costs the phi's operands times the link lengths, about
 //! what the test without the cache costs.
 
-use crate::analysis::self_checks;
 use crate::entity::EntityRef;
 use crate::ir::Value;
+use crate::pass_manager::self_checks;
 
 /// Panics when `answer` (as `trivial_phi.rs` returns it: `None` for not
 /// trivial, `Some(Some(v))` for trivial with `v`, `Some(None)` for merging

@@ -9,7 +9,6 @@
 //! The paper's figures are copied from its text (sums over SPEC CINT2000
 //! in LLVM 3.1 for Tables 1–2, libFirm for Table 3).
 
-use crate::analysis::phase_clock::{self, PhaseTimes};
 use crate::construction::braun::{construct_program, BraunOptions};
 use crate::construction::cytron::construct_cytron;
 use crate::evaluation::eval_error::EvalError;
@@ -21,6 +20,7 @@ use crate::evaluation::reproduce::plots::{line_plot, LinePlot, Series};
 use crate::evaluation::timing::{interleaved, median, MemoryProbe, Run, Timing};
 use crate::generate::source::{Shape, TestCase};
 use crate::ir::{Module, Op};
+use crate::pass_manager::clock::{self, PhaseTimes};
 use crate::ssa_ra::regalloc::RegallocOptions;
 use std::any::Any;
 use std::cell::RefCell;
@@ -299,7 +299,7 @@ fn table2(
         "verdict",
     ]);
     // Per workload: the timings of the three constructions, and the phase
-    // times of each repetition (`analysis/phase_clock.rs`).
+    // times of each repetition (`pass_manager/clock.rs`).
     let mut timings = Vec::new();
     let mut phases: Vec<Vec<RefCell<Vec<PhaseTimes>>>> = Vec::new();
     for w in workloads {
@@ -310,7 +310,7 @@ fn table2(
                 .zip(&recorded)
                 .map(|(&(_, c), rec)| {
                     Box::new(move || {
-                        let (built, times) = phase_clock::record(|| build_all(w, c));
+                        let (built, times) = clock::record(|| build_all(w, c));
                         rec.borrow_mut().push(times);
                         built
                     }) as Run<'_>
@@ -386,7 +386,7 @@ fn table2(
     ));
     // Per phase: where each construction spends its time.
     s.markdown.push_str(
-        "Per phase (`analysis/phase_clock.rs`; the same runs, median over the repetitions of each phase's \
+        "Per phase (`pass_manager/clock.rs`; the same runs, median over the repetitions of each phase's \
          time, ms, and its share of the construction's median). The paper reports no phase times.\n\n",
     );
     let mut t = Table::new(&["construction", "phase", "paper", "input", "ours (ms)", "share", "verdict"]);

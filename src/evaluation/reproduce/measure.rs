@@ -260,12 +260,12 @@ impl Section {
 }
 
 /// The times of one compilation by ssa-ra, each pass alone, in seconds
-/// (measured with the passes' own checks off, `analysis/self_checks.rs`).
+/// (measured with the passes' own checks off, `pass_manager/self_checks.rs`).
 #[derive(Clone, Debug, Default)]
 pub struct CompileTimes {
     /// Braun et al.'s construction from the AST.
     pub construction: f64,
-    /// The construction's phases (`analysis/phase_clock.rs`), in order.
+    /// The construction's phases (`pass_manager/clock.rs`), in order.
     pub construction_phases: Vec<(&'static str, f64)>,
     /// ssa-ra's passes in order (`AllocReport::pass_times`), summed over
     /// the functions.
@@ -327,7 +327,7 @@ pub struct Compiled {
 
 /// Compiles `program` with ssa-ra down to x86-64 and times each part (the
 /// thread's CPU time, `timing::Stopwatch`, as the passes' own times). The
-/// passes' own checks follow the switch (`analysis/self_checks.rs`):
+/// passes' own checks follow the switch (`pass_manager/self_checks.rs`):
 /// `ssaref reproduce` turns them off, so that no checker is timed.
 pub fn compile(
     program: &Program,
@@ -336,7 +336,7 @@ pub fn compile(
 ) -> Result<Compiled, EvalError> {
     let start = Stopwatch::start();
     let (ssa, phases) =
-        crate::analysis::phase_clock::record(|| crate::construction::braun::construct_program(program, construction));
+        crate::pass_manager::clock::record(|| crate::construction::braun::construct_program(program, construction));
     let mut t = CompileTimes { construction: start.cpu_seconds(), ..Default::default() };
     t.construction_phases = phases.iter().map(|&(n, d)| (n, d.as_secs_f64())).collect();
     let ir_size = ssa.functions.iter().map(|f| (f.inst_count() + f.phi_count()) as u64).sum();

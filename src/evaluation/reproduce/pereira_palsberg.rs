@@ -307,7 +307,7 @@ fn compile_share(s: &mut Section, workloads: &[&Workload], scale: Scale) -> Resu
     s.markdown.push_str(&format!(
         "### §7: SSA elimination's share of compile time\n\n\
          Ours: every program of the workload compiled by ssa-ra at K = {K} down to x86-64, {} \
-         repetitions, with the passes' own checks off (`analysis/self_checks.rs`: no checker, no copy kept \
+         repetitions, with the passes' own checks off (`pass_manager/self_checks.rs`: no checker, no copy kept \
          for checking, no listing formatted inside a timed region); each pass timed alone in-process, the \
          thread's CPU time \
          (`AllocReport::pass_times`); compile time is Braun et al.'s construction + ssa-ra's passes + x86-64 \

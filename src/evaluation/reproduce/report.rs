@@ -69,7 +69,7 @@ pub fn reproduce(
     let start = Instant::now();
     let load = || header.load_average.map_or_else(|| "unknown".to_string(), |f| f());
     let load_at_start = load();
-    let checks_before = crate::analysis::self_checks::invocations();
+    let checks_before = crate::pass_manager::self_checks::invocations();
     let generated = generated_workload(scale);
     let workloads = [corpus, &generated];
     let mut durations = Vec::new();
@@ -87,7 +87,7 @@ pub fn reproduce(
 
     let mut md = String::new();
     md.push_str("# The papers' evaluations, reproduced by ssaref\n\n");
-    let checks_run = crate::analysis::self_checks::invocations() - checks_before;
+    let checks_run = crate::pass_manager::self_checks::invocations() - checks_before;
     md.push_str(&format!(
         "- commit: `{}`\n- date: {}\n- machine: {}\n- load average (1 min): {} at the start, {} at the end\n\
          - profile: {}\n- the passes' own checks: {} (checkers started on the measuring thread during the run: {})\n\
@@ -99,7 +99,7 @@ pub fn reproduce(
         load_at_start,
         load(),
         header.profile,
-        if crate::analysis::self_checks::enabled() { "on" } else { "off" },
+        if crate::pass_manager::self_checks::enabled() { "on" } else { "off" },
         checks_run,
         header.command,
         scale.name(),

@@ -390,7 +390,7 @@ fn block_reachability(f: &Function) -> Vec<HashSet<Block>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::ir_text::parse_module;
+    use crate::ssa_text::parse_module;
 
     fn func(src: &str) -> Function {
         let m = parse_module(src).expect("test SSA parses");

@@ -4,9 +4,9 @@
 use super::cfg::random_skeleton;
 use super::fill::fill;
 use super::ssa_config::IrGenConfig;
-use crate::analysis::ir_text::print_module;
 use crate::generate::source::Entropy;
 use crate::ir::Module;
+use crate::ssa_text::print_module;
 use arbitrary::Unstructured;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;

@@ -70,8 +70,8 @@ pub use ssa_config::IrGenConfig;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::ir_text::{parse_module, print_module};
     use crate::analysis::verifier::verify_module;
+    use crate::ssa_text::{parse_module, print_module};
 
     #[test]
     fn every_program_is_valid_ssa_and_reproducible() {

@@ -60,7 +60,7 @@ impl ConventionalAllocator {
 
 /// Allocates one out-of-ssa function with `k` registers by `which` (each
 /// allocator first validates its input, see `validate_input`), then, when
-/// checks are on (`analysis/self_checks.rs`), checks the result with the
+/// checks are on (`pass_manager/self_checks.rs`), checks the result with the
 /// allocation checker (and that no register beyond `k` is named).
 pub fn allocate_conventional(f: &Function, k: usize, which: ConventionalAllocator) -> Result<MFunction, PassError> {
     allocate_conventional_pinned(f, &Pins::none(), k, which)
@@ -84,7 +84,7 @@ pub fn allocate_conventional_pinned(
             crate::out_of_ssa::conventional::linear_scan::linear_scan_pinned(f, pins, k)?
         }
     };
-    if crate::analysis::self_checks::enabled() {
+    if crate::pass_manager::self_checks::enabled() {
         alloc_checker::check_no_scratch(&mf).map_err(|e| fail(which.name(), "no-scratch-register", e))?;
         alloc_checker::check_allocation(&mf).map_err(|e| fail(which.name(), "allocation-checker", e))?;
     }

@@ -11,7 +11,6 @@
 use pretty_assertions::assert_eq;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use ssaref::analysis::ir_text::parse_module;
 use ssaref::analysis::verifier::verify_module;
 use ssaref::checkers::alloc_checker::{
     check_allocation, check_module, check_no_scratch, AllocCheckError, AllocCheckErrorKind, LocState, Site,
@@ -20,6 +19,7 @@ use ssaref::entity::EntityVec;
 use ssaref::ir::{BinOp, Block, UnOp, Value};
 use ssaref::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MModule, MTerm, PhiAnnot, Reg, Slot};
 use ssaref::outcome::{End, Outcome};
+use ssaref::ssa_text::parse_module;
 use ssaref_interp::{run_mir, run_ssa, InterpError, DEFAULT_FUEL};
 
 const RAX: Reg = Reg(0);

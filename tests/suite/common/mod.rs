@@ -159,7 +159,7 @@ pub fn out_of_ssa_module(m: &ssaref::ir::Module) -> ssaref::ir::Module {
 /// Parses a test's IR text (one function), without the SSA verifier: the
 /// text may be a destructed, non-SSA program.
 pub fn parse_unverified(text: &str) -> ssaref::ir::Function {
-    let m = ssaref::analysis::ir_text::parse_module(text).unwrap_or_else(|d| panic!("test IR parses: {d}"));
+    let m = ssaref::ssa_text::parse_module(text).unwrap_or_else(|d| panic!("test IR parses: {d}"));
     m.functions.into_iter().next().expect("one function")
 }
 

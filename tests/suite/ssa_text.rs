@@ -1,4 +1,4 @@
-//! Tests of the SSA text form (`ir_text.rs`) that need Rust: the IR that
+//! Tests of the SSA text form (`ssa_text.rs`) that need Rust: the IR that
 //! texts parse to, the function-to-text-to-function round trip over
 //! generated functions, deep inputs, and a no-panic test over mutated
 //! texts. The byte-exact round trips of hand-written texts and the exact
@@ -8,11 +8,11 @@
 use pretty_assertions::assert_eq;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use ssaref::analysis::ir_text::{
-    format_inst, format_phi, format_terminator, parse_function, parse_module, print_function, print_module,
-};
 use ssaref::entity::EntityVec;
 use ssaref::ir::{BinOp, Block, BlockData, Function, Inst, Module, Op, Phi, Terminator, UnOp, Value};
+use ssaref::ssa_text::{
+    format_inst, format_phi, format_terminator, parse_function, parse_module, print_function, print_module,
+};
 
 /// The text of the filetest `text-form/NAME.ssa` without its comments: the
 /// canonical form the harness shows it round-trips in.

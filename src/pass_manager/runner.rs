@@ -12,7 +12,7 @@
 //! it back unchanged. It is generic in that error so that it sits below
 //! the passes and the error type alike.
 
-use super::phase_clock::thread_cpu_time;
+use super::clock::thread_cpu_time;
 use std::time::Duration;
 
 /// Copies of the IR, each under the name of the pass after which it was

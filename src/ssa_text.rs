@@ -2,7 +2,7 @@
 //!
 //! The specification below is `docs/ssa-text-form.md`, included here so
 //! that it exists in one copy, which the parser follows.
-#![doc = include_str!("../../docs/ssa-text-form.md")]
+#![doc = include_str!("../docs/ssa-text-form.md")]
 
 use std::fmt::Write as _;
 
