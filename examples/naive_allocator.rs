@@ -35,6 +35,7 @@ use ssaref::entity::{EntityRef, EntityVec};
 use ssaref::error::PassError;
 use ssaref::ir::{Block, Function, Module, Op, Terminator, Value};
 use ssaref::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MModule, MTerm, PhiAnnot, Reg, Slot};
+use ssaref::pass_manager::flags::Flags;
 use std::sync::Arc;
 
 /// The naive allocator. `planted_bug` turns on the bug described in the
@@ -173,7 +174,13 @@ impl Backend for Naive {
         "naive".to_string()
     }
 
-    fn allocate(&self, ssa: &Module, _prepared: &Prepared, k: usize) -> Result<BackendOutput, PassError> {
+    fn allocate(
+        &self,
+        ssa: &Module,
+        _prepared: &Prepared,
+        k: usize,
+        _flags: Flags,
+    ) -> Result<BackendOutput, PassError> {
         let functions = ssa.functions.iter().map(|f| self.allocate_function(f, k)).collect::<Result<_, _>>()?;
         Ok(BackendOutput { mir: MModule { functions }, ir_stages: Vec::new() })
     }

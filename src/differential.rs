@@ -23,14 +23,14 @@
 use crate::analysis::verifier::verify_module;
 use crate::ast::Program;
 use crate::backend::{Backend, OutOfSsa};
-use crate::construction::braun::{construct_program, BraunOptions};
-use crate::construction::cytron::construct_cytron;
+use crate::construction::braun::BraunOptions;
 use crate::error::PassError;
 use crate::ir::Module;
 use crate::mir::MModule;
 use crate::oracle::{Oracle, OracleError};
 use crate::outcome::{End, Outcome};
-use crate::pipeline::{check_backend_output, check_construction_against, lower_and_check};
+use crate::pass_manager::flags::Flags;
+use crate::pipeline::{build_ssa, build_ssa_variants, check_backend_output, lower_and_check, Config};
 
 /// The outcome of one stage in the differential check.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -251,6 +251,10 @@ pub struct DiffConfig {
     /// Further back ends (users' allocators, see `backend/`), each run for
     /// every K of `regs` after all three back ends.
     pub backends: Vec<std::sync::Arc<dyn Backend>>,
+    /// The check switch for every pass ([`DiffConfig::standard`]: on).
+    /// ssaref's allocation checker and the machine-code checker judge every
+    /// back end's output whatever it says.
+    pub flags: Flags,
 }
 
 impl DiffConfig {
@@ -273,6 +277,7 @@ impl DiffConfig {
             out_of_ssa: OutOfSsa::all(),
             regalloc2: false,
             backends: Vec::new(),
+            flags: Flags::checked(),
         }
     }
 
@@ -425,6 +430,18 @@ pub fn differential(
     variants: &[BraunOptions],
     fuel: u64,
 ) -> Verdict {
+    differential_with(program, args, oracle, variants, fuel, Flags::checked())
+}
+
+/// [`differential`] with the check switch `flags`.
+fn differential_with(
+    program: &Program,
+    args: &[i64],
+    oracle: &dyn Oracle,
+    variants: &[BraunOptions],
+    fuel: u64,
+    flags: Flags,
+) -> Verdict {
     progress(|| "source run".to_string());
     let t = std::time::Instant::now();
     let expected = match oracle.run_source(program, args, fuel) {
@@ -440,18 +457,12 @@ pub fn differential(
     progress(|| {
         format!("construction: Cytron et al. and {} variant(s) of Braun et al., with their checks", variants.len())
     });
-    let cytron = construct_cytron(program);
-    if let Err(e) = verify_module(&cytron) {
-        return Verdict::CheckFailed(PassError::new("cytron", "verify", e));
-    }
+    let (cytron, built) = match build_ssa_variants(program, variants, flags) {
+        Ok(built) => built,
+        Err(e) => return Verdict::CheckFailed(e),
+    };
     let mut modules = vec![("cytron".to_string(), cytron)];
-    for opts in variants {
-        let module = construct_program(program, opts);
-        if let Err(e) = check_construction_against(&module, opts, &modules[0].1) {
-            return Verdict::CheckFailed(e);
-        }
-        modules.push((format!("ssa[{}]", opts.describe()), module));
-    }
+    modules.extend(variants.iter().zip(built).map(|(opts, m)| (format!("ssa[{}]", opts.describe()), m)));
     let t = charge(t, |p| &mut p.construction);
     progress(|| "runs of the constructions' SSA".to_string());
     for (stage, module) in modules {
@@ -477,7 +488,7 @@ pub fn differential(
 /// first divergence or failed check; a panic propagates (see
 /// [`differential_full_catching`]).
 pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, config: &DiffConfig) -> Verdict {
-    let first = differential(program, args, oracle, &config.variants, config.fuel);
+    let first = differential_with(program, args, oracle, &config.variants, config.fuel, config.flags);
     let (expected, stages) = match first {
         Verdict::Agree { outcome, stages } => (outcome, stages),
         other => return other,
@@ -486,7 +497,14 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
         return Verdict::Agree { outcome: expected, stages };
     }
     let t = std::time::Instant::now();
-    let ssa = construct_program(program, &config.backend_ssa);
+    // The back ends' SSA is one of the variants checked above, as a rule;
+    // another is checked here.
+    let checked = config.variants.contains(&config.backend_ssa);
+    let flags = if checked { Flags::unchecked() } else { config.flags };
+    let ssa = match build_ssa(program, &Config { braun: config.backend_ssa, flags }) {
+        Ok(ssa) => ssa,
+        Err(e) => return Verdict::CheckFailed(e),
+    };
     charge(t, |p| &mut p.construction);
     backend_stages(&ssa, args, oracle, config, expected, stages)
 }
@@ -522,7 +540,7 @@ fn backend_stages(
             None => {
                 progress(|| format!("prepare {key}"));
                 let t = std::time::Instant::now();
-                let p = match backend.prepare(ssa) {
+                let p = match backend.prepare(ssa, config.flags) {
                     Ok(p) => p,
                     Err(e) => return Verdict::CheckFailed(e),
                 };
@@ -537,7 +555,7 @@ fn backend_stages(
         };
         progress(|| format!("allocate {} (K = {k})", backend.stage_names(k).0));
         let t = std::time::Instant::now();
-        let out = match backend.allocate(ssa, &prepared[index].1, k) {
+        let out = match backend.allocate(ssa, &prepared[index].1, k, config.flags) {
             Ok(out) => out,
             Err(e) => return Verdict::CheckFailed(e),
         };

@@ -9,20 +9,22 @@
 //! |---|---|---|
 //! | parsing (before the pipeline) | `frontend/parser.rs`, `parse_program` | — |
 //! | SSA construction (Braun et al., "Simple and Efficient Construction of Static Single Assignment Form", CC 2013) | `construction/braun/`, `construct_program` | [`check_construction`]: SSA verifier, pruned, no trivial phi, minimal, phi count against Cytron et al. (`construction/cytron.rs`) |
-//! | the back end's preparation, once per program | `Backend::prepare` (out-of-ssa: Boissinot et al.'s out-of-SSA translation, `out_of_ssa/translate.rs`, which lists its steps and their checkers) | the back end's own checkers |
-//! | register allocation for K registers | `Backend::allocate` (ssa-ra: `ssa_ra/regalloc.rs`, which lists its passes and their checkers; out-of-ssa: `out_of_ssa/conventional/`; regalloc2: `regalloc2/allocate.rs`) | the back end's own checkers, then [`check_backend_output`] (always in the differential driver): one function per SSA function, K registers, ssaref's allocation checker |
-//! | x86-64 lowering of `main` | `machine/x86_lower.rs` | [`lower_and_check`]: the machine-code checker (`machine/x86_check.rs`) |
+//! | the back end's preparation, once per program | `Backend::prepare` (out-of-ssa: `translate_function` in `backend/out_of_ssa.rs`) | the back end's own checkers |
+//! | register allocation for K registers | `Backend::allocate`, whose pass lists are one function per back end: ssa-ra `allocate_function` in `backend/ssa_ra.rs`; out-of-ssa `allocate_function` in `backend/out_of_ssa.rs`; regalloc2 `allocate_function` in `backend/regalloc2.rs` | the back end's own checkers, then [`check_backend_output`]: one function per SSA function, K registers, ssaref's allocation checker |
+//! | x86-64 lowering of `main` | `machine/x86_lower.rs` | the machine-code checker (`machine/x86_check.rs`) |
 //!
 //! `ssaref emit` and `ssaref run` are built from the same three steps
-//! ([`build_ssa`], [`allocate`], [`lower_and_check`]): they may stop after
-//! the allocation and share one SSA form among several back ends.
+//! ([`build_ssa`], [`allocate`], [`lower`]): they may stop after the
+//! allocation and share one SSA form among several back ends.
 //!
-//! Architecture invariant: every IR handed from one pass to the next is
-//! checked when [`Config::check`] is on, which is the default in debug
-//! builds, in release builds with debug assertions (our release profile),
-//! and in every test; ssa-ra always runs its checkers, the machine-code
-//! checker always runs, and the differential driver always runs the
-//! allocation checker on every back end's output.
+//! Architecture invariant: the check switch is one value,
+//! [`Config::flags`] (`pass_manager/flags.rs`), chosen by the caller and
+//! passed down to every back end and every pass runner. With it on, every
+//! IR handed from one pass to the next is checked; with it off, no checker
+//! starts. The differential driver runs the oracle's own judges on every
+//! back end's output whatever the switch says: ssaref's allocation checker
+//! ([`check_backend_output`]) and the machine-code checker
+//! ([`lower_and_check`]).
 
 use crate::analysis::reducibility::is_reducible;
 use crate::analysis::verifier::verify_module;
@@ -35,28 +37,16 @@ use crate::error::{CheckError, PassError};
 use crate::ir::Module;
 use crate::machine::x86_lower::X86Code;
 use crate::mir::MModule;
+use crate::pass_manager::flags::Flags;
+use crate::pass_manager::runner::PassRunner;
 
 /// How the pipeline runs.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Config {
     pub braun: BraunOptions,
-    /// Run the checkers between passes, when checks are on
-    /// (`pass_manager/self_checks.rs`): `false` turns them off whatever the
-    /// switch says; `true` leaves it to the switch.
-    pub check: bool,
-}
-
-impl Config {
-    /// Whether the pipeline's own checks run now.
-    pub fn checks(&self) -> bool {
-        self.check && crate::pass_manager::self_checks::enabled()
-    }
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config { braun: BraunOptions::default(), check: crate::pass_manager::self_checks::enabled() }
-    }
+    /// The check switch, for every pass and back end of the pipeline
+    /// (default: the build's, `Flags::build_default`).
+    pub flags: Flags,
 }
 
 /// A program after every pass of [`compile`].
@@ -73,7 +63,7 @@ pub struct Compiled {
 /// Compiles a parsed program with `backend` for `k` registers: every pass
 /// of the module documentation in order, each followed by its checks.
 pub fn compile(program: &Program, backend: &dyn Backend, k: usize, config: &Config) -> Result<Compiled, PassError> {
-    // Braun et al.'s construction; with `config.check`, its checks.
+    // Braun et al.'s construction; with the flags on, its checks.
     let ssa = build_ssa(program, config)?;
     // The back end's preparation and allocation, each with its own
     // checkers; then ssaref's allocation checker.
@@ -84,14 +74,43 @@ pub fn compile(program: &Program, backend: &dyn Backend, k: usize, config: &Conf
 }
 
 /// The first pass of [`compile`]: Braun et al.'s construction of the SSA
-/// form of a valid program and, when `config.check` is on, its checks
+/// form of a valid program and, when the flags say so, its checks
 /// ([`check_construction`]).
 pub fn build_ssa(program: &Program, config: &Config) -> Result<Module, PassError> {
-    let module = construct_program(program, &config.braun);
-    if config.checks() {
-        check_construction(program, &module, &config.braun)?;
+    let mut passes = PassRunner::<Module>::new(config.flags);
+    passes.run(
+        "braun",
+        || Ok(construct_program(program, &config.braun)),
+        |module| check_construction(program, module, &config.braun),
+    )
+}
+
+/// Braun et al.'s construction with each option set of `variants`, and
+/// Cytron et al.'s SSA of the same program, which the differential driver
+/// runs as a stage of its own: when the flags say so, Cytron et al.'s SSA
+/// is verified and each variant checked against it
+/// ([`check_construction_against`]), one pass each.
+pub fn build_ssa_variants(
+    program: &Program,
+    variants: &[BraunOptions],
+    flags: Flags,
+) -> Result<(Module, Vec<Module>), PassError> {
+    let mut passes = PassRunner::<Module>::new(flags);
+    let cytron = passes.run(
+        "cytron",
+        || Ok(construct_cytron(program)),
+        |cytron| verify_module(cytron).map_err(|e| PassError::new("cytron", "verify", e)),
+    )?;
+    let mut modules = Vec::with_capacity(variants.len());
+    for opts in variants {
+        let module = passes.run(
+            "braun",
+            || Ok(construct_program(program, opts)),
+            |module| check_construction_against(module, opts, &cytron),
+        )?;
+        modules.push(module);
     }
-    Ok(module)
+    Ok((cytron, modules))
 }
 
 /// The checks of the construction:
@@ -166,17 +185,33 @@ pub fn useful_phi_count(f: &crate::ir::Function) -> usize {
 /// The back end's passes of [`compile`] on the SSA form `ssa`: its
 /// preparation (once per program; out-of-ssa's out-of-SSA translation) and
 /// its allocation for `k` registers, each with the back end's own checkers,
-/// then, when `config.check` is on, [`check_backend_output`], which trusts
+/// then, when the flags say so, [`check_backend_output`], which trusts
 /// nothing the back end checked (the differential driver runs it always).
 /// The allocated code alone: ssa-ra keeps no copies of its SSA after each
 /// pass (`Backend::allocate_code`).
 pub fn allocate(ssa: &Module, backend: &dyn Backend, k: usize, config: &Config) -> Result<MModule, PassError> {
-    let prepared = backend.prepare(ssa)?;
-    let mir = backend.allocate_code(ssa, &prepared, k)?;
-    if config.checks() {
-        check_backend_output(ssa, &mir, k, &backend.stage_names(k).0)?;
-    }
-    Ok(mir)
+    let prepared = backend.prepare(ssa, config.flags)?;
+    let mut passes = PassRunner::<MModule>::new(config.flags);
+    passes.run(
+        "allocate",
+        || backend.allocate_code(ssa, &prepared, k, config.flags),
+        |mir| check_backend_output(ssa, mir, k, &backend.stage_names(k).0),
+    )
+}
+
+/// out-of-ssa's preparation alone: Boissinot et al.'s translation of
+/// every function of `ssa` out of SSA form with `opts`
+/// (`translate_function` in `backend/out_of_ssa.rs`), and the variables
+/// each function pins to fixed registers, with the checks when the flags
+/// say so (`ssaref emit --stage out-of-ssa`, `ssaref run --stage
+/// out-of-ssa`).
+pub fn translate_out_of_ssa(
+    ssa: &Module,
+    opts: &crate::out_of_ssa::translate::OutOfSsaOptions,
+    config: &Config,
+) -> Result<(Module, Vec<crate::out_of_ssa::renaming_constraints::Pins>), PassError> {
+    crate::backend::out_of_ssa::translate_module_with_pins(ssa, opts, config.flags)
+        .map(|(module, pins, _)| (module, pins))
 }
 
 /// The checks the pipeline runs on every back end's output, whatever the
@@ -200,33 +235,37 @@ pub fn check_backend_output(ssa: &Module, mir: &MModule, k: usize, stage: &str) 
 }
 
 /// The last pass of [`compile`]: lowers `main` of an allocated module to
-/// x86-64 (without the listing's notes) and, when `config.check` is on,
-/// runs the machine-code checker on the bytes.
+/// x86-64 (without the listing's notes) and, when the flags say so, runs
+/// the machine-code checker on the bytes.
 pub fn lower(mir: &MModule, config: &Config) -> Result<X86Code, PassError> {
-    lower_main(mir, false, config.checks())
+    lower_main(mir, false, config.flags)
 }
 
 /// Lowers `main` of an allocated module to x86-64 and runs the
 /// machine-code checker on the bytes, whether or not checks are on (the
 /// differential driver).
 pub fn lower_and_check(mir: &MModule) -> Result<X86Code, PassError> {
-    lower_main(mir, false, true)
+    lower_main(mir, false, Flags::checked())
 }
 
 /// [`lower_and_check`] with the notes of the listing
 /// (`x86_lower::listing`), for the commands that print it.
 pub fn lower_and_check_listed(mir: &MModule) -> Result<X86Code, PassError> {
-    lower_main(mir, true, true)
+    lower_main(mir, true, Flags::checked())
 }
 
-fn lower_main(mir: &MModule, listed: bool, check: bool) -> Result<X86Code, PassError> {
+fn lower_main(mir: &MModule, listed: bool, flags: Flags) -> Result<X86Code, PassError> {
     use crate::machine::x86_lower::{lower_function, lower_function_listed};
     let main = mir.main().ok_or_else(|| PassError::new("x86-lower", "lower", "the program has no `main`"))?;
-    let code = if listed { lower_function_listed(main) } else { lower_function(main) }
-        .map_err(|e| PassError::new("x86-lower", "lower", e))?;
-    if check {
-        crate::machine::x86_check::check_machine_code(&code)
-            .map_err(|e| PassError::new("x86-lower", "machine-code", e))?;
-    }
-    Ok(code)
+    PassRunner::<X86Code>::new(flags).run(
+        "x86-lower",
+        || {
+            if listed { lower_function_listed(main) } else { lower_function(main) }
+                .map_err(|e| PassError::new("x86-lower", "lower", e))
+        },
+        |code| {
+            crate::machine::x86_check::check_machine_code(code)
+                .map_err(|e| PassError::new("x86-lower", "machine-code", e))
+        },
+    )
 }

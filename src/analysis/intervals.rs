@@ -146,7 +146,7 @@ pub fn compute_intervals(f: &Function, live: &Liveness) -> Intervals {
     let mut start = EntityVec::from_elem(u32::MAX, f.blocks.len());
     let mut ranges: EntityVec<Value, Vec<(u32, u32)>> = EntityVec::from_elem(Vec::new(), f.value_count as usize);
     let mut point = 0u32;
-    let check = self_checks::enabled();
+    let check = self_checks::in_checked_pass();
     for (n, &b) in order.iter().enumerate() {
         start[b] = point;
         let runs = block_runs(f, b, live);

@@ -4,6 +4,7 @@
 use crate::error::PassError;
 use crate::ir::Module;
 use crate::mir::MModule;
+use crate::pass_manager::flags::Flags;
 use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
@@ -61,9 +62,10 @@ pub trait Backend: Send + Sync {
     }
 
     /// Work that does not depend on K, done once per program (out-of-ssa: the
-    /// out-of-SSA translation). Default: nothing.
-    fn prepare(&self, ssa: &Module) -> Result<Prepared, PassError> {
-        let _ = ssa;
+    /// out-of-SSA translation), with its checks when `flags` say so.
+    /// Default: nothing.
+    fn prepare(&self, ssa: &Module, flags: Flags) -> Result<Prepared, PassError> {
+        let _ = (ssa, flags);
         Ok(Prepared::default())
     }
 
@@ -75,24 +77,32 @@ pub trait Backend: Send + Sync {
     }
 
     /// Allocates `ssa` (after [`Backend::prepare`]) in `k` registers, `k` in
-    /// `mir::MIN_REGS..=mir::MAX_REGS`. An error is reported as
-    /// `Verdict::CheckFailed`; name the pass with `k=K` in it.
-    fn allocate(&self, ssa: &Module, prepared: &Prepared, k: usize) -> Result<BackendOutput, PassError>;
+    /// `mir::MIN_REGS..=mir::MAX_REGS`, with the back end's own checks when
+    /// `flags` say so (the pipeline checks the output whatever the back end
+    /// checked). An error is reported as `Verdict::CheckFailed`; name the
+    /// pass with `k=K` in it.
+    fn allocate(&self, ssa: &Module, prepared: &Prepared, k: usize, flags: Flags) -> Result<BackendOutput, PassError>;
 
     /// The allocated code of [`Backend::allocate`] alone, for a caller that
     /// does not run the IR stages (`ssaref emit`): the same code, checked
     /// the same way. Default: [`Backend::allocate`]'s `mir`; ssa-ra keeps
     /// no copies of its SSA stages for it.
-    fn allocate_code(&self, ssa: &Module, prepared: &Prepared, k: usize) -> Result<crate::mir::MModule, PassError> {
-        self.allocate(ssa, prepared, k).map(|out| out.mir)
+    fn allocate_code(
+        &self,
+        ssa: &Module,
+        prepared: &Prepared,
+        k: usize,
+        flags: Flags,
+    ) -> Result<crate::mir::MModule, PassError> {
+        self.allocate(ssa, prepared, k, flags).map(|out| out.mir)
     }
 
     /// What `ssaref repro` prints about this back end for `k` registers,
     /// before the x86-64 listing: by default the allocated machine IR
     /// under `== NAME: allocated (K = k)`, or why there is none.
-    fn report(&self, ssa: &Module, k: usize) -> String {
+    fn report(&self, ssa: &Module, k: usize, flags: Flags) -> String {
         let name = self.name();
-        match self.prepare(ssa).and_then(|p| self.allocate(ssa, &p, k)) {
+        match self.prepare(ssa, flags).and_then(|p| self.allocate(ssa, &p, k, flags)) {
             Ok(out) => format!("== {name}: allocated (K = {k})\n{}", crate::mir::print_module(&out.mir)),
             Err(e) => format!("== {name}: allocation with K = {k} failed: {e}\n"),
         }

@@ -36,6 +36,7 @@
 //! use ssaref::backend::{Backend, BackendOutput, Prepared};
 //! use ssaref::error::PassError;
 //! use ssaref::ir::Module;
+//! use ssaref::pass_manager::flags::Flags;
 //!
 //! struct GiveUp;
 //!
@@ -43,7 +44,7 @@
 //!     fn name(&self) -> String {
 //!         "give-up".to_string()
 //!     }
-//!     fn allocate(&self, _ssa: &Module, _prepared: &Prepared, k: usize) -> Result<BackendOutput, PassError> {
+//!     fn allocate(&self, _ssa: &Module, _prepared: &Prepared, k: usize, _flags: Flags) -> Result<BackendOutput, PassError> {
 //!         Err(PassError::new(format!("give-up[k={k}]"), "allocate", "not implemented"))
 //!     }
 //! }
@@ -56,11 +57,12 @@
 //! `Verdict::CheckFailed` at pass `give-up[k=K]`.
 
 mod interface;
-mod out_of_ssa;
-mod regalloc2;
-mod ssa_ra;
+pub mod out_of_ssa;
+pub mod regalloc2;
+pub mod ssa_ra;
 
 pub use interface::{family, Backend, BackendOutput, Prepared};
 pub use out_of_ssa::{print_destructed, OutOfSsa};
 pub use regalloc2::Regalloc2;
+pub use ssa_ra::KeepStages;
 pub use ssa_ra::SsaRa;

@@ -1,10 +1,225 @@
-//! out-of-ssa as a back end: Boissinot et al.'s out-of-SSA translation,
-//! then a conventional allocator.
+//! out-of-ssa: Boissinot et al.'s out-of-SSA translation ("Revisiting
+//! Out-of-SSA Translation for Correctness, Code Quality, and Efficiency",
+//! CGO 2009), then a conventional register allocator. Its pass list is
+//! [`translate_function`] then [`allocate_function`], each step through
+//! the pass runner (`pass_manager/runner.rs`), followed by its checks when
+//! the check switch is on:
+//!
+//! | step | what | checked after it |
+//! |---|---|---|
+//! | 1 | split the edges `br c, S, S` into a block with phis (`out_of_ssa/translate.rs`); with renaming constraints, pin the operands and results of divisions to rax and rdx (§III-D, `out_of_ssa/renaming_constraints.rs`) | — |
+//! | 2 | Method I with parallel copies (§II-A, `out_of_ssa/copy_insertion.rs`) | SSA verifier, CSSA (Lemma 1) |
+//! | 3 | values, liveness (sets or the check of §IV-A), loop depths, affinities (`CoalescingInputs`) | with `cross_check`: the sets against the check |
+//! | 4 | coalescing with the chosen variant (§III-B, §III-E, `out_of_ssa/coalescing.rs`) | with `cross_check`: the linear class test agrees with the pairwise one; no two members of a class interfere by value (`checkers/class_interference_check.rs`) |
+//! | 5 | one variable per class, phis dropped, every parallel copy sequentialized by Algorithm 1 (§III-C, `out_of_ssa/rename.rs`, `out_of_ssa/sequentialize.rs`) | conventional-form verifier (inside); the renaming constraints, with liveness recomputed |
+//! | — | for Sreedhar III, steps 2 to 5 are the virtualized algorithm of §IV-C (`out_of_ssa/virtualization.rs`) | its checkers (inside); the renaming constraints |
+//! | 6 | the conventional allocator: linear scan or spill everything (`out_of_ssa/conventional/`) | no scratch register, ssaref's allocation checker |
 
 use super::interface::{Backend, BackendOutput, Prepared};
-use crate::error::PassError;
-use crate::ir::Module;
+use crate::checkers::alloc_checker;
+use crate::checkers::class_interference_check::check_classes_do_not_interfere;
+use crate::error::{CheckError, PassError};
+use crate::ir::{Function, Module};
+use crate::mir::{MFunction, MModule};
+use crate::out_of_ssa::coalescing::{class_lists, coalesce, CoalescingOptions, CoalescingVariant};
+use crate::out_of_ssa::conventional::alloc_input::fail as conventional_fail;
+use crate::out_of_ssa::conventional::ConventionalAllocator;
+use crate::out_of_ssa::copy_insertion::insert_copies;
+use crate::out_of_ssa::rename::rename_and_sequentialize;
+use crate::out_of_ssa::renaming_constraints::{is_constrained, split_divisions, Pins};
+use crate::out_of_ssa::translate::{check_pins, split_duplicate_edges, CoalescingInputs, OutOfSsa as Translation};
+use crate::out_of_ssa::translate_options::{count_copies, fail, OutOfSsaOptions, OutOfSsaReport};
+use crate::out_of_ssa::values::ValueInterference;
+use crate::pass_manager::flags::Flags;
+use crate::pass_manager::runner::PassRunner;
 use std::sync::Arc;
+
+/// Boissinot et al.'s translation of `f` out of SSA form, each step
+/// followed by its checks when `flags` say so (the table of the module
+/// documentation). The input is always verified, so that bad input is an
+/// error and never a panic in a later step.
+pub fn translate_function(f: &Function, opts: &OutOfSsaOptions, flags: Flags) -> Result<Translation, PassError> {
+    crate::analysis::verifier::verify_function(f).map_err(|e| fail(f, "SSA verifier (input)", e))?;
+    translate_verified(f, f.clone(), opts, flags)
+}
+
+/// [`translate_function`] without verifying `f` and copying it: `f` must
+/// have passed the verifier and `g` must equal `f` (the copy the
+/// translation rewrites). The §IV-D measurement
+/// (`evaluation/out_of_ssa_bench.rs`) leaves both out of its timed region,
+/// as the paper's timings of the translation do.
+pub fn translate_verified(
+    f: &Function,
+    mut g: Function,
+    opts: &OutOfSsaOptions,
+    flags: Flags,
+) -> Result<Translation, PassError> {
+    let opts = &OutOfSsaOptions {
+        check: opts.check && flags.checks(),
+        cross_check: opts.cross_check && flags.checks(),
+        ..*opts
+    };
+    let mut steps = PassRunner::new(Flags::with_checks(opts.check));
+    if opts.cross_check {
+        crate::pass_manager::self_checks::count();
+    }
+    let mut report = OutOfSsaReport { original_copies: count_copies(f), ..Default::default() };
+    // Step 1.
+    let (split_edges, pins) = steps.rewrite(
+        "split-edges",
+        &mut g,
+        |g| {
+            let split = split_duplicate_edges(g);
+            Ok((split, if opts.renaming_constraints { split_divisions(g) } else { Pins::none() }))
+        },
+        |_, _| Ok(()),
+    )?;
+    report.split_edges = split_edges;
+    report.pinned_divisions = g.blocks.values().flat_map(|d| &d.insts).filter(|i| is_constrained(i, &pins)).count();
+    if opts.variant == CoalescingVariant::SreedharIII {
+        // Steps 2 to 5 virtualized (§IV-C); its steps run their checkers
+        // themselves.
+        let (function, pins, report) = steps.run(
+            "virtualization",
+            || crate::out_of_ssa::virtualization::translate_virtualized(f, g, pins, report, opts),
+            |(function, pins, _)| check_pins(f, opts, function, pins),
+        )?;
+        return Ok(Translation { function, pins, report });
+    }
+    // Step 2.
+    let inserted = steps.rewrite(
+        "Method I",
+        &mut g,
+        |g| Ok(insert_copies(g)),
+        |g, _| {
+            crate::analysis::verifier::verify_function(g).map_err(|e| fail(f, "SSA verifier (after Method I)", e))?;
+            crate::analysis::cssa::check_cssa(g).map_err(|e| fail(f, "CSSA (Lemma 1)", e))
+        },
+    )?;
+    report.inserted_copies = inserted.len();
+    // Step 3, with the cross-check of the two liveness methods.
+    let inputs = steps.run(
+        "liveness",
+        || Ok(CoalescingInputs::compute(&g, &inserted, opts)),
+        |inputs| if opts.cross_check { inputs.cross_check(f, &g) } else { Ok(()) },
+    )?;
+    let ctx = ValueInterference::with_source(&g, inputs.dom(), inputs.liveness(opts.liveness), &inputs.groups);
+    let graph = inputs.graph();
+    report.graph_edges = graph.map_or(0, |gr| gr.edge_count());
+    // Step 4. The cross-check of the linear class test is part of the
+    // step: it runs with `cross_check`, checks on or off.
+    let copts = CoalescingOptions { variant: opts.variant, class_test: opts.class_test, cross_check: opts.cross_check };
+    let (result, lists) = steps.run(
+        "coalescing",
+        || {
+            let result = coalesce(&g, &ctx, graph, &inputs.affinities, copts, &pins);
+            if opts.cross_check && result.linear_mismatches > 0 {
+                let message = format!(
+                    "{} of {} class queries got different answers from the linear and the pairwise test ({}, {} test)",
+                    result.linear_mismatches,
+                    result.class_queries,
+                    opts.variant.name(),
+                    opts.class_test.name()
+                );
+                return Err(fail(f, "linear class test = quadratic (cross-check)", message));
+            }
+            let lists = class_lists(&result, result.class_of.keys().copied());
+            Ok((result, lists))
+        },
+        |(_, lists)| {
+            check_classes_do_not_interfere(&g, &inputs.groups.all_ranges(&g), lists).map_err(|error| {
+                fail(
+                    f,
+                    "no interference in a class",
+                    CheckError::ClassInterference { error, variant: opts.variant.name() },
+                )
+            })
+        },
+    )?;
+    report.class_queries = result.class_queries;
+    report.linear_mismatches = result.linear_mismatches;
+    report.shared_copies = result.shared.len();
+    report.classes = lists.len();
+    // Step 5; the conventional-form verifier runs inside it.
+    let (function, pins) = steps.run(
+        "rename",
+        || rename_and_sequentialize(f, &g, &inputs.groups, &result, &pins, &inputs.depth, opts.check, &mut report),
+        |(function, pins)| check_pins(f, opts, function, pins),
+    )?;
+    Ok(Translation { function, pins, report })
+}
+
+/// [`translate_function`] on every function of `m`; the pins of each
+/// function, in order, and the summed reports.
+pub fn translate_module_with_pins(
+    m: &Module,
+    opts: &OutOfSsaOptions,
+    flags: Flags,
+) -> Result<(Module, Vec<Pins>, OutOfSsaReport), PassError> {
+    let mut out = Module::default();
+    let mut pins = Vec::with_capacity(m.functions.len());
+    let mut report = OutOfSsaReport::default();
+    for f in &m.functions {
+        let t = translate_function(f, opts, flags)?;
+        report.add(&t.report);
+        out.functions.push(t.function);
+        pins.push(t.pins);
+    }
+    Ok((out, pins, report))
+}
+
+/// [`translate_module_with_pins`] without the pins.
+pub fn translate_module(
+    m: &Module,
+    opts: &OutOfSsaOptions,
+    flags: Flags,
+) -> Result<(Module, OutOfSsaReport), PassError> {
+    translate_module_with_pins(m, opts, flags).map(|(module, _, report)| (module, report))
+}
+
+/// Step 6: the conventional allocator `which` on a translated function,
+/// with its pinned variables in their registers as far as `k` allows
+/// (linear scan honors the pins; spill-everything meets the constraints of
+/// every division by construction); each allocator first validates its
+/// input. Checked, when `flags` say so, by the allocation checker and
+/// `check_no_scratch`.
+pub fn allocate_function(
+    f: &Function,
+    pins: &Pins,
+    k: usize,
+    which: ConventionalAllocator,
+    flags: Flags,
+) -> Result<MFunction, PassError> {
+    let name = which.name();
+    PassRunner::<Function>::new(flags).run(
+        name,
+        || crate::out_of_ssa::conventional::allocate(f, pins, k, which),
+        |mf| {
+            alloc_checker::check_no_scratch(mf).map_err(|e| conventional_fail(name, "no-scratch-register", e))?;
+            alloc_checker::check_allocation(mf).map_err(|e| conventional_fail(name, "allocation-checker", e))
+        },
+    )
+}
+
+/// [`allocate_function`] on every function of a translated module, with
+/// its pins (`pins[i]` for function `i`; a function without an entry has
+/// none).
+pub fn allocate_module(
+    m: &Module,
+    pins: &[Pins],
+    k: usize,
+    which: ConventionalAllocator,
+    flags: Flags,
+) -> Result<MModule, PassError> {
+    let none = Pins::none();
+    let functions = m
+        .functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| allocate_function(f, pins.get(i).unwrap_or(&none), k, which, flags))
+        .collect::<Result<_, _>>()?;
+    Ok(MModule { functions })
+}
 
 /// One configuration of out-of-ssa: Boissinot et al.'s out-of-SSA translation
 /// with a coalescing variant and a liveness method, then a conventional
@@ -106,8 +321,8 @@ impl OutOfSsa {
         }
     }
 
-    fn translate(&self, ssa: &Module) -> Result<(Module, PinList), PassError> {
-        let (destructed, pins, _) = crate::out_of_ssa::translate::translate_module_with_pins(ssa, &self.out_of_ssa)?;
+    fn translate(&self, ssa: &Module, flags: Flags) -> Result<(Module, PinList), PassError> {
+        let (destructed, pins, _) = translate_module_with_pins(ssa, &self.out_of_ssa, flags)?;
         Ok((destructed, pins))
     }
 }
@@ -129,38 +344,32 @@ impl Backend for OutOfSsa {
         format!("out-of-ssa[{},{}{}]", o.variant.slug(), o.liveness.name(), self.class_suffix())
     }
 
-    fn prepare(&self, ssa: &Module) -> Result<Prepared, PassError> {
-        let (destructed, pins) = self.translate(ssa)?;
+    fn prepare(&self, ssa: &Module, flags: Flags) -> Result<Prepared, PassError> {
+        let (destructed, pins) = self.translate(ssa, flags)?;
         // The destructed program has no phis; the oracle's SSA engine runs
         // it as a register machine over its variables.
         Ok(Prepared { stages: vec![(self.prepare_key(), destructed)], state: Some(Arc::new(pins)) })
     }
 
-    fn allocate(&self, ssa: &Module, prepared: &Prepared, k: usize) -> Result<BackendOutput, PassError> {
+    fn allocate(&self, ssa: &Module, prepared: &Prepared, k: usize, flags: Flags) -> Result<BackendOutput, PassError> {
         let pins = prepared.state.as_ref().and_then(|s| s.downcast_ref::<PinList>());
         let (destructed, pins) = match (prepared.stages.first(), pins) {
             (Some((_, d)), Some(p)) => (d, p),
             // Not prepared by `prepare` (a caller's own `Prepared`): translate here.
-            _ => return self.allocate(ssa, &self.prepare(ssa)?, k),
+            _ => return self.allocate(ssa, &self.prepare(ssa, flags)?, k, flags),
         };
-        let mir =
-            crate::out_of_ssa::conventional::allocate_conventional_module_pinned(destructed, pins, k, self.allocator)?;
+        let mir = allocate_module(destructed, pins, k, self.allocator, flags)?;
         Ok(BackendOutput { mir, ir_stages: Vec::new() })
     }
 
-    fn report(&self, ssa: &Module, k: usize) -> String {
+    fn report(&self, ssa: &Module, k: usize, flags: Flags) -> String {
         let tag = self.describe();
         let mut text = String::new();
-        match self.translate(ssa) {
+        match self.translate(ssa, flags) {
             Ok((destructed, pins)) => {
                 text.push_str(&format!("== route 2: out of SSA ({tag})\n"));
                 text.push_str(&print_destructed(&destructed, &pins));
-                match crate::out_of_ssa::conventional::allocate_conventional_module_pinned(
-                    &destructed,
-                    &pins,
-                    k,
-                    self.allocator,
-                ) {
+                match allocate_module(&destructed, &pins, k, self.allocator, flags) {
                     Ok(mir) => text.push_str(&format!(
                         "== route 2: allocated ({tag}, K = {k})\n{}",
                         crate::mir::print_module(&mir)

@@ -1,9 +1,237 @@
-//! ssa-ra as a back end: Pereira's allocation, then Pereira and Palsberg's
-//! SSA elimination.
+//! ssa-ra, the default back end: SSA-based register allocation (Pereira,
+//! "The Design and Implementation of a SSA-based Register Allocator") and
+//! spill-free SSA elimination (Pereira and Palsberg, "SSA Elimination after
+//! Register Allocation", CC 2009).
+//!
+//! [`allocate_function`] is its pass list: each pass through the pass
+//! runner (`pass_manager/runner.rs`), which runs it with the check switch,
+//! times it alone, then runs its checkers when the switch is on, and keeps
+//! a copy of the SSA after each pass that rewrites it when asked (for the
+//! oracle). The options are `ssa_ra/regalloc.rs`'s `RegallocOptions`.
+//!
+//! | pass | file | checked after it |
+//! |---|---|---|
+//! | one-argument phis to copies, then critical-edge splitting (so that every predecessor of a block with phis has one successor) | `ssa_ra/one_argument_phis.rs`, `analysis/critical_edges.rs` | SSA verifier |
+//! | PhiLifting (§4.2) | `ssa_ra/phi_lifting.rs` | verifier, CSSA, pressure not raised (Theorem 1) |
+//! | PhiMemCoalesce (§4.4) | `ssa_ra/phi_mem_coalesce.rs` | verifier, CSSA (and again with `checkers/class_interference_check.rs`'s own liveness) |
+//! | spilling (§4.5, §4.7; load lowering §6.2): decided during the coloring walk with the §4.6 weight deduction (`spill_during_coloring`), or as a separate pass before it | `ssa_ra/spill_during_coloring.rs`, or `ssa_ra/spill.rs` | verifier, CSSA, demand ≤ K (recounted by `checkers/coloring_check.rs`) |
+//! | register assignment (§4.5) | `ssa_ra/coloring.rs` | valid coloring; frugal slots (`checkers/coloring_check.rs`) |
+//! | spill-free SSA elimination (§5, §6) | `ssa_ra/ssa_elimination.rs` | spartan columns as given (inside), allocation checker, no scratch register, chordal optimum counted in the MIR (`checkers/coloring_check.rs`) |
+//!
+//!
+//! Architecture invariant: no pass reserves a register (see
+//! `ssa_ra/regalloc.rs`).
 
 use super::interface::{Backend, BackendOutput, Prepared};
-use crate::error::PassError;
-use crate::ir::Module;
+use crate::analysis::critical_edges::split_critical_edges;
+use crate::analysis::cssa::check_cssa;
+use crate::analysis::liveness::compute_liveness;
+use crate::analysis::pressure::max_pressure;
+use crate::analysis::verifier::verify_function;
+use crate::checkers::{alloc_checker, class_interference_check, coloring_check};
+use crate::error::{CheckError, PassError};
+use crate::ir::{Function, Module};
+use crate::mir::{MFunction, MModule, MAX_REGS, MIN_REGS};
+use crate::pass_manager::flags::Flags;
+use crate::pass_manager::runner::PassRunner;
+use crate::ssa_ra::coloring::{assign_registers, check_assignment, ColoringOptions};
+use crate::ssa_ra::one_argument_phis::lower_one_argument_phis;
+use crate::ssa_ra::phi_lifting::phi_lifting;
+use crate::ssa_ra::phi_mem_coalesce::phi_mem_coalesce;
+use crate::ssa_ra::regalloc::{AllocReport, RegallocOptions};
+use crate::ssa_ra::spill::{spill, SpillOptions, SpillResult};
+use crate::ssa_ra::spill_during_coloring::{spill_during_coloring, SpillDuringColoringOptions};
+use crate::ssa_ra::ssa_elimination::{eliminate_ssa, EliminationOptions};
+
+/// Whether a pass list keeps a copy of the SSA after each pass that
+/// rewrites it (for the oracle, and for `ssaref repro`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeepStages {
+    /// No copy: only the allocated code (`ssaref emit`, timings).
+    No,
+    /// A copy of the SSA after each rewriting pass (`AllocReport::stages`).
+    AfterEachPass,
+}
+
+fn fail(pass: &str, check: &'static str, error: impl Into<CheckError>) -> PassError {
+    PassError::new(format!("ssa-ra/{pass}"), check, error)
+}
+
+/// ssa-ra's passes on one function, for `opts.k` registers, each followed
+/// by its checks when `flags` say so (the table of the module
+/// documentation). The time of each pass alone is in the report.
+pub fn allocate_function(
+    f: &Function,
+    opts: &RegallocOptions,
+    flags: Flags,
+    keep: KeepStages,
+) -> Result<(MFunction, AllocReport), PassError> {
+    if !(MIN_REGS..=MAX_REGS).contains(&opts.k) {
+        return Err(fail("options", "k", CheckError::RegisterCount { k: opts.k }));
+    }
+    let mut passes = PassRunner::new(flags).timed().keeping(keep == KeepStages::AfterEachPass);
+    let mut f = f.clone();
+
+    // PhiLifting and the phi columns of SSA elimination need every
+    // predecessor of a block with phis to have one successor: one-argument
+    // phis become copies (their block has one predecessor, which may end in
+    // a `br`), then the critical edges are split.
+    let mut pressure_before = 0;
+    passes.rewrite(
+        "split-critical-edges",
+        &mut f,
+        |f| {
+            lower_one_argument_phis(f);
+            split_critical_edges(f);
+            Ok(())
+        },
+        |f, ()| {
+            verify_function(f).map_err(|e| fail("split-critical-edges", "verify", e))?;
+            pressure_before = max_pressure(f, &compute_liveness(f));
+            Ok(())
+        },
+    )?;
+
+    let lifted =
+        passes.rewrite("phi-lifting", &mut f, |f| Ok(phi_lifting(f)), |f, _| check_phi_lifting(f, pressure_before))?;
+
+    if opts.phi_mem_coalesce {
+        passes.rewrite(
+            "phi-mem-coalesce",
+            &mut f,
+            |f| {
+                phi_mem_coalesce(f, &lifted);
+                Ok(())
+            },
+            |f, ()| check_phi_mem_coalesce(f),
+        )?;
+    }
+
+    let spilled =
+        passes.rewrite("spill", &mut f, |f| spill_pass(f, opts), |f, spilled| check_spill(f, spilled, opts.k))?;
+
+    let assignment = passes.run(
+        "assign",
+        || assign_registers(&f, &spilled, opts.k, &coloring_options(opts)).map_err(|e| fail("assign", "assign", e)),
+        |assignment| {
+            check_assignment(&f, &spilled, assignment, opts.k).map_err(|e| fail("assign", "coloring", e))?;
+            coloring_check::check_frugal(&f, &assignment.slot).map_err(|e| fail("assign", "frugal", e))
+        },
+    )?;
+
+    let (mf, elimination) = passes.run(
+        "eliminate",
+        || {
+            eliminate_ssa(&f, &spilled, &assignment, opts.k, &elimination_options(opts))
+                .map_err(|e| fail("eliminate", "spartan", e))
+        },
+        |(mf, _)| check_elimination(&f, &spilled, mf),
+    )?;
+
+    let (stages, pass_times) = passes.finish();
+    let report = AllocReport {
+        stages,
+        spilled: spilled.spilled.len(),
+        slots: assignment.slot_count,
+        registers_used: assignment.registers_used,
+        max_demand: spilled.max_demand,
+        elimination,
+        pass_times,
+    };
+    Ok((mf, report))
+}
+
+/// [`allocate_function`] on every function of a module.
+pub fn allocate_module(
+    m: &Module,
+    opts: &RegallocOptions,
+    flags: Flags,
+    keep: KeepStages,
+) -> Result<(MModule, Vec<AllocReport>), PassError> {
+    let mut functions = Vec::with_capacity(m.functions.len());
+    let mut reports = Vec::with_capacity(m.functions.len());
+    for f in &m.functions {
+        let (mf, r) = allocate_function(f, opts, flags, keep)?;
+        functions.push(mf);
+        reports.push(r);
+    }
+    Ok((MModule { functions }, reports))
+}
+
+/// The spilling pass of `opts`: decided during the coloring walk (Pereira
+/// §4.5-4.6), or the separate pass before it.
+fn spill_pass(f: &mut Function, opts: &RegallocOptions) -> Result<SpillResult, PassError> {
+    if opts.spill_during_coloring {
+        let o = SpillDuringColoringOptions {
+            load_lowering: opts.load_lowering,
+            recycle_reloads: opts.recycle_reloads,
+            ..SpillDuringColoringOptions::with_k(opts.k)
+        };
+        spill_during_coloring(f, &o)
+    } else {
+        let o = SpillOptions { k: opts.k, load_lowering: opts.load_lowering, recycle_reloads: opts.recycle_reloads };
+        spill(f, &o)
+    }
+    .map_err(|e| fail("spill", "demand<=K", e))
+}
+
+fn coloring_options(opts: &RegallocOptions) -> ColoringOptions {
+    ColoringOptions { local_coalescing: opts.coalescing, global_coalescing: opts.coalescing, avoid_precolored: true }
+}
+
+fn elimination_options(opts: &RegallocOptions) -> EliminationOptions {
+    EliminationOptions {
+        store_hoisting: opts.store_hoisting,
+        redundant_memory_transfer_elimination: opts.redundant_memory_transfer_elimination,
+    }
+}
+
+/// After PhiLifting: the verifier, CSSA, and the register pressure not
+/// raised (Pereira's Theorem 1).
+fn check_phi_lifting(f: &Function, pressure_before: usize) -> Result<(), PassError> {
+    verify_function(f).map_err(|e| fail("phi-lifting", "verify", e))?;
+    check_cssa(f).map_err(|e| fail("phi-lifting", "cssa", e))?;
+    let pressure_after = max_pressure(f, &compute_liveness(f));
+    if pressure_after > pressure_before {
+        return Err(fail(
+            "phi-lifting",
+            "pressure (Pereira's Theorem 1)",
+            CheckError::PressureRaised { before: pressure_before, after: pressure_after },
+        ));
+    }
+    Ok(())
+}
+
+/// After PhiMemCoalesce: the verifier and CSSA, then CSSA again with the
+/// independent checker's own liveness and classes (PhiMemCoalesce decides
+/// with the liveness `check_cssa` uses).
+fn check_phi_mem_coalesce(f: &Function) -> Result<(), PassError> {
+    verify_function(f).map_err(|e| fail("phi-mem-coalesce", "verify", e))?;
+    check_cssa(f).map_err(|e| fail("phi-mem-coalesce", "cssa", e))?;
+    class_interference_check::check_cssa_independently(f)
+        .map_err(|e| fail("phi-mem-coalesce", "cssa (independent liveness)", e))
+}
+
+/// After spilling: the verifier, the register demand recounted by the
+/// coloring checker (not the spiller's own `block_points`) at most K, and
+/// CSSA.
+fn check_spill(f: &Function, spilled: &SpillResult, k: usize) -> Result<(), PassError> {
+    verify_function(f).map_err(|e| fail("spill", "verify", e))?;
+    let demand = coloring_check::max_register_demand(f, &spilled.spilled);
+    if demand > k {
+        return Err(fail("spill", "demand<=K (checker)", CheckError::Demand { demand, k }));
+    }
+    check_cssa(f).map_err(|e| fail("spill", "cssa", e))
+}
+
+/// After SSA elimination: no scratch register, ssaref's allocation checker,
+/// and the chordal optimum counted in the machine IR.
+fn check_elimination(f: &Function, spilled: &SpillResult, mf: &MFunction) -> Result<(), PassError> {
+    alloc_checker::check_no_scratch(mf).map_err(|e| fail("eliminate", "no-scratch-register", e))?;
+    alloc_checker::check_allocation(mf).map_err(|e| fail("eliminate", "allocation-checker", e))?;
+    coloring_check::check_chordal_optimum(f, &spilled.spilled, mf)
+        .map_err(|e| fail("eliminate", "chordal optimum (registers in the MIR)", e))
+}
 
 /// ssa-ra with one option set (its `k` is replaced by each K): Pereira's
 /// allocation, then Pereira and Palsberg's SSA elimination. Stages:
@@ -14,15 +242,15 @@ use crate::ir::Module;
 /// (the default) is the switch `color-spill`, off for the separate pass
 /// (`spill.rs`).
 #[derive(Clone, Copy, Debug)]
-pub struct SsaRa(pub crate::ssa_ra::regalloc::RegallocOptions);
+pub struct SsaRa(pub RegallocOptions);
 
 impl SsaRa {
     fn tag(&self) -> String {
         self.options(2).describe()
     }
 
-    fn options(&self, k: usize) -> crate::ssa_ra::regalloc::RegallocOptions {
-        crate::ssa_ra::regalloc::RegallocOptions { k, ..self.0 }
+    fn options(&self, k: usize) -> RegallocOptions {
+        RegallocOptions { k, ..self.0 }
     }
 }
 
@@ -36,8 +264,8 @@ impl Backend for SsaRa {
         (format!("alloc[k={k},{tag}]"), format!("x86[k={k},{tag}]"))
     }
 
-    fn allocate(&self, ssa: &Module, _prepared: &Prepared, k: usize) -> Result<BackendOutput, PassError> {
-        let (mir, reports) = crate::ssa_ra::regalloc::allocate_module(ssa, &self.options(k))?;
+    fn allocate(&self, ssa: &Module, _prepared: &Prepared, k: usize, flags: Flags) -> Result<BackendOutput, PassError> {
+        let (mir, reports) = allocate_module(ssa, &self.options(k), flags, KeepStages::AfterEachPass)?;
         // The SSA after each allocation pass is still SSA: the oracle runs it.
         // The stages are moved out of the reports, not copied.
         let npasses = reports.first().map_or(0, |r| r.stages.len());
@@ -55,13 +283,13 @@ impl Backend for SsaRa {
         Ok(BackendOutput { mir, ir_stages })
     }
 
-    fn allocate_code(&self, ssa: &Module, _prepared: &Prepared, k: usize) -> Result<crate::mir::MModule, PassError> {
-        crate::ssa_ra::regalloc::allocate_module_checked(ssa, &self.options(k)).map(|(mir, _)| mir)
+    fn allocate_code(&self, ssa: &Module, _prepared: &Prepared, k: usize, flags: Flags) -> Result<MModule, PassError> {
+        allocate_module(ssa, &self.options(k), flags, KeepStages::No).map(|(mir, _)| mir)
     }
 
-    fn report(&self, ssa: &Module, k: usize) -> String {
+    fn report(&self, ssa: &Module, k: usize, flags: Flags) -> String {
         let mut text = String::new();
-        match crate::ssa_ra::regalloc::allocate_module(ssa, &self.options(k)) {
+        match allocate_module(ssa, &self.options(k), flags, KeepStages::AfterEachPass) {
             Ok((mir, reports)) => {
                 let npasses = reports.first().map_or(0, |r| r.stages.len());
                 for i in 0..npasses {

@@ -226,8 +226,13 @@ pub fn fuzz_alloc_checker(data: &[u8], oracle: &dyn crate::oracle::Oracle) -> Mu
     let ssa =
         crate::construction::braun::construct_program(&tc.program, &crate::construction::braun::BraunOptions::all_on());
     let opts = crate::ssa_ra::regalloc::RegallocOptions::with_k(k);
-    let (mir, _) =
-        crate::ssa_ra::regalloc::allocate_module(&ssa, &opts).unwrap_or_else(|e| panic!("allocation fails: {e}"));
+    let (mir, _) = crate::backend::ssa_ra::allocate_module(
+        &ssa,
+        &opts,
+        crate::pass_manager::flags::Flags::checked(),
+        crate::backend::KeepStages::No,
+    )
+    .unwrap_or_else(|e| panic!("allocation fails: {e}"));
     let Some(main) = mir.main() else { return MutantVerdict::Skipped };
     if let Err(e) = crate::checkers::alloc_checker::check_allocation(main) {
         panic!("the checker rejects route 1's own allocation: {e}");

@@ -816,7 +816,7 @@ impl<'a> Checker<'a> {
         let succs = |b: Block| edges(&m.blocks[b].term).into_iter().map(|(t, _)| t).collect::<Vec<_>>();
         let rpo = reverse_postorder(n, Block(0), succs);
         let live = live_slots(m, &rpo, succs, |l| self.index(l));
-        if self_checks::enabled() {
+        if self_checks::in_checked_pass() {
             recomputation::start_function();
             recomputation::check_live_slots(m, &rpo, succs, |l| self.index(l), &live);
         }

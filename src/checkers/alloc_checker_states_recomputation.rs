@@ -86,7 +86,7 @@ fn sampled(locations: usize) -> bool {
 /// location of `state` compared with `from`; panics on a difference.
 pub(crate) fn load_checked<T: Copy + PartialEq + Debug>(state: &mut Dense<T>, from: &Sparse<T>) {
     state.load(from);
-    if self_checks::enabled() && sampled(state.len()) {
+    if self_checks::in_checked_pass() && sampled(state.len()) {
         self_checks::count();
         for i in 0..state.len() {
             assert!(
@@ -109,7 +109,7 @@ pub(crate) fn meet_checked<T: Copy + PartialEq + Debug>(
     meet: impl Fn(T, T) -> T,
     locations: usize,
 ) -> bool {
-    if !(self_checks::enabled() && sampled(locations)) {
+    if !(self_checks::in_checked_pass() && sampled(locations)) {
         return old.meet_with(incoming, meet);
     }
     self_checks::count();

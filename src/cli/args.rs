@@ -229,12 +229,8 @@ impl ConstructionArgs {
             cse: !(self.no_cse || self.no_opt),
             copy_propagation: !(self.no_copy_prop || self.no_opt),
         };
-        // Every pass's own checks follow `--no-check` too, not only the
-        // pipeline's.
-        if self.no_check {
-            ssaref::pass_manager::self_checks::set_process_checks(Some(false));
-        }
-        Config { braun, check: !self.no_check }
+        // The check switch of every pass and back end of the pipeline.
+        Config { braun, flags: ssaref::pass_manager::flags::Flags::with_checks(!self.no_check) }
     }
 }
 

@@ -258,8 +258,9 @@ pub fn backend(
     out_of_ssa: &OutOfSsaArgs,
     passes: bool,
 ) -> Result<Vec<Allocated>, Failure> {
-    let module = pipeline::build_ssa(program, &construction.config()).map_err(|e| internal(e.to_string()))?;
-    backend_of_ssa(&module, route, alloc, out_of_ssa, passes)
+    let config = construction.config();
+    let module = pipeline::build_ssa(program, &config).map_err(|e| internal(e.to_string()))?;
+    backend_of_ssa(&module, route, alloc, out_of_ssa, passes, &config)
 }
 
 /// [`backend`] from an SSA module (a `.ssa` program, or the SSA built from
@@ -270,13 +271,13 @@ pub fn backend_of_ssa(
     alloc: &AllocArgs,
     out_of_ssa: &OutOfSsaArgs,
     passes: bool,
+    config: &pipeline::Config,
 ) -> Result<Vec<Allocated>, Failure> {
     let k = usize::from(alloc.regs);
     let mut out = Vec::new();
     for b in chosen_backends(route, alloc, out_of_ssa) {
-        let mir = pipeline::allocate(module, b.as_ref(), k, &pipeline::Config::default())
-            .map_err(|e| internal(e.to_string()))?;
-        let text = if passes { b.report(module, k) } else { String::new() };
+        let mir = pipeline::allocate(module, b.as_ref(), k, config).map_err(|e| internal(e.to_string()))?;
+        let text = if passes { b.report(module, k, config.flags) } else { String::new() };
         out.push(Allocated { name: b.name(), mir, text });
     }
     Ok(out)
@@ -289,11 +290,10 @@ pub fn destructed(
     construction: &ConstructionArgs,
     out_of_ssa: &OutOfSsaArgs,
 ) -> Result<(ssaref::ir::Module, Vec<ssaref::out_of_ssa::renaming_constraints::Pins>), Failure> {
-    let module = pipeline::build_ssa(program, &construction.config()).map_err(|e| internal(e.to_string()))?;
-    let (destructed, pins, _) =
-        ssaref::out_of_ssa::translate::translate_module_with_pins(&module, &out_of_ssa.out_of_ssa().out_of_ssa)
-            .map_err(|e| internal(e.to_string()))?;
-    Ok((destructed, pins))
+    let config = construction.config();
+    let module = pipeline::build_ssa(program, &config).map_err(|e| internal(e.to_string()))?;
+    pipeline::translate_out_of_ssa(&module, &out_of_ssa.out_of_ssa().out_of_ssa, &config)
+        .map_err(|e| internal(e.to_string()))
 }
 
 /// A destructed module in the IR text form, each function followed by a

@@ -82,15 +82,14 @@ fn cmd_emit_ssa(a: EmitArgs) -> Result<ExitCode, Failure> {
         }
         Stage::Ssa => ssa_text::print_module(module),
         Stage::OutOfSsa => {
-            let (m, pins, _) = ssaref::out_of_ssa::translate::translate_module_with_pins(
-                module,
-                &a.out_of_ssa.out_of_ssa().out_of_ssa,
-            )
-            .map_err(|e| internal(e.to_string()))?;
+            let (m, pins) =
+                pipeline::translate_out_of_ssa(module, &a.out_of_ssa.out_of_ssa().out_of_ssa, &a.construction.config())
+                    .map_err(|e| internal(e.to_string()))?;
             print_destructed(&m, &pins)
         }
         Stage::Alloc | Stage::X86 => {
-            let allocated = backend_of_ssa(module, a.route, &a.alloc, &a.out_of_ssa, a.passes)?;
+            let allocated =
+                backend_of_ssa(module, a.route, &a.alloc, &a.out_of_ssa, a.passes, &a.construction.config())?;
             return write_allocated(&allocated, a.stage, a.passes);
         }
     };

@@ -142,10 +142,9 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return command_line_error(&e),
     };
-    // Every command checks the passes as it always did, whatever the
-    // build's default (`pass_manager/self_checks.rs`); `--no-check` and
-    // `reproduce`, which measures, turn the checks off.
-    ssaref::pass_manager::self_checks::set_process_checks(Some(true));
+    // Every command chooses the check switch (`pass_manager/flags.rs`) and
+    // passes it down: on, unless `--no-check`; `reproduce`, which
+    // measures, runs with it off.
     let result = match cli.command {
         Command::Run(a) => cmd_run(a),
         Command::Emit(a) => cmd_emit(a),

@@ -18,6 +18,7 @@ use clap::Args;
 use ssaref::backend::{family, Backend};
 use ssaref::construction::braun::construct_program;
 use ssaref::differential::{self, Verdict};
+use ssaref::pass_manager::flags::Flags;
 use ssaref::pipeline;
 use ssaref::ssa_text;
 use std::process::ExitCode;
@@ -180,9 +181,9 @@ fn print_backends(
     for (i, b) in shown.iter().enumerate() {
         let full = listing || single || (i == 0 && culprit.is_some());
         if full {
-            say!("{}", b.report(ssa, first_k));
+            say!("{}", b.report(ssa, first_k, Flags::checked()));
         }
-        match b.prepare(ssa).and_then(|p| b.allocate(ssa, &p, first_k)) {
+        match b.prepare(ssa, Flags::checked()).and_then(|p| b.allocate(ssa, &p, first_k, Flags::checked())) {
             Ok(out) if full => print_listing(&out.mir, &b.listing_title(first_k))?,
             Ok(out) => {
                 sayln!("== {}: allocated (K = {first_k})", b.name());

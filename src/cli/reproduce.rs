@@ -22,6 +22,8 @@ use ssaref::evaluation::reproduce::measure::{
 };
 use ssaref::evaluation::reproduce::report::generated_workload;
 use ssaref::evaluation::reproduce::report::{reproduce, Header};
+use ssaref::pass_manager::flags::Flags;
+use ssaref::pass_manager::self_checks::with_flags;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -90,7 +92,12 @@ fn scale_name(scale: Scale) -> &'static str {
 }
 
 pub fn cmd_reproduce_count(a: ReproduceCountArgs) -> Result<ExitCode, Failure> {
-    ssaref::pass_manager::self_checks::set_process_checks(Some(false));
+    // The passes' own checks stay off for the whole run, also in the passes
+    // that the measurements call outside a pass runner.
+    with_flags(Flags::unchecked(), || reproduce_count(a))
+}
+
+fn reproduce_count(a: ReproduceCountArgs) -> Result<ExitCode, Failure> {
     let scale = scale_named(&a.scale)
         .ok_or_else(|| Failure { message: format!("unknown scale `{}`", a.scale), code: crate::common::EXIT_USAGE })?;
     let construct = construction_named(&a.construction)
@@ -266,6 +273,13 @@ fn header() -> Header {
 }
 
 pub fn cmd_reproduce(a: ReproduceArgs) -> Result<ExitCode, Failure> {
+    // The passes' own checks stay off for the whole run, also in the passes
+    // that the measurements call outside a pass runner: every timed region
+    // measures the algorithm alone.
+    with_flags(Flags::unchecked(), || reproduce_all(a))
+}
+
+fn reproduce_all(a: ReproduceArgs) -> Result<ExitCode, Failure> {
     counting_alloc::enable();
     let scale = match (a.tiny, a.quick) {
         (true, _) => Scale::Tiny,
@@ -287,9 +301,6 @@ pub fn cmd_reproduce(a: ReproduceArgs) -> Result<ExitCode, Failure> {
              (a shape test only; time with `cargo run --profile measure -- reproduce`)"
         );
     }
-    // The passes' own checks stay off for the whole run: every timed
-    // region measures the algorithm alone.
-    ssaref::pass_manager::self_checks::set_process_checks(Some(false));
     let corpus_dir = a.corpus.clone().unwrap_or_else(crate::common::default_corpus);
     let corpus = load_corpus(&corpus_dir, scale.corpus_programs())
         .map_err(|f| Failure { message: format!("{} (give the corpus with --corpus DIR)", f.message), ..f })?;

@@ -96,15 +96,13 @@ fn cmd_run_ssa(a: RunArgs) -> Result<ExitCode, Failure> {
         }
         Stage::Ssa => interp::run_ssa(module, &args, a.fuel).map_err(|e| e.to_string()),
         Stage::OutOfSsa => {
-            let (destructed, _, _) = ssaref::out_of_ssa::translate::translate_module_with_pins(
-                module,
-                &a.out_of_ssa.out_of_ssa().out_of_ssa,
-            )
-            .map_err(|e| internal(e.to_string()))?;
+            let (destructed, _) =
+                pipeline::translate_out_of_ssa(module, &a.out_of_ssa.out_of_ssa().out_of_ssa, &a.construction.config())
+                    .map_err(|e| internal(e.to_string()))?;
             interp::run_ssa(&destructed, &args, a.fuel).map_err(|e| e.to_string())
         }
         Stage::Alloc | Stage::X86 => {
-            let allocated = backend_of_ssa(module, a.route, &a.alloc, &a.out_of_ssa, false)?;
+            let allocated = backend_of_ssa(module, a.route, &a.alloc, &a.out_of_ssa, false, &a.construction.config())?;
             return run_each(&a.file, &allocated, a.stage, &args, a.fuel, expect);
         }
     }

@@ -78,7 +78,7 @@ use crate::pass_manager::clock::phase;
 /// (as `construct_function` of the Braun et al. construction).
 #[inline(never)]
 pub fn construct_cytron(program: &ast::Program) -> Module {
-    if crate::pass_manager::self_checks::enabled() {
+    if crate::pass_manager::self_checks::in_checked_pass() {
         debug_assert!(program.validate().is_ok(), "construct_cytron needs a valid program");
     }
     let functions = program

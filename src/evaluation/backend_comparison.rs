@@ -25,9 +25,9 @@
 //! statistic. Programs whose source run ends out of fuel are skipped.
 //!
 //! Allocation time is measured on the unchecked entry points
-//! (`ssa_ra::regalloc::allocate_function_unchecked`, out-of-ssa's translation
+//! (`backend::ssa_ra::allocate_function` with `Flags::unchecked()`, out-of-ssa's translation
 //! with `check: false` and `linear_scan_pinned`,
-//! `regalloc2::allocate_regalloc2_unchecked`), which must give the same
+//! `backend::regalloc2::allocate_function`), which must give the same
 //! machine IR as the checked ones (an error otherwise). Each timing round
 //! allocates every program with every back end, interleaved (the back-end
 //! order rotates between rounds); the figure is the median over the rounds
@@ -38,6 +38,8 @@
 //! output back.
 
 use crate::ast::Program;
+use crate::backend::out_of_ssa::translate_module_with_pins;
+use crate::backend::KeepStages;
 use crate::backend::{Backend, OutOfSsa, Regalloc2, SsaRa};
 use crate::construction::braun::{construct_program, BraunOptions};
 use crate::error::PassError;
@@ -50,9 +52,10 @@ use crate::oracle::Oracle;
 use crate::out_of_ssa::coalescing::CoalescingVariant;
 use crate::out_of_ssa::conventional::ConventionalAllocator;
 use crate::out_of_ssa::renaming_constraints::Pins;
-use crate::out_of_ssa::translate::{translate_module_with_pins, OutOfSsaOptions};
+use crate::out_of_ssa::translate::OutOfSsaOptions;
 use crate::outcome::{End, Outcome};
-use crate::ssa_ra::regalloc::{allocate_function_unchecked, RegallocOptions};
+use crate::pass_manager::flags::Flags;
+use crate::ssa_ra::regalloc::RegallocOptions;
 use std::fmt::Write;
 use std::time::{Duration, Instant};
 
@@ -119,7 +122,7 @@ impl Engine {
     /// allocation checker on its output.
     pub fn allocate_checked(self, ssa: &Module, k: usize) -> Result<MModule, PassError> {
         let b = self.backend();
-        let out = b.prepare(ssa).and_then(|p| b.allocate(ssa, &p, k))?;
+        let out = b.prepare(ssa, Flags::checked()).and_then(|p| b.allocate(ssa, &p, k, Flags::checked()))?;
         crate::pipeline::check_backend_output(ssa, &out.mir, k, &b.stage_names(k).0)?;
         Ok(out.mir)
     }
@@ -129,11 +132,17 @@ impl Engine {
         let functions: Result<Vec<crate::mir::MFunction>, PassError> = match self {
             Engine::SsaRa => {
                 let opts = RegallocOptions::with_k(k);
-                ssa.functions.iter().map(|f| allocate_function_unchecked(f, &opts).map(|(m, _)| m)).collect()
+                ssa.functions
+                    .iter()
+                    .map(|f| {
+                        crate::backend::ssa_ra::allocate_function(f, &opts, Flags::unchecked(), KeepStages::No)
+                            .map(|(m, _)| m)
+                    })
+                    .collect()
             }
             Engine::OutOfSsa(v) => {
                 let opts = OutOfSsaOptions { check: false, ..OutOfSsaOptions::fast(v) };
-                let (destructed, pins, _) = translate_module_with_pins(ssa, &opts)?;
+                let (destructed, pins, _) = translate_module_with_pins(ssa, &opts, Flags::unchecked())?;
                 let none = Pins::none();
                 destructed
                     .functions
@@ -148,9 +157,11 @@ impl Engine {
                     })
                     .collect()
             }
-            Engine::Regalloc2 => {
-                ssa.functions.iter().map(|f| crate::regalloc2::allocate_regalloc2_unchecked(f, k)).collect()
-            }
+            Engine::Regalloc2 => ssa
+                .functions
+                .iter()
+                .map(|f| crate::backend::regalloc2::allocate_function(f, k, Flags::unchecked()).map(|(m, _)| m))
+                .collect(),
         };
         Ok(MModule { functions: functions? })
     }

@@ -44,12 +44,13 @@
 //! (`reproduce/boissinot.rs`) calls [`measure_baselines`] on its inputs.
 
 use crate::analysis::verifier::verify_function;
+use crate::backend::out_of_ssa::translate_verified;
 use crate::evaluation::eval_error::EvalError;
 use crate::evaluation::timing::{interleaved_prepared, min_max, MemoryProbe, Run, Timing};
 use crate::ir::{Function, Module};
 use crate::out_of_ssa::coalescing::CoalescingVariant;
-use crate::out_of_ssa::translate::translate_verified;
 use crate::out_of_ssa::translate_options::{fail, OutOfSsaOptions};
+use crate::pass_manager::flags::Flags;
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::fmt;
@@ -213,7 +214,7 @@ pub fn measure_baselines(
                 for (f, g) in module.functions.iter().zip(copies_of_input) {
                     probe.reset_peak();
                     let base = probe.current();
-                    let t = translate_verified(f, g, &opts)?;
+                    let t = translate_verified(f, g, &opts, Flags::unchecked())?;
                     largest = largest.max(probe.peak().saturating_sub(base));
                     c += t.report.remaining_copies;
                     e += t.report.graph_edges;

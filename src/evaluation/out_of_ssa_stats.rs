@@ -15,12 +15,14 @@
 //! print that estimate (copies weighted by `10^depth`).
 
 use crate::ast::Program;
+use crate::backend::out_of_ssa::translate_module;
 use crate::construction::braun::{construct_program, BraunOptions};
 use crate::evaluation::eval_error::{EvalError, Within};
 use crate::oracle::Oracle;
 use crate::out_of_ssa::coalescing::CoalescingVariant;
-use crate::out_of_ssa::translate::{translate_module, LivenessMethod, OutOfSsaOptions, OutOfSsaReport};
+use crate::out_of_ssa::translate::{LivenessMethod, OutOfSsaOptions, OutOfSsaReport};
 use crate::outcome::End;
+use crate::pass_manager::flags::Flags;
 use std::fmt;
 
 /// The totals of one variant over the corpus.
@@ -77,7 +79,7 @@ pub fn copy_table(
         for row in &mut table.rows {
             let variant = row.variant.unwrap_or(CoalescingVariant::Intersect);
             let opts = OutOfSsaOptions { liveness, ..OutOfSsaOptions::fast(variant) };
-            let (out, report) = translate_module(&module, &opts).within(|| format!("program {k}"))?;
+            let (out, report) = translate_module(&module, &opts, Flags::checked()).within(|| format!("program {k}"))?;
             let (got, profile) = oracle
                 .profile_ssa(&out, args, crate::differential::later_stage_fuel(fuel))
                 .map_err(|e| EvalError::Oracle(e).within(format!("program {k}")))?;

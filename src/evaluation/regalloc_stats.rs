@@ -8,12 +8,15 @@
 //! spill code (`Reload`, `Spill`), not the program's own `mem` accesses.
 
 use crate::ast::Program;
+use crate::backend::ssa_ra::allocate_module;
+use crate::backend::KeepStages;
 use crate::construction::braun::{construct_program, BraunOptions};
 use crate::evaluation::eval_error::{EvalError, Within};
 use crate::mir::{MInst, MModule, MirProfile};
 use crate::oracle::Oracle;
 use crate::outcome::End;
-use crate::ssa_ra::regalloc::{allocate_module, RegallocOptions};
+use crate::pass_manager::flags::Flags;
+use crate::ssa_ra::regalloc::RegallocOptions;
 use std::fmt::Write;
 
 /// Totals over a corpus for one option set.
@@ -74,7 +77,8 @@ pub fn measure(
     let mut c = AllocCounts::default();
     for (i, (program, args)) in corpus.iter().enumerate() {
         let ssa = construct_program(program, &BraunOptions::all_on());
-        let (mir, reports) = allocate_module(&ssa, opts).within(|| format!("program {i}"))?;
+        let (mir, reports) =
+            allocate_module(&ssa, opts, Flags::checked(), KeepStages::No).within(|| format!("program {i}"))?;
         c.programs += 1;
         c.values_spilled += reports.iter().map(|r| r.spilled).sum::<usize>();
         c.add_static(&mir);

@@ -36,6 +36,8 @@
 //!   (annotated with it, `mir::Annot`) is a transfer; the others are the
 //!   stores after writes and reloads before reads of spilled variables.
 
+use crate::backend::ssa_ra::allocate_module;
+use crate::backend::KeepStages;
 use crate::backend::{Backend, OutOfSsa};
 use crate::entity::EntityRef;
 use crate::evaluation::eval_error::EvalError;
@@ -45,7 +47,8 @@ use crate::oracle::Oracle;
 use crate::out_of_ssa::conventional::ConventionalAllocator;
 use crate::out_of_ssa::translate::OutOfSsaOptions;
 use crate::outcome::End;
-use crate::ssa_ra::regalloc::{allocate_module, RegallocOptions};
+use crate::pass_manager::flags::Flags;
+use crate::ssa_ra::regalloc::RegallocOptions;
 use crate::ssa_ra::spill::{spill, SpillOptions, SpillResult};
 use crate::ssa_ra::spill_during_coloring::{spill_during_coloring, SpillDuringColoringOptions};
 
@@ -145,7 +148,7 @@ impl ProgramBlockCounts {
             .iter()
             .position(|f| f.name == "main")
             .ok_or_else(|| EvalError::Message("the program has no `main`".into()))?;
-        let (_, reports) = allocate_module(ssa, &RegallocOptions::with_k(8))?;
+        let (_, reports) = allocate_module(ssa, &RegallocOptions::with_k(8), Flags::checked(), KeepStages::No)?;
         let split = &reports[i]
             .stages
             .first()
@@ -153,7 +156,7 @@ impl ProgramBlockCounts {
             .1;
         let ssa_ra = block_counts(split, &all(split), args, oracle, fuel)?;
         let b = OutOfSsa { out_of_ssa: OutOfSsaOptions::default(), allocator: ConventionalAllocator::LinearScan };
-        let prepared = b.prepare(ssa)?;
+        let prepared = b.prepare(ssa, Flags::checked())?;
         let destructed = &prepared
             .stages
             .first()
@@ -253,7 +256,7 @@ pub fn ssa_ra_sources(
     oracle: &dyn Oracle,
     fuel: u64,
 ) -> Result<SpillSources, EvalError> {
-    let (mir, reports) = allocate_module(ssa, opts)?;
+    let (mir, reports) = allocate_module(ssa, opts, Flags::checked(), KeepStages::No)?;
     let i = ssa
         .functions
         .iter()
@@ -317,8 +320,8 @@ pub fn linear_scan_sources(
     fuel: u64,
 ) -> Result<SpillSources, EvalError> {
     let backend = OutOfSsa { out_of_ssa, allocator: ConventionalAllocator::LinearScan };
-    let prepared = backend.prepare(ssa)?;
-    let mir = backend.allocate(ssa, &prepared, k)?.mir;
+    let prepared = backend.prepare(ssa, Flags::checked())?;
+    let mir = backend.allocate(ssa, &prepared, k, Flags::checked())?.mir;
     let destructed =
         &prepared.stages.first().ok_or_else(|| EvalError::Message("out-of-ssa kept no translated program".into()))?.1;
     let f = destructed

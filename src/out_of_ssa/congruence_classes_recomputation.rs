@@ -74,7 +74,7 @@ pub(crate) enum Check {
 /// before it, `large_event` those of classes over `SMALL_CLASS` members
 /// (module documentation). Deterministic, so that a failure reproduces.
 pub(crate) fn should_check(values: usize, members: usize, event: u64, large_event: u64) -> Check {
-    if !self_checks::enabled() {
+    if !self_checks::in_checked_pass() {
         Check::Skip
     } else if members <= SMALL_CLASS {
         Check::Full
@@ -163,7 +163,7 @@ mod tests {
     /// `members` members in a function of `values` values (every update
     /// counted as one of a large class too).
     fn checked(values: usize, members: usize, n: u64) -> Vec<(u64, Check)> {
-        self_checks::with_checks(true, || {
+        self_checks::with_flags(crate::pass_manager::flags::Flags::checked(), || {
             (0..n).map(|e| (e, should_check(values, members, e, e))).filter(|&(_, c)| c != Check::Skip).collect()
         })
     }
@@ -181,7 +181,8 @@ mod tests {
         let sampled: Vec<(u64, Check)> =
             [0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64].iter().map(|&e| (e, Check::Sampled)).collect();
         assert_eq!(checked(huge, SMALL_CLASS + 1, 100), sampled);
-        let off = self_checks::with_checks(false, || should_check(huge, 2, 0, 0));
+        let off =
+            self_checks::with_flags(crate::pass_manager::flags::Flags::unchecked(), || should_check(huge, 2, 0, 0));
         assert_eq!(off, Check::Skip);
     }
 }

@@ -125,7 +125,7 @@ pub fn witnesses(
         l.sort_unstable();
         l.dedup();
     }
-    if self_checks::enabled() {
+    if self_checks::in_checked_pass() {
         copy_sharing_witnesses_recomputation::check_witnesses(
             ctx,
             |i| (copies[i].dest, copies[i].source),

@@ -238,7 +238,7 @@ impl LivenessCheck {
             succs,
             queries_checked,
         };
-        if reducible && self_checks::enabled() {
+        if reducible && self_checks::in_checked_pass() {
             check.check_forest(&post_number);
         }
         check
@@ -360,7 +360,7 @@ impl LivenessCheck {
             self.queries_checked.set(k + 1);
             self.forest.depth[q] <= SHALLOW || k.is_multiple_of(DEEP_STRIDE)
         };
-        if self_checks::enabled() && sampled() {
+        if self_checks::in_checked_pass() && sampled() {
             self_checks::count();
             let expected = self
                 .closure(q)

@@ -108,7 +108,7 @@ pub fn pairs_to_test(ctx: &ValueInterference<'_>, members: &[Vec<Value>], everyo
 /// `ALL_PAIRS` of them, else `SAMPLED_PER_CANDIDATE` partners of each,
 /// picked by a fixed stride, plus every listed conflict.
 pub fn check_conflicts(alive: &[bool], conflicts: &[Vec<usize>], mut test: impl FnMut(usize, usize) -> bool) {
-    if !self_checks::enabled() {
+    if !self_checks::in_checked_pass() {
         return;
     }
     self_checks::count();

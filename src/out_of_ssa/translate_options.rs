@@ -148,7 +148,7 @@ impl OutOfSsaReport {
     }
 }
 
-pub(crate) fn fail(f: &Function, check: &'static str, error: impl Into<CheckError>) -> PassError {
+pub fn fail(f: &Function, check: &'static str, error: impl Into<CheckError>) -> PassError {
     PassError::new(format!("out-of-SSA ({})", f.name), check, error)
 }
 

@@ -7,6 +7,7 @@
 //! folder above may import this one.
 
 pub mod clock;
+pub mod flags;
 pub mod runner;
 pub mod sampling;
 pub mod self_checks;

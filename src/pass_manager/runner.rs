@@ -1,11 +1,16 @@
-//! One way to run a pass: run it, time it when asked, then run its checks
-//! when checks are on, and keep a copy of the IR it produced when asked.
-//! Running a pass's checks counts as one checker invocation
-//! (`self_checks::count`), whatever the checks call.
-//! ssa-ra's allocator (`ssa_ra/regalloc.rs`) and out-of-ssa's translation
-//! (`out_of_ssa/translate.rs`) list their passes as calls of
+//! One way to run a pass: run it with the check switch (`flags.rs`) as the
+//! pass's own, time it when asked, then run its checks when the flags say
+//! so, and keep a copy of the IR it produced when asked. Running a pass's
+//! checks counts as one checker invocation (`self_checks::count`), whatever
+//! the checks call. Every back end (`backend/ssa_ra.rs`,
+//! `backend/out_of_ssa.rs`, `backend/regalloc2.rs`) and the construction
+//! and lowering of `pipeline.rs` list their passes as calls of
 //! [`PassRunner::rewrite`] and [`PassRunner::run`], each with its checks
 //! beside it, the way Cranelift's `Context` ends each pass in `verify_if`.
+//!
+//! The runner is the one reader of the switch: it decides whether a pass's
+//! checks run, and it hands the flags to the pass for the pass's own
+//! self-checks (`self_checks::with_flags`).
 //!
 //! The runner builds no error of its own: a pass and its checks return the
 //! error that names them (the back ends' `PassError`), and the runner hands
@@ -13,6 +18,8 @@
 //! the passes and the error type alike.
 
 use super::clock::thread_cpu_time;
+use super::flags::Flags;
+use super::self_checks::with_flags;
 use std::time::Duration;
 
 /// Copies of the IR, each under the name of the pass after which it was
@@ -26,8 +33,8 @@ pub type PassTimes = Vec<(&'static str, Duration)>;
 /// Runs the passes of one function (see the module documentation).
 #[derive(Debug)]
 pub struct PassRunner<I> {
-    /// Run each pass's checks.
-    check: bool,
+    /// The check switch.
+    flags: Flags,
     /// Record the time of each pass alone, its checks not counted.
     timed: bool,
     /// Keep a copy of the IR after each checked rewriting pass.
@@ -37,10 +44,15 @@ pub struct PassRunner<I> {
 }
 
 impl<I: Clone> PassRunner<I> {
-    /// A runner that runs the checks when `check` is on, records no time
+    /// A runner that runs the checks when `flags` say so, records no time
     /// and keeps no copy.
-    pub fn new(check: bool) -> Self {
-        PassRunner { check, timed: false, keep: false, times: Vec::new(), kept: Vec::new() }
+    pub fn new(flags: Flags) -> Self {
+        PassRunner { flags, timed: false, keep: false, times: Vec::new(), kept: Vec::new() }
+    }
+
+    /// The flags the passes run with.
+    pub fn flags(&self) -> Flags {
+        self.flags
     }
 
     /// Also records the time of each pass ([`PassRunner::finish`]).
@@ -65,9 +77,9 @@ impl<I: Clone> PassRunner<I> {
         checks: impl FnOnce(&I, &T) -> Result<(), E>,
     ) -> Result<T, E> {
         let out = self.time(name, || pass(ir))?;
-        if self.check {
+        if self.flags.checks() {
             super::self_checks::count();
-            checks(ir, &out)?;
+            with_flags(self.flags, || checks(ir, &out))?;
         }
         if self.keep {
             self.kept.push((name, ir.clone()));
@@ -86,9 +98,9 @@ impl<I: Clone> PassRunner<I> {
         checks: impl FnOnce(&T) -> Result<(), E>,
     ) -> Result<T, E> {
         let out = self.time(name, pass)?;
-        if self.check {
+        if self.flags.checks() {
             super::self_checks::count();
-            checks(&out)?;
+            with_flags(self.flags, || checks(&out))?;
         }
         Ok(out)
     }
@@ -103,11 +115,12 @@ impl<I: Clone> PassRunner<I> {
     /// Runs `pass` and, when timed, records how long it took under `name`
     /// (nothing when it fails).
     fn time<T, E>(&mut self, name: &'static str, pass: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+        let flags = self.flags;
         if !self.timed {
-            return pass();
+            return with_flags(flags, pass);
         }
         let start = thread_cpu_time();
-        let out = pass()?;
+        let out = with_flags(flags, pass)?;
         self.times.push((name, thread_cpu_time().saturating_sub(start)));
         Ok(out)
     }
@@ -116,6 +129,7 @@ impl<I: Clone> PassRunner<I> {
 #[cfg(test)]
 mod tests {
     use super::PassRunner;
+    use crate::pass_manager::flags::Flags;
     /// The tests' error: the name of the check that failed.
     type PassError = &'static str;
 
@@ -139,7 +153,7 @@ mod tests {
     #[test]
     fn checks_run_and_copies_are_kept_only_when_asked() {
         let mut ir = Vec::new();
-        let mut r = PassRunner::new(true).timed().keeping(true);
+        let mut r = PassRunner::new(Flags::checked()).timed().keeping(true);
         assert_eq!(append(&mut r, "a", &mut ir, 1), Ok(1));
         assert_eq!(append(&mut r, "b", &mut ir, 2), Ok(2));
         assert_eq!(r.run("c", || Ok(ir.len()), |n| if *n == 2 { Ok(()) } else { Err(error("n")) }), Ok(2));
@@ -148,7 +162,7 @@ mod tests {
         assert_eq!(times.iter().map(|t| t.0).collect::<Vec<_>>(), ["a", "b", "c"]);
 
         // Without checks, a failing check is not run; the copy is kept.
-        let mut r = PassRunner::new(false).keeping(true);
+        let mut r = PassRunner::new(Flags::unchecked()).keeping(true);
         let failing = r.rewrite(
             "a",
             &mut ir,
@@ -165,7 +179,7 @@ mod tests {
     #[test]
     fn a_failing_pass_or_check_stops_with_its_own_error() {
         let mut ir = vec![0u8];
-        let mut r = PassRunner::new(true).timed().keeping(true);
+        let mut r = PassRunner::new(Flags::checked()).timed().keeping(true);
         let failed = r.rewrite("a", &mut ir, |_| Err::<(), _>(error("pass")), |_, _| Ok(()));
         assert_eq!(failed.unwrap_err(), "pass");
         let failed = r.rewrite(

@@ -1,4 +1,5 @@
-//! regalloc2's pipeline: regalloc2 on ssaref's SSA, with two checkers.
+//! regalloc2 on ssaref's SSA: its two checkers and its report. The pass
+//! list is `allocate_function` in `backend/regalloc2.rs`:
 //!
 //! | step | file | checked by |
 //! |---|---|---|
@@ -31,16 +32,14 @@
 //! rejected allocation can be read (`ssaref repro` prints them only for an
 //! allocation both checkers accept).
 
-use crate::analysis::critical_edges::split_critical_edges;
-use crate::analysis::verifier::verify_function;
 use crate::checkers::alloc_checker::{check_allocation, check_no_scratch};
 use crate::error::{CheckError, Foreign, PassError};
-use crate::ir::{Function, Module};
-use crate::mir::{MFunction, MModule, MAX_REGS, MIN_REGS};
+use crate::ir::Function;
+use crate::mir::MFunction;
 use crate::regalloc2::adapter::Adapter;
 use crate::regalloc2::env::machine_env;
-use crate::regalloc2::to_mir::{render_output, to_mir};
-use regalloc2::{Output, RegallocOptions};
+use crate::regalloc2::to_mir::render_output;
+use regalloc2::Output;
 
 /// What regalloc2 was given and what it answered, for `ssaref repro`.
 #[derive(Clone, Debug)]
@@ -62,7 +61,8 @@ impl Regalloc2Report {
     }
 }
 
-fn fail(k: usize, step: &str, check: &'static str, error: impl Into<CheckError>) -> PassError {
+/// The error of `check` after regalloc2's step `step` with `k` registers.
+pub fn fail(k: usize, step: &str, check: &'static str, error: impl Into<CheckError>) -> PassError {
     PassError::new(format!("regalloc2[k={k}]/{step}"), check, error)
 }
 
@@ -76,36 +76,35 @@ pub fn runs_their_checker(f: &Function) -> bool {
     insts <= THEIR_CHECKER_LIMIT || std::env::var_os("SSAREF_ROUTE3_FULL_CHECK").is_some()
 }
 
-/// Allocates `f` with regalloc2 in `k` registers and checks the result
-/// with regalloc2's checker and ssaref's (see the module documentation:
-/// regalloc2's only up to [`THEIR_CHECKER_LIMIT`] instructions) when
-/// checks are on (`pass_manager/self_checks.rs`).
-pub fn allocate_regalloc2(f: &Function, k: usize) -> Result<(MFunction, Regalloc2Report), PassError> {
-    let check = crate::pass_manager::self_checks::enabled();
-    let (adapter, output) = run_regalloc2(f, k, check)?;
-    if !check {
-        let mir = to_mir(&adapter, &output).map_err(|e| fail(k, "to-mir", "translate", e))?;
-        return Ok((mir, Regalloc2Report { input: adapter, output }));
-    }
+/// The checks of regalloc2's allocation of `f` (the module documentation):
+/// regalloc2's checker (up to [`THEIR_CHECKER_LIMIT`] instructions) on its
+/// output, ssaref's allocation checker and `check_no_scratch` on the
+/// machine IR `mir` made of it; both checkers must accept.
+pub fn check_regalloc2(
+    f: &Function,
+    adapter: &Adapter,
+    output: &Output,
+    mir: &MFunction,
+    k: usize,
+) -> Result<(), PassError> {
     let theirs = if runs_their_checker(f) {
         crate::pass_manager::self_checks::count();
         let env = machine_env(k);
-        let mut theirs = regalloc2::checker::Checker::new(&adapter, &env);
-        theirs.prepare(&output);
+        let mut theirs = regalloc2::checker::Checker::new(adapter, &env);
+        theirs.prepare(output);
         theirs.run().map_err(Foreign)
     } else {
         Ok(())
     };
-    let mir = to_mir(&adapter, &output).map_err(|e| fail(k, "to-mir", "translate", e))?;
-    check_no_scratch(&mir).map_err(|e| fail(k, "to-mir", "no-scratch", e))?;
-    let ours = check_allocation(&mir);
-    let report = Regalloc2Report { input: adapter, output };
+    check_no_scratch(mir).map_err(|e| fail(k, "to-mir", "no-scratch", e))?;
+    let ours = check_allocation(mir);
     if std::env::var_os("SSAREF_ROUTE3_DEBUG").is_some() {
         use std::io::Write;
-        let _ = write!(std::io::stderr(), "{}{}", report.render(), crate::mir::print_function(&mir));
+        let report = Regalloc2Report { input: adapter.clone(), output: output.clone() };
+        let _ = write!(std::io::stderr(), "{}{}", report.render(), crate::mir::print_function(mir));
     }
     match (ours, theirs) {
-        (Ok(()), Ok(())) => Ok((mir, report)),
+        (Ok(()), Ok(())) => Ok(()),
         (Err(ours), Err(theirs)) => Err(fail(k, "to-mir", "alloc", CheckError::BothReject { ours, theirs })),
         (ours, theirs) => Err(fail(
             k,
@@ -114,44 +113,4 @@ pub fn allocate_regalloc2(f: &Function, k: usize) -> Result<(MFunction, Regalloc
             CheckError::CheckersDisagree { ours: ours.err(), theirs: theirs.err() },
         )),
     }
-}
-
-/// Critical-edge splitting, regalloc2's input and regalloc2's run; with
-/// `check`, the SSA verifier after the splitting and regalloc2's SSA
-/// validation too.
-fn run_regalloc2(f: &Function, k: usize, check: bool) -> Result<(Adapter, Output), PassError> {
-    if !(MIN_REGS..=MAX_REGS).contains(&k) {
-        return Err(fail(k, "options", "k", CheckError::RegisterCount { k }));
-    }
-    let mut split = f.clone();
-    split_critical_edges(&mut split);
-    if check {
-        verify_function(&split).map_err(|e| fail(k, "split-critical-edges", "verify", e))?;
-    }
-    let adapter = Adapter::new(split, k).map_err(|e| fail(k, "adapter", "input", e))?;
-    let options = RegallocOptions { validate_ssa: check, ..RegallocOptions::default() };
-    let output =
-        regalloc2::run(&adapter, &machine_env(k), &options).map_err(|e| fail(k, "allocate", "regalloc2", e))?;
-    Ok((adapter, output))
-}
-
-/// [`allocate_regalloc2`] without any checker (neither regalloc2's SSA
-/// validation and checker nor ssaref's): the same allocated code, for
-/// timing the allocator alone (`evaluation/backend_comparison.rs`,
-/// `benches/allocation.rs`). Use [`allocate_regalloc2`] for anything else.
-pub fn allocate_regalloc2_unchecked(f: &Function, k: usize) -> Result<MFunction, PassError> {
-    let (adapter, output) = run_regalloc2(f, k, false)?;
-    to_mir(&adapter, &output).map_err(|e| fail(k, "to-mir", "translate", e))
-}
-
-/// [`allocate_regalloc2`] on every function of `m`.
-pub fn allocate_module(m: &Module, k: usize) -> Result<(MModule, Vec<Regalloc2Report>), PassError> {
-    let mut functions = Vec::with_capacity(m.functions.len());
-    let mut reports = Vec::with_capacity(m.functions.len());
-    for f in &m.functions {
-        let (mir, report) = allocate_regalloc2(f, k)?;
-        functions.push(mir);
-        reports.push(report);
-    }
-    Ok((MModule { functions }, reports))
 }

@@ -16,4 +16,4 @@ pub mod allocate;
 pub mod env;
 pub mod to_mir;
 
-pub use allocate::{allocate_module, allocate_regalloc2, allocate_regalloc2_unchecked, Regalloc2Report};
+pub use allocate::{check_regalloc2, Regalloc2Report};

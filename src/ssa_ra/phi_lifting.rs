@@ -65,7 +65,7 @@ pub struct LiftedCopy {
 /// copies inserted: for each block with phis, in block order, for each phi in
 /// order, its argument copies in edge order, then its destination copy.
 pub fn phi_lifting(f: &mut Function) -> Vec<LiftedCopy> {
-    if crate::pass_manager::self_checks::enabled() {
+    if crate::pass_manager::self_checks::in_checked_pass() {
         debug_assert!(
             f.blocks.values().all(|d| d.phis.is_empty() || d.preds.iter().all(|&p| f.succs(p).len() == 1)),
             "PhiLifting needs every predecessor of a block with phis to have one successor \

@@ -150,7 +150,7 @@ pub fn phi_mem_coalesce(f: &mut Function, lifted: &[LiftedCopy]) -> CoalesceStat
     for c in &mut stats.kept_copies {
         c.source = resolve(&mut rename, c.source);
     }
-    if crate::pass_manager::self_checks::enabled() {
+    if crate::pass_manager::self_checks::in_checked_pass() {
         if let Err(e) = crate::analysis::cssa::check_cssa(f) {
             panic!("PhiMemCoalesce must keep the program in CSSA form: {e:?}");
         }

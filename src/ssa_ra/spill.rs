@@ -406,7 +406,7 @@ impl Rounds {
             self.refresh(f, b, live, spilled, k);
         }
         self.updates += 1;
-        if self_checks::enabled() && sampled_round(self.updates) {
+        if self_checks::in_checked_pass() && sampled_round(self.updates) {
             self.check_against_recomputation(f, live, spilled, k);
             check_liveness_unchanged(f, live);
         }
@@ -432,7 +432,7 @@ pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, Spill
     let mut rounds = Rounds::new(f, &live, &depth, &spilled, opts.k);
     loop {
         let decided = find_overloads(f, &rounds, &live, &spilled, &reloads, opts.k);
-        if self_checks::enabled() && sampled_round(rounds.updates + 1) {
+        if self_checks::in_checked_pass() && sampled_round(rounds.updates + 1) {
             let again = find_overloads_by_points(f, &rounds, &live, &spilled, &reloads, opts.k);
             assert!(
                 again == decided,
@@ -469,7 +469,7 @@ pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, Spill
     // Every block was refreshed after its last change, so the largest
     // demand is the largest of the blocks'.
     let max_demand = rounds.block_max.values().copied().max().unwrap_or(0);
-    if crate::pass_manager::self_checks::enabled() {
+    if crate::pass_manager::self_checks::in_checked_pass() {
         // The same demand, recounted over the whole function.
         let recount = f
             .blocks
@@ -484,7 +484,7 @@ pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, Spill
             )));
         }
     }
-    if self_checks::enabled() {
+    if self_checks::in_checked_pass() {
         check_liveness_unchanged(f, &live);
     }
     if max_demand > opts.k {
@@ -839,10 +839,13 @@ fn check_liveness_unchanged(f: &Function, live: &Liveness) {
 
 #[cfg(test)]
 mod tests {
+    use crate::backend::ssa_ra::allocate_function;
+    use crate::backend::KeepStages;
     use crate::construction::braun::{construct_program, BraunOptions};
     use crate::generate::source::{GenConfig, TestCase};
+    use crate::pass_manager::flags::Flags;
     use crate::pass_manager::self_checks;
-    use crate::ssa_ra::regalloc::{allocate_function, RegallocOptions};
+    use crate::ssa_ra::regalloc::RegallocOptions;
 
     /// The spiller's rounds one at a time, as ssa-ra runs them on generated
     /// functions at small K, with either spilling strategy: after every round (unit tests check each one,
@@ -853,7 +856,7 @@ mod tests {
     #[test]
     fn spill_state_matches_its_recomputation_after_every_round() {
         let before = self_checks::invocations();
-        self_checks::with_checks(true, || {
+        self_checks::with_flags(Flags::checked(), || {
             for seed in 0..25u64 {
                 let tc = TestCase::from_seed(seed, &GenConfig::default());
                 let module = construct_program(&tc.program, &BraunOptions::all_on());
@@ -863,7 +866,7 @@ mod tests {
                         // during coloring (its deductions).
                         for spill_during_coloring in [false, true] {
                             let opts = RegallocOptions { spill_during_coloring, ..RegallocOptions::with_k(k) };
-                            allocate_function(f, &opts).expect("ssa-ra allocates");
+                            allocate_function(f, &opts, Flags::checked(), KeepStages::No).expect("ssa-ra allocates");
                         }
                     }
                 }

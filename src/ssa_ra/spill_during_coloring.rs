@@ -165,7 +165,7 @@ impl Weights {
         let mut sizes = vec![0usize; n];
         for (i, b) in f.blocks.keys().enumerate() {
             let walk = BlockDemand::compute(f, b, &live.live_out[b], &none);
-            if self_checks::enabled() && sampled_round(i as u64 + 1) {
+            if self_checks::in_checked_pass() && sampled_round(i as u64 + 1) {
                 check_block_demand(&walk, f, b, &live.live_out[b], &none, &FxHashSet::default());
             }
             for (v, _, len) in walk.runs() {
@@ -244,7 +244,7 @@ pub fn spill_during_coloring_with_decisions(
         loop {
             // The state before the round, for the self-check of its
             // decisions (sampled as the walk's own check).
-            let before = (self_checks::enabled() && sampled_round(st.walks + 1)).then(|| st.clone());
+            let before = (self_checks::in_checked_pass() && sampled_round(st.walks + 1)).then(|| st.clone());
             let chosen = decide_block(f, b, &live.live_out[b], &mut through, &mut st, opts)?;
             if let Some(before) = before {
                 check_decisions(f, b, &live.live_out[b], before, &st, &chosen, opts);
@@ -257,12 +257,12 @@ pub fn spill_during_coloring_with_decisions(
             through.count -= chosen.iter().filter(|v| through.frame.through.contains(v)).count();
             decisions.extend(chosen.iter().map(|&v| (v, b)));
         }
-        if self_checks::enabled() && (cfg!(test) || n < 8 || (n + 1).is_power_of_two()) {
+        if self_checks::in_checked_pass() && (cfg!(test) || n < 8 || (n + 1).is_power_of_two()) {
             check_deductions(f, &depth, &st, opts);
         }
     }
     code.flush_all(f);
-    if self_checks::enabled() {
+    if self_checks::in_checked_pass() {
         check_liveness_kept(f, &live);
     }
     let WalkState { mut spilled, mut reloads, .. } = st;
@@ -282,7 +282,7 @@ pub fn spill_during_coloring_with_decisions(
     let mut max_demand = 0;
     for (i, b) in f.blocks.keys().enumerate() {
         let walk = BlockDemand::compute(f, b, &live.live_out[b], &spilled);
-        if self_checks::enabled() && sampled_round(i as u64 + 1) {
+        if self_checks::in_checked_pass() && sampled_round(i as u64 + 1) {
             check_block_demand(&walk, f, b, &live.live_out[b], &spilled, &FxHashSet::default());
         }
         max_demand = max_demand.max(walk.max_demand());
@@ -361,7 +361,7 @@ fn decide_block(
     let data = &f.blocks[b];
     let walk = BlockDemand::compute_in(f, b, &through.frame, through.count, &st.spilled);
     st.walks += 1;
-    if self_checks::enabled() && sampled_round(st.walks) {
+    if self_checks::in_checked_pass() && sampled_round(st.walks) {
         check_block_demand(&walk, f, b, live_out, &st.spilled, &through.frame.through);
     }
     let mut chosen: Vec<Value> = Vec::new();

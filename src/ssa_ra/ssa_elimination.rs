@@ -299,7 +299,7 @@ pub fn eliminate_ssa(
                 column.push((em.loc(phi.dest)?, em.loc(phi.args[edge])?));
             }
             stats.edges += column.len();
-            if crate::pass_manager::self_checks::enabled() {
+            if crate::pass_manager::self_checks::in_checked_pass() {
                 ParallelCopy { moves: column.clone() }.check_spartan().map_err(|e| {
                     EliminationError(format!("the phi column {b} -> {s} is not spartan (Theorem 1): {e}"))
                 })?;
@@ -329,7 +329,7 @@ pub fn eliminate_ssa(
             // Every parallel copy's implementation is run and counted: the
             // right values, and the least number of instructions
             // (Theorem 3 and `proofs-notes/spill-free-ssa-elimination.md`).
-            if crate::pass_manager::self_checks::enabled() {
+            if crate::pass_manager::self_checks::in_checked_pass() {
                 check_implementation(&pc, &elim, &hooks, &code).map_err(|e| {
                     EliminationError(format!("ImplementSpartan on {b} -> {s} is wrong or not optimal: {e}"))
                 })?;

@@ -180,7 +180,7 @@ fn forest_parents_stay_right_across_members_defined_at_one_point() {
     let args = case.args();
     let config = DiffConfig::standard(&[2], FUEL);
     let before = ssaref::pass_manager::self_checks::invocations();
-    let verdict = ssaref::pass_manager::self_checks::with_checks(true, || {
+    let verdict = ssaref::pass_manager::self_checks::with_flags(ssaref::pass_manager::flags::Flags::checked(), || {
         differential_ssa(&case.module, &args, &InterpOracle, &config)
     });
     assert!(matches!(verdict, Verdict::Agree { .. }), "{verdict}");

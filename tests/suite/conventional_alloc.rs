@@ -21,6 +21,7 @@
 //! - linear scan executes less spill code than the baseline:
 //!   `linear_scan_spills_less_than_spill_everything` (prints the counts).
 
+use crate::common::passes::{allocate_conventional, allocate_conventional_module};
 use crate::common::{case_files, corruptions, out_of_ssa_module, parse_case};
 use quickcheck::{QuickCheck, TestResult};
 use ssaref::checkers::alloc_checker::{check_allocation, AllocCheckErrorKind};
@@ -30,7 +31,7 @@ use ssaref::generate::source::{Shape, TestCase};
 use ssaref::ir::{Block, Module, Value};
 use ssaref::mir::{print_module, Annot, Loc, MBlock, MFunction, MInst, MInstA, MModule, MTerm, Reg, Slot};
 use ssaref::out_of_ssa::conventional::linear_scan::coalesce_copies;
-use ssaref::out_of_ssa::conventional::{allocate_conventional, allocate_conventional_module, ConventionalAllocator};
+use ssaref::out_of_ssa::conventional::ConventionalAllocator;
 use ssaref::outcome::{End, Outcome};
 use ssaref::pipeline::{build_ssa, Config};
 
@@ -42,7 +43,7 @@ fn tests() -> u64 {
 }
 
 fn config() -> Config {
-    Config { check: true, ..Config::default() }
+    Config { flags: ssaref::pass_manager::flags::Flags::checked(), ..Config::default() }
 }
 
 /// The corpus: (name, out-of-ssa module, arguments, expected outcome).

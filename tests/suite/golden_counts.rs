@@ -13,6 +13,7 @@
 //! meant to alter them, `SSAREF_BLESS=1 cargo test --release --test
 //! suite golden_counts` rewrites the file; the diff is then part of the review.
 
+use crate::common::passes::translate_module;
 use crate::common::InterpOracle;
 use ssaref::backend::{Backend, OutOfSsa};
 use ssaref::construction::braun::construct_program;
@@ -22,7 +23,7 @@ use ssaref::evaluation::regalloc_stats::{measure, AllocCounts};
 use ssaref::generate::source::{GenConfig, TestCase};
 use ssaref::out_of_ssa::coalescing::{ClassTest, CoalescingVariant};
 use ssaref::out_of_ssa::conventional::ConventionalAllocator;
-use ssaref::out_of_ssa::translate::{translate_module, LivenessMethod, OutOfSsaOptions};
+use ssaref::out_of_ssa::translate::{LivenessMethod, OutOfSsaOptions};
 use ssaref::ssa_ra::regalloc::RegallocOptions;
 
 const FUEL: u64 = 200_000;
@@ -87,8 +88,11 @@ fn render() -> String {
             let backend = OutOfSsa { out_of_ssa: OutOfSsaOptions::fast(CoalescingVariant::Sharing), allocator };
             let mut c = AllocCounts::default();
             for (m, (_, args)) in modules.iter().zip(&corpus) {
-                let prepared = backend.prepare(m).expect("route 2 translates");
-                let out = backend.allocate(m, &prepared, k).expect("route 2 allocates");
+                let prepared =
+                    backend.prepare(m, ssaref::pass_manager::flags::Flags::checked()).expect("route 2 translates");
+                let out = backend
+                    .allocate(m, &prepared, k, ssaref::pass_manager::flags::Flags::checked())
+                    .expect("route 2 allocates");
                 c.programs += 1;
                 c.add_static(&out.mir);
                 let _ = c.add_run(&out.mir, args, &InterpOracle, FUEL);

@@ -290,9 +290,10 @@ fn tarjan_flat_matches_nested_and_reachability() {
 /// CFGs, irreducible ones and unreachable blocks included).
 #[test]
 fn liveness_by_path_exploration_matches_the_dataflow() {
+    use crate::common::passes::allocate_function;
     use ssaref::analysis::liveness::compute_liveness_dataflow;
     use ssaref::generate::ssa::{IrCase, IrGenConfig};
-    use ssaref::ssa_ra::regalloc::{allocate_function, RegallocOptions};
+    use ssaref::ssa_ra::regalloc::RegallocOptions;
     let same = |f: &Function, what: &str| {
         let (a, b) = (compute_liveness(f), compute_liveness_dataflow(f));
         for blk in f.blocks.keys() {

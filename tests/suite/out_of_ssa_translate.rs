@@ -18,6 +18,7 @@
 //! - copy sharing never removes two copies each because of the other:
 //!   `copy_sharing_removes_one_of_two_copies_of_one_value_not_both`.
 
+use crate::common::passes::{translate_module, translate_out_of_ssa};
 use crate::common::{case_files, parse_case, parse_one, BOISSINOT_FIG3_SWAP, BOISSINOT_FIG4_LOST_COPY};
 use quickcheck::{QuickCheck, TestResult};
 use ssaref::analysis::verifier::verify_conventional;
@@ -25,9 +26,7 @@ use ssaref::construction::braun::{construct_program, BraunOptions};
 use ssaref::generate::source::TestCase;
 use ssaref::ir::{Function, Module, Op};
 use ssaref::out_of_ssa::coalescing::{ClassTest, CoalescingVariant};
-use ssaref::out_of_ssa::translate::{
-    translate_module, translate_out_of_ssa, LivenessMethod, OutOfSsaOptions, OutOfSsaReport,
-};
+use ssaref::out_of_ssa::translate::{LivenessMethod, OutOfSsaOptions, OutOfSsaReport};
 use ssaref::outcome::{End, Outcome};
 use ssaref::ssa_text::{parse_module, print_function, print_module};
 

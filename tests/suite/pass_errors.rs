@@ -3,11 +3,12 @@
 //! the block, value or register at fault, while its text stays the message
 //! case files and golden files record.
 
+use crate::common::passes::allocate_conventional;
 use crate::common::{parse_unverified, InterpOracle};
 use ssaref::differential::{differential_ssa, DiffConfig, Verdict};
 use ssaref::error::{AllocInputError, CheckError, InputProblem, PassError};
 use ssaref::ir::{Block, Module, Value};
-use ssaref::out_of_ssa::conventional::{allocate_conventional, ConventionalAllocator};
+use ssaref::out_of_ssa::conventional::ConventionalAllocator;
 
 /// `v2` is used in `b1` but defined in `b2`, which does not dominate `b1`.
 const USE_BEFORE_DEF: &str = "
@@ -80,10 +81,10 @@ b3(b1, b2):
 fn a_register_count_out_of_range_is_reported_with_the_count() {
     let f = parse_unverified("fn main(v0) {\nb0:\n    ret v0\n}\n");
     let opts = ssaref::ssa_ra::regalloc::RegallocOptions::with_k(1);
-    let e: PassError = ssaref::ssa_ra::regalloc::allocate_function_checked(&f, &opts).expect_err("K = 1 is too few");
+    let e: PassError = crate::common::passes::allocate_function(&f, &opts).expect_err("K = 1 is too few");
     assert_eq!(*e.error, CheckError::RegisterCount { k: 1 });
     assert_eq!(e.to_string(), "after ssa-ra/options: check `k` failed: K = 1 is outside 2..=15");
-    let e = ssaref::regalloc2::allocate::allocate_regalloc2(&f, 16).expect_err("K = 16 is too many");
+    let e = crate::common::passes::allocate_regalloc2(&f, 16).expect_err("K = 16 is too many");
     assert_eq!(*e.error, CheckError::RegisterCount { k: 16 });
     assert_eq!(e.to_string(), "after regalloc2[k=16]/options: check `k` failed: K = 16 is outside 2..=15");
 }

@@ -5,11 +5,12 @@
 //! `regalloc::allocate_function` passes (CSSA, pressure, coloring, frugal
 //! slots, spartan copies, the allocation checker, no scratch register).
 
+use crate::common::passes::allocate_module;
 use crate::common::{case_files, parse_case, InterpOracle};
 use ssaref::construction::braun::{construct_program, BraunOptions};
 use ssaref::differential::{differential_full, DiffConfig, Verdict};
 use ssaref::mir::Reg;
-use ssaref::ssa_ra::regalloc::{allocate_module, RegallocOptions};
+use ssaref::ssa_ra::regalloc::RegallocOptions;
 
 #[test]
 fn every_case_allocates_and_runs_for_every_k() {

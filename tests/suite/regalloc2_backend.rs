@@ -123,7 +123,8 @@ fn corrupted_allocations_are_rejected() {
     for (name, program, args, _) in corpus() {
         let ssa = ssaref::construction::braun::construct_program(&program, &Default::default());
         for k in [2, 3] {
-            let (mir, _) = ssaref::regalloc2::allocate_module(&ssa, k).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let (mir, _) =
+                crate::common::passes::allocate_regalloc2_module(&ssa, k).unwrap_or_else(|e| panic!("{name}: {e}"));
             let expected = ssaref_interp::run_mir(&mir, &args, fuel);
             let Some(main) = mir.main() else { continue };
             for (kind, bad) in corruptions(main).into_iter().take(40) {
@@ -153,7 +154,7 @@ fn a_corrupted_allocation_of_gcd_is_rejected() {
         parse_program("fn main(a, b) { while (b != 0) { var t = a % b; a = b; b = t; out a; } return a + b * 3; }")
             .unwrap();
     let ssa = ssaref::construction::braun::construct_program(&program, &Default::default());
-    let (mir, _) = ssaref::regalloc2::allocate_module(&ssa, 4).unwrap();
+    let (mir, _) = crate::common::passes::allocate_regalloc2_module(&ssa, 4).unwrap();
     let main = mir.main().unwrap();
     check_allocation(main).expect("regalloc2's allocation is accepted");
     let (_, bad) = corruptions(main)
@@ -170,7 +171,7 @@ fn a_block_parameter_in_two_locations_has_two_annotations() {
     let (_, program, args, expect) =
         corpus().into_iter().find(|(n, ..)| n == "braun_fig2_global_value_numbering.src").expect("the case exists");
     let ssa = ssaref::construction::braun::construct_program(&program, &Default::default());
-    let (mir, _) = ssaref::regalloc2::allocate_module(&ssa, 2).unwrap();
+    let (mir, _) = crate::common::passes::allocate_regalloc2_module(&ssa, 2).unwrap();
     let main = mir.main().unwrap();
     let doubled = main.blocks.values().any(|b| {
         b.phis.iter().enumerate().any(|(i, p)| b.phis[..i].iter().any(|q| q.dest == p.dest && q.loc != p.loc))
@@ -202,7 +203,7 @@ fn a_block_numbered_before_its_predecessors_is_no_false_alarm() {
         .any(|(b, data)| b.index() > 0 && !data.preds.is_empty() && data.preds.iter().all(|p| p.index() > b.index()));
     assert!(early, "the case no longer has a block numbered before its predecessors");
     for k in [2, 3, 4, 15] {
-        if let Err(e) = ssaref::regalloc2::allocate_regalloc2(main, k) {
+        if let Err(e) = crate::common::passes::allocate_regalloc2(main, k) {
             panic!("K = {k}: {e}");
         }
     }
@@ -217,7 +218,7 @@ fn regalloc2_input_renders_as_repro_prints_it() {
     let (_, program, ..) =
         corpus().into_iter().find(|(n, ..)| n == "braun_fig3_while_sealing.src").expect("the case exists");
     let ssa = ssaref::construction::braun::construct_program(&program, &Default::default());
-    let (_, report) = ssaref::regalloc2::allocate_regalloc2(&ssa.functions[0], 3).expect("allocates");
+    let (_, report) = crate::common::passes::allocate_regalloc2(&ssa.functions[0], 3).expect("allocates");
     let text = report.render();
     let input = text.split("// regalloc2 output").next().unwrap();
     let expect = "\

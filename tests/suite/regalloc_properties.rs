@@ -53,7 +53,7 @@ fn high_pressure_programs_spill_and_agree() {
             &ssaref::construction::braun::BraunOptions::all_on(),
         );
         let (mir, _) =
-            ssaref::ssa_ra::regalloc::allocate_module(&ssa, &ssaref::ssa_ra::regalloc::RegallocOptions::with_k(2))
+            crate::common::passes::allocate_module(&ssa, &ssaref::ssa_ra::regalloc::RegallocOptions::with_k(2))
                 .expect("allocates");
         spilled_phi_classes += mir
             .functions

@@ -19,17 +19,18 @@
 //! - a dividend that lives on after `%` is not put in rax, and the divisor
 //!   is never put in rdx: `live_dividends_and_divisors_stay_out_of_the_clobbered_registers`.
 
+use crate::common::passes::{
+    allocate_conventional_module_pinned, allocate_conventional_pinned, translate_function, translate_module_with_pins,
+};
 use crate::common::{case_files, parse_case, parse_unverified};
 use ssaref::differential::later_stage_fuel;
 use ssaref::generate::source::{GenConfig, TestCase};
 use ssaref::ir::{BinOp, Module, Op, Value};
 use ssaref::mir::{MInst, MModule};
 use ssaref::out_of_ssa::coalescing::CoalescingVariant;
-use ssaref::out_of_ssa::conventional::{
-    allocate_conventional_module_pinned, allocate_conventional_pinned, ConventionalAllocator,
-};
+use ssaref::out_of_ssa::conventional::ConventionalAllocator;
 use ssaref::out_of_ssa::renaming_constraints::{check_constraints, FixedReg, Pins};
-use ssaref::out_of_ssa::translate::{translate_function, translate_module_with_pins, LivenessMethod, OutOfSsaOptions};
+use ssaref::out_of_ssa::translate::{LivenessMethod, OutOfSsaOptions};
 use ssaref::outcome::{End, Outcome};
 use ssaref::pipeline::{build_ssa, Config};
 
@@ -40,7 +41,7 @@ const KS: [usize; 6] = [2, 3, 4, 6, 8, 15];
 /// 150 generated programs that divide.
 fn programs() -> Vec<(String, Module, Vec<i64>, Outcome)> {
     let mut out = Vec::new();
-    let config = Config { check: true, ..Config::default() };
+    let config = Config { flags: ssaref::pass_manager::flags::Flags::checked(), ..Config::default() };
     for path in case_files() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let text = std::fs::read_to_string(&path).expect("readable case");

@@ -16,6 +16,7 @@ use ssaref::error::PassError;
 use ssaref::frontend::case_file::CaseFile;
 use ssaref::ir::{Module, Op};
 use ssaref::out_of_ssa::coalescing::ClassTest;
+use ssaref::pass_manager::flags::Flags;
 use ssaref::ssa_ra::regalloc::RegallocOptions;
 use std::collections::BTreeSet;
 use std::sync::atomic::AtomicBool;
@@ -164,7 +165,7 @@ impl Backend for RejectsCopies {
         "rejects-copies".into()
     }
 
-    fn allocate(&self, ssa: &Module, prepared: &Prepared, k: usize) -> Result<BackendOutput, PassError> {
+    fn allocate(&self, ssa: &Module, prepared: &Prepared, k: usize, flags: Flags) -> Result<BackendOutput, PassError> {
         let has_copy = ssa
             .functions
             .iter()
@@ -174,7 +175,7 @@ impl Backend for RejectsCopies {
         if has_copy {
             return Err(PassError::new(format!("rejects-copies[k={k}]"), "planted", "a copy"));
         }
-        SsaRa(RegallocOptions::with_k(k)).allocate(ssa, prepared, k)
+        SsaRa(RegallocOptions::with_k(k)).allocate(ssa, prepared, k, flags)
     }
 }
 

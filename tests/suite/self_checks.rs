@@ -1,4 +1,5 @@
-//! The passes' own checks follow the one switch (`pass_manager/self_checks.rs`):
+//! The passes' own checks follow the one switch (`pass_manager/flags.rs`),
+//! passed down from `pipeline::Config` and never set on the thread:
 //! with checks off, every back end compiles through the pipeline without
 //! starting a single checker (the per-thread count of checker invocations
 //! does not move), and produces the same code as with checks on; with
@@ -6,7 +7,8 @@
 //! seen to move at all, and the first assertion can fail).
 
 use ssaref::backend::{Backend, OutOfSsa, Regalloc2, SsaRa};
-use ssaref::pass_manager::self_checks::{invocations, with_checks};
+use ssaref::pass_manager::flags::Flags;
+use ssaref::pass_manager::self_checks::invocations;
 use ssaref::ssa_ra::regalloc::RegallocOptions;
 
 /// ssa-ra with every switch on, without the §6 optimizations, and with each
@@ -49,14 +51,12 @@ fn programs() -> Vec<(String, ssaref::ast::Program)> {
 /// pipeline, with checks `on`: the allocated code, the x86 bytes, and how
 /// many checkers started.
 fn compile(on: bool, program: &ssaref::ast::Program, backend: &dyn Backend, k: usize) -> (String, Vec<u8>, u64) {
-    with_checks(on, || {
-        let before = invocations();
-        let config = ssaref::pipeline::Config::default();
-        let ssa = ssaref::pipeline::build_ssa(program, &config).expect("builds");
-        let mir = ssaref::pipeline::allocate(&ssa, backend, k, &config).expect("allocates");
-        let code = ssaref::pipeline::lower(&mir, &config).expect("lowers");
-        (ssaref::mir::print_module(&mir), code.bytes, invocations() - before)
-    })
+    let before = invocations();
+    let config = ssaref::pipeline::Config { flags: Flags::with_checks(on), ..Default::default() };
+    let ssa = ssaref::pipeline::build_ssa(program, &config).expect("builds");
+    let mir = ssaref::pipeline::allocate(&ssa, backend, k, &config).expect("allocates");
+    let code = ssaref::pipeline::lower(&mir, &config).expect("lowers");
+    (ssaref::mir::print_module(&mir), code.bytes, invocations() - before)
 }
 
 #[test]

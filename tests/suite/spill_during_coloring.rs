@@ -14,6 +14,7 @@
 //!   from a phi result's weight changes which value is spilled, and the
 //!   decisions are asserted with and without it.
 
+use crate::common::passes::allocate_module;
 use crate::common::InterpOracle;
 use ssaref::analysis::critical_edges::split_critical_edges;
 use ssaref::analysis::cssa::check_cssa;
@@ -27,7 +28,7 @@ use ssaref::outcome::End;
 use ssaref::ssa_ra::one_argument_phis::lower_one_argument_phis;
 use ssaref::ssa_ra::phi_lifting::phi_lifting;
 use ssaref::ssa_ra::phi_mem_coalesce::phi_mem_coalesce;
-use ssaref::ssa_ra::regalloc::{allocate_module, RegallocOptions};
+use ssaref::ssa_ra::regalloc::RegallocOptions;
 use ssaref::ssa_ra::spill_during_coloring::{
     spill_during_coloring, spill_during_coloring_with_decisions, SpillDuringColoringOptions,
 };

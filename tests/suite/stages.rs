@@ -81,9 +81,10 @@ impl ssaref::backend::Backend for OneRegisterTooMany {
         ssa: &ssaref::ir::Module,
         prepared: &ssaref::backend::Prepared,
         k: usize,
+        flags: ssaref::pass_manager::flags::Flags,
     ) -> Result<ssaref::backend::BackendOutput, ssaref::error::PassError> {
         let ssa_ra = ssaref::backend::SsaRa(ssaref::ssa_ra::regalloc::RegallocOptions::with_k(k + 1));
-        ssaref::backend::Backend::allocate(&ssa_ra, ssa, prepared, k + 1)
+        ssaref::backend::Backend::allocate(&ssa_ra, ssa, prepared, k + 1, flags)
     }
 }
 
@@ -96,7 +97,8 @@ fn compile_runs_every_pass_and_its_code_computes_the_sources_outcome() {
     use ssaref::oracle::Oracle;
     let p = ssaref::frontend::parser::parse_program(PROGRAM).expect("parses");
     let expected = InterpOracle.run_source(&p, &[5], 100_000).expect("runs");
-    let config = ssaref::pipeline::Config { check: true, ..Default::default() };
+    let config =
+        ssaref::pipeline::Config { flags: ssaref::pass_manager::flags::Flags::checked(), ..Default::default() };
     let mut backends = config_backends();
     backends.push(std::sync::Arc::new(ssaref::backend::Regalloc2));
     for k in [2, 3, 14] {

@@ -14,6 +14,7 @@
 //!   copies, then `coalescing.rs`'s per-phi Sreedhar III), which is kept as
 //!   an oracle here only.
 
+use crate::common::passes::translate_out_of_ssa;
 use crate::common::{case_files, parse_one, seeded_ssa, BOISSINOT_FIG3_SWAP, BOISSINOT_FIG4_LOST_COPY};
 use ssaref::analysis::loops::loop_depth;
 use ssaref::analysis::verifier::verify_conventional;
@@ -22,7 +23,7 @@ use ssaref::ir::{Function, Module, Op, Value};
 use ssaref::out_of_ssa::coalescing::{affinities, coalesce, ClassTest, CoalescingOptions, CoalescingVariant};
 use ssaref::out_of_ssa::copy_insertion::insert_copies;
 use ssaref::out_of_ssa::liveness_check::LivenessCheck;
-use ssaref::out_of_ssa::translate::{translate_out_of_ssa, LivenessMethod, OutOfSsaOptions, OutOfSsaReport};
+use ssaref::out_of_ssa::translate::{LivenessMethod, OutOfSsaOptions, OutOfSsaReport};
 use ssaref::out_of_ssa::values::{CopyGroups, LivenessSource, ValueInterference};
 use ssaref::outcome::{End, Outcome};
 use ssaref::ssa_text::print_function;

@@ -331,7 +331,7 @@ fn every_case_lowers_to_code_the_checker_accepts_for_every_k() {
         );
         for k in [2, 3, 4, 6, 8, 15] {
             let opts = ssaref::ssa_ra::regalloc::RegallocOptions::with_k(k);
-            let (mir, _) = ssaref::ssa_ra::regalloc::allocate_module(&ssa, &opts).expect("allocates");
+            let (mir, _) = crate::common::passes::allocate_module(&ssa, &opts).expect("allocates");
             let code = ssaref::pipeline::lower_and_check_listed(&mir).unwrap_or_else(|e| panic!("{path:?} K={k}: {e}"));
             let listing = ssaref::machine::x86_lower::listing(&code);
             let main = mir.main().expect("main");
@@ -437,8 +437,9 @@ fn malformed_fixed_divisions_are_rejected() {
 /// the averaging, not of the speed.
 #[test]
 fn the_emulator_benchmark_reports_milliseconds_per_run() {
+    use crate::common::passes::allocate_module;
     use ssaref::construction::braun::{construct_program, BraunOptions};
-    use ssaref::ssa_ra::regalloc::{allocate_module, RegallocOptions};
+    use ssaref::ssa_ra::regalloc::RegallocOptions;
     let mut programs = Vec::new();
     for seed in 0..8 {
         let tc = ssaref::generate::source::TestCase::from_seed(seed, &ssaref::generate::source::GenConfig::default());

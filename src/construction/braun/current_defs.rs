@@ -128,7 +128,7 @@ impl CurrentDefs {
         let found = self.page_of(var, page).map(|index| self.slot(index)[slot]).filter(|&v| v != NONE);
         let n = self.gets.get().wrapping_add(1);
         self.gets.set(n);
-        if n.is_multiple_of(CHECK_EVERY) && self_checks::enabled() {
+        if n.is_multiple_of(CHECK_EVERY) && self_checks::in_checked_pass() {
             self.check_get(var, page, slot, found);
         }
         found

@@ -19,7 +19,7 @@ impl Builder {
     // ----- finishing: unreachable code, Algorithm 5, dead phis -----
 
     pub(super) fn finish(&mut self, name: &str) -> ir::Function {
-        if crate::pass_manager::self_checks::enabled() {
+        if crate::pass_manager::self_checks::in_checked_pass() {
             debug_assert!(self.blocks.values().all(|b| b.sealed), "every block is sealed at the end");
         }
         debug_assert!(self.filling.is_empty(), "every block is terminated at the end");
@@ -105,7 +105,7 @@ impl Builder {
             // is entered at its header alone, so its CFG is reducible and
             // the dominator computation of the test is not needed (with
             // self-checks on, the test runs anyway and must agree).
-            if crate::pass_manager::self_checks::enabled() && !self.has_labels && !all.is_empty() {
+            if crate::pass_manager::self_checks::in_checked_pass() && !self.has_labels && !all.is_empty() {
                 assert!(self.reachable_cfg_is_reducible(&reachable), "a function without labels is reducible");
             }
             self.stats.scc_needed = !all.is_empty()

@@ -133,7 +133,7 @@ use state::Builder;
 ///
 /// Precondition: `program.validate()` holds (the parser guarantees it).
 pub fn construct_program(program: &ast::Program, opts: &BraunOptions) -> ir::Module {
-    if crate::pass_manager::self_checks::enabled() {
+    if crate::pass_manager::self_checks::in_checked_pass() {
         debug_assert!(program.validate().is_ok(), "construct_program needs a valid program");
     }
     ir::Module { functions: program.functions.iter().map(|f| construct_function(f, opts).0).collect() }

@@ -5,6 +5,8 @@
 //! and out-of-ssa's linear scan after Boissinot et al.'s out-of-SSA
 //! translation (the paper's LLVM allocator).
 
+use crate::backend::ssa_ra::allocate_module;
+use crate::backend::KeepStages;
 use crate::backend::{Backend, OutOfSsa};
 use crate::construction::braun::{construct_program, BraunOptions};
 use crate::evaluation::eval_error::EvalError;
@@ -16,7 +18,8 @@ use crate::oracle::Oracle;
 use crate::out_of_ssa::conventional::ConventionalAllocator;
 use crate::out_of_ssa::translate::OutOfSsaOptions;
 use crate::outcome::End;
-use crate::ssa_ra::regalloc::{allocate_module, RegallocOptions};
+use crate::pass_manager::flags::Flags;
+use crate::ssa_ra::regalloc::RegallocOptions;
 
 /// An allocator of the comparison.
 #[derive(Clone, Copy, Debug)]
@@ -43,14 +46,15 @@ impl Allocator {
     pub(crate) fn allocate(self, ssa: &Module, k: usize) -> Result<(MModule, usize), EvalError> {
         match self {
             Allocator::SsaRa(o) => {
-                let (mir, reports) = allocate_module(ssa, &RegallocOptions { k, ..o })?;
+                let (mir, reports) =
+                    allocate_module(ssa, &RegallocOptions { k, ..o }, Flags::unchecked(), KeepStages::No)?;
                 Ok((mir, reports.iter().map(|r| r.spilled).sum()))
             }
             Allocator::LinearScan => {
                 let b =
                     OutOfSsa { out_of_ssa: OutOfSsaOptions::default(), allocator: ConventionalAllocator::LinearScan };
-                let prepared = b.prepare(ssa)?;
-                let mir = b.allocate(ssa, &prepared, k)?.mir;
+                let prepared = b.prepare(ssa, Flags::unchecked())?;
+                let mir = b.allocate(ssa, &prepared, k, Flags::unchecked())?.mir;
                 let slots = mir.functions.iter().map(|f| f.slot_count as usize).sum();
                 Ok((mir, slots))
             }

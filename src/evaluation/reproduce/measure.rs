@@ -340,7 +340,12 @@ pub fn compile(
     let mut t = CompileTimes { construction: start.cpu_seconds(), ..Default::default() };
     t.construction_phases = phases.iter().map(|&(n, d)| (n, d.as_secs_f64())).collect();
     let ir_size = ssa.functions.iter().map(|f| (f.inst_count() + f.phi_count()) as u64).sum();
-    let (mir, reports) = crate::ssa_ra::regalloc::allocate_module_checked(&ssa, regalloc)?;
+    let (mir, reports) = crate::backend::ssa_ra::allocate_module(
+        &ssa,
+        regalloc,
+        crate::pass_manager::flags::Flags::unchecked(),
+        crate::backend::KeepStages::No,
+    )?;
     for r in &reports {
         let passes: Vec<(&'static str, f64)> = r.pass_times.iter().map(|&(name, d)| (name, d.as_secs_f64())).collect();
         add_named(&mut t.passes, &passes);
@@ -373,8 +378,13 @@ pub fn compile_workload(w: &Workload, construct: &Construct, k: usize) -> Result
     let mut bytes = 0;
     for c in &w.cases {
         let ssa = construct(&c.program);
-        let (mir, _) = crate::ssa_ra::regalloc::allocate_module_checked(&ssa, &regalloc)
-            .map_err(|e| EvalError::from(e).within(c.name.clone()))?;
+        let (mir, _) = crate::backend::ssa_ra::allocate_module(
+            &ssa,
+            &regalloc,
+            crate::pass_manager::flags::Flags::unchecked(),
+            crate::backend::KeepStages::No,
+        )
+        .map_err(|e| EvalError::from(e).within(c.name.clone()))?;
         for f in &mir.functions {
             bytes += crate::machine::x86_lower::lower_function(f)?.bytes.len();
         }

@@ -6,6 +6,8 @@
 //! of SSA elimination (paper: 4.8%, Fig. 5), measured in-process from
 //! `AllocReport::pass_times`.
 
+use crate::backend::ssa_ra::allocate_module;
+use crate::backend::KeepStages;
 use crate::construction::braun::construct_program;
 use crate::construction::braun::BraunOptions;
 use crate::evaluation::eval_error::EvalError;
@@ -18,7 +20,8 @@ use crate::evaluation::reproduce::measure::{
 use crate::evaluation::spill_code_sources::{ssa_ra_sources, ProgramBlockCounts};
 use crate::evaluation::timing::median;
 use crate::oracle::Oracle;
-use crate::ssa_ra::regalloc::{allocate_module, RegallocOptions};
+use crate::pass_manager::flags::Flags;
+use crate::ssa_ra::regalloc::RegallocOptions;
 use crate::ssa_ra::ssa_elimination::EliminationStats;
 
 /// Registers of the comparison: x86-32, the paper's target, has six
@@ -202,8 +205,8 @@ fn reach(
             let mut memory = 0;
             let mut dyn_transfers = 0;
             for (case, ssa, counts) in &programs {
-                let (mir, reports) =
-                    allocate_module(ssa, &o).map_err(|e| EvalError::from(e).within(case.name.clone()))?;
+                let (mir, reports) = allocate_module(ssa, &o, Flags::unchecked(), KeepStages::No)
+                    .map_err(|e| EvalError::from(e).within(case.name.clone()))?;
                 for r in &reports {
                     add_stats(&mut st, &r.elimination);
                     spilled += r.spilled;

@@ -99,7 +99,7 @@ pub fn reproduce(
         load_at_start,
         load(),
         header.profile,
-        if crate::pass_manager::self_checks::enabled() { "on" } else { "off" },
+        if crate::pass_manager::self_checks::in_checked_pass() { "on" } else { "off" },
         checks_run,
         header.command,
         scale.name(),

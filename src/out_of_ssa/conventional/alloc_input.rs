@@ -8,7 +8,7 @@ use crate::ir::{Function, Op};
 use crate::mir::{MAX_REGS, MIN_REGS};
 
 /// A failure of out-of-ssa's allocation, as a [`PassError`].
-pub(crate) fn fail(which: &str, check: &'static str, error: impl Into<CheckError>) -> PassError {
+pub fn fail(which: &str, check: &'static str, error: impl Into<CheckError>) -> PassError {
     PassError::new(format!("conv-ra/{which}"), check, error)
 }
 

@@ -28,11 +28,9 @@ pub mod alloc_input;
 pub mod linear_scan;
 pub mod spill_everything;
 
-use crate::checkers::alloc_checker;
 use crate::error::PassError;
-use crate::ir::{Function, Module};
-use crate::mir::{MFunction, MModule};
-use crate::out_of_ssa::conventional::alloc_input::fail;
+use crate::ir::Function;
+use crate::mir::MFunction;
 use crate::out_of_ssa::renaming_constraints::Pins;
 
 /// Which conventional allocator to run.
@@ -58,60 +56,20 @@ impl ConventionalAllocator {
     }
 }
 
-/// Allocates one out-of-ssa function with `k` registers by `which` (each
-/// allocator first validates its input, see `validate_input`), then, when
-/// checks are on (`pass_manager/self_checks.rs`), checks the result with the
-/// allocation checker (and that no register beyond `k` is named).
-pub fn allocate_conventional(f: &Function, k: usize, which: ConventionalAllocator) -> Result<MFunction, PassError> {
-    allocate_conventional_pinned(f, &Pins::none(), k, which)
-}
-
-/// [`allocate_conventional`] with the variables pinned by the out-of-SSA
-/// translation (§III-D, `renaming_constraints.rs`) in their registers, as
-/// far as `k` allows: linear scan honors the pins, and spill-everything
-/// meets the constraints of every division by construction.
-pub fn allocate_conventional_pinned(
-    f: &Function,
-    pins: &Pins,
-    k: usize,
-    which: ConventionalAllocator,
-) -> Result<MFunction, PassError> {
-    let mf = match which {
+/// Allocates one translated function with `k` registers by `which`, with
+/// the variables pinned by the out-of-SSA translation (§III-D,
+/// `renaming_constraints.rs`) in their registers as far as `k` allows:
+/// linear scan honors the pins, and spill-everything meets the constraints
+/// of every division by construction. Each allocator first validates its
+/// input (`alloc_input.rs`). The checks of the result are in the pass list
+/// (`backend/out_of_ssa.rs`).
+pub fn allocate(f: &Function, pins: &Pins, k: usize, which: ConventionalAllocator) -> Result<MFunction, PassError> {
+    match which {
         ConventionalAllocator::SpillEverything => {
-            crate::out_of_ssa::conventional::spill_everything::spill_everything(f, k)?
+            crate::out_of_ssa::conventional::spill_everything::spill_everything(f, k)
         }
         ConventionalAllocator::LinearScan => {
-            crate::out_of_ssa::conventional::linear_scan::linear_scan_pinned(f, pins, k)?
+            crate::out_of_ssa::conventional::linear_scan::linear_scan_pinned(f, pins, k)
         }
-    };
-    if crate::pass_manager::self_checks::enabled() {
-        alloc_checker::check_no_scratch(&mf).map_err(|e| fail(which.name(), "no-scratch-register", e))?;
-        alloc_checker::check_allocation(&mf).map_err(|e| fail(which.name(), "allocation-checker", e))?;
     }
-    Ok(mf)
-}
-
-/// Allocates every function of a out-of-ssa module (see
-/// [`allocate_conventional`]).
-pub fn allocate_conventional_module(m: &Module, k: usize, which: ConventionalAllocator) -> Result<MModule, PassError> {
-    allocate_conventional_module_pinned(m, &[], k, which)
-}
-
-/// Allocates every function of a out-of-ssa module with its pins (`pins[i]`
-/// for function `i`; a function without an entry has none), see
-/// [`allocate_conventional_pinned`].
-pub fn allocate_conventional_module_pinned(
-    m: &Module,
-    pins: &[Pins],
-    k: usize,
-    which: ConventionalAllocator,
-) -> Result<MModule, PassError> {
-    let none = Pins::none();
-    let functions = m
-        .functions
-        .iter()
-        .enumerate()
-        .map(|(i, f)| allocate_conventional_pinned(f, pins.get(i).unwrap_or(&none), k, which))
-        .collect::<Result<_, _>>()?;
-    Ok(MModule { functions })
 }

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)] // Each test binary uses a different subset.
 
+pub mod passes;
+
 use ssaref::outcome::Outcome;
 
 /// The oracle of crate `ssaref-interp`, behind the library's `Oracle` trait.
