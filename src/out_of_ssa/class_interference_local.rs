@@ -11,7 +11,7 @@
 //!
 //! # Why
 //!
-//! The full walk (`class_interference.rs`, [`classes_interfere_linear_with`])
+//! The full walk (`class_interference_linear.rs`, [`classes_interfere_linear_with`])
 //! costs the sizes of both classes per query. A coalescer grows classes one
 //! variable at a time, so a class of `n` members costs `n²` over its
 //! growth (`docs/scaling.md`). Here a query costs about the size of the
