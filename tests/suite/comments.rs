@@ -174,7 +174,7 @@ fn comment(line: &str) -> Option<&str> {
     let mut from = 0;
     while let Some(i) = line[from..].find("//") {
         let at = from + i;
-        if line[..at].matches('"').count() % 2 == 0 {
+        if line[..at].matches('"').count().is_multiple_of(2) {
             return Some(&line[at + 2..]);
         }
         from = at + 2;
