@@ -15,8 +15,8 @@
 //! For each shape and size it prints the time of `regalloc2::run` (Ion,
 //! SSA validation off, best of three) and the growth against linear: the
 //! time ratio divided by the size ratio to the previous size, 1 for a linear
-//! pass. docs/scaling.md ("regalloc2's own passes") says where the time
-//! goes and what an experiment with the two loops changed showed.
+//! pass. docs/scaling.md ("regalloc2") says where the time goes, and its
+//! evidence what patching the two loops and the cutoff changes.
 
 use regalloc2::{
     Block, Function, Inst, InstRange, MachineEnv, Operand, PReg, PRegSet, RegClass, RegallocOptions, VReg,

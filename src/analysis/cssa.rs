@@ -136,7 +136,7 @@ impl std::error::Error for CssaError {}
 /// # Cost: the dominance forest
 ///
 /// Testing every pair of a class costs the square of its size, and the
-/// classes of a large function hold thousands of values (`docs/scaling.md`).
+/// classes of a large function hold thousands of values.
 /// Each class is first tested along its *dominance forest* (Budimlić et
 /// al., "Fast Copy Coalescing and Live-Range Identification", PLDI 2002;
 /// Boissinot et al., CGO 2009, §IV-B): its members sorted by definition

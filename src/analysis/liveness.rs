@@ -62,7 +62,7 @@
 //! Pereira's §4.1 description, kept for tests) revisits each block once per
 //! growth of a successor's set and merges whole sorted sets each time,
 //! which weighs on large functions, and ssa-ra computes liveness a dozen
-//! times per function (`docs/scaling.md`, "ssa-ra at 1M"). The predecessors the
+//! times per function. The predecessors the
 //! walk follows are those of the terminators (the successor lists, reversed),
 //! as in the equations; `tests/suite/intervals_and_loops.rs` compares both
 //! solutions on generated functions at every stage of ssa-ra.
@@ -72,7 +72,7 @@
 //! then take memory in proportion to their sizes. Dense bit sets (one bit
 //! per value for each block, and for each instruction in
 //! [`live_after_each_inst`]) would make liveness quadratic in the
-//! function's size, in time and memory (`docs/scaling.md`).
+//! function's size, in time and memory.
 
 use crate::analysis::dominance::reverse_postorder;
 use crate::entity::{EntityRef, EntityVec, SparseSet};

@@ -13,7 +13,7 @@
 //! configuration it runs with (construction variant, K, ssa-ra switches,
 //! out-of-ssa configuration and class test) is a function of its seed too
 //! (`rotation.rs`), and the case file records it. A share of the seeds
-//! ([`CampaignConfig::ir_share`], `ir_campaign.rs`) gives IR-level programs
+//! ([`CampaignConfig::ir_share`], `ssa_share.rs`) gives IR-level programs
 //! instead, checked by `differential::differential_ssa` and written as `.ssa`
 //! case files.
 
@@ -60,7 +60,7 @@ pub struct CampaignConfig {
     /// program after the routes.
     pub backends: Vec<std::sync::Arc<dyn crate::backend::Backend>>,
     /// The fraction (0 to 1) of programs written by the IR-level generator
-    /// (`ir_campaign.rs`); the others are source-level.
+    /// (`ssa_share.rs`); the others are source-level.
     pub ir_share: f64,
 }
 
@@ -88,7 +88,7 @@ impl CampaignConfig {
     }
 
     /// Write this fraction (0 to 1) of the programs with the IR-level
-    /// generator (`ir_campaign.rs`).
+    /// generator (`ssa_share.rs`).
     pub fn with_ir_share(mut self, share: f64) -> Self {
         self.ir_share = share;
         self

@@ -33,8 +33,8 @@
 //!
 //! The dimensions advance at different phases (see [`pick`]), so that two
 //! dimensions of the same size do not stay paired. Without rotation
-//! ([`Rotation::rotate`] off) a campaign runs what it ran before this
-//! rotation: the SSA of `BraunOptions::all_on()`, K in {2, 3, 4, 6, 8, 15},
+//! ([`Rotation::rotate`] off) a campaign runs one fixed configuration:
+//! the SSA of `BraunOptions::all_on()`, K in {2, 3, 4, 6, 8, 15},
 //! ssa-ra with and without the §6 optimizations, the linear class test.
 
 use crate::backend::OutOfSsa;

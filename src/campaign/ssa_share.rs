@@ -1,6 +1,6 @@
 //! The IR-level share of a campaign (`ssaref fuzz --ir-share P`): which
 //! programs of a campaign are written by the IR-level generator
-//! (`irgen/`) instead of the source-level one, and the `.ssa` case file a
+//! (`generate/ssa/`) instead of the source-level one, and the `.ssa` case file a
 //! failing one leaves.
 //!
 //! The choice depends on the program's seed alone (a hash of it against

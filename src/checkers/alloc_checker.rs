@@ -56,7 +56,7 @@
 //!
 //! ssa-ra allocates SSA code, whose values are copy-canonical (`mir.rs`),
 //! so its transfers carry no annotation: they move a value, and the value
-//! is the same wherever it goes. out-of-ssa (`conventional_alloc.rs`)
+//! is the same wherever it goes. out-of-ssa (`out_of_ssa/conventional/`)
 //! allocates code after SSA destruction, where a value number is a program
 //! *variable* that may be defined many times and a copy `a = copy b` is a
 //! definition of `a`: once `b` is redefined, `a` still holds the old

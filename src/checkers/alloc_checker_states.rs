@@ -16,7 +16,7 @@
 //!
 //! Keeping every slot's state at every block costs (blocks) × (slots),
 //! quadratic in the function's size even with states sharing chunks until
-//! written (`docs/scaling.md` gives the figures); the live slots of a block
+//! written; the live slots of a block
 //! are few, like the values live there. This is what production data-flow analyses do with
 //! per-block facts: keep them only where they can matter (pruned, sparse
 //! states).

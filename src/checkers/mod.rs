@@ -2,7 +2,7 @@
 //! no trivial phi, minimal, phi count against Cytron et al.), the
 //! allocation checker (which SSA value each location holds; no register
 //! outside the K allocatable ones), out-of-ssa's class check after coalescing
-//! and an independent CSSA check (`class_interference.rs`), and ssa-ra's
+//! and an independent CSSA check (`class_interference_check.rs`), and ssa-ra's
 //! chordal optimum and frugal slots (`coloring_check.rs`).
 //!
 //! May import: the data types and `analysis`. Architecture invariant: a

@@ -11,10 +11,10 @@
 //!
 //! # Why
 //!
-//! The full walk (`class_interference.rs`, [`classes_interfere_linear_with`])
+//! The full walk (`class_interference_linear.rs`, [`classes_interfere_linear_with`])
 //! costs the sizes of both classes per query. A coalescer grows classes one
 //! variable at a time, so a class of `n` members costs `n²` over its
-//! growth (`docs/scaling.md`). Here a query costs about the size of the
+//! growth. Here a query costs about the size of the
 //! smaller class, times a logarithm, plus the members of the larger class
 //! that the walk must really look at (below).
 //!

@@ -50,7 +50,7 @@
 //!
 //! # Class tests
 //!
-//! [`ClassTest::Linear`] uses the linear test of `class_interference.rs`
+//! [`ClassTest::Linear`] uses the linear test of `class_interference_linear.rs`
 //! (Algorithm 2 with the equal intersecting ancestors) for the variants whose
 //! interference is an intersection or value-based interference (in value
 //! mode walked only near the smaller class, `class_interference_local.rs`,

@@ -7,7 +7,7 @@
 //! A class with more than one member is an ordered set (`ClassSet`): a
 //! merge inserts the members of the smaller class into the larger one
 //! (the paper merges the two lists in linear time; with classes that grow
-//! one variable at a time that is quadratic, `docs/scaling.md`). The
+//! one variable at a time that is quadratic). The
 //! `equal_anc_in` of every member lives in one map ([`AncestorMap`]; the
 //! classes are disjoint). It is computed from scratch for a class the first
 //! time a value-based linear test needs it, and kept up to date on a merge
@@ -151,7 +151,7 @@ impl CongruenceClasses {
     /// of up to [`CROSS_CHECK_PAIRS`] pairs are compared every time; in a
     /// function of more than `pass_manager::sampling::SAMPLE_ABOVE` values,
     /// larger ones at the first 8 such queries and then at the 16th,
-    /// 32nd, 64th, ... (`docs/scaling.md`), and below that size always.
+    /// 32nd, 64th, ..., and below that size always.
     pub(crate) fn cross_check_now(&mut self, ctx: &ValueInterference<'_>, x: Value, y: Value) -> bool {
         let size = |r: Value| self.sets.get(&r).map_or(1, |s| s.len());
         if size(x).saturating_mul(size(y)) <= CROSS_CHECK_PAIRS

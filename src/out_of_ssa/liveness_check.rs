@@ -21,8 +21,8 @@
 //!
 //! - `R_q`, the *reduced reachability* of `q`: the blocks reachable from `q`
 //!   by forward edges only (`q` included), computed in post-order of the
-//!   search. The paper stores one bit set per block, (blocks)² bits: 230 MB
-//!   at 43,000 blocks, and 23 GB at ten times that. Here each `R_q` is a
+//!   search. The paper stores one bit set per block, (blocks)² bits in
+//!   all: quadratic in memory. Here each `R_q` is a
 //!   sorted list of ranges of post-order numbers (`BlockRanges`): a
 //!   forward edge always leads to a block that finishes earlier in the
 //!   search, so `R_q` lies below `q`'s number, and in structured code it is

@@ -27,7 +27,7 @@
 //!    fails; for a failure before ssa-ra, none at all.
 //! 2. Lower K: try K = 2, 3, ... below the current one; keep the first that
 //!    still fails.
-//! 3. Shrink to a fixpoint with the candidates of `gen/shrink.rs` (delete
+//! 3. Shrink to a fixpoint with the candidates of `generate/source/shrink.rs` (delete
 //!    statements, in halving chunks then one by one; unwrap an `if`,
 //!    `while` or `{ .. }` into its body, drop an else; drop a label and its
 //!    `goto`s; replace an expression by an operand, `0` or `1`; zero or
@@ -44,7 +44,7 @@
 //! so far.
 //!
 //! The algorithm works on anything [`Reducible`]: a source-level
-//! [`TestCase`] (this file) or an SSA-level case (`reduce_ssa.rs`, whose
+//! [`TestCase`] (this file) or an SSA-level case (`reduce/ssa.rs`, whose
 //! candidates edit the IR and whose verdict is `differential::differential_ssa`);
 //! the failure a candidate must keep is the same [`Failure`] for both.
 
@@ -336,7 +336,7 @@ pub fn reduce(
 /// [`reduce`] with the back ends and construction variants of `diff` (its
 /// `regs` and `fuel` are replaced by the candidate's and `config.fuel`):
 /// how a user's back end (`backend/`) is reduced alone. Any
-/// [`Reducible`] case: `reduce_ssa.rs` reduces SSA programs with it.
+/// [`Reducible`] case: `reduce/ssa.rs` reduces SSA programs with it.
 pub fn reduce_with<T: Reducible>(
     tc: &T,
     regs: &[usize],

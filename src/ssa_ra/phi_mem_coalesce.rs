@@ -24,7 +24,7 @@
 //! class's ranges up in the larger one's:
 //! with `intervals.rs`'s linear merges of sorted vectors, a class growing
 //! one copy at a time would cost the whole class at each step. The answers are
-//! those of `union_intersects` (`docs/scaling.md`, "ssa-ra at 1M").
+//! those of `union_intersects`.
 //!
 //! # The misprint in Fig. 4
 //!

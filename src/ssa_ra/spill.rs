@@ -52,8 +52,7 @@
 //! in no block's live-in or live-out set (recycling merges two reloads of
 //! one block). Values created by spilling lie beyond the capacity of the
 //! sets, which then read as absent, as they should. Recomputing liveness
-//! each round would make spilling quadratic in the function's size
-//! (`docs/scaling.md`).
+//! each round would make spilling quadratic in the function's size.
 //!
 //! # Cost
 //!
@@ -160,7 +159,7 @@ impl Point {
         // read (`block_points`): the values of `after` missing from
         // `before` can only be the defined one. Testing that one alone keeps
         // this linear in the live set, where a search of `before` for each
-        // value of `after` was quadratic.
+        // value of `after` would be quadratic.
         let through = match self.inst {
             None => self.after.clone(),
             Some(_) => {
@@ -179,7 +178,7 @@ pub fn block_points(f: &Function, b: Block, live_out: &SparseSet<Value>, spilled
     let resident = |v: &Value| !spilled.contains(*v);
     // `live` in the order the walk keeps it, and the position of each of
     // its values: membership and removal in constant time, where a search
-    // of the list was quadratic in the values live through the block (and
+    // of the list would be quadratic in the values live through the block (and
     // the spiller computes the points of a block once per round).
     let mut live: Vec<Value> = live_out.iter().filter(resident).collect();
     let mut pos: FxHashMap<Value, usize> = live.iter().enumerate().map(|(i, &v)| (v, i)).collect();
@@ -288,7 +287,7 @@ pub(crate) fn weights(f: &Function, depth: &EntityVec<Block, u32>, sizes: &[usiz
 /// register) and each block's overloaded points, kept up to date block by
 /// block. A spill changes only the blocks where its value is live or
 /// mentioned (`blocks_of`), so a round recomputes those, not the whole
-/// function, which made spilling quadratic (`docs/scaling.md`).
+/// function (which would make spilling quadratic).
 struct Rounds {
     sums: Vec<f64>,
     sizes: Vec<usize>,
@@ -676,7 +675,7 @@ pub(crate) fn recycle_reloads(
             let insts = &f.blocks[b].insts;
             // Pairs (earlier reload, later reload) of the same value: the
             // last reload of each value so far, by value (a list searched
-            // at each reload was quadratic in the values reloaded in the
+            // at each reload would be quadratic in the values reloaded in the
             // block).
             let mut last: FxHashMap<Value, Value> = FxHashMap::default();
             let mut pairs = Vec::new();

@@ -75,7 +75,7 @@
 //! linear in the function's size and in `Σ_B |live_in| + |live_out|` (up
 //! to the logarithm), never in the sum over the points of the values live
 //! there, which is quadratic when many values are live through a long
-//! block (`docs/scaling.md`, "Functions of extreme shape").
+//! block (`ssaref gen --shape params`).
 //!
 //! # Departures from the paper
 //!

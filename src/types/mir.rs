@@ -22,7 +22,7 @@
 //! execution. They name *copy-canonical* values: a value defined by
 //! `copy s` is annotated as `s` (recursively), because a copy and its source
 //! are the same value, and a coalesced copy leaves no instruction behind.
-//! out-of-ssa (`conventional_alloc.rs`) allocates code after SSA destruction,
+//! out-of-ssa (`out_of_ssa/conventional/`) allocates code after SSA destruction,
 //! whose value numbers are variables defined several times; its annotations
 //! name those variables, and each program copy is a transfer with a copy
 //! annotation (`alloc_checker.rs`, "out-of-ssa: copy annotations").

@@ -1,4 +1,4 @@
-//! out-of-ssa's conventional allocators (`conventional_alloc.rs`: the
+//! out-of-ssa's conventional allocators (`out_of_ssa/conventional/`: the
 //! spill-everything baseline and linear scan) on code after SSA
 //! destruction. The input is made from SSA by `crate::common::out_of_ssa_function`
 //! (Method I, then each phi class renamed to one variable), so its phi

@@ -17,6 +17,7 @@ mod campaign;
 mod cases;
 mod checkers;
 mod cli;
+mod comments;
 mod construction;
 mod conventional_alloc;
 mod copy_sharing_witnesses;

@@ -1,7 +1,7 @@
 //! Out-of-SSA groundwork of Boissinot et al. (CGO 2009), out-of-ssa: copy
 //! insertion by Method I with parallel copies (`copy_insertion.rs`), values
 //! and value-based interference (`values.rs`), and the linear interference
-//! test between congruence classes (`class_interference.rs`). The claims
+//! test between congruence classes (`class_interference_linear.rs`). The claims
 //! checked here are argued in `proofs-notes/out-of-ssa.md`:
 //!
 //! - Lemma 1 (Method I yields CSSA and keeps the semantics):

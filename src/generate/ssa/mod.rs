@@ -47,7 +47,7 @@
 //! - `cfg.rs`: the control-flow skeleton;
 //! - `fill.rs`: phis, instructions, conditions, fuel, phi arguments;
 //! - `ir_case.rs`: [`IrCase`] from a seed or bytes, its `.ssa` text;
-//! - `shapes.rs`: [`IrShapes`], the shapes of `gen/patterns.rs` and those
+//! - `shapes.rs`: [`IrShapes`], the shapes of `generate/source/patterns.rs` and those
 //!   of IR-level programs;
 //! - `shape_stats.rs`: [`IrStats`], the table of `ssaref gen --ir --stats`.
 //!

@@ -1,5 +1,5 @@
 //! The shapes of IR-level programs: the out-of-SSA situations of
-//! `gen/patterns.rs` (swap, rotation, lost copy, branch-use, fan-out,
+//! `generate/source/patterns.rs` (swap, rotation, lost copy, branch-use, fan-out,
 //! critical edge, irreducible), which work on any SSA, and the edge and
 //! operand shapes that only an IR-level program has:
 //! - double edge: `br c, B, B`, two edges from one block into one block;

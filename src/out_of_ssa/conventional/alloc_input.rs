@@ -1,6 +1,6 @@
 //! What out-of-ssa's two conventional allocators (`spill_everything.rs`,
 //! `linear_scan.rs`) share: the validation of their input and their error.
-//! `conventional_alloc.rs` dispatches to them and checks their output.
+//! `conventional/mod.rs` dispatches to them and checks their output.
 
 use crate::entity::EntityRef;
 use crate::error::{AllocInputError, CheckError, InputProblem, PassError};

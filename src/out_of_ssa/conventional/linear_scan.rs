@@ -73,8 +73,7 @@
 //! alone held at that position (an occurrence of a variable lies in its
 //! interval). The scan thus visits each interval once; restarting it from
 //! the beginning after each eviction, as LLVM's old linear scan
-//! backtracked, would make it quadratic in the number of spills
-//! (`docs/scaling.md`).
+//! backtracked, would make it quadratic in the number of spills.
 //!
 //! # Renaming constraints
 //!
