@@ -12,7 +12,7 @@
 //!   pass's keys) and, optionally, `// args: 1 2`;
 //! - the input: a program in the SSA text form (`docs/ssa-text-form.md`),
 //!   a source program for the construction, or a parallel copy for its
-//!   sequentialization; the input is exactly what the pass takes, or the
+//!   sequentialization (a `.pcopy` file); the input is exactly what the pass takes, or the
 //!   file's comment names the passes the harness runs before it;
 //! - the line `// output:` and the output, each line behind `// `.
 //!
@@ -39,7 +39,9 @@ use ssaref::ir::{Function, Module, Value};
 use ssaref::machine::x86_check::check_machine_code;
 use ssaref::machine::x86_lower::{listing, lower_function_listed};
 use ssaref::mir::{MFunction, MModule};
-use ssaref::out_of_ssa::coalescing::{affinities, class_lists, coalesce, ClassTest, CoalescingOptions, CoalescingVariant};
+use ssaref::out_of_ssa::coalescing::{
+    affinities, class_lists, coalesce, ClassTest, CoalescingOptions, CoalescingVariant,
+};
 use ssaref::out_of_ssa::conventional::linear_scan::linear_scan;
 use ssaref::out_of_ssa::conventional::spill_everything::spill_everything;
 use ssaref::out_of_ssa::copy_insertion::{insert_copies, ParallelCopyPlace};
@@ -181,7 +183,8 @@ fn value_list(set: impl IntoIterator<Item = Value>) -> String {
 fn braun(h: &Header, input: &str) -> Result<Output, String> {
     let opts = BraunOptions::from_description(h.get("options")?)
         .ok_or("`// options:` is not a BraunOptions description such as `phi+scc` or `phi+scc+fold+cse`")?;
-    let program = ssaref::frontend::parser::parse_program(input).map_err(|e| format!("the input does not parse: {e:?}"))?;
+    let program =
+        ssaref::frontend::parser::parse_program(input).map_err(|e| format!("the input does not parse: {e:?}"))?;
     let m = construct_program(&program, &opts);
     for f in &m.functions {
         verified(f)?;
@@ -402,7 +405,9 @@ fn coalescing(h: &Header, input: &str) -> Result<Output, String> {
     let variants = h
         .get("variants")?
         .split(',')
-        .map(|s| CoalescingVariant::from_slug(s.trim()).ok_or_else(|| format!("`{}` is no coalescing variant", s.trim())))
+        .map(|s| {
+            CoalescingVariant::from_slug(s.trim()).ok_or_else(|| format!("`{}` is no coalescing variant", s.trim()))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let mut text = String::new();
     each_function(&ssa_input(input)?, |f| {
@@ -586,13 +591,15 @@ fn expected_text(pass: &Pass, text: &str) -> Result<String, String> {
     let h = header(&input, pass.keys);
     let output = (pass.run)(&h, &input)?;
     if let Some(args) = h.args()? {
-        let before = ssa_input(&input).and_then(|m| Ok(ssaref_interp::run_ssa(&m, &args, ssaref_interp::DEFAULT_FUEL)));
+        // A conventional-form input runs in the oracle too; a source program
+        // or a parallel copy does not parse, and its pass compares itself.
+        let before = parse_module(&input).ok().map(|m| ssaref_interp::run_ssa(&m, &args, ssaref_interp::DEFAULT_FUEL));
         let after = match &output {
             Output::Ssa(m, _) => Some(ssaref_interp::run_ssa(m, &args, ssaref_interp::DEFAULT_FUEL)),
             Output::Mir(m, _) => Some(ssaref_interp::run_mir(m, &args, ssaref_interp::DEFAULT_FUEL)),
             Output::Text(_) => None,
         };
-        if let (Ok(before), Some(after)) = (before, after) {
+        if let (Some(before), Some(after)) = (before, after) {
             if before != after {
                 return Err(format!("with args {args:?} the input gives {before:?}, the output {after:?}"));
             }
@@ -649,7 +656,8 @@ fn every_pass_filetest_holds_the_output_of_its_pass() {
         let files = files_in(&root.join(pass.folder));
         counts.insert(pass.folder, files.len());
         for path in files {
-            let name = format!("tests/filetests/passes/{}/{}", pass.folder, path.file_name().unwrap().to_string_lossy());
+            let name =
+                format!("tests/filetests/passes/{}/{}", pass.folder, path.file_name().unwrap().to_string_lossy());
             let text = std::fs::read_to_string(&path).expect("readable filetest");
             match expected_text(pass, &text) {
                 Err(e) => failures.push(format!("{name}: {e}")),
@@ -686,4 +694,23 @@ fn a_wrong_output_line_is_caught_and_a_missing_block_is_written() {
     assert_eq!(expected_text(pass, &wrong).as_deref(), Ok(want.as_str()), "a wrong line is replaced");
     let invalid = "// what\nfn main(v0) {\nb0:\n    ret v1\n}\n";
     assert!(expected_text(pass, invalid).unwrap_err().contains("verifier"));
+}
+
+#[test]
+fn an_output_that_computes_something_else_is_caught_by_the_oracle() {
+    // A pass that returns a constant instead of its parameter.
+    let wrong = Pass {
+        folder: "wrong",
+        keys: &[],
+        run: |_, _| {
+            let m = parse_module("fn main(v0) {\nb0:\n    v1 = const 0\n    ret v1\n}\n").expect("parses");
+            let text = print_module(&m);
+            Ok(Output::Ssa(m, text))
+        },
+    };
+    let input = "// what\n// args: 7\nfn main(v0) {\nb0:\n    ret v0\n}\n";
+    let error = expected_text(&wrong, input).unwrap_err();
+    assert!(error.contains("with args [7] the input gives"), "{error}");
+    // Without arguments the oracle is not asked.
+    assert!(expected_text(&wrong, &input.replace("// args: 7\n", "")).is_ok());
 }
