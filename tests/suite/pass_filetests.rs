@@ -391,10 +391,10 @@ fn method_i(_: &Header, input: &str) -> Result<Output, String> {
             let dests: Vec<String> = copies.iter().map(|c| c.dest.to_string()).collect();
             let sources: Vec<String> = copies.iter().map(|c| c.source.to_string()).collect();
             let at = match place {
-                ParallelCopyPlace::End(b) => format!("end of {b}"),
+                ParallelCopyPlace::End(b) => format!("at the end of {b}"),
                 ParallelCopyPlace::AfterPhis(b) => format!("after the phis of {b}"),
             };
-            text.push_str(&format!("parallel copy at the {at}: ({}) = ({})\n", dests.join(", "), sources.join(", ")));
+            text.push_str(&format!("parallel copy {at}: ({}) = ({})\n", dests.join(", "), sources.join(", ")));
         }
         Ok(())
     })?;
@@ -425,7 +425,7 @@ fn coalescing(h: &Header, input: &str) -> Result<Output, String> {
             if result.linear_mismatches > 0 {
                 return Err(format!("{}: the linear class test disagrees with the pairwise one", variant.name()));
             }
-            let lists = class_lists(&result, result.class_of.keys().copied());
+            let lists = class_lists(&result, (0..f.value_count).map(Value));
             check_classes_do_not_interfere(f, &groups.all_ranges(f), &lists).map_err(|e| format!("{e:?}"))?;
             let left = inserted
                 .iter()
