@@ -27,6 +27,9 @@
 //!   a line `// error[CHECKER]: ERROR` (the error as displayed) right after
 //!   the function header; a checker without such a line must accept.
 //!
+//! The pass filetests under `passes/` have their own harness,
+//! `pass_filetests.rs`.
+//!
 //! Each file starts with a comment saying what it tests. For each file the
 //! harness computes the text it should have, which is the file with its
 //! expectations replaced by what the code does, and fails with the
@@ -99,6 +102,8 @@ const CHECKER_GROUPS: &[(&str, &[(&str, Checker)])] = &[
 const ERROR: &str = "// error:";
 /// The comment line that starts the printed module of a `text-form/` file.
 const PRINT: &str = "// print:";
+/// The folder of the pass filetests, which `pass_filetests.rs` runs.
+const PASSES: &str = "passes";
 
 /// `tests/filetests/`.
 fn root() -> PathBuf {
@@ -318,6 +323,9 @@ fn every_filetest_holds_the_results_of_its_check() {
     let mut failures = Vec::new();
     for path in files_under(&root) {
         let rel = path.strip_prefix(&root).expect("under the root");
+        if rel.starts_with(PASSES) {
+            continue;
+        }
         let name = format!("tests/filetests/{}", rel.display());
         let folder = rel.parent().map(|p| p.to_string_lossy().replace('\\', "/")).unwrap_or_default();
         let Some(kind) = Kind::all().find(|k| k.folder() == folder) else {

@@ -5,7 +5,8 @@
 //! `tests/cases/` and `tests/corpus/` (programs with their expected outcome
 //! inline, run by `cases.rs` and `corpus.rs`), `tests/filetests/` (verifier,
 //! text-form and checker cases with the expected error inline, run by
-//! `filetests.rs`), `tests/golden/` and `tests/open-bugs/`.
+//! `filetests.rs`; one folder per pass under `tests/filetests/passes/`, IR in and IR out,
+//! run by `pass_filetests.rs`), `tests/golden/` and `tests/open-bugs/`.
 
 mod common;
 
@@ -46,6 +47,7 @@ mod out_of_ssa;
 mod out_of_ssa_translate;
 mod parser;
 mod pass_errors;
+mod pass_filetests;
 mod properties;
 mod reduce;
 mod reduce_ssa;
