@@ -79,7 +79,7 @@ fn split_duplicate_edges(f: &mut Function) -> usize {
 /// A function translated out of SSA form, with the variables the register
 /// allocator must put in fixed registers.
 #[derive(Clone, Debug)]
-pub struct OutOfSsa {
+pub struct TranslatedFunction {
     pub function: Function,
     /// The variables pinned to rax and rdx (at most one each), empty
     /// without [`OutOfSsaOptions::renaming_constraints`].
@@ -94,7 +94,7 @@ pub fn translate_out_of_ssa(f: &Function, opts: &OutOfSsaOptions) -> Result<(Fun
 }
 
 /// Translates `f` out of SSA form (see the module documentation).
-pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfSsa, PassError> {
+pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<TranslatedFunction, PassError> {
     // The input is always verified, so that bad input is an error and never
     // a panic in a later step.
     verify_function(f).map_err(|e| fail(f, "SSA verifier (input)", e))?;
@@ -106,7 +106,11 @@ pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfS
 /// `f` (the copy the translation rewrites). The §IV-D measurement
 /// (`evaluation/out_of_ssa_bench.rs`) calls it to leave both steps out of
 /// its timed region, as the paper's timings of the translation do.
-pub fn translate_verified(f: &Function, mut g: Function, opts: &OutOfSsaOptions) -> Result<OutOfSsa, PassError> {
+pub fn translate_verified(
+    f: &Function,
+    mut g: Function,
+    opts: &OutOfSsaOptions,
+) -> Result<TranslatedFunction, PassError> {
     // The checkers and cross-checks run when asked and when checks are on
     // (`pass_manager/self_checks.rs`).
     let on = crate::pass_manager::self_checks::enabled();
@@ -128,7 +132,7 @@ pub fn translate_verified(f: &Function, mut g: Function, opts: &OutOfSsaOptions)
             || crate::out_of_ssa::virtualization::translate_virtualized(f, g, pins, report, opts),
             |(function, pins, _)| check_pins(f, opts, function, pins),
         )?;
-        return Ok(OutOfSsa { function, pins, report });
+        return Ok(TranslatedFunction { function, pins, report });
     }
     let inserted = steps.rewrite(
         "Method I",
@@ -225,7 +229,7 @@ pub fn translate_verified(f: &Function, mut g: Function, opts: &OutOfSsaOptions)
         || rename_and_sequentialize(f, &g, &groups, &result, &pins, &depth, opts.check, &mut report),
         |(function, pins)| check_pins(f, opts, function, pins),
     )?;
-    Ok(OutOfSsa { function, pins, report })
+    Ok(TranslatedFunction { function, pins, report })
 }
 
 /// The variables of `g` in a copy (an affinity of `affs`) or a phi: the
