@@ -12,8 +12,8 @@ use std::sync::Arc;
 /// (stage `out-of-ssa[VARIANT,LIVENESS]`, with `,CLASS-TEST` unless the
 /// class test is linear, shared by the configurations with
 /// the same translation), then the allocator with the renaming
-/// constraints' pins for each K (stages `conv[k=K,CONFIG]` and
-/// `x86-conv[k=K,CONFIG]`).
+/// constraints' pins for each K (stages `out-of-ssa[k=K,CONFIG]` and
+/// `x86-out-of-ssa[k=K,CONFIG]`, where `CONFIG` names the allocator too).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OutOfSsa {
     pub out_of_ssa: crate::out_of_ssa::translate::OutOfSsaOptions,
@@ -116,12 +116,12 @@ type PinList = Vec<crate::out_of_ssa::renaming_constraints::Pins>;
 
 impl Backend for OutOfSsa {
     fn name(&self) -> String {
-        format!("boissinot[{}]", self.describe())
+        format!("out-of-ssa[{}]", self.describe())
     }
 
     fn stage_names(&self, k: usize) -> (String, String) {
         let tag = self.describe();
-        (format!("conv[k={k},{tag}]"), format!("x86-conv[k={k},{tag}]"))
+        (format!("out-of-ssa[k={k},{tag}]"), format!("x86-out-of-ssa[k={k},{tag}]"))
     }
 
     fn prepare_key(&self) -> String {
@@ -153,7 +153,7 @@ impl Backend for OutOfSsa {
         let mut text = String::new();
         match self.translate(ssa) {
             Ok((destructed, pins)) => {
-                text.push_str(&format!("== route 2: out of SSA ({tag})\n"));
+                text.push_str(&format!("== out-of-ssa: out of SSA ({tag})\n"));
                 text.push_str(&print_destructed(&destructed, &pins));
                 match crate::out_of_ssa::conventional::allocate_conventional_module_pinned(
                     &destructed,
@@ -162,19 +162,19 @@ impl Backend for OutOfSsa {
                     self.allocator,
                 ) {
                     Ok(mir) => text.push_str(&format!(
-                        "== route 2: allocated ({tag}, K = {k})\n{}",
+                        "== out-of-ssa: allocated ({tag}, K = {k})\n{}",
                         crate::mir::print_module(&mir)
                     )),
-                    Err(e) => text.push_str(&format!("== route 2: allocation with K = {k} failed: {e}\n")),
+                    Err(e) => text.push_str(&format!("== out-of-ssa: allocation with K = {k} failed: {e}\n")),
                 }
             }
-            Err(e) => text.push_str(&format!("== route 2: out-of-SSA ({tag}) failed: {e}\n")),
+            Err(e) => text.push_str(&format!("== out-of-ssa: out-of-SSA ({tag}) failed: {e}\n")),
         }
         text
     }
 
     fn listing_title(&self, k: usize) -> String {
-        format!("route 2: x86-64 ({}, K = {k})", self.describe())
+        format!("out-of-ssa: x86-64 ({}, K = {k})", self.describe())
     }
 }
 

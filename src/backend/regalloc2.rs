@@ -26,19 +26,19 @@ impl Backend for Regalloc2 {
         for f in &ssa.functions {
             match crate::regalloc2::allocate_regalloc2(f, k) {
                 Ok((_, report)) => {
-                    text.push_str(&format!("== route 3: regalloc2 (`{}`, K = {k})\n", f.name));
+                    text.push_str(&format!("== regalloc2 (`{}`, K = {k})\n", f.name));
                     text.push_str(&report.render());
                 }
-                Err(e) => text.push_str(&format!("== route 3: regalloc2 on `{}` with K = {k} failed: {e}\n", f.name)),
+                Err(e) => text.push_str(&format!("== regalloc2 on `{}` with K = {k} failed: {e}\n", f.name)),
             }
         }
         if let Ok((mir, _)) = crate::regalloc2::allocate_module(ssa, k) {
-            text.push_str(&format!("== route 3: allocated (K = {k})\n{}", crate::mir::print_module(&mir)));
+            text.push_str(&format!("== regalloc2: allocated (K = {k})\n{}", crate::mir::print_module(&mir)));
         }
         text
     }
 
     fn listing_title(&self, k: usize) -> String {
-        format!("route 3: x86-64 (K = {k})")
+        format!("regalloc2: x86-64 (K = {k})")
     }
 }
