@@ -22,7 +22,7 @@ fn separator(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'-' | b'_' | b'/' | b'!' | b'*' | b'#' | b'>')
 }
 
-/// The numbered back-end labels in `text`, one `line N: `what`` entry per
+/// The numbered back-end labels in `text`, in order, one `line N: `what`` entry per
 /// finding: "route" or "routes" (any case, not inside a longer word such
 /// as "reroute") followed by 1, 2 or 3 and no further digit, and `r1=`, `r2=`
 /// or `r3=` (any case) that does not continue a word.
@@ -48,17 +48,18 @@ fn numbered_labels(text: &str) -> Vec<String> {
         let number = bytes.get(j).is_some_and(|b| (b'1'..=b'3').contains(b));
         if number && !bytes.get(j + 1).is_some_and(u8::is_ascii_digit) {
             let words: Vec<&str> = text[start..=j].split_whitespace().collect();
-            found.push(format!("line {}: `{}`", line_of(start), words.join(" ")));
+            found.push((start, format!("line {}: `{}`", line_of(start), words.join(" "))));
         }
     }
     for (i, w) in bytes.windows(3).enumerate() {
         let label = w[0] == b'r' && (b'1'..=b'3').contains(&w[1]) && w[2] == b'=';
         let word_start = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
         if label && word_start {
-            found.push(format!("line {}: `{}`", line_of(i), &text[i..i + 3]));
+            found.push((i, format!("line {}: `{}`", line_of(i), &text[i..i + 3])));
         }
     }
-    found
+    found.sort();
+    found.into_iter().map(|(_, f)| f).collect()
 }
 
 fn root() -> PathBuf {

@@ -417,7 +417,8 @@ fn run_and_emit_iterate_over_the_back_ends_of_route() {
     let (code, out, err) = ssaref(&["run", &f, "10", "--route", "all", "--regs", "2"]);
     assert_eq!(code, 0, "{err}");
     let each = "55\nreturn 18\n";
-    let expected = format!("== ssa-ra[opt]\n{each}== boissinot[sharing,check,linear-scan]\n{each}== regalloc2\n{each}");
+    let expected =
+        format!("== ssa-ra[opt]\n{each}== out-of-ssa[sharing,check,linear-scan]\n{each}== regalloc2\n{each}");
     assert_eq!(out, expected);
     // One back end: the outcome alone, as before.
     let (code, out, _) = ssaref(&["run", &f, "10", "--route", "regalloc2", "--regs", "2", "--stage", "alloc"]);
@@ -425,7 +426,7 @@ fn run_and_emit_iterate_over_the_back_ends_of_route() {
     let (code, out, err) = ssaref(&["emit", &f, "--stage", "x86", "--route", "both", "--regs", "3"]);
     assert_eq!(code, 0, "{err}");
     let heads: Vec<&str> = out.lines().filter(|l| l.starts_with("== ")).collect();
-    assert_eq!(heads, ["== ssa-ra[opt]", "== boissinot[sharing,check,linear-scan]"], "{out}");
+    assert_eq!(heads, ["== ssa-ra[opt]", "== out-of-ssa[sharing,check,linear-scan]"], "{out}");
 }
 
 #[test]
