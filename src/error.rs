@@ -232,7 +232,7 @@ impl fmt::Display for AllocInputError {
                 write!(f, "{value} is not below value_count {value_count}")
             }
             InputProblem::RepeatedParam { index, value } => write!(f, "parameter {index} repeats {value}"),
-            InputProblem::Phis(b) => write!(f, "{b} has phis; route 2 allocates code after SSA destruction"),
+            InputProblem::Phis(b) => write!(f, "{b} has phis; out-of-ssa allocates code after SSA destruction"),
             InputProblem::Undef(b) => write!(f, "{b} contains `undef`"),
             InputProblem::Destination(b) => {
                 write!(f, "{b} has an instruction whose destination does not fit its operation")

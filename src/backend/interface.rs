@@ -47,7 +47,7 @@ pub struct BackendOutput {
 /// output, so that campaigns and the reducer can replay a failure.
 pub trait Backend: Send + Sync {
     /// The back end's name: letters, digits and `-`, then optionally a
-    /// configuration in brackets (`ssa-ra[opt]`, `boissinot[sharing,...]`).
+    /// configuration in brackets (`ssa-ra[opt]`, `out-of-ssa[sharing,...]`).
     /// The part before `[` is its family; `ssaref repro` shows one back end
     /// per family.
     fn name(&self) -> String;

@@ -27,7 +27,7 @@ use crate::out_of_ssa::conventional::ConventionalAllocator;
 use crate::out_of_ssa::copy_insertion::insert_copies;
 use crate::out_of_ssa::rename::rename_and_sequentialize;
 use crate::out_of_ssa::renaming_constraints::{is_constrained, split_divisions, Pins};
-use crate::out_of_ssa::translate::{check_pins, split_duplicate_edges, CoalescingInputs, OutOfSsa as Translation};
+use crate::out_of_ssa::translate::{check_pins, split_duplicate_edges, CoalescingInputs, TranslatedFunction as Translation};
 use crate::out_of_ssa::translate_options::{count_copies, fail, OutOfSsaOptions, OutOfSsaReport};
 use crate::out_of_ssa::values::ValueInterference;
 use crate::pass_manager::flags::Flags;
@@ -227,8 +227,8 @@ pub fn allocate_module(
 /// (stage `out-of-ssa[VARIANT,LIVENESS]`, with `,CLASS-TEST` unless the
 /// class test is linear, shared by the configurations with
 /// the same translation), then the allocator with the renaming
-/// constraints' pins for each K (stages `conv[k=K,CONFIG]` and
-/// `x86-conv[k=K,CONFIG]`).
+/// constraints' pins for each K (stages `out-of-ssa[k=K,CONFIG]` and
+/// `x86-out-of-ssa[k=K,CONFIG]`, where `CONFIG` names the allocator too).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OutOfSsa {
     pub out_of_ssa: crate::out_of_ssa::translate::OutOfSsaOptions,
@@ -331,12 +331,12 @@ type PinList = Vec<crate::out_of_ssa::renaming_constraints::Pins>;
 
 impl Backend for OutOfSsa {
     fn name(&self) -> String {
-        format!("boissinot[{}]", self.describe())
+        format!("out-of-ssa[{}]", self.describe())
     }
 
     fn stage_names(&self, k: usize) -> (String, String) {
         let tag = self.describe();
-        (format!("conv[k={k},{tag}]"), format!("x86-conv[k={k},{tag}]"))
+        (format!("out-of-ssa[k={k},{tag}]"), format!("x86-out-of-ssa[k={k},{tag}]"))
     }
 
     fn prepare_key(&self) -> String {
@@ -367,23 +367,23 @@ impl Backend for OutOfSsa {
         let mut text = String::new();
         match self.translate(ssa, flags) {
             Ok((destructed, pins)) => {
-                text.push_str(&format!("== route 2: out of SSA ({tag})\n"));
+                text.push_str(&format!("== out-of-ssa: out of SSA ({tag})\n"));
                 text.push_str(&print_destructed(&destructed, &pins));
                 match allocate_module(&destructed, &pins, k, self.allocator, flags) {
                     Ok(mir) => text.push_str(&format!(
-                        "== route 2: allocated ({tag}, K = {k})\n{}",
+                        "== out-of-ssa: allocated ({tag}, K = {k})\n{}",
                         crate::mir::print_module(&mir)
                     )),
-                    Err(e) => text.push_str(&format!("== route 2: allocation with K = {k} failed: {e}\n")),
+                    Err(e) => text.push_str(&format!("== out-of-ssa: allocation with K = {k} failed: {e}\n")),
                 }
             }
-            Err(e) => text.push_str(&format!("== route 2: out-of-SSA ({tag}) failed: {e}\n")),
+            Err(e) => text.push_str(&format!("== out-of-ssa: out-of-SSA ({tag}) failed: {e}\n")),
         }
         text
     }
 
     fn listing_title(&self, k: usize) -> String {
-        format!("route 2: x86-64 ({}, K = {k})", self.describe())
+        format!("out-of-ssa: x86-64 ({}, K = {k})", self.describe())
     }
 }
 

@@ -90,19 +90,19 @@ impl Backend for Regalloc2 {
         for f in &ssa.functions {
             match allocate_function(f, k, flags) {
                 Ok((_, report)) => {
-                    text.push_str(&format!("== route 3: regalloc2 (`{}`, K = {k})\n", f.name));
+                    text.push_str(&format!("== regalloc2 (`{}`, K = {k})\n", f.name));
                     text.push_str(&report.render());
                 }
-                Err(e) => text.push_str(&format!("== route 3: regalloc2 on `{}` with K = {k} failed: {e}\n", f.name)),
+                Err(e) => text.push_str(&format!("== regalloc2 on `{}` with K = {k} failed: {e}\n", f.name)),
             }
         }
         if let Ok((mir, _)) = allocate_module(ssa, k, flags) {
-            text.push_str(&format!("== route 3: allocated (K = {k})\n{}", crate::mir::print_module(&mir)));
+            text.push_str(&format!("== regalloc2: allocated (K = {k})\n{}", crate::mir::print_module(&mir)));
         }
         text
     }
 
     fn listing_title(&self, k: usize) -> String {
-        format!("route 3: x86-64 (K = {k})")
+        format!("regalloc2: x86-64 (K = {k})")
     }
 }

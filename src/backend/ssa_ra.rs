@@ -235,8 +235,8 @@ fn check_elimination(f: &Function, spilled: &SpillResult, mf: &MFunction) -> Res
 
 /// ssa-ra with one option set (its `k` is replaced by each K): Pereira's
 /// allocation, then Pereira and Palsberg's SSA elimination. Stages:
-/// `ssa-ra[k=K,TAG]/PASS` (the SSA after each pass), `alloc[k=K,TAG]` and
-/// `x86[k=K,TAG]`, where `TAG` is `RegallocOptions::describe`: `opt` with
+/// `ssa-ra[k=K,TAG]/PASS` (the SSA after each pass), `ssa-ra[k=K,TAG]` (the
+/// allocated machine IR) and `x86-ssa-ra[k=K,TAG]`, where `TAG` is `RegallocOptions::describe`: `opt` with
 /// every switch on, `plain` without the §6 optimizations, else the
 /// switches that are on (`pmc+coalesce+hoist`); spilling during coloring
 /// (the default) is the switch `color-spill`, off for the separate pass
@@ -261,7 +261,7 @@ impl Backend for SsaRa {
 
     fn stage_names(&self, k: usize) -> (String, String) {
         let tag = self.tag();
-        (format!("alloc[k={k},{tag}]"), format!("x86[k={k},{tag}]"))
+        (format!("ssa-ra[k={k},{tag}]"), format!("x86-ssa-ra[k={k},{tag}]"))
     }
 
     fn allocate(&self, ssa: &Module, _prepared: &Prepared, k: usize, flags: Flags) -> Result<BackendOutput, PassError> {

@@ -131,8 +131,8 @@ impl CampaignConfig {
         self
     }
 
-    /// Which routes run: ssa-ra, out-of-ssa's configurations (none: no route
-    /// 2), regalloc2.
+    /// Which back ends run: ssa-ra, out-of-ssa's configurations (none: no
+    /// out-of-ssa), regalloc2.
     pub fn with_routes(mut self, ssa_ra: bool, out_of_ssa: Vec<crate::backend::OutOfSsa>, regalloc2: bool) -> Self {
         self.rotation.ssa_ra = ssa_ra;
         self.rotation.out_of_ssa = out_of_ssa;

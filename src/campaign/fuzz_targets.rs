@@ -235,7 +235,7 @@ pub fn fuzz_alloc_checker(data: &[u8], oracle: &dyn crate::oracle::Oracle) -> Mu
     .unwrap_or_else(|e| panic!("allocation fails: {e}"));
     let Some(main) = mir.main() else { return MutantVerdict::Skipped };
     if let Err(e) = crate::checkers::alloc_checker::check_allocation(main) {
-        panic!("the checker rejects route 1's own allocation: {e}");
+        panic!("the checker rejects ssa-ra's own allocation: {e}");
     }
     let fuel = crate::differential::later_stage_fuel(CONSTRUCT_FUEL);
     let Ok(original) = oracle.run_mir(&mir, &tc.args, fuel) else { return MutantVerdict::Skipped };

@@ -37,7 +37,7 @@
 //! the SSA of `BraunOptions::all_on()`, K in {2, 3, 4, 6, 8, 15},
 //! ssa-ra with and without the §6 optimizations, the linear class test.
 
-use crate::backend::OutOfSsa;
+use crate::backend::{Backend, OutOfSsa, Regalloc2, SsaRa};
 use crate::construction::braun::BraunOptions;
 use crate::differential::DiffConfig;
 use crate::out_of_ssa::coalescing::{ClassTest, CoalescingVariant};
@@ -199,23 +199,26 @@ impl ProgramConfig {
         diff
     }
 
-    /// The text of a case file's `// config:` line: `braun=VARIANT`, one
-    /// `ra=SWITCHES` per ssa-ra option set, one `r2=CONFIG` per out-of-ssa
-    /// configuration, and `r3` with regalloc2 (the register counts are the
-    /// `// regs:` line's).
+    /// The text of a case file's `// config:` line: `braun=VARIANT`, then
+    /// the name of each back end it runs (`Backend::name`): one
+    /// `ssa-ra[SWITCHES]` per ssa-ra option set, one `out-of-ssa[CONFIG]` per
+    /// out-of-ssa configuration, and `regalloc2` (the register counts are
+    /// the `// regs:` line's).
     pub fn render(&self) -> String {
         let mut words = vec![format!("braun={}", self.construction.describe())];
-        words.extend(self.ssa_ra.iter().map(|o| format!("ra={}", o.describe())));
-        words.extend(self.out_of_ssa.iter().map(|r| format!("r2={}", r.describe())));
+        words.extend(self.ssa_ra.iter().map(|&o| SsaRa(o).name()));
+        words.extend(self.out_of_ssa.iter().map(|r| r.name()));
         if self.regalloc2 {
-            words.push("r3".into());
+            words.push(Regalloc2.name());
         }
         words.join(" ")
     }
 
     /// Reads [`ProgramConfig::render`]'s text back, with register counts
-    /// `regs`. An error gives the character offset in `text` of the word
-    /// it is about.
+    /// `regs`. The words of older case files are read too: `ra=SWITCHES`
+    /// for ssa-ra, `boissinot[CONFIG]` and its short form (`r2` and `=`,
+    /// then `CONFIG`) for out-of-ssa, and `r3` for regalloc2. An error gives
+    /// the character offset in `text` of the word it is about.
     pub fn parse(text: &str, regs: &[usize]) -> Result<ProgramConfig, (usize, String)> {
         let mut config = ProgramConfig {
             construction: BraunOptions::all_on(),
@@ -231,23 +234,28 @@ impl ProgramConfig {
             if word.is_empty() {
                 continue;
             }
-            let (key, value) = word.split_once('=').unwrap_or((word, ""));
+            // `NAME[VALUE]` for a back end's name, `KEY=VALUE` for the
+            // construction and the older words.
+            let named = word.strip_suffix(']').and_then(|w| w.split_once('['));
+            let (key, value) = named.or_else(|| word.split_once('=')).unwrap_or((word, ""));
             let bad = |what: &str| (at, format!("`{word}` is not {what}"));
-            match key {
-                "braun" => {
+            match (key, named.is_some()) {
+                ("braun", false) => {
                     config.construction = BraunOptions::from_description(value)
                         .ok_or_else(|| bad("a construction variant (`braun=phi+scc+witness`)"))?;
                 }
-                "ra" => config.ssa_ra.push(
-                    RegallocOptions::from_description(value)
-                        .ok_or_else(|| bad("a route-1 option set (`ra=opt`, `ra=plain`, `ra=pmc+hoist`)"))?,
-                ),
-                "r2" => config.out_of_ssa.push(
-                    OutOfSsa::from_description(value)
-                        .ok_or_else(|| bad("a route-2 configuration (`r2=sharing,check,linear-scan,graph`)"))?,
-                ),
-                "r3" if value.is_empty() => config.regalloc2 = true,
-                _ => return Err(bad("`braun=`, `ra=`, `r2=` or `r3`")),
+                ("ssa-ra", true) | ("ra", false) => {
+                    config.ssa_ra.push(RegallocOptions::from_description(value).ok_or_else(|| {
+                        bad("an ssa-ra option set (`ssa-ra[opt]`, `ssa-ra[plain]`, `ssa-ra[pmc+hoist]`)")
+                    })?)
+                }
+                ("out-of-ssa" | "boissinot", true) | ("r2", false) => {
+                    config.out_of_ssa.push(OutOfSsa::from_description(value).ok_or_else(|| {
+                        bad("an out-of-ssa configuration (`out-of-ssa[sharing,check,linear-scan,graph]`)")
+                    })?)
+                }
+                ("regalloc2" | "r3", false) if key == word => config.regalloc2 = true,
+                _ => return Err(bad("`braun=`, `ssa-ra[…]`, `out-of-ssa[…]` or `regalloc2`")),
             }
         }
         Ok(config)
@@ -340,7 +348,7 @@ impl Coverage {
         ));
         if !self.ssa_ra.is_empty() {
             s.push_str(&format!(
-                "  route 1: {} option sets: {}; option sets run with each switch off: {}\n",
+                "  ssa-ra: {} option sets: {}; option sets run with each switch off: {}\n",
                 self.ssa_ra.len(),
                 join(self.ssa_ra.iter().map(|(d, n)| format!("{d} {n}")).collect()),
                 join(self.switches_off().iter().map(|(d, n)| format!("{d} {n}")).collect())
@@ -348,7 +356,7 @@ impl Coverage {
         }
         if !self.out_of_ssa.is_empty() {
             s.push_str(&format!(
-                "  route 2: {} configurations; class tests: {}\n",
+                "  out-of-ssa: {} configurations; class tests: {}\n",
                 self.out_of_ssa.len(),
                 join(self.class_tests.iter().map(|(d, n)| format!("{d} {n}")).collect())
             ));

@@ -417,7 +417,7 @@ fn check_classes(
         let picked: Vec<&Vec<Value>> = nontrivial.iter().step_by(step).copied().collect();
         sampling::note_sampled(format!(
             "{}: no interference within {} of {} classes (one in {step}), not all",
-            if by_value { "route 2's class check" } else { "the independent CSSA check" },
+            if by_value { "out-of-ssa's class check" } else { "the independent CSSA check" },
             picked.len(),
             nontrivial.len()
         ));

@@ -241,9 +241,9 @@ pub struct Allocated {
     /// The back end's name (`Backend::name`).
     pub name: String,
     pub mir: ssaref::mir::MModule,
-    /// With `passes`, what the back end reports (`Backend::report`: route
-    /// 1, the SSA after each pass; out-of-ssa, the destructed program; route
-    /// 3, regalloc2's input, allocations and edits), ending with the
+    /// With `passes`, what the back end reports (`Backend::report`: ssa-ra,
+    /// the SSA after each pass; out-of-ssa, the destructed program;
+    /// regalloc2, its input, allocations and edits), ending with the
     /// allocated code; otherwise empty.
     pub text: String,
 }

@@ -67,8 +67,8 @@ pub fn cmd_emit(a: EmitArgs) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `ssaref emit FILE.ssa`: the SSA as given (canonical text form), route
-/// 2's destructed program, or a back end's allocated code or listing.
+/// `ssaref emit FILE.ssa`: the SSA as given (canonical text form),
+/// out-of-ssa's destructed program, or a back end's allocated code or listing.
 fn cmd_emit_ssa(a: EmitArgs) -> Result<ExitCode, Failure> {
     let case = load_ssa(&a.file)?;
     let module = &case.module;

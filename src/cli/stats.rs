@@ -2,8 +2,8 @@
 //! generated ones): ssa-ra's spills and moves with each optimization of
 //! Pereira and Palsberg §6 on and off, and with each spilling strategy
 //! (during coloring, Pereira §4.5-4.6, or a separate pass), or out-of-ssa's
-//! remaining copies per coalescing variant, or (`--compare-backends`) route
-//! 1, out-of-ssa and regalloc2 side by side (`evaluation/backend_comparison.rs`).
+//! remaining copies per coalescing variant, or (`--compare-backends`)
+//! ssa-ra, out-of-ssa and regalloc2 side by side (`evaluation/backend_comparison.rs`).
 
 use crate::args::Route;
 use crate::common::{bad_input, internal, load_case, usage, Failure};
@@ -149,7 +149,7 @@ pub fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
         return Err(usage("stats: give at least one program, or --gen N".into()));
     }
     if a.route == Route::Regalloc2 {
-        return Err(usage("stats: no table for route 3 (regalloc2) yet".into()));
+        return Err(usage("stats: no table for regalloc2 yet".into()));
     }
     if a.route == Route::OutOfSsa {
         let liveness = match a.liveness.as_str() {

@@ -101,9 +101,9 @@ impl Engine {
     /// The row's label.
     pub fn label(self) -> String {
         match self {
-            Engine::SsaRa => "route 1 (Pereira + Pereira–Palsberg)".to_string(),
-            Engine::OutOfSsa(v) => format!("route 2 ({} + linear scan)", v.slug()),
-            Engine::Regalloc2 => "regalloc2 (route 3)".to_string(),
+            Engine::SsaRa => "ssa-ra (Pereira + Pereira–Palsberg)".to_string(),
+            Engine::OutOfSsa(v) => format!("out-of-ssa ({} + linear scan)", v.slug()),
+            Engine::Regalloc2 => "regalloc2".to_string(),
         }
     }
 
@@ -309,7 +309,7 @@ pub fn compare_backends(
             let (s, d) = totals(per_k);
             (d, s)
         })
-        .ok_or_else(|| EvalError::Message("no route-2 variant to measure".to_string()))?;
+        .ok_or_else(|| EvalError::Message("no out-of-ssa variant to measure".to_string()))?;
     let engines = [Engine::SsaRa, Engine::OutOfSsa(best), Engine::Regalloc2];
     let mut tables = Vec::new();
     for (ki, &k) in config.regs.iter().enumerate() {
@@ -394,7 +394,7 @@ impl Comparison {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "| back end | loads | stores | moves | swaps | total | vs r1 | slots | dyn loads | dyn stores | dyn moves | dyn swaps | dyn total | vs r1 | ns/inst | vs r1 |"
+            "| back end | loads | stores | moves | swaps | total | vs ssa-ra | slots | dyn loads | dyn stores | dyn moves | dyn swaps | dyn total | vs ssa-ra | ns/inst | vs ssa-ra |"
         );
         let _ = writeln!(s, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
         let base = &t.rows[0];
@@ -440,7 +440,7 @@ impl Comparison {
         );
         let _ = writeln!(s);
         if self.out_of_ssa_selection.is_empty() {
-            let _ = writeln!(s, "Route 2's coalescing variant: {} (given).", self.out_of_ssa_variant.slug());
+            let _ = writeln!(s, "out-of-ssa's coalescing variant: {} (given).", self.out_of_ssa_variant.slug());
         } else {
             let list: Vec<String> = self
                 .out_of_ssa_selection
@@ -449,7 +449,7 @@ impl Comparison {
                 .collect();
             let _ = writeln!(
                 s,
-                "Route 2's coalescing variant: {}, the fewest executed spill instructions, moves and swaps over all K (measured: {}).",
+                "out-of-ssa's coalescing variant: {}, the fewest executed spill instructions, moves and swaps over all K (measured: {}).",
                 self.out_of_ssa_variant.slug(),
                 list.join("; ")
             );
@@ -457,7 +457,7 @@ impl Comparison {
         let _ = writeln!(s);
         let _ = writeln!(
             s,
-            "| K | dyn loads+stores r1 | r2 | regalloc2 | dyn moves+swaps r1 | r2 | regalloc2 | slots r1 | r2 | regalloc2 | ns/inst r1 | r2 | regalloc2 |"
+            "| K | dyn loads+stores ssa-ra | out-of-ssa | regalloc2 | dyn moves+swaps ssa-ra | out-of-ssa | regalloc2 | slots ssa-ra | out-of-ssa | regalloc2 | ns/inst ssa-ra | out-of-ssa | regalloc2 |"
         );
         let _ = writeln!(s, "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
         for t in &self.tables {

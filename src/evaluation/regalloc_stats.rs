@@ -142,7 +142,7 @@ pub fn comparison_table(
     }
     let base = counts[0].1;
     let mut s = String::new();
-    let _ = writeln!(s, "route 1 at K = {k} on {} programs ({} runs counted)", base.programs, base.runs);
+    let _ = writeln!(s, "ssa-ra at K = {k} on {} programs ({} runs counted)", base.programs, base.runs);
     let _ = writeln!(
         s,
         "{:<24} {:>7} {:>6} {:>7} {:>7} {:>7} {:>6} | {:>9} {:>9} {:>9} {:>8} | {:>9} {:>9}",
@@ -206,7 +206,7 @@ pub fn spill_strategy_table(
     let during = RegallocOptions { spill_during_coloring: true, ..all };
     let separate = RegallocOptions { spill_during_coloring: false, ..all };
     let mut s = String::new();
-    let _ = writeln!(s, "route 1 spilling strategies at K = {k} (all of §6 on)");
+    let _ = writeln!(s, "ssa-ra's spilling strategies at K = {k} (all of §6 on)");
     let _ = writeln!(
         s,
         "{:<34} {:>7} {:>6} {:>7} {:>7} {:>7} {:>6} | {:>9} {:>9} {:>9}",

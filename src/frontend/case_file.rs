@@ -5,9 +5,9 @@
 //! ```text
 //! // ssaref fuzz failure, seed 42          (description lines: free text)
 //! // reproduce: ssaref repro case-42.src
-//! // | stage alloc[k=4,opt] diverges from the source
+//! // | stage ssa-ra[k=4,opt] diverges from the source
 //! // regs: 2 3 4                            (optional; each K in 2..=15)
-//! // config: braun=phi+scc ra=opt ra=plain r2=sharing,check,linear-scan
+//! // config: braun=phi+scc ssa-ra[opt] ssa-ra[plain] out-of-ssa[sharing,check,linear-scan]
 //! //                                        (optional; the back ends to replay)
 //! // args: 3 -4                             (optional; i64 arguments of `main`)
 //! // expect:                                (optional; then the outcome lines)
@@ -339,12 +339,12 @@ mod tests {
 
     #[test]
     fn a_header_round_trips() {
-        let text = "// ssaref fuzz failure, seed 3\n// | args: not a key\n// regs: 2 4\n// config: ra=opt  r2=x\n// args: 5 -1\n\
+        let text = "// ssaref fuzz failure, seed 3\n// | args: not a key\n// regs: 2 4\n// config: ssa-ra[opt]  out-of-ssa[x]\n// args: 5 -1\n\
                     // expect:\n// 7\n// return 0\nfn main(a, b) {\n    out a;\n    return 0;\n}\n";
         let case = CaseFile::parse(text).expect("parses");
         assert_eq!(case.description, ["ssaref fuzz failure, seed 3", "| args: not a key"]);
         assert_eq!(case.regs, Some(vec![2, 4]));
-        assert_eq!(case.config, Some((Pos { line: 4, col: 12 }, "ra=opt  r2=x".to_string())));
+        assert_eq!(case.config, Some((Pos { line: 4, col: 12 }, "ssa-ra[opt]  out-of-ssa[x]".to_string())));
         assert_eq!(case.args, [5, -1]);
         assert_eq!(case.expect, Some(vec!["7".to_string(), "return 0".to_string()]));
         assert_eq!(case.render(), text);

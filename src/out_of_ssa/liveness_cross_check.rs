@@ -81,7 +81,7 @@ pub fn cross_check_liveness(f: &Function, sets: &Liveness, check: &LivenessCheck
     let blocks: Vec<Block> = if sampling::should_sample(size) {
         let picked = sampling::evenly_spaced(reachable.len(), sampling::SAMPLED_BLOCKS);
         sampling::note_sampled(format!(
-            "route 2's liveness cross-check: sets = check at every value of {} evenly spaced blocks, not at all {}",
+            "out-of-ssa's liveness cross-check: sets = check at every value of {} evenly spaced blocks, not at all {}",
             picked.len(),
             reachable.len()
         ));

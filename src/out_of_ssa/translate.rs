@@ -73,7 +73,7 @@ pub fn split_duplicate_edges(f: &mut Function) -> usize {
 /// A function translated out of SSA form, with the variables the register
 /// allocator must put in fixed registers.
 #[derive(Clone, Debug)]
-pub struct OutOfSsa {
+pub struct TranslatedFunction {
     pub function: Function,
     /// The variables pinned to rax and rdx (at most one each), empty
     /// without [`OutOfSsaOptions::renaming_constraints`].

@@ -44,7 +44,7 @@ pub struct OutOfSsaOptions {
     pub cross_check: bool,
     /// Pin the dividend and the result of every division to the registers
     /// of x86's `idiv` (§III-D); the pins come back in
-    /// `translate::OutOfSsa::pins` for the register allocator.
+    /// `translate::TranslatedFunction::pins` for the register allocator.
     pub renaming_constraints: bool,
 }
 

@@ -8,7 +8,7 @@
 //! candidate only if its verdict is the same [`Failure`]: the same kind of
 //! verdict and
 //! - for a divergence, the same first diverging stage up to K
-//!   (`alloc[k=4,opt]` and `alloc[k=2,opt]` are both `alloc[k=*,opt]`)
+//!   (`ssa-ra[k=4,opt]` and `ssa-ra[k=2,opt]` are both `ssa-ra[k=*,opt]`)
 //!   and the same kind of wrong result (another outcome, a later stage out
 //!   of fuel, or an error of the oracle such as a read of a location never
 //!   written);
@@ -227,7 +227,7 @@ pub fn normalize_numbers(message: &str) -> String {
     out
 }
 
-/// The register count a stage name gives (`alloc[k=4,opt]` gives 4).
+/// The register count a stage name gives (`ssa-ra[k=4,opt]` gives 4).
 pub fn stage_k(stage: &str) -> Option<usize> {
     let after = &stage[stage.find("k=")? + 2..];
     after[..leading_digits(after)].parse().ok()
@@ -503,11 +503,20 @@ mod tests {
 
     #[test]
     fn stage_names_lose_their_k() {
-        assert_eq!(stage_family("alloc[k=4,opt]"), "alloc[k=*,opt]");
+        assert_eq!(stage_family("ssa-ra[k=4,opt]"), "ssa-ra[k=*,opt]");
+        assert_eq!(stage_family("x86-ssa-ra[k=12,opt]"), "x86-ssa-ra[k=*,opt]");
+        assert_eq!(
+            stage_family("out-of-ssa[k=3,sharing,check,linear-scan]"),
+            "out-of-ssa[k=*,sharing,check,linear-scan]"
+        );
+        assert_eq!(stage_family("out-of-ssa[sharing,check]"), "out-of-ssa[sharing,check]");
+        assert_eq!(stage_family("x86-regalloc2[k=2]"), "x86-regalloc2[k=*]");
         assert_eq!(stage_family("ssa-ra[k=15,plain]/phi-lifting"), "ssa-ra[k=*,plain]/phi-lifting");
         assert_eq!(stage_family("ssa[phi+scc]"), "ssa[phi+scc]");
         assert_eq!(stage_family("k="), "k=");
-        assert_eq!(stage_k("alloc[k=15,opt]"), Some(15));
+        assert_eq!(stage_k("ssa-ra[k=15,opt]"), Some(15));
+        assert_eq!(stage_k("x86-out-of-ssa[k=7,value,sets,linear-scan]"), Some(7));
+        assert_eq!(stage_k("out-of-ssa[value,sets]"), None);
         assert_eq!(stage_k("cytron"), None);
         assert_eq!(stage_k("k=x"), None);
     }

@@ -21,12 +21,12 @@
 //! and soon dwarfs the allocation itself (`docs/scaling.md` gives the
 //! figures). For a function of
 //! more than [`THEIR_CHECKER_LIMIT`] instructions it is therefore skipped
-//! unless the environment variable `SSAREF_ROUTE3_FULL_CHECK` is set, and
+//! unless the environment variable `SSAREF_REGALLOC2_FULL_CHECK` is set, and
 //! only ssaref's allocation checker, which checks the same property on the
 //! machine IR in about linear time, judges the allocation. Generated
 //! campaign programs are far below the limit, so campaigns always run both.
 //!
-//! With the environment variable `SSAREF_ROUTE3_DEBUG` set, every
+//! With the environment variable `SSAREF_REGALLOC2_DEBUG` set, every
 //! allocation also prints regalloc2's input and output and the allocated
 //! code to stderr before the checkers' verdicts are compared, so that a
 //! rejected allocation can be read (`ssaref repro` prints them only for an
@@ -73,7 +73,7 @@ pub const THEIR_CHECKER_LIMIT: usize = 1_000;
 /// Whether regalloc2's checker runs on the allocation of `f`.
 pub fn runs_their_checker(f: &Function) -> bool {
     let insts: usize = f.blocks.values().map(|b| b.insts.len() + b.phis.len() + 1).sum();
-    insts <= THEIR_CHECKER_LIMIT || std::env::var_os("SSAREF_ROUTE3_FULL_CHECK").is_some()
+    insts <= THEIR_CHECKER_LIMIT || std::env::var_os("SSAREF_REGALLOC2_FULL_CHECK").is_some()
 }
 
 /// The checks of regalloc2's allocation of `f` (the module documentation):
@@ -98,7 +98,7 @@ pub fn check_regalloc2(
     };
     check_no_scratch(mir).map_err(|e| fail(k, "to-mir", "no-scratch", e))?;
     let ours = check_allocation(mir);
-    if std::env::var_os("SSAREF_ROUTE3_DEBUG").is_some() {
+    if std::env::var_os("SSAREF_REGALLOC2_DEBUG").is_some() {
         use std::io::Write;
         let report = Regalloc2Report { input: adapter.clone(), output: output.clone() };
         let _ = write!(std::io::stderr(), "{}{}", report.render(), crate::mir::print_function(mir));

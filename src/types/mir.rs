@@ -163,8 +163,8 @@ pub enum MTerm {
 /// A phi that SSA elimination implemented, kept as an annotation: the value
 /// `dest` lives in `loc` on entry to the block, and came along predecessor
 /// edge `i` as `args[i]`. The code that moved it there is at the end of
-/// each predecessor. A phi that lives in several locations on entry (route
-/// 3: regalloc2 keeps a block parameter in its register and in its spill
+/// each predecessor. A phi that lives in several locations on entry
+/// (regalloc2 keeps a block parameter in its register and in its spill
 /// slot) has one annotation per location, all with the same `dest` and
 /// `args`.
 #[derive(Clone, PartialEq, Eq, Debug)]

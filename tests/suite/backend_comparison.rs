@@ -58,7 +58,7 @@ fn rows(out: &str, k: usize) -> Vec<Vec<String>> {
     let section = section.split("### ").next().unwrap_or("");
     section
         .lines()
-        .filter(|l| l.starts_with("| route") || l.starts_with("| regalloc2"))
+        .filter(|l| ["| ssa-ra", "| out-of-ssa", "| regalloc2"].iter().any(|p| l.starts_with(p)))
         .map(|l| l.trim_matches('|').split('|').map(|c| c.trim().to_string()).collect())
         .collect()
 }
@@ -95,8 +95,8 @@ fn the_tables_have_a_row_per_back_end_and_static_counts_match_the_listings() {
         let rows = rows(&out, k);
         assert_eq!(rows.len(), 3, "K = {k}: {rows:?}");
         assert!(
-            rows[0][0].starts_with("route 1")
-                && rows[1][0].starts_with("route 2 (sharing")
+            rows[0][0].starts_with("ssa-ra")
+                && rows[1][0].starts_with("out-of-ssa (sharing")
                 && rows[2][0].starts_with("regalloc2")
         );
         for row in &rows {
@@ -111,7 +111,7 @@ fn the_tables_have_a_row_per_back_end_and_static_counts_match_the_listings() {
         }
         // The static counts are those of the allocated code that `emit`
         // prints, summed over the two programs.
-        for (row, route) in rows.iter().zip(["ssa-ra", "boissinot", "regalloc2"]) {
+        for (row, route) in rows.iter().zip(["ssa-ra", "out-of-ssa", "regalloc2"]) {
             let mut listed = [0u64; 4];
             for file in ["a_loop.src", "b_pressure.src"] {
                 let c = listing_counts(&dir.join(file).to_string_lossy(), route, k);

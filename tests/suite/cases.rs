@@ -161,10 +161,10 @@ fn failing_verdicts_print_outcomes_as_text_not_all_of_mem() {
     mem[3] = 5;
     let expected = Outcome { trace: vec![1, 2], end: End::Return(0), mem: mem.clone() };
     let got = Outcome { trace: vec![1], end: End::Return(7), mem };
-    let text = Verdict::Diverge { stage: "x86[k=2]".into(), expected, got: Ok(got) }.to_string();
+    let text = Verdict::Diverge { stage: "x86-ssa-ra[k=2,opt]".into(), expected, got: Ok(got) }.to_string();
     assert_eq!(
         text,
-        "stage x86[k=2] diverges\n  expected:\n    1\n    2\n    return 0\n    mem[3] = 5\n  got:\n    1\n    return 7\n    mem[3] = 5\n"
+        "stage x86-ssa-ra[k=2,opt] diverges\n  expected:\n    1\n    2\n    return 0\n    mem[3] = 5\n  got:\n    1\n    return 7\n    mem[3] = 5\n"
     );
 }
 

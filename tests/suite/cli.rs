@@ -116,7 +116,9 @@ fn gen_output_runs_and_fuzz_and_repro_work() {
     assert!(!out.contains("x86-64 (K = 3)") && !out.contains("// regalloc2 input"), "{out}");
     let (code, out, err) = ssaref(&["repro", &f, "--regs", "3", "--listing"]);
     assert!(code == 0 || code == 4, "{err}");
-    for title in ["\n== x86-64 (K = 3)", "== route 2: x86-64 (", "== route 3: x86-64 (K = 3)", "// regalloc2 input"] {
+    for title in
+        ["\n== x86-64 (K = 3)", "== out-of-ssa: x86-64 (", "== regalloc2: x86-64 (K = 3)", "// regalloc2 input"]
+    {
         assert!(out.contains(title), "{title}: {out}");
     }
     assert!(out.contains("== allocated (K = 3)"), "{out}");
@@ -188,7 +190,7 @@ fn ssa_files_run_and_check_on_every_route() {
         "// args: 0 -1\nfn main(v0, v1) {\nb0:\n    v2 = const 1\n    v3 = add v1, v2\n    br v0, b1, b2\nb1(b0):\n    jump b3\nb2(b0):\n    v6 = const 7\n    v4 = add v3, v6\n    br v3, b3, b4\nb3(b1, b2):\n    v5 = phi v3, v4\n    out v5\n    ret v5\nb4(b2):\n    out v3\n    out v4\n    ret v4\n}\n",
     );
     for stage in ["ssa", "out-of-ssa", "alloc", "x86"] {
-        for route in ["ssa-ra", "boissinot", "regalloc2"] {
+        for route in ["ssa-ra", "out-of-ssa", "regalloc2"] {
             let (code, out, err) = ssaref(&["run", &f, "--stage", stage, "--route", route, "--regs", "2"]);
             assert_eq!((code, out.as_str(), err.as_str()), (0, "0\n7\nreturn 7\n", ""), "{stage} {route}");
         }
@@ -242,7 +244,7 @@ fn ssa_cases_emit_repro_and_reduce() {
     let (code, out, err) = ssaref(&["emit", &f, "--stage", "out-of-ssa"]);
     assert_eq!(code, 0, "{err}");
     assert!(!out.contains("phi"), "{out}");
-    for route in ["ssa-ra", "boissinot", "regalloc2"] {
+    for route in ["ssa-ra", "out-of-ssa", "regalloc2"] {
         let (code, out, err) = ssaref(&["emit", &f, "--stage", "alloc", "--route", route, "--regs", "2"]);
         assert_eq!(code, 0, "{route}: {err}");
         assert!(out.starts_with("fn main(") && out.contains(") regs 2 slots "), "{route}: {out}");
@@ -258,13 +260,40 @@ fn ssa_cases_emit_repro_and_reduce() {
     assert!(out.contains("agree    ssa-input") && out.contains("agree    x86-regalloc2[k=2]"), "{out}");
     assert!(!out.contains("[k=3"), "the header's regs: 2: {out}");
     assert!(out.ends_with("0\n7\nreturn 7\n"), "{out}");
-    let (code, out, _) = ssaref(&["repro", &f, "--regs", "3", "--route", "boissinot"]);
-    assert_eq!(code, 0);
-    assert!(out.contains("x86-conv[k=3") && !out.contains("regalloc2[k=3]"), "{out}");
+    // `boissinot` is an alias of `out-of-ssa`.
+    for route in ["out-of-ssa", "boissinot"] {
+        let (code, out, _) = ssaref(&["repro", &f, "--regs", "3", "--route", route]);
+        assert_eq!(code, 0);
+        assert!(out.contains("x86-out-of-ssa[k=3") && !out.contains("regalloc2[k=3]"), "{out}");
+    }
     let (code, out, err) = ssaref(&["reduce", &f]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(err.contains("does not fail"), "{err}");
     assert!(!std::path::Path::new(&f.replace(".ssa", ".reduced.ssa")).exists(), "wrote a reduced case");
+}
+
+/// `repro` reads a case file that names the back ends and stages by their
+/// names of before each back end had one (`rotation.rs` writes it), replays
+/// the configuration of its `config:` line, and shows the stages by their
+/// names.
+#[test]
+fn repro_reads_a_case_file_with_the_old_names() {
+    let (old, _) = crate::rotation::old_and_new_config_lines();
+    let f = write("old-names.src", &crate::rotation::old_case_file(&old));
+    let (code, out, err) = ssaref(&["repro", &f]);
+    assert_eq!(code, 0, "{out}{err}");
+    for stage in [
+        "agree    ssa-ra[k=4,plain]",
+        "agree    x86-ssa-ra[k=2,opt]",
+        "agree    out-of-ssa[k=4,sharing,check,linear-scan]",
+        "agree    x86-out-of-ssa[k=2,value,sets,spill-everything,quadratic]",
+        "agree    x86-regalloc2[k=4]",
+    ] {
+        assert!(out.contains(stage), "{stage}: {out}");
+    }
+    for old_name in ["alloc[", "conv[", "boissinot["] {
+        assert!(!out.contains(old_name), "{old_name}: {out}");
+    }
 }
 
 #[test]
@@ -388,7 +417,8 @@ fn run_and_emit_iterate_over_the_back_ends_of_route() {
     let (code, out, err) = ssaref(&["run", &f, "10", "--route", "all", "--regs", "2"]);
     assert_eq!(code, 0, "{err}");
     let each = "55\nreturn 18\n";
-    let expected = format!("== ssa-ra[opt]\n{each}== boissinot[sharing,check,linear-scan]\n{each}== regalloc2\n{each}");
+    let expected =
+        format!("== ssa-ra[opt]\n{each}== out-of-ssa[sharing,check,linear-scan]\n{each}== regalloc2\n{each}");
     assert_eq!(out, expected);
     // One back end: the outcome alone, as before.
     let (code, out, _) = ssaref(&["run", &f, "10", "--route", "regalloc2", "--regs", "2", "--stage", "alloc"]);
@@ -396,7 +426,7 @@ fn run_and_emit_iterate_over_the_back_ends_of_route() {
     let (code, out, err) = ssaref(&["emit", &f, "--stage", "x86", "--route", "both", "--regs", "3"]);
     assert_eq!(code, 0, "{err}");
     let heads: Vec<&str> = out.lines().filter(|l| l.starts_with("== ")).collect();
-    assert_eq!(heads, ["== ssa-ra[opt]", "== boissinot[sharing,check,linear-scan]"], "{out}");
+    assert_eq!(heads, ["== ssa-ra[opt]", "== out-of-ssa[sharing,check,linear-scan]"], "{out}");
 }
 
 #[test]

@@ -70,7 +70,7 @@ fn check_module(name: &str, m: &Module, args: &[i64], expected: &Outcome) -> Vec
     let run_ssa = |m: &Module| ssaref_interp::run_ssa(m, args, fuel).map_err(|e| e.to_string());
     match run_ssa(m) {
         Ok(o) if o == *expected => {}
-        other => failures.push(format!("{name}: the route-2 input computes {other:?}")),
+        other => failures.push(format!("{name}: the out-of-ssa allocators' input computes {other:?}")),
     }
     let coalesced = Module { functions: m.functions.iter().map(coalesce_copies).collect() };
     match run_ssa(&coalesced) {

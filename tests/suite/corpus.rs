@@ -135,9 +135,9 @@ fn every_program_agrees_at_every_stage() {
         programs.len(),
         stages.into_inner(),
         if full {
-            "every K, both routes, every route-2 configuration"
+            "every K, both back ends, every out-of-ssa configuration"
         } else {
-            "route-2 configurations rotated over K"
+            "out-of-ssa configurations rotated over K"
         }
     );
 }
@@ -152,7 +152,7 @@ fn the_rotation_meets_every_k_with_every_out_of_ssa_configuration() {
             .flat_map(|c| c.regs)
             .collect();
         ks.sort();
-        assert_eq!(ks, REGS.to_vec(), "route-2 configuration {i}");
+        assert_eq!(ks, REGS.to_vec(), "out-of-ssa configuration {i}");
     }
     // And each program runs every configuration once, ssa-ra at every K.
     let cs = configs(0, false);

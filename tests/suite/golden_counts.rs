@@ -50,8 +50,9 @@ fn render() -> String {
     let corpus = corpus();
     let mut out = String::new();
     for liveness in [LivenessMethod::Check, LivenessMethod::Sets] {
-        let table = copy_table(&corpus, &InterpOracle, FUEL, liveness, &BraunOptions::all_on()).expect("route 2 runs");
-        out.push_str(&format!("route 2, liveness {}, {} programs\n", liveness.name(), table.programs));
+        let table =
+            copy_table(&corpus, &InterpOracle, FUEL, liveness, &BraunOptions::all_on()).expect("out-of-ssa runs");
+        out.push_str(&format!("out-of-ssa, liveness {}, {} programs\n", liveness.name(), table.programs));
         for row in &table.rows {
             let r = &row.report;
             out.push_str(&format!(
@@ -68,12 +69,12 @@ fn render() -> String {
     // The pairwise class tests (the linear test answers the queries above).
     let modules: Vec<_> = corpus.iter().map(|(p, _)| construct_program(p, &BraunOptions::all_on())).collect();
     for test in [ClassTest::Quadratic, ClassTest::BitMatrix] {
-        out.push_str(&format!("route 2, class test {}\n", test.name()));
+        out.push_str(&format!("out-of-ssa, class test {}\n", test.name()));
         for v in CoalescingVariant::ALL {
             let opts = OutOfSsaOptions { class_test: test, ..OutOfSsaOptions::fast(v) };
             let (mut remaining, mut classes) = (0, 0);
             for m in &modules {
-                let (_, r) = translate_module(m, &opts).expect("route 2 translates");
+                let (_, r) = translate_module(m, &opts).expect("out-of-ssa translates");
                 remaining += r.remaining_copies;
                 classes += r.classes;
             }
@@ -89,15 +90,15 @@ fn render() -> String {
             let mut c = AllocCounts::default();
             for (m, (_, args)) in modules.iter().zip(&corpus) {
                 let prepared =
-                    backend.prepare(m, ssaref::pass_manager::flags::Flags::checked()).expect("route 2 translates");
+                    backend.prepare(m, ssaref::pass_manager::flags::Flags::checked()).expect("out-of-ssa translates");
                 let out = backend
                     .allocate(m, &prepared, k, ssaref::pass_manager::flags::Flags::checked())
-                    .expect("route 2 allocates");
+                    .expect("out-of-ssa allocates");
                 c.programs += 1;
                 c.add_static(&out.mir);
                 let _ = c.add_run(&out.mir, args, &InterpOracle, FUEL);
             }
-            out.push_str(&format!("route 2, K = {k:>2}, {:<16} {}\n", allocator.name(), counts(&c)));
+            out.push_str(&format!("out-of-ssa, K = {k:>2}, {:<16} {}\n", allocator.name(), counts(&c)));
         }
     }
     let mut ssa_ra = Vec::new();
@@ -121,8 +122,8 @@ fn render() -> String {
     for (name, opts) in ssa_ra {
         let k = opts.k;
         {
-            let c = measure(&corpus, &opts, &InterpOracle, FUEL).expect("route 1 allocates");
-            out.push_str(&format!("route 1, K = {k:>2}, {name:<15} spilled {:>4} {}\n", c.values_spilled, counts(&c)));
+            let c = measure(&corpus, &opts, &InterpOracle, FUEL).expect("ssa-ra allocates");
+            out.push_str(&format!("ssa-ra, K = {k:>2}, {name:<15} spilled {:>4} {}\n", c.values_spilled, counts(&c)));
         }
     }
     out

@@ -316,7 +316,7 @@ fn liveness_by_path_exploration_matches_the_dataflow() {
             }
         }
     }
-    assert!(stages > 100, "only {stages} route-1 stages compared");
+    assert!(stages > 100, "only {stages} ssa-ra stages compared");
     let mut functions = 0;
     for seed in 0..150u64 {
         let case = IrCase::from_seed(seed, &IrGenConfig::default());

@@ -13,6 +13,7 @@ mod common;
 mod algorithm_5_gate;
 mod alloc_checker;
 mod backend_comparison;
+mod backend_names;
 mod braun_textbook;
 mod campaign;
 mod cases;

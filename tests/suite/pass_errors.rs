@@ -69,8 +69,8 @@ b3(b1, b2):
         assert_eq!(
             e.to_string(),
             format!(
-                "after conv-ra/{}: check `input` failed: function `main`: b3 has phis; route 2 allocates code after \
-                 SSA destruction",
+                "after out-of-ssa/{}: check `input` failed: function `main`: b3 has phis; out-of-ssa allocates code \
+                 after SSA destruction",
                 which.name()
             )
         );

@@ -125,7 +125,7 @@ fn program_has_mul(p: &ast::Program) -> bool {
 }
 
 /// The first generated program of at least `min_statements` statements
-/// that fails at `alloc[k=6,opt]` under `oracle` and not under the real
+/// that fails at `ssa-ra[k=6,opt]` under `oracle` and not under the real
 /// oracle.
 fn large_failing_case(oracle: &dyn Oracle, min_statements: usize) -> TestCase {
     let config = GenConfig { size: 40, ..GenConfig::default() };
@@ -133,7 +133,7 @@ fn large_failing_case(oracle: &dyn Oracle, min_statements: usize) -> TestCase {
         .map(|seed| TestCase::from_seed(seed, &config))
         .filter(|tc| tc.statement_count() >= min_statements)
         .find(|tc| {
-            matches!(verdict(tc, &[6], oracle), Verdict::Diverge { stage, .. } if stage == "alloc[k=6,opt]")
+            matches!(verdict(tc, &[6], oracle), Verdict::Diverge { stage, .. } if stage == "ssa-ra[k=6,opt]")
                 && matches!(verdict(tc, &[6], &InterpOracle), Verdict::Agree { .. })
         })
         .expect("some generated program multiplies")
@@ -150,12 +150,12 @@ fn a_large_program_reduces_to_a_multiplication_at_the_same_stage_with_k_2() {
     let tc = large_failing_case(&oracle, 30);
     let r = reduce(&tc, &[6, 8], &oracle, &ReduceConfig::new(FUEL)).expect("the case fails");
     let text = ssaref::frontend::ast_print::print_program(&r.case.program);
-    assert_eq!(r.failure, Failure::Diverge { stage: "alloc[k=*,opt]".into(), how: Divergence::WrongOutcome });
+    assert_eq!(r.failure, Failure::Diverge { stage: "ssa-ra[k=*,opt]".into(), how: Divergence::WrongOutcome });
     assert!(r.stats.statements_before >= 30, "{:?}", r.stats);
     assert!(r.case.statement_count() <= 2, "not reduced enough:\n{text}");
     assert!(program_has_mul(&r.case.program), "the construct is gone:\n{text}");
     assert_eq!((r.k_before, r.k_after, r.regs.as_slice()), (Some(6), Some(2), &[2][..]));
-    assert!(matches!(&r.verdict, Verdict::Diverge { stage, .. } if stage == "alloc[k=2,opt]"), "{:?}", r.verdict);
+    assert!(matches!(&r.verdict, Verdict::Diverge { stage, .. } if stage == "ssa-ra[k=2,opt]"), "{:?}", r.verdict);
     assert_eq!(verdict(&r.case, &r.regs, &oracle), r.verdict, "the reduced case replays");
     assert!(source_ends(&r));
     assert!(!r.stats.stopped_early && r.stats.tests < ReduceConfig::DEFAULT_MAX_TESTS, "{:?}", r.stats);
@@ -165,7 +165,7 @@ fn a_large_program_reduces_to_a_multiplication_at_the_same_stage_with_k_2() {
     let file = CaseFile::for_failure("reduced", "x.reduced.src", &r.case, &r.verdict, &r.regs);
     let back = CaseFile::parse(&file.render()).expect("the written case parses");
     assert_eq!((&back.program, &back.args, &back.regs), (&r.case.program, &r.case.args, &Some(r.regs.clone())));
-    assert!(file.description.iter().any(|l| l.contains("alloc[k=2,opt]")), "{:?}", file.description);
+    assert!(file.description.iter().any(|l| l.contains("ssa-ra[k=2,opt]")), "{:?}", file.description);
 }
 
 #[test]
@@ -175,7 +175,7 @@ fn k_goes_down_only_as_far_as_the_failure_persists_and_reduction_is_deterministi
     let config = ReduceConfig::new(FUEL);
     let r = reduce(&tc, &[15, 6], &oracle, &config).expect("the case fails");
     assert_eq!((r.k_before, r.k_after), (Some(15), Some(4)));
-    assert!(matches!(&r.verdict, Verdict::Diverge { stage, .. } if stage == "alloc[k=4,opt]"), "{:?}", r.verdict);
+    assert!(matches!(&r.verdict, Verdict::Diverge { stage, .. } if stage == "ssa-ra[k=4,opt]"), "{:?}", r.verdict);
     assert!(program_has_mul(&r.case.program));
     let again = reduce(&tc, &[15, 6], &oracle, &config).expect("the case fails");
     assert_eq!((&again.case, &again.regs, &again.stats), (&r.case, &r.regs, &r.stats), "not deterministic");
@@ -211,7 +211,7 @@ fn a_candidate_failing_at_another_stage_is_not_kept() {
     let tc = TestCase { program, args: vec![3, 4], origin: "test".into() };
     let r = reduce(&tc, &[2], &oracle, &ReduceConfig::new(FUEL)).expect("the case fails");
     let text = ssaref::frontend::ast_print::print_program(&r.case.program);
-    assert!(matches!(&r.verdict, Verdict::Diverge { stage, .. } if stage == "alloc[k=2,opt]"), "{:?}", r.verdict);
+    assert!(matches!(&r.verdict, Verdict::Diverge { stage, .. } if stage == "ssa-ra[k=2,opt]"), "{:?}", r.verdict);
     assert!(r.stats.other_failures > 0, "{:?}", r.stats);
     assert!(text.contains("out") && program_has_mul(&r.case.program), "{text}");
     assert!(r.case.statement_count() <= 2, "{text}");

@@ -5,7 +5,7 @@
 //!   lowering through the machine-code checker and Unicorn), for K in
 //!   {2, 3, 4, 6, 8, 15}, with regalloc2's checker and ssaref's allocation
 //!   checker both accepting: `every_case_agrees_on_regalloc2`.
-//! - So do generated programs (`SSAREF_ROUTE3_PROGRAMS`, default 1000):
+//! - So do generated programs (`SSAREF_REGALLOC2_PROGRAMS`, default 1000):
 //!   `generated_programs_agree_on_regalloc2`.
 //! - ssaref's allocation checker rejects regalloc2's allocations once they
 //!   are corrupted (two registers exchanged, one reload or one spill
@@ -82,7 +82,7 @@ fn every_case_agrees_on_regalloc2() {
 
 #[test]
 fn generated_programs_agree_on_regalloc2() {
-    let n: u64 = std::env::var("SSAREF_ROUTE3_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
+    let n: u64 = std::env::var("SSAREF_REGALLOC2_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
     let (mut agreed, mut failures) = (0u64, Vec::new());
     for seed in 0..n {
         let gen = if seed % 2 == 0 { Shape::Patterns.config() } else { GenConfig::default() };

@@ -165,7 +165,7 @@ fn the_section_4_6_deduction_changes_which_value_is_spilled() {
 }
 
 #[test]
-fn route_1_runs_the_deduction_case_to_its_outcome_with_either_strategy() {
+fn ssa_ra_runs_the_deduction_case_to_its_outcome_with_either_strategy() {
     let m = parse_module(DEDUCTION_CASE).expect("parses");
     let expected = ssaref_interp::run_ssa(&m, &[], FUEL).expect("runs");
     assert_eq!(expected.render(), "6\nreturn 20\n", "worked out by hand: v5 = 3 + 3, v15 = 3 + 7 + 5 + 5");

@@ -37,16 +37,16 @@ fn expected(regs: &[usize], x86: bool) -> Vec<String> {
         for pass in ["split-critical-edges", "phi-lifting", "phi-mem-coalesce", "spill"] {
             out.push(format!("ssa-ra[k={k},opt]/{pass}"));
         }
-        out.push(format!("alloc[k={k},opt]"));
+        out.push(format!("ssa-ra[k={k},opt]"));
         if x86 {
-            out.push(format!("x86[k={k},opt]"));
+            out.push(format!("x86-ssa-ra[k={k},opt]"));
         }
     }
     out.push("out-of-ssa[intersect,sets]".into());
     for k in regs {
-        out.push(format!("conv[k={k},intersect,sets,spill-everything]"));
+        out.push(format!("out-of-ssa[k={k},intersect,sets,spill-everything]"));
         if x86 {
-            out.push(format!("x86-conv[k={k},intersect,sets,spill-everything]"));
+            out.push(format!("x86-out-of-ssa[k={k},intersect,sets,spill-everything]"));
         }
     }
     out

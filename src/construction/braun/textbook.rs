@@ -217,7 +217,7 @@ fn size_of(func: &ast::Function) -> (usize, usize) {
 /// A variable: a source name, or the hidden variable of one `&&` / `||`
 /// evaluated for its value.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
-pub(super) struct Var(u32);
+pub(super) struct TextbookVar(u32);
 
 /// A phi while it is built.
 struct Phi {
@@ -229,7 +229,7 @@ struct Phi {
 
 /// A block while it is built.
 #[derive(Default)]
-pub(super) struct BlockState {
+pub(super) struct TextbookBlock {
     pub(super) preds: Vec<Block>,
     /// The phis placed in the block, in the order they were made (removed
     /// ones included; `finish` keeps the live ones).
@@ -240,13 +240,13 @@ pub(super) struct BlockState {
 
 /// The state of the construction of one function.
 pub(super) struct Textbook {
-    pub(super) blocks: Vec<BlockState>,
+    pub(super) blocks: Vec<TextbookBlock>,
     /// `currentDef[variable][block]`.
-    current_def: HashMap<Var, HashMap<Block, Value>>,
+    current_def: HashMap<TextbookVar, HashMap<Block, Value>>,
     /// `sealedBlocks`.
     sealed_blocks: HashSet<Block>,
     /// `incompletePhis[block][variable]`.
-    incomplete_phis: HashMap<Block, BTreeMap<Var, Value>>,
+    incomplete_phis: HashMap<Block, BTreeMap<TextbookVar, Value>>,
     /// The phis that are alive.
     phis: HashMap<Value, Phi>,
     /// `replaceBy`: the value each removed phi was replaced by.
@@ -259,7 +259,7 @@ pub(super) struct Textbook {
     entry_values: Vec<Inst>,
     params: Vec<Value>,
     value_count: u32,
-    names: HashMap<String, Var>,
+    names: HashMap<String, TextbookVar>,
     var_count: u32,
 }
 
@@ -315,13 +315,13 @@ impl Textbook {
     // ----- Algorithm 1: local value numbering (§2.1) -----
 
     /// `writeVariable(variable, block, value)`.
-    pub(super) fn write_variable(&mut self, variable: Var, block: Block, value: Value) {
+    pub(super) fn write_variable(&mut self, variable: TextbookVar, block: Block, value: Value) {
         // Alg. 1, line 2: currentDef[variable][block] ← value
         self.current_def.entry(variable).or_default().insert(block, value);
     }
 
     /// `readVariable(variable, block)`.
-    pub(super) fn read_variable(&mut self, variable: Var, block: Block) -> Value {
+    pub(super) fn read_variable(&mut self, variable: TextbookVar, block: Block) -> Value {
         // Alg. 1, line 4: if currentDef[variable] contains block:
         if let Some(&value) = self.current_def.get(&variable).and_then(|defs| defs.get(&block)) {
             // Alg. 1, lines 5-6: local value numbering, return
@@ -335,7 +335,7 @@ impl Textbook {
     // ----- Algorithm 2: global value numbering (§2.2, §2.3) -----
 
     /// `readVariableRecursive(variable, block)`.
-    fn read_variable_recursive(&mut self, variable: Var, block: Block) -> Value {
+    fn read_variable_recursive(&mut self, variable: TextbookVar, block: Block) -> Value {
         let val;
         if !self.sealed_blocks.contains(&block) {
             // Alg. 2, lines 2-3: an incomplete CFG.
@@ -365,7 +365,7 @@ impl Textbook {
     }
 
     /// `addPhiOperands(variable, phi)`.
-    fn add_phi_operands(&mut self, variable: Var, phi: Value) -> Value {
+    fn add_phi_operands(&mut self, variable: TextbookVar, phi: Value) -> Value {
         self.collecting.insert(phi);
         // Alg. 2, lines 17-18: for pred in phi.block.preds:
         let preds = self.blocks[self.phis[&phi].block.index()].preds.clone();
@@ -635,7 +635,7 @@ impl Textbook {
     }
 
     pub(super) fn new_block(&mut self) -> Block {
-        self.blocks.push(BlockState::default());
+        self.blocks.push(TextbookBlock::default());
         Block::new(self.blocks.len() - 1)
     }
 
@@ -644,7 +644,7 @@ impl Textbook {
     }
 
     /// The variable of a source name.
-    pub(super) fn var(&mut self, name: &str) -> Var {
+    pub(super) fn var(&mut self, name: &str) -> TextbookVar {
         if let Some(&v) = self.names.get(name) {
             return v;
         }
@@ -654,9 +654,9 @@ impl Textbook {
     }
 
     /// A fresh variable without a source name.
-    pub(super) fn hidden_var(&mut self) -> Var {
+    pub(super) fn hidden_var(&mut self) -> TextbookVar {
         self.var_count += 1;
-        Var(self.var_count - 1)
+        TextbookVar(self.var_count - 1)
     }
 
     /// Appends an instruction that defines a value to `block`.

@@ -21,7 +21,7 @@
 //! The walk recurses once per nested statement and expression (the
 //! function's size was checked against the limits of `textbook.rs` first).
 
-use super::textbook::{Textbook, Var};
+use super::textbook::{Textbook, TextbookVar};
 use crate::ast::{self, Expr, Stmt};
 use crate::entity::EntityRef;
 use crate::ir::{BinOp, Block, Inst, Op, Terminator, UnOp, Value};
@@ -192,7 +192,7 @@ impl Textbook {
     /// read at the join, where the construction places the phi.
     fn short_circuit_value(&mut self, w: &mut Walk, a: &Expr, b: &Expr, is_and: bool) -> Value {
         let va = self.expr(w, a);
-        let hidden: Var = self.hidden_var();
+        let hidden: TextbookVar = self.hidden_var();
         let early = self.emit_value(w.current, Op::Const(if is_and { 0 } else { 1 }));
         self.write_variable(hidden, w.current, early);
         let rhs = self.new_block();

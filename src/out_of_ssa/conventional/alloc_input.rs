@@ -9,7 +9,7 @@ use crate::mir::{MAX_REGS, MIN_REGS};
 
 /// A failure of out-of-ssa's allocation, as a [`PassError`].
 pub fn fail(which: &str, check: &'static str, error: impl Into<CheckError>) -> PassError {
-    PassError::new(format!("conv-ra/{which}"), check, error)
+    PassError::new(format!("out-of-ssa/{which}"), check, error)
 }
 
 /// Checks what both allocators rely on: `k` in range, at least one block,

@@ -8,7 +8,7 @@ use ssaref::ir::{Function, Module};
 use ssaref::mir::{MFunction, MModule};
 use ssaref::out_of_ssa::conventional::ConventionalAllocator;
 use ssaref::out_of_ssa::renaming_constraints::Pins;
-use ssaref::out_of_ssa::translate::{OutOfSsa, OutOfSsaOptions, OutOfSsaReport};
+use ssaref::out_of_ssa::translate::{OutOfSsaOptions, OutOfSsaReport, TranslatedFunction};
 use ssaref::pass_manager::flags::Flags;
 use ssaref::regalloc2::Regalloc2Report;
 use ssaref::ssa_ra::regalloc::{AllocReport, RegallocOptions};
@@ -36,7 +36,7 @@ pub fn allocate_regalloc2_module(m: &Module, k: usize) -> Result<(MModule, Vec<R
 }
 
 /// Boissinot et al.'s translation of one function, every check on.
-pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<OutOfSsa, PassError> {
+pub fn translate_function(f: &Function, opts: &OutOfSsaOptions) -> Result<TranslatedFunction, PassError> {
     ssaref::backend::out_of_ssa::translate_function(f, opts, CHECKED)
 }
 
