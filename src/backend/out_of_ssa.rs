@@ -27,7 +27,9 @@ use crate::out_of_ssa::conventional::ConventionalAllocator;
 use crate::out_of_ssa::copy_insertion::insert_copies;
 use crate::out_of_ssa::rename::rename_and_sequentialize;
 use crate::out_of_ssa::renaming_constraints::{is_constrained, split_divisions, Pins};
-use crate::out_of_ssa::translate::{check_pins, split_duplicate_edges, CoalescingInputs, TranslatedFunction as Translation};
+use crate::out_of_ssa::translate::{
+    check_pins, split_duplicate_edges, CoalescingInputs, TranslatedFunction as Translation,
+};
 use crate::out_of_ssa::translate_options::{count_copies, fail, OutOfSsaOptions, OutOfSsaReport};
 use crate::out_of_ssa::values::ValueInterference;
 use crate::pass_manager::flags::Flags;

@@ -269,6 +269,7 @@ fn header() -> Header {
         command: std::env::args().collect::<Vec<_>>().join(" "),
         profile: profile().0,
         load_average: Some(load_average),
+        flags: Flags::unchecked(),
     }
 }
 

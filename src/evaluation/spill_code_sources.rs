@@ -148,7 +148,8 @@ impl ProgramBlockCounts {
             .iter()
             .position(|f| f.name == "main")
             .ok_or_else(|| EvalError::Message("the program has no `main`".into()))?;
-        let (_, reports) = allocate_module(ssa, &RegallocOptions::with_k(8), Flags::checked(), KeepStages::No)?;
+        let (_, reports) =
+            allocate_module(ssa, &RegallocOptions::with_k(8), Flags::checked(), KeepStages::AfterEachPass)?;
         let split = &reports[i]
             .stages
             .first()

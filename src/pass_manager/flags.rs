@@ -51,6 +51,13 @@ impl Flags {
     }
 }
 
+/// `on` or `off`, as reports print the switch.
+impl std::fmt::Display for Flags {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.checks { "on" } else { "off" })
+    }
+}
+
 impl Default for Flags {
     fn default() -> Flags {
         Flags::build_default()

@@ -86,7 +86,7 @@ fn module_of(rel: &str) -> Vec<String> {
 }
 
 /// The code of a Rust file without comments, string and char literals.
-fn strip(src: &str) -> String {
+pub(crate) fn strip(src: &str) -> String {
     let b = src.as_bytes();
     let mut out = String::with_capacity(src.len());
     let mut i = 0;

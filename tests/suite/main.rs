@@ -17,6 +17,7 @@ mod backend_names;
 mod braun_textbook;
 mod campaign;
 mod cases;
+mod check_switch;
 mod checkers;
 mod cli;
 mod comments;

@@ -25,6 +25,7 @@
 //! --release --test suite pass_filetests` rewrites the output block
 //! instead (review the diff before committing).
 
+use crate::common::passes::allocate_regalloc2;
 use ssaref::analysis::critical_edges::{has_critical_edges, split_critical_edges};
 use ssaref::analysis::cssa::check_cssa;
 use ssaref::analysis::dominance::DomTree;
@@ -50,7 +51,6 @@ use ssaref::out_of_ssa::sequentialize::{execute, optimal_copy_count, sequentiali
 use ssaref::out_of_ssa::translate_options::{OutOfSsaOptions, OutOfSsaReport};
 use ssaref::out_of_ssa::values::{CopyGroups, LivenessSource, ValueInterference};
 use ssaref::out_of_ssa::virtualization::translate_virtualized;
-use crate::common::passes::allocate_regalloc2;
 use ssaref::ssa_ra::coloring::{assign_registers, check_assignment, Assignment, ColoringOptions};
 use ssaref::ssa_ra::one_argument_phis::lower_one_argument_phis;
 use ssaref::ssa_ra::phi_lifting::phi_lifting;

@@ -22,6 +22,9 @@ pub struct Header {
     pub profile: String,
     /// Reads the machine's load average (read at the start and at the end).
     pub load_average: Option<fn() -> String>,
+    /// The check switch the measurements ran with (`reproduce` runs with
+    /// it off).
+    pub flags: crate::pass_manager::flags::Flags,
 }
 
 /// The report: `REPORT.md` and its SVG plots.
@@ -99,7 +102,7 @@ pub fn reproduce(
         load_at_start,
         load(),
         header.profile,
-        if crate::pass_manager::self_checks::in_checked_pass() { "on" } else { "off" },
+        header.flags,
         checks_run,
         header.command,
         scale.name(),
