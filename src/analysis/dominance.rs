@@ -134,18 +134,18 @@ impl DomTree {
     }
 }
 
-/// Immediate dominators by Lengauer and Tarjan's simple algorithm: `Some`
-/// for every block reachable from `entry` (the entry's own is itself, as
-/// the caller expects before it clears it), `None` elsewhere.
-fn lengauer_tarjan(
+/// The number of a block the depth-first search has not reached, and of
+/// the parent of the root.
+const NONE: u32 = u32::MAX;
+
+/// Depth-first pre-order numbers from `entry` (`dfnum`, [`NONE`] for a
+/// block not reached), the blocks by number (`vertex`) and the DFS tree's
+/// parent, by number.
+fn depth_first_numbers(
     n: usize,
     entry: Block,
     succs: &impl Fn(Block) -> Vec<Block>,
-    preds: &impl Fn(Block) -> Vec<Block>,
-) -> EntityVec<Block, Option<Block>> {
-    const NONE: u32 = u32::MAX;
-    // Depth-first pre-order numbers (`dfnum`), the blocks by number
-    // (`vertex`) and the DFS tree's parent, by number.
+) -> (Vec<u32>, Vec<Block>, Vec<u32>) {
     let mut dfnum = vec![NONE; n];
     let mut vertex: Vec<Block> = Vec::with_capacity(n);
     let mut parent: Vec<u32> = Vec::with_capacity(n);
@@ -165,6 +165,43 @@ fn lengauer_tarjan(
             }
         }
     }
+    (dfnum, vertex, parent)
+}
+
+/// Lengauer and Tarjan's EVAL with path compression, iterative: the path
+/// from `v` up to the child of its forest root is compressed from the top
+/// down (`path` is scratch space).
+fn eval(v: u32, ancestor: &mut [u32], label: &mut [u32], semi: &[u32], path: &mut Vec<u32>) -> u32 {
+    if ancestor[v as usize] == NONE {
+        return v;
+    }
+    path.clear();
+    let mut x = v;
+    while ancestor[ancestor[x as usize] as usize] != NONE {
+        path.push(x);
+        x = ancestor[x as usize];
+    }
+    // `x` is the topmost node below the root: its label is final.
+    for &y in path.iter().rev() {
+        let a = ancestor[y as usize];
+        if semi[label[a as usize] as usize] < semi[label[y as usize] as usize] {
+            label[y as usize] = label[a as usize];
+        }
+        ancestor[y as usize] = ancestor[a as usize];
+    }
+    label[v as usize]
+}
+
+/// Immediate dominators by Lengauer and Tarjan's simple algorithm: `Some`
+/// for every block reachable from `entry` (the entry's own is itself, as
+/// the caller expects before it clears it), `None` elsewhere.
+fn lengauer_tarjan(
+    n: usize,
+    entry: Block,
+    succs: &impl Fn(Block) -> Vec<Block>,
+    preds: &impl Fn(Block) -> Vec<Block>,
+) -> EntityVec<Block, Option<Block>> {
+    let (dfnum, vertex, parent) = depth_first_numbers(n, entry, succs);
     let m = vertex.len();
     // By DFS number: semidominator, the forest's ancestor and the label
     // (the vertex of least semidominator on the compressed path).
@@ -174,28 +211,6 @@ fn lengauer_tarjan(
     let mut idom_num = vec![NONE; m];
     let mut bucket: Vec<Vec<u32>> = vec![Vec::new(); m];
     let mut path: Vec<u32> = Vec::new();
-    // EVAL with path compression, iterative: the path from `v` up to the
-    // child of its forest root is compressed from the top down.
-    let mut eval = |v: u32, ancestor: &mut Vec<u32>, label: &mut Vec<u32>, semi: &Vec<u32>| -> u32 {
-        if ancestor[v as usize] == NONE {
-            return v;
-        }
-        path.clear();
-        let mut x = v;
-        while ancestor[ancestor[x as usize] as usize] != NONE {
-            path.push(x);
-            x = ancestor[x as usize];
-        }
-        // `x` is the topmost node below the root: its label is final.
-        for &y in path.iter().rev() {
-            let a = ancestor[y as usize];
-            if semi[label[a as usize] as usize] < semi[label[y as usize] as usize] {
-                label[y as usize] = label[a as usize];
-            }
-            ancestor[y as usize] = ancestor[a as usize];
-        }
-        label[v as usize]
-    };
     for w in (1..m as u32).rev() {
         let wb = vertex[w as usize];
         for p in preds(wb) {
@@ -203,7 +218,7 @@ fn lengauer_tarjan(
             if v == NONE {
                 continue;
             }
-            let u = eval(v, &mut ancestor, &mut label, &semi);
+            let u = eval(v, &mut ancestor, &mut label, &semi, &mut path);
             if semi[u as usize] < semi[w as usize] {
                 semi[w as usize] = semi[u as usize];
             }
@@ -212,7 +227,7 @@ fn lengauer_tarjan(
         let pw = parent[w as usize];
         ancestor[w as usize] = pw;
         for v in std::mem::take(&mut bucket[pw as usize]) {
-            let u = eval(v, &mut ancestor, &mut label, &semi);
+            let u = eval(v, &mut ancestor, &mut label, &semi, &mut path);
             idom_num[v as usize] = if semi[u as usize] < semi[v as usize] { u } else { pw };
         }
     }

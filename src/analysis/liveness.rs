@@ -199,13 +199,120 @@ enum Mention {
 /// time (Pereira §4.1 conventions; the algorithm and why it gives the least
 /// fixpoint are in the module documentation).
 pub fn compute_liveness(f: &Function) -> Liveness {
-    let edges = OutEdges::new(f);
     let n = f.blocks.len();
-    // Every mention, as (value, what), in a flat list sorted by value
-    // (counting sort: one pass to count, one to place).
+    let mentions = mentions_by_value(f);
+    let preds = terminator_preds(f);
+    let mut w = Walk {
+        live_in: Vec::new(),
+        live_out: Vec::new(),
+        kills: vec![0; n],
+        in_mark: vec![0; n],
+        out_mark: vec![0; n],
+        stack: Vec::new(),
+        mark: 0,
+    };
+    for vi in 0..mentions.len() {
+        let mentions = mentions.of(vi);
+        if mentions.is_empty() {
+            continue;
+        }
+        let v = Value::new(vi);
+        w.mark = vi as u32 + 1;
+        // The blocks that define v stop the walk.
+        for &m in mentions {
+            if let Mention::Def(b) | Mention::PhiDef(b) = m {
+                w.kills[b.index()] = w.mark;
+            }
+        }
+        // The walk starts where v is upward-exposed, at the phis that
+        // define it, and on the edges where it is a phi argument.
+        for &m in mentions {
+            match m {
+                Mention::Gen(b) => w.enter_in(v, b, true),
+                // Live at the block's start, but not on its incoming edges.
+                Mention::PhiDef(b) => w.enter_in(v, b, false),
+                Mention::Arg(b) => w.enter_out(v, b),
+                Mention::Def(_) => {}
+            }
+        }
+        // Backwards along the CFG: from a block v entered live-in, into
+        // each predecessor's live-out.
+        while let Some(b) = w.stack.pop() {
+            for &p in preds.of(b.index()) {
+                w.enter_out(v, p);
+            }
+        }
+    }
+    // Each list is in increasing value order; the stable sort by block
+    // keeps that order within each block's set.
+    let sets = |pairs: Vec<(Block, Value)>| -> EntityVec<Block, SparseSet<Value>> {
+        let by_block = Buckets::sort(n, pairs);
+        (0..n).map(|b| by_block.of(b).iter().copied().collect()).collect()
+    };
+    Liveness { live_in: sets(w.live_in), live_out: sets(w.live_out) }
+}
+
+/// Lists of items by a dense key, in one flat table: the list of key `k`
+/// is `items[start[k]..start[k + 1]]`.
+struct Buckets<T> {
+    items: Vec<T>,
+    start: Vec<u32>,
+}
+
+impl<T: Copy> Buckets<T> {
+    /// A stable counting sort of `(key, item)` pairs whose keys are below
+    /// `keys`: one pass to count, one to place; each list keeps the order
+    /// of its pairs.
+    fn sort<K: EntityRef>(keys: usize, pairs: Vec<(K, T)>) -> Buckets<T> {
+        let mut start = vec![0u32; keys + 1];
+        for &(k, _) in &pairs {
+            start[k.index() + 1] += 1;
+        }
+        for i in 1..=keys {
+            start[i] += start[i - 1];
+        }
+        let Some(&(_, fill)) = pairs.first() else { return Buckets { items: Vec::new(), start } };
+        let mut items = vec![fill; pairs.len()];
+        let mut next = start.clone();
+        for &(k, item) in &pairs {
+            items[next[k.index()] as usize] = item;
+            next[k.index()] += 1;
+        }
+        Buckets { items, start }
+    }
+
+    /// The number of keys.
+    fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    /// The list of key `k`.
+    fn of(&self, k: usize) -> &[T] {
+        &self.items[self.start[k] as usize..self.start[k + 1] as usize]
+    }
+}
+
+/// The predecessors of each block along the terminators' edges, one entry
+/// per edge, in block order.
+fn terminator_preds(f: &Function) -> Buckets<Block> {
+    let mut pairs: Vec<(Block, Block)> = Vec::new();
+    for (b, data) in f.blocks.iter() {
+        for s in data.term.successors() {
+            pairs.push((s, b));
+        }
+    }
+    Buckets::sort(f.blocks.len(), pairs)
+}
+
+/// Every mention of every value, by value: the values each block's phis
+/// and instructions define (and the parameters, in the entry), the values
+/// upward-exposed in it, and the phi arguments of its outgoing edges. The
+/// table has a list for each value up to the last one mentioned.
+fn mentions_by_value(f: &Function) -> Buckets<Mention> {
+    let edges = OutEdges::new(f);
     let mut raw: Vec<(Value, Mention)> = Vec::new();
+    // `defined[v]` is one more than the last block seen to define `v`.
     let mut defined: Vec<u32> = vec![0; f.value_count as usize];
-    let mut preds_count = vec![0u32; n + 1];
     for (b, data) in f.blocks.iter() {
         let stamp = b.index() as u32 + 1;
         let def = |v: Value, defined: &mut Vec<u32>| {
@@ -251,94 +358,10 @@ pub fn compute_liveness(f: &Function) -> Liveness {
                 }
             }
         }
-        for s in data.term.successors() {
-            preds_count[s.index() + 1] += 1;
-        }
     }
     drop(edges);
-    // Predecessors along the terminators' edges (one entry per edge).
-    for i in 1..=n {
-        preds_count[i] += preds_count[i - 1];
-    }
-    let mut preds = vec![Block(0); preds_count[n] as usize];
-    let mut fill = preds_count.clone();
-    for (b, data) in f.blocks.iter() {
-        for s in data.term.successors() {
-            preds[fill[s.index()] as usize] = b;
-            fill[s.index()] += 1;
-        }
-    }
     let value_limit = raw.iter().map(|&(v, _)| v.index() + 1).max().unwrap_or(0);
-    let mut start = vec![0u32; value_limit + 1];
-    for &(v, _) in &raw {
-        start[v.index() + 1] += 1;
-    }
-    for i in 1..=value_limit {
-        start[i] += start[i - 1];
-    }
-    let mut by_value: Vec<Mention> = vec![Mention::Gen(Block(0)); raw.len()];
-    let mut next = start.clone();
-    for &(v, m) in &raw {
-        by_value[next[v.index()] as usize] = m;
-        next[v.index()] += 1;
-    }
-    drop(raw);
-
-    let mut w = Walk {
-        live_in: Vec::new(),
-        live_out: Vec::new(),
-        kills: vec![0; n],
-        in_mark: vec![0; n],
-        out_mark: vec![0; n],
-        stack: Vec::new(),
-        mark: 0,
-    };
-    for vi in 0..value_limit {
-        let mentions = &by_value[start[vi] as usize..start[vi + 1] as usize];
-        if mentions.is_empty() {
-            continue;
-        }
-        let v = Value::new(vi);
-        w.mark = vi as u32 + 1;
-        for &m in mentions {
-            if let Mention::Def(b) | Mention::PhiDef(b) = m {
-                w.kills[b.index()] = w.mark;
-            }
-        }
-        for &m in mentions {
-            match m {
-                Mention::Gen(b) => w.enter_in(v, b, true),
-                // Live at the block's start, but not on its incoming edges.
-                Mention::PhiDef(b) => w.enter_in(v, b, false),
-                Mention::Arg(b) => w.enter_out(v, b),
-                Mention::Def(_) => {}
-            }
-        }
-        while let Some(b) = w.stack.pop() {
-            for &p in &preds[preds_count[b.index()] as usize..preds_count[b.index() + 1] as usize] {
-                w.enter_out(v, p);
-            }
-        }
-    }
-    // Each list is in increasing value order; a stable counting sort by
-    // block keeps that order within each block's set.
-    let sets = |pairs: Vec<(Block, Value)>| -> EntityVec<Block, SparseSet<Value>> {
-        let mut first = vec![0u32; n + 1];
-        for &(b, _) in &pairs {
-            first[b.index() + 1] += 1;
-        }
-        for i in 1..=n {
-            first[i] += first[i - 1];
-        }
-        let mut sorted = vec![Value(0); pairs.len()];
-        let mut next = first.clone();
-        for &(b, v) in &pairs {
-            sorted[next[b.index()] as usize] = v;
-            next[b.index()] += 1;
-        }
-        (0..n).map(|b| sorted[first[b] as usize..first[b + 1] as usize].iter().copied().collect()).collect()
-    };
-    Liveness { live_in: sets(w.live_in), live_out: sets(w.live_out) }
+    Buckets::sort(value_limit, raw)
 }
 
 /// The state of [`compute_liveness`]'s walks. For the value being walked,
@@ -395,10 +418,69 @@ impl Walk {
 /// the two solutions.
 pub fn compute_liveness_dataflow(f: &Function) -> Liveness {
     let n = f.blocks.len();
-    // Upward-exposed uses and definitions of each block, phis excluded (phi
-    // destinations are added to live-in unconditionally, phi arguments are
-    // uses in the predecessors). `defined[v]` is one more than the last
-    // block seen to define `v`: one scratch table for every block.
+    let (gen, kill) = gen_and_kill(f);
+    // live_in starts as phidefs(B) ∪ gen(B), the parameters in the entry.
+    let mut live_in: EntityVec<Block, SparseSet<Value>> = EntityVec::from_elem(SparseSet::new(), n);
+    for (b, data) in f.blocks.iter() {
+        let mut li: Vec<Value> = data.phis.iter().map(|phi| phi.dest).collect();
+        if b == Function::ENTRY {
+            li.extend(f.params.iter().copied());
+        }
+        li.extend(gen[b].iter());
+        live_in[b] = li.into_iter().collect();
+    }
+    // The phi arguments of each edge never change: seed live-out with them.
+    let mut live_out: EntityVec<Block, SparseSet<Value>> = EntityVec::from_elem(SparseSet::new(), n);
+    for b in f.blocks.keys() {
+        let mut args = Vec::new();
+        for (s, i) in out_edges(f, b) {
+            for phi in &f.blocks[s].phis {
+                if let Some(&a) = phi.args.get(i) {
+                    args.push(a);
+                }
+            }
+        }
+        live_out[b] = args.into_iter().collect();
+    }
+    let order = postorder_then_unreachable(f);
+    let mut on_list = vec![true; n];
+    let mut worklist: std::collections::VecDeque<Block> = order.into_iter().collect();
+    // The phi destinations of each block, removed from its live-in on the
+    // way into a predecessor's live-out.
+    let phi_defs: EntityVec<Block, SparseSet<Value>> =
+        f.blocks.values().map(|data| data.phis.iter().map(|phi| phi.dest).collect()).collect();
+    while let Some(b) = worklist.pop_front() {
+        on_list[b.index()] = false;
+        // live_out[b] grows by the live-in of each successor minus its phis.
+        let mut out = std::mem::take(&mut live_out[b]);
+        for s in f.succs(b) {
+            out.union_with_difference(&live_in[s], &phi_defs[s]);
+        }
+        // live_in[b] grows by live_out[b] minus the block's definitions.
+        let grew = live_in[b].union_with_difference(&out, &kill[b]);
+        live_out[b] = out;
+        if grew {
+            for &p in &f.blocks[b].preds {
+                if !on_list[p.index()] {
+                    on_list[p.index()] = true;
+                    worklist.push_back(p);
+                }
+            }
+        }
+    }
+    Liveness { live_in, live_out }
+}
+
+/// A set of values for each block.
+type BlockSets = EntityVec<Block, SparseSet<Value>>;
+
+/// The upward-exposed uses (`gen`) and the definitions (`kill`) of each
+/// block, phis excluded: phi destinations are added to live-in
+/// unconditionally, phi arguments are uses in the predecessors.
+fn gen_and_kill(f: &Function) -> (BlockSets, BlockSets) {
+    let n = f.blocks.len();
+    // `defined[v]` is one more than the last block seen to define `v`: one
+    // scratch table for every block.
     let mut defined: Vec<u32> = vec![0; f.value_count as usize];
     let mut gen: EntityVec<Block, SparseSet<Value>> = EntityVec::from_elem(SparseSet::new(), n);
     let mut kill: EntityVec<Block, SparseSet<Value>> = EntityVec::from_elem(SparseSet::new(), n);
@@ -438,32 +520,14 @@ pub fn compute_liveness_dataflow(f: &Function) -> Liveness {
         gen[b] = g.into_iter().collect();
         kill[b] = k.into_iter().collect();
     }
+    (gen, kill)
+}
 
-    let mut live_in: EntityVec<Block, SparseSet<Value>> = EntityVec::from_elem(SparseSet::new(), n);
-    let mut live_out: EntityVec<Block, SparseSet<Value>> = EntityVec::from_elem(SparseSet::new(), n);
-    for (b, data) in f.blocks.iter() {
-        let mut li: Vec<Value> = data.phis.iter().map(|phi| phi.dest).collect();
-        if b == Function::ENTRY {
-            li.extend(f.params.iter().copied());
-        }
-        li.extend(gen[b].iter());
-        live_in[b] = li.into_iter().collect();
-    }
-    // The phi arguments of each edge never change: seed live-out with them.
-    for b in f.blocks.keys() {
-        let mut args = Vec::new();
-        for (s, i) in out_edges(f, b) {
-            for phi in &f.blocks[s].phis {
-                if let Some(&a) = phi.args.get(i) {
-                    args.push(a);
-                }
-            }
-        }
-        live_out[b] = args.into_iter().collect();
-    }
-
-    // Worklist in post-order (reachable blocks first, then the others), so
-    // that most successors are processed before their predecessors.
+/// The worklist's first order: post-order (reachable blocks first, then the
+/// others), so that most successors are processed before their
+/// predecessors.
+fn postorder_then_unreachable(f: &Function) -> Vec<Block> {
+    let n = f.blocks.len();
     let mut order = reverse_postorder(n, Function::ENTRY, |b| f.succs(b));
     order.reverse();
     let mut seen = vec![false; n];
@@ -471,32 +535,7 @@ pub fn compute_liveness_dataflow(f: &Function) -> Liveness {
         seen[b.index()] = true;
     }
     order.extend(f.blocks.keys().filter(|b| !seen[b.index()]));
-    let mut on_list = vec![true; n];
-    let mut worklist: std::collections::VecDeque<Block> = order.into_iter().collect();
-    // The phi destinations of each block, removed from its live-in on the
-    // way into a predecessor's live-out.
-    let phi_defs: EntityVec<Block, SparseSet<Value>> =
-        f.blocks.values().map(|data| data.phis.iter().map(|phi| phi.dest).collect()).collect();
-    while let Some(b) = worklist.pop_front() {
-        on_list[b.index()] = false;
-        // live_out[b] grows by the live-in of each successor minus its phis.
-        let mut out = std::mem::take(&mut live_out[b]);
-        for s in f.succs(b) {
-            out.union_with_difference(&live_in[s], &phi_defs[s]);
-        }
-        // live_in[b] grows by live_out[b] minus the block's definitions.
-        let grew = live_in[b].union_with_difference(&out, &kill[b]);
-        live_out[b] = out;
-        if grew {
-            for &p in &f.blocks[b].preds {
-                if !on_list[p.index()] {
-                    on_list[p.index()] = true;
-                    worklist.push_back(p);
-                }
-            }
-        }
-    }
-    Liveness { live_in, live_out }
+    order
 }
 
 /// The values live at the end of `b`, at its terminator: `live_out[b]` plus

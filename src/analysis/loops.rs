@@ -75,16 +75,13 @@ pub fn loop_depth_by_sccs(f: &Function) -> EntityVec<Block, u32> {
     sccs_loop_depth(f, &DomTree::compute(f))
 }
 
-/// The natural-loop nest of a reducible CFG, found once from the dominator
-/// tree (see "Computation" in the module documentation), or `None` when
-/// the CFG is irreducible.
-fn natural_loop_depth(f: &Function, dom: &DomTree) -> Option<EntityVec<Block, u32>> {
-    let n = f.blocks.len();
-    // Reducible: every edge that goes back in reverse post-order (the
-    // retreating edges of the search that made it) goes to a dominator of
-    // its source. Those edges are then the back edges, and their targets the
-    // headers.
-    let mut is_header = vec![false; n];
+/// The loop headers of a reducible CFG, as flags by block; `None` when the
+/// CFG is irreducible. Reducible: every edge that goes back in reverse
+/// post-order (the retreating edges of the search that made it) goes to a
+/// dominator of its source. Those edges are then the back edges, and their
+/// targets the headers.
+fn loop_headers(f: &Function, dom: &DomTree) -> Option<Vec<bool>> {
+    let mut is_header = vec![false; f.blocks.len()];
     for &u in &dom.rpo {
         for s in f.succs(u) {
             if dom.rpo_index[s] <= dom.rpo_index[u] {
@@ -95,6 +92,26 @@ fn natural_loop_depth(f: &Function, dom: &DomTree) -> Option<EntityVec<Block, u3
             }
         }
     }
+    Some(is_header)
+}
+
+/// The representative of `x` in the union-find forest `rep`, with path
+/// halving.
+fn find(rep: &mut [u32], mut x: u32) -> u32 {
+    while rep[x as usize] != x {
+        let next = rep[rep[x as usize] as usize];
+        rep[x as usize] = next;
+        x = next;
+    }
+    x
+}
+
+/// The natural-loop nest of a reducible CFG, found once from the dominator
+/// tree (see "Computation" in the module documentation), or `None` when
+/// the CFG is irreducible.
+fn natural_loop_depth(f: &Function, dom: &DomTree) -> Option<EntityVec<Block, u32>> {
+    let n = f.blocks.len();
+    let is_header = loop_headers(f, dom)?;
     // Headers innermost first: an inner header is strictly dominated by the
     // header of every loop around it, so it comes later in dominator-tree
     // pre-order.
@@ -106,14 +123,6 @@ fn natural_loop_depth(f: &Function, dom: &DomTree) -> Option<EntityVec<Block, u3
     const NONE: u32 = u32::MAX;
     let mut up = vec![NONE; n];
     let mut rep: Vec<u32> = (0..n as u32).collect();
-    fn find(rep: &mut [u32], mut x: u32) -> u32 {
-        while rep[x as usize] != x {
-            let next = rep[rep[x as usize] as usize];
-            rep[x as usize] = next;
-            x = next;
-        }
-        x
-    }
     let mut stack: Vec<u32> = Vec::new();
     for &h in &headers {
         let hi = h.index() as u32;

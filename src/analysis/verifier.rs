@@ -268,9 +268,8 @@ impl Verifier<'_> {
         Ok(dom)
     }
 
-    /// Check 3: value numbers in range, single definitions, results where
-    /// the operation has one. Returns each value's definition.
-    fn check_definitions(&self) -> Result<Defs, VerifyError> {
+    /// Every value mentioned is below `value_count`.
+    fn check_value_range(&self) -> Result<(), VerifyError> {
         let f = self.f;
         let in_range = |block: Option<Block>, v: Value| {
             if v.0 < f.value_count {
@@ -305,6 +304,14 @@ impl Verifier<'_> {
                 in_range(Some(b), a)?;
             }
         }
+        Ok(())
+    }
+
+    /// Check 3: value numbers in range, single definitions, results where
+    /// the operation has one. Returns each value's definition.
+    fn check_definitions(&self) -> Result<Defs, VerifyError> {
+        let f = self.f;
+        self.check_value_range()?;
 
         // Indexed by value number when the numbers are dense, as they are
         // in every function a pass makes (a hash map would be a large part
@@ -494,29 +501,7 @@ pub fn verify_conventional(f: &Function) -> Result<(), VerifyError> {
     let v = Verifier { f };
     let dom = v.check_cfg()?;
     let n = f.value_count as usize;
-    for (b, data) in f.blocks.iter() {
-        if let Some(phi) = data.phis.first() {
-            return Err(v.error(Some(b), Some(phi.dest), "conventional form has no phis".into()));
-        }
-        for inst in &data.insts {
-            if inst.dest.is_some() != inst.op.has_result() {
-                return Err(v.error(
-                    Some(b),
-                    inst.dest,
-                    format!("`{}` names a result exactly when its operation has one", format_inst(inst)),
-                ));
-            }
-        }
-    }
-    let mut too_big = None;
-    f.for_each_value_mention(|x| {
-        if x.index() >= n && too_big.is_none() {
-            too_big = Some(x);
-        }
-    });
-    if let Some(x) = too_big {
-        return Err(v.error(None, Some(x), format!("{x} is not below value_count {n}")));
-    }
+    v.check_conventional_shape()?;
     // Must-be-defined sets at block entry, as bit vectors over the values
     // checked: all of them, or above `sampling::SAMPLE_ABOVE` instructions
     // (unless `--full-checks`) every `step`-th value, about
@@ -534,42 +519,7 @@ pub fn verify_conventional(f: &Function) -> Result<(), VerifyError> {
     }
     let bit = |x: Value| x.index().is_multiple_of(step).then_some(x.index() / step);
     let words = n.div_ceil(step).div_ceil(64);
-    let full = vec![u64::MAX; words];
-    let mut din: EntityVec<Block, Vec<u64>> = EntityVec::from_elem(full, f.blocks.len());
-    let mut entry = vec![0u64; words];
-    for &p in &f.params {
-        if let Some(i) = bit(p) {
-            entry[i / 64] |= 1 << (i % 64);
-        }
-    }
-    din[Function::ENTRY] = entry;
-    let transfer = |b: Block, set: &mut Vec<u64>| {
-        for inst in &f.blocks[b].insts {
-            if let Some(i) = inst.dest.and_then(bit) {
-                set[i / 64] |= 1 << (i % 64);
-            }
-        }
-    };
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &b in &dom.rpo {
-            let mut out = din[b].clone();
-            transfer(b, &mut out);
-            for s in f.succs(b) {
-                if s == Function::ENTRY {
-                    continue;
-                }
-                for (w, &o) in din[s].iter_mut().zip(&out) {
-                    let nw = *w & o;
-                    if nw != *w {
-                        *w = nw;
-                        changed = true;
-                    }
-                }
-            }
-        }
-    }
+    let din = must_be_defined_at_entry(f, &dom, &bit, words);
     let has = |set: &[u64], x: Value| bit(x).is_none_or(|i| set[i / 64] & (1 << (i % 64)) != 0);
     for &b in &dom.rpo {
         let mut set = din[b].clone();
@@ -606,4 +556,85 @@ pub fn verify_conventional(f: &Function) -> Result<(), VerifyError> {
         }
     }
     Ok(())
+}
+
+impl Verifier<'_> {
+    /// Checks 3 of [`verify_conventional`]: no phi, every value number
+    /// below `value_count`, a result exactly with an operation that has one.
+    fn check_conventional_shape(&self) -> Result<(), VerifyError> {
+        let n = self.f.value_count as usize;
+        for (b, data) in self.f.blocks.iter() {
+            if let Some(phi) = data.phis.first() {
+                return Err(self.error(Some(b), Some(phi.dest), "conventional form has no phis".into()));
+            }
+            for inst in &data.insts {
+                if inst.dest.is_some() != inst.op.has_result() {
+                    return Err(self.error(
+                        Some(b),
+                        inst.dest,
+                        format!("`{}` names a result exactly when its operation has one", format_inst(inst)),
+                    ));
+                }
+            }
+        }
+        let mut too_big = None;
+        self.f.for_each_value_mention(|x| {
+            if x.index() >= n && too_big.is_none() {
+                too_big = Some(x);
+            }
+        });
+        if let Some(x) = too_big {
+            return Err(self.error(None, Some(x), format!("{x} is not below value_count {n}")));
+        }
+        Ok(())
+    }
+}
+
+/// The must-be-defined sets at the entry of each block, as bit vectors of
+/// `words` words over the values `bit` numbers: parameters defined on
+/// entry, the meet an intersection over the predecessors, iterated in
+/// reverse post-order to the greatest fixpoint.
+fn must_be_defined_at_entry(
+    f: &Function,
+    dom: &DomTree,
+    bit: &impl Fn(Value) -> Option<usize>,
+    words: usize,
+) -> EntityVec<Block, Vec<u64>> {
+    let full = vec![u64::MAX; words];
+    let mut din: EntityVec<Block, Vec<u64>> = EntityVec::from_elem(full, f.blocks.len());
+    let mut entry = vec![0u64; words];
+    for &p in &f.params {
+        if let Some(i) = bit(p) {
+            entry[i / 64] |= 1 << (i % 64);
+        }
+    }
+    din[Function::ENTRY] = entry;
+    let transfer = |b: Block, set: &mut Vec<u64>| {
+        for inst in &f.blocks[b].insts {
+            if let Some(i) = inst.dest.and_then(bit) {
+                set[i / 64] |= 1 << (i % 64);
+            }
+        }
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in &dom.rpo {
+            let mut out = din[b].clone();
+            transfer(b, &mut out);
+            for s in f.succs(b) {
+                if s == Function::ENTRY {
+                    continue;
+                }
+                for (w, &o) in din[s].iter_mut().zip(&out) {
+                    let nw = *w & o;
+                    if nw != *w {
+                        *w = nw;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+    din
 }

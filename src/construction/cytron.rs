@@ -334,13 +334,6 @@ impl Renamer<'_> {
 /// Renames variables to values by a pre-order walk of the dominator tree
 /// with an explicit stack (Cytron et al., §5.2).
 fn rename(cfg: &VarCfg, dom: &DomTree, phi_vars: &EntityVec<Block, Vec<Var>>) -> Function {
-    let n_blocks = cfg.blocks.len();
-    let mut out_edges: EntityVec<Block, Vec<(Block, usize)>> = EntityVec::from_elem(Vec::new(), n_blocks);
-    for (s, data) in cfg.blocks.iter() {
-        for (slot, &p) in data.preds.iter().enumerate() {
-            out_edges[p].push((s, slot));
-        }
-    }
     let mut phis: EntityVec<Block, Vec<PendingPhi>> = cfg
         .blocks
         .iter()
@@ -348,21 +341,8 @@ fn rename(cfg: &VarCfg, dom: &DomTree, phi_vars: &EntityVec<Block, Vec<Var>>) ->
             phi_vars[b].iter().map(|&var| PendingPhi { var, dest: None, args: vec![None; data.preds.len()] }).collect()
         })
         .collect();
-
-    let n_params = u32::try_from(cfg.params.len()).expect("parameter count fits in u32");
-    let mut renamer = Renamer {
-        cfg,
-        value_count: n_params,
-        current: EntityVec::from_elem(None, cfg.vars.len()),
-        entry_zero: EntityVec::from_elem(None, cfg.vars.len()),
-        temps: EntityVec::from_elem(None, cfg.temp_count as usize),
-        undo: Vec::new(),
-        reads: Vec::new(),
-        insts: EntityVec::from_elem(Vec::new(), n_blocks),
-        terms: EntityVec::from_elem(None, n_blocks),
-        out_edges,
-    };
-    let params: Vec<Value> = (0..n_params).map(Value).collect();
+    let mut renamer = Renamer::new(cfg);
+    let params: Vec<Value> = (0..renamer.value_count).map(Value).collect();
     for (&var, &value) in cfg.params.iter().zip(&params) {
         renamer.current[var] = Some(value);
     }
@@ -386,36 +366,69 @@ fn rename(cfg: &VarCfg, dom: &DomTree, phi_vars: &EntityVec<Block, Vec<Var>>) ->
             stack.pop();
         }
     }
+    renamer.into_function(params, phis)
+}
 
-    let used = used_values(std::mem::take(&mut renamer.reads), renamer.value_count, &phis);
-    let mut blocks: EntityVec<Block, BlockData> = EntityVec::new();
-    for (b, data) in cfg.blocks.iter() {
-        let block_phis = std::mem::take(&mut phis[b])
-            .into_iter()
-            .filter(|p| p.dest.is_some_and(|d| used[d]))
-            .map(|p| Phi {
-                dest: p.dest.expect("every block is reachable, so renamed"),
-                args: p.args.into_iter().map(|a| a.expect("every predecessor is reachable, so renamed")).collect(),
-            })
-            .collect();
-        blocks.push(BlockData {
-            preds: data.preds.clone(),
-            phis: block_phis,
-            insts: std::mem::take(&mut renamer.insts[b]),
-            term: renamer.terms[b].take().expect("every block is reachable, so renamed"),
-        });
+impl<'c> Renamer<'c> {
+    /// A renamer at the entry, before any block: the parameters are the
+    /// first values.
+    fn new(cfg: &'c VarCfg) -> Renamer<'c> {
+        let n_blocks = cfg.blocks.len();
+        let mut out_edges: EntityVec<Block, Vec<(Block, usize)>> = EntityVec::from_elem(Vec::new(), n_blocks);
+        for (s, data) in cfg.blocks.iter() {
+            for (slot, &p) in data.preds.iter().enumerate() {
+                out_edges[p].push((s, slot));
+            }
+        }
+        let n_params = u32::try_from(cfg.params.len()).expect("parameter count fits in u32");
+        Renamer {
+            cfg,
+            value_count: n_params,
+            current: EntityVec::from_elem(None, cfg.vars.len()),
+            entry_zero: EntityVec::from_elem(None, cfg.vars.len()),
+            temps: EntityVec::from_elem(None, cfg.temp_count as usize),
+            undo: Vec::new(),
+            reads: Vec::new(),
+            insts: EntityVec::from_elem(Vec::new(), n_blocks),
+            terms: EntityVec::from_elem(None, n_blocks),
+            out_edges,
+        }
     }
-    // The entry definitions that something reads, at the start of the entry
-    // block, in variable order.
-    let entry_consts: Vec<Inst> = renamer
-        .entry_zero
-        .values()
-        .flatten()
-        .filter(|&&v| used[v])
-        .map(|&v| Inst { dest: Some(v), op: Op::Const(0) })
-        .collect();
-    blocks[Function::ENTRY].insts.splice(0..0, entry_consts);
-    Function { name: cfg.name.clone(), params, blocks, value_count: renamer.value_count }
+
+    /// The renamed function, pruned: the phis and entry definitions that
+    /// some read reaches (`used_values`).
+    fn into_function(mut self, params: Vec<Value>, mut phis: EntityVec<Block, Vec<PendingPhi>>) -> Function {
+        let cfg = self.cfg;
+        let used = used_values(std::mem::take(&mut self.reads), self.value_count, &phis);
+        let mut blocks: EntityVec<Block, BlockData> = EntityVec::new();
+        for (b, data) in cfg.blocks.iter() {
+            let block_phis = std::mem::take(&mut phis[b])
+                .into_iter()
+                .filter(|p| p.dest.is_some_and(|d| used[d]))
+                .map(|p| Phi {
+                    dest: p.dest.expect("every block is reachable, so renamed"),
+                    args: p.args.into_iter().map(|a| a.expect("every predecessor is reachable, so renamed")).collect(),
+                })
+                .collect();
+            blocks.push(BlockData {
+                preds: data.preds.clone(),
+                phis: block_phis,
+                insts: std::mem::take(&mut self.insts[b]),
+                term: self.terms[b].take().expect("every block is reachable, so renamed"),
+            });
+        }
+        // The entry definitions that something reads, at the start of the
+        // entry block, in variable order.
+        let entry_consts: Vec<Inst> = self
+            .entry_zero
+            .values()
+            .flatten()
+            .filter(|&&v| used[v])
+            .map(|&v| Inst { dest: Some(v), op: Op::Const(0) })
+            .collect();
+        blocks[Function::ENTRY].insts.splice(0..0, entry_consts);
+        Function { name: cfg.name.clone(), params, blocks, value_count: self.value_count }
+    }
 }
 
 /// The values that some `CfgInst::Read` reaches, directly or through the

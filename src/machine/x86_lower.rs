@@ -70,7 +70,7 @@
 //!   next block.
 
 use crate::ir::{BinOp, Block, UnOp};
-use crate::mir::{Loc, MFunction, MInst, MInstA, MTerm, Reg, MAX_REGS, MIN_REGS, RAX, RDX};
+use crate::mir::{Loc, MFunction, MInst, MInstA, MTerm, Reg, MAX_REGS, MIN_REGS, RAX, RCX, RDX};
 use iced_x86::code_asm::registers::gpr64::*;
 use iced_x86::code_asm::registers::gpr8::*;
 use iced_x86::code_asm::{qword_ptr, AsmRegister64, AsmRegister8, CodeAssembler, CodeLabel};
@@ -239,10 +239,10 @@ impl Lowerer {
 
     /// An allocatable register other than `not`.
     fn other_than(&self, not: Reg) -> Reg {
-        if not == Reg(0) {
-            Reg(1)
+        if not == RAX {
+            RCX
         } else {
-            Reg(0)
+            RAX
         }
     }
 
@@ -257,44 +257,9 @@ impl Lowerer {
                 let d = self.r64(dst)?;
                 self.a.mov(d, imm).map_err(asm_err)?;
             }
-            MInst::Unary { op, dst, src } => {
-                let (d, s) = (self.r64(dst)?, self.r64(src)?);
-                match op {
-                    UnOp::Neg | UnOp::BitNot => {
-                        if dst != src {
-                            self.a.mov(d, s).map_err(asm_err)?;
-                        }
-                        if op == UnOp::Neg {
-                            self.a.neg(d).map_err(asm_err)?;
-                        } else {
-                            self.a.not(d).map_err(asm_err)?;
-                        }
-                    }
-                    UnOp::Not => {
-                        let d8 = self.r8(dst)?;
-                        self.a.test(s, s).map_err(asm_err)?;
-                        self.a.sete(d8).map_err(asm_err)?;
-                        self.a.movzx(d, d8).map_err(asm_err)?;
-                    }
-                }
-            }
+            MInst::Unary { op, dst, src } => self.unary(op, dst, src)?,
             MInst::Binary { op, dst, a: x, b: y } => self.binary(op, dst, x, y)?,
-            MInst::FixedDiv { op, divisor } => {
-                // The allocation put the operands where `idiv` wants them
-                // (out-of-ssa's renaming constraints): nothing to save.
-                if !matches!(op, BinOp::Div | BinOp::Rem) {
-                    return Err(LowerError::FixedDivisionOp(op));
-                }
-                if divisor == RDX {
-                    return Err(LowerError::DivisorInRdx);
-                }
-                if op == BinOp::Rem && self.k <= usize::from(RDX.0) {
-                    return Err(LowerError::RemainderNeedsRdx { k: self.k });
-                }
-                let q = self.r64(divisor)?;
-                self.a.cqo().map_err(asm_err)?;
-                self.a.idiv(q).map_err(asm_err)?;
-            }
+            MInst::FixedDiv { op, divisor } => self.fixed_division(op, divisor)?,
             MInst::Load { dst, addr } => {
                 let (d, s) = (self.r64(dst)?, self.r64(addr)?);
                 if dst != addr {
@@ -351,6 +316,47 @@ impl Lowerer {
                 self.a.mov(d, m).map_err(asm_err)?;
             }
         }
+        Ok(())
+    }
+
+    fn unary(&mut self, op: UnOp, dst: Reg, src: Reg) -> LResult<()> {
+        let (d, s) = (self.r64(dst)?, self.r64(src)?);
+        match op {
+            UnOp::Neg | UnOp::BitNot => {
+                if dst != src {
+                    self.a.mov(d, s).map_err(asm_err)?;
+                }
+                if op == UnOp::Neg {
+                    self.a.neg(d).map_err(asm_err)?;
+                } else {
+                    self.a.not(d).map_err(asm_err)?;
+                }
+            }
+            UnOp::Not => {
+                let d8 = self.r8(dst)?;
+                self.a.test(s, s).map_err(asm_err)?;
+                self.a.sete(d8).map_err(asm_err)?;
+                self.a.movzx(d, d8).map_err(asm_err)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// x86's own division, whose operands the allocation put where `idiv`
+    /// wants them (out-of-ssa's renaming constraints): nothing to save.
+    fn fixed_division(&mut self, op: BinOp, divisor: Reg) -> LResult<()> {
+        if !matches!(op, BinOp::Div | BinOp::Rem) {
+            return Err(LowerError::FixedDivisionOp(op));
+        }
+        if divisor == RDX {
+            return Err(LowerError::DivisorInRdx);
+        }
+        if op == BinOp::Rem && self.k <= usize::from(RDX.0) {
+            return Err(LowerError::RemainderNeedsRdx { k: self.k });
+        }
+        let q = self.r64(divisor)?;
+        self.a.cqo().map_err(asm_err)?;
+        self.a.idiv(q).map_err(asm_err)?;
         Ok(())
     }
 
@@ -521,27 +527,7 @@ fn lower(f: &MFunction, listing: bool) -> Result<X86Code, LowerError> {
             format!("{}{tr}", data.term)
         });
     }
-    // The trace-full and out-of-fuel exits, then the exit itself: a `hlt`
-    // that is never executed, because the emulator stops when it reaches
-    // its address.
-    let start = lw.a.instructions().len();
-    let mut tf = lw.trace_full;
-    lw.a.set_label(&mut tf).map_err(asm_err)?;
-    lw.a.mov(qword_ptr(layout::STATUS as i32), layout::STATUS_TRACE_FULL as i32).map_err(asm_err)?;
-    let exit = lw.exit;
-    lw.a.jmp(exit).map_err(asm_err)?;
-    lw.note(start, None, || "trace full".into());
-    let start = lw.a.instructions().len();
-    let mut oof = lw.out_of_fuel;
-    lw.a.set_label(&mut oof).map_err(asm_err)?;
-    lw.a.mov(qword_ptr(layout::STATUS as i32), layout::STATUS_OUT_OF_FUEL as i32).map_err(asm_err)?;
-    lw.note(start, None, || "out of fuel".into());
-    let start = lw.a.instructions().len();
-    let mut ex = lw.exit;
-    lw.a.set_label(&mut ex).map_err(asm_err)?;
-    lw.a.hlt().map_err(asm_err)?;
-    lw.exit = ex;
-    lw.note(start, None, || "exit".into());
+    lw.exits()?;
 
     let result =
         lw.a.assemble_options(layout::CODE_BASE, BlockEncoderOptions::RETURN_NEW_INSTRUCTION_OFFSETS)
@@ -571,6 +557,33 @@ fn lower(f: &MFunction, listing: bool) -> Result<X86Code, LowerError> {
         block_offsets,
         notes,
     })
+}
+
+impl Lowerer {
+    /// The trace-full and out-of-fuel exits, then the exit itself: a `hlt`
+    /// that is never executed, because the emulator stops when it reaches
+    /// its address.
+    fn exits(&mut self) -> LResult<()> {
+        let start = self.a.instructions().len();
+        let mut tf = self.trace_full;
+        self.a.set_label(&mut tf).map_err(asm_err)?;
+        self.a.mov(qword_ptr(layout::STATUS as i32), layout::STATUS_TRACE_FULL as i32).map_err(asm_err)?;
+        let exit = self.exit;
+        self.a.jmp(exit).map_err(asm_err)?;
+        self.note(start, None, || "trace full".into());
+        let start = self.a.instructions().len();
+        let mut oof = self.out_of_fuel;
+        self.a.set_label(&mut oof).map_err(asm_err)?;
+        self.a.mov(qword_ptr(layout::STATUS as i32), layout::STATUS_OUT_OF_FUEL as i32).map_err(asm_err)?;
+        self.note(start, None, || "out of fuel".into());
+        let start = self.a.instructions().len();
+        let mut ex = self.exit;
+        self.a.set_label(&mut ex).map_err(asm_err)?;
+        self.a.hlt().map_err(asm_err)?;
+        self.exit = ex;
+        self.note(start, None, || "exit".into());
+        Ok(())
+    }
 }
 
 fn annot_suffix(i: &MInstA) -> String {

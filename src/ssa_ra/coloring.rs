@@ -26,9 +26,9 @@ use crate::analysis::cssa::phi_congruence_classes;
 use crate::analysis::dominance::DomTree;
 use crate::analysis::liveness::compute_liveness;
 use crate::entity::{EntityRef, EntitySet, EntityVec};
-use crate::ir::{BinOp, Function, Op, Value};
-use crate::mir::{Reg, Slot};
-use crate::ssa_ra::spill::{block_points, SpillResult};
+use crate::ir::{BinOp, Block, Function, Op, Value};
+use crate::mir::{Reg, Slot, RAX, RDX};
+use crate::ssa_ra::spill::{block_points, Point, SpillResult};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -84,6 +84,21 @@ impl From<ColoringError> for crate::error::CheckError {
     }
 }
 
+/// The weight of one phi partner already in a register. `ComputePreference`
+/// (Pereira, Fig. 6) adds 1 per partner; here a partner adds 4, so that one
+/// partner outweighs both pre-coloring terms together
+/// ([`ACROSS_DIVISION_PENALTY`] and [`DIVISION_OPERAND_BONUS`]): the
+/// preference list decides, and the avoidance of pre-colored registers only
+/// breaks its ties. Among partners the order is the paper's, since every
+/// partner adds the same weight.
+const PHI_PARTNER_WEIGHT: i64 = 4;
+/// What a value live across a division loses in rax or rdx, the registers
+/// `idiv` writes (Pereira §4.5, "Handling Pre-colored Virtual Registers").
+const ACROSS_DIVISION_PENALTY: i64 = 2;
+/// What a division's dividend or result gains in rax, where `idiv` takes
+/// the one and leaves the other.
+const DIVISION_OPERAND_BONUS: i64 = 1;
+
 /// Values live across a division or remainder (not its operands or result).
 fn live_across_division(f: &Function, spill: &SpillResult) -> EntitySet<Value> {
     let live = compute_liveness(f);
@@ -105,6 +120,95 @@ fn live_across_division(f: &Function, spill: &SpillResult) -> EntitySet<Value> {
     set
 }
 
+/// The phi relations of the preference lists: a phi's result with each of
+/// its arguments, both ways, once per occurrence.
+fn phi_partners(f: &Function) -> HashMap<Value, Vec<Value>> {
+    let mut partners: HashMap<Value, Vec<Value>> = HashMap::new();
+    for data in f.blocks.values() {
+        for phi in &data.phis {
+            for &a in &phi.args {
+                partners.entry(phi.dest).or_default().push(a);
+                partners.entry(a).or_default().push(phi.dest);
+            }
+        }
+    }
+    partners
+}
+
+/// The dividends and results of divisions and remainders.
+fn division_operands(f: &Function) -> EntitySet<Value> {
+    let mut set: EntitySet<Value> = EntitySet::with_capacity(f.value_count as usize);
+    for data in f.blocks.values() {
+        for inst in &data.insts {
+            if let Op::Binary(BinOp::Div | BinOp::Rem, a, _) = inst.op {
+                set.insert(a);
+                if let Some(d) = inst.dest {
+                    set.insert(d);
+                }
+            }
+        }
+    }
+    set
+}
+
+/// The choice of a register at a definition: the local-coalescing register
+/// when it is free, else the free register among the first ω with the best
+/// score, the lowest on a tie.
+struct Chooser<'a> {
+    omega: usize,
+    opts: &'a ColoringOptions,
+    phi_partners: HashMap<Value, Vec<Value>>,
+    across_div: EntitySet<Value>,
+    division_operand: EntitySet<Value>,
+}
+
+impl Chooser<'_> {
+    fn choose(
+        &self,
+        v: Value,
+        occupied: &[Option<Value>],
+        reg: &EntityVec<Value, Option<Reg>>,
+        local: Option<Reg>,
+    ) -> Option<Reg> {
+        let free: Vec<usize> = (0..self.omega).filter(|&r| occupied[r].is_none()).collect();
+        if let Some(r) = local {
+            if free.contains(&(r.0 as usize)) {
+                return Some(r);
+            }
+        }
+        let mut best: Option<(i64, usize)> = None;
+        for &r in &free {
+            let score = self.score(v, Reg(r as u8), reg);
+            if best.is_none_or(|(s, _)| score > s) {
+                best = Some((score, r));
+            }
+        }
+        best.map(|(_, r)| Reg(r as u8))
+    }
+
+    /// How much `v` wants `r`: its preference-list entry, weighted, and the
+    /// pre-coloring terms.
+    fn score(&self, v: Value, r: Reg, reg: &EntityVec<Value, Option<Reg>>) -> i64 {
+        let mut score: i64 = 0;
+        if self.opts.global_coalescing {
+            // ComputePreference (Fig. 6): p[r] := p[r] + 1 for each phi
+            // partner of v whose location is r, here weighted.
+            if let Some(ps) = self.phi_partners.get(&v) {
+                score += PHI_PARTNER_WEIGHT * ps.iter().filter(|p| reg[**p] == Some(r)).count() as i64;
+            }
+        }
+        if self.opts.avoid_precolored {
+            if self.across_div.contains(v) && (r == RAX || r == RDX) {
+                score -= ACROSS_DIVISION_PENALTY;
+            }
+            if self.division_operand.contains(v) && r == RAX {
+                score += DIVISION_OPERAND_BONUS;
+            }
+        }
+        score
+    }
+}
+
 /// Assigns registers (and slots to spilled values), never more than
 /// `spill.max_demand` registers.
 pub fn assign_registers(
@@ -118,126 +222,102 @@ pub fn assign_registers(
     let live = compute_liveness(f);
     let dom = DomTree::compute(f);
     let across_div = if opts.avoid_precolored { live_across_division(f, spill) } else { EntitySet::with_capacity(n) };
+    let chooser =
+        Chooser { omega, opts, phi_partners: phi_partners(f), across_div, division_operand: division_operands(f) };
     let mut reg: EntityVec<Value, Option<Reg>> = EntityVec::from_elem(None, n);
-
-    // Phi relations for the preference lists: phi result <-> arguments.
-    let mut phi_partners: HashMap<Value, Vec<Value>> = HashMap::new();
-    for data in f.blocks.values() {
-        for phi in &data.phis {
-            for &a in &phi.args {
-                phi_partners.entry(phi.dest).or_default().push(a);
-                phi_partners.entry(a).or_default().push(phi.dest);
-            }
-        }
-    }
-    let mut division_operand: EntitySet<Value> = EntitySet::with_capacity(n);
-    for data in f.blocks.values() {
-        for inst in &data.insts {
-            if let Op::Binary(BinOp::Div | BinOp::Rem, a, _) = inst.op {
-                division_operand.insert(a);
-                if let Some(d) = inst.dest {
-                    division_operand.insert(d);
-                }
-            }
-        }
-    }
-
-    let choose = |v: Value,
-                  occupied: &[Option<Value>],
-                  reg: &EntityVec<Value, Option<Reg>>,
-                  local: Option<Reg>|
-     -> Option<Reg> {
-        let free: Vec<usize> = (0..omega).filter(|&r| occupied[r].is_none()).collect();
-        if let Some(r) = local {
-            if free.contains(&(r.0 as usize)) {
-                return Some(r);
-            }
-        }
-        let mut best: Option<(i64, usize)> = None;
-        for &r in &free {
-            let mut score: i64 = 0;
-            if opts.global_coalescing {
-                // ComputePreference: +1 per phi partner already in r.
-                if let Some(ps) = phi_partners.get(&v) {
-                    score += 4 * ps.iter().filter(|p| reg[**p] == Some(Reg(r as u8))).count() as i64;
-                }
-            }
-            if opts.avoid_precolored {
-                if across_div.contains(v) && (r == 0 || r == 2) {
-                    score -= 2;
-                }
-                if division_operand.contains(v) && r == 0 {
-                    score += 1;
-                }
-            }
-            if best.is_none_or(|(s, _)| score > s) {
-                best = Some((score, r));
-            }
-        }
-        best.map(|(_, r)| Reg(r as u8))
-    };
-
+    // One pass over the dominator tree in pre-order: every value live into
+    // a block was defined in a dominator, so it already has its register.
     for &b in &dom.preorder {
         let points = block_points(f, b, &live.live_out[b], &spill.spilled);
-        let mut occupied: Vec<Option<Value>> = vec![None; omega];
-        // Values live into the block were defined in dominators: colored.
-        let start = &points[0];
-        for &v in &start.before {
-            let r = reg[v].ok_or_else(|| ColoringError(format!("{v} is live into {b} but has no register")))?;
-            if let Some(w) = occupied[r.0 as usize] {
-                return Err(ColoringError(format!("{v} and {w} share {r} at the start of {b}")));
-            }
-            occupied[r.0 as usize] = Some(v);
+        color_block(f, spill, b, &points, &chooser, &mut reg)?;
+    }
+    let (slot, slot_count) = frugal_slots(f, spill);
+    let mut used = vec![false; k];
+    for r in reg.values().flatten() {
+        used[r.0 as usize] = true;
+    }
+    let registers_used = used.iter().filter(|&&u| u).count();
+    Ok(Assignment { reg, slot, slot_count, registers_used, omega })
+}
+
+/// Colors the definitions of block `b`, whose program points are `points`,
+/// given the registers of the values live into it.
+fn color_block(
+    f: &Function,
+    spill: &SpillResult,
+    b: Block,
+    points: &[Point],
+    chooser: &Chooser<'_>,
+    reg: &mut EntityVec<Value, Option<Reg>>,
+) -> Result<(), ColoringError> {
+    let omega = chooser.omega;
+    let mut occupied: Vec<Option<Value>> = vec![None; omega];
+    // Values live into the block were defined in dominators: colored.
+    let start = &points[0];
+    for &v in &start.before {
+        let r = reg[v].ok_or_else(|| ColoringError(format!("{v} is live into {b} but has no register")))?;
+        if let Some(w) = occupied[r.0 as usize] {
+            return Err(ColoringError(format!("{v} and {w} share {r} at the start of {b}")));
         }
-        // Parameters and phi results are defined at the block start.
-        let mut starters: Vec<Value> = Vec::new();
-        if b == Function::ENTRY {
-            starters.extend(f.params.iter().copied().filter(|p| !spill.spilled.contains(*p)));
+        occupied[r.0 as usize] = Some(v);
+    }
+    // Parameters and phi results are defined at the block start.
+    let mut starters: Vec<Value> = Vec::new();
+    if b == Function::ENTRY {
+        starters.extend(f.params.iter().copied().filter(|p| !spill.spilled.contains(*p)));
+    }
+    starters.extend(f.blocks[b].phis.iter().map(|p| p.dest).filter(|d| !spill.spilled.contains(*d)));
+    for &d in &starters {
+        let r = chooser
+            .choose(d, &occupied, reg, None)
+            .ok_or_else(|| ColoringError(format!("no register for {d} at the start of {b} (ω = {omega})")))?;
+        reg[d] = Some(r);
+        occupied[r.0 as usize] = Some(d);
+    }
+    for &d in &starters {
+        // A result nothing reads gives its register back at once.
+        if !points.get(1).is_some_and(|p| p.before.contains(&d)) {
+            occupied[reg[d].expect("just assigned").0 as usize] = None;
         }
-        starters.extend(f.blocks[b].phis.iter().map(|p| p.dest).filter(|d| !spill.spilled.contains(*d)));
-        for &d in &starters {
-            let r = choose(d, &occupied, &reg, None)
-                .ok_or_else(|| ColoringError(format!("no register for {d} at the start of {b} (ω = {omega})")))?;
-            reg[d] = Some(r);
-            occupied[r.0 as usize] = Some(d);
-        }
-        for &d in &starters {
-            // A result nothing reads gives its register back at once.
-            if !points.get(1).is_some_and(|p| p.before.contains(&d)) {
-                occupied[reg[d].expect("just assigned").0 as usize] = None;
-            }
-        }
-        for p in points.iter().skip(1) {
-            let Some(i) = p.inst else { continue };
-            let Some(inst) = f.blocks[b].insts.get(i) else { continue };
-            // Operands that die here free their registers first.
-            for &v in &p.before {
-                if !p.after.contains(&v) {
-                    if let Some(r) = reg[v] {
-                        if occupied[r.0 as usize] == Some(v) {
-                            occupied[r.0 as usize] = None;
-                        }
+    }
+    for p in points.iter().skip(1) {
+        let Some(i) = p.inst else { continue };
+        let Some(inst) = f.blocks[b].insts.get(i) else { continue };
+        // Operands that die here free their registers first.
+        for &v in &p.before {
+            if !p.after.contains(&v) {
+                if let Some(r) = reg[v] {
+                    if occupied[r.0 as usize] == Some(v) {
+                        occupied[r.0 as usize] = None;
                     }
                 }
             }
-            let Some(d) = inst.dest else { continue };
-            let local = match inst.op {
-                Op::Copy(s) if opts.local_coalescing && !spill.spilled.contains(s) && !p.after.contains(&s) => reg[s],
-                _ => None,
-            };
-            let r = choose(d, &occupied, &reg, local)
-                .ok_or_else(|| ColoringError(format!("no register for {d} in {b} at instruction {i} (ω = {omega})")))?;
-            reg[d] = Some(r);
-            if p.after.contains(&d) {
-                occupied[r.0 as usize] = Some(d);
+        }
+        let Some(d) = inst.dest else { continue };
+        // Local coalescing: a copy takes its source's register when the
+        // source dies at it.
+        let local = match inst.op {
+            Op::Copy(s) if chooser.opts.local_coalescing && !spill.spilled.contains(s) && !p.after.contains(&s) => {
+                reg[s]
             }
+            _ => None,
+        };
+        let r = chooser
+            .choose(d, &occupied, reg, local)
+            .ok_or_else(|| ColoringError(format!("no register for {d} in {b} at instruction {i} (ω = {omega})")))?;
+        reg[d] = Some(r);
+        if p.after.contains(&d) {
+            occupied[r.0 as usize] = Some(d);
         }
     }
+    Ok(())
+}
 
-    // Frugal slots: one per phi-congruence class that has a spilled member.
+/// Frugal slots: one per phi-congruence class that has a spilled member.
+fn frugal_slots(f: &Function, spill: &SpillResult) -> (EntityVec<Value, Option<Slot>>, u32) {
     let classes = phi_congruence_classes(f);
     let mut class_slot: HashMap<usize, Slot> = HashMap::new();
-    let mut slot: EntityVec<Value, Option<Slot>> = EntityVec::from_elem(None, n);
+    let mut slot: EntityVec<Value, Option<Slot>> = EntityVec::from_elem(None, f.value_count as usize);
     let mut slot_count = 0u32;
     for v in spill.spilled.iter() {
         let c = classes.class_of(v).index();
@@ -247,12 +327,7 @@ pub fn assign_registers(
         });
         slot[v] = Some(s);
     }
-    let mut used = vec![false; k];
-    for r in reg.values().flatten() {
-        used[r.0 as usize] = true;
-    }
-    let registers_used = used.iter().filter(|&&u| u).count();
-    Ok(Assignment { reg, slot, slot_count, registers_used, omega })
+    (slot, slot_count)
 }
 
 /// Checks an assignment against the function, without trusting

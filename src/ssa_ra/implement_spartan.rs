@@ -423,6 +423,30 @@ pub fn check_implementation(
         }
     }
 
+    let (expected, omitted) = optimum(pc, opts, hooks);
+
+    let before = Store::distinct(&locs, 1000);
+    let mut want = pc.apply(&before).map_err(ImplementationError::Apply)?;
+    for &l in &omitted {
+        want.set(l, before.get(l).expect("every location has a value"));
+    }
+    let mut got = before.clone();
+    run_seq(insts, &mut got).map_err(|e| wrong_code(CodeProblem::Run(e)))?;
+    if got != want {
+        let wrong = want.iter().filter(|&(l, v)| got.get(l) != Some(v)).map(|(l, v)| (l, got.get(l), v)).collect();
+        return Err(wrong_code(CodeProblem::WrongResult(wrong)));
+    }
+    let counts = count(insts);
+    if counts != expected {
+        return Err(wrong_code(CodeProblem::NotOptimal { counts, optimum: expected }));
+    }
+    Ok(counts)
+}
+
+/// The least instruction counts that implement `pc` (the bound of
+/// `proofs-notes/spill-free-ssa-elimination.md`), and the destinations
+/// whose store or load the options and hooks allow to omit.
+fn optimum(pc: &ParallelCopy, opts: &ElimOptions, hooks: &SkipHooks<'_>) -> (Counts, Vec<Loc>) {
     // The omissions the options and hooks allow, read off the moves: a
     // store `m := r` can only end a path and a load `r := m` only start one.
     let mut omitted = Vec::new();
@@ -475,23 +499,7 @@ pub fn check_implementation(
     // Each cycle of n registers turns n moves into n - 1 swaps.
     expected.moves -= cycle_nodes;
     expected.swaps = cycle_nodes - cycles;
-
-    let before = Store::distinct(&locs, 1000);
-    let mut want = pc.apply(&before).map_err(ImplementationError::Apply)?;
-    for &l in &omitted {
-        want.set(l, before.get(l).expect("every location has a value"));
-    }
-    let mut got = before.clone();
-    run_seq(insts, &mut got).map_err(|e| wrong_code(CodeProblem::Run(e)))?;
-    if got != want {
-        let wrong = want.iter().filter(|&(l, v)| got.get(l) != Some(v)).map(|(l, v)| (l, got.get(l), v)).collect();
-        return Err(wrong_code(CodeProblem::WrongResult(wrong)));
-    }
-    let counts = count(insts);
-    if counts != expected {
-        return Err(wrong_code(CodeProblem::NotOptimal { counts, optimum: expected }));
-    }
-    Ok(counts)
+    (expected, omitted)
 }
 
 /// The two locations a Seq transfer names (a swap or a copy between two

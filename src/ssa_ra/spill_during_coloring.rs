@@ -364,94 +364,28 @@ fn decide_block(
     if self_checks::in_checked_pass() && sampled_round(st.walks) {
         check_block_demand(&walk, f, b, live_out, &st.spilled, &through.frame.through);
     }
-    let mut chosen: Vec<Value> = Vec::new();
     if walk.max_demand() <= k {
-        return Ok(chosen);
+        return Ok(Vec::new());
     }
-    // The same values as `chosen`, for membership tests in constant time.
-    let mut chosen_set: FxHashSet<Value> = FxHashSet::default();
-    // The values live after the current point; how many of them are
-    // chosen; those that may still be chosen, by weight.
-    let mut after: FxHashSet<Value> = walk.start_after.iter().copied().collect();
-    let mut chosen_live = 0usize;
-    let mut open: BTreeSet<Candidate> =
-        walk.start_after.iter().filter(|&&v| st.eligible(v)).map(|&v| st.key(v)).collect();
+    let mut round = Round::start(&walk, st);
     for p in 0..walk.points() {
-        for &v in walk.leaves(p) {
-            after.remove(&v);
-            if chosen_set.contains(&v) {
-                chosen_live -= 1;
-            } else if st.eligible(v) {
-                open.remove(&st.key(v));
-            }
-        }
-        if let Some(v) = walk.enters(p) {
-            after.insert(v);
-            if chosen_set.contains(&v) {
-                chosen_live += 1;
-            } else if st.eligible(v) {
-                open.insert(st.key(v));
-            }
-        }
+        round.step(&walk, p, st);
+        // "If, at any point in the dominance tree, the number of live
+        // ranges is larger than the number of available physical
+        // registers, then some virtual must be spilled" (§4.5), unless a
+        // value chosen earlier in the round relieves the point.
         if walk.demand[p] <= k {
             continue;
         }
-        // Live through the point: live after it, except its operands and
-        // its result unless that is also live before it.
         let site = PointSite::of(data, p, &st.spilled);
-        let excluded = site.chosen_not_through(|v| chosen_set.contains(v), &after);
-        let relieved = chosen_live - excluded;
+        let excluded = site.chosen_not_through(|v| round.chosen_set.contains(v), &round.after);
+        let relieved = round.chosen_live - excluded;
         if walk.demand[p].saturating_sub(relieved) <= k {
             continue;
         }
-        // The least weight among the values live through the point that
-        // are not operands; else among the operands that stay live after
-        // it (spilling one does not lower the demand just before it).
-        // The through values are never operands or results.
-        let local = open.iter().find(|c| site.passes_through(c.1));
-        let mut candidate = match (local, through.open.first()) {
-            (Some(a), Some(t)) => Some(a.min(t).1),
-            (a, t) => a.or(t).map(|c| c.1),
-        };
-        if candidate.is_none() {
-            candidate = site.operand_to_spill(&after, |v| st.eligible(v) && !chosen_set.contains(&v), |v| st.key(v));
-        }
-        match candidate {
-            Some(v) => {
-                if !open.remove(&st.key(v)) {
-                    through.open.remove(&st.key(v));
-                }
-                chosen.push(v);
-                chosen_set.insert(v);
-                chosen_live += 1;
-                if opts.phi_weight_deduction {
-                    let WalkState { weights, spilled, reloads, original, .. } = st;
-                    // `u` is in one of the ordered sets exactly when it is
-                    // live after the point (the through values always are)
-                    // and may be chosen.
-                    let may_go = |u: Value, in_through: bool| {
-                        (in_through || after.contains(&u))
-                            && u.index() < *original
-                            && !reloads.contains(u)
-                            && !spilled.contains(u)
-                            && !chosen_set.contains(&u)
-                    };
-                    let Through { frame, open: through_open, .. } = through;
-                    weights.spilled(v, |u, w, now| {
-                        let in_through = frame.through.contains(&u);
-                        let set = if in_through { &mut *through_open } else { &mut open };
-                        if may_go(u, in_through) {
-                            let key = Candidate(w.current(u), u);
-                            if now {
-                                set.insert(key);
-                            } else {
-                                set.remove(&key);
-                            }
-                        }
-                    });
-                }
-            }
-            None if chosen.is_empty() => {
+        match round.candidate(&site, through, st) {
+            Some(v) => round.choose(v, through, st, opts.phi_weight_deduction),
+            None if round.chosen.is_empty() => {
                 return Err(block_points(f, b, live_out, &st.spilled)[p].nothing_to_spill(b, k));
             }
             // Values chosen earlier in the round may relieve it; the next
@@ -459,7 +393,109 @@ fn decide_block(
             None => {}
         }
     }
-    Ok(chosen)
+    Ok(round.chosen)
+}
+
+/// The state of one round of [`decide_block`] at the current point.
+struct Round {
+    /// The values chosen in the round, in order, and the same as a set,
+    /// for membership tests in constant time.
+    chosen: Vec<Value>,
+    chosen_set: FxHashSet<Value>,
+    /// The values live after the current point; how many of them are
+    /// chosen; those that may still be chosen, by weight (the through
+    /// values are in [`Through::open`] instead).
+    after: FxHashSet<Value>,
+    chosen_live: usize,
+    open: BTreeSet<Candidate>,
+}
+
+impl Round {
+    fn start(walk: &BlockDemand, st: &WalkState) -> Round {
+        Round {
+            chosen: Vec::new(),
+            chosen_set: FxHashSet::default(),
+            after: walk.start_after.iter().copied().collect(),
+            chosen_live: 0,
+            open: walk.start_after.iter().filter(|&&v| st.eligible(v)).map(|&v| st.key(v)).collect(),
+        }
+    }
+
+    /// Moves past point `p`: the values that die there leave, its result
+    /// enters.
+    fn step(&mut self, walk: &BlockDemand, p: usize, st: &WalkState) {
+        for &v in walk.leaves(p) {
+            self.after.remove(&v);
+            if self.chosen_set.contains(&v) {
+                self.chosen_live -= 1;
+            } else if st.eligible(v) {
+                self.open.remove(&st.key(v));
+            }
+        }
+        if let Some(v) = walk.enters(p) {
+            self.after.insert(v);
+            if self.chosen_set.contains(&v) {
+                self.chosen_live += 1;
+            } else if st.eligible(v) {
+                self.open.insert(st.key(v));
+            }
+        }
+    }
+
+    /// The value to spill at `site`: the least weight among the values
+    /// live through the point that are not operands; else among the
+    /// operands that stay live after it (spilling one does not lower the
+    /// demand just before it). The through values are never operands or
+    /// results.
+    fn candidate(&self, site: &PointSite, through: &Through, st: &WalkState) -> Option<Value> {
+        let local = self.open.iter().find(|c| site.passes_through(c.1));
+        let candidate = match (local, through.open.first()) {
+            (Some(a), Some(t)) => Some(a.min(t).1),
+            (a, t) => a.or(t).map(|c| c.1),
+        };
+        candidate.or_else(|| {
+            site.operand_to_spill(&self.after, |v| st.eligible(v) && !self.chosen_set.contains(&v), |v| st.key(v))
+        })
+    }
+
+    /// Chooses `v`, and with `phi_weight_deduction` applies the §4.6
+    /// deduction to the phi results it feeds, re-keying those that may
+    /// still be chosen.
+    fn choose(&mut self, v: Value, through: &mut Through, st: &mut WalkState, phi_weight_deduction: bool) {
+        if !self.open.remove(&st.key(v)) {
+            through.open.remove(&st.key(v));
+        }
+        self.chosen.push(v);
+        self.chosen_set.insert(v);
+        self.chosen_live += 1;
+        if !phi_weight_deduction {
+            return;
+        }
+        let WalkState { weights, spilled, reloads, original, .. } = st;
+        let Round { after, chosen_set, open, .. } = self;
+        // `u` is in one of the ordered sets exactly when it is live after
+        // the point (the through values always are) and may be chosen.
+        let may_go = |u: Value, in_through: bool| {
+            (in_through || after.contains(&u))
+                && u.index() < *original
+                && !reloads.contains(u)
+                && !spilled.contains(u)
+                && !chosen_set.contains(&u)
+        };
+        let Through { frame, open: through_open, .. } = through;
+        weights.spilled(v, |u, w, now| {
+            let in_through = frame.through.contains(&u);
+            let set = if in_through { &mut *through_open } else { &mut *open };
+            if may_go(u, in_through) {
+                let key = Candidate(w.current(u), u);
+                if now {
+                    set.insert(key);
+                } else {
+                    set.remove(&key);
+                }
+            }
+        });
+    }
 }
 
 /// The self-check of [`decide_block`]: the round decided again from the

@@ -124,41 +124,14 @@ impl Emitter<'_> {
         Ok(())
     }
 
+    /// Emits one instruction over the locations of its values: the
+    /// operation, then the store of a spilled result (the spill code of
+    /// §4.7 of Pereira's report) or the hoisted store of a register one.
     fn inst(&self, inst: &crate::ir::Inst, out: &mut Vec<MInstA>) -> Result<(), EliminationError> {
         let c = |v: Value| self.canon[v];
         let spilled = |v: Value| self.spill.spilled.contains(v);
         match (&inst.op, inst.dest) {
-            (Op::Copy(s), Some(d)) => {
-                let (s, d) = (*s, d);
-                match (spilled(s), spilled(d)) {
-                    (false, false) => {
-                        let (rs, rd) = (self.reg(s)?, self.reg(d)?);
-                        if rs != rd {
-                            Self::push(out, MInst::Move { dst: rd, src: rs }, vec![], None);
-                        }
-                    }
-                    (true, false) => {
-                        let slot = self.a.slot[s].expect("spilled has a slot");
-                        Self::push(out, MInst::Reload { dst: self.reg(d)?, slot }, vec![], None);
-                    }
-                    (false, true) => {
-                        let slot = self.a.slot[d].expect("spilled has a slot");
-                        Self::push(out, MInst::Spill { slot, src: self.reg(s)? }, vec![], None);
-                    }
-                    (true, true) => {
-                        let (ss, sd) = (self.a.slot[s].expect("slot"), self.a.slot[d].expect("slot"));
-                        if !(ss == sd && self.opts.redundant_memory_transfer_elimination) {
-                            let r = self.def_reg(d)?;
-                            Self::push(out, MInst::Reload { dst: r, slot: ss }, vec![], None);
-                            Self::push(out, MInst::Spill { slot: sd, src: r }, vec![], None);
-                        }
-                    }
-                }
-                if !spilled(d) {
-                    self.hoist_store(d, out)?;
-                }
-                return Ok(());
-            }
+            (Op::Copy(s), Some(d)) => return self.emit_copy(*s, d, out),
             (op, Some(d)) => {
                 let dst = self.def_reg(d)?;
                 let reads: Vec<Value> = op.args().into_iter().map(c).collect();
@@ -184,6 +157,44 @@ impl Emitter<'_> {
             }
             (Op::Out(a), None) => Self::push(out, MInst::Out { src: self.reg(*a)? }, vec![c(*a)], None),
             (op, d) => return Err(EliminationError(format!("malformed instruction {op:?} defining {d:?}"))),
+        }
+        Ok(())
+    }
+
+    /// Emits `d = copy s` by where the two values live: a move between
+    /// registers (none when they share one), a load, a store, or, between
+    /// two slots, a load and a store through `d`'s register. Redundant
+    /// memory transfer elimination (Pereira and Palsberg §6.3): a copy
+    /// between two spilled values of one phi-congruence class shares the
+    /// class slot (frugal allocation), so it moves nothing and emits nothing.
+    fn emit_copy(&self, s: Value, d: Value, out: &mut Vec<MInstA>) -> Result<(), EliminationError> {
+        let spilled = |v: Value| self.spill.spilled.contains(v);
+        match (spilled(s), spilled(d)) {
+            (false, false) => {
+                let (rs, rd) = (self.reg(s)?, self.reg(d)?);
+                if rs != rd {
+                    Self::push(out, MInst::Move { dst: rd, src: rs }, vec![], None);
+                }
+            }
+            (true, false) => {
+                let slot = self.a.slot[s].expect("spilled has a slot");
+                Self::push(out, MInst::Reload { dst: self.reg(d)?, slot }, vec![], None);
+            }
+            (false, true) => {
+                let slot = self.a.slot[d].expect("spilled has a slot");
+                Self::push(out, MInst::Spill { slot, src: self.reg(s)? }, vec![], None);
+            }
+            (true, true) => {
+                let (ss, sd) = (self.a.slot[s].expect("slot"), self.a.slot[d].expect("slot"));
+                if !(ss == sd && self.opts.redundant_memory_transfer_elimination) {
+                    let r = self.def_reg(d)?;
+                    Self::push(out, MInst::Reload { dst: r, slot: ss }, vec![], None);
+                    Self::push(out, MInst::Spill { slot: sd, src: r }, vec![], None);
+                }
+            }
+        }
+        if !spilled(d) {
+            self.hoist_store(d, out)?;
         }
         Ok(())
     }
@@ -232,54 +243,21 @@ pub fn eliminate_ssa(
         hoisted_slots: HashSet::new(),
     };
     if opts.store_hoisting {
-        // Every argument of a spilled phi's class that lives in a register
-        // is stored at its definition; the class shares one slot (frugal).
-        for data in f.blocks.values() {
-            for phi in &data.phis {
-                if !spill.spilled.contains(phi.dest) {
-                    continue;
-                }
-                let slot = a.slot[phi.dest].expect("spilled has a slot");
-                em.hoisted_slots.insert(slot);
-                for &arg in &phi.args {
-                    if !spill.spilled.contains(arg) {
-                        em.hoisted[arg] = Some(slot);
-                    }
-                }
-            }
-        }
+        em.plan_store_hoisting(f);
     }
     let mut stats = EliminationStats::default();
     let edges = crate::analysis::liveness::OutEdges::new(f);
     let mut blocks: EntityVec<crate::ir::Block, MBlock> = EntityVec::new();
     for (b, data) in f.blocks.iter() {
         let mut out: Vec<MInstA> = Vec::new();
-        if b == Function::ENTRY {
-            for &p in &f.params {
-                if !spill.spilled.contains(p) {
-                    em.hoist_store(p, &mut out)?;
-                }
-            }
-        }
-        let mut phis = Vec::new();
-        for phi in &data.phis {
-            phis.push(PhiAnnot {
-                dest: em.canon[phi.dest],
-                loc: em.loc(phi.dest)?,
-                args: phi.args.iter().map(|&x| em.canon[x]).collect(),
-            });
-            if !spill.spilled.contains(phi.dest) {
-                em.hoist_store(phi.dest, &mut out)?;
-            }
-        }
+        let phis = em.block_start(f, b, &mut out)?;
         for inst in &data.insts {
             em.inst(inst, &mut out)?;
         }
-        // The phi columns of the successors, at the end of this block.
+        // §5: the phi columns of the successors, at the end of this block.
         let succs = data.term.successors();
         for (occurrence, &s) in succs.iter().enumerate() {
-            let sdata = &f.blocks[s];
-            if sdata.phis.is_empty() {
+            if f.blocks[s].phis.is_empty() {
                 continue;
             }
             if succs.len() != 1 {
@@ -292,70 +270,144 @@ pub fn eliminate_ssa(
             let edge = edges
                 .pred_index(b, s, occurrence)
                 .ok_or_else(|| EliminationError(format!("{b} is not a predecessor of {s}")))?;
-            // Theorem 1 is about the whole column, self-moves included: a
-            // self-move that is dropped first could hide a repeated source.
-            let mut column = Vec::with_capacity(sdata.phis.len());
-            for phi in &sdata.phis {
-                column.push((em.loc(phi.dest)?, em.loc(phi.args[edge])?));
-            }
-            stats.edges += column.len();
-            if crate::pass_manager::self_checks::in_checked_pass() {
-                ParallelCopy { moves: column.clone() }.check_spartan().map_err(|e| {
-                    EliminationError(format!("the phi column {b} -> {s} is not spartan (Theorem 1): {e}"))
-                })?;
-            }
-            let mut moves = Vec::new();
-            for (dst, src) in column {
-                if dst == src {
-                    match dst {
-                        Loc::Slot(_) => stats.memory_self_loops += 1,
-                        Loc::Reg(_) => stats.register_self_loops += 1,
-                    }
-                    continue;
-                }
-                moves.push((dst, src));
-            }
-            if moves.is_empty() {
-                continue;
-            }
-            stats.parallel_copies += 1;
-            let pc = ParallelCopy { moves };
-            let hoisted_slots = &em.hoisted_slots;
-            let skip_store = |slot: Slot, _: Reg| hoisted_slots.contains(&slot);
-            let hooks = SkipHooks { skip_store: &skip_store, skip_load: &|_: Slot, _: Reg| false };
-            let elim = ElimOptions { store_hoisting: opts.store_hoisting, load_lowering: false };
-            let code = implement_spartan(&pc, &elim, &hooks)
-                .map_err(|e| EliminationError(format!("ImplementSpartan on {b} -> {s}: {e}")))?;
-            // Every parallel copy's implementation is run and counted: the
-            // right values, and the least number of instructions
-            // (Theorem 3 and `proofs-notes/spill-free-ssa-elimination.md`).
-            if crate::pass_manager::self_checks::in_checked_pass() {
-                check_implementation(&pc, &elim, &hooks, &code).map_err(|e| {
-                    EliminationError(format!("ImplementSpartan on {b} -> {s} is wrong or not optimal: {e}"))
-                })?;
-            }
-            for inst in &code {
-                match inst {
-                    MInst::Move { .. } => stats.moves += 1,
-                    MInst::Reload { .. } => stats.loads += 1,
-                    MInst::Spill { .. } => stats.stores += 1,
-                    MInst::Swap { .. } => stats.swaps += 1,
-                    _ => {}
-                }
-            }
-            out.extend(code.into_iter().map(|inst| MInstA { inst, annot: Annot::default() }));
+            em.phi_column(f, b, s, edge, &mut stats, &mut out)?;
         }
-        let (term, term_reads) = match data.term {
-            Terminator::Jump(t) => (MTerm::Jump(t), None),
-            Terminator::Branch { cond, then_dest, else_dest } => {
-                (MTerm::Branch { cond: em.reg(cond)?, then_dest, else_dest }, Some(em.canon[cond]))
-            }
-            Terminator::Return(v) => (MTerm::Return(em.reg(v)?), Some(em.canon[v])),
-        };
+        let (term, term_reads) = em.term(&data.term)?;
         blocks.push(MBlock { preds: data.preds.clone(), phis, insts: out, term, term_reads });
     }
     stats.hoisted_stores = em.hoisted.iter().filter(|(_, slot)| slot.is_some()).count();
     let params =
         f.params.iter().map(|&p| Ok((em.loc(p)?, em.canon[p]))).collect::<Result<Vec<_>, EliminationError>>()?;
     Ok((MFunction { name: f.name.clone(), k, slot_count: a.slot_count, params, blocks }, stats))
+}
+
+impl Emitter<'_> {
+    /// Store hoisting (§6.1): every argument of a spilled phi's class that
+    /// lives in a register is stored at its definition; the class shares
+    /// one slot (frugal).
+    fn plan_store_hoisting(&mut self, f: &Function) {
+        for data in f.blocks.values() {
+            for phi in &data.phis {
+                if !self.spill.spilled.contains(phi.dest) {
+                    continue;
+                }
+                let slot = self.a.slot[phi.dest].expect("spilled has a slot");
+                self.hoisted_slots.insert(slot);
+                for &arg in &phi.args {
+                    if !self.spill.spilled.contains(arg) {
+                        self.hoisted[arg] = Some(slot);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The values defined at the start of block `b`, the parameters in the
+    /// entry and the phi results: the hoisted stores of those in registers,
+    /// and the phis' annotations.
+    fn block_start(
+        &self,
+        f: &Function,
+        b: crate::ir::Block,
+        out: &mut Vec<MInstA>,
+    ) -> Result<Vec<PhiAnnot>, EliminationError> {
+        if b == Function::ENTRY {
+            for &p in &f.params {
+                if !self.spill.spilled.contains(p) {
+                    self.hoist_store(p, out)?;
+                }
+            }
+        }
+        let mut phis = Vec::new();
+        for phi in &f.blocks[b].phis {
+            phis.push(PhiAnnot {
+                dest: self.canon[phi.dest],
+                loc: self.loc(phi.dest)?,
+                args: phi.args.iter().map(|&x| self.canon[x]).collect(),
+            });
+            if !self.spill.spilled.contains(phi.dest) {
+                self.hoist_store(phi.dest, out)?;
+            }
+        }
+        Ok(phis)
+    }
+
+    /// The phi column of `s` for its predecessor `b` (operand `edge` of
+    /// each phi) as one parallel copy, checked spartan (Theorem 1) and
+    /// implemented by `ImplementSpartan` (Algorithm 2) at the end of `b`.
+    fn phi_column(
+        &self,
+        f: &Function,
+        b: crate::ir::Block,
+        s: crate::ir::Block,
+        edge: usize,
+        stats: &mut EliminationStats,
+        out: &mut Vec<MInstA>,
+    ) -> Result<(), EliminationError> {
+        let sdata = &f.blocks[s];
+        // Theorem 1 is about the whole column, self-moves included: a
+        // self-move that is dropped first could hide a repeated source.
+        let mut column = Vec::with_capacity(sdata.phis.len());
+        for phi in &sdata.phis {
+            column.push((self.loc(phi.dest)?, self.loc(phi.args[edge])?));
+        }
+        stats.edges += column.len();
+        if crate::pass_manager::self_checks::in_checked_pass() {
+            ParallelCopy { moves: column.clone() }
+                .check_spartan()
+                .map_err(|e| EliminationError(format!("the phi column {b} -> {s} is not spartan (Theorem 1): {e}")))?;
+        }
+        let mut moves = Vec::new();
+        for (dst, src) in column {
+            if dst == src {
+                match dst {
+                    Loc::Slot(_) => stats.memory_self_loops += 1,
+                    Loc::Reg(_) => stats.register_self_loops += 1,
+                }
+                continue;
+            }
+            moves.push((dst, src));
+        }
+        if moves.is_empty() {
+            return Ok(());
+        }
+        stats.parallel_copies += 1;
+        let pc = ParallelCopy { moves };
+        let hoisted_slots = &self.hoisted_slots;
+        let skip_store = |slot: Slot, _: Reg| hoisted_slots.contains(&slot);
+        let hooks = SkipHooks { skip_store: &skip_store, skip_load: &|_: Slot, _: Reg| false };
+        let elim = ElimOptions { store_hoisting: self.opts.store_hoisting, load_lowering: false };
+        let code = implement_spartan(&pc, &elim, &hooks)
+            .map_err(|e| EliminationError(format!("ImplementSpartan on {b} -> {s}: {e}")))?;
+        // Every parallel copy's implementation is run and counted: the
+        // right values, and the least number of instructions
+        // (Theorem 3 and `proofs-notes/spill-free-ssa-elimination.md`).
+        if crate::pass_manager::self_checks::in_checked_pass() {
+            check_implementation(&pc, &elim, &hooks, &code).map_err(|e| {
+                EliminationError(format!("ImplementSpartan on {b} -> {s} is wrong or not optimal: {e}"))
+            })?;
+        }
+        for inst in &code {
+            match inst {
+                MInst::Move { .. } => stats.moves += 1,
+                MInst::Reload { .. } => stats.loads += 1,
+                MInst::Spill { .. } => stats.stores += 1,
+                MInst::Swap { .. } => stats.swaps += 1,
+                _ => {}
+            }
+        }
+        out.extend(code.into_iter().map(|inst| MInstA { inst, annot: Annot::default() }));
+        Ok(())
+    }
+
+    /// A terminator over registers, with the value it reads.
+    fn term(&self, term: &Terminator) -> Result<(MTerm, Option<Value>), EliminationError> {
+        Ok(match *term {
+            Terminator::Jump(t) => (MTerm::Jump(t), None),
+            Terminator::Branch { cond, then_dest, else_dest } => {
+                (MTerm::Branch { cond: self.reg(cond)?, then_dest, else_dest }, Some(self.canon[cond]))
+            }
+            Terminator::Return(v) => (MTerm::Return(self.reg(v)?), Some(self.canon[v])),
+        })
+    }
 }

@@ -121,6 +121,9 @@ pub enum MInst {
 
 /// The register `idiv` takes the dividend in and leaves the quotient in.
 pub const RAX: Reg = Reg(0);
+/// The second register of the allocation order, allocatable at every `K`
+/// as [`RAX`] is.
+pub const RCX: Reg = Reg(1);
 /// The register `idiv` leaves the remainder in (and `cqo` overwrites).
 pub const RDX: Reg = Reg(2);
 

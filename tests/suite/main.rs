@@ -34,6 +34,7 @@ mod exhaustive_cfg;
 mod external;
 mod filetests;
 mod fold;
+mod function_length;
 mod fuzz_smoke;
 mod generator;
 mod golden_counts;

@@ -182,11 +182,7 @@ impl Builder {
     /// single-predecessor blocks until a definition is found or a block needs
     /// its predecessors asked (a `PredecessorsLookup`).
     fn use_var(&mut self, var: Var, block: Block) -> LookupStep {
-        self.walk_epoch = self.walk_epoch.wrapping_add(1);
-        if self.walk_epoch == 0 {
-            self.walk_stamp.iter_mut().for_each(|s| *s = 0);
-            self.walk_epoch = 1;
-        }
+        self.new_walk_epoch();
         let path_start = self.walk_path.len();
         let mut b = block;
         let value = loop {
@@ -233,43 +229,63 @@ impl Builder {
                 break self.undef_value();
             }
             if self.opts.marker {
-                let mark = self.marks[b.index()];
-                if mark == MARKED {
-                    // The look-up went round a cycle back to a marked
-                    // block: place the phi that breaks the cycle (§3.3).
-                    let phi = self.new_phi(b, false);
-                    self.marks[b.index()] = phi;
-                    self.write_variable(var, b, phi);
-                    break phi;
+                match self.marker_step(var, b, path_start) {
+                    LookupStep::Found(v) => break v,
+                    ask => return ask,
                 }
-                if mark != UNMARKED {
-                    break mark;
-                }
-                self.marks[b.index()] = MARKED;
-                return LookupStep::AskPredecessors(PredecessorsLookup {
-                    var,
-                    block: b,
-                    phi: None,
-                    args_start: self.phi_args.len(),
-                    next_pred: 0,
-                    path_start,
-                });
             }
             // Alg. 2: break potential cycles with an operandless phi
             // (provisional until something uses it, see the module comment).
             let phi = self.new_provisional_phi(b);
             self.write_variable(var, b, phi);
-            return LookupStep::AskPredecessors(PredecessorsLookup {
-                var,
-                block: b,
-                phi: Some(phi),
-                args_start: self.phi_args.len(),
-                next_pred: 0,
-                path_start,
-            });
+            return self.ask_predecessors(var, b, Some(phi), path_start);
         };
         self.record_on_path(var, path_start, value);
         LookupStep::Found(value)
+    }
+
+    /// Starts a walk of `use_var`: a new epoch of `walk_stamp`, whose
+    /// stamps are all cleared when the epoch counter wraps.
+    fn new_walk_epoch(&mut self) {
+        self.walk_epoch = self.walk_epoch.wrapping_add(1);
+        if self.walk_epoch == 0 {
+            self.walk_stamp.iter_mut().for_each(|s| *s = 0);
+            self.walk_epoch = 1;
+        }
+    }
+
+    /// The marker variant (§3.3) at the sealed join `b` with predecessors:
+    /// a marked block reached again is a cycle, broken by a phi; a block
+    /// whose mark is a value has it; an unmarked block is marked and its
+    /// predecessors asked.
+    fn marker_step(&mut self, var: Var, b: Block, path_start: usize) -> LookupStep {
+        let mark = self.marks[b.index()];
+        if mark == MARKED {
+            // The look-up went round a cycle back to a marked
+            // block: place the phi that breaks the cycle (§3.3).
+            let phi = self.new_phi(b, false);
+            self.marks[b.index()] = phi;
+            self.write_variable(var, b, phi);
+            return LookupStep::Found(phi);
+        }
+        if mark != UNMARKED {
+            return LookupStep::Found(mark);
+        }
+        self.marks[b.index()] = MARKED;
+        self.ask_predecessors(var, b, None, path_start)
+    }
+
+    /// The next stack state: the predecessors of `b` are to be asked, for
+    /// the operands of `phi` (none in the marker variant).
+    fn ask_predecessors(&self, var: Var, b: Block, phi: Option<Value>, path_start: usize) -> LookupStep {
+        LookupStep::AskPredecessors(PredecessorsLookup {
+            var,
+            block: b,
+            phi,
+            args_start: self.phi_args.len(),
+            next_pred: 0,
+            path_start,
+        })
     }
 
     /// The stack state `FinishPredecessorsLookup`: completes a lookup once
