@@ -257,7 +257,7 @@ pub fn ssa_ra_sources(
     oracle: &dyn Oracle,
     fuel: u64,
 ) -> Result<SpillSources, EvalError> {
-    let (mir, reports) = allocate_module(ssa, opts, Flags::checked(), KeepStages::No)?;
+    let (mir, reports) = allocate_module(ssa, opts, Flags::checked(), KeepStages::AfterEachPass)?;
     let i = ssa
         .functions
         .iter()
