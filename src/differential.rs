@@ -29,6 +29,7 @@ use crate::ir::Module;
 use crate::mir::MModule;
 use crate::oracle::{Oracle, OracleError};
 use crate::outcome::{End, Outcome};
+use crate::pass_manager::clock::thread_cpu_time;
 use crate::pass_manager::flags::Flags;
 use crate::pipeline::{build_ssa, build_ssa_variants, check_backend_output, lower_and_check, Config};
 
@@ -167,12 +168,13 @@ thread_local! {
     static PHASES: std::cell::Cell<PhaseTimes> = std::cell::Cell::new(PhaseTimes::default());
 }
 
-/// Charges the time since `since` to one phase; returns now.
-fn charge(since: std::time::Instant, phase: fn(&mut PhaseTimes) -> &mut std::time::Duration) -> std::time::Instant {
-    let now = std::time::Instant::now();
+/// Charges the thread's CPU time since `since` (the one clock,
+/// `pass_manager/clock.rs`) to one phase; returns now.
+fn charge(since: std::time::Duration, phase: fn(&mut PhaseTimes) -> &mut std::time::Duration) -> std::time::Duration {
+    let now = thread_cpu_time();
     PHASES.with(|p| {
         let mut t = p.get();
-        *phase(&mut t) += now - since;
+        *phase(&mut t) += now.saturating_sub(since);
         p.set(t);
     });
     now
@@ -443,7 +445,7 @@ fn differential_with(
     flags: Flags,
 ) -> Verdict {
     progress(|| "source run".to_string());
-    let t = std::time::Instant::now();
+    let t = thread_cpu_time();
     let expected = match oracle.run_source(program, args, fuel) {
         Ok(o) => o,
         Err(e) => return Verdict::SourceError(e),
@@ -496,7 +498,7 @@ pub fn differential_full(program: &Program, args: &[i64], oracle: &dyn Oracle, c
     if config.regs.is_empty() {
         return Verdict::Agree { outcome: expected, stages };
     }
-    let t = std::time::Instant::now();
+    let t = thread_cpu_time();
     // The back ends' SSA is one of the variants checked above, as a rule;
     // another is checked here.
     let checked = config.variants.contains(&config.backend_ssa);
@@ -539,7 +541,7 @@ fn backend_stages(
             Some(i) => i,
             None => {
                 progress(|| format!("prepare {key}"));
-                let t = std::time::Instant::now();
+                let t = thread_cpu_time();
                 let p = match backend.prepare(ssa, config.flags) {
                     Ok(p) => p,
                     Err(e) => return Verdict::CheckFailed(e),
@@ -554,7 +556,7 @@ fn backend_stages(
             }
         };
         progress(|| format!("allocate {} (K = {k})", backend.stage_names(k).0));
-        let t = std::time::Instant::now();
+        let t = thread_cpu_time();
         let out = match backend.allocate(ssa, &prepared[index].1, k, config.flags) {
             Ok(out) => out,
             Err(e) => return Verdict::CheckFailed(e),
@@ -613,7 +615,7 @@ fn allocated_stages(
 ) -> Option<Verdict> {
     let later = later_stage_fuel(config.fuel);
     progress(|| format!("run {}", names.0));
-    let t = std::time::Instant::now();
+    let t = thread_cpu_time();
     // The step count of the MIR run bounds the x86 run: a correct lowering
     // enters at most `emulator::budget_for(steps)` blocks, so wrong code
     // that loops is stopped early.
@@ -681,7 +683,7 @@ pub fn differential_ssa(module: &Module, args: &[i64], oracle: &dyn Oracle, conf
     if let Err(e) = verify_module(module) {
         return Verdict::CheckFailed(PassError::new("input", "verify", e));
     }
-    let t = std::time::Instant::now();
+    let t = thread_cpu_time();
     let expected = match oracle.run_ssa(module, args, config.fuel) {
         Ok(o) => o,
         Err(e) => return Verdict::SourceError(e),

@@ -19,9 +19,11 @@ use super::interface::{Backend, BackendOutput, Prepared};
 use crate::checkers::alloc_checker;
 use crate::checkers::class_interference_check::check_classes_do_not_interfere;
 use crate::error::{CheckError, PassError};
-use crate::ir::{Function, Module};
+use crate::ir::{Function, Module, Value};
 use crate::mir::{MFunction, MModule};
-use crate::out_of_ssa::coalescing::{class_lists, coalesce, CoalescingOptions, CoalescingVariant};
+use crate::out_of_ssa::coalescing::{
+    class_lists, coalesce, Coalescing, CoalescingOptions, CoalescingVariant, InterferenceQuery,
+};
 use crate::out_of_ssa::conventional::alloc_input::fail as conventional_fail;
 use crate::out_of_ssa::conventional::ConventionalAllocator;
 use crate::out_of_ssa::copy_insertion::insert_copies;
@@ -108,35 +110,11 @@ pub fn translate_verified(
     let ctx = ValueInterference::with_source(&g, inputs.dom(), inputs.liveness(opts.liveness), &inputs.groups);
     let graph = inputs.graph();
     report.graph_edges = graph.map_or(0, |gr| gr.edge_count());
-    // Step 4. The cross-check of the linear class test is part of the
-    // step: it runs with `cross_check`, checks on or off.
-    let copts = CoalescingOptions { variant: opts.variant, class_test: opts.class_test, cross_check: opts.cross_check };
+    // Step 4.
     let (result, lists) = steps.run(
         "coalescing",
-        || {
-            let result = coalesce(&g, &ctx, graph, &inputs.affinities, copts, &pins);
-            if opts.cross_check && result.linear_mismatches > 0 {
-                let message = format!(
-                    "{} of {} class queries got different answers from the linear and the pairwise test ({}, {} test)",
-                    result.linear_mismatches,
-                    result.class_queries,
-                    opts.variant.name(),
-                    opts.class_test.name()
-                );
-                return Err(fail(f, "linear class test = quadratic (cross-check)", message));
-            }
-            let lists = class_lists(&result, result.class_of.keys().copied());
-            Ok((result, lists))
-        },
-        |(_, lists)| {
-            check_classes_do_not_interfere(&g, &inputs.groups.all_ranges(&g), lists).map_err(|error| {
-                fail(
-                    f,
-                    "no interference in a class",
-                    CheckError::ClassInterference { error, variant: opts.variant.name() },
-                )
-            })
-        },
+        || coalesce_classes(f, &g, &ctx, graph, &inputs, opts, &pins),
+        |(_, lists)| check_classes(f, &g, &inputs, lists, opts.variant),
     )?;
     report.class_queries = result.class_queries;
     report.linear_mismatches = result.linear_mismatches;
@@ -149,6 +127,49 @@ pub fn translate_verified(
         |(function, pins)| check_pins(f, opts, function, pins),
     )?;
     Ok(Translation { function, pins, report })
+}
+
+/// Step 4: coalescing with the chosen variant, and the class lists. With
+/// `cross_check`, the linear class test must agree with the pairwise one on
+/// every query (part of the step, so that it runs whenever `cross_check`
+/// is asked).
+fn coalesce_classes(
+    f: &Function,
+    g: &Function,
+    ctx: &ValueInterference<'_>,
+    graph: Option<&dyn InterferenceQuery>,
+    inputs: &CoalescingInputs,
+    opts: &OutOfSsaOptions,
+    pins: &Pins,
+) -> Result<(Coalescing, Vec<Vec<Value>>), PassError> {
+    let copts = CoalescingOptions { variant: opts.variant, class_test: opts.class_test, cross_check: opts.cross_check };
+    let result = coalesce(g, ctx, graph, &inputs.affinities, copts, pins);
+    if opts.cross_check && result.linear_mismatches > 0 {
+        let message = format!(
+            "{} of {} class queries got different answers from the linear and the pairwise test ({}, {} test)",
+            result.linear_mismatches,
+            result.class_queries,
+            opts.variant.name(),
+            opts.class_test.name()
+        );
+        return Err(fail(f, "linear class test = quadratic (cross-check)", message));
+    }
+    let lists = class_lists(&result, result.class_of.keys().copied());
+    Ok((result, lists))
+}
+
+/// After step 4: no two members of a class interfere by value, by the
+/// checker's own copy-chain values and liveness.
+fn check_classes(
+    f: &Function,
+    g: &Function,
+    inputs: &CoalescingInputs,
+    lists: &[Vec<Value>],
+    variant: CoalescingVariant,
+) -> Result<(), PassError> {
+    check_classes_do_not_interfere(g, &inputs.groups.all_ranges(g), lists).map_err(|error| {
+        fail(f, "no interference in a class", CheckError::ClassInterference { error, variant: variant.name() })
+    })
 }
 
 /// [`translate_function`] on every function of `m`; the pins of each

@@ -380,14 +380,14 @@ fn run_program(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), i: u64, su
     let global = config.shard.global_index(i);
     let seed = config.seed.wrapping_add(global);
     let (program, diff) = config.program(seed);
-    let t0 = Instant::now();
+    let t0 = crate::pass_manager::clock::thread_cpu_time();
     let generated = Generated::from_seed(seed, config.ir_share, &GenConfig::default());
-    let t1 = Instant::now();
+    let t1 = crate::pass_manager::clock::thread_cpu_time();
     let _ = crate::differential::take_phase_times();
     let _ = crate::analysis::reach::take();
     let verdict = generated.verdict(oracle, &diff);
     let hits = crate::analysis::reach::take();
-    let t2 = Instant::now();
+    let t2 = crate::pass_manager::clock::thread_cpu_time();
     let phases = crate::differential::take_phase_times();
     let failed = failing_stage(&verdict);
     let written = failed.as_ref().map(|_| match &generated {

@@ -162,9 +162,15 @@ pub fn cmd_stats(a: StatsArgs) -> Result<ExitCode, Failure> {
             "plain" => BraunOptions::plain(),
             other => return Err(usage(format!("stats: unknown construction `{other}` (all-on, plain)"))),
         };
-        let table =
-            ssaref::evaluation::out_of_ssa_stats::copy_table(&corpus, &interp::Interp, a.fuel, liveness, &construction)
-                .map_err(internal)?;
+        let table = ssaref::evaluation::out_of_ssa_stats::copy_table(
+            &corpus,
+            &interp::Interp,
+            a.fuel,
+            liveness,
+            &construction,
+            ssaref::pass_manager::flags::Flags::checked(),
+        )
+        .map_err(internal)?;
         say!("{table}");
         return Ok(ExitCode::SUCCESS);
     }

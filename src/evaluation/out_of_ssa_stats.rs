@@ -51,13 +51,15 @@ pub struct CopyTable {
 }
 
 /// Translates every program of `corpus` with every variant and counts the
-/// copies left (see the module documentation).
+/// copies left (see the module documentation), with the translation's
+/// checks when `flags` say so.
 pub fn copy_table(
     corpus: &[(Program, Vec<i64>)],
     oracle: &dyn Oracle,
     fuel: u64,
     liveness: LivenessMethod,
     construction: &BraunOptions,
+    flags: Flags,
 ) -> Result<CopyTable, EvalError> {
     let mut table = CopyTable {
         liveness: Some(liveness),
@@ -79,7 +81,7 @@ pub fn copy_table(
         for row in &mut table.rows {
             let variant = row.variant.unwrap_or(CoalescingVariant::Intersect);
             let opts = OutOfSsaOptions { liveness, ..OutOfSsaOptions::fast(variant) };
-            let (out, report) = translate_module(&module, &opts, Flags::checked()).within(|| format!("program {k}"))?;
+            let (out, report) = translate_module(&module, &opts, flags).within(|| format!("program {k}"))?;
             let (got, profile) = oracle
                 .profile_ssa(&out, args, crate::differential::later_stage_fuel(fuel))
                 .map_err(|e| EvalError::Oracle(e).within(format!("program {k}")))?;

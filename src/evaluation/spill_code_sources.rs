@@ -149,7 +149,7 @@ impl ProgramBlockCounts {
             .position(|f| f.name == "main")
             .ok_or_else(|| EvalError::Message("the program has no `main`".into()))?;
         let (_, reports) =
-            allocate_module(ssa, &RegallocOptions::with_k(8), Flags::checked(), KeepStages::AfterEachPass)?;
+            allocate_module(ssa, &RegallocOptions::with_k(8), Flags::unchecked(), KeepStages::AfterEachPass)?;
         let split = &reports[i]
             .stages
             .first()
@@ -157,7 +157,7 @@ impl ProgramBlockCounts {
             .1;
         let ssa_ra = block_counts(split, &all(split), args, oracle, fuel)?;
         let b = OutOfSsa { out_of_ssa: OutOfSsaOptions::default(), allocator: ConventionalAllocator::LinearScan };
-        let prepared = b.prepare(ssa, Flags::checked())?;
+        let prepared = b.prepare(ssa, Flags::unchecked())?;
         let destructed = &prepared
             .stages
             .first()
@@ -257,7 +257,7 @@ pub fn ssa_ra_sources(
     oracle: &dyn Oracle,
     fuel: u64,
 ) -> Result<SpillSources, EvalError> {
-    let (mir, reports) = allocate_module(ssa, opts, Flags::checked(), KeepStages::AfterEachPass)?;
+    let (mir, reports) = allocate_module(ssa, opts, Flags::unchecked(), KeepStages::AfterEachPass)?;
     let i = ssa
         .functions
         .iter()
@@ -321,8 +321,8 @@ pub fn linear_scan_sources(
     fuel: u64,
 ) -> Result<SpillSources, EvalError> {
     let backend = OutOfSsa { out_of_ssa, allocator: ConventionalAllocator::LinearScan };
-    let prepared = backend.prepare(ssa, Flags::checked())?;
-    let mir = backend.allocate(ssa, &prepared, k, Flags::checked())?.mir;
+    let prepared = backend.prepare(ssa, Flags::unchecked())?;
+    let mir = backend.allocate(ssa, &prepared, k, Flags::unchecked())?.mir;
     let destructed =
         &prepared.stages.first().ok_or_else(|| EvalError::Message("out-of-ssa kept no translated program".into()))?.1;
     let f = destructed

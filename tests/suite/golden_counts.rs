@@ -50,8 +50,15 @@ fn render() -> String {
     let corpus = corpus();
     let mut out = String::new();
     for liveness in [LivenessMethod::Check, LivenessMethod::Sets] {
-        let table =
-            copy_table(&corpus, &InterpOracle, FUEL, liveness, &BraunOptions::all_on()).expect("out-of-ssa runs");
+        let table = copy_table(
+            &corpus,
+            &InterpOracle,
+            FUEL,
+            liveness,
+            &BraunOptions::all_on(),
+            ssaref::pass_manager::flags::Flags::checked(),
+        )
+        .expect("out-of-ssa runs");
         out.push_str(&format!("out-of-ssa, liveness {}, {} programs\n", liveness.name(), table.programs));
         for row in &table.rows {
             let r = &row.report;

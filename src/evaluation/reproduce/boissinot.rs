@@ -20,6 +20,7 @@ use crate::ir::Module;
 use crate::oracle::Oracle;
 use crate::out_of_ssa::coalescing::CoalescingVariant;
 use crate::out_of_ssa::translate::LivenessMethod;
+use crate::pass_manager::flags::Flags;
 
 /// Boissinot et al.'s section of the report.
 pub fn section(
@@ -62,7 +63,7 @@ fn fig5(s: &mut Section, workloads: &[&Workload], oracle: &dyn Oracle, fuel: u64
     let tables: Vec<CopyTable> = workloads
         .iter()
         .map(|w| {
-            copy_table(&w.pairs(), oracle, fuel, LivenessMethod::Check, &BraunOptions::all_on())
+            copy_table(&w.pairs(), oracle, fuel, LivenessMethod::Check, &BraunOptions::all_on(), Flags::unchecked())
                 .map_err(|e| e.within(w.label.clone()))
         })
         .collect::<Result<_, _>>()?;
