@@ -35,7 +35,7 @@ use crate::analysis::liveness::{compute_liveness, Liveness};
 use crate::analysis::loops::loop_depth;
 use crate::analysis::verifier::verify_function;
 use crate::checkers::class_interference_check::check_classes_do_not_interfere;
-use crate::error::{CheckError, PassError};
+use crate::error::{CheckError, PassError, TranslateError};
 use crate::ir::{BlockData, Function, Module, Terminator, Value};
 use crate::out_of_ssa::coalescing::{
     affinities, class_lists, coalesce, Affinity, ClassTest, CoalescingOptions, CoalescingVariant, InterferenceGraph,
@@ -193,14 +193,13 @@ pub fn translate_verified(f: &Function, mut g: Function, opts: &OutOfSsaOptions)
         || {
             let result = coalesce(&g, &ctx, graph, &affs, copts, &pins);
             if opts.cross_check && result.linear_mismatches > 0 {
-                let message = format!(
-                    "{} of {} class queries got different answers from the linear and the pairwise test ({}, {} test)",
-                    result.linear_mismatches,
-                    result.class_queries,
-                    opts.variant.name(),
-                    opts.class_test.name()
-                );
-                return Err(fail(f, "linear class test = quadratic (cross-check)", message));
+                let error = TranslateError::ClassTestsDisagree {
+                    mismatches: result.linear_mismatches,
+                    queries: result.class_queries,
+                    variant: opts.variant.name(),
+                    class_test: opts.class_test.name(),
+                };
+                return Err(fail(f, "linear class test = quadratic (cross-check)", error));
             }
             let lists = class_lists(&result, result.class_of.keys().copied());
             Ok((result, lists))
