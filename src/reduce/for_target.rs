@@ -86,7 +86,7 @@ pub struct TargetReduction<T> {
 pub enum TargetReduceError {
     /// The case does not fail on `target` under `options`: its verdict is
     /// `verdict`.
-    NotFailing { target: String, options: String, verdict: TargetVerdict },
+    NotFailing { target: String, options: String, verdict: Box<TargetVerdict> },
     /// The reduced case no longer fails.
     NoLongerFails,
 }
@@ -120,7 +120,7 @@ pub fn reduce_for_target<T: ToTargetCase>(
         return Err(TargetReduceError::NotFailing {
             target: target.name().to_string(),
             options: options.to_string(),
-            verdict,
+            verdict: Box::new(verdict),
         });
     };
     let mut cur = case.clone();

@@ -165,7 +165,7 @@ pub fn assign_registers(
         // Values live into the block were defined in dominators: colored.
         let start = &points[0];
         for &v in &start.before {
-            let r = reg[v].ok_or_else(|| ColoringError::LiveInWithoutRegister { value: v, block: b })?;
+            let r = reg[v].ok_or(ColoringError::LiveInWithoutRegister { value: v, block: b })?;
             if let Some(w) = occupied[r.0 as usize] {
                 return Err(ColoringError::SharedAtStart { value: v, other: w, reg: r, block: b });
             }
@@ -178,7 +178,7 @@ pub fn assign_registers(
         }
         starters.extend(f.blocks[b].phis.iter().map(|p| p.dest).filter(|d| !spill.spilled.contains(*d)));
         for &d in &starters {
-            let r = choose(d, &occupied, &reg, None).ok_or_else(|| ColoringError::NoRegisterAtStart {
+            let r = choose(d, &occupied, &reg, None).ok_or(ColoringError::NoRegisterAtStart {
                 value: d,
                 block: b,
                 omega,
@@ -210,7 +210,7 @@ pub fn assign_registers(
                 Op::Copy(s) if opts.local_coalescing && !spill.spilled.contains(s) && !p.after.contains(&s) => reg[s],
                 _ => None,
             };
-            let r = choose(d, &occupied, &reg, local).ok_or_else(|| ColoringError::NoRegister {
+            let r = choose(d, &occupied, &reg, local).ok_or(ColoringError::NoRegister {
                 value: d,
                 block: b,
                 inst: i,

@@ -77,9 +77,9 @@ struct Emitter<'a> {
 impl Emitter<'_> {
     fn loc(&self, v: Value) -> Result<Loc, EliminationError> {
         if self.spill.spilled.contains(v) {
-            self.a.slot[v].map(Loc::Slot).ok_or_else(|| EliminationError::SpilledWithoutSlot(v))
+            self.a.slot[v].map(Loc::Slot).ok_or(EliminationError::SpilledWithoutSlot(v))
         } else {
-            self.a.reg[v].map(Loc::Reg).ok_or_else(|| EliminationError::NoRegister(v))
+            self.a.reg[v].map(Loc::Reg).ok_or(EliminationError::NoRegister(v))
         }
     }
 
@@ -91,7 +91,7 @@ impl Emitter<'_> {
     }
 
     fn def_reg(&self, v: Value) -> Result<Reg, EliminationError> {
-        self.a.reg[v].ok_or_else(|| EliminationError::DefinitionWithoutRegister(v))
+        self.a.reg[v].ok_or(EliminationError::DefinitionWithoutRegister(v))
     }
 
     fn push(out: &mut Vec<MInstA>, inst: MInst, reads: Vec<Value>, defines: Option<Value>) {
@@ -267,9 +267,8 @@ pub fn eliminate_ssa(
             if succs.len() != 1 {
                 return Err(EliminationError::PhisOnBranchingEdge { pred: b, succ: s, successors: succs.len() });
             }
-            let edge = edges
-                .pred_index(b, s, occurrence)
-                .ok_or_else(|| EliminationError::NotAPredecessor { pred: b, succ: s })?;
+            let edge =
+                edges.pred_index(b, s, occurrence).ok_or(EliminationError::NotAPredecessor { pred: b, succ: s })?;
             // Theorem 1 is about the whole column, self-moves included: a
             // self-move that is dropped first could hide a repeated source.
             let mut column = Vec::with_capacity(sdata.phis.len());
