@@ -34,7 +34,7 @@
 //!
 //! ```
 //! use ssaref::backend::{Backend, BackendOutput, Prepared};
-//! use ssaref::error::PassError;
+//! use ssaref::error::{PassError, SpillError};
 //! use ssaref::ir::Module;
 //!
 //! struct GiveUp;
@@ -44,7 +44,7 @@
 //!         "give-up".to_string()
 //!     }
 //!     fn allocate(&self, _ssa: &Module, _prepared: &Prepared, k: usize) -> Result<BackendOutput, PassError> {
-//!         Err(PassError::new(format!("give-up[k={k}]"), "allocate", "not implemented"))
+//!         Err(PassError::new(format!("give-up[k={k}]"), "allocate", SpillError::TooFewRegisters { k }))
 //!     }
 //! }
 //!
