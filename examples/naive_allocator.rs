@@ -32,7 +32,7 @@ use ssaref::backend::{Backend, BackendOutput, Prepared};
 use ssaref::campaign::driver::{run_campaign, CampaignConfig, CampaignSummary};
 use ssaref::differential::DiffConfig;
 use ssaref::entity::{EntityRef, EntityVec};
-use ssaref::error::PassError;
+use ssaref::error::{CheckError, EliminationError, PassError};
 use ssaref::ir::{Block, Function, Module, Op, Terminator, Value};
 use ssaref::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MModule, MTerm, PhiAnnot, Reg, Slot};
 use ssaref::pass_manager::flags::Flags;
@@ -57,7 +57,7 @@ fn transfer(i: MInst) -> MInstA {
 
 impl Naive {
     fn allocate_function(&self, f: &Function, k: usize) -> Result<MFunction, PassError> {
-        let fail = |message: String| PassError::new(format!("naive[k={k}]"), "input", message);
+        let fail = |error: CheckError| PassError::new(format!("naive[k={k}]"), "input", error);
         let mut f = f.clone();
         ssaref::analysis::critical_edges::split_critical_edges(&mut f);
         // Annotations name copy-canonical values (`mir.rs`): a copy is its
@@ -123,7 +123,11 @@ impl Naive {
             // The phis of the successor: copies at the end of this block.
             if let Terminator::Jump(s) = data.term {
                 let succ = &f.blocks[s];
-                let edge = succ.preds.iter().position(|&p| p == b).ok_or_else(|| fail(format!("{b} not in preds")))?;
+                let edge = succ
+                    .preds
+                    .iter()
+                    .position(|&p| p == b)
+                    .ok_or_else(|| fail(EliminationError::NotAPredecessor { pred: b, succ: s }.into()))?;
                 if self.planted_bug {
                     for phi in &succ.phis {
                         code.push(transfer(MInst::Reload { dst: R0, slot: slot(phi.args[edge]) }));
@@ -139,8 +143,9 @@ impl Naive {
                         code.push(transfer(MInst::Spill { slot: slot(phi.dest), src: R0 }));
                     }
                 }
-            } else if data.term.successors().iter().any(|&s| !f.blocks[s].phis.is_empty()) {
-                return Err(fail(format!("{b} branches to a block with phis after critical-edge splitting")));
+            } else if let Some(&s) = data.term.successors().iter().find(|&&s| !f.blocks[s].phis.is_empty()) {
+                let successors = data.term.successors().len();
+                return Err(fail(EliminationError::PhisOnBranchingEdge { pred: b, succ: s, successors }.into()));
             }
             let (term, term_reads) = match data.term {
                 Terminator::Jump(s) => (MTerm::Jump(s), None),

@@ -33,7 +33,7 @@ use crate::backend::Backend;
 use crate::checkers::ssa_properties as checkers;
 use crate::construction::braun::{construct_program, BraunOptions};
 use crate::construction::cytron::construct_cytron;
-use crate::error::{CheckError, PassError};
+use crate::error::{CheckError, LowerError, PassError};
 use crate::ir::Module;
 use crate::machine::x86_lower::X86Code;
 use crate::mir::MModule;
@@ -156,13 +156,12 @@ pub fn check_construction_against(module: &Module, opts: &BraunOptions, cytron: 
             if b.phi_count() != useful {
                 return Err(fail(
                     "phi-count=cytron",
-                    CheckError::Message(format!(
-                        "`{}` is reducible and unoptimized but has {} phis where Cytron et al. place {} useful ones ({} in all)",
-                        b.name,
-                        b.phi_count(),
+                    CheckError::PhiCountNotUseful {
+                        function: b.name.clone(),
+                        phis: b.phi_count(),
                         useful,
-                        c.phi_count()
-                    )),
+                        cytron: c.phi_count(),
+                    },
                 ));
             }
         }
@@ -220,16 +219,16 @@ pub fn translate_out_of_ssa(
 /// (`alloc_checker::check_module`, which includes `check_no_scratch`).
 /// Errors name the pass `stage` (the back end's machine-IR stage).
 pub fn check_backend_output(ssa: &Module, mir: &MModule, k: usize, stage: &str) -> Result<(), PassError> {
-    let fail = |check: &'static str, message: String| PassError::new(stage, check, message);
+    let fail = |check: &'static str, error: CheckError| PassError::new(stage, check, error);
     let names = |fs: Vec<&str>| fs.join(", ");
     let ssa_names: Vec<&str> = ssa.functions.iter().map(|f| f.name.as_str()).collect();
     let mir_names: Vec<&str> = mir.functions.iter().map(|f| f.name.as_str()).collect();
     if ssa_names != mir_names {
-        let message = format!("the functions are [{}], not those of the SSA, [{}]", names(mir_names), names(ssa_names));
-        return Err(fail("functions", message));
+        let error = CheckError::FunctionsDiffer { allocated: names(mir_names), ssa: names(ssa_names) };
+        return Err(fail("functions", error));
     }
     if let Some(f) = mir.functions.iter().find(|f| f.k != k) {
-        return Err(fail("k", format!("`{}` is allocated for K = {}, not {k}", f.name, f.k)));
+        return Err(fail("k", CheckError::WrongK { function: f.name.clone(), allocated: f.k, k }));
     }
     crate::checkers::alloc_checker::check_module(mir).map_err(|e| PassError::new(stage, "alloc-checker", e))
 }
@@ -256,7 +255,7 @@ pub fn lower_and_check_listed(mir: &MModule) -> Result<X86Code, PassError> {
 
 fn lower_main(mir: &MModule, listed: bool, flags: Flags) -> Result<X86Code, PassError> {
     use crate::machine::x86_lower::{lower_function, lower_function_listed};
-    let main = mir.main().ok_or_else(|| PassError::new("x86-lower", "lower", "the program has no `main`"))?;
+    let main = mir.main().ok_or_else(|| PassError::new("x86-lower", "lower", LowerError::NoMain))?;
     PassRunner::<X86Code>::new(flags).run(
         "x86-lower",
         || {

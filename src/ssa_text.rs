@@ -4,7 +4,7 @@
 //! that it exists in one copy, which the parser follows.
 #![doc = include_str!("../docs/ssa-text-form.md")]
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 
 use crate::diag::{Diag, Pos};
 use crate::entity::EntityVec;
@@ -235,20 +235,50 @@ struct Cursor<'a> {
     end_col: usize,
 }
 
+/// A number of the text form that does not parse: `what` is `value`,
+/// `block` or `integer`, `word` the token.
+#[derive(Clone, PartialEq, Eq, Debug)]
+enum NumberError<'a> {
+    /// The digits are malformed (integers only).
+    Malformed { word: &'a str },
+    /// The digits start with a zero and are more than one.
+    LeadingZeros { what: &'static str, word: &'a str },
+    /// The number of a `PREFIX N` word is larger than `max`.
+    OutOfRange { what: &'static str, word: &'a str, prefix: char, max: u32 },
+    /// The integer `-0`.
+    MinusZero,
+    /// The integer does not fit in 64 bits.
+    TooLarge { word: &'a str },
+}
+
+impl fmt::Display for NumberError<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NumberError::Malformed { word } => write!(f, "bad integer `{word}`"),
+            NumberError::LeadingZeros { what, word } => write!(f, "bad {what} `{word}`: no leading zeros allowed"),
+            NumberError::OutOfRange { what, word, prefix, max } => {
+                write!(f, "{what} `{word}` is out of range (the largest is {prefix}{max})")
+            }
+            NumberError::MinusZero => f.write_str("bad integer `-0`: write `0`"),
+            NumberError::TooLarge { word } => write!(f, "integer `{word}` does not fit in 64 bits"),
+        }
+    }
+}
+
 /// Parses `word` as `PREFIX N` (`v17`, `b3`). Returns `None` when the word
-/// does not have that shape, and an error message when the number is
-/// malformed or larger than `max`.
-fn numbered(word: &str, prefix: char, max: u32, what: &str) -> Option<Result<u32, String>> {
+/// does not have that shape, and an error when the number is malformed or
+/// larger than `max`.
+fn numbered<'a>(word: &'a str, prefix: char, max: u32, what: &'static str) -> Option<Result<u32, NumberError<'a>>> {
     let digits = word.strip_prefix(prefix)?;
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     if digits.len() > 1 && digits.starts_with('0') {
-        return Some(Err(format!("bad {what} `{word}`: no leading zeros allowed")));
+        return Some(Err(NumberError::LeadingZeros { what, word }));
     }
     Some(match digits.parse::<u32>() {
         Ok(n) if n <= max => Ok(n),
-        _ => Err(format!("{what} `{word}` is out of range (the largest is {prefix}{max})")),
+        _ => Err(NumberError::OutOfRange { what, word, prefix, max }),
     })
 }
 
@@ -257,18 +287,18 @@ fn numbered(word: &str, prefix: char, max: u32, what: &str) -> Option<Result<u32
 const MAX_VALUE: u32 = u32::MAX - 1;
 
 /// Parses the text of an integer token.
-fn parse_int(text: &str) -> Result<i64, String> {
+fn parse_int(text: &str) -> Result<i64, NumberError<'_>> {
     let digits = text.strip_prefix('-').unwrap_or(text);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("bad integer `{text}`"));
+        return Err(NumberError::Malformed { word: text });
     }
     if digits.len() > 1 && digits.starts_with('0') {
-        return Err(format!("bad integer `{text}`: no leading zeros allowed"));
+        return Err(NumberError::LeadingZeros { what: "integer", word: text });
     }
     if text == "-0" {
-        return Err("bad integer `-0`: write `0`".to_string());
+        return Err(NumberError::MinusZero);
     }
-    text.parse::<i64>().map_err(|_| format!("integer `{text}` does not fit in 64 bits"))
+    text.parse::<i64>().map_err(|_| NumberError::TooLarge { word: text })
 }
 
 impl<'a> Cursor<'a> {
@@ -353,7 +383,7 @@ impl<'a> Cursor<'a> {
                 self.next += 1;
                 Ok(Value(n))
             }
-            Some(Err(message)) => Err(self.error(message)),
+            Some(Err(e)) => Err(self.error(e.to_string())),
             None => Err(self.error(format!("expected a value such as `v0`, found {}", self.found()))),
         }
     }
@@ -368,7 +398,7 @@ impl<'a> Cursor<'a> {
                 self.next += 1;
                 Ok(Block(n))
             }
-            Some(Err(message)) => Err(self.error(message)),
+            Some(Err(e)) => Err(self.error(e.to_string())),
             None => Err(self.error(format!("expected a block such as `b0`, found {}", self.found()))),
         }
     }
@@ -376,7 +406,7 @@ impl<'a> Cursor<'a> {
     fn expect_int(&mut self) -> Result<i64, Diag> {
         match self.peek() {
             Some(t) if t.kind == TokKind::Int => {
-                let n = parse_int(t.text).map_err(|m| self.error(m))?;
+                let n = parse_int(t.text).map_err(|e| self.error(e.to_string()))?;
                 self.next += 1;
                 Ok(n)
             }

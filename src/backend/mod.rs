@@ -34,7 +34,7 @@
 //!
 //! ```
 //! use ssaref::backend::{Backend, BackendOutput, Prepared};
-//! use ssaref::error::PassError;
+//! use ssaref::error::{PassError, SpillError};
 //! use ssaref::ir::Module;
 //! use ssaref::pass_manager::flags::Flags;
 //!
@@ -45,7 +45,7 @@
 //!         "give-up".to_string()
 //!     }
 //!     fn allocate(&self, _ssa: &Module, _prepared: &Prepared, k: usize, _flags: Flags) -> Result<BackendOutput, PassError> {
-//!         Err(PassError::new(format!("give-up[k={k}]"), "allocate", "not implemented"))
+//!         Err(PassError::new(format!("give-up[k={k}]"), "allocate", SpillError::TooFewRegisters { k }))
 //!     }
 //! }
 //!

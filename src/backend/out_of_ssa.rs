@@ -18,7 +18,7 @@
 use super::interface::{Backend, BackendOutput, Prepared};
 use crate::checkers::alloc_checker;
 use crate::checkers::class_interference_check::check_classes_do_not_interfere;
-use crate::error::{CheckError, PassError};
+use crate::error::{CheckError, PassError, TranslateError};
 use crate::ir::{Function, Module, Value};
 use crate::mir::{MFunction, MModule};
 use crate::out_of_ssa::coalescing::{
@@ -145,14 +145,13 @@ fn coalesce_classes(
     let copts = CoalescingOptions { variant: opts.variant, class_test: opts.class_test, cross_check: opts.cross_check };
     let result = coalesce(g, ctx, graph, &inputs.affinities, copts, pins);
     if opts.cross_check && result.linear_mismatches > 0 {
-        let message = format!(
-            "{} of {} class queries got different answers from the linear and the pairwise test ({}, {} test)",
-            result.linear_mismatches,
-            result.class_queries,
-            opts.variant.name(),
-            opts.class_test.name()
-        );
-        return Err(fail(f, "linear class test = quadratic (cross-check)", message));
+        let error = TranslateError::ClassTestsDisagree {
+            mismatches: result.linear_mismatches,
+            queries: result.class_queries,
+            variant: opts.variant.name(),
+            class_test: opts.class_test.name(),
+        };
+        return Err(fail(f, "linear class test = quadratic (cross-check)", error));
     }
     let lists = class_lists(&result, result.class_of.keys().copied());
     Ok((result, lists))

@@ -24,7 +24,7 @@ use crate::generate::source::GenConfig;
 use crate::oracle::Oracle;
 use crate::outcome::{End, Outcome};
 use crate::reduce::for_target::{reduce_for_target, ToTargetCase};
-use crate::targets::target::{options_for_seed, Limits, Target, TargetCase, TargetVerdict};
+use crate::targets::target::{options_for_seed, Limits, Target, TargetCase, TargetError, TargetVerdict};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -427,6 +427,26 @@ pub fn write_target_case(
     Ok(path)
 }
 
+/// Why [`export_case`] wrote no case.
+#[derive(Debug)]
+pub enum ExportError {
+    /// The target cannot export the case.
+    Target(TargetError),
+    /// Writing the file `path` fails.
+    Write { path: PathBuf, error: std::io::Error },
+}
+
+impl std::fmt::Display for ExportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExportError::Target(e) => e.fmt(f),
+            ExportError::Write { path, error } => write!(f, "{}: {error}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for ExportError {}
+
 /// Writes a case in the target's own format next to `stem`; returns the
 /// files written.
 pub fn export_case(
@@ -435,13 +455,15 @@ pub fn export_case(
     options: &str,
     expected: &Outcome,
     stem: &Path,
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<Vec<PathBuf>, ExportError> {
     let stem_text = stem.display().to_string();
-    let files = target.export(case, options, expected, &stem_text).map_err(|e| e.to_string())?;
+    let files = target.export(case, options, expected, &stem_text).map_err(ExportError::Target)?;
     let mut out = Vec::new();
     for f in files {
         let path = PathBuf::from(format!("{stem_text}{}", f.suffix));
-        std::fs::write(&path, f.text).map_err(|e| format!("{}: {e}", path.display()))?;
+        if let Err(error) = std::fs::write(&path, f.text) {
+            return Err(ExportError::Write { path, error });
+        }
         out.push(path);
     }
     Ok(out)

@@ -160,10 +160,10 @@ impl InstructionCounter for Callgrind {
             .output();
         let Ok(out) = out else { return Ok(None) };
         if !out.status.success() {
-            return Err(EvalError::Message(format!(
-                "valgrind on `ssaref reproduce-count` failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            )));
+            return Err(EvalError::Command {
+                command: "valgrind on `ssaref reproduce-count`",
+                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            });
         }
         let stderr = String::from_utf8_lossy(&out.stderr);
         let collected = stderr

@@ -31,7 +31,7 @@ use ssaref_interp as interp;
 
 /// The targets of `--target LIST`.
 pub fn targets(list: &str) -> Result<Vec<Arc<dyn Target>>, Failure> {
-    ssaref::targets::registry::parse_list(list).map_err(|e| Failure { code: 2, message: e })
+    ssaref::targets::registry::parse_list(list).map_err(|e| Failure { code: 2, message: e.to_string() })
 }
 
 /// The target named by the `target:` line of the case file `file`, if it
@@ -205,8 +205,8 @@ pub fn reduce_on_target(
     let first = format!("ssaref reduce --target: reduced from {file}");
     let path = write_target_case(&stem_path, &first, &reduced, target.name(), &chosen, &verdict, &expected)
         .map_err(|e| bad_input(format!("{stem}: {e}")))?;
-    let exported =
-        export_case(target.as_ref(), &target_case(&reduced), &chosen, &expected, &stem_path).map_err(bad_input)?;
+    let exported = export_case(target.as_ref(), &target_case(&reduced), &chosen, &expected, &stem_path)
+        .map_err(|e| bad_input(e.to_string()))?;
     sayln!(
         "reduced on {} `{chosen}` from size {before} to {after} in {tests} candidate runs: {}",
         target.name(),

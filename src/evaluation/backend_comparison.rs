@@ -309,7 +309,7 @@ pub fn compare_backends(
             let (s, d) = totals(per_k);
             (d, s)
         })
-        .ok_or_else(|| EvalError::Message("no out-of-ssa variant to measure".to_string()))?;
+        .ok_or(EvalError::NoOutOfSsaVariant)?;
     let engines = [Engine::SsaRa, Engine::OutOfSsa(best), Engine::Regalloc2];
     let mut tables = Vec::new();
     for (ki, &k) in config.regs.iter().enumerate() {
@@ -357,8 +357,7 @@ fn time_rounds(
                     let at = |err: EvalError| err.within(format!("program {i}, {} at K = {k}", engines[e].label()));
                     let mir = mir.map_err(|err| at(err.into()))?;
                     if round == 0 && engines[e].allocate_checked(&input.ssa, k).ok().as_ref() != Some(&mir) {
-                        let differs = "the unchecked allocation differs from the checked one".to_string();
-                        return Err(at(EvalError::Message(differs)));
+                        return Err(at(EvalError::UncheckedDiffers));
                     }
                 }
             }

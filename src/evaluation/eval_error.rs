@@ -8,7 +8,8 @@
 
 use std::fmt;
 
-use crate::error::PassError;
+use crate::error::{PassError, SpillError};
+use crate::ir::Block;
 use crate::machine::x86_lower::LowerError;
 use crate::oracle::OracleError;
 use crate::outcome::Outcome;
@@ -27,8 +28,34 @@ pub enum EvalError {
     Diverge { stage: String, got: Box<Outcome>, expected: Box<Outcome> },
     /// Drawing a plot failed.
     Plot(String),
-    /// A failure without more structure than its message.
-    Message(String),
+    /// The module described by the text (`the program`, `the allocated
+    /// module`, ...) has no `main`.
+    NoMain(&'static str),
+    /// The back end kept no stage of the kind described by `kept` (e.g.
+    /// `function after spilling`).
+    NoStage { backend: &'static str, kept: &'static str },
+    /// The back-end comparison finds no out-of-ssa variant to measure.
+    NoOutOfSsaVariant,
+    /// An allocation with the checks off differs from the one with them on.
+    UncheckedDiffers,
+    /// `counts` block counts for a function of `blocks` blocks (the blocks
+    /// of the allocator `of`, when it is named).
+    BlockCounts { counts: usize, blocks: usize, of: Option<&'static str> },
+    /// The linear scan's code has `code` blocks, its input `input`.
+    LinearScanBlocks { code: usize, input: usize },
+    /// The block-weighted counts (stores, loads, moves, swaps) differ from
+    /// the oracle's.
+    WeightedCounts { ours: [u64; 4], oracle: [u64; 4] },
+    /// Running the spiller again fails.
+    Respill(SpillError),
+    /// Running the spiller again gives another function than the
+    /// allocator's.
+    RespillDiffers,
+    /// The allocated code of the block has fewer loads or stores than the
+    /// spill code placed there.
+    FewerThanSpillCode(Block),
+    /// A command the evaluation runs fails, with its error output.
+    Command { command: &'static str, stderr: String },
     /// `error`, in the program, workload or section `context`.
     In { context: String, error: Box<EvalError> },
 }
@@ -53,7 +80,31 @@ impl fmt::Display for EvalError {
         match self {
             EvalError::Pass(e) => e.fmt(f),
             EvalError::Oracle(e) => e.fmt(f),
-            EvalError::Plot(m) | EvalError::Message(m) => f.write_str(m),
+            EvalError::Plot(m) => f.write_str(m),
+            EvalError::NoMain(what) => write!(f, "{what} has no `main`"),
+            EvalError::NoStage { backend, kept } => write!(f, "{backend} kept no {kept}"),
+            EvalError::NoOutOfSsaVariant => f.write_str("no route-2 variant to measure"),
+            EvalError::UncheckedDiffers => f.write_str("the unchecked allocation differs from the checked one"),
+            EvalError::BlockCounts { of, .. } => {
+                f.write_str("block counts of a function with other blocks")?;
+                match of {
+                    Some(of) => write!(f, " than {of}"),
+                    None => Ok(()),
+                }
+            }
+            EvalError::LinearScanBlocks { .. } => f.write_str("linear scan's code has other blocks than its input"),
+            EvalError::WeightedCounts { ours, oracle } => {
+                write!(
+                    f,
+                    "block-weighted counts (stores, loads, moves, swaps) {ours:?} differ from the oracle's {oracle:?}"
+                )
+            }
+            EvalError::Respill(e) => write!(f, "spilling again: {e}"),
+            EvalError::RespillDiffers => f.write_str("spilling again gave another function than the allocator's"),
+            EvalError::FewerThanSpillCode(b) => {
+                write!(f, "{b}: fewer loads or stores in the allocated code than spill code")
+            }
+            EvalError::Command { command, stderr } => write!(f, "{command} failed: {stderr}"),
             EvalError::Lower(e) => e.fmt(f),
             EvalError::Diverge { stage, got, expected } => {
                 write!(f, "{stage} gives {} but the source gives {}", got.render(), expected.render())

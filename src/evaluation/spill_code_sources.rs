@@ -143,17 +143,13 @@ pub struct ProgramBlockCounts {
 impl ProgramBlockCounts {
     pub fn measure(ssa: &Module, args: &[i64], oracle: &dyn Oracle, fuel: u64) -> Result<Self, EvalError> {
         let all = |f: &Function| vec![true; f.blocks.len()];
-        let i = ssa
-            .functions
-            .iter()
-            .position(|f| f.name == "main")
-            .ok_or_else(|| EvalError::Message("the program has no `main`".into()))?;
+        let i = ssa.functions.iter().position(|f| f.name == "main").ok_or_else(|| EvalError::NoMain("the program"))?;
         let (_, reports) =
             allocate_module(ssa, &RegallocOptions::with_k(8), Flags::unchecked(), KeepStages::AfterEachPass)?;
         let split = &reports[i]
             .stages
             .first()
-            .ok_or_else(|| EvalError::Message("ssa-ra kept no function after splitting edges".into()))?
+            .ok_or_else(|| EvalError::NoStage { backend: "ssa-ra", kept: "function after splitting edges" })?
             .1;
         let ssa_ra = block_counts(split, &all(split), args, oracle, fuel)?;
         let b = OutOfSsa { out_of_ssa: OutOfSsaOptions::default(), allocator: ConventionalAllocator::LinearScan };
@@ -161,13 +157,13 @@ impl ProgramBlockCounts {
         let destructed = &prepared
             .stages
             .first()
-            .ok_or_else(|| EvalError::Message("out-of-ssa kept no translated program".into()))?
+            .ok_or_else(|| EvalError::NoStage { backend: "out-of-ssa", kept: "translated program" })?
             .1;
         let f = destructed
             .functions
             .iter()
             .find(|f| f.name == "main")
-            .ok_or_else(|| EvalError::Message("the translated program has no `main`".into()))?;
+            .ok_or_else(|| EvalError::NoMain("the translated program"))?;
         let linear_scan = block_counts(f, &all(f), args, oracle, fuel)?;
         Ok(ProgramBlockCounts { ssa_ra, linear_scan })
     }
@@ -202,9 +198,7 @@ fn weigh(
         _ => 0,
     };
     if (0..4).any(|i| ours[i] < theirs[i] || ours[i] - theirs[i] > slack(i)) {
-        return Err(EvalError::Message(format!(
-            "block-weighted counts (stores, loads, moves, swaps) {ours:?} differ from the oracle's {theirs:?}"
-        )));
+        return Err(EvalError::WeightedCounts { ours, oracle: theirs });
     }
     Ok(s)
 }
@@ -222,7 +216,7 @@ fn count_moves(mf: &MFunction, b: crate::ir::Block, k: &mut BlockKinds) {
 
 /// The one function a program runs (`main`), of an allocated module.
 fn main_of(mir: &crate::mir::MModule) -> Result<&MFunction, EvalError> {
-    mir.main().ok_or_else(|| EvalError::Message("the allocated module has no `main`".into()))
+    mir.main().ok_or_else(|| EvalError::NoMain("the allocated module"))
 }
 
 /// The spilling pass's result on `before` (the function ssa-ra gave it),
@@ -240,9 +234,9 @@ fn rerun_spiller(before: &Function, after: &Function, opts: &RegallocOptions) ->
         let o = SpillOptions { k: opts.k, load_lowering: opts.load_lowering, recycle_reloads: opts.recycle_reloads };
         spill(&mut g, &o)
     }
-    .map_err(|e| EvalError::Message(format!("spilling again: {e}")))?;
+    .map_err(EvalError::Respill)?;
     if &g != after {
-        return Err(EvalError::Message("spilling again gave another function than the allocator's".into()));
+        return Err(EvalError::RespillDiffers);
     }
     Ok(result)
 }
@@ -258,19 +252,15 @@ pub fn ssa_ra_sources(
     fuel: u64,
 ) -> Result<SpillSources, EvalError> {
     let (mir, reports) = allocate_module(ssa, opts, Flags::unchecked(), KeepStages::AfterEachPass)?;
-    let i = ssa
-        .functions
-        .iter()
-        .position(|f| f.name == "main")
-        .ok_or_else(|| EvalError::Message("the program has no `main`".into()))?;
+    let i = ssa.functions.iter().position(|f| f.name == "main").ok_or_else(|| EvalError::NoMain("the program"))?;
     let stages = &reports[i].stages;
     let at = stages
         .iter()
         .position(|s| s.0 == "spill")
-        .ok_or_else(|| EvalError::Message("ssa-ra kept no function after spilling".into()))?;
+        .ok_or_else(|| EvalError::NoStage { backend: "ssa-ra", kept: "function after spilling" })?;
     let (before, after) = match at.checked_sub(1) {
         Some(j) => (&stages[j].1, &stages[at].1),
-        None => return Err(EvalError::Message("ssa-ra kept no function before spilling".into())),
+        None => return Err(EvalError::NoStage { backend: "ssa-ra", kept: "function before spilling" }),
     };
     let spilled = rerun_spiller(before, after, opts)?;
     let mf = main_of(&mir)?;
@@ -295,16 +285,14 @@ pub fn ssa_ra_sources(
             }
         }
         if k[0] > stores || k[1] > loads {
-            return Err(EvalError::Message(format!(
-                "{b}: fewer loads or stores in the allocated code than spill code"
-            )));
+            return Err(EvalError::FewerThanSpillCode(b));
         }
         k[2] = stores - k[0];
         k[3] = loads - k[1];
         count_moves(mf, b, k);
     }
     if counts.len() != kinds.len() {
-        return Err(EvalError::Message("block counts of a function with other blocks than ssa-ra's".into()));
+        return Err(EvalError::BlockCounts { counts: counts.len(), blocks: kinds.len(), of: Some("ssa-ra's") });
     }
     weigh(&kinds, counts, &mir, args, oracle, fuel)
 }
@@ -323,16 +311,19 @@ pub fn linear_scan_sources(
     let backend = OutOfSsa { out_of_ssa, allocator: ConventionalAllocator::LinearScan };
     let prepared = backend.prepare(ssa, Flags::unchecked())?;
     let mir = backend.allocate(ssa, &prepared, k, Flags::unchecked())?.mir;
-    let destructed =
-        &prepared.stages.first().ok_or_else(|| EvalError::Message("out-of-ssa kept no translated program".into()))?.1;
+    let destructed = &prepared
+        .stages
+        .first()
+        .ok_or_else(|| EvalError::NoStage { backend: "out-of-ssa", kept: "translated program" })?
+        .1;
     let f = destructed
         .functions
         .iter()
         .find(|f| f.name == "main")
-        .ok_or_else(|| EvalError::Message("the translated program has no `main`".into()))?;
+        .ok_or_else(|| EvalError::NoMain("the translated program"))?;
     let mf = main_of(&mir)?;
     if mf.blocks.len() != f.blocks.len() {
-        return Err(EvalError::Message("linear scan's code has other blocks than its input".into()));
+        return Err(EvalError::LinearScanBlocks { code: mf.blocks.len(), input: f.blocks.len() });
     }
     let mut kinds: Vec<BlockKinds> = vec![[0; 6]; f.blocks.len()];
     for (b, data) in mf.blocks.iter() {
@@ -350,7 +341,7 @@ pub fn linear_scan_sources(
         count_moves(mf, b, k);
     }
     if counts.len() != kinds.len() {
-        return Err(EvalError::Message("block counts of a function with other blocks than linear scan's".into()));
+        return Err(EvalError::BlockCounts { counts: counts.len(), blocks: kinds.len(), of: Some("linear scan's") });
     }
     let mut s = weigh(&kinds, counts, &mir, args, oracle, fuel)?;
     s.out_of_ssa_copies = oracle.profile_ssa(destructed, args, fuel).map_err(EvalError::Oracle)?.1.copies;

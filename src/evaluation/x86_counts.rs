@@ -130,7 +130,7 @@ pub fn block_x86_counts(mf: &MFunction) -> Result<Vec<X86Counts>, EvalError> {
 pub fn x86_counts(mf: &MFunction, counts: &[u64]) -> Result<(X86Counts, X86Counts), EvalError> {
     let per_block = block_x86_counts(mf)?;
     if counts.len() != per_block.len() {
-        return Err(EvalError::Message("block counts of a function with other blocks".into()));
+        return Err(EvalError::BlockCounts { counts: counts.len(), blocks: per_block.len(), of: None });
     }
     let mut stat = X86Counts::default();
     let mut dynamic = X86Counts::default();

@@ -163,57 +163,10 @@ struct Lowerer {
 
 type LResult<T> = Result<T, LowerError>;
 
-/// Why [`lower_function`] cannot lower a function: malformed MIR, or an
-/// error of the assembler.
-#[derive(Clone, Debug)]
-pub enum LowerError {
-    /// The register count is outside `MIN_REGS..=MAX_REGS`.
-    RegisterCount { k: usize },
-    /// A register numbered `k` or above.
-    RegisterOutOfRange { reg: Reg, k: usize },
-    /// A slot too far from rsp for a 32-bit displacement.
-    SlotTooFar(u32),
-    /// A fixed division whose operation is neither `/` nor `%`.
-    FixedDivisionOp(BinOp),
-    /// A fixed division whose divisor is in rdx, which `cqo` overwrites.
-    DivisorInRdx,
-    /// A fixed `%` with a register count that leaves rdx out.
-    RemainderNeedsRdx { k: usize },
-    /// A branch to a block that does not exist.
-    MissingBlock(Block),
-    /// iced-x86's assembler fails.
-    Assembler(iced_x86::IcedError),
-}
-
-impl std::fmt::Display for LowerError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LowerError::RegisterCount { k } => write!(f, "register count {k} is outside {MIN_REGS}..={MAX_REGS}"),
-            LowerError::RegisterOutOfRange { reg, k } => {
-                write!(f, "register {reg} is outside the {k} allocatable ones")
-            }
-            LowerError::SlotTooFar(slot) => write!(f, "slot {slot} is too far from rsp"),
-            LowerError::FixedDivisionOp(op) => write!(f, "a fixed division by `{}`", op.mnemonic()),
-            LowerError::DivisorInRdx => f.write_str("a fixed division's divisor in rdx, which `cqo` overwrites"),
-            LowerError::RemainderNeedsRdx { k } => write!(f, "a fixed `%` needs rdx, which K = {k} does not allocate"),
-            LowerError::MissingBlock(b) => write!(f, "branch to missing block {b}"),
-            LowerError::Assembler(e) => write!(f, "x86 assembler: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for LowerError {}
-
-/// A lowering failure has no variant of `CheckError` (this module is above
-/// it): its message.
-impl From<LowerError> for crate::error::CheckError {
-    fn from(e: LowerError) -> Self {
-        crate::error::CheckError::Message(e.to_string())
-    }
-}
+pub use crate::error::machine_errors::LowerError;
 
 fn asm_err(e: iced_x86::IcedError) -> LowerError {
-    LowerError::Assembler(e)
+    LowerError::Assembler(crate::error::Foreign(e))
 }
 
 impl Lowerer {

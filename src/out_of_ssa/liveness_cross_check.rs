@@ -25,51 +25,8 @@ use crate::entity::EntityRef;
 use crate::ir::{Block, Function, Value};
 use crate::out_of_ssa::liveness_check::LivenessCheck;
 use crate::pass_manager::sampling;
-use std::fmt;
 
-/// Where the liveness sets and the liveness check disagree.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub enum LivenessDisagreement {
-    /// The sets have no entry for the block.
-    MissingBlock(Block),
-    /// `value` is live-in at `block` by the sets exactly when `by_sets`,
-    /// and by the check exactly when not.
-    LiveIn { value: Value, block: Block, by_sets: bool },
-    /// `value` is live-out of `block` by the sets exactly when `by_sets`,
-    /// and by the check exactly when not.
-    LiveOut { value: Value, block: Block, by_sets: bool },
-}
-
-impl fmt::Display for LivenessDisagreement {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let not = |live: bool| if live { "" } else { "not " };
-        match *self {
-            LivenessDisagreement::MissingBlock(b) => write!(f, "the liveness sets have no entry for {b}"),
-            LivenessDisagreement::LiveIn { value, block, by_sets } => write!(
-                f,
-                "{value} is {}live-in at {block} by the sets but {}by the liveness check",
-                not(by_sets),
-                not(!by_sets)
-            ),
-            LivenessDisagreement::LiveOut { value, block, by_sets } => write!(
-                f,
-                "{value} is {}live-out of {block} by the sets but {}by the liveness check",
-                not(by_sets),
-                not(!by_sets)
-            ),
-        }
-    }
-}
-
-impl std::error::Error for LivenessDisagreement {}
-
-/// A disagreement between the two liveness methods has no variant of
-/// `CheckError` (this module is above it): its message.
-impl From<LivenessDisagreement> for crate::error::CheckError {
-    fn from(e: LivenessDisagreement) -> Self {
-        crate::error::CheckError::Message(e.to_string())
-    }
-}
+pub use crate::error::out_of_ssa_errors::LivenessDisagreement;
 
 /// Compares the sets with the check at every reachable block of `f`, for
 /// every value of `f`; the first disagreement is the error.

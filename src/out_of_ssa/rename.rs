@@ -6,7 +6,7 @@
 
 use crate::analysis::verifier::verify_conventional;
 use crate::entity::EntityVec;
-use crate::error::PassError;
+use crate::error::{PassError, TranslateError};
 use crate::ir::{Block, Function, Inst, Op, Value};
 use crate::out_of_ssa::coalescing::{depth_weight, Coalescing};
 use crate::out_of_ssa::renaming_constraints::Pins;
@@ -46,11 +46,7 @@ pub(crate) fn rename_and_sequentialize(
                 let mut moves: Vec<(Value, Value)> = Vec::new();
                 for inst in &data.insts[i..end as usize] {
                     let (Some(d), Op::Copy(s)) = (inst.dest, &inst.op) else {
-                        return Err(fail(
-                            f,
-                            "parallel copy",
-                            format!("a non-copy instruction in a parallel copy of {b}"),
-                        ));
+                        return Err(fail(f, "parallel copy", TranslateError::NonCopyInParallelCopy(b)));
                     };
                     if result.shared.contains(&d) {
                         continue;

@@ -284,51 +284,7 @@ pub fn clobbers(f: &Function, pins: &Pins) -> Vec<Clobber> {
     out
 }
 
-/// A renaming constraint that a translated function breaks.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub enum ConstraintError {
-    /// Several variables are pinned to one register.
-    SharedRegister { reg: FixedReg, vars: Vec<Value> },
-    /// Instruction `index` of `block`, a division, is not constrained.
-    NotPinned { block: Block, index: usize, dest: Option<Value>, op: Op },
-    /// The divisor of instruction `index` of `block` is pinned to rdx.
-    DivisorInRdx { block: Block, index: usize, divisor: Value },
-    /// `value`, pinned to `reg`, is live where the division at instruction
-    /// `index` of `block` destroys that register.
-    LiveAtClobber { block: Block, index: usize, value: Value, reg: FixedReg },
-}
-
-impl std::fmt::Display for ConstraintError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ConstraintError::SharedRegister { reg, vars } => {
-                write!(f, "{} variables are pinned to {}: {vars:?}", vars.len(), reg.name())
-            }
-            ConstraintError::NotPinned { block, index, dest, op } => {
-                let dest = dest.map_or_else(|| "_".to_string(), |d| d.to_string());
-                write!(f, "{block}, instruction {index}: the division is not pinned ({dest} = {op:?})")
-            }
-            ConstraintError::DivisorInRdx { block, index, divisor } => {
-                write!(f, "{block}, instruction {index}: the divisor {divisor} is pinned to rdx")
-            }
-            ConstraintError::LiveAtClobber { block, index, value, reg } => write!(
-                f,
-                "{block}, instruction {index}: {value} is pinned to {} but live where the division destroys it",
-                reg.name()
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ConstraintError {}
-
-/// A broken renaming constraint has no variant of `CheckError` (this
-/// module is above it): its message.
-impl From<ConstraintError> for crate::error::CheckError {
-    fn from(e: ConstraintError) -> Self {
-        crate::error::CheckError::Message(e.to_string())
-    }
-}
+pub use crate::error::out_of_ssa_errors::ConstraintError;
 
 /// Checks a translated function (no phis; a value is a variable that may
 /// be assigned several times) against the renaming constraints, with
@@ -341,7 +297,7 @@ pub fn check_constraints(f: &Function, pins: &Pins) -> Result<(), ConstraintErro
     for r in [FixedReg::Rax, FixedReg::Rdx] {
         let vars: Vec<Value> = pins.iter().filter(|&(_, p)| p == r).map(|(v, _)| v).collect();
         if vars.len() > 1 {
-            return Err(ConstraintError::SharedRegister { reg: r, vars });
+            return Err(ConstraintError::SharedRegister { reg: r.reg(), vars });
         }
     }
     let live = compute_liveness(f);
@@ -361,7 +317,7 @@ pub fn check_constraints(f: &Function, pins: &Pins) -> Result<(), ConstraintErro
             for c in clobbers_at(inst, b, i) {
                 for (v, r) in pins.iter() {
                     if r == c.reg && c.conflicts(before[i].contains(v), after[i].contains(v)) {
-                        return Err(ConstraintError::LiveAtClobber { block: b, index: i, value: v, reg: r });
+                        return Err(ConstraintError::LiveAtClobber { block: b, index: i, value: v, reg: r.reg() });
                     }
                 }
             }

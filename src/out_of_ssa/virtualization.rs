@@ -107,7 +107,7 @@ use crate::analysis::reach::{hit, Path};
 use crate::analysis::verifier::verify_function;
 use crate::checkers::class_interference_check::check_classes_do_not_interfere;
 use crate::entity::EntityVec;
-use crate::error::{CheckError, PassError};
+use crate::error::{CheckError, PassError, TranslateError};
 use crate::ir::{Block, Function, Inst, Op, Value};
 use crate::out_of_ssa::coalescing::{
     affinities, class_lists, depth_weight, find_root, greedy_independent_set, Affinity, ClassTest, Coalescing,
@@ -702,7 +702,7 @@ pub fn translate_virtualized(
     // Room for a fresh variable per phi slot and for the spare of step 5.
     let slots: u64 = g.blocks.values().map(|d| d.phis.len() as u64 * (d.preds.len() as u64 + 1)).sum();
     if u64::from(g.value_count) + slots + 1 > u64::from(u32::MAX) {
-        return Err(fail(f, "value numbers", "too many values to number the copies".to_string()));
+        return Err(fail(f, "value numbers", TranslateError::TooManyValues));
     }
     let depth = loop_depth(&g);
     let decided = with_context(&g, opts, &CopyGroups::none(), |ctx, sets| {

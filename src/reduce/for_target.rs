@@ -81,6 +81,29 @@ pub struct TargetReduction<T> {
     pub size_after: usize,
 }
 
+/// Why [`reduce_for_target`] gives no reduced case.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum TargetReduceError {
+    /// The case does not fail on `target` under `options`: its verdict is
+    /// `verdict`.
+    NotFailing { target: String, options: String, verdict: Box<TargetVerdict> },
+    /// The reduced case no longer fails.
+    NoLongerFails,
+}
+
+impl std::fmt::Display for TargetReduceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TargetReduceError::NotFailing { target, options, verdict } => {
+                write!(f, "the case does not fail on {target} under `{options}`: {}", verdict.describe())
+            }
+            TargetReduceError::NoLongerFails => f.write_str("the reduced case no longer fails"),
+        }
+    }
+}
+
+impl std::error::Error for TargetReduceError {}
+
 /// Reduces `case`, which must fail on `target` under `options`.
 pub fn reduce_for_target<T: ToTargetCase>(
     case: &T,
@@ -89,12 +112,16 @@ pub fn reduce_for_target<T: ToTargetCase>(
     oracle: &dyn Oracle,
     fuel: u64,
     max_tests: u64,
-) -> Result<TargetReduction<T>, String> {
+) -> Result<TargetReduction<T>, TargetReduceError> {
     let limits = Limits { per_program: std::time::Duration::from_secs(2), ..Limits::for_fuel(fuel) };
     let first = run_against_oracle(target, &[case.target_case()], options, oracle, fuel, &limits);
     let verdict = first.into_iter().next().unwrap_or(TargetVerdict::Skipped);
     let Some(kind) = FailureKind::of(&verdict) else {
-        return Err(format!("the case does not fail on {} under `{options}`: {}", target.name(), verdict.describe()));
+        return Err(TargetReduceError::NotFailing {
+            target: target.name().to_string(),
+            options: options.to_string(),
+            verdict: Box::new(verdict),
+        });
     };
     let mut cur = case.clone();
     let mut cur_verdict = verdict;
@@ -138,7 +165,7 @@ pub fn reduce_for_target<T: ToTargetCase>(
     }
     let expected = match &cur_verdict {
         TargetVerdict::Diverge { expected, .. } => expected.clone(),
-        _ => return Err("the reduced case no longer fails".into()),
+        _ => return Err(TargetReduceError::NoLongerFails),
     };
     let size_after = cur.size();
     Ok(TargetReduction { case: cur, expected, verdict: cur_verdict, kind, tests, accepted, size_before, size_after })

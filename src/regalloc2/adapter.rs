@@ -128,54 +128,7 @@ fn vreg(v: u32) -> VReg {
     VReg::new(v as usize, RegClass::Int)
 }
 
-/// A function that [`Adapter::new`] cannot give regalloc2.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub enum AdapterError {
-    /// Value number `v` is defined by a cycle of copies or one-argument
-    /// phis.
-    CopyCycle(u32),
-    /// The function holds an `undef`.
-    Undef,
-    /// Value number `v` is not below `value_count`.
-    ValueOutOfRange { v: u32, value_count: usize },
-    /// A block is unreachable from the entry.
-    Unreachable,
-    /// An operation of the block has no result.
-    NoResult(ir::Block),
-    /// The block contains an `undef`.
-    UndefIn(ir::Block),
-    /// The block ends a critical edge.
-    CriticalEdge(ir::Block),
-    /// `block` is not among the predecessors of its successor `succ`.
-    NotAPredecessor { block: ir::Block, succ: ir::Block },
-}
-
-impl std::fmt::Display for AdapterError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            AdapterError::CopyCycle(v) => write!(f, "v{v} is defined by a cycle of copies or one-argument phis"),
-            AdapterError::Undef => f.write_str("regalloc2's input cannot hold `undef`"),
-            AdapterError::ValueOutOfRange { v, value_count } => write!(f, "v{v} is beyond value_count {value_count}"),
-            AdapterError::Unreachable => f.write_str("a block is unreachable from the entry"),
-            AdapterError::NoResult(b) => write!(f, "{b}: an operation without a result"),
-            AdapterError::UndefIn(b) => write!(f, "{b}: `undef` cannot be allocated"),
-            AdapterError::CriticalEdge(b) => write!(f, "{b} has a critical edge (split them first)"),
-            AdapterError::NotAPredecessor { block, succ } => {
-                write!(f, "{block} is not among the predecessors of its successor {succ}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for AdapterError {}
-
-/// A function regalloc2 cannot be given has no variant of `CheckError`
-/// (this module is above it): its message.
-impl From<AdapterError> for crate::error::CheckError {
-    fn from(e: AdapterError) -> Self {
-        crate::error::CheckError::Message(e.to_string())
-    }
-}
+pub use crate::error::regalloc2_errors::AdapterError;
 
 /// Follows `step` from `v` until it stops; `limit` bounds the chain (a
 /// longer one would be a cycle, which dominance rules out).

@@ -37,66 +37,7 @@ use crate::regalloc2::adapter::{Adapter, DivForm, InstKind};
 use crate::regalloc2::env::reg_of;
 use regalloc2::{Allocation, AllocationKind, Edit, Function as _, InstOrEdit, Output, ProgPoint};
 
-/// Why regalloc2's output cannot be read back as allocated machine IR: a
-/// bug of the adapter or of regalloc2.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub enum ToMirError {
-    /// A register allocation without a register.
-    RegisterMissing,
-    /// A stack allocation without a slot.
-    SlotMissing,
-    /// A physical register that is not one of the `k` allocatable ones.
-    RegisterOutOfRange { preg: regalloc2::PReg, k: usize },
-    /// An operand without an allocation.
-    NoAllocation,
-    /// Operand `index` of an instruction has no allocation.
-    MissingOperand(usize),
-    /// An operand that must be in a register is in a slot.
-    RegisterOperandInSlot(Slot),
-    /// A move from one stack slot to another.
-    SlotToSlot(Slot, Slot),
-    /// An `undef`, which has no machine code.
-    Undef,
-    /// A parameter without a location.
-    ParamWithoutLocation(ir::Value),
-    /// A terminator without its operand.
-    TerminatorOperand,
-    /// A block without a terminator.
-    NoTerminator(ir::Block),
-    /// The parameters' pseudo instruction is missing.
-    NoParams,
-}
-
-impl std::fmt::Display for ToMirError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ToMirError::RegisterMissing => f.write_str("a register allocation without a register"),
-            ToMirError::SlotMissing => f.write_str("a stack allocation without a slot"),
-            ToMirError::RegisterOutOfRange { preg, k } => {
-                write!(f, "{preg} is not one of the {k} allocatable registers")
-            }
-            ToMirError::NoAllocation => f.write_str("an operand without an allocation"),
-            ToMirError::MissingOperand(i) => write!(f, "operand {i} has no allocation"),
-            ToMirError::RegisterOperandInSlot(s) => write!(f, "an operand with a register constraint in {s}"),
-            ToMirError::SlotToSlot(a, b) => write!(f, "regalloc2 emitted a move from stack slot {a} to stack slot {b}"),
-            ToMirError::Undef => f.write_str("`undef` cannot be allocated"),
-            ToMirError::ParamWithoutLocation(p) => write!(f, "regalloc2 gave parameter {p} no location"),
-            ToMirError::TerminatorOperand => f.write_str("a terminator without its operand"),
-            ToMirError::NoTerminator(b) => write!(f, "{b} has no terminator in regalloc2's output"),
-            ToMirError::NoParams => f.write_str("the parameters' pseudo instruction is missing"),
-        }
-    }
-}
-
-impl std::error::Error for ToMirError {}
-
-/// A failure to read regalloc2's output has no variant of `CheckError`
-/// (this module is above it): its message.
-impl From<ToMirError> for crate::error::CheckError {
-    fn from(e: ToMirError) -> Self {
-        crate::error::CheckError::Message(e.to_string())
-    }
-}
+pub use crate::error::regalloc2_errors::ToMirError;
 
 /// A location of ours for an allocation of regalloc2's.
 fn loc(a: Allocation, k: usize) -> Result<Loc, ToMirError> {

@@ -30,7 +30,6 @@ use crate::ir::{BinOp, Block, Function, Op, Value};
 use crate::mir::{Reg, Slot, RAX, RDX};
 use crate::ssa_ra::spill::{block_points, Point, SpillResult};
 use std::collections::HashMap;
-use std::fmt;
 
 /// Switches of the assignment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,24 +64,7 @@ pub struct Assignment {
     pub omega: usize,
 }
 
-/// A failed assignment or a failed check of one: a bug of ssaref.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ColoringError(pub String);
-
-impl fmt::Display for ColoringError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ColoringError {}
-
-/// An assignment failure has no structure beyond its message.
-impl From<ColoringError> for crate::error::CheckError {
-    fn from(e: ColoringError) -> Self {
-        crate::error::CheckError::Message(e.0)
-    }
-}
+pub use crate::error::ssa_ra_errors::ColoringError;
 
 /// The weight of one phi partner already in a register. `ComputePreference`
 /// (Pereira, Fig. 6) adds 1 per partner; here a partner adds 4, so that one
@@ -255,9 +237,9 @@ fn color_block(
     // Values live into the block were defined in dominators: colored.
     let start = &points[0];
     for &v in &start.before {
-        let r = reg[v].ok_or_else(|| ColoringError(format!("{v} is live into {b} but has no register")))?;
+        let r = reg[v].ok_or(ColoringError::LiveInWithoutRegister { value: v, block: b })?;
         if let Some(w) = occupied[r.0 as usize] {
-            return Err(ColoringError(format!("{v} and {w} share {r} at the start of {b}")));
+            return Err(ColoringError::SharedAtStart { value: v, other: w, reg: r, block: b });
         }
         occupied[r.0 as usize] = Some(v);
     }
@@ -268,9 +250,11 @@ fn color_block(
     }
     starters.extend(f.blocks[b].phis.iter().map(|p| p.dest).filter(|d| !spill.spilled.contains(*d)));
     for &d in &starters {
-        let r = chooser
-            .choose(d, &occupied, reg, None)
-            .ok_or_else(|| ColoringError(format!("no register for {d} at the start of {b} (ω = {omega})")))?;
+        let r = chooser.choose(d, &occupied, reg, None).ok_or(ColoringError::NoRegisterAtStart {
+            value: d,
+            block: b,
+            omega,
+        })?;
         reg[d] = Some(r);
         occupied[r.0 as usize] = Some(d);
     }
@@ -302,9 +286,12 @@ fn color_block(
             }
             _ => None,
         };
-        let r = chooser
-            .choose(d, &occupied, reg, local)
-            .ok_or_else(|| ColoringError(format!("no register for {d} in {b} at instruction {i} (ω = {omega})")))?;
+        let r = chooser.choose(d, &occupied, reg, local).ok_or(ColoringError::NoRegister {
+            value: d,
+            block: b,
+            inst: i,
+            omega,
+        })?;
         reg[d] = Some(r);
         if p.after.contains(&d) {
             occupied[r.0 as usize] = Some(d);
@@ -340,32 +327,35 @@ fn frugal_slots(f: &Function, spill: &SpillResult) -> (EntityVec<Value, Option<S
 pub fn check_assignment(f: &Function, spill: &SpillResult, a: &Assignment, k: usize) -> Result<(), ColoringError> {
     crate::pass_manager::self_checks::count();
     let live = compute_liveness(f);
-    let err = |m: String| Err(ColoringError(m));
     for b in f.blocks.keys() {
         for p in block_points(f, b, &live.live_out[b], &spill.spilled) {
             for set in [&p.before, &p.after] {
                 let mut seen: HashMap<Reg, Value> = HashMap::new();
                 for &v in set.iter() {
-                    let Some(r) = a.reg[v] else { return err(format!("{v} is live in {b} without a register")) };
+                    let Some(r) = a.reg[v] else {
+                        return Err(ColoringError::LiveWithoutRegister { value: v, block: b });
+                    };
                     if r.0 as usize >= k {
-                        return err(format!("{v} has {r}, beyond K = {k}"));
+                        return Err(ColoringError::BeyondK { value: v, reg: r, k });
                     }
                     if let Some(w) = seen.insert(r, v) {
-                        return err(format!("{v} and {w} are live together in {b} and share {r}"));
+                        return Err(ColoringError::LiveTogether { value: v, other: w, block: b, reg: r });
                     }
                 }
             }
             if let Some(d) = p.inst.and_then(|i| f.blocks[b].insts.get(i)).and_then(|inst| inst.dest) {
-                let Some(r) = a.reg[d] else { return err(format!("{d} is defined in {b} without a register")) };
+                let Some(r) = a.reg[d] else {
+                    return Err(ColoringError::DefinedWithoutRegister { value: d, block: b });
+                };
                 if let Some(&w) = p.after.iter().find(|&&w| w != d && a.reg[w] == Some(r)) {
-                    return err(format!("{d} is written to {r} in {b}, which still holds {w}"));
+                    return Err(ColoringError::Overwrites { value: d, reg: r, block: b, holds: w });
                 }
             }
         }
     }
     for v in spill.spilled.iter() {
         if a.slot[v].is_none() {
-            return err(format!("spilled {v} has no slot"));
+            return Err(ColoringError::SpilledWithoutSlot(v));
         }
     }
     Ok(())

@@ -70,7 +70,6 @@ use crate::ssa_ra::block_demand::{BlockDemand, Candidate, PointSite};
 use crate::ssa_ra::spill_code::SpillCode;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeSet;
-use std::fmt;
 
 /// What the spiller may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,24 +97,7 @@ pub struct SpillResult {
     pub max_demand: usize,
 }
 
-/// The spiller could not bring the demand down to K.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SpillError(pub String);
-
-impl fmt::Display for SpillError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for SpillError {}
-
-/// A spiller failure has no structure beyond its message.
-impl From<SpillError> for crate::error::CheckError {
-    fn from(e: SpillError) -> Self {
-        crate::error::CheckError::Message(e.0)
-    }
-}
+pub use crate::error::ssa_ra_errors::SpillError;
 
 /// A program point of a block, with its register demand.
 #[derive(Clone, Debug)]
@@ -132,10 +114,7 @@ pub struct Point {
 impl Point {
     /// The error when no value can be spilled at this point of `b`.
     pub(crate) fn nothing_to_spill(&self, b: Block, k: usize) -> SpillError {
-        SpillError(format!(
-            "no value can be spilled at {b}, point {:?}: demand {} > K = {k}, live {:?}",
-            self.inst, self.demand, self.before
-        ))
+        SpillError::NothingToSpill { block: b, point: self.inst, demand: self.demand, k, live: self.before.clone() }
     }
 
     /// What a spill decision at this point of `data` (its block) looks at:
@@ -478,16 +457,14 @@ pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, Spill
             .max()
             .unwrap_or(0);
         if recount != max_demand {
-            return Err(SpillError(format!(
-                "the demand recounted after spilling is {recount}, the incremental one {max_demand}"
-            )));
+            return Err(SpillError::RecountDiffers { recount, incremental: max_demand });
         }
     }
     if self_checks::in_checked_pass() {
         check_liveness_unchanged(f, &live);
     }
     if max_demand > opts.k {
-        return Err(SpillError(format!("demand {max_demand} > K = {} after spilling", opts.k)));
+        return Err(SpillError::DemandAboveK { demand: max_demand, k: opts.k });
     }
     Ok(SpillResult { spilled, reloads, lowered, max_demand })
 }

@@ -219,7 +219,7 @@ pub fn spill_during_coloring_with_decisions(
     opts: &SpillDuringColoringOptions,
 ) -> Result<(SpillResult, Decisions), SpillError> {
     if opts.k < 2 {
-        return Err(SpillError(format!("K = {} is below the machine model's 2 registers", opts.k)));
+        return Err(SpillError::TooFewRegisters { k: opts.k });
     }
     let depth = loop_depth(f);
     // Valid for the whole walk: spilling keeps every block's live-in and
@@ -288,7 +288,7 @@ pub fn spill_during_coloring_with_decisions(
         max_demand = max_demand.max(walk.max_demand());
     }
     if max_demand > opts.k {
-        return Err(SpillError(format!("demand {max_demand} > K = {} after spilling during coloring", opts.k)));
+        return Err(SpillError::DemandAboveKDuringColoring { demand: max_demand, k: opts.k });
     }
     Ok((SpillResult { spilled, reloads, lowered, max_demand }, decisions))
 }

@@ -37,7 +37,6 @@ use crate::ssa_ra::implement_spartan::{check_implementation, implement_spartan, 
 use crate::ssa_ra::location_transfer_graph::ParallelCopy;
 use crate::ssa_ra::spill::SpillResult;
 use std::collections::HashSet;
-use std::fmt;
 
 /// The §6 optimizations that act here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,24 +45,7 @@ pub struct EliminationOptions {
     pub redundant_memory_transfer_elimination: bool,
 }
 
-/// SSA elimination met something the theory rules out: a bug of ssaref.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EliminationError(pub String);
-
-impl fmt::Display for EliminationError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for EliminationError {}
-
-/// A failure of SSA elimination has no structure beyond its message.
-impl From<EliminationError> for crate::error::CheckError {
-    fn from(e: EliminationError) -> Self {
-        crate::error::CheckError::Message(e.0)
-    }
-}
+pub use crate::error::ssa_ra_errors::EliminationError;
 
 /// Follows `copy` chains: the value each value is a copy of.
 pub fn copy_canonical(f: &Function) -> EntityVec<Value, Value> {
@@ -95,21 +77,21 @@ struct Emitter<'a> {
 impl Emitter<'_> {
     fn loc(&self, v: Value) -> Result<Loc, EliminationError> {
         if self.spill.spilled.contains(v) {
-            self.a.slot[v].map(Loc::Slot).ok_or_else(|| EliminationError(format!("spilled {v} has no slot")))
+            self.a.slot[v].map(Loc::Slot).ok_or(EliminationError::SpilledWithoutSlot(v))
         } else {
-            self.a.reg[v].map(Loc::Reg).ok_or_else(|| EliminationError(format!("{v} has no register")))
+            self.a.reg[v].map(Loc::Reg).ok_or(EliminationError::NoRegister(v))
         }
     }
 
     fn reg(&self, v: Value) -> Result<Reg, EliminationError> {
         match self.loc(v)? {
             Loc::Reg(r) => Ok(r),
-            Loc::Slot(s) => Err(EliminationError(format!("{v} is read from a register but lives in {s}"))),
+            Loc::Slot(s) => Err(EliminationError::ReadFromSlot { value: v, slot: s }),
         }
     }
 
     fn def_reg(&self, v: Value) -> Result<Reg, EliminationError> {
-        self.a.reg[v].ok_or_else(|| EliminationError(format!("the definition of {v} has no register")))
+        self.a.reg[v].ok_or(EliminationError::DefinitionWithoutRegister(v))
     }
 
     fn push(out: &mut Vec<MInstA>, inst: MInst, reads: Vec<Value>, defines: Option<Value>) {
@@ -140,7 +122,7 @@ impl Emitter<'_> {
                     Op::Unary(uop, a) => MInst::Unary { op: uop, dst, src: self.reg(a)? },
                     Op::Binary(bop, a, b) => MInst::Binary { op: bop, dst, a: self.reg(a)?, b: self.reg(b)? },
                     Op::Load(a) => MInst::Load { dst, addr: self.reg(a)? },
-                    Op::Undef => return Err(EliminationError(format!("{d} = undef reached SSA elimination"))),
+                    Op::Undef => return Err(EliminationError::Undef(d)),
                     Op::Copy(_) | Op::Store { .. } | Op::Out(_) => unreachable!("handled elsewhere"),
                 };
                 Self::push(out, mi, reads, Some(c(d)));
@@ -156,7 +138,7 @@ impl Emitter<'_> {
                 Self::push(out, mi, vec![c(*addr), c(*value)], None);
             }
             (Op::Out(a), None) => Self::push(out, MInst::Out { src: self.reg(*a)? }, vec![c(*a)], None),
-            (op, d) => return Err(EliminationError(format!("malformed instruction {op:?} defining {d:?}"))),
+            (op, d) => return Err(EliminationError::Malformed { op: op.clone(), dest: d }),
         }
         Ok(())
     }
@@ -261,15 +243,10 @@ pub fn eliminate_ssa(
                 continue;
             }
             if succs.len() != 1 {
-                return Err(EliminationError(format!(
-                    "{b} -> {s} carries phis but {b} has {} successors (a critical edge, or a one-argument phi \
-                     below a `br`)",
-                    succs.len()
-                )));
+                return Err(EliminationError::PhisOnBranchingEdge { pred: b, succ: s, successors: succs.len() });
             }
-            let edge = edges
-                .pred_index(b, s, occurrence)
-                .ok_or_else(|| EliminationError(format!("{b} is not a predecessor of {s}")))?;
+            let edge =
+                edges.pred_index(b, s, occurrence).ok_or(EliminationError::NotAPredecessor { pred: b, succ: s })?;
             em.phi_column(f, b, s, edge, &mut stats, &mut out)?;
         }
         let (term, term_reads) = em.term(&data.term)?;
@@ -353,9 +330,11 @@ impl Emitter<'_> {
         }
         stats.edges += column.len();
         if crate::pass_manager::self_checks::in_checked_pass() {
-            ParallelCopy { moves: column.clone() }
-                .check_spartan()
-                .map_err(|e| EliminationError(format!("the phi column {b} -> {s} is not spartan (Theorem 1): {e}")))?;
+            ParallelCopy { moves: column.clone() }.check_spartan().map_err(|e| EliminationError::ColumnNotSpartan {
+                pred: b,
+                succ: s,
+                reason: e.to_string(),
+            })?;
         }
         let mut moves = Vec::new();
         for (dst, src) in column {
@@ -377,14 +356,19 @@ impl Emitter<'_> {
         let skip_store = |slot: Slot, _: Reg| hoisted_slots.contains(&slot);
         let hooks = SkipHooks { skip_store: &skip_store, skip_load: &|_: Slot, _: Reg| false };
         let elim = ElimOptions { store_hoisting: self.opts.store_hoisting, load_lowering: false };
-        let code = implement_spartan(&pc, &elim, &hooks)
-            .map_err(|e| EliminationError(format!("ImplementSpartan on {b} -> {s}: {e}")))?;
+        let code = implement_spartan(&pc, &elim, &hooks).map_err(|e| EliminationError::ImplementSpartan {
+            pred: b,
+            succ: s,
+            reason: e.to_string(),
+        })?;
         // Every parallel copy's implementation is run and counted: the
         // right values, and the least number of instructions
         // (Theorem 3 and `proofs-notes/spill-free-ssa-elimination.md`).
         if crate::pass_manager::self_checks::in_checked_pass() {
-            check_implementation(&pc, &elim, &hooks, &code).map_err(|e| {
-                EliminationError(format!("ImplementSpartan on {b} -> {s} is wrong or not optimal: {e}"))
+            check_implementation(&pc, &elim, &hooks, &code).map_err(|e| EliminationError::WrongImplementation {
+                pred: b,
+                succ: s,
+                reason: e.to_string(),
             })?;
         }
         for inst in &code {

@@ -29,12 +29,24 @@ pub fn by_name(name: &str) -> Option<Arc<dyn Target>> {
     }
 }
 
+/// A name that is not one of the targets' ([`names`]).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct UnknownTarget {
+    pub name: String,
+}
+
+impl std::fmt::Display for UnknownTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unknown target `{}` (targets: {})", self.name, names().join(", "))
+    }
+}
+
+impl std::error::Error for UnknownTarget {}
+
 /// Parses a comma-separated list of target names (`llvm,gcc`).
-pub fn parse_list(text: &str) -> Result<Vec<Arc<dyn Target>>, String> {
+pub fn parse_list(text: &str) -> Result<Vec<Arc<dyn Target>>, UnknownTarget> {
     text.split(',')
         .filter(|s| !s.trim().is_empty())
-        .map(|s| {
-            by_name(s.trim()).ok_or_else(|| format!("unknown target `{}` (targets: {})", s.trim(), names().join(", ")))
-        })
+        .map(|s| by_name(s.trim()).ok_or_else(|| UnknownTarget { name: s.trim().to_string() }))
         .collect()
 }

@@ -59,10 +59,10 @@ const TYPE_MODULES: &[&str] = &["ast", "diag", "entity", "ir", "mir", "op", "ora
 
 /// One source file: where it is, the module path it defines (crate root
 /// first: `lib`, `types`, `bin` or `interp`), and its code.
-struct SourceFile {
-    path: String,
+pub(super) struct SourceFile {
+    pub(super) path: String,
     module: Vec<String>,
-    code: String,
+    pub(super) code: String,
 }
 
 /// A file's module path from its path under `src/` (or `interp/src/`).
@@ -450,7 +450,7 @@ fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// The files under `dir` (relative names prefixed by `prefix`).
-fn load(dir: &str, prefix: &str) -> Vec<SourceFile> {
+pub(super) fn load(dir: &str, prefix: &str) -> Vec<SourceFile> {
     let base = root().join(dir);
     let mut files = Vec::new();
     rs_files(&base, &mut files);

@@ -30,6 +30,7 @@ mod cranelift_target;
 mod cssa_passes;
 mod docs;
 mod dominance;
+mod error_types;
 mod exhaustive_cfg;
 mod external;
 mod filetests;

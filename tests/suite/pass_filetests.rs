@@ -322,8 +322,8 @@ fn spill_and_assign(f: &mut Function, k: usize) -> Result<(SpillResult, Assignme
     let s = spill_during_coloring(f, &SpillDuringColoringOptions::with_k(k)).map_err(|e| e.to_string())?;
     spilled_text(f, &s, k)?;
     let opts = ColoringOptions { local_coalescing: true, global_coalescing: true, avoid_precolored: true };
-    let a = assign_registers(f, &s, k, &opts).map_err(|e| e.0)?;
-    check_assignment(f, &s, &a, k).map_err(|e| e.0)?;
+    let a = assign_registers(f, &s, k, &opts).map_err(|e| e.to_string())?;
+    check_assignment(f, &s, &a, k).map_err(|e| e.to_string())?;
     coloring_check::check_frugal(f, &a.slot).map_err(|e| e.to_string())?;
     Ok((s, a))
 }
@@ -357,7 +357,7 @@ fn ssa_ra_from_spilling(f: &Function, k: usize) -> Result<MFunction, String> {
     let mut f = f.clone();
     let (s, a) = spill_and_assign(&mut f, k)?;
     let opts = EliminationOptions { store_hoisting: true, redundant_memory_transfer_elimination: true };
-    let (mf, _) = eliminate_ssa(&f, &s, &a, k, &opts).map_err(|e| e.0)?;
+    let (mf, _) = eliminate_ssa(&f, &s, &a, k, &opts).map_err(|e| e.to_string())?;
     alloc_checker::check_no_scratch(&mf).map_err(|e| e.to_string())?;
     alloc_checker::check_allocation(&mf).map_err(|e| e.to_string())?;
     coloring_check::check_chordal_optimum(&f, &s.spilled, &mf).map_err(|e| e.to_string())?;

@@ -12,7 +12,7 @@ use ssaref::campaign::driver::{run_campaign, CampaignConfig};
 use ssaref::campaign::rotation::{out_of_ssa_rotation, pick, ProgramConfig, Rotation, FIXED_REGS};
 use ssaref::construction::braun::BraunOptions;
 use ssaref::differential::{differential_full, Verdict};
-use ssaref::error::PassError;
+use ssaref::error::{ConventionalAllocError, PassError};
 use ssaref::frontend::case_file::CaseFile;
 use ssaref::ir::{Module, Op};
 use ssaref::out_of_ssa::coalescing::ClassTest;
@@ -218,14 +218,15 @@ impl Backend for RejectsCopies {
     }
 
     fn allocate(&self, ssa: &Module, prepared: &Prepared, k: usize, flags: Flags) -> Result<BackendOutput, PassError> {
-        let has_copy = ssa
+        let copy = ssa
             .functions
             .iter()
             .flat_map(|f| f.blocks.values())
             .flat_map(|d| &d.insts)
-            .any(|i| matches!(i.op, Op::Copy(_)));
-        if has_copy {
-            return Err(PassError::new(format!("rejects-copies[k={k}]"), "planted", "a copy"));
+            .find(|i| matches!(i.op, Op::Copy(_)));
+        if let Some(i) = copy {
+            let error = ConventionalAllocError::Unallocatable { op: i.op.clone(), dest: i.dest };
+            return Err(PassError::new(format!("rejects-copies[k={k}]"), "planted", error));
         }
         SsaRa(RegallocOptions::with_k(k)).allocate(ssa, prepared, k, flags)
     }

@@ -58,7 +58,7 @@ fn measure(programs: &[Program], alloc: Allocator, k: usize) -> Result<(X86Count
     let (mut st, mut dy) = (X86Counts::default(), X86Counts::default());
     for p in programs {
         let (mir, _) = alloc.allocate(&p.ssa, k).map_err(|e| e.within(p.name.clone()))?;
-        let mf = mir.main().ok_or_else(|| EvalError::Message(format!("{}: no allocated `main`", p.name)))?;
+        let mf = mir.main().ok_or_else(|| EvalError::NoMain("the allocated module").within(p.name.clone()))?;
         let counts = match alloc {
             Allocator::SsaRa(_) => &p.ssa_ra_counts,
             Allocator::LinearScan => &p.linear_scan_counts,

@@ -116,7 +116,7 @@ use crate::analysis::dominance::reverse_postorder;
 use crate::analysis::liveness::compute_liveness;
 use crate::analysis::loops::loop_depth;
 use crate::entity::{EntityRef, EntityVec};
-use crate::error::PassError;
+use crate::error::{ConventionalAllocError, PassError};
 use crate::ir::{BinOp, Block, Function, Inst, Op, Terminator, Value};
 use crate::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MTerm, Reg, Slot, MAX_REGS, RAX, RDX};
 use crate::out_of_ssa::class_intervals::ClassIntervals;
@@ -576,7 +576,7 @@ impl Scanner<'_> {
         }
         for &j in victims {
             let Owner::Var(v) = st.all[j].owner else {
-                return Err(fail("linear-scan", "scan", "a non-variable was evicted".to_string()));
+                return Err(fail("linear-scan", "scan", ConventionalAllocError::NonVariableEvicted));
             };
             st.spilled[v] = true;
             st.assigned[j] = None;
@@ -587,7 +587,7 @@ impl Scanner<'_> {
                         return Err(fail(
                             "linear-scan",
                             "scan",
-                            format!("the temporary of {v} at {p} is fixed to another register than {v}'s"),
+                            ConventionalAllocError::TemporaryFixedElsewhere { value: v, position: p },
                         ));
                     }
                     st.all.push(iv);
@@ -666,7 +666,7 @@ impl Scanner<'_> {
                     return Err(fail(
                         "linear-scan",
                         "scan",
-                        format!("no register can be freed for the temporary of {v} at position {p}"),
+                        ConventionalAllocError::NoRegisterForTemporary { value: v, position: p },
                     ))
                 }
                 (Owner::Var(_), None) => None,
@@ -691,7 +691,11 @@ impl Scanner<'_> {
                 // temporaries stand for it.
                 (Owner::Var(_), None) => {}
                 (Owner::Temp(p, v), None) => {
-                    return Err(fail("linear-scan", "scan", format!("the temporary of {v} at {p} has no register")))
+                    return Err(fail(
+                        "linear-scan",
+                        "scan",
+                        ConventionalAllocError::TemporaryWithoutRegister { value: v, position: p },
+                    ))
                 }
             }
         }
@@ -706,20 +710,24 @@ struct Emitter<'a> {
 }
 
 impl Emitter<'_> {
-    fn internal(m: String) -> PassError {
+    fn internal(m: ConventionalAllocError) -> PassError {
         fail("linear-scan", "emit", m)
     }
 
     fn loc(&self, v: Value) -> Result<Loc, PassError> {
         if self.alloc.spilled[v] {
-            self.slot[v].map(Loc::Slot).ok_or_else(|| Self::internal(format!("spilled {v} has no slot")))
+            self.slot[v].map(Loc::Slot).ok_or_else(|| Self::internal(ConventionalAllocError::SpilledWithoutSlot(v)))
         } else {
-            self.alloc.reg[v].map(Loc::Reg).ok_or_else(|| Self::internal(format!("{v} has no register")))
+            self.alloc.reg[v].map(Loc::Reg).ok_or_else(|| Self::internal(ConventionalAllocError::NoRegister(v)))
         }
     }
 
     fn temp(&self, p: Pos, v: Value) -> Result<Reg, PassError> {
-        self.alloc.temp.get(&(p, v)).copied().ok_or_else(|| Self::internal(format!("no temporary for {v} at {p}")))
+        self.alloc
+            .temp
+            .get(&(p, v))
+            .copied()
+            .ok_or_else(|| Self::internal(ConventionalAllocError::NoTemporary { value: v, position: p }))
     }
 
     /// The register that holds `v` at position `p`, after reloading it when
@@ -771,10 +779,12 @@ impl Emitter<'_> {
                 // register, and kept rdx from the divisor (clobbers).
                 let want = if *op == BinOp::Rem { RDX } else { RAX };
                 if regs[0] != RAX || dst != want || regs[1] == RDX {
-                    return Err(Self::internal(format!(
-                        "the constrained division `{inst:?}` got dividend {}, divisor {}, result {dst}",
-                        regs[0], regs[1]
-                    )));
+                    return Err(Self::internal(ConventionalAllocError::ConstrainedDivision {
+                        inst: inst.clone(),
+                        dividend: regs[0],
+                        divisor: regs[1],
+                        result: dst,
+                    }));
                 }
                 MInst::FixedDiv { op: *op, divisor: regs[1] }
             }
@@ -784,7 +794,7 @@ impl Emitter<'_> {
             (Op::Load(_), Some(dst)) => MInst::Load { dst, addr: regs[0] },
             (Op::Store { .. }, None) => MInst::Store { addr: regs[0], src: regs[1] },
             (Op::Out(_), None) => MInst::Out { src: regs[0] },
-            (op, d) => return Err(Self::internal(format!("cannot allocate {op:?} defining {d:?}"))),
+            (op, d) => return Err(Self::internal(ConventionalAllocError::Unemittable { op: op.clone(), dest: d })),
         };
         push(out, mi, args, inst.dest);
         if let (Some(d), Some(dst)) = (inst.dest, dst) {

@@ -30,7 +30,7 @@
 //! it, with nothing in between that writes the register.
 
 use crate::entity::EntityVec;
-use crate::error::PassError;
+use crate::error::{ConventionalAllocError, PassError};
 use crate::ir::{BinOp, Function, Op, Terminator, Value};
 use crate::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MTerm, Reg, Slot, RDX};
 use crate::out_of_ssa::conventional::alloc_input::{fail, validate_input};
@@ -45,7 +45,11 @@ struct Emitter {
 
 impl Emitter {
     fn slot(&self, v: Value) -> Result<Slot, PassError> {
-        self.slot.get(v).copied().flatten().ok_or_else(|| fail("spill-everything", "input", format!("{v} has no slot")))
+        self.slot
+            .get(v)
+            .copied()
+            .flatten()
+            .ok_or_else(|| fail("spill-everything", "input", ConventionalAllocError::NoSlot(v)))
     }
 
     fn push(out: &mut Vec<MInstA>, inst: MInst, reads: Vec<Value>, defines: Option<Value>) {
@@ -96,7 +100,11 @@ impl Emitter {
             (Op::Store { .. }, None) => MInst::Store { addr: regs[0], src: regs[1] },
             (Op::Out(_), None) => MInst::Out { src: regs[0] },
             (op, d) => {
-                return Err(fail("spill-everything", "input", format!("cannot allocate {op:?} defining {d:?}")));
+                return Err(fail(
+                    "spill-everything",
+                    "input",
+                    ConventionalAllocError::Unallocatable { op: op.clone(), dest: d },
+                ));
             }
         };
         Self::push(out, mi, args, inst.dest);

@@ -57,10 +57,42 @@ fn reverse_postorder(f: &ir::Function) -> (Vec<ir::Block>, Vec<bool>) {
     (post, retreat_target)
 }
 
+/// Why [`lower_ssa`] cannot translate a function: it is not valid SSA.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum LowerSsaError {
+    /// The function has no blocks.
+    NoBlocks,
+    /// A value is used before its definition.
+    UseBeforeDefinition(ir::Value),
+    /// A phi of the block lacks the argument of an incoming edge.
+    PhiLacksArgument(ir::Block),
+    /// A terminator names a block that does not exist.
+    NoBlock(ir::Block),
+    /// A jump without its outgoing edge.
+    JumpWithoutEdge,
+    /// The branch of the block lacks one of its two edges.
+    BranchLacksEdge(ir::Block),
+}
+
+impl std::fmt::Display for LowerSsaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LowerSsaError::NoBlocks => f.write_str("the function has no blocks"),
+            LowerSsaError::UseBeforeDefinition(v) => write!(f, "{v} is used before its definition"),
+            LowerSsaError::PhiLacksArgument(b) => write!(f, "a phi of {b} lacks an argument"),
+            LowerSsaError::NoBlock(b) => write!(f, "no block {b}"),
+            LowerSsaError::JumpWithoutEdge => f.write_str("a jump without its edge"),
+            LowerSsaError::BranchLacksEdge(b) => write!(f, "the branch of {b} lacks an edge"),
+        }
+    }
+}
+
+impl std::error::Error for LowerSsaError {}
+
 /// Translates `f` into the Cranelift function `clif` (whose signature must
 /// be `cranelift_ops::signature(f.params.len())`). `Err` says why the SSA cannot
 /// be translated (a value used before its definition: not valid SSA).
-pub fn lower_ssa(f: &ir::Function, clif: &mut Function, plant: Option<Plant>) -> Result<(), String> {
+pub fn lower_ssa(f: &ir::Function, clif: &mut Function, plant: Option<Plant>) -> Result<(), LowerSsaError> {
     let mut fb_ctx = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(clif, &mut fb_ctx);
     let (order, retreat_target) = reverse_postorder(f);
@@ -79,7 +111,7 @@ pub fn lower_ssa(f: &ir::Function, clif: &mut Function, plant: Option<Plant>) ->
         blocks.insert(blk, cb);
     }
     let Some(&entry) = blocks.get(&ir::Function::ENTRY) else {
-        return Err("the function has no blocks".into());
+        return Err(LowerSsaError::NoBlocks);
     };
     let params = b.block_params(entry).to_vec();
     let ctx = params[0];
@@ -87,7 +119,7 @@ pub fn lower_ssa(f: &ir::Function, clif: &mut Function, plant: Option<Plant>) ->
         values.insert(p, params[i + 1]);
     }
     let get = |values: &HashMap<ir::Value, Value>, v: ir::Value| {
-        values.get(&v).copied().ok_or_else(|| format!("{v} is used before its definition"))
+        values.get(&v).copied().ok_or(LowerSsaError::UseBeforeDefinition(v))
     };
     for &blk in &order {
         let data = &f.blocks[blk];
@@ -132,7 +164,7 @@ pub fn lower_ssa(f: &ir::Function, clif: &mut Function, plant: Option<Plant>) ->
         for (succ, pred_pos) in crate::analysis::liveness::out_edges(f, blk) {
             let mut args: Vec<BlockArg> = Vec::new();
             for phi in &f.blocks[succ].phis {
-                let a = phi.args.get(pred_pos).ok_or_else(|| format!("a phi of {succ} lacks an argument"))?;
+                let a = phi.args.get(pred_pos).ok_or(LowerSsaError::PhiLacksArgument(succ))?;
                 args.push(get(&values, *a)?.into());
             }
             if plant == Some(Plant::SwapBlockArgs) && args.len() >= 2 {
@@ -140,16 +172,16 @@ pub fn lower_ssa(f: &ir::Function, clif: &mut Function, plant: Option<Plant>) ->
             }
             edge_args.push(args);
         }
-        let target = |s: ir::Block| blocks.get(&s).copied().ok_or_else(|| format!("no block {s}"));
+        let target = |s: ir::Block| blocks.get(&s).copied().ok_or(LowerSsaError::NoBlock(s));
         match data.term {
             Terminator::Jump(s) => {
-                let args = edge_args.first().ok_or("a jump without its edge")?;
+                let args = edge_args.first().ok_or(LowerSsaError::JumpWithoutEdge)?;
                 b.ins().jump(target(s)?, args);
             }
             Terminator::Branch { cond, then_dest, else_dest } => {
                 let c = get(&values, cond)?;
                 let (Some(t), Some(e)) = (edge_args.first(), edge_args.get(1)) else {
-                    return Err(format!("the branch of {blk} lacks an edge"));
+                    return Err(LowerSsaError::BranchLacksEdge(blk));
                 };
                 b.ins().brif(c, target(then_dest)?, t, target(else_dest)?, e);
             }

@@ -121,7 +121,7 @@ pub fn clif_of_ssa(module: &crate::ir::Module, plant: Option<Plant>) -> Result<(
     let main = module.main().ok_or_else(|| CraneliftError::Run("no function named `main`".into()))?;
     let n = main.params.len();
     let mut func = Function::with_name_signature(UserFuncName::testcase("main"), signature(n));
-    cranelift_ssa::lower_ssa(main, &mut func, plant).map_err(CraneliftError::Run)?;
+    cranelift_ssa::lower_ssa(main, &mut func, plant).map_err(|e| CraneliftError::Run(e.to_string()))?;
     Ok((func, n))
 }
 

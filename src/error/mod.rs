@@ -15,14 +15,12 @@
 //! `ssaref-types`: that crate, which the oracle depends on, stays free of
 //! the checkers and of regalloc2. It sits one layer above `checkers/` and
 //! one below the passes that return [`PassError`] (`ssa_ra/`, `out_of_ssa/`,
-//! `regalloc2/`); the errors a variant needs from those higher layers (the
-//! machine-code checker's, the conventional allocators' input errors) are
-//! defined here. [`CheckError::Message`] is left for the free-form failures
-//! of the passes themselves (a spiller or a colorer that gets stuck, a
-//! lowering it does not support, regalloc2's input the adapter cannot
-//! build) and for the checks that live in those higher layers
-//! (out-of-ssa's liveness cross-check and renaming constraints): their
-//! typed errors convert into it by their message.
+//! `regalloc2/`, `machine/`), so the errors of those passes are defined
+//! here, one file per back end (`ssa_ra_errors.rs`,
+//! `out_of_ssa_errors.rs`, `regalloc2_errors.rs`, `machine_errors.rs`),
+//! and the passes re-export them: every failure keeps its type, and its
+//! block, value, register or K, up to [`PassError`]. There is no variant
+//! for a bare message (`tests/suite/error_types.rs` checks it).
 //!
 //! Every `Display` renders the message that case files, golden files and
 //! test expectations record, so the text of a failure is the same whatever
@@ -30,12 +28,24 @@
 
 use std::fmt;
 
+pub mod foreign;
+pub mod machine_errors;
+pub mod out_of_ssa_errors;
+pub mod regalloc2_errors;
+pub mod ssa_ra_errors;
+
 pub use crate::analysis::cssa::CssaError;
 pub use crate::analysis::verifier::VerifyError;
 pub use crate::checkers::alloc_checker::AllocCheckError;
 pub use crate::checkers::class_interference_check::{IndependentCssaError, InterferenceError};
 pub use crate::checkers::coloring_check::ColoringCheckError;
 pub use crate::checkers::ssa_properties::PropertyError;
+pub use foreign::Foreign;
+pub use machine_errors::LowerError;
+pub use out_of_ssa_errors::{ConstraintError, ConventionalAllocError, LivenessDisagreement, TranslateError};
+pub use regalloc2_errors::{AdapterError, ToMirError};
+pub use ssa_ra_errors::{ColoringError, EliminationError, SpillError};
+
 use crate::ir::{Block, Value};
 use crate::mir::{MAX_REGS, MIN_REGS};
 
@@ -113,8 +123,34 @@ pub enum CheckError {
     /// One of ssaref's allocation checker and regalloc2's checker accepts
     /// the code regalloc2 allocated, the other rejects it.
     CheckersDisagree { ours: Option<AllocCheckError>, theirs: Option<Foreign<regalloc2::checker::CheckerErrors>> },
-    /// A failure without more structure than its message.
-    Message(String),
+    /// A spiller of ssa-ra cannot bring the demand down to K.
+    Spill(SpillError),
+    /// ssa-ra's register assignment fails, or its check does.
+    RegisterAssignment(ColoringError),
+    /// ssa-ra's SSA elimination meets what the theory rules out.
+    Elimination(EliminationError),
+    /// The x86-64 lowering rejects the machine IR.
+    Lower(LowerError),
+    /// out-of-ssa's two liveness methods disagree.
+    Liveness(LivenessDisagreement),
+    /// A function out-of-ssa translated breaks a renaming constraint.
+    Constraint(ConstraintError),
+    /// The adapter cannot give the function to regalloc2.
+    Adapter(AdapterError),
+    /// regalloc2's output cannot be translated to machine IR.
+    ToMir(ToMirError),
+    /// Braun et al.'s construction, without its optimizations, on a
+    /// reducible function, places other than Cytron et al.'s useful phis.
+    PhiCountNotUseful { function: String, phis: usize, useful: usize, cytron: usize },
+    /// The allocated module's functions, `allocated`, are not the SSA
+    /// module's, `ssa` (each list joined by commas).
+    FunctionsDiffer { allocated: String, ssa: String },
+    /// `function` is allocated for `allocated` registers, not `k`.
+    WrongK { function: String, allocated: usize, k: usize },
+    /// out-of-ssa's translation fails.
+    Translate(TranslateError),
+    /// A conventional allocator of out-of-ssa fails.
+    ConventionalAlloc(ConventionalAllocError),
 }
 
 impl fmt::Display for CheckError {
@@ -150,26 +186,32 @@ impl fmt::Display for CheckError {
                     None => f.write_str("accepts"),
                 }
             }
-            CheckError::Message(m) => f.write_str(m),
+            CheckError::Spill(e) => e.fmt(f),
+            CheckError::RegisterAssignment(e) => e.fmt(f),
+            CheckError::Elimination(e) => e.fmt(f),
+            CheckError::Lower(e) => e.fmt(f),
+            CheckError::Liveness(e) => e.fmt(f),
+            CheckError::Constraint(e) => e.fmt(f),
+            CheckError::Adapter(e) => e.fmt(f),
+            CheckError::ToMir(e) => e.fmt(f),
+            CheckError::PhiCountNotUseful { function, phis, useful, cytron } => write!(
+                f,
+                "`{function}` is reducible and unoptimized but has {phis} phis where Cytron et al. place {useful} \
+                 useful ones ({cytron} in all)"
+            ),
+            CheckError::FunctionsDiffer { allocated, ssa } => {
+                write!(f, "the functions are [{allocated}], not those of the SSA, [{ssa}]")
+            }
+            CheckError::WrongK { function, allocated, k } => {
+                write!(f, "`{function}` is allocated for K = {allocated}, not {k}")
+            }
+            CheckError::Translate(e) => e.fmt(f),
+            CheckError::ConventionalAlloc(e) => e.fmt(f),
         }
     }
 }
 
 impl std::error::Error for CheckError {}
-
-/// An error of the regalloc2 crate. regalloc2's error types implement
-/// neither `PartialEq` nor `Eq`; two of them are equal here when their
-/// `Debug` texts are, which spell out every field.
-#[derive(Clone, Debug)]
-pub struct Foreign<T>(pub T);
-
-impl<T: fmt::Debug> PartialEq for Foreign<T> {
-    fn eq(&self, other: &Self) -> bool {
-        format!("{:?}", self.0) == format!("{:?}", other.0)
-    }
-}
-
-impl<T: fmt::Debug> Eq for Foreign<T> {}
 
 /// What the machine-code checker (`machine/x86_check.rs`) found wrong, with
 /// the instruction's address and text.
@@ -267,17 +309,20 @@ from_error! {
     IndependentCssaError => IndependentCssa,
     McError => MachineCode,
     AllocInputError => AllocInput,
-    String => Message,
+    SpillError => Spill,
+    ColoringError => RegisterAssignment,
+    EliminationError => Elimination,
+    LowerError => Lower,
+    LivenessDisagreement => Liveness,
+    ConstraintError => Constraint,
+    AdapterError => Adapter,
+    ToMirError => ToMir,
+    TranslateError => Translate,
+    ConventionalAllocError => ConventionalAlloc,
 }
 
 impl From<regalloc2::RegAllocError> for CheckError {
     fn from(e: regalloc2::RegAllocError) -> CheckError {
         CheckError::Regalloc2(Foreign(e))
-    }
-}
-
-impl From<&str> for CheckError {
-    fn from(m: &str) -> CheckError {
-        CheckError::Message(m.to_string())
     }
 }
