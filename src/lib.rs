@@ -13,7 +13,7 @@
 //! | `pipeline.rs` | `compile`: the one function that lists the passes and runs the checkers between them |
 //! | `backend` | the `Backend` trait (SSA and K in, allocated machine IR out) and the three back ends behind it, one file each |
 //! | `ssa_ra`, `out_of_ssa`, `regalloc2`, `machine` | Pereira + Pereira and Palsberg; Boissinot et al. + conventional allocators; the regalloc2 crate; x86-64 |
-//! | `error.rs` | `PassError`, what every pass returns, with the failed checker's error as a value |
+//! | `error` | `PassError`, what every pass returns, with the failed checker's error as a value |
 //! | `construction`, `checkers` | Braun et al. and the Cytron et al. reference; the independent checkers |
 //! | `frontend` | lexer, parser, printer, case files |
 //! | `analysis` | verifier, dominance, liveness, loops, intervals, pressure |

@@ -83,7 +83,7 @@ impl fmt::Display for EvalError {
             EvalError::Plot(m) => f.write_str(m),
             EvalError::NoMain(what) => write!(f, "{what} has no `main`"),
             EvalError::NoStage { backend, kept } => write!(f, "{backend} kept no {kept}"),
-            EvalError::NoOutOfSsaVariant => f.write_str("no route-2 variant to measure"),
+            EvalError::NoOutOfSsaVariant => f.write_str("no out-of-ssa variant to measure"),
             EvalError::UncheckedDiffers => f.write_str("the unchecked allocation differs from the checked one"),
             EvalError::BlockCounts { of, .. } => {
                 f.write_str("block counts of a function with other blocks")?;

@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The folders of `src/` (and its top files `ssa_text.rs`, `pipeline.rs`,
-/// `differential.rs`, `error.rs`) by layer: a file may import
+/// `differential.rs`; `error/` is a folder) by layer: a file may import
 /// files of its own folder and of folders of a strictly lower layer.
 const LAYERS: &[(&str, u32)] = &[
     ("types", 0),
