@@ -15,9 +15,11 @@
 //! Both annotate every instruction with the *variables* it reads and
 //! defines, and every program copy as a transfer with a copy annotation
 //! (`alloc_checker.rs`, "out-of-ssa: copy annotations"); after allocation
-//! [`allocate_conventional`] runs `alloc_checker::check_no_scratch` and
-//! `alloc_checker::check_allocation` and returns their failure as a
-//! [`PassError`], as ssa-ra does after its passes.
+//! out-of-ssa's pass list (`allocate_function` in `backend/out_of_ssa.rs`)
+//! runs `alloc_checker::check_no_scratch` and
+//! `alloc_checker::check_allocation` when the check switch is on, and
+//! returns their failure as a [`PassError`], as ssa-ra does after its
+//! passes.
 //!
 //! Bad input (phis, `undef`, a value or block out of range, predecessor
 //! lists that disagree with the terminators, repeated parameters, K outside
