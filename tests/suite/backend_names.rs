@@ -12,7 +12,6 @@
 //! The detector is checked on a made-up text at the end of this file, so it
 //! is known to find what it should.
 
-use std::path::{Path, PathBuf};
 
 /// The bytes that may stand between "route" and its number: spaces, a
 /// hyphen or an underscore, and a line break with the next line's comment
@@ -62,25 +61,9 @@ fn numbered_labels(text: &str) -> Vec<String> {
     found.into_iter().map(|(_, f)| f).collect()
 }
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Every file under `dir`, whatever its extension, sorted.
-fn all_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            all_files(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn no_file_numbers_a_back_end() {
+    use crate::layout::{all_files, root};
     let root = root();
     let mut files = vec![root.join("README.md"), root.join("ARCHITECTURE.md")];
     for dir in ["src", "tests", "docs"] {

@@ -15,7 +15,6 @@
 //! Comments, string literals and unit-test modules are left out. The
 //! detector is tested on made-up text at the end.
 
-use std::path::{Path, PathBuf};
 
 /// Where each kind of use is allowed (path prefixes under the repository).
 const READ_FLAGS: &[&str] = &["src/pass_manager/", "src/pipeline.rs", "src/backend/"];
@@ -53,20 +52,11 @@ fn violations(path: &str, code: &str) -> Vec<String> {
     out
 }
 
-fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("readable directory") {
-        let p = entry.expect("readable entry").path();
-        if p.is_dir() {
-            rs_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "rs") {
-            out.push(p);
-        }
-    }
-}
 
 #[test]
 fn the_check_switch_is_read_by_the_runner_and_the_pipeline_only() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    use crate::layout::{root, rs_files};
+    let root = root();
     let mut files = Vec::new();
     for dir in ["src", "interp/src"] {
         rs_files(&root.join(dir), &mut files);

@@ -10,7 +10,7 @@
 //! of a file) are left out, and so are declarations without a body. The
 //! counter is tested on made-up text at the end of this file.
 
-use std::path::{Path, PathBuf};
+use crate::layout::{root, rs_files};
 
 /// The folders whose functions are held to the limit.
 const ALGORITHM_FOLDERS: &[&str] = &[
@@ -197,22 +197,10 @@ fn function_lengths(text: &str) -> Vec<(String, usize, usize)> {
     out
 }
 
-fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            rs_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 /// The functions of the algorithm folders over the limit, as (file,
 /// function, length).
 fn long_functions() -> Vec<(String, String, usize)> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let root = root();
     let mut files = Vec::new();
     for dir in ALGORITHM_FOLDERS {
         rs_files(&root.join(dir), &mut files);

@@ -433,11 +433,13 @@ fn oracle_violations(files: &[SourceFile]) -> Vec<String> {
     out
 }
 
-fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Every `.rs` file under `dir`, sorted (the other test files that scan the
+/// tree share it).
+pub(crate) fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
     entries.sort();
     for p in entries {
@@ -732,7 +734,7 @@ fn history_mentions(text: &str) -> Vec<String> {
 }
 
 /// Every file under `dir`, whatever its extension, sorted.
-fn all_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(crate) fn all_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
     entries.sort();
     for p in entries {
