@@ -561,9 +561,37 @@ impl<'a> Checker<'a> {
     /// Checks that every annotation has the shape of what it annotates.
     fn check_annotations(&self) -> Result<(), AllocCheckError> {
         for (b, data) in self.m.blocks.iter() {
-            self.check_phi_annotations(b, &data.phis, data.preds.len())?;
+            for (i, phi) in data.phis.iter().enumerate() {
+                if phi.args.len() != data.preds.len() {
+                    return Err(self.bad_annotation(
+                        Site::Block(b),
+                        format!(
+                            "the phi {i} defining {} has {} arguments for {} predecessors",
+                            phi.dest,
+                            phi.args.len(),
+                            data.preds.len()
+                        ),
+                    ));
+                }
+                if let Some(j) = data.phis[..i].iter().position(|q| q.loc == phi.loc) {
+                    return Err(self.bad_annotation(
+                        Site::Block(b),
+                        format!("the phis {j} and {i} both live in {}", loc_label(phi.loc)),
+                    ));
+                }
+                // One phi may live in several locations on entry (regalloc2
+                // keeps a block parameter in its register and its spill slot
+                // at once): then each location has its own annotation, with
+                // the same arguments.
+                if let Some(j) = data.phis[..i].iter().position(|q| q.dest == phi.dest && q.args != phi.args) {
+                    return Err(self.bad_annotation(
+                        Site::Block(b),
+                        format!("the phis {j} and {i} both define {} with different arguments", phi.dest),
+                    ));
+                }
+            }
             for (index, inst) in data.insts.iter().enumerate() {
-                self.check_inst_annotation(Site::Inst { block: b, index }, &inst.annot, &inst.inst)?;
+                self.check_inst_annotation(Site::Inst { block: b, index }, inst)?;
             }
             let reads_a_register = !matches!(data.term, MTerm::Jump(_));
             if data.term_reads.is_some() != reads_a_register {
@@ -578,52 +606,12 @@ impl<'a> Checker<'a> {
         Ok(())
     }
 
-    /// Checks that the phi annotations `phis` of block `b`, which has
-    /// `preds` predecessors, have one argument per predecessor, one
-    /// location each, and the same arguments wherever one phi lives.
-    fn check_phi_annotations(&self, b: Block, phis: &[PhiAnnot], preds: usize) -> Result<(), AllocCheckError> {
-        for (i, phi) in phis.iter().enumerate() {
-            if phi.args.len() != preds {
-                return Err(self.bad_annotation(
-                    Site::Block(b),
-                    format!(
-                        "the phi {i} defining {} has {} arguments for {} predecessors",
-                        phi.dest,
-                        phi.args.len(),
-                        preds
-                    ),
-                ));
-            }
-            if let Some(j) = phis[..i].iter().position(|q| q.loc == phi.loc) {
-                return Err(self.bad_annotation(
-                    Site::Block(b),
-                    format!("the phis {j} and {i} both live in {}", loc_label(phi.loc)),
-                ));
-            }
-            // One phi may live in several locations on entry (regalloc2
-            // keeps a block parameter in its register and its spill slot
-            // at once): then each location has its own annotation, with
-            // the same arguments.
-            if let Some(j) = phis[..i].iter().position(|q| q.dest == phi.dest && q.args != phi.args) {
-                return Err(self.bad_annotation(
-                    Site::Block(b),
-                    format!("the phis {j} and {i} both define {} with different arguments", phi.dest),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// Checks that the annotation `annot` of the instruction `inst` at
-    /// `site` has its shape: a transfer is unannotated or a copy, and any
-    /// other instruction names one read value per register operand and
-    /// defines a value when it writes a register.
-    fn check_inst_annotation(
-        &self,
-        site: Site,
-        annot: &crate::mir::Annot,
-        inst: &MInst,
-    ) -> Result<(), AllocCheckError> {
+    /// Checks that the annotation of the instruction `inst` at `site` has
+    /// its shape: a transfer is unannotated or a copy, and any other
+    /// instruction names one read value per register operand and defines a
+    /// value when it writes a register.
+    fn check_inst_annotation(&self, site: Site, inst: &crate::mir::MInstA) -> Result<(), AllocCheckError> {
+        let (annot, inst) = (&inst.annot, &inst.inst);
         if inst.is_transfer() {
             let unannotated = annot.reads.is_empty() && annot.defines.is_none();
             let copy = annot.reads.len() == 1 && annot.defines.is_some() && !matches!(inst, MInst::Swap { .. });
