@@ -591,50 +591,7 @@ impl<'a> Checker<'a> {
                 }
             }
             for (index, inst) in data.insts.iter().enumerate() {
-                let site = Site::Inst { block: b, index };
-                let (annot, inst) = (&inst.annot, &inst.inst);
-                if inst.is_transfer() {
-                    let unannotated = annot.reads.is_empty() && annot.defines.is_none();
-                    let copy = annot.reads.len() == 1 && annot.defines.is_some() && !matches!(inst, MInst::Swap { .. });
-                    if !(unannotated || copy) {
-                        return Err(self.bad_annotation(
-                            site,
-                            "a transfer carries an annotation, but it moves whatever its \
-                             source holds (only a move, spill or reload may carry a copy \
-                             annotation: one read and one definition)"
-                                .to_string(),
-                        ));
-                    }
-                    continue;
-                }
-                if let MInst::FixedDiv { op, divisor } = *inst {
-                    if !matches!(op, BinOp::Div | BinOp::Rem) || divisor == RDX {
-                        return Err(self.malformed(
-                            site,
-                            format!("a fixed division must be `/` or `%` with its divisor not in rdx: `{inst}`"),
-                        ));
-                    }
-                }
-                let operands = inst.reg_reads().len();
-                if annot.reads.len() != operands {
-                    return Err(self.bad_annotation(
-                        site,
-                        format!(
-                            "the annotation names {} read value(s) for {operands} register \
-                             operand(s)",
-                            annot.reads.len()
-                        ),
-                    ));
-                }
-                let writes = !inst.reg_writes().is_empty();
-                if annot.defines.is_some() != writes {
-                    let message = if writes {
-                        "the instruction writes a register, but its annotation defines no value"
-                    } else {
-                        "the annotation defines a value, but the instruction writes no register"
-                    };
-                    return Err(self.bad_annotation(site, message.to_string()));
-                }
+                self.check_inst_annotation(Site::Inst { block: b, index }, inst)?;
             }
             let reads_a_register = !matches!(data.term, MTerm::Jump(_));
             if data.term_reads.is_some() != reads_a_register {
@@ -645,6 +602,57 @@ impl<'a> Checker<'a> {
                 };
                 return Err(self.bad_annotation(Site::Terminator(b), message.to_string()));
             }
+        }
+        Ok(())
+    }
+
+    /// Checks that the annotation of the instruction `inst` at `site` has
+    /// its shape: a transfer is unannotated or a copy, and any other
+    /// instruction names one read value per register operand and defines a
+    /// value when it writes a register.
+    fn check_inst_annotation(&self, site: Site, inst: &crate::mir::MInstA) -> Result<(), AllocCheckError> {
+        let (annot, inst) = (&inst.annot, &inst.inst);
+        if inst.is_transfer() {
+            let unannotated = annot.reads.is_empty() && annot.defines.is_none();
+            let copy = annot.reads.len() == 1 && annot.defines.is_some() && !matches!(inst, MInst::Swap { .. });
+            if !(unannotated || copy) {
+                return Err(self.bad_annotation(
+                    site,
+                    "a transfer carries an annotation, but it moves whatever its \
+                     source holds (only a move, spill or reload may carry a copy \
+                     annotation: one read and one definition)"
+                        .to_string(),
+                ));
+            }
+            return Ok(());
+        }
+        if let MInst::FixedDiv { op, divisor } = *inst {
+            if !matches!(op, BinOp::Div | BinOp::Rem) || divisor == RDX {
+                return Err(self.malformed(
+                    site,
+                    format!("a fixed division must be `/` or `%` with its divisor not in rdx: `{inst}`"),
+                ));
+            }
+        }
+        let operands = inst.reg_reads().len();
+        if annot.reads.len() != operands {
+            return Err(self.bad_annotation(
+                site,
+                format!(
+                    "the annotation names {} read value(s) for {operands} register \
+                     operand(s)",
+                    annot.reads.len()
+                ),
+            ));
+        }
+        let writes = !inst.reg_writes().is_empty();
+        if annot.defines.is_some() != writes {
+            let message = if writes {
+                "the instruction writes a register, but its annotation defines no value"
+            } else {
+                "the annotation defines a value, but the instruction writes no register"
+            };
+            return Err(self.bad_annotation(site, message.to_string()));
         }
         Ok(())
     }

@@ -163,38 +163,25 @@ impl Emulator {
         Ok(())
     }
 
-    /// Runs `code` with `args`, entering at most `budget` blocks.
-    pub fn run(&mut self, code: &X86Code, args: &[i64], budget: u64) -> Result<Outcome, EmuError> {
-        if args.len() > code.params.len() {
-            let n = code.params.len();
-            return Err(EmuError::Fault(format!("{} takes {n} argument(s), got {}", code.name, args.len())));
-        }
-        let len = code.bytes.len() as u64;
-        self.ensure_code(len)?;
-        let slot_bytes = u64::from(code.slot_count) * 8;
-        self.ensure_stack(slot_bytes + layout::PUSH_RESERVE + 64)?;
-        if self.last_code != code.bytes {
+    /// Writes `bytes` as the code to run, unless it is already there, and
+    /// flushes the translations of the code it replaces.
+    fn load_code(&mut self, bytes: &[u8]) -> Result<(), EmuError> {
+        if self.last_code != bytes {
             // Forget the translations of the previous program's code.
             if !self.last_code.is_empty() {
                 let end = layout::CODE_BASE + self.last_code.len() as u64;
                 self.uc.ctl_remove_cache(layout::CODE_BASE, end).map_err(|e| uc_err("flush cache", e))?;
             }
-            self.uc.mem_write(layout::CODE_BASE, &code.bytes).map_err(|e| uc_err("write code", e))?;
+            self.uc.mem_write(layout::CODE_BASE, bytes).map_err(|e| uc_err("write code", e))?;
             self.last_code.clear();
-            self.last_code.extend_from_slice(&code.bytes);
+            self.last_code.extend_from_slice(bytes);
         }
-        self.uc.mem_write(layout::MEM_BASE, &[0u8; MEM_BYTES as usize]).map_err(|e| uc_err("clear mem", e))?;
-        let mut control = [0u8; layout::CONTROL_BYTES];
-        control[24..32].copy_from_slice(&budget.to_le_bytes());
-        self.uc.mem_write(layout::CONTROL_PAGE, &control).map_err(|e| uc_err("clear control", e))?;
-        self.uc.context_restore(&self.fresh).map_err(|e| uc_err("restore context", e))?;
-        for r in REGS {
-            self.uc.reg_write(r, 0).map_err(|e| uc_err("reset register", e))?;
-        }
-        self.uc.reg_write(RegisterX86::RFLAGS, 0x2).map_err(|e| uc_err("reset flags", e))?;
-        // rsp: 16-byte aligned, the slots above it, room for pushes below.
-        let rsp = (layout::STACK_TOP - slot_bytes - 64) & !15;
-        self.uc.reg_write(RegisterX86::RSP, rsp).map_err(|e| uc_err("set rsp", e))?;
+        Ok(())
+    }
+
+    /// Places `args` in the parameter locations of `code` (a missing
+    /// argument is 0), its spill slots addressed from `rsp`.
+    fn place_params(&mut self, code: &X86Code, args: &[i64], rsp: u64) -> Result<(), EmuError> {
         for (i, loc) in code.params.iter().enumerate() {
             let v = args.get(i).copied().unwrap_or(0);
             match *loc {
@@ -214,6 +201,33 @@ impl Emulator {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Runs `code` with `args`, entering at most `budget` blocks.
+    pub fn run(&mut self, code: &X86Code, args: &[i64], budget: u64) -> Result<Outcome, EmuError> {
+        if args.len() > code.params.len() {
+            let n = code.params.len();
+            return Err(EmuError::Fault(format!("{} takes {n} argument(s), got {}", code.name, args.len())));
+        }
+        let len = code.bytes.len() as u64;
+        self.ensure_code(len)?;
+        let slot_bytes = u64::from(code.slot_count) * 8;
+        self.ensure_stack(slot_bytes + layout::PUSH_RESERVE + 64)?;
+        self.load_code(&code.bytes)?;
+        self.uc.mem_write(layout::MEM_BASE, &[0u8; MEM_BYTES as usize]).map_err(|e| uc_err("clear mem", e))?;
+        let mut control = [0u8; layout::CONTROL_BYTES];
+        control[24..32].copy_from_slice(&budget.to_le_bytes());
+        self.uc.mem_write(layout::CONTROL_PAGE, &control).map_err(|e| uc_err("clear control", e))?;
+        self.uc.context_restore(&self.fresh).map_err(|e| uc_err("restore context", e))?;
+        for r in REGS {
+            self.uc.reg_write(r, 0).map_err(|e| uc_err("reset register", e))?;
+        }
+        self.uc.reg_write(RegisterX86::RFLAGS, 0x2).map_err(|e| uc_err("reset flags", e))?;
+        // rsp: 16-byte aligned, the slots above it, room for pushes below.
+        let rsp = (layout::STACK_TOP - slot_bytes - 64) & !15;
+        self.uc.reg_write(RegisterX86::RSP, rsp).map_err(|e| uc_err("set rsp", e))?;
+        self.place_params(code, args, rsp)?;
         self.uc.get_data_mut().interrupt = None;
         let started = self.uc.emu_start(layout::CODE_BASE, code.exit, 0, 0);
         let interrupt = self.uc.get_data().interrupt;

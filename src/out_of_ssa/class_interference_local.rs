@@ -161,6 +161,9 @@ impl Entry {
     }
 }
 
+/// The answer of a test that finds interference.
+struct Interferes;
+
 /// The walk's fixed context.
 struct Walk<'w, 'a> {
     ctx: &'w ValueInterference<'a>,
@@ -197,6 +200,64 @@ impl Walk<'_, '_> {
         } else {
             (k.0, k.1, 0)
         }
+    }
+
+    /// The parent of the member `a` (key `k`, of the smaller class when
+    /// `is_small`) given the top `top` of the stack, and the member of the
+    /// other class to test `a` against (the rules of the module
+    /// documentation, with item 2 for a member of the smaller class whose
+    /// top is of the larger class or, once `skipped`, missing).
+    fn parent_and_other(
+        &self,
+        top: Option<&Entry>,
+        a: Value,
+        k: Key,
+        is_small: bool,
+        skipped: bool,
+    ) -> (Option<Value>, Option<Value>) {
+        match top {
+            None if is_small && skipped => {
+                let p = self.parent_in(a, k, None);
+                (p, p)
+            }
+            None => (None, None),
+            Some(t) if t.small == is_small => (Some(t.var), t.out),
+            Some(t) if is_small => {
+                let p = self.parent_in(a, k, Some(t.var));
+                (p, p)
+            }
+            Some(t) => (Some(t.var), Some(t.var)),
+        }
+    }
+
+    /// The test of `a` against `other` (Function `interference` for
+    /// different values, `update_equal_anc_out` for equal ones): `Err` when
+    /// they interfere, else `a`'s `equal_anc_out`.
+    fn equal_anc_out(&self, a: Value, other: Option<Value>) -> Result<Option<Value>, Interferes> {
+        match other {
+            None => Ok(None),
+            Some(b) if self.ctx.value_of(a) != self.ctx.value_of(b) => {
+                if self.first_intersecting(a, b).is_some() {
+                    return Err(Interferes);
+                }
+                Ok(None)
+            }
+            Some(b) => Ok(self.first_intersecting(a, b)),
+        }
+    }
+
+    /// The next member of the larger class to visit after the trivial
+    /// member `a` (key `k`): the first one that `a` does not dominate or
+    /// that comes after `next_small`, the next member of the smaller class
+    /// (item 1 of the module documentation).
+    fn next_big_after_trivial(&self, a: Value, k: Key, next_small: Option<Key>) -> Option<Key> {
+        let end = self.ctx.def_block(a).map_or(k.0, |b| self.ctx.subtree_end(b));
+        let mut bound = (end + 1, 0, 0);
+        if let Some(s) = next_small {
+            bound = bound.min(self.big_bound_after(s));
+        }
+        debug_assert!(bound > k);
+        self.big.range((Included(bound), Unbounded)).next().copied()
     }
 
     /// The parent of the member `a` (key `ka`) of the smaller class when the
@@ -295,6 +356,18 @@ pub(crate) fn forest_parents(class: &[Value], ctx: &ValueInterference<'_>, paren
     }
 }
 
+/// Pops the entries of `stack` whose definition does not dominate `a`'s
+/// (Algorithm 2's stack walk), and returns how many of them were active.
+fn pop_non_dominating(ctx: &ValueInterference<'_>, stack: &mut Vec<Entry>, a: Value) -> usize {
+    let mut popped_active = 0;
+    while stack.last().is_some_and(|e| !ctx.def_dominates(e.var, a)) {
+        if stack.pop().is_some_and(|e| e.active()) {
+            popped_active += 1;
+        }
+    }
+    popped_active
+}
+
 /// The value-based linear test of `first` and `second` (their members'
 /// `equal_anc_in` in `anc_in`, their forest parents in `parents`), walked
 /// near the smaller class (module documentation): `None` when the classes
@@ -344,26 +417,10 @@ pub(crate) fn classes_interfere_local(
             }
         };
         let a = var_of(k);
-        while stack.last().is_some_and(|e| !ctx.def_dominates(e.var, a)) {
-            if stack.pop().is_some_and(|e| e.active()) {
-                active -= 1;
-            }
-        }
+        active -= pop_non_dominating(ctx, &mut stack, a);
         // `a`'s parent (when it may differ from its parent in its class),
         // and the member of the other class to test `a` against, if any.
-        let (parent, other) = match stack.last() {
-            None if is_small && skipped => {
-                let p = walk.parent_in(a, k, None);
-                (p, p)
-            }
-            None => (None, None),
-            Some(t) if t.small == is_small => (Some(t.var), t.out),
-            Some(t) if is_small => {
-                let p = walk.parent_in(a, k, Some(t.var));
-                (p, p)
-            }
-            Some(t) => (Some(t.var), Some(t.var)),
-        };
+        let (parent, other) = walk.parent_and_other(stack.last(), a, k, is_small, skipped);
         // A member of the larger class whose top is of its class and at its
         // own definition point gets its parent recorded too: an earlier
         // merge may have ordered the members of that point differently
@@ -373,15 +430,8 @@ pub(crate) fn classes_interfere_local(
         if is_small || stack.last().is_some_and(|t| t.small || same_point(t)) {
             updates.parents.push((a, parent));
         }
-        let out = match other {
-            None => None,
-            Some(b) if ctx.value_of(a) != ctx.value_of(b) => {
-                if walk.first_intersecting(a, b).is_some() {
-                    return None;
-                }
-                None
-            }
-            Some(b) => walk.first_intersecting(a, b),
+        let Ok(out) = walk.equal_anc_out(a, other) else {
+            return None;
         };
         if let Some(e) = out {
             updates.outs.push((a, e));
@@ -394,13 +444,7 @@ pub(crate) fn classes_interfere_local(
         } else if other.is_none() {
             // `a` is trivial: skip what it dominates before the next member
             // of the smaller class (item 1).
-            let end = ctx.def_block(a).map_or(k.0, |b| ctx.subtree_end(b));
-            let mut bound = (end + 1, 0, 0);
-            if let Some(s) = small_iter.peek() {
-                bound = bound.min(walk.big_bound_after(*s));
-            }
-            debug_assert!(bound > k);
-            next_big = big.range((Included(bound), Unbounded)).next().copied();
+            next_big = walk.next_big_after_trivial(a, k, small_iter.peek().copied());
         } else {
             next_big = big.range((Excluded(k), Unbounded)).next().copied();
         }

@@ -145,43 +145,7 @@ impl LivenessCheck {
     pub fn new(f: &Function) -> Self {
         let n = f.blocks.len();
         let dom = DomTree::compute(f);
-        // Iterative depth-first search: edges to a block on the stack are
-        // back edges. `post` lists blocks in post-order.
-        let mut on_stack = vec![false; n];
-        let mut visited = vec![false; n];
-        let mut back: Vec<(Block, Block)> = Vec::new();
-        let mut forward: EntityVec<Block, Vec<Block>> = EntityVec::from_elem(Vec::new(), n);
-        let mut post: Vec<Block> = Vec::with_capacity(n);
-        if n > 0 {
-            let mut stack: Vec<(Block, Vec<Block>, usize)> = vec![(Function::ENTRY, f.succs(Function::ENTRY), 0)];
-            visited[0] = true;
-            on_stack[0] = true;
-            while let Some((b, succs, k)) = stack.last_mut() {
-                let b = *b;
-                if *k < succs.len() {
-                    let s = succs[*k];
-                    *k += 1;
-                    if s.index() >= n {
-                        continue;
-                    }
-                    if on_stack[s.index()] {
-                        back.push((b, s));
-                    } else {
-                        forward[b].push(s);
-                        if !visited[s.index()] {
-                            visited[s.index()] = true;
-                            on_stack[s.index()] = true;
-                            let ss = f.succs(s);
-                            stack.push((s, ss, 0));
-                        }
-                    }
-                } else {
-                    on_stack[b.index()] = false;
-                    post.push(b);
-                    stack.pop();
-                }
-            }
-        }
+        let DepthFirstSearch { back, forward, post } = depth_first_search(f);
         let reducible = back.iter().all(|&(s, t)| dom.dominates(t, s));
         let mut post_number: EntityVec<Block, Option<u32>> = EntityVec::from_elem(None, n);
         for (i, &b) in post.iter().enumerate() {
@@ -563,6 +527,60 @@ impl BlockRanges {
         let i = self.0.partition_point(|r| r.1 < x);
         self.0.get(i).is_some_and(|r| r.0 <= x)
     }
+}
+
+/// The depth-first search from the entry that classifies the edges
+/// (module documentation, "Precomputation").
+struct DepthFirstSearch {
+    /// The back edges, as (source, target): edges to a block on the
+    /// search stack.
+    back: Vec<(Block, Block)>,
+    /// The forward successors of each block, one per edge.
+    forward: EntityVec<Block, Vec<Block>>,
+    /// The blocks the search reaches, in post-order.
+    post: Vec<Block>,
+}
+
+/// The iterative depth-first search of `f` from its entry: its back edges,
+/// its forward edges and its post-order.
+fn depth_first_search(f: &Function) -> DepthFirstSearch {
+    let n = f.blocks.len();
+    let mut on_stack = vec![false; n];
+    let mut visited = vec![false; n];
+    let mut back: Vec<(Block, Block)> = Vec::new();
+    let mut forward: EntityVec<Block, Vec<Block>> = EntityVec::from_elem(Vec::new(), n);
+    let mut post: Vec<Block> = Vec::with_capacity(n);
+    if n > 0 {
+        let mut stack: Vec<(Block, Vec<Block>, usize)> = vec![(Function::ENTRY, f.succs(Function::ENTRY), 0)];
+        visited[0] = true;
+        on_stack[0] = true;
+        while let Some((b, succs, k)) = stack.last_mut() {
+            let b = *b;
+            if *k < succs.len() {
+                let s = succs[*k];
+                *k += 1;
+                if s.index() >= n {
+                    continue;
+                }
+                if on_stack[s.index()] {
+                    back.push((b, s));
+                } else {
+                    forward[b].push(s);
+                    if !visited[s.index()] {
+                        visited[s.index()] = true;
+                        on_stack[s.index()] = true;
+                        let ss = f.succs(s);
+                        stack.push((s, ss, 0));
+                    }
+                }
+            } else {
+                on_stack[b.index()] = false;
+                post.push(b);
+                stack.pop();
+            }
+        }
+    }
+    DepthFirstSearch { back, forward, post }
 }
 
 /// Where each value is defined: its block and position.

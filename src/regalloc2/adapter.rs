@@ -143,6 +143,24 @@ fn resolve(v: u32, limit: usize, step: impl Fn(u32) -> Option<u32>) -> Result<u3
     Err(AdapterError::CopyCycle(v))
 }
 
+/// For each block of `f`, the successors that list it as a predecessor and
+/// its (first) position in their lists: the index of the phi arguments it
+/// passes. Looked up per edge, a search of the successor's list would be
+/// quadratic in a join's predecessors.
+fn pred_positions(f: &ir::Function) -> Vec<Vec<(ir::Block, usize)>> {
+    let mut pred_position: Vec<Vec<(ir::Block, usize)>> = vec![Vec::new(); f.blocks.len()];
+    for (s, data) in f.blocks.iter() {
+        for (i, &p) in data.preds.iter().enumerate() {
+            if let Some(list) = pred_position.get_mut(p.index()) {
+                if !list.iter().any(|&(t, _)| t == s) {
+                    list.push((s, i));
+                }
+            }
+        }
+    }
+    pred_position
+}
+
 impl Adapter {
     /// Builds regalloc2's input from a verified SSA function without
     /// critical edges and without `undef`.
@@ -220,8 +238,49 @@ impl Adapter {
         Block::new(self.index_of[b.index()])
     }
 
-    fn build(&mut self) -> Result<(), AdapterError> {
+    /// The operands, clobbers and division form of `inst` in block `b`
+    /// (the mapping of the module documentation: fixed registers for a
+    /// division that uses `idiv` directly, plain uses and a definition
+    /// otherwise).
+    fn operands(
+        &self,
+        b: ir::Block,
+        inst: &ir::Inst,
+        rdx_allocatable: bool,
+    ) -> Result<(Vec<Operand>, PRegSet, DivForm), AdapterError> {
         let (rax, rdx) = (preg(RAX), preg(RDX));
+        let def = || inst.dest.map(|d| self.vreg(d)).ok_or(AdapterError::NoResult(b));
+        let operands = match &inst.op {
+            Op::Binary(op @ (BinOp::Div | BinOp::Rem), x, y) if *op == BinOp::Div || rdx_allocatable => {
+                let (result, other) = if *op == BinOp::Div { (rax, rdx) } else { (rdx, rax) };
+                let mut clobbers = PRegSet::empty();
+                if *op == BinOp::Rem || rdx_allocatable {
+                    clobbers.add(other);
+                }
+                let ops = vec![
+                    Operand::reg_fixed_use(self.vreg(*x), rax),
+                    Operand::reg_use_at_end(self.vreg(*y)),
+                    Operand::reg_fixed_def(def()?, result),
+                ];
+                (ops, clobbers, DivForm::Fixed)
+            }
+            Op::Store { addr, value } => (
+                vec![Operand::reg_use(self.vreg(*addr)), Operand::reg_use(self.vreg(*value))],
+                PRegSet::empty(),
+                DivForm::General,
+            ),
+            Op::Out(v) => (vec![Operand::reg_use(self.vreg(*v))], PRegSet::empty(), DivForm::General),
+            Op::Undef => return Err(AdapterError::UndefIn(b)),
+            other => {
+                let mut ops: Vec<Operand> = other.args().iter().map(|&v| Operand::reg_use(self.vreg(v))).collect();
+                ops.push(Operand::reg_def(def()?));
+                (ops, PRegSet::empty(), DivForm::General)
+            }
+        };
+        Ok(operands)
+    }
+
+    fn build(&mut self) -> Result<(), AdapterError> {
         let rdx_allocatable = self.k > usize::from(RDX.0);
         let n = self.func.blocks.len();
         let f = &self.func;
@@ -233,20 +292,7 @@ impl Adapter {
         for (i, &b) in self.order.iter().enumerate() {
             self.index_of[b.index()] = i;
         }
-        // For each block, the successors that list it as a predecessor and
-        // its (first) position in their lists: the index of the phi
-        // arguments it passes. Looked up per edge, a search of the
-        // successor's list would be quadratic in a join's predecessors.
-        let mut pred_position: Vec<Vec<(ir::Block, usize)>> = vec![Vec::new(); n];
-        for (s, data) in f.blocks.iter() {
-            for (i, &p) in data.preds.iter().enumerate() {
-                if let Some(list) = pred_position.get_mut(p.index()) {
-                    if !list.iter().any(|&(t, _)| t == s) {
-                        list.push((s, i));
-                    }
-                }
-            }
-        }
+        let pred_position = pred_positions(f);
         let blocks = self.order.clone();
         for &b in &blocks {
             let start = self.insts.len();
@@ -257,35 +303,7 @@ impl Adapter {
             let data = self.func.blocks[b].clone();
             for (index, inst) in data.insts.iter().enumerate() {
                 let kind = InstKind::Op { block: b, index };
-                let def = || inst.dest.map(|d| self.vreg(d)).ok_or(AdapterError::NoResult(b));
-                let (ops, clobbers, div) = match &inst.op {
-                    Op::Binary(op @ (BinOp::Div | BinOp::Rem), x, y) if *op == BinOp::Div || rdx_allocatable => {
-                        let (result, other) = if *op == BinOp::Div { (rax, rdx) } else { (rdx, rax) };
-                        let mut clobbers = PRegSet::empty();
-                        if *op == BinOp::Rem || rdx_allocatable {
-                            clobbers.add(other);
-                        }
-                        let ops = vec![
-                            Operand::reg_fixed_use(self.vreg(*x), rax),
-                            Operand::reg_use_at_end(self.vreg(*y)),
-                            Operand::reg_fixed_def(def()?, result),
-                        ];
-                        (ops, clobbers, DivForm::Fixed)
-                    }
-                    Op::Store { addr, value } => (
-                        vec![Operand::reg_use(self.vreg(*addr)), Operand::reg_use(self.vreg(*value))],
-                        PRegSet::empty(),
-                        DivForm::General,
-                    ),
-                    Op::Out(v) => (vec![Operand::reg_use(self.vreg(*v))], PRegSet::empty(), DivForm::General),
-                    Op::Undef => return Err(AdapterError::UndefIn(b)),
-                    other => {
-                        let mut ops: Vec<Operand> =
-                            other.args().iter().map(|&v| Operand::reg_use(self.vreg(v))).collect();
-                        ops.push(Operand::reg_def(def()?));
-                        (ops, PRegSet::empty(), DivForm::General)
-                    }
-                };
+                let (ops, clobbers, div) = self.operands(b, inst, rdx_allocatable)?;
                 self.push(kind, ops, clobbers, div);
             }
             let term_ops = match data.term {

@@ -514,6 +514,45 @@ struct ScanState {
 }
 
 impl ScanState {
+    /// An empty scan over `k` registers and `values` variables.
+    fn new(k: usize, values: usize) -> ScanState {
+        ScanState {
+            all: Vec::new(),
+            assigned: Vec::new(),
+            unhandled: BinaryHeap::new(),
+            on_reg: vec![BTreeMap::new(); k],
+            seq: Vec::new(),
+            next_seq: 0,
+            spilled: EntityVec::from_elem(false, values),
+        }
+    }
+
+    /// The result of a finished scan over `values` variables: the register
+    /// of each variable and temporary, and the spilled variables.
+    fn into_allocation(self, values: usize) -> Result<Allocation, PassError> {
+        let mut alloc =
+            Allocation { reg: EntityVec::from_elem(None, values), spilled: self.spilled, temp: HashMap::new() };
+        for (iv, r) in self.all.iter().zip(self.assigned) {
+            match (iv.owner, r) {
+                (Owner::Var(v), Some(r)) => alloc.reg[v] = Some(r),
+                (Owner::Temp(p, v), Some(r)) => {
+                    alloc.temp.insert((p, v), r);
+                }
+                // Spilled when it was scanned or evicted later: its
+                // temporaries stand for it.
+                (Owner::Var(_), None) => {}
+                (Owner::Temp(p, v), None) => {
+                    return Err(fail(
+                        "linear-scan",
+                        "scan",
+                        ConventionalAllocError::TemporaryWithoutRegister { value: v, position: p },
+                    ))
+                }
+            }
+        }
+        Ok(alloc)
+    }
+
     fn add(&mut self, iv: Interval) {
         if let Some(start) = iv.ranges.start() {
             self.unhandled.push(Reverse((start, iv.rank(), self.all.len())));
@@ -602,15 +641,7 @@ impl Scanner<'_> {
     }
 
     fn run(&self) -> Result<Allocation, PassError> {
-        let mut st = ScanState {
-            all: Vec::new(),
-            assigned: Vec::new(),
-            unhandled: BinaryHeap::new(),
-            on_reg: vec![BTreeMap::new(); self.k],
-            seq: Vec::new(),
-            next_seq: 0,
-            spilled: EntityVec::from_elem(false, self.intervals.len()),
-        };
+        let mut st = ScanState::new(self.k, self.intervals.len());
         // The clobbers of each register, by position. They are not in
         // `on_reg`: there each would stay from the start of the scan to its
         // position and be tested against every interval, (intervals) ×
@@ -676,30 +707,7 @@ impl Scanner<'_> {
                 st.put_on(r, cur);
             }
         }
-        let mut alloc = Allocation {
-            reg: EntityVec::from_elem(None, self.intervals.len()),
-            spilled: st.spilled,
-            temp: HashMap::new(),
-        };
-        for (iv, r) in st.all.iter().zip(st.assigned) {
-            match (iv.owner, r) {
-                (Owner::Var(v), Some(r)) => alloc.reg[v] = Some(r),
-                (Owner::Temp(p, v), Some(r)) => {
-                    alloc.temp.insert((p, v), r);
-                }
-                // Spilled when it was scanned or evicted later: its
-                // temporaries stand for it.
-                (Owner::Var(_), None) => {}
-                (Owner::Temp(p, v), None) => {
-                    return Err(fail(
-                        "linear-scan",
-                        "scan",
-                        ConventionalAllocError::TemporaryWithoutRegister { value: v, position: p },
-                    ))
-                }
-            }
-        }
-        Ok(alloc)
+        st.into_allocation(self.intervals.len())
     }
 }
 
