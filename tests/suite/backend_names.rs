@@ -12,7 +12,6 @@
 //! The detector is checked on a made-up text at the end of this file, so it
 //! is known to find what it should.
 
-
 /// The bytes that may stand between "route" and its number: spaces, a
 /// hyphen or an underscore, and a line break with the next line's comment
 /// leader (`//!`, ` * `, `#`, `>`), so that a number wrapped onto the next

@@ -15,7 +15,6 @@
 //! Comments, string literals and unit-test modules are left out. The
 //! detector is tested on made-up text at the end.
 
-
 /// Where each kind of use is allowed (path prefixes under the repository).
 const READ_FLAGS: &[&str] = &["src/pass_manager/", "src/pipeline.rs", "src/backend/"];
 const ASK_IN_PASS: &[&str] = &[
@@ -51,7 +50,6 @@ fn violations(path: &str, code: &str) -> Vec<String> {
     }
     out
 }
-
 
 #[test]
 fn the_check_switch_is_read_by_the_runner_and_the_pipeline_only() {
