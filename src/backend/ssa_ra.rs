@@ -18,7 +18,6 @@
 //! | register assignment (§4.5) | `ssa_ra/coloring.rs` | valid coloring; frugal slots (`checkers/coloring_check.rs`) |
 //! | spill-free SSA elimination (§5, §6) | `ssa_ra/ssa_elimination.rs` | spartan columns as given (inside), allocation checker, no scratch register, chordal optimum counted in the MIR (`checkers/coloring_check.rs`) |
 //!
-//!
 //! Architecture invariant: no pass reserves a register (see
 //! `ssa_ra/regalloc.rs`).
 
