@@ -86,17 +86,27 @@ impl Backend for Regalloc2 {
     }
 
     fn report(&self, ssa: &Module, k: usize, flags: Flags) -> String {
+        // Each function is allocated once; the module is printed when every
+        // function allocated.
         let mut text = String::new();
+        let mut functions = Some(Vec::with_capacity(ssa.functions.len()));
         for f in &ssa.functions {
             match allocate_function(f, k, flags) {
-                Ok((_, report)) => {
+                Ok((mir, report)) => {
                     text.push_str(&format!("== regalloc2 (`{}`, K = {k})\n", f.name));
                     text.push_str(&report.render());
+                    if let Some(fs) = functions.as_mut() {
+                        fs.push(mir);
+                    }
                 }
-                Err(e) => text.push_str(&format!("== regalloc2 on `{}` with K = {k} failed: {e}\n", f.name)),
+                Err(e) => {
+                    text.push_str(&format!("== regalloc2 on `{}` with K = {k} failed: {e}\n", f.name));
+                    functions = None;
+                }
             }
         }
-        if let Ok((mir, _)) = allocate_module(ssa, k, flags) {
+        if let Some(functions) = functions {
+            let mir = MModule { functions };
             text.push_str(&format!("== regalloc2: allocated (K = {k})\n{}", crate::mir::print_module(&mir)));
         }
         text
