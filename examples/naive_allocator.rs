@@ -28,7 +28,7 @@
 //! shared through `#[path]` or a copy, and the test uses the allocator
 //! exactly as a user's crate would.
 
-use ssaref::backend::{Backend, BackendOutput, Prepared};
+use ssaref::backend::{Backend, Prepared};
 use ssaref::campaign::driver::{run_campaign, CampaignConfig, CampaignSummary};
 use ssaref::differential::DiffConfig;
 use ssaref::entity::{EntityRef, EntityVec};
@@ -36,6 +36,7 @@ use ssaref::error::{CheckError, EliminationError, PassError};
 use ssaref::ir::{Block, Function, Module, Op, Terminator, Value};
 use ssaref::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MModule, MTerm, PhiAnnot, Reg, Slot};
 use ssaref::pass_manager::flags::Flags;
+use ssaref::pass_manager::runner::Observer;
 use std::sync::Arc;
 
 /// The naive allocator. `planted_bug` turns on the bug described in the
@@ -185,9 +186,10 @@ impl Backend for Naive {
         _prepared: &Prepared,
         k: usize,
         _flags: Flags,
-    ) -> Result<BackendOutput, PassError> {
+        _stages: &mut dyn Observer<Module>,
+    ) -> Result<MModule, PassError> {
         let functions = ssa.functions.iter().map(|f| self.allocate_function(f, k)).collect::<Result<_, _>>()?;
-        Ok(BackendOutput { mir: MModule { functions }, ir_stages: Vec::new() })
+        Ok(MModule { functions })
     }
 }
 

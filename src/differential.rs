@@ -8,7 +8,8 @@
 //! construction variant, each checked. [`differential_full`] adds, for each
 //! K, the back ends (`backend/`: all three back ends and users'
 //! allocators, all behind the `Backend` trait, in the order of
-//! [`DiffConfig::schedule`]): the programs a back end hands the oracle
+//! [`DiffConfig::schedule`]): each back end's pass list, with an observer
+//! that runs the oracle on each program a pass produces there and then
 //! (ssa-ra's SSA after each allocation pass, out-of-ssa's destructed
 //! program), then, never trusted to the back end, ssaref's allocation
 //! checker on its machine IR ([`check_backend_output`]), the machine IR in
@@ -31,6 +32,7 @@ use crate::oracle::{Oracle, OracleError};
 use crate::outcome::{End, Outcome};
 use crate::pass_manager::clock::thread_cpu_time;
 use crate::pass_manager::flags::Flags;
+use crate::pass_manager::runner::Observer;
 use crate::pipeline::{build_ssa, build_ssa_variants, check_backend_output, lower_and_check, Config};
 
 /// The outcome of one stage in the differential check.
@@ -541,62 +543,98 @@ fn backend_stages(
             Some(i) => i,
             None => {
                 progress(|| format!("prepare {key}"));
-                let t = thread_cpu_time();
-                let p = match backend.prepare(ssa, config.flags) {
-                    Ok(p) => p,
-                    Err(e) => return Verdict::CheckFailed(e),
-                };
-                let t = charge(t, |p| &mut p.out_of_ssa);
-                if let Some(v) = run_ir_stages(&p.stages, args, oracle, later, &expected, &mut stages) {
+                let mut observer =
+                    OracleStages::new(args, oracle, later, &expected, &mut stages, |p| &mut p.out_of_ssa);
+                let p = backend.prepare(ssa, config.flags, &mut observer);
+                if let (_, Some(v)) = observer.finish() {
                     return v;
                 }
-                charge(t, |p| &mut p.ssa_runs);
-                prepared.push((key, p));
+                match p {
+                    Ok(p) => prepared.push((key, p)),
+                    Err(e) => return Verdict::CheckFailed(e),
+                }
                 prepared.len() - 1
             }
         };
         progress(|| format!("allocate {} (K = {k})", backend.stage_names(k).0));
-        let t = thread_cpu_time();
-        let out = match backend.allocate(ssa, &prepared[index].1, k, config.flags) {
-            Ok(out) => out,
+        let mut observer = OracleStages::new(args, oracle, later, &expected, &mut stages, |p| &mut p.allocation);
+        let mir = backend.allocate(ssa, &prepared[index].1, k, config.flags, &mut observer);
+        let t = match observer.finish() {
+            (now, None) => now,
+            (_, Some(v)) => return v,
+        };
+        let mir = match mir {
+            Ok(mir) => mir,
             Err(e) => return Verdict::CheckFailed(e),
         };
         let names = backend.stage_names(k);
         // Never trusted to the back end: ssaref's allocation checker.
-        if let Err(e) = check_backend_output(ssa, &out.mir, k, &names.0) {
+        if let Err(e) = check_backend_output(ssa, &mir, k, &names.0) {
             return Verdict::CheckFailed(e);
         }
-        let t = charge(t, |p| &mut p.allocation);
-        if let Some(v) = run_ir_stages(&out.ir_stages, args, oracle, later, &expected, &mut stages) {
-            return v;
-        }
-        charge(t, |p| &mut p.ssa_runs);
-        if let Some(v) = allocated_stages(&out.mir, names, args, oracle, config, &expected, &mut stages) {
+        charge(t, |p| &mut p.allocation);
+        if let Some(v) = allocated_stages(&mir, names, args, oracle, config, &expected, &mut stages) {
             return v;
         }
     }
     Verdict::Agree { outcome: expected, stages }
 }
 
-/// Runs programs of a back end in the oracle (`BackendOutput::ir_stages`,
-/// `Prepared::stages`); pushes the agreeing stages, returns the verdict of
-/// the first that disagrees.
-fn run_ir_stages(
-    programs: &[(String, Module)],
-    args: &[i64],
-    oracle: &dyn Oracle,
+/// The differential driver's observer of a back end's passes
+/// (`pass_manager/runner.rs`'s `Observer`): it runs each program the back
+/// end shows it (ssa-ra's SSA after each pass, out-of-ssa's destructed
+/// program) in the oracle there and then, pushes the stages that agree,
+/// and keeps the first that disagrees; it runs nothing after that. The
+/// back end's time between two programs is charged to its own phase, the
+/// oracle's to `ssa_runs`.
+struct OracleStages<'a> {
+    args: &'a [i64],
+    oracle: &'a dyn Oracle,
     fuel: u64,
-    expected: &Outcome,
-    stages: &mut Vec<StageResult>,
-) -> Option<Verdict> {
-    for (stage, module) in programs {
-        let got = oracle.run_ssa(module, args, fuel).map_err(StageError::Oracle);
-        if got.as_ref() != Ok(expected) {
-            return Some(Verdict::Diverge { stage: stage.clone(), expected: expected.clone(), got });
-        }
-        stages.push(StageResult { stage: stage.clone(), outcome: got });
+    expected: &'a Outcome,
+    stages: &'a mut Vec<StageResult>,
+    diverged: Option<Verdict>,
+    /// The phase the back end's own time is charged to.
+    phase: fn(&mut PhaseTimes) -> &mut std::time::Duration,
+    /// The thread time when the back end last took over.
+    since: std::time::Duration,
+}
+
+impl<'a> OracleStages<'a> {
+    fn new(
+        args: &'a [i64],
+        oracle: &'a dyn Oracle,
+        fuel: u64,
+        expected: &'a Outcome,
+        stages: &'a mut Vec<StageResult>,
+        phase: fn(&mut PhaseTimes) -> &mut std::time::Duration,
+    ) -> Self {
+        OracleStages { args, oracle, fuel, expected, stages, diverged: None, phase, since: thread_cpu_time() }
     }
-    None
+
+    /// Charges the back end's time since the last program; returns the
+    /// thread time now and the verdict of the first stage that disagreed,
+    /// if one did.
+    fn finish(self) -> (std::time::Duration, Option<Verdict>) {
+        (charge(self.since, self.phase), self.diverged)
+    }
+}
+
+impl Observer<Module> for OracleStages<'_> {
+    fn after_pass(&mut self, stage: &str, module: &Module) {
+        if self.diverged.is_some() {
+            return;
+        }
+        let t = charge(self.since, self.phase);
+        let got = self.oracle.run_ssa(module, self.args, self.fuel).map_err(StageError::Oracle);
+        if got.as_ref() == Ok(self.expected) {
+            self.stages.push(StageResult { stage: stage.to_string(), outcome: got });
+        } else {
+            let expected = self.expected.clone();
+            self.diverged = Some(Verdict::Diverge { stage: stage.to_string(), expected, got });
+        }
+        self.since = charge(t, |p| &mut p.ssa_runs);
+    }
 }
 
 /// The stages of one allocated module: the MIR in the oracle, then (with

@@ -38,7 +38,7 @@ use crate::ir::Module;
 use crate::machine::x86_lower::X86Code;
 use crate::mir::MModule;
 use crate::pass_manager::flags::Flags;
-use crate::pass_manager::runner::PassRunner;
+use crate::pass_manager::runner::{PassRunner, Unobserved};
 
 /// How the pipeline runs.
 #[derive(Clone, Debug, Default)]
@@ -186,14 +186,13 @@ pub fn useful_phi_count(f: &crate::ir::Function) -> usize {
 /// its allocation for `k` registers, each with the back end's own checkers,
 /// then, when the flags say so, [`check_backend_output`], which trusts
 /// nothing the back end checked (the differential driver runs it always).
-/// The allocated code alone: ssa-ra keeps no copies of its SSA after each
-/// pass (`Backend::allocate_code`).
+/// The allocated code alone: no observer is shown the back end's stages.
 pub fn allocate(ssa: &Module, backend: &dyn Backend, k: usize, config: &Config) -> Result<MModule, PassError> {
-    let prepared = backend.prepare(ssa, config.flags)?;
+    let prepared = backend.prepare(ssa, config.flags, &mut Unobserved)?;
     let mut passes = PassRunner::<MModule>::new(config.flags);
     passes.run(
         "allocate",
-        || backend.allocate_code(ssa, &prepared, k, config.flags),
+        || backend.allocate(ssa, &prepared, k, config.flags, &mut Unobserved),
         |mir| check_backend_output(ssa, mir, k, &backend.stage_names(k).0),
     )
 }

@@ -5,39 +5,24 @@ use crate::error::PassError;
 use crate::ir::Module;
 use crate::mir::MModule;
 use crate::pass_manager::flags::Flags;
+use crate::pass_manager::runner::{Observer, Unobserved};
 use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
 /// What a back end's [`Backend::prepare`] did once per program, before any
-/// K: programs for the oracle to run, and state for [`Backend::allocate`].
+/// K, for [`Backend::allocate`] (out-of-ssa: its destructed program and the
+/// variables it pins).
 #[derive(Clone, Default)]
 pub struct Prepared {
-    /// Programs the oracle runs (as SSA, or phi-free code whose value
-    /// numbers are variables), each with its stage name, in order.
-    pub stages: Vec<(String, Module)>,
-    /// Whatever the back end wants to keep for [`Backend::allocate`]
-    /// (out-of-ssa: the pinned variables of its destructed program).
+    /// Whatever the back end wants to keep for [`Backend::allocate`].
     pub state: Option<Arc<dyn Any + Send + Sync>>,
 }
 
 impl fmt::Debug for Prepared {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = self.stages.iter().map(|(n, _)| n.as_str()).collect();
-        f.debug_struct("Prepared").field("stages", &names).field("state", &self.state.is_some()).finish()
+        f.debug_struct("Prepared").field("state", &self.state.is_some()).finish()
     }
-}
-
-/// What a back end gives for one K.
-#[derive(Clone, Debug)]
-pub struct BackendOutput {
-    /// The allocated program: one function per function of the SSA, same
-    /// names, each with `k` registers. Its annotations name the SSA values
-    /// (copy-canonical, see `mir.rs`) that the allocation checker follows.
-    pub mir: MModule,
-    /// Programs the oracle runs before the machine IR, each with its stage
-    /// name (ssa-ra: the SSA after each pass). Usually empty.
-    pub ir_stages: Vec<(String, Module)>,
 }
 
 /// A register allocator (with whatever out-of-SSA translation it needs)
@@ -62,10 +47,12 @@ pub trait Backend: Send + Sync {
     }
 
     /// Work that does not depend on K, done once per program (out-of-ssa: the
-    /// out-of-SSA translation), with its checks when `flags` say so.
-    /// Default: nothing.
-    fn prepare(&self, ssa: &Module, flags: Flags) -> Result<Prepared, PassError> {
-        let _ = (ssa, flags);
+    /// out-of-SSA translation), with its checks when `flags` say so. A
+    /// program it produces that the oracle can run (SSA, or phi-free code
+    /// whose value numbers are variables) is shown to `stages` with its
+    /// stage name. Default: nothing.
+    fn prepare(&self, ssa: &Module, flags: Flags, stages: &mut dyn Observer<Module>) -> Result<Prepared, PassError> {
+        let _ = (ssa, flags, stages);
         Ok(Prepared::default())
     }
 
@@ -79,31 +66,30 @@ pub trait Backend: Send + Sync {
     /// Allocates `ssa` (after [`Backend::prepare`]) in `k` registers, `k` in
     /// `mir::MIN_REGS..=mir::MAX_REGS`, with the back end's own checks when
     /// `flags` say so (the pipeline checks the output whatever the back end
-    /// checked). An error is reported as `Verdict::CheckFailed`; name the
-    /// pass with `k=K` in it.
-    fn allocate(&self, ssa: &Module, prepared: &Prepared, k: usize, flags: Flags) -> Result<BackendOutput, PassError>;
-
-    /// The allocated code of [`Backend::allocate`] alone, for a caller that
-    /// does not run the IR stages (`ssaref emit`): the same code, checked
-    /// the same way. Default: [`Backend::allocate`]'s `mir`; ssa-ra keeps
-    /// no copies of its SSA stages for it.
-    fn allocate_code(
+    /// checked). The result has one function per function of the SSA, same
+    /// names, each with `k` registers; its annotations name the SSA values
+    /// (copy-canonical, see `mir.rs`) that the allocation checker follows.
+    /// Each program it makes on the way that the oracle can run (ssa-ra:
+    /// the SSA after each pass) is shown to `stages` with its stage name,
+    /// which contains `k=K`. An error is reported as `Verdict::CheckFailed`;
+    /// name the pass with `k=K` in it.
+    fn allocate(
         &self,
         ssa: &Module,
         prepared: &Prepared,
         k: usize,
         flags: Flags,
-    ) -> Result<crate::mir::MModule, PassError> {
-        self.allocate(ssa, prepared, k, flags).map(|out| out.mir)
-    }
+        stages: &mut dyn Observer<Module>,
+    ) -> Result<MModule, PassError>;
 
     /// What `ssaref repro` prints about this back end for `k` registers,
     /// before the x86-64 listing: by default the allocated machine IR
     /// under `== NAME: allocated (K = k)`, or why there is none.
     fn report(&self, ssa: &Module, k: usize, flags: Flags) -> String {
         let name = self.name();
-        match self.prepare(ssa, flags).and_then(|p| self.allocate(ssa, &p, k, flags)) {
-            Ok(out) => format!("== {name}: allocated (K = {k})\n{}", crate::mir::print_module(&out.mir)),
+        let mut none = Unobserved;
+        match self.prepare(ssa, flags, &mut none).and_then(|p| self.allocate(ssa, &p, k, flags, &mut none)) {
+            Ok(mir) => format!("== {name}: allocated (K = {k})\n{}", crate::mir::print_module(&mir)),
             Err(e) => format!("== {name}: allocation with K = {k} failed: {e}\n"),
         }
     }

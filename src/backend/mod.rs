@@ -16,10 +16,13 @@
 //! compares every outcome with the source program's. Campaigns (`campaign/driver.rs`), `ssaref repro` and
 //! the reducer (`reduce/source.rs`) take the same list of back ends.
 //!
-//! A back end may also hand the oracle programs of its own to run before
-//! the machine IR ([`BackendOutput::ir_stages`], [`Prepared::stages`]):
-//! ssa-ra gives the SSA after each of its passes, out-of-ssa its destructed
-//! program. Each must compute the source's outcome too.
+//! A back end may also show the oracle programs of its own to run before
+//! the machine IR, through the observer its [`Backend::prepare`] and
+//! [`Backend::allocate`] are given (`pass_manager/runner.rs`'s
+//! `Observer`): ssa-ra shows the SSA after each of its passes, as the pass
+//! runner produces it, out-of-ssa its destructed program. Each must compute
+//! the source's outcome too. The differential driver's observer runs the
+//! oracle on it there and then; other callers pass `Unobserved`.
 //!
 //! The three built-in back ends are [`SsaRa`] (one option set, `ssa_ra.rs`), [`OutOfSsa`]
 //! (one configuration) and [`Regalloc2`], at the end of this file; each
@@ -33,10 +36,12 @@
 //! `examples/naive_allocator.rs`):
 //!
 //! ```
-//! use ssaref::backend::{Backend, BackendOutput, Prepared};
+//! use ssaref::backend::{Backend, Prepared};
 //! use ssaref::error::{PassError, SpillError};
 //! use ssaref::ir::Module;
+//! use ssaref::mir::MModule;
 //! use ssaref::pass_manager::flags::Flags;
+//! use ssaref::pass_manager::runner::Observer;
 //!
 //! struct GiveUp;
 //!
@@ -44,7 +49,14 @@
 //!     fn name(&self) -> String {
 //!         "give-up".to_string()
 //!     }
-//!     fn allocate(&self, _ssa: &Module, _prepared: &Prepared, k: usize, _flags: Flags) -> Result<BackendOutput, PassError> {
+//!     fn allocate(
+//!         &self,
+//!         _ssa: &Module,
+//!         _prepared: &Prepared,
+//!         k: usize,
+//!         _flags: Flags,
+//!         _stages: &mut dyn Observer<Module>,
+//!     ) -> Result<MModule, PassError> {
 //!         Err(PassError::new(format!("give-up[k={k}]"), "allocate", SpillError::TooFewRegisters { k }))
 //!     }
 //! }
@@ -61,8 +73,7 @@ pub mod out_of_ssa;
 pub mod regalloc2;
 pub mod ssa_ra;
 
-pub use interface::{family, Backend, BackendOutput, Prepared};
+pub use interface::{family, Backend, Prepared};
 pub use out_of_ssa::{print_destructed, OutOfSsa};
 pub use regalloc2::Regalloc2;
-pub use ssa_ra::KeepStages;
 pub use ssa_ra::SsaRa;

@@ -15,7 +15,7 @@
 //! | — | for Sreedhar III, steps 2 to 5 are the virtualized algorithm of §IV-C (`out_of_ssa/virtualization.rs`) | its checkers (inside); the renaming constraints |
 //! | 6 | the conventional allocator: linear scan or spill everything (`out_of_ssa/conventional/`) | no scratch register, ssaref's allocation checker |
 
-use super::interface::{Backend, BackendOutput, Prepared};
+use super::interface::{Backend, Prepared};
 use crate::checkers::alloc_checker;
 use crate::checkers::class_interference_check::check_classes_do_not_interfere;
 use crate::error::{CheckError, PassError, TranslateError};
@@ -35,7 +35,7 @@ use crate::out_of_ssa::translate::{
 use crate::out_of_ssa::translate_options::{count_copies, fail, OutOfSsaOptions, OutOfSsaReport};
 use crate::out_of_ssa::values::ValueInterference;
 use crate::pass_manager::flags::Flags;
-use crate::pass_manager::runner::PassRunner;
+use crate::pass_manager::runner::{Observer, PassRunner};
 use std::sync::Arc;
 
 /// Boissinot et al.'s translation of `f` out of SSA form, each step
@@ -351,6 +351,13 @@ impl OutOfSsa {
 
 type PinList = Vec<crate::out_of_ssa::renaming_constraints::Pins>;
 
+/// What out-of-ssa's preparation keeps for its allocations: the destructed
+/// program and the variables each function pins.
+struct Destructed {
+    module: Module,
+    pins: PinList,
+}
+
 impl Backend for OutOfSsa {
     fn name(&self) -> String {
         format!("out-of-ssa[{}]", self.describe())
@@ -366,22 +373,27 @@ impl Backend for OutOfSsa {
         format!("out-of-ssa[{},{}{}]", o.variant.slug(), o.liveness.name(), self.class_suffix())
     }
 
-    fn prepare(&self, ssa: &Module, flags: Flags) -> Result<Prepared, PassError> {
+    fn prepare(&self, ssa: &Module, flags: Flags, stages: &mut dyn Observer<Module>) -> Result<Prepared, PassError> {
         let (destructed, pins) = self.translate(ssa, flags)?;
         // The destructed program has no phis; the oracle's SSA engine runs
         // it as a register machine over its variables.
-        Ok(Prepared { stages: vec![(self.prepare_key(), destructed)], state: Some(Arc::new(pins)) })
+        stages.after_pass(&self.prepare_key(), &destructed);
+        Ok(Prepared { state: Some(Arc::new(Destructed { module: destructed, pins })) })
     }
 
-    fn allocate(&self, ssa: &Module, prepared: &Prepared, k: usize, flags: Flags) -> Result<BackendOutput, PassError> {
-        let pins = prepared.state.as_ref().and_then(|s| s.downcast_ref::<PinList>());
-        let (destructed, pins) = match (prepared.stages.first(), pins) {
-            (Some((_, d)), Some(p)) => (d, p),
+    fn allocate(
+        &self,
+        ssa: &Module,
+        prepared: &Prepared,
+        k: usize,
+        flags: Flags,
+        stages: &mut dyn Observer<Module>,
+    ) -> Result<MModule, PassError> {
+        match prepared.state.as_ref().and_then(|s| s.downcast_ref::<Destructed>()) {
+            Some(d) => allocate_module(&d.module, &d.pins, k, self.allocator, flags),
             // Not prepared by `prepare` (a caller's own `Prepared`): translate here.
-            _ => return self.allocate(ssa, &self.prepare(ssa, flags)?, k, flags),
-        };
-        let mir = allocate_module(destructed, pins, k, self.allocator, flags)?;
-        Ok(BackendOutput { mir, ir_stages: Vec::new() })
+            None => self.allocate(ssa, &self.prepare(ssa, flags, stages)?, k, flags, stages),
+        }
     }
 
     fn report(&self, ssa: &Module, k: usize, flags: Flags) -> String {

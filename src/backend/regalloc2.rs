@@ -9,14 +9,14 @@
 //! | allocation, in the first K registers with no scratch register | the regalloc2 crate, `regalloc2/env.rs` | — |
 //! | regalloc2's output as machine IR | `regalloc2/to_mir.rs` | regalloc2's own checker and ssaref's allocation checker with `check_no_scratch`; both must accept (`regalloc2/allocate.rs`, `check_regalloc2`) |
 
-use super::interface::{Backend, BackendOutput, Prepared};
+use super::interface::{Backend, Prepared};
 use crate::analysis::critical_edges::split_critical_edges;
 use crate::analysis::verifier::verify_function;
 use crate::error::{CheckError, PassError};
 use crate::ir::{Function, Module};
 use crate::mir::{MFunction, MModule, MAX_REGS, MIN_REGS};
 use crate::pass_manager::flags::Flags;
-use crate::pass_manager::runner::PassRunner;
+use crate::pass_manager::runner::{Observer, PassRunner};
 use crate::regalloc2::adapter::Adapter;
 use crate::regalloc2::allocate::{check_regalloc2, fail, Regalloc2Report};
 use crate::regalloc2::env::machine_env;
@@ -80,9 +80,15 @@ impl Backend for Regalloc2 {
         "regalloc2".to_string()
     }
 
-    fn allocate(&self, ssa: &Module, _prepared: &Prepared, k: usize, flags: Flags) -> Result<BackendOutput, PassError> {
-        let (mir, _) = allocate_module(ssa, k, flags)?;
-        Ok(BackendOutput { mir, ir_stages: Vec::new() })
+    fn allocate(
+        &self,
+        ssa: &Module,
+        _prepared: &Prepared,
+        k: usize,
+        flags: Flags,
+        _stages: &mut dyn Observer<Module>,
+    ) -> Result<MModule, PassError> {
+        allocate_module(ssa, k, flags).map(|(mir, _)| mir)
     }
 
     fn report(&self, ssa: &Module, k: usize, flags: Flags) -> String {

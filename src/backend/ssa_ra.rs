@@ -5,9 +5,10 @@
 //!
 //! [`allocate_function`] is its pass list: each pass through the pass
 //! runner (`pass_manager/runner.rs`), which runs it with the check switch,
-//! times it alone, then runs its checkers when the switch is on, and keeps
-//! a copy of the SSA after each pass that rewrites it when asked (for the
-//! oracle). The options are `ssa_ra/regalloc.rs`'s `RegallocOptions`.
+//! times it alone, then runs its checkers when the switch is on, and shows
+//! the SSA after each pass that rewrites it to the caller's observer (the
+//! differential driver runs the oracle on it). The options are
+//! `ssa_ra/regalloc.rs`'s `RegallocOptions`.
 //!
 //! | pass | file | checked after it |
 //! |---|---|---|
@@ -21,7 +22,7 @@
 //! Architecture invariant: no pass reserves a register (see
 //! `ssa_ra/regalloc.rs`).
 
-use super::interface::{Backend, BackendOutput, Prepared};
+use super::interface::{Backend, Prepared};
 use crate::analysis::critical_edges::split_critical_edges;
 use crate::analysis::cssa::check_cssa;
 use crate::analysis::liveness::compute_liveness;
@@ -32,7 +33,7 @@ use crate::error::{CheckError, PassError};
 use crate::ir::{Function, Module};
 use crate::mir::{MFunction, MModule, MAX_REGS, MIN_REGS};
 use crate::pass_manager::flags::Flags;
-use crate::pass_manager::runner::PassRunner;
+use crate::pass_manager::runner::{Observer, PassRunner, Unobserved};
 use crate::ssa_ra::coloring::{assign_registers, check_assignment, ColoringOptions};
 use crate::ssa_ra::one_argument_phis::lower_one_argument_phis;
 use crate::ssa_ra::phi_lifting::phi_lifting;
@@ -42,33 +43,24 @@ use crate::ssa_ra::spill::{spill, SpillOptions, SpillResult};
 use crate::ssa_ra::spill_during_coloring::{spill_during_coloring, SpillDuringColoringOptions};
 use crate::ssa_ra::ssa_elimination::{eliminate_ssa, EliminationOptions};
 
-/// Whether a pass list keeps a copy of the SSA after each pass that
-/// rewrites it (for the oracle, and for `ssaref repro`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KeepStages {
-    /// No copy: only the allocated code (`ssaref emit`, timings).
-    No,
-    /// A copy of the SSA after each rewriting pass (`AllocReport::stages`).
-    AfterEachPass,
-}
-
 fn fail(pass: &str, check: &'static str, error: impl Into<CheckError>) -> PassError {
     PassError::new(format!("ssa-ra/{pass}"), check, error)
 }
 
 /// ssa-ra's passes on one function, for `opts.k` registers, each followed
 /// by its checks when `flags` say so (the table of the module
-/// documentation). The time of each pass alone is in the report.
+/// documentation), and `observer` shown the SSA after each pass that
+/// rewrites it. The time of each pass alone is in the report.
 pub fn allocate_function(
     f: &Function,
     opts: &RegallocOptions,
     flags: Flags,
-    keep: KeepStages,
+    observer: &mut dyn Observer<Function>,
 ) -> Result<(MFunction, AllocReport), PassError> {
     if !(MIN_REGS..=MAX_REGS).contains(&opts.k) {
         return Err(fail("options", "k", CheckError::RegisterCount { k: opts.k }));
     }
-    let mut passes = PassRunner::new(flags).timed().keeping(keep == KeepStages::AfterEachPass);
+    let mut passes = PassRunner::new(flags).timed().observed_by(observer);
     let mut f = f.clone();
 
     // PhiLifting and the phi columns of SSA elimination need every
@@ -127,9 +119,8 @@ pub fn allocate_function(
         |(mf, _)| check_elimination(&f, &spilled, mf),
     )?;
 
-    let (stages, pass_times) = passes.finish();
+    let pass_times = passes.finish();
     let report = AllocReport {
-        stages,
         spilled: spilled.spilled.len(),
         slots: assignment.slot_count,
         registers_used: assignment.registers_used,
@@ -140,17 +131,38 @@ pub fn allocate_function(
     Ok((mf, report))
 }
 
-/// [`allocate_function`] on every function of a module.
+/// [`allocate_function`] on every function of a module, one function after
+/// the other. `observer` is shown, after each pass on each function, the
+/// module with that function rewritten and every other function as given:
+/// a program with the outcome of `m`, since each pass keeps the outcome of
+/// the function it rewrites. The name it is shown is the pass's, followed
+/// by `@` and the function's when `m` has more than one function.
 pub fn allocate_module(
     m: &Module,
     opts: &RegallocOptions,
     flags: Flags,
-    keep: KeepStages,
+    observer: &mut dyn Observer<Module>,
 ) -> Result<(MModule, Vec<AllocReport>), PassError> {
     let mut functions = Vec::with_capacity(m.functions.len());
     let mut reports = Vec::with_capacity(m.functions.len());
-    for f in &m.functions {
-        let (mf, r) = allocate_function(f, opts, flags, keep)?;
+    let mut module = observer.observes().then(|| m.clone());
+    for (i, f) in m.functions.iter().enumerate() {
+        let (mf, r) = match module.as_mut() {
+            Some(module) => {
+                let name = |pass: &str| match m.functions.len() {
+                    1 => pass.to_string(),
+                    _ => format!("{pass}@{}", f.name),
+                };
+                let mut in_module = |pass: &str, g: &Function| {
+                    module.functions[i] = g.clone();
+                    observer.after_pass(&name(pass), module);
+                };
+                let out = allocate_function(f, opts, flags, &mut in_module)?;
+                module.functions[i] = f.clone();
+                out
+            }
+            None => allocate_function(f, opts, flags, &mut Unobserved)?,
+        };
         functions.push(mf);
         reports.push(r);
     }
@@ -263,42 +275,31 @@ impl Backend for SsaRa {
         (format!("ssa-ra[k={k},{tag}]"), format!("x86-ssa-ra[k={k},{tag}]"))
     }
 
-    fn allocate(&self, ssa: &Module, _prepared: &Prepared, k: usize, flags: Flags) -> Result<BackendOutput, PassError> {
-        let (mir, reports) = allocate_module(ssa, &self.options(k), flags, KeepStages::AfterEachPass)?;
-        // The SSA after each allocation pass is still SSA: the oracle runs it.
-        // The stages are moved out of the reports, not copied.
-        let npasses = reports.first().map_or(0, |r| r.stages.len());
-        let names: Vec<&'static str> = reports.first().map_or(Vec::new(), |r| r.stages.iter().map(|s| s.0).collect());
-        let mut per_function: Vec<_> = reports.into_iter().map(|r| r.stages.into_iter()).collect();
-        let tag = self.tag();
-        let ir_stages = names
-            .into_iter()
-            .take(npasses)
-            .map(|name| {
-                let functions = per_function.iter_mut().filter_map(|stages| stages.next().map(|(_, f)| f)).collect();
-                (format!("ssa-ra[k={k},{tag}]/{name}"), Module { functions })
-            })
-            .collect();
-        Ok(BackendOutput { mir, ir_stages })
-    }
-
-    fn allocate_code(&self, ssa: &Module, _prepared: &Prepared, k: usize, flags: Flags) -> Result<MModule, PassError> {
-        allocate_module(ssa, &self.options(k), flags, KeepStages::No).map(|(mir, _)| mir)
+    fn allocate(
+        &self,
+        ssa: &Module,
+        _prepared: &Prepared,
+        k: usize,
+        flags: Flags,
+        stages: &mut dyn Observer<Module>,
+    ) -> Result<MModule, PassError> {
+        // The SSA after each allocation pass is still SSA: the observer
+        // (the oracle) runs it under the stage name `ssa-ra[k=K,TAG]/PASS`.
+        let prefix = self.stage_names(k).0;
+        let observes = stages.observes();
+        let mut named = |pass: &str, m: &Module| stages.after_pass(&format!("{prefix}/{pass}"), m);
+        let observer: &mut dyn Observer<Module> = if observes { &mut named } else { &mut Unobserved };
+        allocate_module(ssa, &self.options(k), flags, observer).map(|(mir, _)| mir)
     }
 
     fn report(&self, ssa: &Module, k: usize, flags: Flags) -> String {
         let mut text = String::new();
-        match allocate_module(ssa, &self.options(k), flags, KeepStages::AfterEachPass) {
-            Ok((mir, reports)) => {
-                let npasses = reports.first().map_or(0, |r| r.stages.len());
-                for i in 0..npasses {
-                    text.push_str(&format!("== after {} (K = {k})\n", reports[0].stages[i].0));
-                    for r in &reports {
-                        text.push_str(&crate::ssa_text::print_function(&r.stages[i].1));
-                    }
-                }
-                text.push_str(&format!("== allocated (K = {k})\n{}", crate::mir::print_module(&mir)));
-            }
+        let mut listing = |pass: &str, m: &Module| {
+            text.push_str(&format!("== after {pass} (K = {k})\n{}", crate::ssa_text::print_module(m)));
+        };
+        let allocated = allocate_module(ssa, &self.options(k), flags, &mut listing);
+        match allocated {
+            Ok((mir, _)) => text.push_str(&format!("== allocated (K = {k})\n{}", crate::mir::print_module(&mir))),
             Err(e) => text.push_str(&format!("== allocation with K = {k} failed: {e}\n")),
         }
         text

@@ -230,7 +230,7 @@ pub fn fuzz_alloc_checker(data: &[u8], oracle: &dyn crate::oracle::Oracle) -> Mu
         &ssa,
         &opts,
         crate::pass_manager::flags::Flags::checked(),
-        crate::backend::KeepStages::No,
+        &mut crate::pass_manager::runner::Unobserved,
     )
     .unwrap_or_else(|e| panic!("allocation fails: {e}"));
     let Some(main) = mir.main() else { return MutantVerdict::Skipped };

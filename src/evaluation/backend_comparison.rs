@@ -39,7 +39,6 @@
 
 use crate::ast::Program;
 use crate::backend::out_of_ssa::translate_module_with_pins;
-use crate::backend::KeepStages;
 use crate::backend::{Backend, OutOfSsa, Regalloc2, SsaRa};
 use crate::construction::braun::{construct_program, BraunOptions};
 use crate::error::PassError;
@@ -55,6 +54,7 @@ use crate::out_of_ssa::renaming_constraints::Pins;
 use crate::out_of_ssa::translate::OutOfSsaOptions;
 use crate::outcome::{End, Outcome};
 use crate::pass_manager::flags::Flags;
+use crate::pass_manager::runner::Unobserved;
 use crate::ssa_ra::regalloc::RegallocOptions;
 use std::fmt::Write;
 use std::time::{Duration, Instant};
@@ -122,9 +122,11 @@ impl Engine {
     /// allocation checker on its output.
     pub fn allocate_checked(self, ssa: &Module, k: usize) -> Result<MModule, PassError> {
         let b = self.backend();
-        let out = b.prepare(ssa, Flags::checked()).and_then(|p| b.allocate(ssa, &p, k, Flags::checked()))?;
-        crate::pipeline::check_backend_output(ssa, &out.mir, k, &b.stage_names(k).0)?;
-        Ok(out.mir)
+        let flags = Flags::checked();
+        let mir =
+            b.prepare(ssa, flags, &mut Unobserved).and_then(|p| b.allocate(ssa, &p, k, flags, &mut Unobserved))?;
+        crate::pipeline::check_backend_output(ssa, &mir, k, &b.stage_names(k).0)?;
+        Ok(mir)
     }
 
     /// The same allocation without any checker, as timed.
@@ -135,7 +137,7 @@ impl Engine {
                 ssa.functions
                     .iter()
                     .map(|f| {
-                        crate::backend::ssa_ra::allocate_function(f, &opts, Flags::unchecked(), KeepStages::No)
+                        crate::backend::ssa_ra::allocate_function(f, &opts, Flags::unchecked(), &mut Unobserved)
                             .map(|(m, _)| m)
                     })
                     .collect()

@@ -9,13 +9,13 @@
 
 use crate::ast::Program;
 use crate::backend::ssa_ra::allocate_module;
-use crate::backend::KeepStages;
 use crate::construction::braun::{construct_program, BraunOptions};
 use crate::evaluation::eval_error::{EvalError, Within};
 use crate::mir::{MInst, MModule, MirProfile};
 use crate::oracle::Oracle;
 use crate::outcome::End;
 use crate::pass_manager::flags::Flags;
+use crate::pass_manager::runner::Unobserved;
 use crate::ssa_ra::regalloc::RegallocOptions;
 use std::fmt::Write;
 
@@ -78,7 +78,7 @@ pub fn measure(
     for (i, (program, args)) in corpus.iter().enumerate() {
         let ssa = construct_program(program, &BraunOptions::all_on());
         let (mir, reports) =
-            allocate_module(&ssa, opts, Flags::checked(), KeepStages::No).within(|| format!("program {i}"))?;
+            allocate_module(&ssa, opts, Flags::checked(), &mut Unobserved).within(|| format!("program {i}"))?;
         c.programs += 1;
         c.values_spilled += reports.iter().map(|r| r.spilled).sum::<usize>();
         c.add_static(&mir);

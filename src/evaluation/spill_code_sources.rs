@@ -37,7 +37,6 @@
 //!   stores after writes and reloads before reads of spilled variables.
 
 use crate::backend::ssa_ra::allocate_module;
-use crate::backend::KeepStages;
 use crate::backend::{Backend, OutOfSsa};
 use crate::entity::EntityRef;
 use crate::evaluation::eval_error::EvalError;
@@ -48,6 +47,7 @@ use crate::out_of_ssa::conventional::ConventionalAllocator;
 use crate::out_of_ssa::translate::OutOfSsaOptions;
 use crate::outcome::End;
 use crate::pass_manager::flags::Flags;
+use crate::pass_manager::runner::Unobserved;
 use crate::ssa_ra::regalloc::RegallocOptions;
 use crate::ssa_ra::spill::{spill, SpillOptions, SpillResult};
 use crate::ssa_ra::spill_during_coloring::{spill_during_coloring, SpillDuringColoringOptions};
@@ -140,25 +140,47 @@ pub struct ProgramBlockCounts {
     pub linear_scan: Vec<u64>,
 }
 
+/// ssa-ra's allocation of `ssa` with `opts`, unchecked, and its function
+/// `i` after each pass that rewrites it, under the pass's name.
+fn ssa_ra_stages(
+    ssa: &Module,
+    i: usize,
+    opts: &RegallocOptions,
+) -> Result<(crate::mir::MModule, Vec<(String, Function)>), EvalError> {
+    let mut stages = Vec::new();
+    let name = &ssa.functions[i].name;
+    let mut keep = |stage: &str, m: &Module| {
+        let pass = stage.strip_suffix(&format!("@{name}")).unwrap_or(stage);
+        if m.functions.len() == 1 || stage.ends_with(&format!("@{name}")) {
+            stages.push((pass.to_string(), m.functions[i].clone()));
+        }
+    };
+    let (mir, _) = allocate_module(ssa, opts, Flags::unchecked(), &mut keep)?;
+    Ok((mir, stages))
+}
+
+/// out-of-ssa's preparation of `ssa`, unchecked, and the destructed
+/// program it shows.
+fn prepare_destructed(b: &OutOfSsa, ssa: &Module) -> Result<(crate::backend::Prepared, Module), EvalError> {
+    let mut destructed = None;
+    let prepared = b.prepare(ssa, Flags::unchecked(), &mut |_: &str, m: &Module| destructed = Some(m.clone()))?;
+    let destructed =
+        destructed.ok_or_else(|| EvalError::NoStage { backend: "out-of-ssa", kept: "translated program" })?;
+    Ok((prepared, destructed))
+}
+
 impl ProgramBlockCounts {
     pub fn measure(ssa: &Module, args: &[i64], oracle: &dyn Oracle, fuel: u64) -> Result<Self, EvalError> {
         let all = |f: &Function| vec![true; f.blocks.len()];
         let i = ssa.functions.iter().position(|f| f.name == "main").ok_or_else(|| EvalError::NoMain("the program"))?;
-        let (_, reports) =
-            allocate_module(ssa, &RegallocOptions::with_k(8), Flags::unchecked(), KeepStages::AfterEachPass)?;
-        let split = &reports[i]
-            .stages
+        let (_, stages) = ssa_ra_stages(ssa, i, &RegallocOptions::with_k(8))?;
+        let split = &stages
             .first()
             .ok_or_else(|| EvalError::NoStage { backend: "ssa-ra", kept: "function after splitting edges" })?
             .1;
         let ssa_ra = block_counts(split, &all(split), args, oracle, fuel)?;
         let b = OutOfSsa { out_of_ssa: OutOfSsaOptions::default(), allocator: ConventionalAllocator::LinearScan };
-        let prepared = b.prepare(ssa, Flags::unchecked())?;
-        let destructed = &prepared
-            .stages
-            .first()
-            .ok_or_else(|| EvalError::NoStage { backend: "out-of-ssa", kept: "translated program" })?
-            .1;
+        let (_, destructed) = prepare_destructed(&b, ssa)?;
         let f = destructed
             .functions
             .iter()
@@ -251,9 +273,8 @@ pub fn ssa_ra_sources(
     oracle: &dyn Oracle,
     fuel: u64,
 ) -> Result<SpillSources, EvalError> {
-    let (mir, reports) = allocate_module(ssa, opts, Flags::unchecked(), KeepStages::AfterEachPass)?;
     let i = ssa.functions.iter().position(|f| f.name == "main").ok_or_else(|| EvalError::NoMain("the program"))?;
-    let stages = &reports[i].stages;
+    let (mir, stages) = ssa_ra_stages(ssa, i, opts)?;
     let at = stages
         .iter()
         .position(|s| s.0 == "spill")
@@ -309,13 +330,8 @@ pub fn linear_scan_sources(
     fuel: u64,
 ) -> Result<SpillSources, EvalError> {
     let backend = OutOfSsa { out_of_ssa, allocator: ConventionalAllocator::LinearScan };
-    let prepared = backend.prepare(ssa, Flags::unchecked())?;
-    let mir = backend.allocate(ssa, &prepared, k, Flags::unchecked())?.mir;
-    let destructed = &prepared
-        .stages
-        .first()
-        .ok_or_else(|| EvalError::NoStage { backend: "out-of-ssa", kept: "translated program" })?
-        .1;
+    let (prepared, destructed) = prepare_destructed(&backend, ssa)?;
+    let mir = backend.allocate(ssa, &prepared, k, Flags::unchecked(), &mut Unobserved)?;
     let f = destructed
         .functions
         .iter()
@@ -344,6 +360,6 @@ pub fn linear_scan_sources(
         return Err(EvalError::BlockCounts { counts: counts.len(), blocks: kinds.len(), of: Some("linear scan's") });
     }
     let mut s = weigh(&kinds, counts, &mir, args, oracle, fuel)?;
-    s.out_of_ssa_copies = oracle.profile_ssa(destructed, args, fuel).map_err(EvalError::Oracle)?.1.copies;
+    s.out_of_ssa_copies = oracle.profile_ssa(&destructed, args, fuel).map_err(EvalError::Oracle)?.1.copies;
     Ok(s)
 }

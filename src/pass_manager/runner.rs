@@ -1,6 +1,7 @@
 //! One way to run a pass: run it with the check switch (`flags.rs`) as the
 //! pass's own, time it when asked, then run its checks when the flags say
-//! so, and keep a copy of the IR it produced when asked. Running a pass's
+//! so, and show the IR it produced to an [`Observer`] when there is one
+//! (the differential driver's oracle, `ssaref repro`'s listing). Running a pass's
 //! checks counts as one checker invocation (`self_checks::count`), whatever
 //! the checks call. Every back end (`backend/ssa_ra.rs`,
 //! `backend/out_of_ssa.rs`, `backend/regalloc2.rs`) and the construction
@@ -22,32 +23,61 @@ use super::flags::Flags;
 use super::self_checks::with_flags;
 use std::time::Duration;
 
-/// Copies of the IR, each under the name of the pass after which it was
-/// taken, in order.
-pub type KeptStages<I> = Vec<(&'static str, I)>;
-
 /// The time of each pass alone (the thread's CPU time,
 /// `phase_clock::thread_cpu_time`), under its name, in order.
 pub type PassTimes = Vec<(&'static str, Duration)>;
 
+/// What a caller sees of the IR after each rewriting pass, its checks
+/// done, outside the pass's time: the differential driver runs the oracle
+/// on it (the SSA after each pass is still a program with the same
+/// outcome), `ssaref repro` prints it. A pass list that works function by
+/// function shows a module observer the whole module with one function
+/// rewritten (`backend/ssa_ra.rs`, `allocate_module`).
+pub trait Observer<I: ?Sized> {
+    /// Whether it looks at the IR at all; a pass list may skip the copies
+    /// it would make for an observer that does not.
+    fn observes(&self) -> bool {
+        true
+    }
+
+    /// `ir` after the pass (or stage) `name`.
+    fn after_pass(&mut self, name: &str, ir: &I);
+}
+
+impl<I: ?Sized, F: FnMut(&str, &I)> Observer<I> for F {
+    fn after_pass(&mut self, name: &str, ir: &I) {
+        self(name, ir)
+    }
+}
+
+/// The observer that looks at nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Unobserved;
+
+impl<I: ?Sized> Observer<I> for Unobserved {
+    fn observes(&self) -> bool {
+        false
+    }
+
+    fn after_pass(&mut self, _name: &str, _ir: &I) {}
+}
+
 /// Runs the passes of one function (see the module documentation).
-#[derive(Debug)]
-pub struct PassRunner<I> {
+pub struct PassRunner<'o, I> {
     /// The check switch.
     flags: Flags,
     /// Record the time of each pass alone, its checks not counted.
     timed: bool,
-    /// Keep a copy of the IR after each checked rewriting pass.
-    keep: bool,
+    /// Shown the IR after each rewriting pass.
+    observer: Option<&'o mut dyn Observer<I>>,
     times: PassTimes,
-    kept: KeptStages<I>,
 }
 
-impl<I: Clone> PassRunner<I> {
+impl<'o, I> PassRunner<'o, I> {
     /// A runner that runs the checks when `flags` say so, records no time
-    /// and keeps no copy.
+    /// and has no observer.
     pub fn new(flags: Flags) -> Self {
-        PassRunner { flags, timed: false, keep: false, times: Vec::new(), kept: Vec::new() }
+        PassRunner { flags, timed: false, observer: None, times: Vec::new() }
     }
 
     /// The flags the passes run with.
@@ -60,15 +90,14 @@ impl<I: Clone> PassRunner<I> {
         PassRunner { timed: true, ..self }
     }
 
-    /// With `keep`, also keeps a copy of the IR after each rewriting pass
-    /// ([`PassRunner::finish`]), checked when checks are on.
-    pub fn keeping(self, keep: bool) -> Self {
-        PassRunner { keep, ..self }
+    /// Also shows the IR after each rewriting pass to `observer`.
+    pub fn observed_by(self, observer: &'o mut dyn Observer<I>) -> Self {
+        PassRunner { observer: Some(observer), ..self }
     }
 
     /// Runs `pass`, which rewrites `ir` in place, and returns its result;
     /// then, when checks are on, `checks` on the rewritten IR and that
-    /// result, and keeps a copy of the IR under `name` when asked.
+    /// result; then shows the IR to the observer under `name`.
     pub fn rewrite<T, E>(
         &mut self,
         name: &'static str,
@@ -81,16 +110,16 @@ impl<I: Clone> PassRunner<I> {
             super::self_checks::count();
             with_flags(self.flags, || checks(ir, &out))?;
         }
-        if self.keep {
-            self.kept.push((name, ir.clone()));
+        if let Some(observer) = self.observer.as_deref_mut() {
+            observer.after_pass(name, ir);
         }
         Ok(out)
     }
 
     /// Runs `pass`, which reads the IR and builds something new from it (a
     /// register assignment, a machine function), and returns it; then,
-    /// when checks are on, `checks` on it. Nothing is kept: the IR did not
-    /// change.
+    /// when checks are on, `checks` on it. The IR did not change: the
+    /// observer is not shown it.
     pub fn run<T, E>(
         &mut self,
         name: &'static str,
@@ -105,11 +134,10 @@ impl<I: Clone> PassRunner<I> {
         Ok(out)
     }
 
-    /// The kept copies of the IR, each under its pass's name, in order
-    /// (empty unless [`PassRunner::keeping`]), and the time of each pass
-    /// that succeeded, in order (empty unless [`PassRunner::timed`]).
-    pub fn finish(self) -> (KeptStages<I>, PassTimes) {
-        (self.kept, self.times)
+    /// The time of each pass that succeeded, in order (empty unless
+    /// [`PassRunner::timed`]).
+    pub fn finish(self) -> PassTimes {
+        self.times
     }
 
     /// Runs `pass` and, when timed, records how long it took under `name`
@@ -151,18 +179,23 @@ mod tests {
     }
 
     #[test]
-    fn checks_run_and_copies_are_kept_only_when_asked() {
+    fn checks_run_and_the_observer_sees_each_rewrite() {
         let mut ir = Vec::new();
-        let mut r = PassRunner::new(Flags::checked()).timed().keeping(true);
+        let mut seen = Vec::new();
+        let mut observer = |name: &str, ir: &Vec<u8>| seen.push((name.to_string(), ir.clone()));
+        let mut r = PassRunner::new(Flags::checked()).timed().observed_by(&mut observer);
         assert_eq!(append(&mut r, "a", &mut ir, 1), Ok(1));
         assert_eq!(append(&mut r, "b", &mut ir, 2), Ok(2));
         assert_eq!(r.run("c", || Ok(ir.len()), |n| if *n == 2 { Ok(()) } else { Err(error("n")) }), Ok(2));
-        let (kept, times) = r.finish();
-        assert_eq!(kept, vec![("a", vec![1]), ("b", vec![1, 2])]);
+        let times = r.finish();
         assert_eq!(times.iter().map(|t| t.0).collect::<Vec<_>>(), ["a", "b", "c"]);
+        assert_eq!(seen, vec![("a".to_string(), vec![1]), ("b".to_string(), vec![1, 2])]);
 
-        // Without checks, a failing check is not run; the copy is kept.
-        let mut r = PassRunner::new(Flags::unchecked()).keeping(true);
+        // Without checks, a failing check is not run; the observer still
+        // sees the rewrite.
+        let mut seen = Vec::new();
+        let mut observer = |name: &str, ir: &Vec<u8>| seen.push((name.to_string(), ir.clone()));
+        let mut r = PassRunner::new(Flags::unchecked()).observed_by(&mut observer);
         let failing = r.rewrite(
             "a",
             &mut ir,
@@ -173,13 +206,16 @@ mod tests {
             |_, _| Err(error("never")),
         );
         assert_eq!(failing, Ok(()));
-        assert_eq!(r.finish(), (vec![("a", vec![1, 2, 3])], Vec::new()));
+        assert!(r.finish().is_empty());
+        assert_eq!(seen, vec![("a".to_string(), vec![1, 2, 3])]);
     }
 
     #[test]
     fn a_failing_pass_or_check_stops_with_its_own_error() {
         let mut ir = vec![0u8];
-        let mut r = PassRunner::new(Flags::checked()).timed().keeping(true);
+        let mut seen = 0;
+        let mut observer = |_: &str, _: &Vec<u8>| seen += 1;
+        let mut r = PassRunner::new(Flags::checked()).timed().observed_by(&mut observer);
         let failed = r.rewrite("a", &mut ir, |_| Err::<(), _>(error("pass")), |_, _| Ok(()));
         assert_eq!(failed.unwrap_err(), "pass");
         let failed = r.rewrite(
@@ -192,10 +228,10 @@ mod tests {
             |_, _| Err(error("check")),
         );
         assert_eq!(failed.unwrap_err(), "check");
-        let (kept, times) = r.finish();
+        let times = r.finish();
         // The failed pass has no time; the pass whose check failed has its
-        // time, and no copy.
-        assert!(kept.is_empty());
+        // time; the observer saw neither.
         assert_eq!(times.iter().map(|t| t.0).collect::<Vec<_>>(), ["b"]);
+        assert_eq!(seen, 0);
     }
 }

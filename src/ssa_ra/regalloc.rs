@@ -13,7 +13,6 @@
 //! assignment colors), and SSA elimination uses only the locations of the
 //! parallel copy it implements (swaps for cycles).
 
-use crate::ir::Function;
 use crate::ssa_ra::ssa_elimination::EliminationStats;
 use std::time::Duration;
 
@@ -137,9 +136,6 @@ impl RegallocOptions {
 /// What the allocation of one function did, pass by pass.
 #[derive(Clone, Debug)]
 pub struct AllocReport {
-    /// The SSA function after each SSA-level pass, for the differential
-    /// check and for `ssaref emit`: (pass name, function).
-    pub stages: Vec<(&'static str, Function)>,
     /// Values spilled (including load-lowered phi results).
     pub spilled: usize,
     pub slots: u32,

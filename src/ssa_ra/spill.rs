@@ -816,10 +816,10 @@ fn check_liveness_unchanged(f: &Function, live: &Liveness) {
 #[cfg(test)]
 mod tests {
     use crate::backend::ssa_ra::allocate_function;
-    use crate::backend::KeepStages;
     use crate::construction::braun::{construct_program, BraunOptions};
     use crate::generate::source::{GenConfig, TestCase};
     use crate::pass_manager::flags::Flags;
+    use crate::pass_manager::runner::Unobserved;
     use crate::pass_manager::self_checks;
     use crate::ssa_ra::regalloc::RegallocOptions;
 
@@ -842,7 +842,7 @@ mod tests {
                         // during coloring (its deductions).
                         for spill_during_coloring in [false, true] {
                             let opts = RegallocOptions { spill_during_coloring, ..RegallocOptions::with_k(k) };
-                            allocate_function(f, &opts, Flags::checked(), KeepStages::No).expect("ssa-ra allocates");
+                            allocate_function(f, &opts, Flags::checked(), &mut Unobserved).expect("ssa-ra allocates");
                         }
                     }
                 }

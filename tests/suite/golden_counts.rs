@@ -24,6 +24,7 @@ use ssaref::generate::source::{GenConfig, TestCase};
 use ssaref::out_of_ssa::coalescing::{ClassTest, CoalescingVariant};
 use ssaref::out_of_ssa::conventional::ConventionalAllocator;
 use ssaref::out_of_ssa::translate::{LivenessMethod, OutOfSsaOptions};
+use ssaref::pass_manager::runner::Unobserved;
 use ssaref::ssa_ra::regalloc::RegallocOptions;
 
 const FUEL: u64 = 200_000;
@@ -96,14 +97,12 @@ fn render() -> String {
             let backend = OutOfSsa { out_of_ssa: OutOfSsaOptions::fast(CoalescingVariant::Sharing), allocator };
             let mut c = AllocCounts::default();
             for (m, (_, args)) in modules.iter().zip(&corpus) {
-                let prepared =
-                    backend.prepare(m, ssaref::pass_manager::flags::Flags::checked()).expect("out-of-ssa translates");
-                let out = backend
-                    .allocate(m, &prepared, k, ssaref::pass_manager::flags::Flags::checked())
-                    .expect("out-of-ssa allocates");
+                let (flags, mut none) = (ssaref::pass_manager::flags::Flags::checked(), Unobserved);
+                let prepared = backend.prepare(m, flags, &mut none).expect("out-of-ssa translates");
+                let mir = backend.allocate(m, &prepared, k, flags, &mut none).expect("out-of-ssa allocates");
                 c.programs += 1;
-                c.add_static(&out.mir);
-                let _ = c.add_run(&out.mir, args, &InterpOracle, FUEL);
+                c.add_static(&mir);
+                let _ = c.add_run(&mir, args, &InterpOracle, FUEL);
             }
             out.push_str(&format!("out-of-ssa, K = {k:>2}, {:<16} {}\n", allocator.name(), counts(&c)));
         }

@@ -290,7 +290,7 @@ fn tarjan_flat_matches_nested_and_reachability() {
 /// CFGs, irreducible ones and unreachable blocks included).
 #[test]
 fn liveness_by_path_exploration_matches_the_dataflow() {
-    use crate::common::passes::allocate_function;
+    use crate::common::passes::allocate_function_stages;
     use ssaref::analysis::liveness::compute_liveness_dataflow;
     use ssaref::generate::ssa::{IrCase, IrGenConfig};
     use ssaref::ssa_ra::regalloc::RegallocOptions;
@@ -307,8 +307,8 @@ fn liveness_by_path_exploration_matches_the_dataflow() {
         for f in &module.functions {
             same(f, &format!("seed {seed} `{}`", f.name));
             for k in [2, 4] {
-                if let Ok((_, report)) = allocate_function(f, &RegallocOptions::with_k(k)) {
-                    for (stage, g) in &report.stages {
+                if let Ok((_, kept)) = allocate_function_stages(f, &RegallocOptions::with_k(k)) {
+                    for (stage, g) in &kept {
                         same(g, &format!("seed {seed} `{}` K={k} after {stage}", f.name));
                         stages += 1;
                     }

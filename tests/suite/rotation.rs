@@ -7,7 +7,7 @@
 //! case replays the configuration it failed with.
 
 use crate::common::InterpOracle;
-use ssaref::backend::{Backend, BackendOutput, Prepared, SsaRa};
+use ssaref::backend::{Backend, Prepared, SsaRa};
 use ssaref::campaign::driver::{run_campaign, CampaignConfig};
 use ssaref::campaign::rotation::{out_of_ssa_rotation, pick, ProgramConfig, Rotation, FIXED_REGS};
 use ssaref::construction::braun::BraunOptions;
@@ -15,8 +15,10 @@ use ssaref::differential::{differential_full, Verdict};
 use ssaref::error::{ConventionalAllocError, PassError};
 use ssaref::frontend::case_file::CaseFile;
 use ssaref::ir::{Module, Op};
+use ssaref::mir::MModule;
 use ssaref::out_of_ssa::coalescing::ClassTest;
 use ssaref::pass_manager::flags::Flags;
+use ssaref::pass_manager::runner::Observer;
 use ssaref::ssa_ra::regalloc::RegallocOptions;
 use std::collections::BTreeSet;
 use std::sync::atomic::AtomicBool;
@@ -217,7 +219,14 @@ impl Backend for RejectsCopies {
         "rejects-copies".into()
     }
 
-    fn allocate(&self, ssa: &Module, prepared: &Prepared, k: usize, flags: Flags) -> Result<BackendOutput, PassError> {
+    fn allocate(
+        &self,
+        ssa: &Module,
+        prepared: &Prepared,
+        k: usize,
+        flags: Flags,
+        stages: &mut dyn Observer<Module>,
+    ) -> Result<MModule, PassError> {
         let copy = ssa
             .functions
             .iter()
@@ -228,7 +237,7 @@ impl Backend for RejectsCopies {
             let error = ConventionalAllocError::Unallocatable { op: i.op.clone(), dest: i.dest };
             return Err(PassError::new(format!("rejects-copies[k={k}]"), "planted", error));
         }
-        SsaRa(RegallocOptions::with_k(k)).allocate(ssa, prepared, k, flags)
+        SsaRa(RegallocOptions::with_k(k)).allocate(ssa, prepared, k, flags, stages)
     }
 }
 

@@ -82,9 +82,10 @@ impl ssaref::backend::Backend for OneRegisterTooMany {
         prepared: &ssaref::backend::Prepared,
         k: usize,
         flags: ssaref::pass_manager::flags::Flags,
-    ) -> Result<ssaref::backend::BackendOutput, ssaref::error::PassError> {
+        stages: &mut dyn ssaref::pass_manager::runner::Observer<ssaref::ir::Module>,
+    ) -> Result<ssaref::mir::MModule, ssaref::error::PassError> {
         let ssa_ra = ssaref::backend::SsaRa(ssaref::ssa_ra::regalloc::RegallocOptions::with_k(k + 1));
-        ssaref::backend::Backend::allocate(&ssa_ra, ssa, prepared, k + 1, flags)
+        ssaref::backend::Backend::allocate(&ssa_ra, ssa, prepared, k + 1, flags, stages)
     }
 }
 
@@ -178,4 +179,76 @@ fn above_the_sampling_size_the_quadratic_out_of_ssa_configurations_do_not_run() 
     // K, the other 18 of the 20 that remain at K = 2.
     assert_eq!(above.len(), ra + 2 * 2 + 18, "{above:?}");
     assert_eq!(notes.len(), 3, "{notes:?}");
+}
+
+/// A back end that shows the oracle a program of its own that computes
+/// something else (a planted bug in an intermediate stage), then allocates
+/// correctly. The differential driver runs the oracle on what it is shown
+/// there and then: the verdict names that stage, though every later stage
+/// would agree.
+struct WrongIntermediate;
+
+impl ssaref::backend::Backend for WrongIntermediate {
+    fn name(&self) -> String {
+        "wrong-intermediate".to_string()
+    }
+
+    fn allocate(
+        &self,
+        ssa: &ssaref::ir::Module,
+        prepared: &ssaref::backend::Prepared,
+        k: usize,
+        flags: ssaref::pass_manager::flags::Flags,
+        stages: &mut dyn ssaref::pass_manager::runner::Observer<ssaref::ir::Module>,
+    ) -> Result<ssaref::mir::MModule, ssaref::error::PassError> {
+        let wrong = ssaref::ssa_text::parse_module("fn main(v0) {\nb0:\n    v1 = const 7\n    ret v1\n}\n")
+            .expect("the planted program parses");
+        stages.after_pass(&format!("wrong-intermediate[k={k}]/planted"), &wrong);
+        let ssa_ra = ssaref::backend::SsaRa(ssaref::ssa_ra::regalloc::RegallocOptions::with_k(k));
+        ssaref::backend::Backend::allocate(&ssa_ra, ssa, prepared, k, flags, stages)
+    }
+}
+
+#[test]
+fn a_program_shown_to_the_observer_is_run_there_and_then() {
+    let p = ssaref::frontend::parser::parse_program(PROGRAM).expect("parses");
+    let mut c = config(&[3], true);
+    c.backends = vec![std::sync::Arc::new(WrongIntermediate)];
+    c.regalloc.clear();
+    c.out_of_ssa.clear();
+    match differential_full(&p, &[5], &InterpOracle, &c) {
+        Verdict::Diverge { stage, .. } => assert_eq!(stage, "wrong-intermediate[k=3]/planted"),
+        other => panic!("the planted stage should diverge: {other:?}"),
+    }
+}
+
+/// ssa-ra's module pass list shows the observer, after each pass on each
+/// function, the whole module with that function rewritten and the others
+/// as given, under `PASS@FUNCTION` when there is more than one function.
+#[test]
+fn ssa_ra_shows_each_function_rewritten_in_the_given_module() {
+    // `main` has a loop phi, which PhiLifting rewrites.
+    let text = "fn main(v0, v1) {\nb0:\n    v2 = const 0\n    jump b1\nb1(b0, b2):\n    v4 = phi v2, v6\n    \
+                v5 = lt v4, v1\n    br v5, b2, b3\nb2(b1):\n    v6 = add v4, v0\n    jump b1\nb3(b1):\n    ret v4\n}\n\
+                fn other() {\nb0:\n    v0 = const 2\n    ret v0\n}\n";
+    let m = ssaref::ssa_text::parse_module(text).expect("parses");
+    let mut seen: Vec<(String, Vec<String>)> = Vec::new();
+    let mut observe = |name: &str, shown: &ssaref::ir::Module| {
+        let printed = shown.functions.iter().map(ssaref::ssa_text::print_function).collect();
+        seen.push((name.to_string(), printed));
+    };
+    let opts = ssaref::ssa_ra::regalloc::RegallocOptions::with_k(3);
+    let flags = ssaref::pass_manager::flags::Flags::checked();
+    ssaref::backend::ssa_ra::allocate_module(&m, &opts, flags, &mut observe).expect("allocates");
+    let names: Vec<&str> = seen.iter().map(|s| s.0.as_str()).collect();
+    let passes = ["split-critical-edges", "phi-lifting", "phi-mem-coalesce", "spill"];
+    let expected: Vec<String> =
+        ["main", "other"].iter().flat_map(|f| passes.iter().map(move |p| format!("{p}@{f}"))).collect();
+    assert_eq!(names, expected);
+    let given: Vec<String> = m.functions.iter().map(ssaref::ssa_text::print_function).collect();
+    for (name, shown) in &seen {
+        let untouched = if name.ends_with("@main") { 1 } else { 0 };
+        assert_eq!(shown[untouched], given[untouched], "after {name}, the other function is as given");
+    }
+    assert_ne!(seen[1].1[0], given[0], "PhiLifting rewrote `main`");
 }

@@ -6,7 +6,6 @@
 //! translation (the paper's LLVM allocator).
 
 use crate::backend::ssa_ra::allocate_module;
-use crate::backend::KeepStages;
 use crate::backend::{Backend, OutOfSsa};
 use crate::construction::braun::{construct_program, BraunOptions};
 use crate::evaluation::eval_error::EvalError;
@@ -19,6 +18,7 @@ use crate::out_of_ssa::conventional::ConventionalAllocator;
 use crate::out_of_ssa::translate::OutOfSsaOptions;
 use crate::outcome::End;
 use crate::pass_manager::flags::Flags;
+use crate::pass_manager::runner::Unobserved;
 use crate::ssa_ra::regalloc::RegallocOptions;
 
 /// An allocator of the comparison.
@@ -47,14 +47,14 @@ impl Allocator {
         match self {
             Allocator::SsaRa(o) => {
                 let (mir, reports) =
-                    allocate_module(ssa, &RegallocOptions { k, ..o }, Flags::unchecked(), KeepStages::No)?;
+                    allocate_module(ssa, &RegallocOptions { k, ..o }, Flags::unchecked(), &mut Unobserved)?;
                 Ok((mir, reports.iter().map(|r| r.spilled).sum()))
             }
             Allocator::LinearScan => {
                 let b =
                     OutOfSsa { out_of_ssa: OutOfSsaOptions::default(), allocator: ConventionalAllocator::LinearScan };
-                let prepared = b.prepare(ssa, Flags::unchecked())?;
-                let mir = b.allocate(ssa, &prepared, k, Flags::unchecked())?.mir;
+                let prepared = b.prepare(ssa, Flags::unchecked(), &mut Unobserved)?;
+                let mir = b.allocate(ssa, &prepared, k, Flags::unchecked(), &mut Unobserved)?;
                 let slots = mir.functions.iter().map(|f| f.slot_count as usize).sum();
                 Ok((mir, slots))
             }

@@ -344,7 +344,7 @@ pub fn compile(
         &ssa,
         regalloc,
         crate::pass_manager::flags::Flags::unchecked(),
-        crate::backend::KeepStages::No,
+        &mut crate::pass_manager::runner::Unobserved,
     )?;
     for r in &reports {
         let passes: Vec<(&'static str, f64)> = r.pass_times.iter().map(|&(name, d)| (name, d.as_secs_f64())).collect();
@@ -382,7 +382,7 @@ pub fn compile_workload(w: &Workload, construct: &Construct, k: usize) -> Result
             &ssa,
             &regalloc,
             crate::pass_manager::flags::Flags::unchecked(),
-            crate::backend::KeepStages::No,
+            &mut crate::pass_manager::runner::Unobserved,
         )
         .map_err(|e| EvalError::from(e).within(c.name.clone()))?;
         for f in &mir.functions {

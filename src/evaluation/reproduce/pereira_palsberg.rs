@@ -7,7 +7,6 @@
 //! `AllocReport::pass_times`.
 
 use crate::backend::ssa_ra::allocate_module;
-use crate::backend::KeepStages;
 use crate::construction::braun::construct_program;
 use crate::construction::braun::BraunOptions;
 use crate::evaluation::eval_error::EvalError;
@@ -21,6 +20,7 @@ use crate::evaluation::spill_code_sources::{ssa_ra_sources, ProgramBlockCounts};
 use crate::evaluation::timing::median;
 use crate::oracle::Oracle;
 use crate::pass_manager::flags::Flags;
+use crate::pass_manager::runner::Unobserved;
 use crate::ssa_ra::regalloc::RegallocOptions;
 use crate::ssa_ra::ssa_elimination::EliminationStats;
 
@@ -205,7 +205,7 @@ fn reach(
             let mut memory = 0;
             let mut dyn_transfers = 0;
             for (case, ssa, counts) in &programs {
-                let (mir, reports) = allocate_module(ssa, &o, Flags::unchecked(), KeepStages::No)
+                let (mir, reports) = allocate_module(ssa, &o, Flags::unchecked(), &mut Unobserved)
                     .map_err(|e| EvalError::from(e).within(case.name.clone()))?;
                 for r in &reports {
                     add_stats(&mut st, &r.elimination);

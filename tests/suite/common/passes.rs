@@ -2,7 +2,6 @@
 //! the tests (the pass lists themselves are in `src/backend/`, and take
 //! the check switch as an argument).
 
-use ssaref::backend::KeepStages;
 use ssaref::error::PassError;
 use ssaref::ir::{Function, Module};
 use ssaref::mir::{MFunction, MModule};
@@ -10,19 +9,32 @@ use ssaref::out_of_ssa::conventional::ConventionalAllocator;
 use ssaref::out_of_ssa::renaming_constraints::Pins;
 use ssaref::out_of_ssa::translate::{OutOfSsaOptions, OutOfSsaReport, TranslatedFunction};
 use ssaref::pass_manager::flags::Flags;
+use ssaref::pass_manager::runner::Unobserved;
 use ssaref::regalloc2::Regalloc2Report;
 use ssaref::ssa_ra::regalloc::{AllocReport, RegallocOptions};
 
 const CHECKED: Flags = Flags::checked();
 
-/// ssa-ra on one function, every check on, the SSA after each pass kept.
+/// ssa-ra on one function, every check on.
 pub fn allocate_function(f: &Function, opts: &RegallocOptions) -> Result<(MFunction, AllocReport), PassError> {
-    ssaref::backend::ssa_ra::allocate_function(f, opts, CHECKED, KeepStages::AfterEachPass)
+    ssaref::backend::ssa_ra::allocate_function(f, opts, CHECKED, &mut Unobserved)
+}
+
+/// The SSA after each of ssa-ra's passes that rewrites it, under the
+/// pass's name, as the pass list shows it to an observer.
+pub type Stages = Vec<(String, Function)>;
+
+/// ssa-ra on one function, every check on, and the SSA after each pass.
+pub fn allocate_function_stages(f: &Function, opts: &RegallocOptions) -> Result<(MFunction, Stages), PassError> {
+    let mut stages = Vec::new();
+    let mut keep = |pass: &str, g: &Function| stages.push((pass.to_string(), g.clone()));
+    let (mf, _) = ssaref::backend::ssa_ra::allocate_function(f, opts, CHECKED, &mut keep)?;
+    Ok((mf, stages))
 }
 
 /// ssa-ra on every function of a module, every check on.
 pub fn allocate_module(m: &Module, opts: &RegallocOptions) -> Result<(MModule, Vec<AllocReport>), PassError> {
-    ssaref::backend::ssa_ra::allocate_module(m, opts, CHECKED, KeepStages::AfterEachPass)
+    ssaref::backend::ssa_ra::allocate_module(m, opts, CHECKED, &mut Unobserved)
 }
 
 /// regalloc2 on one function, every check on.
