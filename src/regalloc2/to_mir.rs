@@ -111,7 +111,7 @@ pub fn to_mir(a: &Adapter, out: &Output) -> Result<MFunction, ToMirError> {
     let k = a.k;
     let f = &a.func;
     let slot_count = out.num_spillslots as u32;
-    let mut params = Vec::with_capacity(f.params.len());
+    let mut params = Vec::new();
     let mut blocks = crate::entity::EntityVec::new();
     // regalloc2's debug locations by label (a stable sort keeps each
     // label's entries in regalloc2's order), so that each phi finds its own
@@ -132,10 +132,13 @@ pub fn to_mir(a: &Adapter, out: &Output) -> Result<MFunction, ToMirError> {
             let label = phi.dest.index() as u32;
             let at_entry = locations_of(label).filter(|&&(_, from, _, _)| from == ProgPoint::before(first));
             for &(_, _, _, alloc) in at_entry {
-                let args = phi.args.iter().map(|&v| a.canonical(v)).collect();
                 let l = loc(alloc, k)?;
                 if !phis.iter().any(|p| p.dest == phi.dest && p.loc == l) {
-                    phis.push(PhiAnnot { dest: phi.dest, loc: l, args });
+                    phis.push(PhiAnnot {
+                        dest: phi.dest,
+                        loc: l,
+                        args: phi.args.iter().map(|&v| a.canonical(v)).collect(),
+                    });
                 }
             }
         }
@@ -152,34 +155,13 @@ pub fn to_mir(a: &Adapter, out: &Output) -> Result<MFunction, ToMirError> {
                     let data_i = a.inst(i);
                     let allocs = out.inst_allocs(i);
                     match data_i.kind {
-                        InstKind::Params => {
-                            for (j, &p) in f.params.iter().enumerate() {
-                                // regalloc2 gives every operand a location, a
-                                // dead parameter's definition included (a slot).
-                                let l = match allocs.get(j) {
-                                    Some(&alloc) if alloc.is_some() => loc(alloc, k)?,
-                                    _ => return Err(ToMirError::ParamWithoutLocation(p)),
-                                };
-                                params.push((l, a.canonical(p)));
-                            }
-                        }
+                        InstKind::Params => params = param_locations(a, allocs)?,
                         InstKind::Op { block, index } => {
                             if let Some(mi) = op_inst(a, &f.blocks[block].insts[index], data_i.div, allocs)? {
                                 insts.push(mi);
                             }
                         }
-                        InstKind::Term(block) => {
-                            let r0 = || allocs.first().copied().ok_or(ToMirError::TerminatorOperand);
-                            let (t, reads) = match f.blocks[block].term {
-                                Terminator::Jump(t) => (MTerm::Jump(t), None),
-                                Terminator::Branch { cond, then_dest, else_dest } => (
-                                    MTerm::Branch { cond: reg(r0()?, k)?, then_dest, else_dest },
-                                    Some(a.canonical(cond)),
-                                ),
-                                Terminator::Return(v) => (MTerm::Return(reg(r0()?, k)?), Some(a.canonical(v))),
-                            };
-                            term = Some((t, reads));
-                        }
+                        InstKind::Term(block) => term = Some(terminator(a, &f.blocks[block].term, allocs)?),
                     }
                 }
             }
@@ -191,6 +173,34 @@ pub fn to_mir(a: &Adapter, out: &Output) -> Result<MFunction, ToMirError> {
         return Err(ToMirError::NoParams);
     }
     Ok(MFunction { name: f.name.clone(), k, slot_count, params, blocks })
+}
+
+/// Where each parameter of the function arrives: the allocations of the
+/// parameters' pseudo instruction. regalloc2 gives every operand a
+/// location, a dead parameter's definition included (a slot).
+fn param_locations(a: &Adapter, allocs: &[Allocation]) -> Result<Vec<(Loc, ir::Value)>, ToMirError> {
+    let mut params = Vec::with_capacity(a.func.params.len());
+    for (j, &p) in a.func.params.iter().enumerate() {
+        let l = match allocs.get(j) {
+            Some(&alloc) if alloc.is_some() => loc(alloc, a.k)?,
+            _ => return Err(ToMirError::ParamWithoutLocation(p)),
+        };
+        params.push((l, a.canonical(p)));
+    }
+    Ok(params)
+}
+
+/// A block's terminator over the register of its operand's allocation,
+/// and the copy-canonical value it reads.
+fn terminator(a: &Adapter, term: &Terminator, allocs: &[Allocation]) -> Result<(MTerm, Option<ir::Value>), ToMirError> {
+    let r0 = || allocs.first().copied().ok_or(ToMirError::TerminatorOperand);
+    Ok(match *term {
+        Terminator::Jump(t) => (MTerm::Jump(t), None),
+        Terminator::Branch { cond, then_dest, else_dest } => {
+            (MTerm::Branch { cond: reg(r0()?, a.k)?, then_dest, else_dest }, Some(a.canonical(cond)))
+        }
+        Terminator::Return(v) => (MTerm::Return(reg(r0()?, a.k)?), Some(a.canonical(v))),
+    })
 }
 
 /// regalloc2's output as text: the number of spill slots, then the

@@ -380,30 +380,79 @@ pub(super) struct Builder {
     pub(super) stats: BraunStats,
 }
 
-impl Builder {
-    pub(super) fn new(func: &ast::Function, opts: BraunOptions) -> Self {
-        // Count the gotos to each label so that label blocks can be sealed
-        // as soon as their last predecessor is known.
-        let mut goto_counts: HashMap<&str, usize> = HashMap::default();
-        let mut label_names: Vec<&str> = Vec::new();
-        let mut assigned_names: Vec<&str> = Vec::new();
-        let mut regions = RegionAssignmentsBuilder::default();
-        // Also bound the number of blocks the AST walk will make, so that
-        // the per-block vectors are allocated once, at their size (doubling
-        // left up to half of the largest one unused, and copied it).
-        let mut blocks = 1usize;
+/// What [`Builder::new`] learns from one walk over the function before
+/// the construction starts.
+struct Scan<'a> {
+    /// The gotos to each label, so that a label's block can be sealed as
+    /// soon as its last predecessor is known.
+    goto_counts: HashMap<&'a str, usize>,
+    label_names: Vec<&'a str>,
+    /// The variable of each assignment, in walk order.
+    assigned_names: Vec<&'a str>,
+    regions: RegionAssignmentsBuilder,
+    /// A bound on the number of blocks the AST walk will make, so that the
+    /// per-block vectors are allocated once, at their size.
+    blocks: usize,
+}
+
+impl<'a> Scan<'a> {
+    fn of(func: &'a ast::Function) -> Self {
+        let mut scan = Scan {
+            goto_counts: HashMap::default(),
+            label_names: Vec::new(),
+            assigned_names: Vec::new(),
+            regions: RegionAssignmentsBuilder::default(),
+            blocks: 1,
+        };
         ast::walk_stmts(&func.body, |s, depth| {
-            blocks += block_bound(s);
+            scan.blocks += block_bound(s);
             let assigns = matches!(s, Stmt::Var(..) | Stmt::Assign(..));
-            regions.statement(depth, matches!(s, Stmt::While(..)), assigns, matches!(s, Stmt::Label(_)));
+            scan.regions.statement(depth, matches!(s, Stmt::While(..)), assigns, matches!(s, Stmt::Label(_)));
             match s {
-                Stmt::Goto(l) => *goto_counts.entry(l.as_str()).or_default() += 1,
-                Stmt::Label(l) => label_names.push(l.as_str()),
-                Stmt::Var(x, _) | Stmt::Assign(x, _) => assigned_names.push(x.as_str()),
+                Stmt::Goto(l) => *scan.goto_counts.entry(l.as_str()).or_default() += 1,
+                Stmt::Label(l) => scan.label_names.push(l.as_str()),
+                Stmt::Var(x, _) | Stmt::Assign(x, _) => scan.assigned_names.push(x.as_str()),
                 _ => {}
             }
         });
-        let mut b = Builder {
+        scan
+    }
+}
+
+impl Builder {
+    pub(super) fn new(func: &ast::Function, opts: BraunOptions) -> Self {
+        let scan = Scan::of(func);
+        let mut b = Builder::empty(opts, scan.blocks);
+        let entry = b.new_block();
+        debug_assert_eq!(entry, ir::Function::ENTRY);
+        b.blocks[entry].sealed = true;
+        for p in &func.params {
+            let v = b.new_value();
+            let var = b.var(p);
+            b.params.push(v);
+            b.initial.insert(var, v);
+            b.note_binding(v);
+        }
+        let mut assigned_vars = Vec::with_capacity(scan.assigned_names.len());
+        for x in scan.assigned_names {
+            let var = b.var(x);
+            b.assigned[var.0 as usize] = true;
+            assigned_vars.push(var.0);
+        }
+        (b.regions, b.assignment_stmts) = scan.regions.finish(&assigned_vars, b.var_count as usize);
+        b.assigned_vars = assigned_vars;
+        b.has_labels = !scan.label_names.is_empty();
+        for l in scan.label_names {
+            let expected = scan.goto_counts.get(l).copied().unwrap_or(0) + 1;
+            b.labels.insert(l.to_string(), LabelInfo { block: None, expected_preds: expected, added_preds: 0 });
+        }
+        b
+    }
+
+    /// A builder with nothing built yet, its per-block vectors allocated
+    /// for `blocks` blocks.
+    fn empty(opts: BraunOptions, blocks: usize) -> Self {
+        Builder {
             opts,
             blocks: EntityVec::with_capacity(blocks),
             defs: CurrentDefs::default(),
@@ -449,31 +498,7 @@ impl Builder {
             in_lookup: false,
             phi_args: Vec::new(),
             stats: BraunStats::default(),
-        };
-        let entry = b.new_block();
-        debug_assert_eq!(entry, ir::Function::ENTRY);
-        b.blocks[entry].sealed = true;
-        for p in &func.params {
-            let v = b.new_value();
-            let var = b.var(p);
-            b.params.push(v);
-            b.initial.insert(var, v);
-            b.note_binding(v);
         }
-        let mut assigned_vars = Vec::with_capacity(assigned_names.len());
-        for x in assigned_names {
-            let var = b.var(x);
-            b.assigned[var.0 as usize] = true;
-            assigned_vars.push(var.0);
-        }
-        (b.regions, b.assignment_stmts) = regions.finish(&assigned_vars, b.var_count as usize);
-        b.assigned_vars = assigned_vars;
-        b.has_labels = !label_names.is_empty();
-        for l in label_names {
-            let expected = goto_counts.get(l).copied().unwrap_or(0) + 1;
-            b.labels.insert(l.to_string(), LabelInfo { block: None, expected_preds: expected, added_preds: 0 });
-        }
-        b
     }
 
     // ----- entities -----
