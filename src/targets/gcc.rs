@@ -14,11 +14,19 @@
 //! brackets by default ("bracket nesting level exceeded maximum of 256"),
 //! an implementation limit below what the C translation of an expression
 //! at the language's depth limit of 256 nests (`tests/cases/deep_expression.src`).
+//! Past that limit its recursive descent needs more than the usual 8 MiB
+//! of stack (`clang-19` dies of SIGSEGV on that case, and compiles it with
+//! `ulimit -s unlimited`), so clang runs under `sh -c` with the stack
+//! limit raised to the hard limit ([`STACK_WRAPPER`]).
 
 use crate::outcome::Outcome;
 use crate::targets::c_source::{self, CPlant};
 use crate::targets::native::{self, Scratch};
 use crate::targets::target::{ExportedFile, Limits, Target, TargetCase, TargetError, TargetInput};
+
+/// The shell script that runs clang (`$0`, its arguments `$@`) with the
+/// stack limit raised as far as the hard limit allows.
+const STACK_WRAPPER: &str = "ulimit -s unlimited 2>/dev/null || ulimit -s \"$(ulimit -H -s)\"; exec \"$0\" \"$@\"";
 
 /// A C compiler as a target.
 #[derive(Clone, Debug)]
@@ -173,7 +181,13 @@ impl Target for CCompiler {
                 programs.display().to_string(),
                 harness.display().to_string(),
             ]);
-            native::compile(&cc, &args, self.hint())?;
+            if self.name == "clang" {
+                let mut wrapped = vec!["-c".to_string(), STACK_WRAPPER.to_string(), cc.clone()];
+                wrapped.extend(args);
+                native::compile("sh", &wrapped, self.hint())?;
+            } else {
+                native::compile(&cc, &args, self.hint())?;
+            }
             Ok(binary)
         };
         let mut binaries = Vec::new();
@@ -211,7 +225,10 @@ impl Target for CCompiler {
         let args = call_args(case);
         let mut text = format!("/* ssaref case for {} ({cc}), option set `{options}`\n", self.name);
         let flags: String = std::iter::once(flag).chain(self.extra_flags().iter().copied()).collect::<Vec<_>>().join(" ");
-        text.push_str(&format!(" * reproduce:\n *   {cc} {flags} -w -o {name} {name}.c {name}-harness.c && ./{name}\n"));
+        let stack = if self.name == "clang" { "ulimit -s unlimited; " } else { "" };
+        text.push_str(&format!(
+            " * reproduce:\n *   {stack}{cc} {flags} -w -o {name} {name}.c {name}-harness.c && ./{name}\n"
+        ));
         text.push_str(&native::expected_run_comment(" * ", "ssaref_p0", &args, expected));
         text.push_str(" */\n");
         text.push_str(&self.programs(&[(0, case)]));
