@@ -224,7 +224,8 @@ impl Target for CCompiler {
         let name = stem.rsplit('/').next().unwrap_or(stem);
         let args = call_args(case);
         let mut text = format!("/* ssaref case for {} ({cc}), option set `{options}`\n", self.name);
-        let flags: String = std::iter::once(flag).chain(self.extra_flags().iter().copied()).collect::<Vec<_>>().join(" ");
+        let flags: String =
+            std::iter::once(flag).chain(self.extra_flags().iter().copied()).collect::<Vec<_>>().join(" ");
         let stack = if self.name == "clang" { "ulimit -s unlimited; " } else { "" };
         text.push_str(&format!(
             " * reproduce:\n *   {stack}{cc} {flags} -w -o {name} {name}.c {name}-harness.c && ./{name}\n"

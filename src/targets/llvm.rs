@@ -46,8 +46,7 @@ pub fn installed_versions() -> Vec<u32> {
         let Ok(entries) = std::fs::read_dir(dir) else { continue };
         for e in entries.flatten() {
             let name = e.file_name();
-            let Some(v) = name.to_str().and_then(|n| n.strip_prefix("llc-")).and_then(|n| n.parse::<u32>().ok())
-            else {
+            let Some(v) = name.to_str().and_then(|n| n.strip_prefix("llc-")).and_then(|n| n.parse::<u32>().ok()) else {
                 continue;
             };
             if e.path().is_file() {

@@ -131,12 +131,7 @@ fn disagreements(target: Arc<dyn Target>) -> Vec<String> {
     let ran = ran.into_inner();
     let runs: usize = batches.iter().map(|(_, c)| c.len()).sum();
     assert!(runs >= cases.len() && ran * 10 >= runs * 9, "only {ran} of {runs} runs agreed on {}", target.name());
-    eprintln!(
-        "{}: {ran} of {runs} runs agree ({} of {} option sets)",
-        target.name(),
-        batches.len(),
-        sets.len()
-    );
+    eprintln!("{}: {ran} of {runs} runs agree ({} of {} option sets)", target.name(), batches.len(), sets.len());
     failures.into_inner().unwrap()
 }
 
