@@ -36,6 +36,9 @@ pub const EXIT_OUTPUT: u8 = 6;
 /// Exit code for a program whose outcome differs from its case file's
 /// `// expect:` block (`run`, `check`, `repro`).
 pub const EXIT_MISMATCH: u8 = 7;
+/// Exit code for a target named by `--target` (or a case's `target:`
+/// line) whose tool is not installed, e.g. `llvm-19` without `llc-19`.
+pub const EXIT_TOOL_MISSING: u8 = 8;
 
 /// An error to print and the exit code that goes with it.
 pub struct Failure {

@@ -13,7 +13,7 @@
 //! `repro` and `reduce` without `--target` take the target from the case's
 //! `target:` line when it has one ([`recorded_target`]).
 
-use crate::common::{bad_input, load, parse_args, Failure, EXIT_BAD_INPUT};
+use crate::common::{bad_input, load, parse_args, Failure, EXIT_BAD_INPUT, EXIT_TOOL_MISSING};
 use crate::ssa_input::{is_ssa, load_ssa, ssa_args};
 use crate::stdio::sayln;
 use ssaref::campaign::ssa_share::Generated;
@@ -29,9 +29,18 @@ use std::sync::Arc;
 
 use ssaref_interp as interp;
 
-/// The targets of `--target LIST`.
+/// The targets of `--target LIST`, each installed: an unknown name is a
+/// command-line error, a target whose tool is missing (`llvm-19` without
+/// `llc-19`) exit code 8.
 pub fn targets(list: &str) -> Result<Vec<Arc<dyn Target>>, Failure> {
-    ssaref::targets::registry::parse_list(list).map_err(|e| Failure { code: 2, message: e.to_string() })
+    let targets =
+        ssaref::targets::registry::parse_list(list).map_err(|e| Failure { code: 2, message: e.to_string() })?;
+    for t in &targets {
+        if let Err(e) = t.version() {
+            return Err(Failure { code: EXIT_TOOL_MISSING, message: format!("target {}: {e}", t.name()) });
+        }
+    }
+    Ok(targets)
 }
 
 /// The target named by the `target:` line of the case file `file`, if it

@@ -9,11 +9,24 @@
 //! `Os`. The programs and the harness are separate files, so the
 //! compiler sees the arguments of `main` only as the harness passes them
 //! (no constant folding across the call).
+//!
+//! Clang gets `-fbracket-depth=4096`: its parser stops at 256 nested
+//! brackets by default ("bracket nesting level exceeded maximum of 256"),
+//! an implementation limit below what the C translation of an expression
+//! at the language's depth limit of 256 nests (`tests/cases/deep_expression.src`).
+//! Past that limit its recursive descent needs more than the usual 8 MiB
+//! of stack (`clang-19` dies of SIGSEGV on that case, and compiles it with
+//! `ulimit -s unlimited`), so clang runs under `sh -c` with the stack
+//! limit raised to the hard limit ([`STACK_WRAPPER`]).
 
 use crate::outcome::Outcome;
 use crate::targets::c_source::{self, CPlant};
 use crate::targets::native::{self, Scratch};
 use crate::targets::target::{ExportedFile, Limits, Target, TargetCase, TargetError, TargetInput};
+
+/// The shell script that runs clang (`$0`, its arguments `$@`) with the
+/// stack limit raised as far as the hard limit allows.
+const STACK_WRAPPER: &str = "ulimit -s unlimited 2>/dev/null || ulimit -s \"$(ulimit -H -s)\"; exec \"$0\" \"$@\"";
 
 /// A C compiler as a target.
 #[derive(Clone, Debug)]
@@ -36,10 +49,11 @@ impl CCompiler {
         CCompiler { name: "gcc", binaries, plant: None }
     }
 
-    /// Clang (`clang`, else `clang-14`, `clang-16`, `clang-19`).
+    /// Clang (`clang`, else the newest of `clang-19`, `clang-16`,
+    /// `clang-14`).
     pub fn clang() -> Self {
         let mut binaries: Vec<String> = std::env::var("SSAREF_CC_CLANG").into_iter().collect();
-        binaries.extend(["clang", "clang-14", "clang-16", "clang-19"].map(String::from));
+        binaries.extend(["clang", "clang-19", "clang-16", "clang-14"].map(String::from));
         CCompiler { name: "clang", binaries, plant: None }
     }
 
@@ -47,7 +61,17 @@ impl CCompiler {
         if self.name == "gcc" {
             "Debian package gcc; .ci/setup installs it"
         } else {
-            "Debian package clang (optional)"
+            "Debian package clang-19; .ci/setup installs it"
+        }
+    }
+
+    /// Flags this compiler gets besides the option set's (the module
+    /// documentation says why).
+    fn extra_flags(&self) -> &'static [&'static str] {
+        if self.name == "clang" {
+            &["-fbracket-depth=4096"]
+        } else {
+            &[]
         }
     }
 
@@ -148,15 +172,22 @@ impl Target for CCompiler {
             let calls: Vec<(usize, Vec<i64>)> = set.iter().map(|(i, c)| (*i, call_args(c))).collect();
             let harness = scratch.write(&format!("{name}-harness.c"), &native::harness(&calls))?;
             let binary = scratch.path(name);
-            let args: Vec<String> = vec![
-                flag.into(),
+            let mut args: Vec<String> = vec![flag.into()];
+            args.extend(self.extra_flags().iter().map(|f| f.to_string()));
+            args.extend([
                 "-w".into(),
                 "-o".into(),
                 binary.display().to_string(),
                 programs.display().to_string(),
                 harness.display().to_string(),
-            ];
-            native::compile(&cc, &args, self.hint())?;
+            ]);
+            if self.name == "clang" {
+                let mut wrapped = vec!["-c".to_string(), STACK_WRAPPER.to_string(), cc.clone()];
+                wrapped.extend(args);
+                native::compile("sh", &wrapped, self.hint())?;
+            } else {
+                native::compile(&cc, &args, self.hint())?;
+            }
             Ok(binary)
         };
         let mut binaries = Vec::new();
@@ -193,7 +224,12 @@ impl Target for CCompiler {
         let name = stem.rsplit('/').next().unwrap_or(stem);
         let args = call_args(case);
         let mut text = format!("/* ssaref case for {} ({cc}), option set `{options}`\n", self.name);
-        text.push_str(&format!(" * reproduce:\n *   {cc} {flag} -w -o {name} {name}.c {name}-harness.c && ./{name}\n"));
+        let flags: String =
+            std::iter::once(flag).chain(self.extra_flags().iter().copied()).collect::<Vec<_>>().join(" ");
+        let stack = if self.name == "clang" { "ulimit -s unlimited; " } else { "" };
+        text.push_str(&format!(
+            " * reproduce:\n *   {stack}{cc} {flags} -w -o {name} {name}.c {name}-harness.c && ./{name}\n"
+        ));
         text.push_str(&native::expected_run_comment(" * ", "ssaref_p0", &args, expected));
         text.push_str(" */\n");
         text.push_str(&self.programs(&[(0, case)]));

@@ -1,6 +1,7 @@
-//! The `llvm` target: ssaref's SSA as LLVM IR (`llvm_ir.rs`), compiled by
-//! `llc-14` to x86-64 assembly, linked with the harness (`native.rs`) by
-//! `gcc`, run in a child process.
+//! The `llvm` targets: ssaref's SSA as LLVM IR (`llvm_ir.rs`), compiled by
+//! `llc-N` to x86-64 assembly, linked with the harness (`native.rs`) by
+//! `gcc`, run in a child process. `llvm-N` is LLVM N (`llc-N`); `llvm` is
+//! the newest version installed ([`installed_versions`]).
 //!
 //! A source program enters through ssaref's SSA construction (Braun et
 //! al., every option on), an IR-level program as it is; either way LLVM's
@@ -9,16 +10,19 @@
 //! them, on ssaref's control flow.
 //!
 //! The option sets are every combination of: the optimization level and
-//! register allocator (`O2` with `regalloc=greedy`, `basic` or `pbqp`;
-//! `O0` with `regalloc=fast`); with or without `verify`
+//! register allocator (`O1`, `O2` or `O3` with `regalloc=greedy`, `basic`
+//! or `pbqp`; `O0` with `regalloc=fast`); with or without `verify`
 //! (`-verify-machineinstrs`); and the PHI-elimination copy placement: by
 //! default, `split-all` (`--phi-elim-split-all-critical-edges`) or
-//! `no-split` (`--disable-phi-elim-edge-splitting`). 24 sets, written like
-//! `O2,regalloc=pbqp,verify,no-split`. The other pairs do not run:
-//! `llc-14 -O0` accepts only the fast allocator ("Must use fast (default)
-//! register allocator for unoptimized regalloc"), and `llc-14 -O1`/`-O2`
-//! with `-regalloc=fast` crashes on every input, an empty function
-//! included (`tests/external/`).
+//! `no-split` (`--disable-phi-elim-edge-splitting`). 60 sets, written like
+//! `O2,regalloc=pbqp,verify,no-split`, the same on every version; from
+//! LLVM 19 on, `O1`, `O2` and `O3` with `regalloc=fast` as well (78 sets).
+//! The other pairs do not run: `llc -O0` accepts only the fast allocator
+//! ("Must use fast (default) register allocator for unoptimized
+//! regalloc", in 14 and 19 alike), and `llc-14 -O1` and above with
+//! `-regalloc=fast` crashes on every input, an empty function included
+//! (`tests/external/`); `llc-19` does not, and versions between are not
+//! checked, so they do not get those sets.
 
 use crate::construction::braun::{construct_program, BraunOptions};
 use crate::ir::Function;
@@ -27,20 +31,97 @@ use crate::targets::llvm_ir::{self, LlvmPlant};
 use crate::targets::native::{self, Scratch};
 use crate::targets::target::{ExportedFile, Limits, Target, TargetCase, TargetError, TargetInput};
 
-/// The `llc` binary: `SSAREF_LLC` if set, else `llc-14`.
-fn llc() -> String {
-    std::env::var("SSAREF_LLC").unwrap_or_else(|_| "llc-14".into())
-}
+/// The first LLVM version whose `llc` runs the fast allocator at `-O1`
+/// and above (the module documentation).
+const FAST_WHEN_OPTIMIZING_FROM: u32 = 19;
 
-const LLC_HINT: &str = "Debian package llvm-14; .ci/setup installs it";
 const GCC_HINT: &str = "Debian package gcc; .ci/setup installs it";
 
-/// The `llvm` target (see the module documentation).
-#[derive(Clone, Debug, Default)]
+/// The major versions `N` of the `llc-N` binaries in the directories of
+/// `PATH`, in increasing order, each once.
+pub fn installed_versions() -> Vec<u32> {
+    let mut versions = Vec::new();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        let Ok(entries) = std::fs::read_dir(dir) else { continue };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let Some(v) = name.to_str().and_then(|n| n.strip_prefix("llc-")).and_then(|n| n.parse::<u32>().ok()) else {
+                continue;
+            };
+            if e.path().is_file() {
+                versions.push(v);
+            }
+        }
+    }
+    versions.sort_unstable();
+    versions.dedup();
+    versions
+}
+
+/// An `llvm` target: one version of `llc` (see the module documentation).
+#[derive(Clone, Debug)]
 pub struct Llvm {
+    /// `llvm-N`, or `llvm` when `SSAREF_LLC` names the binary.
+    name: String,
+    /// The `llc` binary.
+    llc: String,
+    /// The major version, when the name gives it.
+    major: Option<u32>,
     /// A deliberate adapter bug, for the tests that show campaigns find
     /// one; `None` everywhere else.
     pub plant: Option<LlvmPlant>,
+}
+
+impl Default for Llvm {
+    /// [`Llvm::newest`].
+    fn default() -> Self {
+        Llvm::newest()
+    }
+}
+
+impl Llvm {
+    /// LLVM `major` (`llc-MAJOR`), installed or not: running it without
+    /// the binary is [`TargetError::ToolMissing`].
+    pub fn version(major: u32) -> Self {
+        Llvm { name: format!("llvm-{major}"), llc: format!("llc-{major}"), major: Some(major), plant: None }
+    }
+
+    /// The binary `SSAREF_LLC` when set (the target is then `llvm`, of no
+    /// known version), else the newest installed version, else LLVM 19
+    /// (not installed: running it says so).
+    pub fn newest() -> Self {
+        if let Ok(llc) = std::env::var("SSAREF_LLC") {
+            return Llvm { name: "llvm".into(), llc, major: None, plant: None };
+        }
+        Llvm::version(installed_versions().last().copied().unwrap_or(FAST_WHEN_OPTIMIZING_FROM))
+    }
+
+    /// The major version, if known.
+    pub fn major(&self) -> Option<u32> {
+        self.major
+    }
+
+    fn llc_hint(&self) -> String {
+        match self.major {
+            Some(m) => format!("Debian package llvm-{m}; .ci/setup installs llvm-14 and llvm-19"),
+            None => "the binary SSAREF_LLC names".into(),
+        }
+    }
+
+    /// Whether this version runs the fast allocator at `-O1` and above.
+    fn fast_when_optimizing(&self) -> bool {
+        self.major.is_some_and(|m| m >= FAST_WHEN_OPTIMIZING_FROM)
+    }
+
+    /// The allocators offered at an optimization level.
+    fn allocators(&self, opt: &str) -> &'static [&'static str] {
+        match (opt, self.fast_when_optimizing()) {
+            ("O0", _) => &["fast"],
+            (_, true) => &["greedy", "basic", "pbqp", "fast"],
+            (_, false) => &["greedy", "basic", "pbqp"],
+        }
+    }
 }
 
 /// The parsed form of an option set.
@@ -48,19 +129,16 @@ struct LlcOptions {
     flags: Vec<String>,
 }
 
-fn parse_options(options: &str) -> Result<LlcOptions, TargetError> {
-    let bad = || TargetError::BadOptions(format!("`{options}` is not an option set of llvm"));
+fn parse_options(target: &Llvm, options: &str) -> Result<LlcOptions, TargetError> {
+    let bad = || TargetError::BadOptions(format!("`{options}` is not an option set of {}", target.name));
     let mut words = options.split(',');
     let opt = match words.next() {
-        Some("O0") => "-O0",
-        Some("O2") => "-O2",
+        Some(o @ ("O0" | "O1" | "O2" | "O3")) => o,
         _ => return Err(bad()),
     };
-    let mut flags = vec![opt.to_string()];
+    let mut flags = vec![format!("-{opt}")];
     let ra = words.next().and_then(|w| w.strip_prefix("regalloc=")).ok_or_else(bad)?;
-    // `-O0` takes only the fast allocator; `-O2` crashes with it.
-    let allowed: &[&str] = if opt == "-O0" { &["fast"] } else { &["greedy", "basic", "pbqp"] };
-    if !allowed.contains(&ra) {
+    if !target.allocators(opt).contains(&ra) {
         return Err(bad());
     }
     flags.push(format!("-regalloc={ra}"));
@@ -107,20 +185,20 @@ impl Llvm {
         let s = scratch.path(&format!("{name}.s"));
         let mut args = flags.to_vec();
         args.extend([ll.display().to_string(), "-o".into(), s.display().to_string()]);
-        native::compile(&llc(), &args, LLC_HINT)?;
+        native::compile(&self.llc, &args, &self.llc_hint())?;
         Ok(s.display().to_string())
     }
 }
 
 impl Target for Llvm {
     fn name(&self) -> &str {
-        "llvm"
+        &self.name
     }
 
     fn option_sets(&self) -> Vec<String> {
         let mut sets = Vec::new();
-        for (opt, allocators) in [("O2", &["greedy", "basic", "pbqp"][..]), ("O0", &["fast"][..])] {
-            for ra in allocators {
+        for opt in ["O2", "O0", "O1", "O3"] {
+            for ra in self.allocators(opt) {
                 for verify in ["", ",verify"] {
                     for phi in ["", ",split-all", ",no-split"] {
                         sets.push(format!("{opt},regalloc={ra}{verify}{phi}"));
@@ -133,7 +211,7 @@ impl Target for Llvm {
 
     fn version(&self) -> Result<String, TargetError> {
         native::tool_version("gcc", GCC_HINT)?;
-        native::tool_version(&llc(), LLC_HINT)
+        native::tool_version(&self.llc, &self.llc_hint())
     }
 
     fn run_batch(
@@ -142,7 +220,7 @@ impl Target for Llvm {
         options: &str,
         limits: &Limits,
     ) -> Result<Vec<Result<Outcome, TargetError>>, TargetError> {
-        let opts = parse_options(options)?;
+        let opts = parse_options(self, options)?;
         self.version()?;
         let scratch = Scratch::new("llvm")?;
         let mut results: Vec<Option<Result<Outcome, TargetError>>> = vec![None; cases.len()];
@@ -206,16 +284,16 @@ impl Target for Llvm {
         expected: &Outcome,
         stem: &str,
     ) -> Result<Vec<ExportedFile>, TargetError> {
-        let opts = parse_options(options)?;
+        let opts = parse_options(self, options)?;
         let f = main_function(case)?;
         let params = f.params.len();
         let mut args = case.args.clone();
         args.resize(params, 0);
         let name = stem.rsplit('/').next().unwrap_or(stem);
-        let mut ll = format!("; ssaref case for LLVM's back end ({}), option set `{options}`\n", llc());
+        let mut ll = format!("; ssaref case for LLVM's back end ({}), option set `{options}`\n", self.llc);
         ll.push_str(&format!(
             "; reproduce:\n;   {} {} {name}.ll -o {name}.s\n;   gcc -no-pie -w {name}.s {name}-harness.c -o {name}\n;   ./{name}\n",
-            llc(),
+            self.llc,
             opts.flags.join(" ")
         ));
         ll.push_str(&native::expected_run_comment("; ", "@ssaref_p0", &args, expected));

@@ -7,7 +7,7 @@
 //! | `target.rs` | the `Target` trait, its inputs, errors and verdicts |
 //! | `registry.rs` | the targets by name |
 //! | `native.rs` | the C harness every native target links with, the child process that runs it, the parser of what it prints |
-//! | `llvm_ir.rs`, `llvm.rs` | SSA to LLVM IR (`.ll`); the `llvm` target: `llc-14` with its option sets |
+//! | `llvm_ir.rs`, `llvm.rs` | SSA to LLVM IR (`.ll`); the `llvm-N` targets: `llc-N` with its option sets |
 //! | `c_source.rs`, `gcc.rs` | source programs and SSA to C; the `gcc` and `clang` targets |
 //! | `cranelift/` (feature `cranelift`) | source programs through `cranelift-frontend`, SSA as blocks with parameters, run under Unicorn |
 //!

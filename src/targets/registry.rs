@@ -2,6 +2,10 @@
 //! commands find them here. A target behind a Cargo feature adds its name
 //! to [`names`] and its constructor to [`by_name`], each under
 //! `#[cfg(feature = ...)]`.
+//!
+//! `llvm-N` names LLVM N for any `N` (`llc-N`, installed or not: running
+//! one that is not installed is `TargetError::ToolMissing`); `llvm` is the
+//! newest installed (`llvm::installed_versions`).
 
 use crate::targets::gcc::CCompiler;
 use crate::targets::llvm::Llvm;
@@ -10,7 +14,7 @@ use std::sync::Arc;
 
 /// The registered targets' names.
 pub fn names() -> Vec<&'static str> {
-    let mut names = vec!["llvm", "gcc", "clang"];
+    let mut names = vec!["llvm", "llvm-14", "llvm-19", "gcc", "clang"];
     #[cfg(feature = "cranelift")]
     names.push("cranelift");
     names.sort_unstable();
@@ -25,8 +29,17 @@ pub fn by_name(name: &str) -> Option<Arc<dyn Target>> {
         "clang" => Some(Arc::new(CCompiler::clang())),
         #[cfg(feature = "cranelift")]
         "cranelift" => Some(Arc::new(crate::targets::cranelift::cranelift_target::Cranelift::default())),
-        _ => None,
+        _ => llvm_version(name).map(|major| Arc::new(Llvm::version(major)) as Arc<dyn Target>),
     }
+}
+
+/// The `N` of a name `llvm-N` (decimal digits only).
+fn llvm_version(name: &str) -> Option<u32> {
+    let digits = name.strip_prefix("llvm-")?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
 }
 
 /// A name that is not one of the targets' ([`names`]).

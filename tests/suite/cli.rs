@@ -479,3 +479,20 @@ fn repro_without_target_replays_a_target_case_on_its_recorded_target() {
     assert_eq!(code, 0);
     assert!(out.contains("== program"), "{out}");
 }
+
+/// A target named with a version that is not installed is its own error:
+/// exit code 8, the tool and its Debian package named, before any work;
+/// a malformed version is an unknown target (exit code 2).
+#[test]
+fn a_target_whose_compiler_is_not_installed_exits_8() {
+    for cmd in [&["check", "tests/cases/gcd_euclid.src"][..], &["fuzz", "--seconds", "1"][..]] {
+        let mut args = cmd.to_vec();
+        args.extend(["--target", "llvm-999"]);
+        let (code, out, err) = ssaref(&args);
+        assert_eq!(code, 8, "{args:?}: {out}{err}");
+        assert!(err.contains("`llc-999` is not installed") && err.contains("llvm-999"), "{err}");
+    }
+    let (code, _, err) = ssaref(&["check", "tests/cases/gcd_euclid.src", "--target", "llvm-x9"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown target `llvm-x9`"), "{err}");
+}

@@ -1,9 +1,13 @@
 //! Replays the findings in production compilers kept in `tests/external/`
 //! (format: its README.md) and prints, for each, whether it still fails
-//! with the tool at hand. A fixed tool does not fail the test; a file
-//! without its header lines, or whose tool is installed but whose commands
-//! cannot be started, does.
+//! with the tool at hand. A finding whose commands name a versioned LLVM
+//! tool (`llc-14`, `clang-19`) is replayed on every installed LLVM version
+//! (`llvm::installed_versions`), the tool's version replaced, and the test
+//! says on which it still fails. A fixed tool does not fail the test; a
+//! file without its header lines, or whose tool is installed but whose
+//! commands cannot be started, does.
 
+use ssaref::targets::llvm::installed_versions;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -91,6 +95,72 @@ fn replay(f: &Finding, file: &std::path::Path) -> Result<Option<String>, String>
     Ok(result)
 }
 
+/// The LLVM tools whose name carries the version (`llc-14`).
+const VERSIONED_TOOLS: [&str; 3] = ["llc", "clang", "opt"];
+
+/// The versioned LLVM tools the commands of `f` name, as `(tool, N)`.
+fn versioned_tools(f: &Finding) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for run in &f.runs {
+        for word in run.split_whitespace() {
+            let Some((tool, n)) = word.rsplit_once('-') else { continue };
+            if VERSIONED_TOOLS.contains(&tool) && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
+                found.push((tool.to_string(), n.to_string()));
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// The replays of `f`: itself, or one per installed LLVM version with
+/// every versioned tool of its commands at that version, each with a
+/// label (`LLVM 19`).
+fn variants(f: &Finding) -> Vec<(String, Finding)> {
+    let tools = versioned_tools(f);
+    if tools.is_empty() {
+        let same = Finding { runs: f.runs.clone(), ..parse(&f.name, "") };
+        return vec![("the version at hand".into(), same)];
+    }
+    installed_versions()
+        .into_iter()
+        .map(|v| {
+            let runs = f
+                .runs
+                .iter()
+                .map(|r| {
+                    let mut words: Vec<String> = r.split(' ').map(String::from).collect();
+                    for w in &mut words {
+                        if tools.iter().any(|(t, n)| *w == format!("{t}-{n}")) {
+                            *w = format!("{}-{v}", w.rsplit_once('-').map_or("", |(t, _)| t));
+                        }
+                    }
+                    words.join(" ")
+                })
+                .collect();
+            let g = Finding {
+                name: format!("{}-llvm{v}", f.name),
+                runs,
+                expected_stdout: f.expected_stdout.clone(),
+                ..parse(&f.name, "")
+            };
+            (format!("LLVM {v}"), g)
+        })
+        .collect()
+}
+
+#[test]
+fn versioned_llvm_tools_are_replayed_on_each_installed_version() {
+    let f = parse("x.ll", "; target: llvm\n; run: llc-14 -O2 {file} -o {tmp}/out.s\n; run: gcc-12 {tmp}/out.s\n");
+    assert_eq!(versioned_tools(&f), vec![("llc".to_string(), "14".to_string())]);
+    for (label, g) in variants(&f) {
+        let v = label.strip_prefix("LLVM ").expect("one replay per LLVM version");
+        assert_eq!(g.runs[0], format!("llc-{v} -O2 {{file}} -o {{tmp}}/out.s"));
+        assert_eq!(g.runs[1], "gcc-12 {tmp}/out.s", "only LLVM's tools change version");
+    }
+}
+
 #[test]
 fn every_external_finding_replays_and_says_whether_it_still_fails() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/external");
@@ -112,16 +182,18 @@ fn every_external_finding_replays_and_says_whether_it_still_fails() {
         for key in ["expected:", "actual:", "analysis:"] {
             assert!(text.contains(key), "{name}: needs an `{key}` line");
         }
-        match replay(&f, &file) {
-            Ok(Some(why)) => eprintln!(
-                "external {name} ({}): STILL FAILS with the version at hand (recorded: {}): {why}",
-                f.target, f.version
-            ),
-            Ok(None) => eprintln!(
-                "external {name} ({}): NO LONGER FAILS with the version at hand (it failed with {})",
-                f.target, f.version
-            ),
-            Err(e) => eprintln!("external {name}: SKIPPED: {e}"),
+        for (label, g) in variants(&f) {
+            match replay(&g, &file) {
+                Ok(Some(why)) => eprintln!(
+                    "external {name} ({}): STILL FAILS with {label} (recorded: {}): {why}",
+                    f.target, f.version
+                ),
+                Ok(None) => eprintln!(
+                    "external {name} ({}): NO LONGER FAILS with {label} (it failed with {})",
+                    f.target, f.version
+                ),
+                Err(e) => eprintln!("external {name} with {label}: SKIPPED: {e}"),
+            }
         }
     }
 }

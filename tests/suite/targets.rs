@@ -1,19 +1,28 @@
 //! Production compilers under the oracle (`ssaref::targets`): every case
-//! of `tests/cases/` and every corpus program on every option set of the
-//! `llvm` and `gcc` targets (and `clang` when it is installed), one batch
-//! per option set; a planted adapter bug per target found and reduced by
-//! a short campaign; exported cases that compile and run as they say.
+//! of `tests/cases/` and every corpus program on a sample of the option
+//! sets of every installed LLVM version (`llvm-N`), `gcc` and `clang`
+//! (when it is installed); a planted adapter bug per target found and
+//! reduced by a short campaign; exported cases that compile and run as
+//! they say.
 //!
-//! The targets need `llc-14` and `gcc`, which `.ci/setup` installs. When
-//! one is missing, a test prints why and passes, unless
-//! `SSAREF_REQUIRE_TARGETS=1` (which `.ci/test` sets): then it fails.
+//! The sample keeps the suite's time independent of the number of option
+//! sets and versions: per target, [`SAMPLED_SETS`] option sets spread over
+//! the target's list from an offset that depends on the target's name,
+//! and each case on one of them, chosen by a hash of the case's name.
+//! Campaigns (`fuzz --target`) run every option set;
+//! `SSAREF_ALL_OPTION_SETS=1` runs every case on every option set here.
+//!
+//! The targets need `llc-14`, `llc-19`, `gcc` and `clang-19`, which
+//! `.ci/setup` installs. When one is missing, a test prints why and
+//! passes, unless `SSAREF_REQUIRE_TARGETS=1` (which `.ci/test` sets): then
+//! it fails (clang stays optional).
 
 use crate::common::{case_files, corpus_files, ssa_case_files, InterpOracle};
 use ssaref::campaign::target_campaign::{run_target_campaign, TargetCampaign};
 use ssaref::frontend::ssa_case_file::SsaCaseFile;
 use ssaref::targets::c_source::CPlant;
 use ssaref::targets::gcc::CCompiler;
-use ssaref::targets::llvm::Llvm;
+use ssaref::targets::llvm::{installed_versions, Llvm};
 use ssaref::targets::llvm_ir::LlvmPlant;
 use ssaref::targets::target::{run_against_oracle, Limits, Target, TargetCase, TargetVerdict};
 use std::sync::atomic::AtomicBool;
@@ -56,13 +65,42 @@ fn all_cases() -> Vec<(String, TargetCase)> {
     out
 }
 
-/// Runs every case on every option set of `target`, on two threads, and
-/// returns the disagreements.
+/// The number of option sets of a target that the suite runs.
+const SAMPLED_SETS: usize = 8;
+
+/// FNV-1a, a stable hash of a name.
+fn name_hash(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+}
+
+/// The batches of the suite: per option set, the indices of the cases it
+/// runs. Every case on every set under `SSAREF_ALL_OPTION_SETS=1`; else
+/// the sample of the module documentation.
+fn batches(target: &str, sets: &[String], names: &[String]) -> Vec<(String, Vec<usize>)> {
+    if std::env::var("SSAREF_ALL_OPTION_SETS").is_ok_and(|v| v == "1") {
+        return sets.iter().map(|o| (o.clone(), (0..names.len()).collect())).collect();
+    }
+    let n = sets.len();
+    let k = SAMPLED_SETS.min(n);
+    let offset = name_hash(target) as usize % n;
+    let mut out: Vec<(String, Vec<usize>)> =
+        (0..k).map(|j| (sets[(offset + j * n / k) % n].clone(), Vec::new())).collect();
+    for (i, name) in names.iter().enumerate() {
+        let file = name.rsplit('/').next().unwrap_or(name);
+        out[(name_hash(file) % k as u64) as usize].1.push(i);
+    }
+    out.retain(|(_, cases)| !cases.is_empty());
+    out
+}
+
+/// Runs the cases on the option sets of `target` that [`batches`] picks,
+/// on two threads, and returns the disagreements.
 fn disagreements(target: Arc<dyn Target>) -> Vec<String> {
-    let cases = all_cases();
-    let cases: Vec<TargetCase> = cases.iter().map(|(_, c)| c.clone()).collect();
-    let names: Vec<String> = all_cases().into_iter().map(|(n, _)| n).collect();
+    let all = all_cases();
+    let names: Vec<String> = all.iter().map(|(n, _)| n.clone()).collect();
+    let cases: Vec<TargetCase> = all.into_iter().map(|(_, c)| c).collect();
     let sets = target.option_sets();
+    let batches = batches(target.name(), &sets, &names);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let failures = std::sync::Mutex::new(Vec::new());
     let ran = std::sync::atomic::AtomicUsize::new(0);
@@ -70,38 +108,81 @@ fn disagreements(target: Arc<dyn Target>) -> Vec<String> {
         for _ in 0..2 {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(o) = sets.get(i) else { break };
-                let verdicts = run_against_oracle(target.as_ref(), &cases, o, &InterpOracle, FUEL, &Limits::default());
-                for (name, v) in names.iter().zip(verdicts) {
+                let Some((o, indices)) = batches.get(i) else { break };
+                let batch: Vec<TargetCase> = indices.iter().map(|&c| cases[c].clone()).collect();
+                let verdicts = run_against_oracle(target.as_ref(), &batch, o, &InterpOracle, FUEL, &Limits::default());
+                for (&c, v) in indices.iter().zip(verdicts) {
                     match v {
                         TargetVerdict::Agree => {
                             ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         }
                         TargetVerdict::Skipped => {}
-                        v => failures.lock().unwrap().push(format!("{} `{o}` {name}: {}", target.name(), v.describe())),
+                        v => failures.lock().unwrap().push(format!(
+                            "{} `{o}` {}: {}",
+                            target.name(),
+                            names[c],
+                            v.describe()
+                        )),
                     }
                 }
             });
         }
     });
     let ran = ran.into_inner();
-    assert!(ran >= sets.len() * 80, "only {ran} runs agreed on {}", target.name());
-    eprintln!("{}: {ran} runs agree ({} option sets)", target.name(), sets.len());
+    let runs: usize = batches.iter().map(|(_, c)| c.len()).sum();
+    assert!(runs >= cases.len() && ran * 10 >= runs * 9, "only {ran} of {runs} runs agreed on {}", target.name());
+    eprintln!("{}: {ran} of {runs} runs agree ({} of {} option sets)", target.name(), batches.len(), sets.len());
     failures.into_inner().unwrap()
 }
 
 #[test]
-fn cases_and_corpus_agree_on_llvm_at_every_option_set() {
-    let llvm: Arc<dyn Target> = Arc::new(Llvm::default());
-    if !available(llvm.as_ref()) {
+fn sampled_batches_run_each_case_once_on_spread_option_sets() {
+    let sets: Vec<String> = Llvm::version(19).option_sets();
+    let names: Vec<String> = (0..100).map(|i| format!("tests/cases/case{i}.src")).collect();
+    let b = batches("llvm-19", &sets, &names);
+    let mut seen: Vec<usize> = b.iter().flat_map(|(_, c)| c.iter().copied()).collect();
+    seen.sort_unstable();
+    assert_eq!(seen, (0..100).collect::<Vec<_>>(), "each case runs exactly once");
+    assert_eq!(b.len(), SAMPLED_SETS, "every sampled set gets cases");
+    let levels: std::collections::BTreeSet<&str> = b.iter().map(|(o, _)| &o[..2]).collect();
+    assert!(levels.len() >= 3, "the sample spans optimization levels: {levels:?}");
+    // A case keeps its option set when other cases come and go.
+    let fewer = batches("llvm-19", &sets, &names[..50]);
+    let set_of = |b: &[(String, Vec<usize>)], i: usize| b.iter().find(|(_, c)| c.contains(&i)).map(|(o, _)| o.clone());
+    assert!((0..50).all(|i| set_of(&b, i) == set_of(&fewer, i)));
+}
+
+/// The LLVM versions the suite runs: those installed, and under
+/// `SSAREF_REQUIRE_TARGETS=1` the two `.ci/setup` installs.
+fn llvm_versions() -> Vec<u32> {
+    let mut v = installed_versions();
+    if std::env::var("SSAREF_REQUIRE_TARGETS").is_ok_and(|r| r == "1") {
+        v.extend([14, 19]);
+    }
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+#[test]
+fn cases_and_corpus_agree_on_every_installed_llvm_at_sampled_option_sets() {
+    let versions = llvm_versions();
+    if versions.is_empty() {
+        available(&Llvm::newest());
         return;
     }
-    let failures = disagreements(llvm);
+    let mut failures = Vec::new();
+    for v in versions {
+        let llvm: Arc<dyn Target> = Arc::new(Llvm::version(v));
+        if available(llvm.as_ref()) {
+            failures.extend(disagreements(llvm));
+        }
+    }
     assert!(failures.is_empty(), "{} disagreement(s):\n{}", failures.len(), failures.join("\n"));
 }
 
 #[test]
-fn cases_and_corpus_agree_on_gcc_and_clang_at_every_option_set() {
+fn cases_and_corpus_agree_on_gcc_and_clang_at_sampled_option_sets() {
     let mut failures = Vec::new();
     let gcc: Arc<dyn Target> = Arc::new(CCompiler::gcc());
     if available(gcc.as_ref()) {
@@ -159,7 +240,8 @@ fn planted_bug_is_found_and_reduced(target: Arc<dyn Target>, tag: &str, seed: u6
 
 #[test]
 fn a_planted_phi_swap_in_the_llvm_adapter_is_found_and_reduced() {
-    let llvm = Llvm { plant: Some(LlvmPlant::SwapPhiOperands) };
+    let mut llvm = Llvm::default();
+    llvm.plant = Some(LlvmPlant::SwapPhiOperands);
     if !available(&llvm) {
         return;
     }
