@@ -348,3 +348,71 @@ impl DemandTree {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::critical_edges::split_critical_edges;
+    use crate::analysis::liveness::compute_liveness;
+    use crate::construction::braun::{construct_program, BraunOptions};
+    use crate::generate::source::{Shape, TestCase, WorstShape};
+    use crate::ssa_ra::one_argument_phis::lower_one_argument_phis;
+    use crate::ssa_ra::phi_lifting::phi_lifting;
+    use crate::ssa_ra::phi_mem_coalesce::phi_mem_coalesce;
+    use crate::ssa_ra::spill_during_coloring::{spill_during_coloring, SpillDuringColoringOptions};
+
+    /// Every block recycled by the search alone, for comparison.
+    fn by_search_everywhere(f: &mut Function, spilled: &EntitySet<Value>, reloads: &mut EntitySet<Value>, k: usize) {
+        let live = compute_liveness(f);
+        for b in f.blocks.keys() {
+            for d in recycle_block_by_search(f, b, &live.live_out[b], spilled, reloads, k) {
+                reloads.remove(d);
+            }
+        }
+    }
+
+    /// On generated functions spilled at K = 2, 3 and 4 without recycling,
+    /// then recycled, the one pass and the search give the same function
+    /// and reloads, and the one pass runs on blocks where it merges
+    /// reloads.
+    #[test]
+    fn one_pass_merges_what_the_search_merges() {
+        let mut programs: Vec<crate::ast::Program> = (0..60u64)
+            .map(|seed| TestCase::from_seed(seed, &Shape::ALL[seed as usize % Shape::ALL.len()].config()).program)
+            .collect();
+        let shape = WorstShape::ParamsConstants.source(60);
+        programs.push(crate::frontend::parser::parse_program(&shape).expect("the shape parses"));
+        let (mut one_pass_merges, mut blocks) = (0, 0);
+        for program in &programs {
+            for f in construct_program(program, &BraunOptions::all_on()).functions {
+                for k in [2, 3, 4] {
+                    let mut g = f.clone();
+                    lower_one_argument_phis(&mut g);
+                    split_critical_edges(&mut g);
+                    let lifted = phi_lifting(&mut g);
+                    phi_mem_coalesce(&mut g, &lifted);
+                    let opts = SpillDuringColoringOptions { recycle_reloads: false, ..SpillDuringColoringOptions::with_k(k) };
+                    let Ok(spill) = spill_during_coloring(&mut g, &opts) else { continue };
+                    let (mut by_search, mut search_reloads) = (g.clone(), spill.reloads.clone());
+                    by_search_everywhere(&mut by_search, &spill.spilled, &mut search_reloads, k);
+                    let live = compute_liveness(&g);
+                    for b in g.blocks.keys() {
+                        let pairs = reload_pairs(&g, b, &spill.reloads);
+                        if let Some(reads) = disjoint_reads(&g, b, &live.live_out[b], &spill.spilled, &pairs) {
+                            let mut h = g.clone();
+                            blocks += 1;
+                            one_pass_merges +=
+                                recycle_block_in_one_pass(&mut h, b, &live.live_out[b], &spill.spilled, &pairs, &reads, k)
+                                    .len();
+                        }
+                    }
+                    let mut reloads = spill.reloads.clone();
+                    recycle_reloads(&mut g, &live, &spill.spilled, &mut reloads, k);
+                    assert_eq!(g, by_search, "{} at K = {k}", f.name);
+                    assert_eq!(reloads, search_reloads, "{} at K = {k}", f.name);
+                }
+            }
+        }
+        assert!(blocks > 50 && one_pass_merges > 20, "{blocks} blocks in one pass, {one_pass_merges} merges");
+    }
+}
