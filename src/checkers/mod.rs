@@ -13,6 +13,6 @@ pub mod alloc_checker;
 mod alloc_checker_states;
 mod alloc_checker_states_recomputation;
 pub mod class_interference_check;
-mod edge_positions;
 pub mod coloring_check;
+mod edge_positions;
 pub mod ssa_properties;

@@ -116,7 +116,9 @@ pub fn cmd_bench_shapes(a: BenchShapesArgs) -> Result<ExitCode, Failure> {
             .iter()
             .map(|s| {
                 WorstShape::from_name(s).ok_or_else(|| Failure {
-                    message: format!("unknown shape `{s}` (params, params-constants, nested-loops, wide-join, many-functions)"),
+                    message: format!(
+                        "unknown shape `{s}` (params, params-constants, nested-loops, wide-join, many-functions)"
+                    ),
                     code: EXIT_USAGE,
                 })
             })

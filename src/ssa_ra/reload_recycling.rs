@@ -391,7 +391,8 @@ mod tests {
                     split_critical_edges(&mut g);
                     let lifted = phi_lifting(&mut g);
                     phi_mem_coalesce(&mut g, &lifted);
-                    let opts = SpillDuringColoringOptions { recycle_reloads: false, ..SpillDuringColoringOptions::with_k(k) };
+                    let opts =
+                        SpillDuringColoringOptions { recycle_reloads: false, ..SpillDuringColoringOptions::with_k(k) };
                     let Ok(spill) = spill_during_coloring(&mut g, &opts) else { continue };
                     let (mut by_search, mut search_reloads) = (g.clone(), spill.reloads.clone());
                     by_search_everywhere(&mut by_search, &spill.spilled, &mut search_reloads, k);
@@ -401,9 +402,16 @@ mod tests {
                         if let Some(reads) = disjoint_reads(&g, b, &live.live_out[b], &spill.spilled, &pairs) {
                             let mut h = g.clone();
                             blocks += 1;
-                            one_pass_merges +=
-                                recycle_block_in_one_pass(&mut h, b, &live.live_out[b], &spill.spilled, &pairs, &reads, k)
-                                    .len();
+                            one_pass_merges += recycle_block_in_one_pass(
+                                &mut h,
+                                b,
+                                &live.live_out[b],
+                                &spill.spilled,
+                                &pairs,
+                                &reads,
+                                k,
+                            )
+                            .len();
                         }
                     }
                     let mut reloads = spill.reloads.clone();
