@@ -3,7 +3,9 @@
 //! allocation checker (which SSA value each location holds; no register
 //! outside the K allocatable ones), out-of-ssa's class check after coalescing
 //! and an independent CSSA check (`class_interference_check.rs`), and ssa-ra's
-//! chordal optimum and frugal slots (`coloring_check.rs`).
+//! chordal optimum and frugal slots (`coloring_check.rs`). Where an edge
+//! sits in its successor's predecessor list, they ask their own index
+//! (`edge_positions.rs`), not the passes'.
 //!
 //! May import: the data types and `analysis`. Architecture invariant: a
 //! checker never imports the pass it checks, so a bug cannot be shared
