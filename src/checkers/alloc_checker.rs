@@ -146,6 +146,7 @@ use std::fmt;
 use crate::analysis::dominance::reverse_postorder;
 use crate::checkers::alloc_checker_states::{live_slots, Dense, Locations, Sparse};
 use crate::checkers::alloc_checker_states_recomputation as recomputation;
+use crate::checkers::edge_positions::EdgePositions;
 use crate::entity::EntityRef;
 use crate::ir::{BinOp, Block, Value};
 use crate::mir::{Loc, MFunction, MInst, MModule, MTerm, PhiAnnot, Reg, Slot, MAX_REGS, MIN_REGS, RDX, REGISTER_NAMES};
@@ -433,6 +434,8 @@ struct Checker<'a> {
     /// `Value(v)` to make stale (a meet never creates a `Value`), so that
     /// a definition looks at the registers and these, not at every slot.
     slots_of: std::cell::RefCell<std::collections::HashMap<Value, Vec<usize>>>,
+    /// Where each edge sits in its successor's `preds`.
+    positions: EdgePositions,
 }
 
 impl<'a> Checker<'a> {
@@ -469,7 +472,8 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        let checker = Checker { m, tracked_slots, slots_of: Default::default() };
+        let positions = EdgePositions::new(m.blocks.values().map(|d| d.preds.as_slice()));
+        let checker = Checker { m, tracked_slots, slots_of: Default::default(), positions };
         for (i, &(loc, _)) in m.params.iter().enumerate() {
             if m.params[..i].iter().any(|&(other, _)| other == loc) {
                 return Err(checker.error(
@@ -794,15 +798,9 @@ impl<'a> Checker<'a> {
     ) -> Result<Entry, AllocCheckError> {
         let data = &self.m.blocks[succ];
         // `check_cfg` made sure that the edge is in the list.
-        let edge =
-            data.preds.iter().enumerate().filter(|&(_, &p)| p == pred).nth(occurrence).map(|(i, _)| i).ok_or_else(
-                || {
-                    self.malformed(
-                        Site::Block(succ),
-                        format!("the edge from {pred} is missing from the predecessor list"),
-                    )
-                },
-            )?;
+        let edge = self.positions.position(pred, succ, occurrence).ok_or_else(|| {
+            self.malformed(Site::Block(succ), format!("the edge from {pred} is missing from the predecessor list"))
+        })?;
         if check {
             for (phi_index, phi) in data.phis.iter().enumerate() {
                 let site = Site::PhiEdge { pred, block: succ, edge, phi: phi_index };

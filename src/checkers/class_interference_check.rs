@@ -32,7 +32,6 @@
 //! as `out_of_ssa/values.rs`'s `value_interfere`, decided without dominance
 //! (`proofs-notes/out-of-ssa.md`).
 
-use crate::analysis::liveness::out_edges;
 use crate::entity::EntityRef;
 use crate::ir::{Block, Function, Op, Value};
 use crate::pass_manager::sampling;
@@ -204,27 +203,29 @@ fn walk_block(
     }
 }
 
-/// The tracked values live-out of each block, by exploring backwards from
-/// each use of each tracked value to its definition (Appel's liveness "one
-/// variable at a time"; Brandner et al., "Computing Liveness Sets for
-/// SSA-Form Programs", INRIA RR-7503, 2011, path exploration): a value is
-/// live-in at a block when a path from the block's start reaches a use
-/// without passing its definition, and live-out of a block when it is
-/// live-in at a successor and not one of its phis' destinations there, or
-/// is a phi argument on an edge leaving the block. This is the least
-/// fixpoint of the backward data flow, found in time proportional to the
-/// blocks where each value is live rather than (blocks) × (values) × (rounds).
-/// Returns, for each block, the live-out bits in no order.
-fn live_out_sets(f: &Function, u: &Universe, groups: &[Vec<(usize, usize)>]) -> Vec<Vec<u32>> {
+/// Where each tracked value is defined and used, and each block's
+/// predecessors, for [`live_out_sets`].
+struct Mentions {
+    /// The definition of each bit: its block and the point within it where
+    /// the value becomes defined (0 at the start; a parallel copy defines
+    /// its destinations at its end).
+    def: Vec<Option<(usize, usize)>>,
+    /// The uses of each bit: a block and the point where it is read (a
+    /// parallel copy reads its sources at its start), or `None` for a phi
+    /// argument, read on leaving the block.
+    uses: Vec<Vec<(usize, Option<usize>)>>,
+    /// The predecessors of each block, with repeats.
+    preds: Vec<Vec<usize>>,
+}
+
+/// The [`Mentions`] of the tracked values. A phi argument is read at the
+/// end of the predecessor its index names in the block's `preds` (the IR's
+/// convention): the lists are read as they are, edge by edge, with no
+/// search for an edge's index (a search per edge is quadratic at a join).
+fn mentions(f: &Function, u: &Universe, groups: &[Vec<(usize, usize)>]) -> Mentions {
     let nb = f.blocks.len();
     let m = u.value.len();
-    // The definition of each bit: its block and the point within it where
-    // the value becomes defined (0 at the start; a parallel copy defines its
-    // destinations at its end).
     let mut def: Vec<Option<(usize, usize)>> = vec![None; m];
-    // The uses of each bit: a block and the point where it is read (a
-    // parallel copy reads its sources at its start), or `None` for a phi
-    // argument, read on leaving the block.
     let mut uses: Vec<Vec<(usize, Option<usize>)>> = vec![Vec::new(); m];
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); nb];
     for &p in &f.params {
@@ -253,15 +254,33 @@ fn live_out_sets(f: &Function, u: &Universe, groups: &[Vec<(usize, usize)>]) -> 
         if let Some(i) = data.term.arg().and_then(|a| u.bit(a)) {
             uses[i].push((b.index(), Some(data.insts.len())));
         }
-        for (s, edge) in out_edges(f, b) {
-            preds[s.index()].push(b.index());
-            for phi in &f.blocks[s].phis {
+        for (edge, &p) in data.preds.iter().enumerate().filter(|&(_, p)| p.index() < nb) {
+            preds[b.index()].push(p.index());
+            for phi in &data.phis {
                 if let Some(i) = phi.args.get(edge).and_then(|&a| u.bit(a)) {
-                    uses[i].push((b.index(), None));
+                    uses[i].push((p.index(), None));
                 }
             }
         }
     }
+    Mentions { def, uses, preds }
+}
+
+/// The tracked values live-out of each block, by exploring backwards from
+/// each use of each tracked value to its definition (Appel's liveness "one
+/// variable at a time"; Brandner et al., "Computing Liveness Sets for
+/// SSA-Form Programs", INRIA RR-7503, 2011, path exploration): a value is
+/// live-in at a block when a path from the block's start reaches a use
+/// without passing its definition, and live-out of a block when it is
+/// live-in at a successor and not one of its phis' destinations there, or
+/// is a phi argument on an edge leaving the block. This is the least
+/// fixpoint of the backward data flow, found in time proportional to the
+/// blocks where each value is live rather than (blocks) × (values) × (rounds).
+/// Returns, for each block, the live-out bits in no order.
+fn live_out_sets(f: &Function, u: &Universe, groups: &[Vec<(usize, usize)>]) -> Vec<Vec<u32>> {
+    let nb = f.blocks.len();
+    let m = u.value.len();
+    let Mentions { def, uses, preds } = mentions(f, u, groups);
     let mut out_pairs: Vec<(u32, u32)> = Vec::new();
     // Stamps: bit + 1 when the block is live-in / live-out for that bit.
     let mut in_stamp = vec![0u32; nb];

@@ -229,17 +229,15 @@ pub fn check_no_trivial_phis(func: &Function) -> Result<(), PropertyError> {
 /// # Complexity
 ///
 /// With Φ phis and A phi arguments: building `G`, its depth-first order and
-/// the witness are O(Φ + A). The dominators are computed by the iterative
-/// algorithm of Cooper, Harvey and Kennedy (2001) over reverse post-order:
-/// each pass is O(Φ + A) intersection steps, each step walking up to the
-/// depth of the dominator tree, and the number of passes is small (bounded
-/// by the loop connectedness of `G` plus a constant). The worst case is thus
-/// quadratic, but near-linear on the phi graphs that constructions produce.
+/// the witness are O(Φ + A), and the dominators, by Lengauer and Tarjan's
+/// algorithm with path compression, O(A log Φ). (Cooper, Harvey and
+/// Kennedy's iteration walks the dominator chain at each merge, once per
+/// round, and needs as many rounds as the loop connectedness of `G`: on the
+/// phis of nested loops, a chain of cycles, it is quadratic.)
 pub fn check_minimal(func: &Function) -> Result<(), PropertyError> {
     crate::pass_manager::self_checks::count();
     let graph = FlowGraph::new(func);
-    let order = graph.reverse_postorder();
-    let idom = graph.immediate_dominators(&order);
+    let idom = graph.immediate_dominators();
 
     let unreachable: Vec<PhiName> = (0..graph.nodes.len())
         .filter(|&n| graph.nodes[n].phi_block.is_some() && idom[n].is_none())
@@ -360,70 +358,72 @@ impl FlowGraph {
         PhiName(node.value.expect("a phi has a value"), node.phi_block.expect("a phi has a block"))
     }
 
-    /// The nodes reachable from the root, in reverse post-order.
-    fn reverse_postorder(&self) -> Vec<usize> {
-        let mut visited = vec![false; self.nodes.len()];
-        let mut post = Vec::with_capacity(self.nodes.len());
+    /// The nodes reachable from the root in depth-first pre-order, and the
+    /// number of each node's parent in that order (`usize::MAX` for the
+    /// root); `number` maps a node to its number, `usize::MAX` when the root
+    /// does not reach it.
+    fn depth_first(&self) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+        let mut number = vec![usize::MAX; self.nodes.len()];
+        let (mut vertex, mut parent) = (Vec::new(), Vec::new());
+        number[ROOT] = 0;
+        vertex.push(ROOT);
+        parent.push(usize::MAX);
         let mut stack: Vec<(usize, usize)> = vec![(ROOT, 0)];
-        visited[ROOT] = true;
         while let Some((n, next)) = stack.last_mut() {
             let n = *n;
             if let Some(&s) = self.nodes[n].succs.get(*next) {
                 *next += 1;
-                if !visited[s] {
-                    visited[s] = true;
+                if number[s] == usize::MAX {
+                    number[s] = vertex.len();
+                    vertex.push(s);
+                    parent.push(number[n]);
                     stack.push((s, 0));
                 }
             } else {
-                post.push(n);
                 stack.pop();
             }
         }
-        post.reverse();
-        post
+        (vertex, parent, number)
     }
 
     /// The immediate dominator of each node reachable from the root (the
-    /// root is its own); `None` for unreachable nodes. Cooper, Harvey and
-    /// Kennedy's iterative algorithm.
-    fn immediate_dominators(&self, order: &[usize]) -> Vec<Option<usize>> {
-        let mut rpo_index = vec![usize::MAX; self.nodes.len()];
-        for (i, &n) in order.iter().enumerate() {
-            rpo_index[n] = i;
+    /// root is its own); `None` for unreachable nodes. Lengauer and
+    /// Tarjan's algorithm (A Fast Algorithm for Finding Dominators in a
+    /// Flowgraph, TOPLAS 1979), in its simple version: semidominators in
+    /// reverse pre-order, each found by `eval` on a forest with path
+    /// compression, then the immediate dominators from them (§3, Theorem 4
+    /// and Corollary 1), on depth-first numbers.
+    fn immediate_dominators(&self) -> Vec<Option<usize>> {
+        let (vertex, parent, number) = self.depth_first();
+        let m = vertex.len();
+        let mut semi: Vec<usize> = (0..m).collect();
+        let mut forest = Forest { ancestor: vec![usize::MAX; m], label: (0..m).collect(), path: Vec::new() };
+        let mut dom = vec![0usize; m];
+        let mut bucket: Vec<Vec<usize>> = vec![Vec::new(); m];
+        for w in (1..m).rev() {
+            for &p in &self.nodes[vertex[w]].preds {
+                // A predecessor the root does not reach has no number.
+                if number[p] != usize::MAX {
+                    let u = forest.eval(number[p], &semi);
+                    semi[w] = semi[w].min(semi[u]);
+                }
+            }
+            bucket[semi[w]].push(w);
+            forest.ancestor[w] = parent[w];
+            for v in std::mem::take(&mut bucket[parent[w]]) {
+                let u = forest.eval(v, &semi);
+                dom[v] = if semi[u] < semi[v] { u } else { parent[w] };
+            }
+        }
+        for w in 1..m {
+            if dom[w] != semi[w] {
+                dom[w] = dom[dom[w]];
+            }
         }
         let mut idom: Vec<Option<usize>> = vec![None; self.nodes.len()];
         idom[ROOT] = Some(ROOT);
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for &n in order.iter().skip(1) {
-                let mut new_idom: Option<usize> = None;
-                for &p in &self.nodes[n].preds {
-                    if idom[p].is_none() {
-                        // Unreachable, or not processed yet in this pass.
-                        continue;
-                    }
-                    new_idom = Some(match new_idom {
-                        None => p,
-                        Some(cur) => {
-                            let (mut x, mut y) = (cur, p);
-                            while x != y {
-                                while rpo_index[x] > rpo_index[y] {
-                                    x = idom[x].unwrap_or(ROOT);
-                                }
-                                while rpo_index[y] > rpo_index[x] {
-                                    y = idom[y].unwrap_or(ROOT);
-                                }
-                            }
-                            x
-                        }
-                    });
-                }
-                if new_idom.is_some() && idom[n] != new_idom {
-                    idom[n] = new_idom;
-                    changed = true;
-                }
-            }
+        for w in 1..m {
+            idom[vertex[w]] = Some(vertex[dom[w]]);
         }
         idom
     }
@@ -457,6 +457,43 @@ impl FlowGraph {
             }
         }
         (0..self.nodes.len()).filter(|&n| member[n]).collect()
+    }
+}
+
+/// The forest of Lengauer and Tarjan's `link` and `eval`, on depth-first
+/// numbers: `ancestor` is the parent in the forest (`usize::MAX` for a
+/// tree root), `label` the node of least semidominator number on the
+/// compressed path.
+struct Forest {
+    ancestor: Vec<usize>,
+    label: Vec<usize>,
+    /// Scratch for `eval`: the path it compresses.
+    path: Vec<usize>,
+}
+
+impl Forest {
+    /// The node of least semidominator number on the forest path from `v`
+    /// up to (not including) its tree root, or `v` itself when it is a
+    /// root. Compresses the path, as the paper's recursive `COMPRESS`,
+    /// with an explicit list: from the node nearest the root down to `v`.
+    fn eval(&mut self, v: usize, semi: &[usize]) -> usize {
+        if self.ancestor[v] == usize::MAX {
+            return v;
+        }
+        self.path.clear();
+        let mut x = v;
+        while self.ancestor[self.ancestor[x]] != usize::MAX {
+            self.path.push(x);
+            x = self.ancestor[x];
+        }
+        while let Some(x) = self.path.pop() {
+            let a = self.ancestor[x];
+            if semi[self.label[a]] < semi[self.label[x]] {
+                self.label[x] = self.label[a];
+            }
+            self.ancestor[x] = self.ancestor[a];
+        }
+        self.label[v]
     }
 }
 

@@ -1,9 +1,10 @@
 //! `ssaref bench-shapes`: `ssaref run` on functions of extreme shape
-//! (`gen --shape params|nested-loops|wide-join|many-functions`, see
+//! (`gen --shape params|params-constants|nested-loops|wide-join|
+//! many-functions`, see
 //! `generate/source/worst_case.rs`) for a series of sizes and each back
 //! end, each run a child process of this binary, so that every pass and
 //! the emulator count as a user's `run` pays for them (the passes' own
-//! checks only with `--checks`). Prints the wall time, the child's CPU time
+//! checks only with `--check`). Prints the wall time, the child's CPU time
 //! and its peak resident memory, and the growth of the CPU time against the previous size of the series divided by the
 //! growth of the size (1.0 is linear). A benchmark, never a test: no
 //! threshold is checked.
@@ -17,7 +18,7 @@ use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
 pub struct BenchShapesArgs {
-    /// Shapes to run (default: all four).
+    /// Shapes to run (default: all five).
     #[arg(long, value_delimiter = ',')]
     shapes: Vec<String>,
     /// Sizes (default: each shape's series, 3k, 10k, 30k; parameters 1k,
@@ -35,11 +36,11 @@ pub struct BenchShapesArgs {
     /// build, for before/after figures.
     #[arg(long, value_name = "PATH")]
     exe: Option<std::path::PathBuf>,
-    /// Run the passes' own checks in the child (`run` without
-    /// `--no-check`); by default they are off, so that the figures are the
-    /// algorithms' cost.
-    #[arg(long)]
-    checks: bool,
+    /// Run the passes' own checks in the child, as a user runs `run`
+    /// (without `--no-check`); by default they are off, so that the figures
+    /// are the algorithms' cost.
+    #[arg(long, alias = "checks")]
+    check: bool,
 }
 
 /// What one child run measured.
@@ -115,7 +116,9 @@ pub fn cmd_bench_shapes(a: BenchShapesArgs) -> Result<ExitCode, Failure> {
             .iter()
             .map(|s| {
                 WorstShape::from_name(s).ok_or_else(|| Failure {
-                    message: format!("unknown shape `{s}` (params, nested-loops, wide-join, many-functions)"),
+                    message: format!(
+                        "unknown shape `{s}` (params, params-constants, nested-loops, wide-join, many-functions)"
+                    ),
                     code: EXIT_USAGE,
                 })
             })
@@ -137,7 +140,7 @@ pub fn cmd_bench_shapes(a: BenchShapesArgs) -> Result<ExitCode, Failure> {
     let timeout = Duration::from_secs(a.timeout);
     sayln!(
         "`ssaref run FILE --route R{}` on `gen --shape S --size N`; growth: CPU time ratio / size ratio to the previous size",
-        if a.checks { "" } else { " --no-check" }
+        if a.check { "" } else { " --no-check" }
     );
     sayln!(
         "{:<15} {:>7} {:<11} {:>9} {:>9} {:>9} {:>7} {:>6}",
@@ -157,7 +160,7 @@ pub fn cmd_bench_shapes(a: BenchShapesArgs) -> Result<ExitCode, Failure> {
             for &size in &sizes {
                 let file = dir.join(format!("ssaref-bench-shapes-{}-{}-{size}.src", std::process::id(), shape.name()));
                 std::fs::write(&file, shape.source(size)).map_err(|e| bad_input(format!("{}: {e}", file.display())))?;
-                let m = run_child(&exe, &file, route, timeout, a.checks);
+                let m = run_child(&exe, &file, route, timeout, a.check);
                 let _ = std::fs::remove_file(&file);
                 let m = m?;
                 let growth = previous

@@ -117,7 +117,11 @@ pub fn construct_cytron_from_cfg(cfg: &VarCfg) -> Function {
 /// For each join block `y` and each predecessor `p`, every block on the
 /// dominator-tree path from `p` up to (not including) idom(y) has `y` in its
 /// frontier (Cooper, Harvey and Kennedy, §5). Each frontier lists a block at
-/// most once.
+/// most once. A walk stops at the first block that already has `y`: an
+/// earlier walk for `y` went through it, and on up to idom(y), so every
+/// block above it has `y` too. The walks then cost O(E + Σ|DF|), where
+/// walking each path in full costs (predecessors) × (dominator depth) at a
+/// join, such as one reached from each arm of a chain of `if`s.
 fn dominance_frontiers(cfg: &VarCfg, dom: &DomTree) -> EntityVec<Block, Vec<Block>> {
     let mut frontiers: EntityVec<Block, Vec<Block>> = EntityVec::from_elem(Vec::new(), cfg.blocks.len());
     for (y, data) in cfg.blocks.iter() {
@@ -129,10 +133,11 @@ fn dominance_frontiers(cfg: &VarCfg, dom: &DomTree) -> EntityVec<Block, Vec<Bloc
             let mut runner = p;
             while runner != idom {
                 // All pushes of `y` happen in this iteration of the outer
-                // loop, so checking the last entry avoids duplicates.
-                if frontiers[runner].last() != Some(&y) {
-                    frontiers[runner].push(y);
+                // loop, so the last entry says whether `y` is there.
+                if frontiers[runner].last() == Some(&y) {
+                    break;
                 }
+                frontiers[runner].push(y);
                 runner = dom.idom[runner].expect("idom(y) dominates every predecessor of y");
             }
         }

@@ -30,16 +30,18 @@
 //! forest search reads the parent's point, then the latest member there),
 //! and it holds whichever way ties at one point were broken.
 //!
-//! That costs (members)² queries, so the caller samples (see
-//! `should_check`): classes up to `SMALL_CLASS` members at every
-//! update, larger ones at one update in `LARGE_CLASS_STRIDE`. In a
-//! function of more than `pass_manager::sampling::SAMPLE_ABOVE` values that
-//! would still be (updates) × (members)² for a class that grows one member
-//! at a time, so there the larger classes are checked at their first 8
-//! updates and then at the 16th, 32nd, 64th, ... (counted over the
-//! function's larger classes), and only at `SAMPLED_MEMBERS` evenly
-//! spaced members, each against the whole class; `ssaref check` prints a
-//! `sampled` line for it.
+//! That costs (members)² queries, as the definition is pairwise, so the
+//! caller samples (see `should_check`): classes up to `SMALL_CLASS`
+//! members at every update, larger ones up to `FULL_CLASS` members at one
+//! update in `LARGE_CLASS_STRIDE`. For a class that grows one member at a
+//! time to more than `FULL_CLASS` members (the phis of `gen --shape
+//! nested-loops` or `wide-join` join one class), and in a function of more
+//! than `pass_manager::sampling::SAMPLE_ABOVE` values, that would still be
+//! (updates) × (members)², so there the larger classes are checked at
+//! their first 8 updates and then at the 16th, 32nd, 64th, ... (counted
+//! over the function's larger classes), and only at `SAMPLED_MEMBERS`
+//! evenly spaced members, each against the whole class; `ssaref check`
+//! prints a `sampled` line for it.
 
 use crate::entity::EntityRef;
 use crate::ir::Value;
@@ -57,6 +59,9 @@ pub(crate) const LARGE_CLASS_STRIDE: u64 = 16;
 /// `SMALL_CLASS` members whose `equal_anc_in` and parent are recomputed
 /// at a checked update.
 pub(crate) const SAMPLED_MEMBERS: usize = 256;
+/// The largest class checked at every member and at one update in
+/// `LARGE_CLASS_STRIDE` in a function below the sampling size.
+pub(crate) const FULL_CLASS: usize = 1024;
 
 /// How an update of a class is checked.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -78,7 +83,7 @@ pub(crate) fn should_check(values: usize, members: usize, event: u64, large_even
         Check::Skip
     } else if members <= SMALL_CLASS {
         Check::Full
-    } else if sampling::should_sample(values) {
+    } else if sampling::should_sample(values) || members > FULL_CLASS {
         if large_event < 8 || large_event.is_power_of_two() {
             Check::Sampled
         } else {
@@ -110,8 +115,9 @@ pub(crate) fn check_class(
     let checked: Vec<Value> = if how == Check::Sampled && members.len() > SAMPLED_MEMBERS {
         sampling::note_sampled(format!(
             "out-of-ssa's congruence-class self-check: equal_anc_in and forest parents recomputed at {SAMPLED_MEMBERS} \
-             evenly spaced members of each class over {SMALL_CLASS} members, at the first 8 updates of such classes \
-             and then at the 16th, 32nd, 64th, ..., not at every member of one update in {LARGE_CLASS_STRIDE}"
+             evenly spaced members of each class over {SMALL_CLASS} members (over {FULL_CLASS} in a function below \
+             the sampling size), at the first 8 updates of such classes and then at the 16th, 32nd, 64th, ..., not \
+             at every member of one update in {LARGE_CLASS_STRIDE}"
         ));
         sampling::evenly_spaced(members.len(), SAMPLED_MEMBERS).into_iter().map(|i| members[i]).collect()
     } else {
@@ -170,8 +176,9 @@ mod tests {
 
     /// Small classes are checked at every update in full; larger ones at
     /// one update in `LARGE_CLASS_STRIDE` in full, and, in a function
-    /// above the sampling size, at the first 8 and the powers of two at
-    /// sampled members. With the checks off, never.
+    /// above the sampling size or above `FULL_CLASS` members, at the first
+    /// 8 and the powers of two at sampled members. With the checks off,
+    /// never.
     #[test]
     fn large_classes_of_large_functions_are_checked_at_powers_of_two_at_sampled_members() {
         let full = |es: &[u64]| es.iter().map(|&e| (e, Check::Full)).collect::<Vec<_>>();
@@ -181,6 +188,8 @@ mod tests {
         let sampled: Vec<(u64, Check)> =
             [0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64].iter().map(|&e| (e, Check::Sampled)).collect();
         assert_eq!(checked(huge, SMALL_CLASS + 1, 100), sampled);
+        assert_eq!(checked(sampling::SAMPLE_ABOVE, FULL_CLASS, 40), full(&[0, 16, 32]));
+        assert_eq!(checked(sampling::SAMPLE_ABOVE, FULL_CLASS + 1, 100), sampled);
         let off =
             self_checks::with_flags(crate::pass_manager::flags::Flags::unchecked(), || should_check(huge, 2, 0, 0));
         assert_eq!(off, Check::Skip);

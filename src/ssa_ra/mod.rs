@@ -16,6 +16,7 @@ pub mod one_argument_phis;
 pub mod phi_lifting;
 pub mod phi_mem_coalesce;
 pub mod regalloc;
+mod reload_recycling;
 pub mod spill;
 pub mod spill_code;
 pub mod spill_during_coloring;

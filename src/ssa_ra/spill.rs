@@ -64,9 +64,10 @@
 use crate::analysis::liveness::{compute_liveness, compute_liveness_dataflow, Liveness};
 use crate::analysis::loops::loop_depth;
 use crate::entity::{EntityRef, EntitySet, EntityVec, SparseSet};
-use crate::ir::{Block, BlockData, Function, Op, Value};
+use crate::ir::{Block, BlockData, Function, Value};
 use crate::pass_manager::self_checks;
 use crate::ssa_ra::block_demand::{BlockDemand, Candidate, PointSite};
+pub(crate) use crate::ssa_ra::reload_recycling::recycle_reloads;
 use crate::ssa_ra::spill_code::SpillCode;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeSet;
@@ -633,63 +634,6 @@ pub(crate) fn lowering_candidates(f: &Function, spilled: &EntitySet<Value>) -> V
         }
     }
     out
-}
-
-/// Merges consecutive reloads of one spilled value in a block when the
-/// longer-lived reload keeps the demand at most K (§4.7); returns the
-/// blocks it changed, in order.
-pub(crate) fn recycle_reloads(
-    f: &mut Function,
-    live: &Liveness,
-    spilled: &EntitySet<Value>,
-    reloads: &mut EntitySet<Value>,
-    k: usize,
-) -> Vec<Block> {
-    let mut changed = Vec::new();
-    for b in f.blocks.keys() {
-        loop {
-            let mut merged = false;
-            let insts = &f.blocks[b].insts;
-            // Pairs (earlier reload, later reload) of the same value: the
-            // last reload of each value so far, by value (a list searched
-            // at each reload would be quadratic in the values reloaded in the
-            // block).
-            let mut last: FxHashMap<Value, Value> = FxHashMap::default();
-            let mut pairs = Vec::new();
-            for (i, inst) in insts.iter().enumerate() {
-                if let (Some(d), Op::Copy(src)) = (inst.dest, &inst.op) {
-                    if reloads.contains(d) {
-                        if let Some(prev) = last.insert(*src, d) {
-                            pairs.push((prev, i, d));
-                        }
-                    }
-                }
-            }
-            for (keep, idx, drop) in pairs {
-                let saved = f.blocks[b].clone();
-                let removed = f.blocks[b].insts.remove(idx);
-                debug_assert_eq!(removed.dest, Some(drop));
-                for inst in &mut f.blocks[b].insts {
-                    inst.op.map_args(|a| if a == drop { keep } else { a });
-                }
-                f.blocks[b].term.map_arg(|a| if a == drop { keep } else { a });
-                let ok = BlockDemand::compute(f, b, &live.live_out[b], spilled).max_demand() <= k;
-                if ok {
-                    reloads.remove(drop);
-                    merged = true;
-                    break;
-                }
-                f.blocks[b] = saved;
-            }
-            if !merged {
-                break;
-            }
-            if changed.last() != Some(&b) {
-                changed.push(b);
-            }
-        }
-    }
-    changed
 }
 
 /// Whether the self-checks of [`Rounds`] run after its `n`-th update (from

@@ -609,9 +609,8 @@ fn table3(s: &mut Section, workloads: &[&Workload], scale: Scale) -> Result<(), 
     if !recycling.is_empty() {
         s.markdown.push_str(
             "Experiment: where the spilling pass differs most, the same programs with reload recycling \
-             (Pereira §4.7: merging two reloads of one value in a block when the demand allows; `spill.rs`, \
-             `recycle_reloads`, which after each merge rescans the block and recounts its demand at every \
-             point) on and off; spilling pass only, median ms.\n\n",
+             (Pereira §4.7: merging two reloads of one value in a block when the demand allows; \
+             `reload_recycling.rs`, `recycle_reloads`) on and off; spilling pass only, median ms.\n\n",
         );
         for e in &recycling {
             s.markdown.push_str(&e.0.render());

@@ -7,6 +7,9 @@
 //!
 //! - [`WorstShape::Params`]: `main` with N parameters, all live at entry
 //!   and read one after another across a join;
+//! - [`WorstShape::ParamsConstants`]: the same, each parameter multiplied
+//!   by one of a few small constants (`s = s + p_i * c`, c in 1 to 5), so
+//!   that the constants too are live or rematerialized along the function;
 //! - [`WorstShape::NestedLoops`]: N `while` loops nested in one another,
 //!   one variable counted up in the innermost, so that every loop header
 //!   holds a phi of it and the phis form one chain of cycles;
@@ -21,6 +24,7 @@ use std::fmt::Write;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WorstShape {
     Params,
+    ParamsConstants,
     NestedLoops,
     WideJoin,
     ManyFunctions,
@@ -28,13 +32,19 @@ pub enum WorstShape {
 
 impl WorstShape {
     /// Every shape, in the order benchmarks print them.
-    pub const ALL: [WorstShape; 4] =
-        [WorstShape::Params, WorstShape::NestedLoops, WorstShape::WideJoin, WorstShape::ManyFunctions];
+    pub const ALL: [WorstShape; 5] = [
+        WorstShape::Params,
+        WorstShape::ParamsConstants,
+        WorstShape::NestedLoops,
+        WorstShape::WideJoin,
+        WorstShape::ManyFunctions,
+    ];
 
     /// The name `gen --shape` takes.
     pub fn name(self) -> &'static str {
         match self {
             WorstShape::Params => "params",
+            WorstShape::ParamsConstants => "params-constants",
             WorstShape::NestedLoops => "nested-loops",
             WorstShape::WideJoin => "wide-join",
             WorstShape::ManyFunctions => "many-functions",
@@ -50,7 +60,7 @@ impl WorstShape {
     /// smaller.
     pub fn default_sizes(self) -> &'static [usize] {
         match self {
-            WorstShape::Params => &[1_000, 3_000, 10_000],
+            WorstShape::Params | WorstShape::ParamsConstants => &[1_000, 3_000, 10_000],
             _ => &[3_000, 10_000, 30_000],
         }
     }
@@ -61,12 +71,16 @@ impl WorstShape {
         let n = size.max(1);
         let mut s = String::new();
         match self {
-            WorstShape::Params => {
+            WorstShape::Params | WorstShape::ParamsConstants => {
                 let params: Vec<String> = (0..n).map(|i| format!("p{i}")).collect();
                 let _ = writeln!(s, "fn main({}) {{", params.join(", "));
                 s.push_str("    var s = 0;\n    if (p0 < 0) {\n        s = 1;\n    }\n");
-                for p in &params {
-                    let _ = writeln!(s, "    s = s + {p};");
+                for (i, p) in params.iter().enumerate() {
+                    if self == WorstShape::ParamsConstants {
+                        let _ = writeln!(s, "    s = s + {p} * {};", i % 5 + 1);
+                    } else {
+                        let _ = writeln!(s, "    s = s + {p};");
+                    }
                 }
                 s.push_str("    return s;\n}\n");
             }
