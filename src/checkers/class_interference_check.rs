@@ -409,6 +409,26 @@ pub fn check_cssa_independently(f: &Function) -> Result<(), IndependentCssaError
     check_classes(f, &[], &classes, false).map_err(IndependentCssaError)
 }
 
+/// The classes of more than one member that [`check_classes`] checks: all
+/// of them, or, in a large function, every `step`-th one (see there).
+fn classes_to_check<'c>(f: &Function, classes: &'c [Vec<Value>], by_value: bool) -> Vec<&'c Vec<Value>> {
+    let size = f.blocks.values().map(|d| d.insts.len() + d.phis.len()).sum::<usize>();
+    let nontrivial: Vec<&Vec<Value>> = classes.iter().filter(|m| m.len() > 1).collect();
+    let total: usize = nontrivial.iter().map(|m| m.len()).sum();
+    if !(sampling::should_sample(size) && total > SAMPLED_MEMBERS) {
+        return nontrivial;
+    }
+    let step = total.div_ceil(SAMPLED_MEMBERS);
+    let picked: Vec<&Vec<Value>> = nontrivial.iter().step_by(step).copied().collect();
+    sampling::note_sampled(format!(
+        "{}: no interference within {} of {} classes (one in {step}), not all",
+        if by_value { "out-of-ssa's class check" } else { "the independent CSSA check" },
+        picked.len(),
+        nontrivial.len()
+    ));
+    picked
+}
+
 /// The most class members a sampled check tracks (see [`check_classes`]).
 const SAMPLED_MEMBERS: usize = 8192;
 
@@ -428,23 +448,7 @@ fn check_classes(
     let value = copy_chain_roots(f);
     let n = value.len();
     let value_of = |v: Value| value.get(v.index()).copied().unwrap_or(v);
-    let size = f.blocks.values().map(|d| d.insts.len() + d.phis.len()).sum::<usize>();
-    let nontrivial: Vec<&Vec<Value>> = classes.iter().filter(|m| m.len() > 1).collect();
-    let total: usize = nontrivial.iter().map(|m| m.len()).sum();
-    let checked: Vec<&Vec<Value>> = if sampling::should_sample(size) && total > SAMPLED_MEMBERS {
-        let step = total.div_ceil(SAMPLED_MEMBERS);
-        let picked: Vec<&Vec<Value>> = nontrivial.iter().step_by(step).copied().collect();
-        sampling::note_sampled(format!(
-            "{}: no interference within {} of {} classes (one in {step}), not all",
-            if by_value { "out-of-ssa's class check" } else { "the independent CSSA check" },
-            picked.len(),
-            nontrivial.len()
-        ));
-        picked
-    } else {
-        nontrivial
-    };
-    let classes = checked;
+    let classes = classes_to_check(f, classes, by_value);
     let universe = Universe::new(n, &classes);
     let m = universe.value.len();
     // The class of each tracked value, and its position in that class.
