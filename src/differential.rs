@@ -68,6 +68,9 @@ pub enum Verdict {
     Agree { outcome: Outcome, stages: Vec<StageResult> },
     /// The source program ran out of fuel: nothing to compare.
     Inconclusive,
+    /// A limit of the harness stopped `stage` before its outcome could be
+    /// compared (see [`judge_stage`]): inconclusive too, never a failure.
+    Limit { stage: String, limit: String },
     /// A stage's outcome differs from the source's (the first such stage).
     Diverge { stage: String, expected: Outcome, got: Result<Outcome, StageError> },
     /// A pass produced IR that a checker rejects.
@@ -81,9 +84,9 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// True for `Agree` and `Inconclusive`.
+    /// True for `Agree`, `Inconclusive` and `Limit`.
     pub fn is_ok(&self) -> bool {
-        matches!(self, Verdict::Agree { .. } | Verdict::Inconclusive)
+        matches!(self, Verdict::Agree { .. } | Verdict::Inconclusive | Verdict::Limit { .. })
     }
 }
 
@@ -98,6 +101,7 @@ impl std::fmt::Display for Verdict {
                 write!(f, "agree ({} stages):\n{}", stages.len(), indent(&outcome.render_full()))
             }
             Verdict::Inconclusive => f.write_str("inconclusive: the source ran out of fuel"),
+            Verdict::Limit { stage, limit } => write!(f, "inconclusive: stage {stage} reached {limit}"),
             Verdict::Diverge { stage, expected, got } => {
                 write!(f, "stage {stage} diverges\n  expected:\n{}", indent(&expected.render_full()))?;
                 match got {
@@ -469,10 +473,10 @@ fn differential_with(
     progress(|| "runs of the constructions' SSA".to_string());
     for (stage, module) in modules {
         let got = oracle.run_ssa(&module, args, later).map_err(StageError::Oracle);
-        if got.as_ref() != Ok(&expected) {
-            return Verdict::Diverge { stage, expected, got };
+        match judge_stage(stage, &expected, got, later) {
+            Ok(agreed) => stages.push(agreed),
+            Err(v) => return v,
         }
-        stages.push(StageResult { stage, outcome: got });
     }
     charge(t, |p| &mut p.ssa_runs);
     Verdict::Agree { outcome: expected, stages }
@@ -591,10 +595,10 @@ fn run_ir_stages(
 ) -> Option<Verdict> {
     for (stage, module) in programs {
         let got = oracle.run_ssa(module, args, fuel).map_err(StageError::Oracle);
-        if got.as_ref() != Ok(expected) {
-            return Some(Verdict::Diverge { stage: stage.clone(), expected: expected.clone(), got });
+        match judge_stage(stage.clone(), expected, got, fuel) {
+            Ok(agreed) => stages.push(agreed),
+            Err(v) => return Some(v),
         }
-        stages.push(StageResult { stage: stage.clone(), outcome: got });
     }
     None
 }
@@ -624,10 +628,10 @@ fn allocated_stages(
         Err(_) => (oracle.run_mir(mir, args, later).map_err(StageError::Oracle), None),
     };
     let (mir_stage, x86_stage) = names;
-    if got.as_ref() != Ok(expected) {
-        return Some(Verdict::Diverge { stage: mir_stage, expected: expected.clone(), got });
+    match judge_stage(mir_stage, expected, got, later) {
+        Ok(agreed) => stages.push(agreed),
+        Err(v) => return Some(v),
     }
-    stages.push(StageResult { stage: mir_stage, outcome: got });
     let t = charge(t, |p| &mut p.mir_runs);
     if !config.x86 {
         return None;
@@ -641,11 +645,45 @@ fn allocated_stages(
     let budget = crate::machine::emulator::budget_for(steps.unwrap_or(later));
     let got = crate::machine::emulator::run_x86(&code, args, budget).map_err(StageError::Emulator);
     charge(t, |p| &mut p.emulation);
-    if got.as_ref() != Ok(expected) {
-        return Some(Verdict::Diverge { stage: x86_stage, expected: expected.clone(), got });
+    match judge_stage(x86_stage, expected, got, later) {
+        Ok(agreed) => stages.push(agreed),
+        Err(v) => return Some(v),
     }
-    stages.push(StageResult { stage: x86_stage, outcome: got });
     None
+}
+
+/// Compares the outcome `got` of `stage`, run with `fuel`, with the
+/// reference's `expected`: the stage's result when they agree, else the
+/// verdict. A limit of the harness is [`Verdict::Limit`], never a
+/// divergence, when what the stage did before it is consistent with the
+/// reference: the stage ran out of its fuel (later stages count steps
+/// differently, so a correct stage may need more than the source) with a
+/// trace that is a prefix of the reference's, or the x86 trace filled up
+/// with the first words of a reference trace at least that long. A stage
+/// whose trace already differs diverges, whatever stopped it.
+fn judge_stage(
+    stage: String,
+    expected: &Outcome,
+    got: Result<Outcome, StageError>,
+    fuel: u64,
+) -> Result<StageResult, Verdict> {
+    use crate::machine::emulator::EmuError;
+    let limit = match &got {
+        Ok(o) if o == expected => return Ok(StageResult { stage, outcome: got }),
+        Ok(o) if o.end == End::OutOfFuel && expected.trace.starts_with(&o.trace) => {
+            Some(format!("its fuel of {fuel} steps (8 x --fuel + 10000) with a trace that agrees so far"))
+        }
+        Err(StageError::Emulator(EmuError::TraceFull { trace }))
+            if expected.trace.len() >= trace.len() && expected.trace.starts_with(trace) =>
+        {
+            Some(format!("the trace capacity of the emulator ({} words) with a trace that agrees so far", trace.len()))
+        }
+        _ => None,
+    };
+    match limit {
+        Some(limit) => Err(Verdict::Limit { stage, limit }),
+        None => Err(Verdict::Diverge { stage, expected: expected.clone(), got }),
+    }
 }
 
 /// [`differential_full`], with a panic anywhere in the pipeline turned into

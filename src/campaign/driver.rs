@@ -183,6 +183,9 @@ pub struct CampaignSummary {
     pub ir_programs: u64,
     /// Programs whose source ran out of fuel (nothing compared).
     pub inconclusive: u64,
+    /// Programs a limit of the harness stopped before a stage could be
+    /// compared (`Verdict::Limit`): inconclusive, not failures.
+    pub limited: u64,
     /// Failing cases, as written to disk.
     pub failures: Vec<PathBuf>,
     /// Failing cases that could not be written: the seed and why. They
@@ -236,6 +239,10 @@ impl CampaignSummary {
             self.inconclusive,
             self.failure_count(),
         );
+        s += &format!(
+            "{} inconclusive (a limit of the harness: a later stage's fuel or the trace capacity)\n",
+            self.limited
+        );
         s.push_str(&format!(
             "{} of the programs were IR-level (generated in SSA form, checked against the SSA's own run)\n",
             self.ir_programs
@@ -273,7 +280,7 @@ impl CampaignSummary {
 /// The stage group a verdict failed at, for the histogram.
 pub fn failing_stage(verdict: &Verdict) -> Option<String> {
     match verdict {
-        Verdict::Agree { .. } | Verdict::Inconclusive => None,
+        Verdict::Agree { .. } | Verdict::Inconclusive | Verdict::Limit { .. } => None,
         Verdict::Diverge { stage, .. } => Some(stage.split('[').next().unwrap_or(stage).to_string()),
         Verdict::CheckFailed(e) => Some(format!("check {} ({})", e.pass, e.check)),
         Verdict::SourceError(_) => Some("source".into()),
@@ -405,6 +412,7 @@ fn run_program(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), i: u64, su
     sum.reach.add(&program.out_of_ssa, &hits);
     match &verdict {
         Verdict::Inconclusive => sum.inconclusive += 1,
+        Verdict::Limit { .. } => sum.limited += 1,
         Verdict::Agree { stages, .. } => sum.stages += stages.len() as u64,
         _ => {}
     }

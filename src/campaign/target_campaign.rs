@@ -90,6 +90,9 @@ pub struct TargetTotals {
     pub failures: u64,
     /// Programs the target could not run at all (a tool missing).
     pub not_run: u64,
+    /// Programs a limit of the harness stopped before their outcome could
+    /// be compared (`TargetVerdict::Inconclusive`): not failures.
+    pub inconclusive: u64,
     pub batches: u64,
     /// Programs per option set.
     pub options: BTreeMap<String, u64>,
@@ -141,6 +144,7 @@ impl TargetSummary {
                 tot.options.len(),
                 sets
             ));
+            s.push_str(&format!("  {} inconclusive (a limit of the harness: its trace capacity)\n", tot.inconclusive));
             let list: Vec<String> = tot.options.iter().map(|(o, n)| format!("{o} ({n})")).collect();
             s.push_str(&format!("  {}\n", list.join(", ")));
         }
@@ -249,15 +253,9 @@ fn run_block(
             let results = target.run_batch(&cases, &options, &limits);
             let time = t0.elapsed();
             let verdicts: Vec<TargetVerdict> = match results {
-                Ok(r) => group
-                    .iter()
-                    .zip(r)
-                    .map(|(p, got)| match got {
-                        Ok(o) if o == p.expected => TargetVerdict::Agree,
-                        Err(e) if !e.is_finding() => TargetVerdict::NotRun(e),
-                        got => TargetVerdict::Diverge { expected: p.expected.clone(), got },
-                    })
-                    .collect(),
+                Ok(r) => {
+                    group.iter().zip(r).map(|(p, got)| crate::targets::target::judge(p.expected.clone(), got)).collect()
+                }
                 Err(e) => group.iter().map(|_| TargetVerdict::NotRun(e.clone())).collect(),
             };
             {
@@ -271,6 +269,7 @@ fn run_block(
                     match v {
                         TargetVerdict::Agree => tot.agree += 1,
                         TargetVerdict::NotRun(_) => tot.not_run += 1,
+                        TargetVerdict::Inconclusive(_) => tot.inconclusive += 1,
                         _ => tot.failures += 1,
                     }
                 }

@@ -36,6 +36,19 @@ pub const EXIT_OUTPUT: u8 = 6;
 /// Exit code for a program whose outcome differs from its case file's
 /// `// expect:` block (`run`, `check`, `repro`).
 pub const EXIT_MISMATCH: u8 = 7;
+/// Exit code for an inconclusive comparison: a limit of the harness (a
+/// later stage's fuel, the emulator's trace capacity) stopped a stage
+/// before its outcome could be compared. Never a failure.
+pub const EXIT_INCONCLUSIVE: u8 = 8;
+
+/// The failure of a run stopped by a limit of the harness (`what`):
+/// exit code `EXIT_INCONCLUSIVE`.
+pub fn inconclusive(file: &str, what: impl std::fmt::Display) -> Failure {
+    Failure {
+        message: format!("{file}: inconclusive: {what} (a limit of the harness, not of the program)"),
+        code: EXIT_INCONCLUSIVE,
+    }
+}
 
 /// An error to print and the exit code that goes with it.
 pub struct Failure {
