@@ -301,20 +301,17 @@ pub fn write_case(
     verdict: &Verdict,
     config: &ProgramConfig,
 ) -> std::io::Result<PathBuf> {
-    std::fs::create_dir_all(dir)?;
-    let path = dir.join(format!("case-{seed}.src"));
-    let mut case = CaseFile::for_failure(
-        &format!("ssaref fuzz failure, seed {seed}"),
-        &path.display().to_string(),
-        tc,
-        verdict,
-        &config.regs,
-    );
-    case.config = Some((crate::diag::Pos::START, config.render()));
-    let mut file = std::fs::File::create(&path)?;
-    file.write_all(case.render().as_bytes())?;
-    file.sync_all()?;
-    Ok(path)
+    crate::campaign::failure_case::write_new_case(dir, &format!("case-{seed}"), "src", |path| {
+        let mut case = CaseFile::for_failure(
+            &format!("ssaref fuzz failure, seed {seed}"),
+            &path.display().to_string(),
+            tc,
+            verdict,
+            &config.regs,
+        );
+        case.config = Some((crate::diag::Pos::START, config.render()));
+        case.render()
+    })
 }
 
 /// Runs a campaign until the time or program budget is spent or `stop` is
