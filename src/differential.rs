@@ -473,9 +473,8 @@ fn differential_with(
     progress(|| "runs of the constructions' SSA".to_string());
     for (stage, module) in modules {
         let got = oracle.run_ssa(&module, args, later).map_err(StageError::Oracle);
-        match judge_stage(stage, &expected, got, later) {
-            Ok(agreed) => stages.push(agreed),
-            Err(v) => return v,
+        if let Some(v) = judge_stage(stage, &expected, got, later, &mut stages) {
+            return v;
         }
     }
     charge(t, |p| &mut p.ssa_runs);
@@ -595,9 +594,8 @@ fn run_ir_stages(
 ) -> Option<Verdict> {
     for (stage, module) in programs {
         let got = oracle.run_ssa(module, args, fuel).map_err(StageError::Oracle);
-        match judge_stage(stage.clone(), expected, got, fuel) {
-            Ok(agreed) => stages.push(agreed),
-            Err(v) => return Some(v),
+        if let Some(v) = judge_stage(stage.clone(), expected, got, fuel, stages) {
+            return Some(v);
         }
     }
     None
@@ -628,9 +626,8 @@ fn allocated_stages(
         Err(_) => (oracle.run_mir(mir, args, later).map_err(StageError::Oracle), None),
     };
     let (mir_stage, x86_stage) = names;
-    match judge_stage(mir_stage, expected, got, later) {
-        Ok(agreed) => stages.push(agreed),
-        Err(v) => return Some(v),
+    if let Some(v) = judge_stage(mir_stage, expected, got, later, stages) {
+        return Some(v);
     }
     let t = charge(t, |p| &mut p.mir_runs);
     if !config.x86 {
@@ -645,16 +642,15 @@ fn allocated_stages(
     let budget = crate::machine::emulator::budget_for(steps.unwrap_or(later));
     let got = crate::machine::emulator::run_x86(&code, args, budget).map_err(StageError::Emulator);
     charge(t, |p| &mut p.emulation);
-    match judge_stage(x86_stage, expected, got, later) {
-        Ok(agreed) => stages.push(agreed),
-        Err(v) => return Some(v),
+    if let Some(v) = judge_stage(x86_stage, expected, got, later, stages) {
+        return Some(v);
     }
     None
 }
 
 /// Compares the outcome `got` of `stage`, run with `fuel`, with the
-/// reference's `expected`: the stage's result when they agree, else the
-/// verdict. A limit of the harness is [`Verdict::Limit`], never a
+/// reference's `expected`: pushes the stage's result on `stages` when they
+/// agree, else returns the verdict. A limit of the harness is [`Verdict::Limit`], never a
 /// divergence, when what the stage did before it is consistent with the
 /// reference: the stage ran out of its fuel (later stages count steps
 /// differently, so a correct stage may need more than the source) with a
@@ -666,10 +662,14 @@ fn judge_stage(
     expected: &Outcome,
     got: Result<Outcome, StageError>,
     fuel: u64,
-) -> Result<StageResult, Verdict> {
+    stages: &mut Vec<StageResult>,
+) -> Option<Verdict> {
     use crate::machine::emulator::EmuError;
     let limit = match &got {
-        Ok(o) if o == expected => return Ok(StageResult { stage, outcome: got }),
+        Ok(o) if o == expected => {
+            stages.push(StageResult { stage, outcome: got });
+            return None;
+        }
         Ok(o) if o.end == End::OutOfFuel && expected.trace.starts_with(&o.trace) => {
             Some(format!("its fuel of {fuel} steps (8 x --fuel + 10000) with a trace that agrees so far"))
         }
@@ -680,10 +680,10 @@ fn judge_stage(
         }
         _ => None,
     };
-    match limit {
-        Some(limit) => Err(Verdict::Limit { stage, limit }),
-        None => Err(Verdict::Diverge { stage, expected: expected.clone(), got }),
-    }
+    Some(match limit {
+        Some(limit) => Verdict::Limit { stage, limit },
+        None => Verdict::Diverge { stage, expected: expected.clone(), got },
+    })
 }
 
 /// [`differential_full`], with a panic anywhere in the pipeline turned into

@@ -166,7 +166,7 @@ pub fn parse_args(file: &str, src: &str, program: &ast::Program, raw: &[String])
     };
     let args = raw
         .iter()
-        .map(|a| a.parse::<i64>().map_err(|_| bad_input(format!("argument `{a}` is not a 64-bit integer"))))
+        .map(|a| a.parse::<i64>().map_err(|_| bad_input(format!("{file}: argument `{a}` is not a 64-bit integer"))))
         .collect::<Result<Vec<_>, _>>()?;
     let main = program.main().expect("the parser requires `main`");
     if args.len() > main.params.len() {

@@ -152,6 +152,11 @@ fn run_allocated(
     if stage != Stage::X86 {
         return interp::run_mir(mir, args, fuel).map_err(internal);
     }
+    if fuel == 0 {
+        // No step runs on no fuel, at x86 as at every other stage (the
+        // budget of block entries would let the entry block run).
+        return Ok(Outcome { trace: Vec::new(), end: End::OutOfFuel, mem: Vec::new() });
+    }
     let code = pipeline::lower_and_check(mir).map_err(internal)?;
     // --fuel counts MIR steps; the x86 budget counts block entries.
     match ssaref::machine::emulator::run_x86(&code, args, ssaref::machine::emulator::budget_for(fuel)) {

@@ -17,8 +17,8 @@ fn target_batches_are_bounded() {
 #[test]
 fn header_fields_are_escaped() {
     let path = "out\nfn main() { return 666; }\n// x";
-    let text = format!("fn main() {{\n    return 1;\n}}\n");
-    let mut case = CaseFile::parse(&text).expect("a case");
+    let text = "fn main() {\n    return 1;\n}\n";
+    let mut case = CaseFile::parse(text).expect("a case");
     case.description = vec![format!("reproduce: ssaref repro {path}/case-1.src")];
     let rendered = case.render();
     let back = CaseFile::parse(&rendered).expect("the rendered case parses");
