@@ -94,11 +94,20 @@ pub fn probe_out_dir(dir: &std::path::Path) -> Result<(), Failure> {
 
 /// Checks that the file `path` can be written before the work starts
 /// (`reduce --out`): writes it empty, then removes it unless it existed.
-/// A failure has exit code `EXIT_OUTPUT`.
+/// A failure has exit code `EXIT_OUTPUT`. A FIFO, a socket or a folder is
+/// refused without opening it, and the probe opens without blocking, so
+/// that it never waits for a reader.
 pub fn probe_out_file(path: &str) -> Result<(), Failure> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
     let fail = |e: std::io::Error| Failure { message: format!("{path}: cannot write: {e}"), code: EXIT_OUTPUT };
-    let existed = std::path::Path::new(path).exists();
-    std::fs::OpenOptions::new().append(true).create(true).open(path).map_err(fail)?;
+    let meta = std::fs::metadata(path).ok();
+    if let Some(kind) = meta.as_ref().map(std::fs::Metadata::file_type) {
+        if kind.is_fifo() || kind.is_socket() || kind.is_dir() {
+            return Err(Failure { message: format!("{path}: cannot write: not a regular file"), code: EXIT_OUTPUT });
+        }
+    }
+    let existed = meta.is_some();
+    std::fs::OpenOptions::new().append(true).create(true).custom_flags(libc::O_NONBLOCK).open(path).map_err(fail)?;
     if !existed {
         std::fs::remove_file(path).map_err(fail)?;
     }

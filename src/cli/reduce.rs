@@ -59,6 +59,10 @@ pub fn cmd_reduce(a: ReduceArgs) -> Result<ExitCode, Failure> {
         None => crate::target_cmd::recorded_target(&a.case)?,
     };
     if let Some(list) = list {
+        // Where the result goes must be writable before the work starts.
+        if let Some(out) = &a.out {
+            probe_out_file(out)?;
+        }
         return crate::target_cmd::reduce_on_target(&a.case, &list, &a.options, a.out.as_deref(), a.fuel, a.max_tests);
     }
     if is_ssa(&a.case) {

@@ -465,5 +465,5 @@ fn memory_follows_the_program_not_its_value_numbers() {
 
 mod campaigns;
 mod limits;
-mod targets;
 mod minor;
+mod targets;
