@@ -70,6 +70,9 @@ pub enum Verdict {
     Agree { outcome: Outcome, stages: Vec<StageResult> },
     /// The source program ran out of fuel: nothing to compare.
     Inconclusive,
+    /// A limit of the harness stopped `stage` before its outcome could be
+    /// compared (see [`judge_stage`]): inconclusive too, never a failure.
+    Limit { stage: String, limit: String },
     /// A stage's outcome differs from the source's (the first such stage).
     Diverge { stage: String, expected: Outcome, got: Result<Outcome, StageError> },
     /// A pass produced IR that a checker rejects.
@@ -83,9 +86,9 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// True for `Agree` and `Inconclusive`.
+    /// True for `Agree`, `Inconclusive` and `Limit`.
     pub fn is_ok(&self) -> bool {
-        matches!(self, Verdict::Agree { .. } | Verdict::Inconclusive)
+        matches!(self, Verdict::Agree { .. } | Verdict::Inconclusive | Verdict::Limit { .. })
     }
 }
 
@@ -100,6 +103,7 @@ impl std::fmt::Display for Verdict {
                 write!(f, "agree ({} stages):\n{}", stages.len(), indent(&outcome.render_full()))
             }
             Verdict::Inconclusive => f.write_str("inconclusive: the source ran out of fuel"),
+            Verdict::Limit { stage, limit } => write!(f, "inconclusive: stage {stage} reached {limit}"),
             Verdict::Diverge { stage, expected, got } => {
                 write!(f, "stage {stage} diverges\n  expected:\n{}", indent(&expected.render_full()))?;
                 match got {
@@ -471,10 +475,9 @@ fn differential_with(
     progress(|| "runs of the constructions' SSA".to_string());
     for (stage, module) in modules {
         let got = oracle.run_ssa(&module, args, later).map_err(StageError::Oracle);
-        if got.as_ref() != Ok(&expected) {
-            return Verdict::Diverge { stage, expected, got };
+        if let Some(v) = judge_stage(stage, &expected, got, later, &mut stages) {
+            return v;
         }
-        stages.push(StageResult { stage, outcome: got });
     }
     charge(t, |p| &mut p.ssa_runs);
     Verdict::Agree { outcome: expected, stages }
@@ -627,12 +630,7 @@ impl Observer<Module> for OracleStages<'_> {
         }
         let t = charge(self.since, self.phase);
         let got = self.oracle.run_ssa(module, self.args, self.fuel).map_err(StageError::Oracle);
-        if got.as_ref() == Ok(self.expected) {
-            self.stages.push(StageResult { stage: stage.to_string(), outcome: got });
-        } else {
-            let expected = self.expected.clone();
-            self.diverged = Some(Verdict::Diverge { stage: stage.to_string(), expected, got });
-        }
+        self.diverged = judge_stage(stage.to_string(), self.expected, got, self.fuel, self.stages);
         self.since = charge(t, |p| &mut p.ssa_runs);
     }
 }
@@ -662,10 +660,9 @@ fn allocated_stages(
         Err(_) => (oracle.run_mir(mir, args, later).map_err(StageError::Oracle), None),
     };
     let (mir_stage, x86_stage) = names;
-    if got.as_ref() != Ok(expected) {
-        return Some(Verdict::Diverge { stage: mir_stage, expected: expected.clone(), got });
+    if let Some(v) = judge_stage(mir_stage, expected, got, later, stages) {
+        return Some(v);
     }
-    stages.push(StageResult { stage: mir_stage, outcome: got });
     let t = charge(t, |p| &mut p.mir_runs);
     if !config.x86 {
         return None;
@@ -679,11 +676,48 @@ fn allocated_stages(
     let budget = crate::machine::emulator::budget_for(steps.unwrap_or(later));
     let got = crate::machine::emulator::run_x86(&code, args, budget).map_err(StageError::Emulator);
     charge(t, |p| &mut p.emulation);
-    if got.as_ref() != Ok(expected) {
-        return Some(Verdict::Diverge { stage: x86_stage, expected: expected.clone(), got });
+    if let Some(v) = judge_stage(x86_stage, expected, got, later, stages) {
+        return Some(v);
     }
-    stages.push(StageResult { stage: x86_stage, outcome: got });
     None
+}
+
+/// Compares the outcome `got` of `stage`, run with `fuel`, with the
+/// reference's `expected`: pushes the stage's result on `stages` when they
+/// agree, else returns the verdict. A limit of the harness is [`Verdict::Limit`], never a
+/// divergence, when what the stage did before it is consistent with the
+/// reference: the stage ran out of its fuel (later stages count steps
+/// differently, so a correct stage may need more than the source) with a
+/// trace that is a prefix of the reference's, or the x86 trace filled up
+/// with the first words of a reference trace at least that long. A stage
+/// whose trace already differs diverges, whatever stopped it.
+fn judge_stage(
+    stage: String,
+    expected: &Outcome,
+    got: Result<Outcome, StageError>,
+    fuel: u64,
+    stages: &mut Vec<StageResult>,
+) -> Option<Verdict> {
+    use crate::machine::emulator::EmuError;
+    let limit = match &got {
+        Ok(o) if o == expected => {
+            stages.push(StageResult { stage, outcome: got });
+            return None;
+        }
+        Ok(o) if o.end == End::OutOfFuel && expected.trace.starts_with(&o.trace) => {
+            Some(format!("its fuel of {fuel} steps (8 x --fuel + 10000) with a trace that agrees so far"))
+        }
+        Err(StageError::Emulator(EmuError::TraceFull { trace }))
+            if expected.trace.len() >= trace.len() && expected.trace.starts_with(trace) =>
+        {
+            Some(format!("the trace capacity of the emulator ({} words) with a trace that agrees so far", trace.len()))
+        }
+        _ => None,
+    };
+    Some(match limit {
+        Some(limit) => Verdict::Limit { stage, limit },
+        None => Verdict::Diverge { stage, expected: expected.clone(), got },
+    })
 }
 
 /// [`differential_full`], with a panic anywhere in the pipeline turned into

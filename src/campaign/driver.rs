@@ -183,6 +183,9 @@ pub struct CampaignSummary {
     pub ir_programs: u64,
     /// Programs whose source ran out of fuel (nothing compared).
     pub inconclusive: u64,
+    /// Programs a limit of the harness stopped before a stage could be
+    /// compared (`Verdict::Limit`): inconclusive, not failures.
+    pub limited: u64,
     /// Failing cases, as written to disk.
     pub failures: Vec<PathBuf>,
     /// Failing cases that could not be written: the seed and why. They
@@ -236,6 +239,10 @@ impl CampaignSummary {
             self.inconclusive,
             self.failure_count(),
         );
+        s += &format!(
+            "{} inconclusive (a limit of the harness: a later stage's fuel or the trace capacity)\n",
+            self.limited
+        );
         s.push_str(&format!(
             "{} of the programs were IR-level (generated in SSA form, checked against the SSA's own run)\n",
             self.ir_programs
@@ -273,7 +280,7 @@ impl CampaignSummary {
 /// The stage group a verdict failed at, for the histogram.
 pub fn failing_stage(verdict: &Verdict) -> Option<String> {
     match verdict {
-        Verdict::Agree { .. } | Verdict::Inconclusive => None,
+        Verdict::Agree { .. } | Verdict::Inconclusive | Verdict::Limit { .. } => None,
         Verdict::Diverge { stage, .. } => Some(stage.split('[').next().unwrap_or(stage).to_string()),
         Verdict::CheckFailed(e) => Some(format!("check {} ({})", e.pass, e.check)),
         Verdict::SourceError(_) => Some("source".into()),
@@ -294,20 +301,17 @@ pub fn write_case(
     verdict: &Verdict,
     config: &ProgramConfig,
 ) -> std::io::Result<PathBuf> {
-    std::fs::create_dir_all(dir)?;
-    let path = dir.join(format!("case-{seed}.src"));
-    let mut case = CaseFile::for_failure(
-        &format!("ssaref fuzz failure, seed {seed}"),
-        &path.display().to_string(),
-        tc,
-        verdict,
-        &config.regs,
-    );
-    case.config = Some((crate::diag::Pos::START, config.render()));
-    let mut file = std::fs::File::create(&path)?;
-    file.write_all(case.render().as_bytes())?;
-    file.sync_all()?;
-    Ok(path)
+    crate::campaign::failure_case::write_new_case(dir, &format!("case-{seed}"), "src", |path| {
+        let mut case = CaseFile::for_failure(
+            &format!("ssaref fuzz failure, seed {seed}"),
+            &path.display().to_string(),
+            tc,
+            verdict,
+            &config.regs,
+        );
+        case.config = Some((crate::diag::Pos::START, config.render()));
+        case.render()
+    })
 }
 
 /// Runs a campaign until the time or program budget is spent or `stop` is
@@ -405,6 +409,7 @@ fn run_program(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), i: u64, su
     sum.reach.add(&program.out_of_ssa, &hits);
     match &verdict {
         Verdict::Inconclusive => sum.inconclusive += 1,
+        Verdict::Limit { .. } => sum.limited += 1,
         Verdict::Agree { stages, .. } => sum.stages += stages.len() as u64,
         _ => {}
     }

@@ -61,3 +61,45 @@ impl SsaCaseFile {
         SsaCaseFile { header, module: case.module.clone() }
     }
 }
+/// Writes a new case file in `dir` under a name no other writer holds:
+/// `STEM.EXT`, else `STEM-2.EXT`, `STEM-3.EXT`, ... (the name is claimed
+/// with an exclusive create, so two campaigns sharing `--out` never take
+/// each other's cases). The text, `render` of the claimed path, is written
+/// to a temporary file beside it and renamed over the claim, so a reader
+/// sees the whole case or none of it. Returns the path.
+pub fn write_new_case(
+    dir: &std::path::Path,
+    stem: &str,
+    ext: &str,
+    render: impl Fn(&std::path::Path) -> String,
+) -> std::io::Result<std::path::PathBuf> {
+    use std::io::Write;
+    std::fs::create_dir_all(dir)?;
+    let mut n = 1u32;
+    let path = loop {
+        let name = if n == 1 { format!("{stem}.{ext}") } else { format!("{stem}-{n}.{ext}") };
+        let path = dir.join(name);
+        match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(_) => break path,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 10_000 => n += 1,
+            Err(e) => return Err(e),
+        }
+    };
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}",
+        path.file_name().map_or_else(String::new, |f| f.to_string_lossy().into_owned()),
+        std::process::id()
+    ));
+    let written = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(render(&path).as_bytes())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, &path)
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        let _ = std::fs::remove_file(&path);
+        return Err(e);
+    }
+    Ok(path)
+}

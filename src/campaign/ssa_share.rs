@@ -14,7 +14,6 @@ use crate::frontend::ssa_case_file::SsaCaseFile;
 use crate::generate::source::{GenConfig, TestCase};
 use crate::generate::ssa::{IrCase, IrGenConfig};
 use crate::oracle::Oracle;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// One program of a campaign: source-level or IR-level.
@@ -68,22 +67,19 @@ pub fn write_ssa_case(
     verdict: &Verdict,
     config: &ProgramConfig,
 ) -> std::io::Result<PathBuf> {
-    std::fs::create_dir_all(dir)?;
-    let path = dir.join(format!("case-{seed}.ssa"));
-    let mut file = SsaCaseFile::for_failure(
-        &format!("ssaref fuzz failure, seed {seed} (IR-level program)"),
-        &path.display().to_string(),
-        case,
-        verdict,
-        &config.regs,
-    );
-    // The construction variant is recorded too, though a `.ssa` program
-    // is not constructed: `config:` lines have one form.
-    file.header.config = Some((crate::diag::Pos::START, config.render()));
-    let mut out = std::fs::File::create(&path)?;
-    out.write_all(file.render().as_bytes())?;
-    out.sync_all()?;
-    Ok(path)
+    crate::campaign::failure_case::write_new_case(dir, &format!("case-{seed}"), "ssa", |path| {
+        let mut file = SsaCaseFile::for_failure(
+            &format!("ssaref fuzz failure, seed {seed} (IR-level program)"),
+            &path.display().to_string(),
+            case,
+            verdict,
+            &config.regs,
+        );
+        // The construction variant is recorded too, though a `.ssa` program
+        // is not constructed: `config:` lines have one form.
+        file.header.config = Some((crate::diag::Pos::START, config.render()));
+        file.render()
+    })
 }
 
 #[cfg(test)]

@@ -90,6 +90,9 @@ pub struct TargetTotals {
     pub failures: u64,
     /// Programs the target could not run at all (a tool missing).
     pub not_run: u64,
+    /// Programs a limit of the harness stopped before their outcome could
+    /// be compared (`TargetVerdict::Inconclusive`): not failures.
+    pub inconclusive: u64,
     pub batches: u64,
     /// Programs per option set.
     pub options: BTreeMap<String, u64>,
@@ -108,6 +111,12 @@ pub struct TargetSummary {
     pub per_target: BTreeMap<String, TargetTotals>,
     /// The failing cases' files, and the reduced ones and exports.
     pub failures: Vec<PathBuf>,
+    /// Failing cases that could not be written: the seed, the target and
+    /// why. They are failures too.
+    pub unwritten: Vec<(u64, String, String)>,
+    /// Whether `stop` (Ctrl-C or SIGTERM) ended the campaign before its
+    /// budget.
+    pub interrupted: bool,
     pub exported: Vec<PathBuf>,
     /// Reductions started, per target.
     pub reductions: BTreeMap<String, u64>,
@@ -118,12 +127,16 @@ impl TargetSummary {
     /// The summary as `ssaref fuzz --target` prints it.
     pub fn render(&self, targets: &[Arc<dyn Target>]) -> String {
         let secs = self.elapsed.as_secs_f64().max(1e-9);
-        let mut s = format!(
+        let mut s = String::new();
+        if self.interrupted {
+            s.push_str("interrupted (Ctrl-C or SIGTERM) before the end of its budget\n");
+        }
+        s += &format!(
             "{} programs in {secs:.1}s ({} IR-level), {} skipped (the oracle's run is out of fuel); {} failure(s)\n",
             self.programs,
             self.ir_programs,
             self.skipped,
-            self.failures.len()
+            self.failures.len() + self.unwritten.len()
         );
         for t in targets {
             let Some(tot) = self.per_target.get(t.name()) else { continue };
@@ -141,11 +154,15 @@ impl TargetSummary {
                 tot.options.len(),
                 sets
             ));
+            s.push_str(&format!("  {} inconclusive (a limit of the harness: its trace capacity)\n", tot.inconclusive));
             let list: Vec<String> = tot.options.iter().map(|(o, n)| format!("{o} ({n})")).collect();
             s.push_str(&format!("  {}\n", list.join(", ")));
         }
         for f in self.failures.iter().chain(&self.exported) {
             s.push_str(&format!("  case: {}\n", f.display()));
+        }
+        for (seed, target, e) in &self.unwritten {
+            s.push_str(&format!("  case of seed {seed} on {target} NOT WRITTEN: {e}\n"));
         }
         s
     }
@@ -166,14 +183,15 @@ pub fn run_target_campaign(config: &TargetCampaign, oracle: &(dyn Oracle + Sync)
     let summary = Mutex::new(TargetSummary::default());
     let start = Instant::now();
     let batch = config.batch.max(1);
+    let over = || stop.load(Ordering::Relaxed) || start.elapsed() >= config.duration;
     std::thread::scope(|s| {
         for _ in 0..config.jobs.max(1) {
             s.spawn(|| loop {
-                if stop.load(Ordering::Relaxed) || start.elapsed() >= config.duration {
+                if over() {
                     break;
                 }
                 let block = next.fetch_add(1, Ordering::Relaxed);
-                let first = block * batch;
+                let first = block.saturating_mul(batch);
                 let Some(count) =
                     config.max_programs.map_or(Some(batch), |m| m.checked_sub(first).map(|r| r.min(batch)))
                 else {
@@ -182,7 +200,7 @@ pub fn run_target_campaign(config: &TargetCampaign, oracle: &(dyn Oracle + Sync)
                 if count == 0 {
                     break;
                 }
-                run_block(config, oracle, first, count, &summary);
+                run_block(config, oracle, first, count, &summary, &over);
                 if config.progress {
                     let sum = summary.lock().expect("summary lock");
                     let _ = write!(
@@ -201,21 +219,28 @@ pub fn run_target_campaign(config: &TargetCampaign, oracle: &(dyn Oracle + Sync)
     }
     let mut sum = summary.into_inner().expect("summary lock");
     sum.elapsed = start.elapsed();
+    sum.interrupted = stop.load(Ordering::Relaxed);
     sum
 }
 
 /// Generates programs `first .. first + count` and runs them on every
-/// target, one batch per option set.
+/// target, one batch per option set. Once `over` (the time is up, or
+/// Ctrl-C) it generates, runs and reduces nothing more.
 fn run_block(
     config: &TargetCampaign,
     oracle: &(dyn Oracle + Sync),
     first: u64,
     count: u64,
     summary: &Mutex<TargetSummary>,
+    over: &(dyn Fn() -> bool + Sync),
 ) {
     let mut programs = Vec::new();
-    let (mut skipped, mut ir) = (0, 0);
-    for i in first..first + count {
+    let (mut skipped, mut ir, mut generated_count) = (0, 0, 0);
+    for i in first..first.saturating_add(count) {
+        if over() {
+            break;
+        }
+        generated_count += 1;
         let seed = config.seed.wrapping_add(i);
         let generated = Generated::from_seed(seed, config.ir_share, &GenConfig::default());
         ir += u64::from(generated.is_ir());
@@ -230,7 +255,7 @@ fn run_block(
     }
     {
         let mut sum = summary.lock().expect("summary lock");
-        sum.programs += count;
+        sum.programs += generated_count;
         sum.ir_programs += ir;
         sum.skipped += skipped;
     }
@@ -243,21 +268,18 @@ fn run_block(
             }
         }
         for (options, group) in groups {
+            if over() {
+                return;
+            }
             let cases: Vec<TargetCase> = group.iter().map(|p| p.case.clone()).collect();
             let t0 = Instant::now();
             let limits = Limits { fuel: crate::differential::later_stage_fuel(config.fuel), ..config.limits };
             let results = target.run_batch(&cases, &options, &limits);
             let time = t0.elapsed();
             let verdicts: Vec<TargetVerdict> = match results {
-                Ok(r) => group
-                    .iter()
-                    .zip(r)
-                    .map(|(p, got)| match got {
-                        Ok(o) if o == p.expected => TargetVerdict::Agree,
-                        Err(e) if !e.is_finding() => TargetVerdict::NotRun(e),
-                        got => TargetVerdict::Diverge { expected: p.expected.clone(), got },
-                    })
-                    .collect(),
+                Ok(r) => {
+                    group.iter().zip(r).map(|(p, got)| crate::targets::target::judge(p.expected.clone(), got)).collect()
+                }
                 Err(e) => group.iter().map(|_| TargetVerdict::NotRun(e.clone())).collect(),
             };
             {
@@ -271,20 +293,24 @@ fn run_block(
                     match v {
                         TargetVerdict::Agree => tot.agree += 1,
                         TargetVerdict::NotRun(_) => tot.not_run += 1,
+                        TargetVerdict::Inconclusive(_) => tot.inconclusive += 1,
                         _ => tot.failures += 1,
                     }
                 }
             }
             for (p, v) in group.iter().zip(&verdicts) {
                 if v.is_failure() {
-                    handle_failure(config, oracle, target.as_ref(), &options, p, v, summary);
+                    handle_failure(config, oracle, target.as_ref(), &options, p, v, summary, over);
                 }
             }
         }
     }
 }
 
-/// Writes a failing case, then reduces and exports it.
+/// Writes a failing case, then reduces and exports it unless `over`.
+// The campaign's state is passed as it is, rather than bundled for this
+// one call.
+#[allow(clippy::too_many_arguments)]
 fn handle_failure(
     config: &TargetCampaign,
     oracle: &(dyn Oracle + Sync),
@@ -293,6 +319,7 @@ fn handle_failure(
     p: &Program,
     verdict: &TargetVerdict,
     summary: &Mutex<TargetSummary>,
+    over: &(dyn Fn() -> bool + Sync),
 ) {
     let stem = config.out_dir.join(format!("case-{}-{}", p.seed, target.name()));
     let first_line = format!("ssaref fuzz --target failure, seed {}", p.seed);
@@ -315,9 +342,11 @@ fn handle_failure(
                 target.name(),
                 p.seed
             );
+            let mut sum = summary.lock().expect("summary lock");
+            sum.unwritten.push((p.seed, target.name().to_string(), e.to_string()));
         }
     }
-    if !config.reduce {
+    if !config.reduce || over() {
         return;
     }
     {
@@ -392,39 +421,33 @@ pub fn write_target_case(
     verdict: &TargetVerdict,
     expected: &Outcome,
 ) -> std::io::Result<PathBuf> {
-    if let Some(dir) = stem.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let expect = Some(expected.render_full().lines().map(String::from).collect());
-    let (path, text) = match generated {
+    let expect: Option<Vec<String>> = Some(expected.render_full().lines().map(String::from).collect());
+    let dir = stem.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = stem.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let ext = if matches!(generated, Generated::Source(_)) { "src" } else { "ssa" };
+    crate::campaign::failure_case::write_new_case(dir, &name, ext, |path| match generated {
         Generated::Source(tc) => {
-            let path = PathBuf::from(format!("{}.src", stem.display()));
             let file = CaseFile {
-                description: header_lines(first_line, &path, target, options, verdict),
+                description: header_lines(first_line, path, target, options, verdict),
                 regs: None,
                 config: None,
                 args: tc.args.clone(),
-                expect,
+                expect: expect.clone(),
                 program: tc.program.clone(),
             };
-            (path, file.render())
+            file.render()
         }
         Generated::Ir(c) => {
-            let path = PathBuf::from(format!("{}.ssa", stem.display()));
             let header = CaseHeader {
-                description: header_lines(first_line, &path, target, options, verdict),
+                description: header_lines(first_line, path, target, options, verdict),
                 regs: None,
                 config: None,
                 args: c.args.clone(),
-                expect,
+                expect: expect.clone(),
             };
-            (path, SsaCaseFile { header, module: c.module.clone() }.render())
+            SsaCaseFile { header, module: c.module.clone() }.render()
         }
-    };
-    let mut file = std::fs::File::create(&path)?;
-    file.write_all(text.as_bytes())?;
-    file.sync_all()?;
-    Ok(path)
+    })
 }
 
 /// Why [`export_case`] wrote no case.

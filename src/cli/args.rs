@@ -248,6 +248,8 @@ pub const MAX_SIZE: usize = 10_000_000;
 /// The most programs of a count (`gen --count`, `stats --gen`,
 /// `bench-emulator --count`) and the most repetitions of a benchmark.
 pub const MAX_COUNT: u64 = 1_000_000;
+/// The most seeds of one batch, `fuzz --target --batch`.
+pub const MAX_BATCH: u64 = 4096;
 /// The longest campaign, `fuzz --seconds` (one year).
 pub const MAX_SECONDS: u64 = 366 * 24 * 3600;
 

@@ -154,6 +154,9 @@ fn report(verdict: Verdict, reference: &str, file: &str, expect: Option<&[String
             noteln!("{reference} ran out of fuel: nothing to compare");
             Ok(ExitCode::from(EXIT_OUT_OF_FUEL))
         }
+        Verdict::Limit { stage, limit } => {
+            Err(crate::common::inconclusive(file, format!("stage {stage} reached {limit}")))
+        }
         Verdict::Diverge { stage, expected, got } => {
             let got = match got {
                 Ok(o) => o.render_full(),

@@ -40,6 +40,20 @@ pub const EXIT_MISMATCH: u8 = 7;
 /// line) whose tool is not installed, e.g. `llvm-19` without `llc-19`.
 pub const EXIT_TOOL_MISSING: u8 = 8;
 
+/// Exit code for an inconclusive comparison: a limit of the harness (a
+/// later stage's fuel, the emulator's trace capacity) stopped a stage
+/// before its outcome could be compared. Never a failure.
+pub const EXIT_INCONCLUSIVE: u8 = 9;
+
+/// The failure of a run stopped by a limit of the harness (`what`):
+/// exit code `EXIT_INCONCLUSIVE`.
+pub fn inconclusive(file: &str, what: impl std::fmt::Display) -> Failure {
+    Failure {
+        message: format!("{file}: inconclusive: {what} (a limit of the harness, not of the program)"),
+        code: EXIT_INCONCLUSIVE,
+    }
+}
+
 /// An error to print and the exit code that goes with it.
 pub struct Failure {
     pub message: String,
@@ -84,11 +98,20 @@ pub fn probe_out_dir(dir: &std::path::Path) -> Result<(), Failure> {
 
 /// Checks that the file `path` can be written before the work starts
 /// (`reduce --out`): writes it empty, then removes it unless it existed.
-/// A failure has exit code `EXIT_OUTPUT`.
+/// A failure has exit code `EXIT_OUTPUT`. A FIFO, a socket or a folder is
+/// refused without opening it, and the probe opens without blocking, so
+/// that it never waits for a reader.
 pub fn probe_out_file(path: &str) -> Result<(), Failure> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
     let fail = |e: std::io::Error| Failure { message: format!("{path}: cannot write: {e}"), code: EXIT_OUTPUT };
-    let existed = std::path::Path::new(path).exists();
-    std::fs::OpenOptions::new().append(true).create(true).open(path).map_err(fail)?;
+    let meta = std::fs::metadata(path).ok();
+    if let Some(kind) = meta.as_ref().map(std::fs::Metadata::file_type) {
+        if kind.is_fifo() || kind.is_socket() || kind.is_dir() {
+            return Err(Failure { message: format!("{path}: cannot write: not a regular file"), code: EXIT_OUTPUT });
+        }
+    }
+    let existed = meta.is_some();
+    std::fs::OpenOptions::new().append(true).create(true).custom_flags(libc::O_NONBLOCK).open(path).map_err(fail)?;
     if !existed {
         std::fs::remove_file(path).map_err(fail)?;
     }
@@ -156,7 +179,7 @@ pub fn parse_args(file: &str, src: &str, program: &ast::Program, raw: &[String])
     };
     let args = raw
         .iter()
-        .map(|a| a.parse::<i64>().map_err(|_| bad_input(format!("argument `{a}` is not a 64-bit integer"))))
+        .map(|a| a.parse::<i64>().map_err(|_| bad_input(format!("{file}: argument `{a}` is not a 64-bit integer"))))
         .collect::<Result<Vec<_>, _>>()?;
     let main = program.main().expect("the parser requires `main`");
     if args.len() > main.params.len() {

@@ -73,7 +73,7 @@ pub struct FuzzArgs {
     target: Option<String>,
     /// With --target: seeds per batch (one compiler run per batch and
     /// option set).
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 32, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=crate::args::MAX_BATCH))]
     batch: u64,
     /// With --target: write failing cases without reducing them.
     #[arg(long)]
@@ -199,7 +199,13 @@ fn fuzz_targets(
     );
     let summary = run_target_campaign(&config, &interp::Interp, &stop);
     say!("{}", summary.render(&targets));
-    Ok(if summary.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(crate::common::EXIT_INTERNAL) })
+    Ok(if !summary.unwritten.is_empty() {
+        ExitCode::from(crate::common::EXIT_OUTPUT)
+    } else if summary.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(crate::common::EXIT_INTERNAL)
+    })
 }
 
 /// `--shard I/N` (`Shard`'s `FromStr` says what is wrong; clap prints it

@@ -81,6 +81,8 @@ pub fn cmd_gen(a: GenArgs) -> Result<ExitCode, Failure> {
     let seeds = (0..a.count).map(|i| a.seed.wrapping_add(i));
     match &a.out {
         None if a.count > 1 => Err(Failure { message: "--count > 1 needs --stats or --out DIR".into(), code: 2 }),
+        // `--count 0` asks for no program.
+        None if a.count == 0 => Ok(ExitCode::SUCCESS),
         None => {
             say!("{}", ssaref::generate::source::TestCase::from_seed(a.seed, &config).to_source());
             Ok(ExitCode::SUCCESS)
@@ -111,6 +113,8 @@ fn cmd_gen_ir(a: &GenArgs) -> Result<ExitCode, Failure> {
     }
     match &a.out {
         None if a.count > 1 => Err(Failure { message: "--count > 1 needs --stats or --out DIR".into(), code: 2 }),
+        // `--count 0` asks for no program.
+        None if a.count == 0 => Ok(ExitCode::SUCCESS),
         None => {
             say!("{}", IrCase::from_seed(a.seed, &config).to_text());
             Ok(ExitCode::SUCCESS)

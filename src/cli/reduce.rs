@@ -54,7 +54,15 @@ fn reduced_path(case: &str) -> String {
 
 pub fn cmd_reduce(a: ReduceArgs) -> Result<ExitCode, Failure> {
     use ssaref::reduce::source::{reduce_with, ReduceConfig};
-    if let Some(list) = a.target.clone().or_else(|| crate::target_cmd::recorded_target(&a.case)) {
+    let list = match a.target.clone() {
+        Some(list) => Some(list),
+        None => crate::target_cmd::recorded_target(&a.case)?,
+    };
+    if let Some(list) = list {
+        // Where the result goes must be writable before the work starts.
+        if let Some(out) = &a.out {
+            probe_out_file(out)?;
+        }
         return crate::target_cmd::reduce_on_target(&a.case, &list, &a.options, a.out.as_deref(), a.fuel, a.max_tests);
     }
     if is_ssa(&a.case) {

@@ -86,7 +86,11 @@ fn owns(backend: &dyn Backend, failing: &str, k: usize, exact: bool) -> bool {
 }
 
 pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
-    if let Some(list) = a.target.clone().or_else(|| crate::target_cmd::recorded_target(&a.case)) {
+    let list = match a.target.clone() {
+        Some(list) => Some(list),
+        None => crate::target_cmd::recorded_target(&a.case)?,
+    };
+    if let Some(list) = list {
         return crate::target_cmd::check_on_targets(&a.case, &[], &list, &a.options, a.fuel, true);
     }
     if is_ssa(&a.case) {
@@ -224,6 +228,9 @@ fn print_stages(
         Verdict::Inconclusive => {
             sayln!("{reference} ran out of fuel: nothing to compare");
             Ok(ExitCode::from(EXIT_OUT_OF_FUEL))
+        }
+        Verdict::Limit { stage, limit } => {
+            Err(crate::common::inconclusive(file, format!("stage {stage} reached {limit}")))
         }
         _ => {
             say!("{failure}");

@@ -128,7 +128,7 @@ fn run_each(
         if allocated.len() > 1 {
             sayln!("== {}", a.name);
         }
-        let outcome = run_allocated(&a.mir, stage, args, fuel).map_err(internal)?;
+        let outcome = run_allocated(file, &a.mir, stage, args, fuel)?;
         let c = print_outcome(file, &outcome, expect)?;
         if !failed && outcome.end == End::OutOfFuel {
             (code, failed) = (c, true);
@@ -139,17 +139,32 @@ fn run_each(
 
 /// Runs allocated code: the machine IR in the oracle (`--stage alloc`), or
 /// its x86-64 code under Unicorn (`--stage x86`).
-fn run_allocated(mir: &ssaref::mir::MModule, stage: Stage, args: &[i64], fuel: u64) -> Result<Outcome, String> {
+/// A full x86 trace is a limit of the harness: exit code 8, never an
+/// internal error.
+fn run_allocated(
+    file: &str,
+    mir: &ssaref::mir::MModule,
+    stage: Stage,
+    args: &[i64],
+    fuel: u64,
+) -> Result<Outcome, Failure> {
+    use ssaref::machine::emulator::EmuError;
     if stage != Stage::X86 {
-        return interp::run_mir(mir, args, fuel).map_err(|e| e.to_string());
+        return interp::run_mir(mir, args, fuel).map_err(internal);
     }
-    let code = pipeline::lower_and_check(mir).map_err(|e| e.to_string())?;
+    if fuel == 0 {
+        // No step runs on no fuel, at x86 as at every other stage (the
+        // budget of block entries would let the entry block run).
+        return Ok(Outcome { trace: Vec::new(), end: End::OutOfFuel, mem: Vec::new() });
+    }
+    let code = pipeline::lower_and_check(mir).map_err(internal)?;
     // --fuel counts MIR steps; the x86 budget counts block entries.
     match ssaref::machine::emulator::run_x86(&code, args, ssaref::machine::emulator::budget_for(fuel)) {
         Ok(o) => Ok(o),
-        Err(ssaref::machine::emulator::EmuError::BudgetExhausted { .. }) => {
-            Ok(Outcome { trace: Vec::new(), end: End::OutOfFuel, mem: Vec::new() })
+        Err(EmuError::BudgetExhausted { trace, .. }) => Ok(Outcome { trace, end: End::OutOfFuel, mem: Vec::new() }),
+        Err(e @ EmuError::TraceFull { .. }) => {
+            Err(crate::common::inconclusive(file, format!("{e}; `--stage alloc` runs without that limit")))
         }
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(internal(e)),
     }
 }

@@ -27,7 +27,7 @@ pub fn ssa_args(file: &str, case: &SsaCaseFile, raw: &[String]) -> Result<Vec<i6
     }
     let mut args = raw
         .iter()
-        .map(|a| a.parse::<i64>().map_err(|_| bad_input(format!("argument `{a}` is not a 64-bit integer"))))
+        .map(|a| a.parse::<i64>().map_err(|_| bad_input(format!("{file}: argument `{a}` is not a 64-bit integer"))))
         .collect::<Result<Vec<_>, _>>()?;
     let params = case.module.main().map_or(0, |m| m.params.len());
     if args.len() > params {

@@ -13,7 +13,9 @@
 //! `repro` and `reduce` without `--target` take the target from the case's
 //! `target:` line when it has one ([`recorded_target`]).
 
-use crate::common::{bad_input, load, parse_args, Failure, EXIT_BAD_INPUT, EXIT_TOOL_MISSING};
+use crate::common::{
+    bad_input, load, parse_args, usage, Failure, EXIT_INCONCLUSIVE, EXIT_INTERNAL, EXIT_OUT_OF_FUEL, EXIT_TOOL_MISSING,
+};
 use crate::ssa_input::{is_ssa, load_ssa, ssa_args};
 use crate::stdio::sayln;
 use ssaref::campaign::ssa_share::Generated;
@@ -33,14 +35,16 @@ use ssaref_interp as interp;
 /// command-line error, a target whose tool is missing (`llvm-19` without
 /// `llc-19`) exit code 8.
 pub fn targets(list: &str) -> Result<Vec<Arc<dyn Target>>, Failure> {
-    let targets =
-        ssaref::targets::registry::parse_list(list).map_err(|e| Failure { code: 2, message: e.to_string() })?;
-    for t in &targets {
+    let list = ssaref::targets::registry::parse_list(list).map_err(|e| usage(e.to_string()))?;
+    if list.is_empty() {
+        return Err(usage("--target names no target (they are listed in docs/targets.md)".into()));
+    }
+    for t in &list {
         if let Err(e) = t.version() {
             return Err(Failure { code: EXIT_TOOL_MISSING, message: format!("target {}: {e}", t.name()) });
         }
     }
-    Ok(targets)
+    Ok(list)
 }
 
 /// The target named by the `target:` line of the case file `file`, if it
@@ -48,9 +52,16 @@ pub fn targets(list: &str) -> Result<Vec<Arc<dyn Target>>, Failure> {
 /// without `--target` replay such a case where it failed, not on ssaref's
 /// own back ends, where it passed. A file that does not load gives `None`;
 /// the command then reports the error as it would for any case.
-pub fn recorded_target(file: &str) -> Option<String> {
-    let (_, description) = load_any(file, &[]).ok()?;
-    parse_target_line(&description).map(|(t, _)| t)
+/// A `target:` line naming no target is bad input, at that line.
+pub fn recorded_target(file: &str) -> Result<Option<String>, Failure> {
+    let Ok((_, description)) = load_any(file, &[]) else { return Ok(None) };
+    let Some((name, _)) = parse_target_line(&description) else { return Ok(None) };
+    if ssaref::targets::registry::parse_list(&name).is_ok_and(|l| !l.is_empty()) {
+        return Ok(Some(name));
+    }
+    let text = std::fs::read(file).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+    let line = text.lines().position(|l| l.trim_start().starts_with("// target:")).map_or(1, |i| i + 1);
+    Err(bad_input(format!("{file}:{line}:1: `target: {name}` names no target (they are listed in docs/targets.md)")))
 }
 
 /// A program file as a generated case (source or SSA level), with its
@@ -90,7 +101,7 @@ fn option_sets(
         // Several targets share one list: each runs the sets it offers.
         let chosen: Vec<String> = options.iter().filter(|o| all.contains(o)).cloned().collect();
         if chosen.is_empty() {
-            return Err(bad_input(format!(
+            return Err(usage(format!(
                 "none of --options is an option set of {} (they are: {})",
                 target.name(),
                 all.join(" ")
@@ -123,7 +134,7 @@ pub fn check_on_targets(
     let (generated, description) = load_any(file, raw_args)?;
     let recorded = parse_target_line(&description);
     let case = target_case(&generated);
-    let mut failed = false;
+    let (mut failed, mut out_of_fuel, mut inconclusive) = (false, false, false);
     for t in &targets {
         if let Err(e) = t.version() {
             sayln!("skip   {}: {e}", t.name());
@@ -144,8 +155,11 @@ pub fn check_on_targets(
             let word = match &v {
                 TargetVerdict::Agree => "agree ",
                 v if v.is_failure() => "FAIL  ",
+                TargetVerdict::Inconclusive(_) => "inconclusive ",
                 _ => "skip  ",
             };
+            out_of_fuel |= v == TargetVerdict::Skipped;
+            inconclusive |= matches!(v, TargetVerdict::Inconclusive(_));
             sayln!(
                 "{word} {} {o}{}",
                 t.name(),
@@ -161,7 +175,14 @@ pub fn check_on_targets(
             failed |= v.is_failure();
         }
     }
-    Ok(if failed { ExitCode::from(EXIT_BAD_INPUT) } else { ExitCode::SUCCESS })
+    // The exit codes of docs/command-line.md: a target's failure is a
+    // finding (3, as in `fuzz --target`), a reference out of fuel is 4.
+    Ok(match (failed, inconclusive, out_of_fuel) {
+        (true, _, _) => ExitCode::from(EXIT_INTERNAL),
+        (false, true, _) => ExitCode::from(EXIT_INCONCLUSIVE),
+        (false, false, true) => ExitCode::from(EXIT_OUT_OF_FUEL),
+        (false, false, false) => ExitCode::SUCCESS,
+    })
 }
 
 /// `reduce --target`: reduces the case on the first target of the list

@@ -119,6 +119,12 @@ pub(crate) fn render_header(
 ) -> String {
     let mut s = String::new();
     for line in description {
+        // A control character (a newline in a path, say) is written as its
+        // escape, so that every description line stays one comment line.
+        let line: String = line
+            .chars()
+            .flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] })
+            .collect();
         if line.trim().is_empty() || KEYS.iter().any(|k| line.trim_start().starts_with(k)) {
             s.push_str(&format!("// | {line}\n"));
         } else {

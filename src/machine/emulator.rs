@@ -15,8 +15,9 @@
 //! `return v` (the status word says the code returned) or `trap
 //! divide-error` (the CPU raised #DE, interrupt 0), and the final `mem`.
 //! Everything else is an error of ssaref, not a program outcome: another
-//! exception, an access to unmapped memory, the budget running out, a full
-//! trace.
+//! exception, an access to unmapped memory, the budget running out. A full
+//! trace is a limit of the harness: the differential check calls the stage
+//! inconclusive when the reference's trace is at least that long.
 //!
 //! The budget counts block entries and is enforced by the code itself (see
 //! `x86_lower.rs`, "The budget"): the harness stores it at
@@ -62,21 +63,25 @@ fn round_up(x: u64) -> u64 {
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum EmuError {
     /// The budget of block entries ran out before the code reached its exit.
-    BudgetExhausted { budget: u64, pc: u64 },
+    /// `trace` holds what the code wrote before.
+    BudgetExhausted { budget: u64, pc: u64, trace: Vec<i64> },
+    /// An `out` found the trace full: a limit of the harness, not of the
+    /// program. `trace` holds the [`layout::TRACE_CAPACITY`] words written.
+    TraceFull { trace: Vec<i64> },
     /// Unicorn itself fails at the step `what` (opening the engine, mapping
     /// a region, ...).
     Unicorn { what: &'static str, error: unicorn_engine::unicorn_const::uc_error },
-    /// Anything else: a fault, an unexpected interrupt, a full trace, bad
-    /// parameters.
+    /// Anything else: a fault, an unexpected interrupt, bad parameters.
     Fault(String),
 }
 
 impl std::fmt::Display for EmuError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            EmuError::BudgetExhausted { budget, pc } => {
+            EmuError::BudgetExhausted { budget, pc, .. } => {
                 write!(f, "the budget of {budget} block entries ran out (at {pc:#x})")
             }
+            EmuError::TraceFull { trace } => write!(f, "the trace is full ({} words)", trace.len()),
             EmuError::Unicorn { what, error } => write!(f, "unicorn: {what}: {error:?}"),
             EmuError::Fault(m) => f.write_str(m),
         }
@@ -244,12 +249,10 @@ impl Emulator {
             }
             (Ok(()), None) => match status {
                 layout::STATUS_RETURNED => End::Return(result),
-                layout::STATUS_TRACE_FULL => {
-                    return Err(EmuError::Fault(format!("the trace is full ({} words)", layout::TRACE_CAPACITY)));
-                }
+                layout::STATUS_TRACE_FULL => return Err(EmuError::TraceFull { trace: self.read_trace(count)? }),
                 layout::STATUS_OUT_OF_FUEL => {
                     let pc = self.uc.pc_read().unwrap_or(0);
-                    return Err(EmuError::BudgetExhausted { budget, pc });
+                    return Err(EmuError::BudgetExhausted { budget, pc, trace: self.read_trace(count)? });
                 }
                 other => {
                     let pc = self.uc.pc_read().unwrap_or(0);
@@ -257,14 +260,21 @@ impl Emulator {
                 }
             },
         };
-        let count = count.min(layout::TRACE_CAPACITY);
-        let mut trace_bytes = vec![0u8; (count * 8) as usize];
-        self.uc.mem_read(layout::TRACE_BASE, &mut trace_bytes).map_err(|e| uc_err("read trace", e))?;
-        let trace = trace_bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+        let trace = self.read_trace(count)?;
         let mut mem_bytes = vec![0u8; MEM_BYTES as usize];
         self.uc.mem_read(layout::MEM_BASE, &mut mem_bytes).map_err(|e| uc_err("read mem", e))?;
         let mem = mem_bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
         Ok(Outcome { trace, end, mem })
+    }
+}
+
+impl Emulator {
+    /// The first `count` words of the trace (at most its capacity).
+    fn read_trace(&mut self, count: u64) -> Result<Vec<i64>, EmuError> {
+        let count = count.min(layout::TRACE_CAPACITY);
+        let mut trace_bytes = vec![0u8; (count * 8) as usize];
+        self.uc.mem_read(layout::TRACE_BASE, &mut trace_bytes).map_err(|e| uc_err("read trace", e))?;
+        Ok(trace_bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
     }
 }
 

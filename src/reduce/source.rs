@@ -147,7 +147,7 @@ impl Failure {
     /// The failure of a verdict; `None` for `Agree` and `Inconclusive`.
     pub fn of(verdict: &Verdict) -> Option<Failure> {
         match verdict {
-            Verdict::Agree { .. } | Verdict::Inconclusive => None,
+            Verdict::Agree { .. } | Verdict::Inconclusive | Verdict::Limit { .. } => None,
             Verdict::Diverge { stage, got, .. } => {
                 let how = match got {
                     Err(_) => Divergence::OracleError,
@@ -417,7 +417,7 @@ impl Reducer<'_> {
                 return Some(verdict);
             }
             Some(_) => self.stats.other_failures += 1,
-            None if verdict == Verdict::Inconclusive => self.stats.inconclusive += 1,
+            None if matches!(verdict, Verdict::Inconclusive | Verdict::Limit { .. }) => self.stats.inconclusive += 1,
             None => self.stats.passing += 1,
         }
         None

@@ -79,6 +79,10 @@ pub enum TargetError {
     Crash(String),
     /// Something around the run failed: a temporary file, spawning.
     Io(String),
+    /// The harness's trace of `capacity` words filled up: a limit of the
+    /// harness, not a finding when the oracle's trace is that long too
+    /// ([`judge`]).
+    TraceFull { capacity: u64 },
 }
 
 impl TargetError {
@@ -100,6 +104,7 @@ impl fmt::Display for TargetError {
             TargetError::Timeout { seconds } => write!(f, "timed out after {seconds} s"),
             TargetError::Crash(m) => write!(f, "the program crashed: {m}"),
             TargetError::Io(m) => write!(f, "I/O error: {m}"),
+            TargetError::TraceFull { capacity } => write!(f, "the harness's trace of {capacity} words is full"),
         }
     }
 }
@@ -192,13 +197,16 @@ pub enum TargetVerdict {
     Diverge { expected: Outcome, got: Result<Outcome, TargetError> },
     /// The target could not run at all (not a finding).
     NotRun(TargetError),
+    /// A limit of the harness stopped the run before its outcome could be
+    /// compared (not a finding): the reason.
+    Inconclusive(String),
 }
 
 impl TargetVerdict {
     /// True for a divergence that is a finding.
     pub fn is_failure(&self) -> bool {
         match self {
-            TargetVerdict::Diverge { got: Err(e), .. } => e.is_finding(),
+            TargetVerdict::Diverge { got: Err(e), .. } => e.is_finding() || matches!(e, TargetError::TraceFull { .. }),
             TargetVerdict::Diverge { .. } => true,
             _ => false,
         }
@@ -211,6 +219,7 @@ impl TargetVerdict {
             TargetVerdict::Skipped => "skipped (the oracle's run is out of fuel)".into(),
             TargetVerdict::OracleError(e) => format!("the oracle cannot run it: {e}"),
             TargetVerdict::NotRun(e) => format!("not run: {e}"),
+            TargetVerdict::Inconclusive(m) => format!("inconclusive: {m} (a limit of the harness)"),
             TargetVerdict::Diverge { expected, got: Ok(o) } => format!(
                 "diverges: expected {}, got {}",
                 expected.render_full().trim_end().replace('\n', "; "),
@@ -253,11 +262,7 @@ pub fn run_against_oracle(
         match target.run_batch(&to_run, options, limits) {
             Ok(results) => {
                 for ((i, exp), got) in run_index.iter().zip(expected).zip(results) {
-                    verdicts[*i] = Some(match got {
-                        Ok(o) if o == exp => TargetVerdict::Agree,
-                        Err(e) if !e.is_finding() => TargetVerdict::NotRun(e),
-                        got => TargetVerdict::Diverge { expected: exp, got },
-                    });
+                    verdicts[*i] = Some(judge(exp, got));
                 }
             }
             Err(e) => {
@@ -268,6 +273,21 @@ pub fn run_against_oracle(
         }
     }
     verdicts.into_iter().map(|v| v.unwrap_or(TargetVerdict::Skipped)).collect()
+}
+
+/// The verdict of a target's result `got` for a case whose oracle outcome
+/// is `expected`. A full trace of the harness is inconclusive when the
+/// oracle's trace is at least that long, and a divergence when the target
+/// printed more than the oracle.
+pub fn judge(expected: Outcome, got: Result<Outcome, TargetError>) -> TargetVerdict {
+    match got {
+        Ok(o) if o == expected => TargetVerdict::Agree,
+        Err(TargetError::TraceFull { capacity }) if expected.trace.len() as u64 >= capacity => {
+            TargetVerdict::Inconclusive(TargetError::TraceFull { capacity }.to_string())
+        }
+        Err(e) if !e.is_finding() && !matches!(e, TargetError::TraceFull { .. }) => TargetVerdict::NotRun(e),
+        got => TargetVerdict::Diverge { expected, got },
+    }
 }
 
 /// The option set of `target` that the program of seed `seed` runs in a

@@ -106,7 +106,7 @@ pub fn describe_failure(tc: &TestCase, verdict: &Verdict) -> String {
 /// run every stage is compared with (`the source`, `the SSA input`).
 pub fn describe_verdict(verdict: &Verdict, reference: &str) -> String {
     match verdict {
-        Verdict::Agree { .. } | Verdict::Inconclusive => "no failure".to_string(),
+        Verdict::Agree { .. } | Verdict::Inconclusive | Verdict::Limit { .. } => "no failure".to_string(),
         Verdict::Diverge { stage, expected, got } => {
             let got = match got {
                 Ok(o) => o.render_full(),

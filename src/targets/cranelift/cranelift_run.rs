@@ -55,7 +55,9 @@ pub enum CraneliftError {
     /// The fuel or the time limit ran out: the code looped longer than
     /// the program can.
     OutOfFuel,
-    /// A fault, an unexpected trap, a full trace, a Unicorn failure.
+    /// An `out` found the trace full: a limit of the harness.
+    TraceFull,
+    /// A fault, an unexpected trap, a Unicorn failure.
     Run(String),
 }
 
@@ -64,6 +66,7 @@ impl std::fmt::Display for CraneliftError {
         match self {
             CraneliftError::Compile(m) => write!(f, "cranelift: {m}"),
             CraneliftError::OutOfFuel => f.write_str("the code ran out of fuel"),
+            CraneliftError::TraceFull => write!(f, "the trace is full ({} words)", ops::TRACE_CAPACITY),
             CraneliftError::Run(m) => f.write_str(m),
         }
     }
@@ -268,9 +271,7 @@ impl Engine {
             (_, Some(0 | 6)) | (Err(uc_error::INSN_INVALID), None) => match trap_at(pc) {
                 Some(TrapCode::INTEGER_DIVISION_BY_ZERO | TrapCode::INTEGER_OVERFLOW) => End::Trap(Trap::DivideError),
                 Some(c) if c == OUT_OF_FUEL => return Err(CraneliftError::OutOfFuel),
-                Some(c) if c == TRACE_FULL => {
-                    return Err(CraneliftError::Run(format!("the trace is full ({} words)", ops::TRACE_CAPACITY)));
-                }
+                Some(c) if c == TRACE_FULL => return Err(CraneliftError::TraceFull),
                 Some(c) => return Err(CraneliftError::Run(format!("trap {c} at offset {:#x}", pc - CODE_BASE))),
                 None => {
                     let what = interrupt.map_or("an invalid instruction".to_string(), |n| format!("interrupt {n}"));

@@ -54,6 +54,9 @@ impl Cranelift {
         compile_and_run(&func, params, options, &case.args, limits.fuel, limits.per_program).map_err(|e| match e {
             CraneliftError::Compile(m) => TargetError::Compile { command: self.command(options), stderr: m },
             CraneliftError::OutOfFuel => TargetError::Timeout { seconds: limits.per_program.as_secs() },
+            CraneliftError::TraceFull => {
+                TargetError::TraceFull { capacity: super::cranelift_ops::TRACE_CAPACITY as u64 }
+            }
             CraneliftError::Run(m) => TargetError::Crash(m),
         })
     }

@@ -462,3 +462,8 @@ fn memory_follows_the_program_not_its_value_numbers() {
         assert!(run.max_rss_kib < MAX_RSS_KIB, "{args:?} reached {} KiB resident", run.max_rss_kib);
     }
 }
+
+mod campaigns;
+mod limits;
+mod minor;
+mod targets;
