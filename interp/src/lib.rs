@@ -68,15 +68,13 @@ pub const DEFAULT_FUEL: u64 = 1_000_000;
 /// `ast_engine` module), which is then executed; neither step recurses once
 /// per statement nesting level.
 pub fn run_ast(program: &ssaref_types::ast::Program, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
-    let main = program.main().ok_or(InterpError::NoMain)?;
-    let code = ast_engine::compile(main)?;
-    code.run(args, fuel)
+    ast_engine::compile_program(program)?.run(args, fuel)
 }
 
 /// Runs the function `main` of an SSA module.
 pub fn run_ssa(module: &ssaref_types::ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
     let main = module.main().ok_or(InterpError::NoMain)?;
-    ssa_engine::run(main, args, fuel)
+    ssa_engine::run(module, main, args, fuel)
 }
 
 /// Runs the function `main` of an SSA module like [`run_ssa`] (or of a
@@ -89,7 +87,7 @@ pub fn profile_ssa(
 ) -> Result<(Outcome, ssaref_types::oracle::SsaProfile), InterpError> {
     let main = module.main().ok_or(InterpError::NoMain)?;
     let mut profile = ssaref_types::oracle::SsaProfile::default();
-    let outcome = ssa_engine::run_counting(main, args, fuel, &mut profile)?;
+    let outcome = ssa_engine::run_counting(module, main, args, fuel, &mut profile)?;
     Ok((outcome, profile))
 }
 

@@ -57,6 +57,9 @@ pub enum CraneliftError {
     OutOfFuel,
     /// A fault, an unexpected trap, a full trace, a Unicorn failure.
     Run(String),
+    /// The program has calls, which the Cranelift target does not
+    /// translate yet.
+    CallsNotSupported,
 }
 
 impl std::fmt::Display for CraneliftError {
@@ -65,6 +68,7 @@ impl std::fmt::Display for CraneliftError {
             CraneliftError::Compile(m) => write!(f, "cranelift: {m}"),
             CraneliftError::OutOfFuel => f.write_str("the code ran out of fuel"),
             CraneliftError::Run(m) => f.write_str(m),
+            CraneliftError::CallsNotSupported => f.write_str("the Cranelift target does not translate calls yet"),
         }
     }
 }

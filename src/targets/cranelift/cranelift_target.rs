@@ -39,6 +39,9 @@ impl Cranelift {
     }
 
     fn translate(&self, case: &TargetCase) -> Result<(Function, usize), TargetError> {
+        if case.has_calls() {
+            return Err(TargetError::CallsNotSupported);
+        }
         let r = match &case.input {
             TargetInput::Source(p) => clif_of_source(p, self.plant),
             TargetInput::Ssa(m) => clif_of_ssa(m, self.plant),
@@ -55,6 +58,7 @@ impl Cranelift {
             CraneliftError::Compile(m) => TargetError::Compile { command: self.command(options), stderr: m },
             CraneliftError::OutOfFuel => TargetError::Timeout { seconds: limits.per_program.as_secs() },
             CraneliftError::Run(m) => TargetError::Crash(m),
+            CraneliftError::CallsNotSupported => TargetError::CallsNotSupported,
         })
     }
 
