@@ -37,7 +37,11 @@
 //!   `i & 4095`.
 //! * Variables are function-scoped and start at 0; parameters start with the
 //!   arguments (missing ones are 0, extra ones are an error).
-//! * Falling off the end of `main` returns 0.
+//! * Falling off the end of a function returns 0.
+//! * A call evaluates its arguments left to right and runs its callee in
+//!   a fresh activation (its own variables or values); `mem` and the trace
+//!   are shared by the whole call tree. Both engines keep the suspended
+//!   callers on a heap stack, so deep recursion costs no thread stack.
 //!
 //! # Fuel
 //!
@@ -47,7 +51,19 @@
 //! instruction, phi and terminator costs one unit. When the budget is
 //! exhausted the run ends with [`End::OutOfFuel`](ssaref_types::outcome::End::OutOfFuel), keeping the trace and the
 //! memory produced so far. Such a run is inconclusive, so the two engines do
-//! not need to count identically.
+//! not need to count identically. One budget covers the whole call tree: a
+//! call costs what its node costs, and the callee's work is charged to the
+//! same budget.
+//!
+//! # Call depth
+//!
+//! A call that would make the stack deeper than
+//! [`ssaref_types::ast::MAX_CALL_DEPTH`] activations (`main` counting as
+//! one) ends the run with
+//! [`End::CallDepthExceeded`](ssaref_types::outcome::End::CallDepthExceeded),
+//! keeping the trace and the memory. It is inconclusive like running out of
+//! fuel (docs/source-language.md says why), and both engines stop at the
+//! same call, since the depth of each call does not depend on the IR.
 
 use ssaref_types::outcome::Outcome;
 
