@@ -102,9 +102,7 @@ impl std::fmt::Display for Verdict {
             Verdict::Agree { outcome, stages } => {
                 write!(f, "agree ({} stages):\n{}", stages.len(), indent(&outcome.render_full()))
             }
-            Verdict::Inconclusive => {
-                f.write_str("inconclusive: the source ran out of fuel or exceeded the call depth")
-            }
+            Verdict::Inconclusive => f.write_str("inconclusive: the source ran out of fuel or exceeded the call depth"),
             Verdict::Diverge { stage, expected, got } => {
                 write!(f, "stage {stage} diverges\n  expected:\n{}", indent(&expected.render_full()))?;
                 match got {

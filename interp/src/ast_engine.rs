@@ -195,7 +195,9 @@ fn step(op: Op, slots: &mut [i64], m: &mut Machine, pc: &mut usize) -> Result<()
         Op::Unary { op, dst, a } => {
             slots[dst as usize] = semantics::unary(op, slots[a as usize]);
         }
-        Op::Binary { op, dst, a, b } => slots[dst as usize] = semantics::binary(op, slots[a as usize], slots[b as usize])?,
+        Op::Binary { op, dst, a, b } => {
+            slots[dst as usize] = semantics::binary(op, slots[a as usize], slots[b as usize])?
+        }
         Op::Bool { dst, src } => slots[dst as usize] = i64::from(slots[src as usize] != 0),
         Op::Load { dst, addr } => slots[dst as usize] = m.load(slots[addr as usize]),
         Op::Store { addr, value } => m.store(slots[addr as usize], slots[value as usize]),
@@ -577,7 +579,7 @@ impl<'a> Compiler<'a> {
         };
         let mut insns = self.insns;
         let mut call_args = self.call_args;
-        call_args.iter_mut().for_each(|s| map(s));
+        call_args.iter_mut().for_each(&map);
         for insn in &mut insns {
             match &mut insn.op {
                 Op::Copy { dst, src: a }

@@ -162,7 +162,9 @@ impl fmt::Display for EliminationError {
             }
             EliminationError::DefinitionWithoutRegister(v) => write!(f, "the definition of {v} has no register"),
             EliminationError::Undef(v) => write!(f, "{v} = undef reached SSA elimination"),
-            EliminationError::Call(v) => write!(f, "the call defining {v} reached SSA elimination, which does not handle calls yet"),
+            EliminationError::Call(v) => {
+                write!(f, "the call defining {v} reached SSA elimination, which does not handle calls yet")
+            }
             EliminationError::Malformed { op, dest } => write!(f, "malformed instruction {op:?} defining {dest:?}"),
             EliminationError::PhisOnBranchingEdge { pred, succ, successors } => write!(
                 f,

@@ -111,7 +111,9 @@ impl fmt::Display for TargetError {
             TargetError::Timeout { seconds } => write!(f, "timed out after {seconds} s"),
             TargetError::Crash(m) => write!(f, "the program crashed: {m}"),
             TargetError::Io(m) => write!(f, "I/O error: {m}"),
-            TargetError::CallsNotSupported => f.write_str("the program has calls, which this target does not handle yet"),
+            TargetError::CallsNotSupported => {
+                f.write_str("the program has calls, which this target does not handle yet")
+            }
         }
     }
 }

@@ -91,8 +91,7 @@ fn inconclusive_at_every_stage(
 ) -> Result<(), String> {
     let variants = BraunOptions::every_combination();
     let flags = ssaref::pass_manager::flags::Flags::checked();
-    let (cytron, built) =
-        ssaref::pipeline::build_ssa_variants(program, &variants, flags).map_err(|e| e.to_string())?;
+    let (cytron, built) = ssaref::pipeline::build_ssa_variants(program, &variants, flags).map_err(|e| e.to_string())?;
     for (stage, module) in std::iter::once(("cytron".to_string(), cytron))
         .chain(variants.iter().zip(built).map(|(o, m)| (format!("ssa[{}]", o.describe()), m)))
     {
