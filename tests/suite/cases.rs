@@ -14,7 +14,7 @@
 //! `SSAREF_BLESS=1 cargo test --test suite cases` rewrites the expected outcomes
 //! from the interpreter; review the diff before committing it.
 
-use crate::common::{bless_case, case_files, parse_case, ssa_case_files, InterpOracle};
+use crate::common::{all_case_files as case_files, bless_case, parse_case, ssa_case_files, InterpOracle};
 use pretty_assertions::assert_eq;
 use ssaref::construction::braun::BraunOptions;
 use ssaref::differential::{differential, differential_ssa, DiffConfig, Verdict};
