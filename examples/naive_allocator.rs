@@ -116,6 +116,10 @@ impl Naive {
                         let v = reload(&mut code, R0, v);
                         code.push(inst(MInst::Out { src: R0 }, vec![v], None));
                     }
+                    Op::Call(_) => {
+                        let error = CheckError::CallsNotSupported { function: f.name.clone(), stage: "naive" };
+                        return Err(fail(error));
+                    }
                 }
                 if let Some(d) = d {
                     code.push(transfer(MInst::Spill { slot: slot(d), src: R0 }));

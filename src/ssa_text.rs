@@ -8,7 +8,7 @@ use std::fmt::{self, Write as _};
 
 use crate::diag::{Diag, Pos};
 use crate::entity::EntityVec;
-use crate::ir::{BinOp, Block, BlockData, Function, Inst, Module, Op, Phi, Terminator, UnOp, Value};
+use crate::ir::{BinOp, Block, BlockData, Call, Function, Inst, Module, Op, Phi, Terminator, UnOp, Value};
 
 // ---------------------------------------------------------------------------
 // Printer
@@ -43,6 +43,7 @@ pub fn op_mnemonic(op: &Op) -> &'static str {
         Op::Load(_) => "load",
         Op::Store { .. } => "store",
         Op::Out(_) => "out",
+        Op::Call(_) => "call",
     }
 }
 
@@ -129,6 +130,12 @@ fn write_inst(out: &mut String, inst: &Inst) {
         Op::Copy(a) | Op::Unary(_, a) | Op::Load(a) | Op::Out(a) => write!(out, " {a}"),
         Op::Binary(_, a, b) => write!(out, " {a}, {b}"),
         Op::Store { addr, value } => write!(out, " {addr}, {value}"),
+        Op::Call(ref call) => {
+            let _ = write!(out, " {}(", call.callee);
+            write_list(out, &call.args);
+            out.push(')');
+            Ok(())
+        }
     };
 }
 
@@ -443,8 +450,17 @@ impl<'a> Cursor<'a> {
 /// The body line of a block, once parsed.
 enum Item {
     Phi(Phi),
-    Inst(Inst),
+    /// An instruction, and for a call the column of its callee's name.
+    Inst(Inst, Option<usize>),
     Term(Terminator),
+}
+
+/// A call met by the parser: its callee, its number of arguments, and
+/// where the callee's name is.
+struct CallSite {
+    callee: String,
+    argc: usize,
+    pos: Pos,
 }
 
 /// A block whose lines are still being read.
@@ -469,12 +485,22 @@ struct Parser {
     /// The line of each function's header, for `parse_function`'s errors.
     header_lines: Vec<usize>,
     open: Option<OpenFunction>,
+    /// Every call, for `parse_module`'s check of callees and arities.
+    calls: Vec<CallSite>,
 }
 
 /// Parses a module in the text form. See the module documentation for the
 /// grammar and for what is left to the verifier.
 pub fn parse_module(src: &str) -> Result<Module, Diag> {
-    Ok(Module { functions: parse_all(src)?.functions })
+    let parser = parse_all(src)?;
+    let arity: std::collections::HashMap<&str, usize> =
+        parser.functions.iter().map(|f| (f.name.as_str(), f.params.len())).collect();
+    for call in &parser.calls {
+        if let Some(message) = crate::ast::check_call(&arity, &call.callee, call.argc) {
+            return Err(Diag::new(call.pos, message));
+        }
+    }
+    Ok(Module { functions: parser.functions })
 }
 
 /// Parses a text that holds exactly one function.
@@ -534,6 +560,10 @@ impl Parser {
             TokKind::Word if numbered(first.text, 'b', u32::MAX, "block").is_some() => open.block_header(cur),
             _ => {
                 let item = body_line(cur)?;
+                if let Item::Inst(Inst { op: Op::Call(call), .. }, Some(col)) = &item {
+                    let pos = pos(cur.line, *col);
+                    self.calls.push(CallSite { callee: call.callee.clone(), argc: call.args.len(), pos });
+                }
                 open.add(cur, first.col, item)
             }
         }
@@ -625,6 +655,11 @@ fn body_line(cur: &mut Cursor<'_>) -> Result<Item, Diag> {
             let (addr, value) = cur.value_pair()?;
             Op::Store { addr, value }
         }
+        "call" => {
+            let (op, col) = call_operands(cur)?;
+            cur.expect_end()?;
+            return Ok(Item::Inst(Inst { dest, op }, Some(col)));
+        }
         other => {
             if let Some(u) = UnOp::from_mnemonic(other) {
                 Op::Unary(u, cur.expect_value()?)
@@ -637,7 +672,29 @@ fn body_line(cur: &mut Cursor<'_>) -> Result<Item, Diag> {
         }
     };
     cur.expect_end()?;
-    Ok(Item::Inst(Inst { dest, op }))
+    Ok(Item::Inst(Inst { dest, op }, None))
+}
+
+/// Parses `NAME "(" [VALUE ("," VALUE)*] ")"` after `call`; returns the
+/// operation and the column of the name.
+fn call_operands(cur: &mut Cursor<'_>) -> Result<(Op, usize), Diag> {
+    let (callee, col) = match cur.peek() {
+        Some(t) if t.kind == TokKind::Word => {
+            cur.bump();
+            (t.text.to_string(), t.col)
+        }
+        _ => return Err(cur.error(format!("expected the name of the function called, found {}", cur.found()))),
+    };
+    cur.expect_punct('(')?;
+    let mut args = Vec::new();
+    if !cur.eat_punct(')') {
+        args.push(cur.expect_value()?);
+        while cur.eat_punct(',') {
+            args.push(cur.expect_value()?);
+        }
+        cur.expect_punct(')')?;
+    }
+    Ok((Op::Call(Box::new(Call { callee, args })), col))
 }
 
 impl OpenFunction {
@@ -712,7 +769,7 @@ impl OpenFunction {
                 }
                 block.phis.push(phi);
             }
-            Item::Inst(inst) => block.insts.push(inst),
+            Item::Inst(inst, _) => block.insts.push(inst),
             Item::Term(term) => block.term = Some(term),
         }
         Ok(())

@@ -24,9 +24,9 @@
 
 use std::collections::HashMap;
 
-use ssaref_types::ast::{Block, Expr, Function, Stmt, MAX_EXPR_DEPTH};
+use ssaref_types::ast::{Block, Expr, Function, Program, Stmt, MAX_CALL_DEPTH, MAX_EXPR_DEPTH};
 use ssaref_types::op::{BinOp, UnOp};
-use ssaref_types::outcome::{End, Outcome};
+use ssaref_types::outcome::{End, Outcome, Trap};
 
 use crate::machine::{check_args, InterpError, Machine};
 use crate::semantics;
@@ -54,8 +54,11 @@ enum Op {
     Store { addr: Slot, value: Slot },
     /// Appends `src` to the trace.
     Out { src: Slot },
-    /// Ends the run with `return src`.
+    /// Returns `src` to the caller, or ends the run with it in `main`.
     Return { src: Slot },
+    /// `dst = func(args)`: calls function number `func` with the `argc`
+    /// slots of `Code::call_args` from index `args` as its arguments.
+    Call { func: u32, dst: Slot, args: u32, argc: u32 },
     /// Continues at `target`.
     Jump { target: Pos },
     /// Continues at `target` when `cond` is 0.
@@ -78,11 +81,35 @@ pub(super) struct Code {
     init: Vec<i64>,
     /// Number of parameters; they occupy slots `0..params`.
     params: usize,
+    /// The argument slots of every call, each call's in one run
+    /// (`Op::Call::args` is where its run starts).
+    call_args: Vec<Slot>,
 }
 
-/// Compiles `func` into flat code.
-pub(super) fn compile(func: &Function) -> Result<Code, InterpError> {
-    let mut c = Compiler::default();
+/// A compiled program: every function, and which one is `main`.
+pub(super) struct ProgramCode {
+    functions: Vec<Code>,
+    main: usize,
+}
+
+/// Compiles every function of `program`.
+pub(super) fn compile_program(program: &Program) -> Result<ProgramCode, InterpError> {
+    let mut table: HashMap<&str, (u32, usize)> = HashMap::new();
+    for (i, f) in program.functions.iter().enumerate() {
+        let index = u32::try_from(i).map_err(|_| malformed("too many functions".into()))?;
+        if table.insert(&f.name, (index, f.params.len())).is_some() {
+            return Err(malformed(format!("two functions are named `{}`", f.name)));
+        }
+    }
+    let main = table.get("main").ok_or(InterpError::NoMain)?.0 as usize;
+    let functions = program.functions.iter().map(|f| compile(f, &table)).collect::<Result<_, _>>()?;
+    Ok(ProgramCode { functions, main })
+}
+
+/// Compiles `func` into flat code; `table` gives each function of the
+/// program its index and its number of parameters.
+fn compile<'a>(func: &'a Function, table: &'a HashMap<&'a str, (u32, usize)>) -> Result<Code, InterpError> {
+    let mut c = Compiler { table: Some(table), ..Compiler::default() };
     for p in &func.params {
         let slot = c.vars.len() as u32;
         if c.vars.insert(p, slot).is_some() {
@@ -93,52 +120,102 @@ pub(super) fn compile(func: &Function) -> Result<Code, InterpError> {
     c.finish(func.params.len())
 }
 
-impl Code {
-    /// Runs the code with the given arguments and fuel budget.
+/// A suspended caller: its function, where it resumes, its slots, and the
+/// slot that receives the callee's return value.
+struct Frame {
+    func: usize,
+    pc: usize,
+    slots: Vec<i64>,
+    dst: Slot,
+}
+
+impl ProgramCode {
+    /// Runs `main` with the given arguments and fuel budget. One budget
+    /// covers the whole call tree; a call deeper than [`MAX_CALL_DEPTH`]
+    /// ends the run with [`End::CallDepthExceeded`].
     pub(super) fn run(&self, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
-        check_args(self.params, args)?;
-        let mut slots = self.init.clone();
+        let mut func = self.main;
+        let mut code = &self.functions[func];
+        check_args(code.params, args)?;
+        let mut slots = code.init.clone();
         slots[..args.len()].copy_from_slice(args);
+        let mut callers: Vec<Frame> = Vec::new();
         let mut m = Machine::new(fuel);
         let mut pc = 0usize;
         let end = loop {
-            let Some(insn) = self.insns.get(pc) else {
-                // Falling off the end of the function returns 0.
-                break End::Return(0);
+            let returned = match code.insns.get(pc) {
+                // Falling off the end of a function returns 0.
+                None => 0,
+                Some(insn) => {
+                    if !m.burn(u64::from(insn.cost)) {
+                        break End::OutOfFuel;
+                    }
+                    pc += 1;
+                    match insn.op {
+                        Op::Return { src } => slots[src as usize],
+                        Op::Call { func: callee, dst, args, argc } => {
+                            if callers.len() + 1 >= MAX_CALL_DEPTH {
+                                break End::CallDepthExceeded;
+                            }
+                            let target = &self.functions[callee as usize];
+                            let mut frame = target.init.clone();
+                            let arg_slots = &code.call_args[args as usize..(args + argc) as usize];
+                            for (to, &from) in frame.iter_mut().zip(arg_slots) {
+                                *to = slots[from as usize];
+                            }
+                            let caller = std::mem::replace(&mut slots, frame);
+                            callers.push(Frame { func, pc, slots: caller, dst });
+                            (func, code, pc) = (callee as usize, target, 0);
+                            continue;
+                        }
+                        op => match step(op, &mut slots, &mut m, &mut pc) {
+                            Ok(()) => continue,
+                            Err(trap) => break End::Trap(trap),
+                        },
+                    }
+                }
             };
-            if !m.burn(u64::from(insn.cost)) {
-                break End::OutOfFuel;
-            }
-            pc += 1;
-            match insn.op {
-                Op::Copy { dst, src } => slots[dst as usize] = slots[src as usize],
-                Op::Unary { op, dst, a } => {
-                    slots[dst as usize] = semantics::unary(op, slots[a as usize]);
-                }
-                Op::Binary { op, dst, a, b } => match semantics::binary(op, slots[a as usize], slots[b as usize]) {
-                    Ok(v) => slots[dst as usize] = v,
-                    Err(trap) => break End::Trap(trap),
-                },
-                Op::Bool { dst, src } => slots[dst as usize] = i64::from(slots[src as usize] != 0),
-                Op::Load { dst, addr } => slots[dst as usize] = m.load(slots[addr as usize]),
-                Op::Store { addr, value } => m.store(slots[addr as usize], slots[value as usize]),
-                Op::Out { src } => m.trace.push(slots[src as usize]),
-                Op::Return { src } => break End::Return(slots[src as usize]),
-                Op::Jump { target } => pc = target as usize,
-                Op::JumpIfZero { cond, target } => {
-                    if slots[cond as usize] == 0 {
-                        pc = target as usize;
-                    }
-                }
-                Op::JumpIfNotZero { cond, target } => {
-                    if slots[cond as usize] != 0 {
-                        pc = target as usize;
-                    }
-                }
-            }
+            let Some(caller) = callers.pop() else {
+                break End::Return(returned);
+            };
+            (func, pc, slots) = (caller.func, caller.pc, caller.slots);
+            code = &self.functions[func];
+            slots[caller.dst as usize] = returned;
         };
         Ok(m.finish(end))
     }
+}
+
+/// Executes one instruction that neither calls nor returns; `pc` already
+/// points past it.
+#[inline]
+fn step(op: Op, slots: &mut [i64], m: &mut Machine, pc: &mut usize) -> Result<(), Trap> {
+    match op {
+        Op::Copy { dst, src } => slots[dst as usize] = slots[src as usize],
+        Op::Unary { op, dst, a } => {
+            slots[dst as usize] = semantics::unary(op, slots[a as usize]);
+        }
+        Op::Binary { op, dst, a, b } => {
+            slots[dst as usize] = semantics::binary(op, slots[a as usize], slots[b as usize])?
+        }
+        Op::Bool { dst, src } => slots[dst as usize] = i64::from(slots[src as usize] != 0),
+        Op::Load { dst, addr } => slots[dst as usize] = m.load(slots[addr as usize]),
+        Op::Store { addr, value } => m.store(slots[addr as usize], slots[value as usize]),
+        Op::Out { src } => m.trace.push(slots[src as usize]),
+        Op::Jump { target } => *pc = target as usize,
+        Op::JumpIfZero { cond, target } => {
+            if slots[cond as usize] == 0 {
+                *pc = target as usize;
+            }
+        }
+        Op::JumpIfNotZero { cond, target } => {
+            if slots[cond as usize] != 0 {
+                *pc = target as usize;
+            }
+        }
+        Op::Return { .. } | Op::Call { .. } => unreachable!("calls and returns are executed by the run loop"),
+    }
+    Ok(())
 }
 
 fn malformed(m: String) -> InterpError {
@@ -189,6 +266,10 @@ struct Compiler<'a> {
     temps: u32,
     labels: HashMap<&'a str, Pos>,
     gotos: Vec<(usize, &'a str)>,
+    /// Each function of the program: its index and number of parameters.
+    table: Option<&'a HashMap<&'a str, (u32, usize)>>,
+    /// The argument slots of the calls compiled so far.
+    call_args: Vec<Slot>,
 }
 
 impl<'a> Compiler<'a> {
@@ -287,6 +368,12 @@ impl<'a> Compiler<'a> {
                     self.emit(Op::Return { src: v }, 1 + cv)?;
                 }
                 Stmt::Block(b) => work.push(Work::Stmts(b.stmts.iter())),
+                Stmt::Call(name, args) => {
+                    // The unused result goes to a temporary; the statement
+                    // and the call node cost one unit each.
+                    let dst = self.temp(0)?;
+                    self.call(name, args, 0, dst, 2, 1)?;
+                }
             }
         }
         for &(jump, label) in &self.gotos {
@@ -356,7 +443,39 @@ impl<'a> Compiler<'a> {
                 self.emit(Op::Copy { dst, src: decision }, extra)?;
                 self.patch_here(skip)?;
             }
+            Expr::Call(name, args) => self.call(name, args, base, dst, 1 + extra, depth)?,
         }
+        Ok(())
+    }
+
+    /// Compiles a call of `name` whose node is at `depth`: the arguments
+    /// left to right, each into its own slot, then the call, which writes
+    /// `dst` when the callee returns and costs `cost` plus the arguments.
+    fn call(
+        &mut self,
+        name: &str,
+        args: &'a [Expr],
+        base: u32,
+        dst: Slot,
+        cost: u32,
+        depth: usize,
+    ) -> Result<(), InterpError> {
+        let table = self.table.ok_or_else(|| malformed("a call outside a program".into()))?;
+        let &(func, params) = table.get(name).ok_or_else(|| malformed(format!("call of unknown function `{name}`")))?;
+        if params != args.len() {
+            return Err(malformed(format!("`{name}` takes {params} argument(s) but a call passes {}", args.len())));
+        }
+        let mut slots = Vec::with_capacity(args.len());
+        let (mut next, mut total) = (base, cost);
+        for arg in args {
+            let (slot, c) = self.operand(arg, next, depth + 1)?;
+            next = Self::next_base(slot, next);
+            slots.push(slot);
+            total += c;
+        }
+        let at = u32::try_from(self.call_args.len()).map_err(|_| malformed("too many call arguments".into()))?;
+        self.call_args.extend(slots);
+        self.emit(Op::Call { func, dst, args: at, argc: args.len() as u32 }, total)?;
         Ok(())
     }
 
@@ -459,6 +578,8 @@ impl<'a> Compiler<'a> {
             };
         };
         let mut insns = self.insns;
+        let mut call_args = self.call_args;
+        call_args.iter_mut().for_each(&map);
         for insn in &mut insns {
             match &mut insn.op {
                 Op::Copy { dst, src: a }
@@ -477,13 +598,13 @@ impl<'a> Compiler<'a> {
                     map(a);
                     map(b);
                 }
-                Op::Out { src } | Op::Return { src } => map(src),
+                Op::Out { src } | Op::Return { src } | Op::Call { dst: src, .. } => map(src),
                 Op::JumpIfZero { cond, .. } | Op::JumpIfNotZero { cond, .. } => map(cond),
                 Op::Jump { .. } => {}
             }
         }
         let mut init = vec![0; total];
         init[vars..vars + consts].copy_from_slice(&self.const_values);
-        Ok(Code { insns, init, params })
+        Ok(Code { insns, init, params, call_args })
     }
 }

@@ -37,7 +37,11 @@
 //!   `i & 4095`.
 //! * Variables are function-scoped and start at 0; parameters start with the
 //!   arguments (missing ones are 0, extra ones are an error).
-//! * Falling off the end of `main` returns 0.
+//! * Falling off the end of a function returns 0.
+//! * A call evaluates its arguments left to right and runs its callee in
+//!   a fresh activation (its own variables or values); `mem` and the trace
+//!   are shared by the whole call tree. Both engines keep the suspended
+//!   callers on a heap stack, so deep recursion costs no thread stack.
 //!
 //! # Fuel
 //!
@@ -47,7 +51,19 @@
 //! instruction, phi and terminator costs one unit. When the budget is
 //! exhausted the run ends with [`End::OutOfFuel`](ssaref_types::outcome::End::OutOfFuel), keeping the trace and the
 //! memory produced so far. Such a run is inconclusive, so the two engines do
-//! not need to count identically.
+//! not need to count identically. One budget covers the whole call tree: a
+//! call costs what its node costs, and the callee's work is charged to the
+//! same budget.
+//!
+//! # Call depth
+//!
+//! A call that would make the stack deeper than
+//! [`ssaref_types::ast::MAX_CALL_DEPTH`] activations (`main` counting as
+//! one) ends the run with
+//! [`End::CallDepthExceeded`](ssaref_types::outcome::End::CallDepthExceeded),
+//! keeping the trace and the memory. It is inconclusive like running out of
+//! fuel (docs/source-language.md says why), and both engines stop at the
+//! same call, since the depth of each call does not depend on the IR.
 
 use ssaref_types::outcome::Outcome;
 
@@ -68,15 +84,13 @@ pub const DEFAULT_FUEL: u64 = 1_000_000;
 /// `ast_engine` module), which is then executed; neither step recurses once
 /// per statement nesting level.
 pub fn run_ast(program: &ssaref_types::ast::Program, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
-    let main = program.main().ok_or(InterpError::NoMain)?;
-    let code = ast_engine::compile(main)?;
-    code.run(args, fuel)
+    ast_engine::compile_program(program)?.run(args, fuel)
 }
 
 /// Runs the function `main` of an SSA module.
 pub fn run_ssa(module: &ssaref_types::ir::Module, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
     let main = module.main().ok_or(InterpError::NoMain)?;
-    ssa_engine::run(main, args, fuel)
+    ssa_engine::run(module, main, args, fuel)
 }
 
 /// Runs the function `main` of an SSA module like [`run_ssa`] (or of a
@@ -89,7 +103,7 @@ pub fn profile_ssa(
 ) -> Result<(Outcome, ssaref_types::oracle::SsaProfile), InterpError> {
     let main = module.main().ok_or(InterpError::NoMain)?;
     let mut profile = ssaref_types::oracle::SsaProfile::default();
-    let outcome = ssa_engine::run_counting(main, args, fuel, &mut profile)?;
+    let outcome = ssa_engine::run_counting(module, main, args, fuel, &mut profile)?;
     Ok((outcome, profile))
 }
 

@@ -20,8 +20,11 @@
 //! [`InterpError::Malformed`] when execution reaches it; the engine never
 //! panics on it.
 
+use std::collections::HashMap;
+
+use ssaref_types::ast::MAX_CALL_DEPTH;
 use ssaref_types::entity::EntityRef;
-use ssaref_types::ir::{Block, Function, Inst, Op, Terminator, Value};
+use ssaref_types::ir::{Block, Call, Function, Inst, Module, Op, Terminator, Value};
 use ssaref_types::oracle::SsaProfile;
 use ssaref_types::outcome::{End, Outcome, Trap};
 
@@ -64,42 +67,78 @@ impl Values {
     }
 }
 
-/// Runs `f` with the given arguments and fuel budget.
-pub(super) fn run(f: &Function, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
-    run_counting(f, args, fuel, &mut SsaProfile::default())
+/// Runs `main` of `module` with the given arguments and fuel budget.
+pub(super) fn run(module: &Module, main: &Function, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
+    run_counting(module, main, args, fuel, &mut SsaProfile::default())
 }
 
-/// Runs `f` like [`run`], counting executed instructions and copies in
-/// `profile`.
-pub(super) fn run_counting(
-    f: &Function,
-    args: &[i64],
-    fuel: u64,
-    profile: &mut SsaProfile,
-) -> Result<Outcome, InterpError> {
-    check_args(f.params.len(), args)?;
+/// A suspended caller: its function, its values, where it resumes, and the
+/// value its call defines.
+struct Frame<'f> {
+    f: &'f Function,
+    values: Values,
+    block: Block,
+    next_inst: usize,
+    dest: Value,
+}
+
+/// The value table of a function entered with `args`, its parameters set.
+fn entry_values(f: &Function, args: &[i64]) -> Result<Values, InterpError> {
     let mut values = Values { slots: vec![None; table_len(f)], value_count: f.value_count };
     for (i, &p) in f.params.iter().enumerate() {
         values.set(p, args.get(i).copied().unwrap_or(0))?;
     }
+    match f.blocks.get(Function::ENTRY) {
+        None => Err(malformed(format!("{} has no blocks", f.name))),
+        Some(entry) if !entry.phis.is_empty() => {
+            Err(malformed(format!("the entry block {} of {} has phis", Function::ENTRY, f.name)))
+        }
+        Some(_) => Ok(values),
+    }
+}
+
+/// Runs `main` of `module` like [`run`], counting executed instructions
+/// and copies in `profile`. One fuel budget covers the whole call tree; a
+/// call deeper than [`MAX_CALL_DEPTH`] ends the run with
+/// [`End::CallDepthExceeded`].
+pub(super) fn run_counting(
+    module: &Module,
+    main: &Function,
+    args: &[i64],
+    fuel: u64,
+    profile: &mut SsaProfile,
+) -> Result<Outcome, InterpError> {
+    check_args(main.params.len(), args)?;
+    let functions: HashMap<&str, &Function> = module.functions.iter().map(|f| (f.name.as_str(), f)).collect();
+    let mut f = main;
+    let mut values = entry_values(f, args)?;
+    let mut callers: Vec<Frame<'_>> = Vec::new();
     let mut m = Machine::new(fuel);
     let mut block = Function::ENTRY;
-    let entry = f.blocks.get(block).ok_or_else(|| malformed(format!("{} has no blocks", f.name)))?;
-    if !entry.phis.is_empty() {
-        return Err(malformed(format!("the entry block {block} has phis")));
-    }
+    let mut next_inst = 0usize;
     // Reused for every parallel copy, so that taking an edge allocates
     // nothing once the buffer has grown to the largest phi count.
     let mut incoming: Vec<i64> = Vec::new();
     let end = 'run: loop {
         // Every block reached here was looked up when its edge was taken.
         let data = f.blocks.get(block).ok_or_else(|| missing_block(block))?;
-        for inst in &data.insts {
+        while let Some(inst) = data.insts.get(next_inst) {
+            next_inst += 1;
             if !m.burn(1) {
                 break 'run End::OutOfFuel;
             }
             profile.insts += 1;
             profile.copies += u64::from(matches!(inst.op, Op::Copy(_)));
+            if let Op::Call(call) = &inst.op {
+                if callers.len() + 1 >= MAX_CALL_DEPTH {
+                    break 'run End::CallDepthExceeded;
+                }
+                let (callee, callee_values, dest) = enter(&functions, call, inst, block, &values)?;
+                let caller_values = std::mem::replace(&mut values, callee_values);
+                callers.push(Frame { f, values: caller_values, block, next_inst, dest });
+                (f, block, next_inst) = (callee, Function::ENTRY, 0);
+                continue 'run;
+            }
             if let Err(trap) = exec(inst, block, &mut values, &mut m)? {
                 break 'run End::Trap(trap);
             }
@@ -110,7 +149,15 @@ pub(super) fn run_counting(
         // The successor and which occurrence of `block` in its `preds` the
         // edge taken is.
         let (target, occurrence) = match data.term {
-            Terminator::Return(v) => break End::Return(values.get(v, block)?),
+            Terminator::Return(v) => {
+                let returned = values.get(v, block)?;
+                let Some(caller) = callers.pop() else {
+                    break End::Return(returned);
+                };
+                (f, values, block, next_inst) = (caller.f, caller.values, caller.block, caller.next_inst);
+                values.set(caller.dest, returned)?;
+                continue;
+            }
             Terminator::Jump(target) => (target, 0),
             Terminator::Branch { cond, then_dest, else_dest } => {
                 if values.get(cond, block)? != 0 {
@@ -157,9 +204,34 @@ pub(super) fn run_counting(
                 values.set(phi.dest, x)?;
             }
         }
-        block = target;
+        (block, next_inst) = (target, 0);
     };
     Ok(m.finish(end))
+}
+
+/// The callee of the call `inst` in `block`, its value table with the
+/// arguments read from `values`, and the value the call defines.
+fn enter<'f>(
+    functions: &HashMap<&str, &'f Function>,
+    call: &Call,
+    inst: &Inst,
+    block: Block,
+    values: &Values,
+) -> Result<(&'f Function, Values, Value), InterpError> {
+    let callee = *functions
+        .get(call.callee.as_str())
+        .ok_or_else(|| malformed(format!("{block} calls `{}`, which is not in the module", call.callee)))?;
+    if callee.params.len() != call.args.len() {
+        return Err(malformed(format!(
+            "{block} calls `{}` with {} argument(s), but it has {} parameter(s)",
+            call.callee,
+            call.args.len(),
+            callee.params.len()
+        )));
+    }
+    let dest = inst.dest.ok_or_else(|| malformed(format!("a call in {block} has no destination")))?;
+    let args = call.args.iter().map(|&a| values.get(a, block)).collect::<Result<Vec<_>, _>>()?;
+    Ok((callee, entry_values(callee, &args)?, dest))
 }
 
 /// Above this `value_count`, the table is sized by the values the function
@@ -218,6 +290,7 @@ fn exec(inst: &Inst, block: Block, values: &mut Values, m: &mut Machine) -> Resu
             m.trace.push(values.get(a, block)?);
             return Ok(Ok(()));
         }
+        Op::Call(_) => unreachable!("calls are executed by the run loop"),
     };
     let dest =
         inst.dest.ok_or_else(|| malformed(format!("an instruction in {block} defining a value has no destination")))?;

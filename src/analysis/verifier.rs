@@ -35,7 +35,10 @@
 //!    never contains them.
 //!
 //! [`verify_module`] also checks that no two functions share a name (the
-//! source language forbids it, and `Module::main` finds functions by name).
+//! source language forbids it, and `Module::main` finds functions by name),
+//! and that every call names a function of the module and passes it as
+//! many arguments as it has parameters ([`verify_function`] sees one
+//! function and cannot know its callees).
 //!
 //! The verifier never panics, whatever it is given: the range checks of
 //! steps 2 and 3 run before anything indexes by a block or a value, and value
@@ -89,6 +92,18 @@ pub fn verify_module(m: &Module) -> Result<(), VerifyError> {
             });
         }
         verify_function(f)?;
+    }
+    let arity: HashMap<&str, usize> = m.functions.iter().map(|f| (f.name.as_str(), f.params.len())).collect();
+    for f in &m.functions {
+        for (b, data) in f.blocks.iter() {
+            for inst in &data.insts {
+                let Op::Call(call) = &inst.op else { continue };
+                if let Some(message) = crate::ast::check_call(&arity, &call.callee, call.args.len()) {
+                    let message = format!("`{}`: {message}", format_inst(inst));
+                    return Err(VerifyError { function: f.name.clone(), block: Some(b), value: inst.dest, message });
+                }
+            }
+        }
     }
     Ok(())
 }

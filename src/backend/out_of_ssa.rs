@@ -44,6 +44,7 @@ use std::sync::Arc;
 /// error and never a panic in a later step.
 pub fn translate_function(f: &Function, opts: &OutOfSsaOptions, flags: Flags) -> Result<Translation, PassError> {
     crate::analysis::verifier::verify_function(f).map_err(|e| fail(f, "SSA verifier (input)", e))?;
+    super::interface::refuse_calls(f, "out-of-ssa")?;
     translate_verified(f, f.clone(), opts, flags)
 }
 
@@ -212,6 +213,7 @@ pub fn allocate_function(
     which: ConventionalAllocator,
     flags: Flags,
 ) -> Result<MFunction, PassError> {
+    super::interface::refuse_calls(f, "out-of-ssa")?;
     let name = which.name();
     PassRunner::<Function>::new(flags).run(
         name,

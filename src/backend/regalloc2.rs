@@ -28,6 +28,7 @@ pub fn allocate_function(f: &Function, k: usize, flags: Flags) -> Result<(MFunct
     if !(MIN_REGS..=MAX_REGS).contains(&k) {
         return Err(fail(k, "options", "k", CheckError::RegisterCount { k }));
     }
+    super::interface::refuse_calls(f, "regalloc2")?;
     let mut passes = PassRunner::new(flags);
     let mut split = f.clone();
     passes.rewrite(

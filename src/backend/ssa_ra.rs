@@ -60,6 +60,7 @@ pub fn allocate_function(
     if !(MIN_REGS..=MAX_REGS).contains(&opts.k) {
         return Err(fail("options", "k", CheckError::RegisterCount { k: opts.k }));
     }
+    super::interface::refuse_calls(f, "ssa-ra")?;
     let mut passes = PassRunner::new(flags).timed().observed_by(observer);
     let mut f = f.clone();
 

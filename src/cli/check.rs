@@ -141,7 +141,10 @@ fn report(verdict: Verdict, reference: &str, file: &str, expect: Option<&[String
     match verdict {
         Verdict::Agree { outcome, stages } => {
             for s in &stages {
-                sayln!("agree  {}", s.stage);
+                match &s.outcome {
+                    Err(e @ differential::StageError::NotSupported(_)) => sayln!("{e}  {}", s.stage),
+                    _ => sayln!("agree  {}", s.stage),
+                }
             }
             for what in sampling::sampled_checks() {
                 sayln!("sampled  {what} (--full-checks checks all)");
@@ -151,7 +154,7 @@ fn report(verdict: Verdict, reference: &str, file: &str, expect: Option<&[String
             Ok(ExitCode::SUCCESS)
         }
         Verdict::Inconclusive => {
-            noteln!("{reference} ran out of fuel: nothing to compare");
+            noteln!("{reference} ran out of fuel or exceeded the call depth: nothing to compare");
             Ok(ExitCode::from(EXIT_OUT_OF_FUEL))
         }
         Verdict::Limit { stage, limit } => {

@@ -148,6 +148,12 @@ pub enum CfgInst {
         dest: Temp,
         addr: Temp,
     },
+    /// `dest = callee(args)`.
+    Call {
+        dest: Temp,
+        callee: String,
+        args: Vec<Temp>,
+    },
     Store {
         addr: Temp,
         value: Temp,
@@ -431,7 +437,18 @@ impl<'a> Lowering<'a> {
                 self.terminate_and_continue_unreachable(RawTerm::Return(value));
             }
             Stmt::Block(block) => tasks.push(Task::Stmts(block.stmts.iter())),
+            Stmt::Call(name, args) => {
+                self.call(name, args);
+            }
         }
+    }
+
+    /// A call: the arguments left to right, then the call.
+    fn call(&mut self, name: &str, args: &'a [Expr]) -> Temp {
+        let args = args.iter().map(|a| self.value(a)).collect();
+        let dest = self.new_temp();
+        self.emit(CfgInst::Call { dest, callee: name.to_string(), args });
+        dest
     }
 
     fn constant(&mut self, value: i64) -> Temp {
@@ -473,6 +490,7 @@ impl<'a> Lowering<'a> {
             }
             Expr::LogicalAnd(a, b) => self.short_circuit_value(a, b, true),
             Expr::LogicalOr(a, b) => self.short_circuit_value(a, b, false),
+            Expr::Call(name, args) => self.call(name, args),
         }
     }
 

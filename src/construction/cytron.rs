@@ -64,7 +64,7 @@ use crate::analysis::dominance::DomTree;
 use crate::ast;
 use crate::construction::cfg_lowering::{self, CfgInst, CfgTerm, Temp, Var, VarCfg};
 use crate::entity::{EntityRef, EntityVec};
-use crate::ir::{Block, BlockData, Function, Inst, Module, Op, Phi, Terminator, Value};
+use crate::ir::{Block, BlockData, Call, Function, Inst, Module, Op, Phi, Terminator, Value};
 use crate::pass_manager::clock::phase;
 
 /// Builds SSA form for every function of a program, in order.
@@ -316,6 +316,10 @@ impl Renamer<'_> {
                 CfgInst::Out { value } => {
                     let op = Op::Out(self.temp(value));
                     self.insts[b].push(Inst { dest: None, op });
+                }
+                CfgInst::Call { dest, ref callee, ref args } => {
+                    let args = args.iter().map(|&a| self.temp(a)).collect();
+                    self.define(b, dest, Op::Call(Box::new(Call { callee: callee.clone(), args })));
                 }
             }
         }

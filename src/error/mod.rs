@@ -151,6 +151,9 @@ pub enum CheckError {
     Translate(TranslateError),
     /// A conventional allocator of out-of-ssa fails.
     ConventionalAlloc(ConventionalAllocError),
+    /// `function` contains a call, which `stage` does not handle yet: the
+    /// stage refuses the program rather than give a wrong answer.
+    CallsNotSupported { function: String, stage: &'static str },
 }
 
 impl fmt::Display for CheckError {
@@ -207,6 +210,9 @@ impl fmt::Display for CheckError {
             }
             CheckError::Translate(e) => e.fmt(f),
             CheckError::ConventionalAlloc(e) => e.fmt(f),
+            CheckError::CallsNotSupported { function, stage } => {
+                write!(f, "`{function}` contains a call, and {stage} does not handle calls yet")
+            }
         }
     }
 }

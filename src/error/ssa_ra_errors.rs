@@ -132,6 +132,9 @@ pub enum EliminationError {
     DefinitionWithoutRegister(Value),
     /// `value = undef` reached SSA elimination.
     Undef(Value),
+    /// The call defining `value` reached SSA elimination, which does not
+    /// handle calls yet.
+    Call(Value),
     /// An instruction whose destination does not fit its operation.
     Malformed { op: Op, dest: Option<Value> },
     /// The edge `pred -> succ` carries phis but `pred` has `successors`
@@ -159,6 +162,9 @@ impl fmt::Display for EliminationError {
             }
             EliminationError::DefinitionWithoutRegister(v) => write!(f, "the definition of {v} has no register"),
             EliminationError::Undef(v) => write!(f, "{v} = undef reached SSA elimination"),
+            EliminationError::Call(v) => {
+                write!(f, "the call defining {v} reached SSA elimination, which does not handle calls yet")
+            }
             EliminationError::Malformed { op, dest } => write!(f, "malformed instruction {op:?} defining {dest:?}"),
             EliminationError::PhisOnBranchingEdge { pred, succ, successors } => write!(
                 f,

@@ -132,6 +132,10 @@ impl BlockPrinter<'_> {
                             self.out.push_str("return ");
                             self.expr_line(e);
                         }
+                        Stmt::Call(name, args) => {
+                            write_call(self.out, name, args);
+                            self.out.push_str(";\n");
+                        }
                     }
                 }
                 Task::Close(els, indent) => {
@@ -185,7 +189,7 @@ impl BlockPrinter<'_> {
 fn precedence(e: &Expr) -> u8 {
     match e {
         Expr::Lit(v) if *v < 0 => PREC_UNARY,
-        Expr::Lit(_) | Expr::Var(_) | Expr::Load(_) => PREC_PRIMARY,
+        Expr::Lit(_) | Expr::Var(_) | Expr::Load(_) | Expr::Call(..) => PREC_PRIMARY,
         Expr::Unary(..) => PREC_UNARY,
         Expr::Binary(op, ..) => op.precedence(),
         Expr::LogicalAnd(..) => PREC_LOGICAL_AND,
@@ -220,10 +224,24 @@ fn write_expr(out: &mut String, e: &Expr, min_prec: u8) {
         Expr::Binary(op, lhs, rhs) => write_infix(out, op.symbol(), op.precedence(), lhs, rhs),
         Expr::LogicalAnd(lhs, rhs) => write_infix(out, "&&", PREC_LOGICAL_AND, lhs, rhs),
         Expr::LogicalOr(lhs, rhs) => write_infix(out, "||", PREC_LOGICAL_OR, lhs, rhs),
+        Expr::Call(name, args) => write_call(out, name, args),
     }
     if parens {
         out.push(')');
     }
+}
+
+/// Appends `name(arg, arg, ...)`.
+fn write_call(out: &mut String, name: &str, args: &[Expr]) {
+    out.push_str(name);
+    out.push('(');
+    for (i, arg) in args.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_expr(out, arg, 0);
+    }
+    out.push(')');
 }
 
 /// Appends `lhs op rhs` for a left-associative operator of strength `prec`.

@@ -255,7 +255,8 @@ impl CaseHeader {
 
 /// The checks of an `expect:` block, line by line: the lines of
 /// `Outcome::render_full`, each in its one spelling: the `out` values
-/// (decimal `i64`s), then `return V` or `trap divide-error`, then
+/// (decimal `i64`s), then `return V`, `trap divide-error` or
+/// `call-depth-exceeded` (an inconclusive run, see `outcome::End`), then
 /// `mem[I] = V` for non-zero words of `mem`, in increasing `I` below
 /// `MEM_WORDS`.
 struct ExpectedOutcome {
@@ -297,7 +298,10 @@ impl ExpectedOutcome {
         if self.ended {
             return Err(bad("follows the end of the run (only `mem[I] = V` lines may)"));
         }
-        if line == "trap divide-error" || line.strip_prefix("return ").is_some_and(|v| int(v).is_some()) {
+        if line == "trap divide-error"
+            || line == "call-depth-exceeded"
+            || line.strip_prefix("return ").is_some_and(|v| int(v).is_some())
+        {
             self.ended = true;
             return Ok(());
         }

@@ -19,7 +19,7 @@
 use crate::ast::{BinOp, Block, Expr, Function, Program, Stmt, UnOp, MAX_EXPR_DEPTH};
 use crate::diag::{Diag, Pos};
 use crate::frontend::lexer::{Lexer, Token, TokenKind};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Parses a whole program.
 pub fn parse_program(src: &str) -> Result<Program, Diag> {
@@ -133,13 +133,17 @@ struct Parser<'a> {
     tok: Token<'a>,
     /// How many `(` and `mem[` enclose the expression being parsed.
     nesting: usize,
+    /// Every call parsed so far: callee, number of arguments, and the
+    /// position of the callee's name. They are checked once every function
+    /// is known, since a call may name a function defined after it.
+    calls: Vec<(&'a str, usize, Pos)>,
 }
 
 impl<'a> Parser<'a> {
     fn new(src: &'a str) -> PResult<Self> {
         let mut lexer = Lexer::new(src);
         let tok = lexer.next_token()?;
-        Ok(Parser { lexer, tok, nesting: 0 })
+        Ok(Parser { lexer, tok, nesting: 0, calls: Vec::new() })
     }
 
     /// Consumes the current token and returns it.
@@ -184,6 +188,12 @@ impl<'a> Parser<'a> {
         }
         if !names.contains("main") {
             return Err(Diag::new(self.tok.pos, "no function named `main`"));
+        }
+        let arity: HashMap<&str, usize> = functions.iter().map(|f| (f.name.as_str(), f.params.len())).collect();
+        for &(callee, argc, pos) in &self.calls {
+            if let Some(message) = crate::ast::check_call(&arity, callee, argc) {
+                return Err(Diag::new(pos, message));
+            }
         }
         Ok(Program { functions })
     }
@@ -272,6 +282,10 @@ impl<'a> Parser<'a> {
             }
             TokenKind::Ident => {
                 let tok = self.bump()?;
+                if self.at(TokenKind::LParen) {
+                    let (args, height) = self.call_args(tok)?;
+                    return Ok(Operand { expr: Expr::Call(tok.text.to_string(), args), height });
+                }
                 Ok(Operand::leaf(Expr::Var(tok.text.to_string())))
             }
             TokenKind::Mem => {
@@ -302,6 +316,31 @@ impl<'a> Parser<'a> {
         let result = self.expr();
         self.nesting -= 1;
         result
+    }
+
+    /// `"(" [ expr { "," expr } ] ")"` after the callee `name` of a call:
+    /// the arguments and the height of the call node. Each argument is one
+    /// nesting level deeper, like a parenthesised expression.
+    fn call_args(&mut self, name: Token<'a>) -> PResult<(Vec<Expr>, usize)> {
+        let open = self.expect(TokenKind::LParen)?;
+        let (mut args, mut height) = (Vec::new(), 1);
+        if !self.at(TokenKind::RParen) {
+            loop {
+                let arg = self.nested(open.pos)?;
+                height = height.max(arg.height + 1);
+                args.push(arg.expr);
+                if !self.at(TokenKind::Comma) {
+                    break;
+                }
+                self.bump()?;
+            }
+        }
+        self.expect(TokenKind::RParen)?;
+        if height > MAX_EXPR_DEPTH {
+            return Err(too_deep(name.pos));
+        }
+        self.calls.push((name.text, args.len(), name.pos));
+        Ok((args, height))
     }
 
     /// `"(" expr ")"` as in `if` and `while` headers.
@@ -433,7 +472,12 @@ impl<'p, 'a> BodyParser<'p, 'a> {
                         }
                         Stmt::Label(tok.text.to_string())
                     }
-                    _ => return Err(self.p.unexpected("`=` or `:`")),
+                    TokenKind::LParen => {
+                        let (args, _) = self.p.call_args(tok)?;
+                        self.p.expect(TokenKind::Semi)?;
+                        Stmt::Call(tok.text.to_string(), args)
+                    }
+                    _ => return Err(self.p.unexpected("`=`, `:` or `(`")),
                 }
             }
             TokenKind::Mem => {

@@ -7,6 +7,7 @@
 //! `x86_check.rs` enforces it on the encoded bytes with iced-x86's own
 //! instruction tables, not with the lowering's.
 
+pub mod calling_convention;
 pub mod emulator;
 pub mod x86_check;
 pub mod x86_lower;

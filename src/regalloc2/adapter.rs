@@ -271,6 +271,7 @@ impl Adapter {
             ),
             Op::Out(v) => (vec![Operand::reg_use(self.vreg(*v))], PRegSet::empty(), DivForm::General),
             Op::Undef => return Err(AdapterError::UndefIn(b)),
+            Op::Call(_) => return Err(AdapterError::Call(b)),
             other => {
                 let mut ops: Vec<Operand> = other.args().iter().map(|&v| Operand::reg_use(self.vreg(v))).collect();
                 ops.push(Operand::reg_def(def()?));

@@ -102,6 +102,7 @@ fn op_inst(a: &Adapter, inst: &ir::Inst, div: DivForm, allocs: &[Allocation]) ->
         (Op::Store { .. }, _) => MInst::Store { addr: r(0)?, src: r(1)? },
         (Op::Out(_), _) => MInst::Out { src: r(0)? },
         (Op::Undef, _) => return Err(ToMirError::Undef),
+        (Op::Call(_), _) => return Err(ToMirError::Call),
     };
     Ok(Some(MInstA { inst: mi, annot }))
 }

@@ -123,6 +123,7 @@ impl Emitter<'_> {
                     Op::Binary(bop, a, b) => MInst::Binary { op: bop, dst, a: self.reg(a)?, b: self.reg(b)? },
                     Op::Load(a) => MInst::Load { dst, addr: self.reg(a)? },
                     Op::Undef => return Err(EliminationError::Undef(d)),
+                    Op::Call(_) => return Err(EliminationError::Call(d)),
                     Op::Copy(_) | Op::Store { .. } | Op::Out(_) => unreachable!("handled elsewhere"),
                 };
                 Self::push(out, mi, reads, Some(c(d)));

@@ -94,7 +94,16 @@ fn expr(e: &Expr) -> String {
         Expr::Binary(op, a, b) => binary(*op, &expr(a), &expr(b)),
         Expr::LogicalAnd(a, b) => format!("(int64_t)(({}) != 0 && ({}) != 0)", expr(a), expr(b)),
         Expr::LogicalOr(a, b) => format!("(int64_t)(({}) != 0 || ({}) != 0)", expr(a), expr(b)),
+        Expr::Call(name, args) => c_call(name, args.iter().map(expr)),
     }
+}
+
+/// The C call of the program's function `name`, as `ssaref_fn_NAME`. C
+/// leaves the evaluation order of arguments unspecified, unlike the
+/// language; the targets refuse programs with calls before translating them
+/// (`target::run_against_oracle`), until they name their arguments first.
+fn c_call(name: &str, args: impl Iterator<Item = String>) -> String {
+    format!("ssaref_fn_{name}({})", args.collect::<Vec<_>>().join(", "))
 }
 
 /// The variables an expression reads, into `vars`.
@@ -109,6 +118,7 @@ fn read(e: &Expr, vars: &mut BTreeSet<String>) {
             read(a, vars);
             read(b, vars);
         }
+        Expr::Call(_, args) => args.iter().for_each(|a| read(a, vars)),
     }
 }
 
@@ -138,6 +148,7 @@ fn variables(block: &ast::Block, vars: &mut BTreeSet<String>) {
             }
             Stmt::Block(b) => variables(b, vars),
             Stmt::Out(e) | Stmt::Return(e) => read(e, vars),
+            Stmt::Call(_, args) => args.iter().for_each(|a| read(a, vars)),
             Stmt::Break | Stmt::Continue | Stmt::Goto(_) | Stmt::Label(_) => {}
         }
     }
@@ -189,6 +200,9 @@ fn stmts(block: &ast::Block, depth: usize, out: &mut String) {
                 let _ = writeln!(out, "{pad}{{");
                 stmts(b, depth + 1, out);
                 let _ = writeln!(out, "{pad}}}");
+            }
+            Stmt::Call(name, args) => {
+                let _ = writeln!(out, "{pad}{};", c_call(name, args.iter().map(expr)));
             }
         }
     }
@@ -247,6 +261,7 @@ pub fn ssa_function(f: &Function, name: &str) -> String {
                     let _ = writeln!(out, "    ssaref_out({a});");
                     continue;
                 }
+                Op::Call(ref call) => c_call(&call.callee, call.args.iter().map(|a| a.to_string())),
             };
             if let Some(d) = inst.dest {
                 let _ = writeln!(out, "    {d} = {rhs};");

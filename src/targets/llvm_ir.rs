@@ -180,6 +180,11 @@ impl Emitter {
                 self.line(&format!("store i64 %{value}, i64* {p}"));
             }
             Op::Out(a) => self.line(&format!("call void @ssaref_out(i64 %{a})")),
+            Op::Call(ref call) => {
+                let d = self.dest(dest);
+                let args: Vec<String> = call.args.iter().map(|a| format!("i64 %{a}")).collect();
+                self.line(&format!("{d} = call i64 @ssaref_fn_{}({})", call.callee, args.join(", ")));
+            }
         }
     }
 

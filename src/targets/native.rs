@@ -379,7 +379,7 @@ pub fn expected_output(expected: &Outcome) -> String {
             let _ = writeln!(s, "r {v}");
         }
         End::Trap(_) => s.push_str("t\n"),
-        End::OutOfFuel => s.push_str("x\n"),
+        End::OutOfFuel | End::CallDepthExceeded => s.push_str("x\n"),
     }
     for (i, v) in expected.nonzero_mem() {
         let _ = writeln!(s, "m {i} {v}");

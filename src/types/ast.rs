@@ -70,6 +70,8 @@ pub enum Stmt {
     Return(Expr),
     /// A nested `{ .. }`.
     Block(Block),
+    /// `f(args);`: a call whose result is unused.
+    Call(String, Vec<Expr>),
 }
 
 /// An expression.
@@ -87,6 +89,9 @@ pub enum Expr {
     LogicalAnd(Box<Expr>, Box<Expr>),
     /// `a || b`: 0 or 1, `b` evaluated only when `a` is 0.
     LogicalOr(Box<Expr>, Box<Expr>),
+    /// `f(args)`: calls the function `f` of the program with the arguments
+    /// evaluated left to right, and is its return value.
+    Call(String, Vec<Expr>),
 }
 
 /// The deepest expression tree the parser accepts and [`Program::validate`]
@@ -95,6 +100,11 @@ pub const MAX_EXPR_DEPTH: usize = 256;
 
 /// Number of words of `mem`.
 pub const MEM_WORDS: usize = 4096;
+
+/// The deepest call stack a run may have, `main` counting as depth 1. A
+/// call that would go deeper ends the run inconclusively
+/// ([`crate::outcome::End::CallDepthExceeded`]), like running out of fuel.
+pub const MAX_CALL_DEPTH: usize = 1000;
 
 impl Drop for Block {
     fn drop(&mut self) {
@@ -130,6 +140,7 @@ impl Expr {
             Expr::Lit(_) | Expr::Var(_) => 1,
             Expr::Load(e) | Expr::Unary(_, e) => 1 + e.depth(),
             Expr::Binary(_, a, b) | Expr::LogicalAnd(a, b) | Expr::LogicalOr(a, b) => 1 + a.depth().max(b.depth()),
+            Expr::Call(_, args) => 1 + args.iter().map(Expr::depth).max().unwrap_or(0),
         }
     }
 
@@ -143,7 +154,32 @@ impl Expr {
                 a.for_each_var(f);
                 b.for_each_var(f);
             }
+            Expr::Call(_, args) => args.iter().for_each(|a| a.for_each_var(f)),
         }
+    }
+
+    /// Calls `f` on the callee and argument count of every call in the
+    /// expression, outermost first.
+    pub fn for_each_call<'a>(&'a self, f: &mut impl FnMut(&'a str, usize)) {
+        match self {
+            Expr::Lit(_) | Expr::Var(_) => {}
+            Expr::Load(e) | Expr::Unary(_, e) => e.for_each_call(f),
+            Expr::Binary(_, a, b) | Expr::LogicalAnd(a, b) | Expr::LogicalOr(a, b) => {
+                a.for_each_call(f);
+                b.for_each_call(f);
+            }
+            Expr::Call(name, args) => {
+                f(name, args.len());
+                args.iter().for_each(|a| a.for_each_call(f));
+            }
+        }
+    }
+
+    /// True when the expression contains a call.
+    pub fn has_call(&self) -> bool {
+        let mut found = false;
+        self.for_each_call(&mut |_, _| found = true);
+        found
     }
 }
 
@@ -197,17 +233,36 @@ impl Program {
         self.functions.iter().find(|f| f.name == "main")
     }
 
+    /// True when some function of the program contains a call.
+    pub fn has_calls(&self) -> bool {
+        self.functions.iter().any(|func| {
+            let mut found = false;
+            walk_stmts(&func.body, |stmt, _| {
+                found |= match stmt {
+                    Stmt::Call(..) => true,
+                    Stmt::Var(_, e) | Stmt::Assign(_, e) | Stmt::Out(e) | Stmt::Return(e) => e.has_call(),
+                    Stmt::If(e, _, _) | Stmt::While(e, _) => e.has_call(),
+                    Stmt::Store(a, v) => a.has_call() || v.has_call(),
+                    Stmt::Break | Stmt::Continue | Stmt::Goto(_) | Stmt::Label(_) | Stmt::Block(_) => false,
+                }
+            });
+            found
+        })
+    }
+
     /// Checks what the parser checks, for trees made some other way
     /// (generators, reducers): a `main` exists, names are identifiers and not
     /// keywords, function names and parameters are distinct, labels are
     /// unique per function and every `goto` names one, `break`/`continue`
-    /// are inside a loop, literals are non-negative, and no expression is
-    /// deeper than [`MAX_EXPR_DEPTH`].
+    /// are inside a loop, literals are non-negative, no expression is
+    /// deeper than [`MAX_EXPR_DEPTH`], and every call names a function of
+    /// the program and passes it as many arguments as it has parameters.
     pub fn validate(&self) -> Result<(), ValidationError> {
         let err = |m: String| Err(ValidationError(m));
         if self.main().is_none() {
             return err("no function named `main`".into());
         }
+        let arity: HashMap<&str, usize> = self.functions.iter().map(|f| (f.name.as_str(), f.params.len())).collect();
         let mut names = HashSet::new();
         for func in &self.functions {
             if !is_ident(&func.name) {
@@ -236,6 +291,11 @@ impl Program {
                     }
                     let mut bad = None;
                     check_expr_leaves(e, &mut bad);
+                    e.for_each_call(&mut |name, argc| {
+                        if bad.is_none() {
+                            bad = check_call(&arity, name, argc);
+                        }
+                    });
                     if let Some(b) = bad {
                         problem = Some(b);
                     }
@@ -267,6 +327,13 @@ impl Program {
                             problem = Some(format!("duplicate label `{l}`"));
                         }
                     }
+                    Stmt::Call(name, args) => {
+                        if let Some(bad) = check_call(&arity, name, args.len()) {
+                            problem = Some(bad);
+                        } else {
+                            args.iter().for_each(&mut check_expr);
+                        }
+                    }
                     Stmt::Block(_) => {}
                 }
             });
@@ -280,6 +347,16 @@ impl Program {
             }
         }
         Ok(())
+    }
+}
+
+/// Why a call of `name` with `argc` arguments is wrong, if it is: the
+/// callee must be a function of the program and take `argc` parameters.
+pub fn check_call(arity: &HashMap<&str, usize>, name: &str, argc: usize) -> Option<String> {
+    match arity.get(name) {
+        None => Some(format!("call of unknown function `{name}`")),
+        Some(&n) if n != argc => Some(format!("`{name}` takes {n} argument(s) but the call passes {argc}")),
+        Some(_) => None,
     }
 }
 
@@ -300,5 +377,6 @@ fn check_expr_leaves(e: &Expr, bad: &mut Option<String>) {
             check_expr_leaves(a, bad);
             check_expr_leaves(b, bad);
         }
+        Expr::Call(_, args) => args.iter().for_each(|a| check_expr_leaves(a, bad)),
     }
 }

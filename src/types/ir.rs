@@ -86,6 +86,19 @@ pub enum Op {
     },
     /// Appends the value to the output trace.
     Out(Value),
+    /// Calls a function of the module with the arguments, in order, and
+    /// defines the value it returns. A call may read and write `mem` and
+    /// append to the trace, so it is never folded, merged with another
+    /// call or moved across memory operations.
+    Call(Box<Call>),
+}
+
+/// The callee and the arguments of an [`Op::Call`].
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Call {
+    /// The name of the function called.
+    pub callee: String,
+    pub args: Vec<Value>,
 }
 
 /// How a block ends.
@@ -127,6 +140,7 @@ impl Op {
                 f(addr);
                 f(value);
             }
+            Op::Call(ref call) => call.args.iter().for_each(|&a| f(a)),
         }
     }
 
@@ -143,7 +157,13 @@ impl Op {
                 *addr = f(*addr);
                 *value = f(*value);
             }
+            Op::Call(call) => call.args.iter_mut().for_each(|a| *a = f(*a)),
         }
+    }
+
+    /// True for a call.
+    pub fn is_call(&self) -> bool {
+        matches!(self, Op::Call(_))
     }
 }
 
@@ -308,5 +328,15 @@ impl Module {
     /// The function named `main`.
     pub fn main(&self) -> Option<&Function> {
         self.functions.iter().find(|f| f.name == "main")
+    }
+
+    /// The function named `name`.
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions.iter().find(|f| f.name == name)
+    }
+
+    /// True when some function of the module contains a call.
+    pub fn has_calls(&self) -> bool {
+        self.functions.iter().any(|f| f.blocks.values().any(|b| b.insts.iter().any(|i| i.op.is_call())))
     }
 }

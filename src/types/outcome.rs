@@ -16,6 +16,19 @@ pub enum End {
     /// The fuel budget ran out. Not a program outcome: a run that ends this
     /// way is inconclusive, and comparisons discard it (see `pipeline.rs`).
     OutOfFuel,
+    /// A call would have made the call stack deeper than
+    /// [`crate::ast::MAX_CALL_DEPTH`]. Not a program outcome either: like
+    /// running out of fuel, it is a limit of the harness, and a run that
+    /// ends this way is inconclusive.
+    CallDepthExceeded,
+}
+
+impl End {
+    /// True when the run hit a limit of the harness (fuel or call depth)
+    /// rather than ending as the program says: such a run is inconclusive.
+    pub fn is_inconclusive(self) -> bool {
+        matches!(self, End::OutOfFuel | End::CallDepthExceeded)
+    }
 }
 
 /// The traps the language defines.
@@ -49,6 +62,7 @@ impl fmt::Display for End {
             End::Return(v) => write!(f, "return {v}"),
             End::Trap(t) => write!(f, "trap {t}"),
             End::OutOfFuel => f.write_str("out-of-fuel"),
+            End::CallDepthExceeded => f.write_str("call-depth-exceeded"),
         }
     }
 }

@@ -23,7 +23,7 @@
 //! runs everything at every K, as `ssaref check` and
 //! `tests/corpus/check_references.sh --check` do.
 
-use crate::common::{corpus_files, parse_case, InterpOracle};
+use crate::common::{all_corpus_files as corpus_files, parse_case, InterpOracle};
 use pretty_assertions::assert_eq;
 use ssaref::backend::OutOfSsa;
 use ssaref::differential::{differential_full_catching, DiffConfig, Verdict};

@@ -15,6 +15,8 @@ mod alloc_checker;
 mod backend_comparison;
 mod backend_names;
 mod braun_textbook;
+mod calling_convention;
+mod calls;
 mod campaign;
 mod cases;
 mod check_switch;

@@ -84,7 +84,7 @@ fn syntax_errors() {
         ("fn main() {\n    out ;\n}", "2:9: expected expression, found `;`"),
         ("fn main() {", "1:12: expected `}`, found end of file"),
         ("fn main() { if (1) { out 1; }", "1:30: expected `}`, found end of file"),
-        ("fn main() { x + 1; }", "1:15: expected `=` or `:`, found `+`"),
+        ("fn main() { x + 1; }", "1:15: expected `=`, `:` or `(`, found `+`"),
         ("fn main() { var if = 1; }", "1:17: expected identifier, found `if`"),
         ("fn main() { out 1; } x", "1:22: expected `fn`, found identifier `x`"),
         ("fn main() { else { } }", "1:13: expected statement, found `else`"),

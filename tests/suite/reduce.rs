@@ -109,6 +109,7 @@ fn has_mul(e: &Expr) -> bool {
         Expr::Lit(_) | Expr::Var(_) => false,
         Expr::Load(a) | Expr::Unary(_, a) => has_mul(a),
         Expr::Binary(_, a, b) | Expr::LogicalAnd(a, b) | Expr::LogicalOr(a, b) => has_mul(a) || has_mul(b),
+        Expr::Call(_, args) => args.iter().any(has_mul),
     }
 }
 

@@ -7,7 +7,7 @@
 use super::on_the_fly::Operand;
 use super::state::{Builder, LoopTargets, Successors};
 use crate::ast::{self, Expr, Stmt};
-use crate::ir::{BinOp, Block, Inst, Op, Terminator, UnOp, Value};
+use crate::ir::{BinOp, Block, Call, Inst, Op, Terminator, UnOp, Value};
 
 /// Where an `if` began: its statement number and the block it started in
 /// (for `region_assignments.rs`).
@@ -60,7 +60,22 @@ impl Builder {
             }
             Expr::LogicalAnd(a, b) => self.short_circuit_value(a, b, true),
             Expr::LogicalOr(a, b) => self.short_circuit_value(a, b, false),
+            Expr::Call(name, args) => Operand::Val(self.call(name, args)),
         }
+    }
+
+    /// A call: the arguments left to right, then the call itself, which is
+    /// never folded or value-numbered (it may write `mem` and the trace, and
+    /// two calls with equal arguments may return different values).
+    fn call(&mut self, name: &str, args: &[Expr]) -> Value {
+        let args = args
+            .iter()
+            .map(|a| {
+                let o = self.expr(a);
+                self.materialize(o)
+            })
+            .collect();
+        self.emit_value_nocse(Op::Call(Box::new(Call { callee: name.to_string(), args })))
     }
 
     /// `a && b` (is_and) or `a || b` as a 0/1 value: a hidden variable is
@@ -209,27 +224,7 @@ impl Builder {
 
     fn stmt<'a>(&mut self, stmt: &'a Stmt, tasks: &mut Vec<Task<'a>>) {
         match stmt {
-            Stmt::Var(_, e) | Stmt::Assign(_, e) => {
-                let value = match e {
-                    Expr::Var(src) => {
-                        // With copy propagation, `x = y` names y's value;
-                        // without it, it is a real copy.
-                        let srcv = self.var(src);
-                        let v = self.read_variable(srcv, self.cur);
-                        if self.opts.copy_propagation {
-                            v
-                        } else {
-                            self.emit_value_nocse(Op::Copy(v))
-                        }
-                    }
-                    _ => {
-                        let o = self.expr(e);
-                        self.materialize(o)
-                    }
-                };
-                let var = self.next_assigned_var();
-                self.assign_variable(var, self.cur, value);
-            }
+            Stmt::Var(_, e) | Stmt::Assign(_, e) => self.assignment(e),
             Stmt::Store(a, v) => {
                 let a = self.expr(a);
                 let a = self.materialize(a);
@@ -242,56 +237,17 @@ impl Builder {
                 let v = self.materialize(v);
                 self.emit_effect(Op::Out(v));
             }
+            Stmt::Call(name, args) => {
+                self.call(name, args);
+            }
             Stmt::Return(e) => {
                 let v = self.expr(e);
                 let v = self.materialize(v);
                 self.set_term(Terminator::Return(v));
                 self.cur = self.new_unreachable_block();
             }
-            Stmt::If(c, then, els) => {
-                // `stmts_met` counts this statement already.
-                let region = IfStart { stmt: self.stmts_met - 1, block: self.cur };
-                let then_b = self.new_block();
-                let join = self.new_block();
-                let else_b = if els.is_some() { self.new_block() } else { join };
-                self.cond_jump(c, then_b, else_b);
-                self.expression_region(then_b, region.block);
-                self.seal_block(then_b);
-                if els.is_some() {
-                    self.expression_region(else_b, region.block);
-                    self.seal_block(else_b);
-                }
-                self.cur = then_b;
-                tasks.push(Task::AfterThen { join, els: els.as_ref().map(|e| (e, else_b)), region });
-                tasks.push(Task::Stmts(then.stmts.iter()));
-            }
-            Stmt::While(c, body) => {
-                // §2.3, Fig. 3: the header stays unsealed until the back edge.
-                let header = self.new_block();
-                self.jump(header);
-                // The header's number and entry edge, for the look-ups that
-                // reach it while it is unsealed (`lookup.rs`): the header is
-                // new, so the edge just added is its only one, if recorded.
-                let k = self.whiles_met;
-                self.whiles_met += 1;
-                self.blocks[header].region = k;
-                self.regions.regions[k as usize].entry = self.blocks[header].preds.first().copied();
-                self.open_loops += 1;
-                self.cur = header;
-                let body_b = self.new_block();
-                let exit = self.new_block();
-                self.cond_jump(c, body_b, exit);
-                // The body is entered only from the condition, which starts
-                // in the header; the exit only from the loop.
-                self.expression_region(body_b, header);
-                self.blocks[exit].region = k;
-                self.seal_block(body_b);
-                self.cur = body_b;
-                let targets = LoopTargets { header, exit };
-                self.loops.push(targets);
-                tasks.push(Task::AfterLoopBody { targets });
-                tasks.push(Task::Stmts(body.stmts.iter()));
-            }
+            Stmt::If(c, then, els) => self.if_head(c, then, els.as_ref(), tasks),
+            Stmt::While(c, body) => self.while_head(c, body, tasks),
             Stmt::Break => {
                 let exit = self.loops.last().expect("validated: break in a loop").exit;
                 self.jump(exit);
@@ -311,6 +267,80 @@ impl Builder {
             }
             Stmt::Block(b) => tasks.push(Task::Stmts(b.stmts.iter())),
         }
+    }
+
+    /// `x = e;` or `var x = e;`: binds the next assigned variable (the walk
+    /// meets assignments in the order `region_assignments.rs` numbered them).
+    fn assignment(&mut self, e: &Expr) {
+        let value = match e {
+            Expr::Var(src) => {
+                // With copy propagation, `x = y` names y's value; without
+                // it, it is a real copy.
+                let srcv = self.var(src);
+                let v = self.read_variable(srcv, self.cur);
+                if self.opts.copy_propagation {
+                    v
+                } else {
+                    self.emit_value_nocse(Op::Copy(v))
+                }
+            }
+            _ => {
+                let o = self.expr(e);
+                self.materialize(o)
+            }
+        };
+        let var = self.next_assigned_var();
+        self.assign_variable(var, self.cur, value);
+    }
+
+    /// The condition of `if (c) then else els`, and the tasks that walk its
+    /// arms and then close it.
+    fn if_head<'a>(&mut self, c: &Expr, then: &'a ast::Block, els: Option<&'a ast::Block>, tasks: &mut Vec<Task<'a>>) {
+        // `stmts_met` counts this statement already.
+        let region = IfStart { stmt: self.stmts_met - 1, block: self.cur };
+        let then_b = self.new_block();
+        let join = self.new_block();
+        let else_b = if els.is_some() { self.new_block() } else { join };
+        self.cond_jump(c, then_b, else_b);
+        self.expression_region(then_b, region.block);
+        self.seal_block(then_b);
+        if els.is_some() {
+            self.expression_region(else_b, region.block);
+            self.seal_block(else_b);
+        }
+        self.cur = then_b;
+        tasks.push(Task::AfterThen { join, els: els.map(|e| (e, else_b)), region });
+        tasks.push(Task::Stmts(then.stmts.iter()));
+    }
+
+    /// The header and condition of `while (c) body`, and the tasks that walk
+    /// the body and then close the loop.
+    fn while_head<'a>(&mut self, c: &Expr, body: &'a ast::Block, tasks: &mut Vec<Task<'a>>) {
+        // §2.3, Fig. 3: the header stays unsealed until the back edge.
+        let header = self.new_block();
+        self.jump(header);
+        // The header's number and entry edge, for the look-ups that reach
+        // it while it is unsealed (`lookup.rs`): the header is new, so the
+        // edge just added is its only one, if recorded.
+        let k = self.whiles_met;
+        self.whiles_met += 1;
+        self.blocks[header].region = k;
+        self.regions.regions[k as usize].entry = self.blocks[header].preds.first().copied();
+        self.open_loops += 1;
+        self.cur = header;
+        let body_b = self.new_block();
+        let exit = self.new_block();
+        self.cond_jump(c, body_b, exit);
+        // The body is entered only from the condition, which starts in the
+        // header; the exit only from the loop.
+        self.expression_region(body_b, header);
+        self.blocks[exit].region = k;
+        self.seal_block(body_b);
+        self.cur = body_b;
+        let targets = LoopTargets { header, exit };
+        self.loops.push(targets);
+        tasks.push(Task::AfterLoopBody { targets });
+        tasks.push(Task::Stmts(body.stmts.iter()));
     }
 
     /// Records the region of an `if` whose statements the walk has all met

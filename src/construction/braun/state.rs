@@ -721,6 +721,7 @@ fn block_bound(s: &Stmt) -> usize {
             Expr::Load(a) | Expr::Unary(_, a) => short_circuits(a),
             Expr::Binary(_, a, b) => short_circuits(a) + short_circuits(b),
             Expr::LogicalAnd(a, b) | Expr::LogicalOr(a, b) => 1 + short_circuits(a) + short_circuits(b),
+            Expr::Call(_, args) => args.iter().map(short_circuits).sum(),
         }
     }
     let (own, exprs): (usize, [Option<&ast::Expr>; 2]) = match s {
@@ -730,6 +731,7 @@ fn block_bound(s: &Stmt) -> usize {
         Stmt::If(c, _, _) | Stmt::While(c, _) => (3, [Some(c), None]),
         Stmt::Break | Stmt::Continue | Stmt::Goto(_) | Stmt::Label(_) => (1, [None, None]),
         Stmt::Block(_) => (0, [None, None]),
+        Stmt::Call(_, args) => return args.iter().map(|e| 2 * short_circuits(e)).sum(),
     };
     own + exprs.iter().flatten().map(|e| 2 * short_circuits(e)).sum::<usize>()
 }

@@ -196,6 +196,7 @@ fn size_of(func: &ast::Function) -> (usize, usize) {
             Expr::Load(a) | Expr::Unary(_, a) => short_circuits(a),
             Expr::Binary(_, a, b) => short_circuits(a) + short_circuits(b),
             Expr::LogicalAnd(a, b) | Expr::LogicalOr(a, b) => 1 + short_circuits(a) + short_circuits(b),
+            Expr::Call(_, args) => args.iter().map(short_circuits).sum(),
         }
     }
     let (mut blocks, mut statements) = (1, 0);
@@ -208,6 +209,10 @@ fn size_of(func: &ast::Function) -> (usize, usize) {
             ast::Stmt::If(c, ..) | ast::Stmt::While(c, _) => (3, [Some(c), None]),
             ast::Stmt::Break | ast::Stmt::Continue | ast::Stmt::Goto(_) | ast::Stmt::Label(_) => (1, [None, None]),
             ast::Stmt::Block(_) => (0, [None, None]),
+            ast::Stmt::Call(_, args) => {
+                blocks += args.iter().map(|e| 2 * short_circuits(e)).sum::<usize>();
+                return;
+            }
         };
         blocks += own + exprs.iter().flatten().map(|e| 2 * short_circuits(e)).sum::<usize>();
     });

@@ -24,7 +24,7 @@
 use super::textbook::{Textbook, TextbookVar};
 use crate::ast::{self, Expr, Stmt};
 use crate::entity::EntityRef;
-use crate::ir::{BinOp, Block, Inst, Op, Terminator, UnOp, Value};
+use crate::ir::{BinOp, Block, Call, Inst, Op, Terminator, UnOp, Value};
 use std::collections::HashMap;
 
 /// Where `break` and `continue` of the innermost loop jump to.
@@ -98,50 +98,16 @@ impl Textbook {
                 let v = self.expr(w, e);
                 self.emit_effect(w, Op::Out(v));
             }
+            Stmt::Call(name, args) => {
+                self.call(w, name, args);
+            }
             Stmt::Return(e) => {
                 let v = self.expr(w, e);
                 self.terminate(w, Terminator::Return(v));
                 self.continue_unreachable(w);
             }
-            Stmt::If(c, then, els) => {
-                let then_block = self.new_block();
-                let join = self.new_block();
-                let else_block = if els.is_some() { self.new_block() } else { join };
-                self.cond_jump(w, c, then_block, else_block);
-                self.seal_block(then_block);
-                if els.is_some() {
-                    self.seal_block(else_block);
-                }
-                w.current = then_block;
-                self.stmts(w, &then.stmts);
-                self.terminate(w, Terminator::Jump(join));
-                if let Some(els) = els {
-                    w.current = else_block;
-                    self.stmts(w, &els.stmts);
-                    self.terminate(w, Terminator::Jump(join));
-                }
-                self.seal_block(join);
-                w.current = join;
-            }
-            Stmt::While(c, body) => {
-                // §2.3, Fig. 3: the header stays unsealed until the back
-                // edge is in; the body is sealed at once, the exit last.
-                let header = self.new_block();
-                self.terminate(w, Terminator::Jump(header));
-                w.current = header;
-                let body_block = self.new_block();
-                let exit = self.new_block();
-                self.cond_jump(w, c, body_block, exit);
-                self.seal_block(body_block);
-                w.current = body_block;
-                w.loops.push(LoopTargets { header, exit });
-                self.stmts(w, &body.stmts);
-                self.terminate(w, Terminator::Jump(header));
-                self.seal_block(header);
-                self.seal_block(exit);
-                w.loops.pop();
-                w.current = exit;
-            }
+            Stmt::If(c, then, els) => self.if_stmt(w, c, then, els.as_ref()),
+            Stmt::While(c, body) => self.while_stmt(w, c, body),
             Stmt::Break => {
                 let exit = w.loops.last().expect("validated: break in a loop").exit;
                 self.terminate(w, Terminator::Jump(exit));
@@ -159,6 +125,55 @@ impl Textbook {
             Stmt::Label(label) => w.current = self.jump_to_label(w, label),
             Stmt::Block(b) => self.stmts(w, &b.stmts),
         }
+    }
+
+    /// `if (c) then else els`.
+    fn if_stmt(&mut self, w: &mut Walk, c: &Expr, then: &ast::Block, els: Option<&ast::Block>) {
+        let then_block = self.new_block();
+        let join = self.new_block();
+        let else_block = if els.is_some() { self.new_block() } else { join };
+        self.cond_jump(w, c, then_block, else_block);
+        self.seal_block(then_block);
+        if els.is_some() {
+            self.seal_block(else_block);
+        }
+        w.current = then_block;
+        self.stmts(w, &then.stmts);
+        self.terminate(w, Terminator::Jump(join));
+        if let Some(els) = els {
+            w.current = else_block;
+            self.stmts(w, &els.stmts);
+            self.terminate(w, Terminator::Jump(join));
+        }
+        self.seal_block(join);
+        w.current = join;
+    }
+
+    /// `while (c) body`.
+    fn while_stmt(&mut self, w: &mut Walk, c: &Expr, body: &ast::Block) {
+        // §2.3, Fig. 3: the header stays unsealed until the back edge is in;
+        // the body is sealed at once, the exit last.
+        let header = self.new_block();
+        self.terminate(w, Terminator::Jump(header));
+        w.current = header;
+        let body_block = self.new_block();
+        let exit = self.new_block();
+        self.cond_jump(w, c, body_block, exit);
+        self.seal_block(body_block);
+        w.current = body_block;
+        w.loops.push(LoopTargets { header, exit });
+        self.stmts(w, &body.stmts);
+        self.terminate(w, Terminator::Jump(header));
+        self.seal_block(header);
+        self.seal_block(exit);
+        w.loops.pop();
+        w.current = exit;
+    }
+
+    /// A call: the arguments left to right, then the call.
+    fn call(&mut self, w: &mut Walk, name: &str, args: &[Expr]) -> Value {
+        let args = args.iter().map(|a| self.expr(w, a)).collect();
+        self.emit_value(w.current, Op::Call(Box::new(Call { callee: name.to_string(), args })))
     }
 
     /// Evaluates `e` in the current block (which `&&` and `||` change).
@@ -184,6 +199,7 @@ impl Textbook {
             }
             Expr::LogicalAnd(a, b) => self.short_circuit_value(w, a, b, true),
             Expr::LogicalOr(a, b) => self.short_circuit_value(w, a, b, false),
+            Expr::Call(name, args) => self.call(w, name, args),
         }
     }
 

@@ -96,10 +96,10 @@ impl Stats {
             Ok(o) => {
                 match o.end {
                     End::Trap(_) => self.trap += 1,
-                    End::OutOfFuel => self.out_of_fuel += 1,
+                    End::OutOfFuel | End::CallDepthExceeded => self.out_of_fuel += 1,
                     End::Return(_) => {}
                 }
-                o.end == End::OutOfFuel || oracle.run_ssa(&module, &tc.args, later_stage_fuel(fuel)).as_ref() == Ok(o)
+                o.end.is_inconclusive() || oracle.run_ssa(&module, &tc.args, later_stage_fuel(fuel)).as_ref() == Ok(o)
             }
             Err(_) => false,
         };

@@ -236,6 +236,7 @@ fn slots(s: &Stmt) -> Vec<&Expr> {
         Stmt::Var(_, e) | Stmt::Assign(_, e) | Stmt::Out(e) | Stmt::Return(e) => vec![e],
         Stmt::If(c, _, _) | Stmt::While(c, _) => vec![c],
         Stmt::Store(a, v) => vec![a, v],
+        Stmt::Call(_, args) => args.iter().collect(),
         Stmt::Break | Stmt::Continue | Stmt::Goto(_) | Stmt::Label(_) | Stmt::Block(_) => vec![],
     }
 }
@@ -246,6 +247,7 @@ fn slot_mut(s: &mut Stmt, slot: usize) -> Option<&mut Expr> {
         (Stmt::If(c, _, _) | Stmt::While(c, _), 0) => Some(c),
         (Stmt::Store(a, _), 0) => Some(a),
         (Stmt::Store(_, v), 1) => Some(v),
+        (Stmt::Call(_, args), i) => args.get_mut(i),
         _ => None,
     }
 }
@@ -256,6 +258,7 @@ fn operands(e: &Expr) -> Vec<&Expr> {
         Expr::Lit(_) | Expr::Var(_) => vec![],
         Expr::Load(a) | Expr::Unary(_, a) => vec![a],
         Expr::Binary(_, a, b) | Expr::LogicalAnd(a, b) | Expr::LogicalOr(a, b) => vec![a, b],
+        Expr::Call(_, args) => args.iter().collect(),
     }
 }
 
@@ -402,6 +405,7 @@ fn node_at<'a>(root: &'a mut Expr, at: &[u8]) -> Option<&'a mut Expr> {
             (Expr::Load(a) | Expr::Unary(_, a), 0) => &mut **a,
             (Expr::Binary(_, a, _) | Expr::LogicalAnd(a, _) | Expr::LogicalOr(a, _), 0) => &mut **a,
             (Expr::Binary(_, _, b) | Expr::LogicalAnd(_, b) | Expr::LogicalOr(_, b), 1) => &mut **b,
+            (Expr::Call(_, args), i) => args.get_mut(usize::from(i))?,
             _ => return None,
         };
     }

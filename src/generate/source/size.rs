@@ -52,6 +52,11 @@ pub(super) fn static_cost(stmts: &[Stmt]) -> u64 {
                 add(a);
                 add(v);
             }
+            Stmt::Call(_, args) => {
+                // The call node; the statement's unit is counted above.
+                args.iter().for_each(&mut add);
+                cost += 1;
+            }
             Stmt::Break | Stmt::Continue | Stmt::Goto(_) | Stmt::Label(_) | Stmt::Block(_) => {}
         }
     });
@@ -64,5 +69,6 @@ pub(crate) fn expr_nodes(e: &Expr) -> u64 {
         Expr::Lit(_) | Expr::Var(_) => 1,
         Expr::Load(a) | Expr::Unary(_, a) => 1 + expr_nodes(a),
         Expr::Binary(_, a, b) | Expr::LogicalAnd(a, b) | Expr::LogicalOr(a, b) => 1 + expr_nodes(a) + expr_nodes(b),
+        Expr::Call(_, args) => 1 + args.iter().map(expr_nodes).sum::<u64>(),
     }
 }

@@ -63,7 +63,7 @@ impl IrStats {
         match oracle.run_ssa(&case.module, &case.args, fuel) {
             Ok(o) => match o.end {
                 End::Trap(_) => self.trap += 1,
-                End::OutOfFuel => {
+                End::OutOfFuel | End::CallDepthExceeded => {
                     self.out_of_fuel += 1;
                     bad = true;
                 }

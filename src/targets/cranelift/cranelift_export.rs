@@ -85,7 +85,7 @@ pub fn export_clif(
         End::Trap(t) => {
             let _ = writeln!(s, "; %run({run_args}) must trap ({t}: int_divz or int_ovf); no run line can say so");
         }
-        End::OutOfFuel => {}
+        End::OutOfFuel | End::CallDepthExceeded => {}
     }
     s
 }

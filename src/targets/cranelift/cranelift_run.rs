@@ -59,6 +59,9 @@ pub enum CraneliftError {
     TraceFull,
     /// A fault, an unexpected trap, a Unicorn failure.
     Run(String),
+    /// The program has calls, which the Cranelift target does not
+    /// translate yet.
+    CallsNotSupported,
 }
 
 impl std::fmt::Display for CraneliftError {
@@ -68,6 +71,7 @@ impl std::fmt::Display for CraneliftError {
             CraneliftError::OutOfFuel => f.write_str("the code ran out of fuel"),
             CraneliftError::TraceFull => write!(f, "the trace is full ({} words)", ops::TRACE_CAPACITY),
             CraneliftError::Run(m) => f.write_str(m),
+            CraneliftError::CallsNotSupported => f.write_str("the Cranelift target does not translate calls yet"),
         }
     }
 }

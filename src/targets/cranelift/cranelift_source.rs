@@ -44,7 +44,8 @@ struct Lowering<'a, 'f> {
 }
 
 /// Translates `func` into the Cranelift function `clif` (whose signature
-/// must be `cranelift_ops::signature(func.params.len())`).
+/// must be `cranelift_ops::signature(func.params.len())`). `func` must not
+/// contain calls: `clif_of_source`, the only caller, refuses those programs.
 pub fn lower_source(func: &AstFunction, clif: &mut Function, plant: Option<Plant>) {
     let mut fb_ctx = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(clif, &mut fb_ctx);
@@ -224,6 +225,7 @@ impl<'a> Lowering<'a, '_> {
             }
             Stmt::Block(inner) => self.block(inner),
             Stmt::Label(_) => {}
+            Stmt::Call(..) => unreachable!("`clif_of_source` refuses programs with calls"),
         }
     }
 
@@ -285,6 +287,7 @@ impl<'a> Lowering<'a, '_> {
                 self.b.switch_to_block(join);
                 result
             }
+            Expr::Call(..) => unreachable!("`clif_of_source` refuses programs with calls"),
         }
     }
 }

@@ -72,6 +72,9 @@ pub enum LowerSsaError {
     JumpWithoutEdge,
     /// The branch of the block lacks one of its two edges.
     BranchLacksEdge(ir::Block),
+    /// The block contains a call, which this translation does not handle
+    /// yet.
+    Call(ir::Block),
 }
 
 impl std::fmt::Display for LowerSsaError {
@@ -83,6 +86,7 @@ impl std::fmt::Display for LowerSsaError {
             LowerSsaError::NoBlock(b) => write!(f, "no block {b}"),
             LowerSsaError::JumpWithoutEdge => f.write_str("a jump without its edge"),
             LowerSsaError::BranchLacksEdge(b) => write!(f, "the branch of {b} lacks an edge"),
+            LowerSsaError::Call(b) => write!(f, "{b} contains a call, which is not translated yet"),
         }
     }
 }
@@ -154,6 +158,7 @@ pub fn lower_ssa(f: &ir::Function, clif: &mut Function, plant: Option<Plant>) ->
                     ops::out(&mut b, ctx, a);
                     None
                 }
+                Op::Call(_) => return Err(LowerSsaError::Call(blk)),
             };
             if let (Some(d), Some(r)) = (inst.dest, result) {
                 values.insert(d, r);

@@ -39,6 +39,9 @@ impl Cranelift {
     }
 
     fn translate(&self, case: &TargetCase) -> Result<(Function, usize), TargetError> {
+        if case.has_calls() {
+            return Err(TargetError::CallsNotSupported);
+        }
         let r = match &case.input {
             TargetInput::Source(p) => clif_of_source(p, self.plant),
             TargetInput::Ssa(m) => clif_of_ssa(m, self.plant),
@@ -58,6 +61,7 @@ impl Cranelift {
                 TargetError::TraceFull { capacity: super::cranelift_ops::TRACE_CAPACITY as u64 }
             }
             CraneliftError::Run(m) => TargetError::Crash(m),
+            CraneliftError::CallsNotSupported => TargetError::CallsNotSupported,
         })
     }
 

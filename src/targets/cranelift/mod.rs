@@ -110,6 +110,9 @@ pub fn clif_of_source(
     plant: Option<Plant>,
 ) -> Result<(Function, usize), CraneliftError> {
     let main = program.main().ok_or_else(|| CraneliftError::Run("no function named `main`".into()))?;
+    if program.has_calls() {
+        return Err(CraneliftError::CallsNotSupported);
+    }
     let n = main.params.len();
     let mut func = Function::with_name_signature(UserFuncName::testcase("main"), signature(n));
     cranelift_source::lower_source(main, &mut func, plant);
@@ -119,6 +122,9 @@ pub fn clif_of_source(
 /// `main` of an SSA module in Cranelift IR, with its parameter count.
 pub fn clif_of_ssa(module: &crate::ir::Module, plant: Option<Plant>) -> Result<(Function, usize), CraneliftError> {
     let main = module.main().ok_or_else(|| CraneliftError::Run("no function named `main`".into()))?;
+    if module.has_calls() {
+        return Err(CraneliftError::CallsNotSupported);
+    }
     let n = main.params.len();
     let mut func = Function::with_name_signature(UserFuncName::testcase("main"), signature(n));
     cranelift_ssa::lower_ssa(main, &mut func, plant).map_err(|e| CraneliftError::Run(e.to_string()))?;
