@@ -40,6 +40,10 @@ pub const EXIT_MISMATCH: u8 = 7;
 /// line) whose tool is not installed, e.g. `llvm-19` without `llc-19`.
 pub const EXIT_TOOL_MISSING: u8 = 8;
 
+/// Exit code for a program that uses what the chosen stage or back end
+/// does not handle yet (calls, at the back ends and x86-64).
+pub const EXIT_NOT_SUPPORTED: u8 = 10;
+
 /// Exit code for an inconclusive comparison: a limit of the harness (a
 /// later stage's fuel, the emulator's trace capacity) stopped a stage
 /// before its outcome could be compared. Never a failure.
@@ -80,6 +84,18 @@ pub fn usage(message: String) -> Failure {
 /// after `internal error: `.
 pub fn internal(error: impl std::fmt::Display) -> Failure {
     Failure { message: format!("internal error: {error}"), code: EXIT_INTERNAL }
+}
+
+/// The failure of a back end's pass: a program it does not handle yet
+/// (exit code `EXIT_NOT_SUPPORTED`), else an internal error.
+pub fn pass_failure(e: ssaref::error::PassError) -> Failure {
+    match &*e.error {
+        ssaref::error::CheckError::CallsNotSupported { .. } => Failure {
+            message: format!("not supported yet: {} (--stage source, cytron or ssa run it)", e.error),
+            code: EXIT_NOT_SUPPORTED,
+        },
+        _ => internal(e),
+    }
 }
 
 /// Checks that files can be written in `dir` before the work starts (a
@@ -302,7 +318,7 @@ pub fn backend_of_ssa(
     let k = usize::from(alloc.regs);
     let mut out = Vec::new();
     for b in chosen_backends(route, alloc, out_of_ssa) {
-        let mir = pipeline::allocate(module, b.as_ref(), k, config).map_err(|e| internal(e.to_string()))?;
+        let mir = pipeline::allocate(module, b.as_ref(), k, config).map_err(pass_failure)?;
         let text = if passes { b.report(module, k, config.flags) } else { String::new() };
         out.push(Allocated { name: b.name(), mir, text });
     }
@@ -318,8 +334,7 @@ pub fn destructed(
 ) -> Result<(ssaref::ir::Module, Vec<ssaref::out_of_ssa::renaming_constraints::Pins>), Failure> {
     let config = construction.config();
     let module = pipeline::build_ssa(program, &config).map_err(|e| internal(e.to_string()))?;
-    pipeline::translate_out_of_ssa(&module, &out_of_ssa.out_of_ssa().out_of_ssa, &config)
-        .map_err(|e| internal(e.to_string()))
+    pipeline::translate_out_of_ssa(&module, &out_of_ssa.out_of_ssa().out_of_ssa, &config).map_err(pass_failure)
 }
 
 /// A destructed module in the IR text form, each function followed by a

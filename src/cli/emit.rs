@@ -5,7 +5,7 @@
 
 use crate::args::{AllocArgs, ConstructionArgs, OutOfSsaArgs, Routes, Stage};
 use crate::common::{
-    backend, backend_of_ssa, bad_input, destructed, internal, load, print_destructed, Allocated, Failure,
+    backend, backend_of_ssa, bad_input, destructed, internal, load, pass_failure, print_destructed, Allocated, Failure,
 };
 use crate::max_memory::MaxMemoryArgs;
 use crate::ssa_input::{is_ssa, load_ssa};
@@ -84,7 +84,7 @@ fn cmd_emit_ssa(a: EmitArgs) -> Result<ExitCode, Failure> {
         Stage::OutOfSsa => {
             let (m, pins) =
                 pipeline::translate_out_of_ssa(module, &a.out_of_ssa.out_of_ssa().out_of_ssa, &a.construction.config())
-                    .map_err(|e| internal(e.to_string()))?;
+                    .map_err(pass_failure)?;
             print_destructed(&m, &pins)
         }
         Stage::Alloc | Stage::X86 => {

@@ -402,11 +402,29 @@ fn every_case_runs_and_checks_within_the_default_memory_limit() {
             .map(|a| a.split_whitespace().collect())
             .unwrap_or_default();
         let file = path.to_string_lossy();
+        // A program with calls runs at the stages that handle calls; `run`
+        // at x86 says the back ends do not handle them yet (exit code 10).
+        let calls = ssaref::frontend::parser::parse_program(&text).is_ok_and(|p| p.has_calls());
         for command in ["run", "check"] {
             let mut cmd = vec![command, &*file];
             cmd.extend(&args);
             let (code, _, err) = ssaref(&cmd);
-            assert_eq!(code, 0, "{command} {file}: {err}");
+            // `check` of a program whose reference run passes the call-depth
+            // bound has nothing to compare: exit code 4, as out of fuel.
+            let deep = text.lines().any(|l| l.trim() == "// call-depth-exceeded");
+            let expected = match (calls, command) {
+                (true, "run") => 10,
+                (true, _) if deep => 4,
+                _ => 0,
+            };
+            assert_eq!(code, expected, "{command} {file}: {err}");
+            if calls && command == "run" {
+                assert!(err.contains("not supported yet") && !err.contains("internal error"), "{err}");
+                let mut at_ssa = vec!["run", &*file, "--stage", "ssa"];
+                at_ssa.extend(&args);
+                let (code, _, err) = ssaref(&at_ssa);
+                assert_eq!(code, 0, "run --stage ssa {file}: {err}");
+            }
         }
     }
 }
