@@ -76,7 +76,7 @@ pub enum Verdict {
     /// nothing to compare.
     Inconclusive,
     /// A limit of the harness stopped `stage` before its outcome could be
-    /// compared (see [`judge_stage`]): inconclusive too, never a failure.
+    /// compared (see `judge_stage`): inconclusive too, never a failure.
     Limit { stage: String, limit: String },
     /// A stage's outcome differs from the source's (the first such stage).
     Diverge { stage: String, expected: Outcome, got: Result<Outcome, StageError> },

@@ -17,7 +17,7 @@
 //! Past that limit its recursive descent needs more than the usual 8 MiB
 //! of stack (`clang-19` dies of SIGSEGV on that case, and compiles it with
 //! `ulimit -s unlimited`), so clang runs under `sh -c` with the stack
-//! limit raised to the hard limit ([`STACK_WRAPPER`]).
+//! limit raised to the hard limit (`STACK_WRAPPER`).
 
 use crate::outcome::Outcome;
 use crate::targets::c_source::{self, CPlant};
