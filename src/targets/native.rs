@@ -209,12 +209,48 @@ pub fn compile(tool: &str, args: &[String], hint: &str) -> Result<(), TargetErro
         return Ok(());
     }
     let err = String::from_utf8_lossy(&out.stderr);
-    let tail: Vec<&str> = err.lines().rev().take(12).collect();
-    let tail: Vec<&str> = tail.into_iter().rev().collect();
     Err(TargetError::Compile {
         command: format!("{tool} {}", args.join(" ")),
-        stderr: format!("{} ({})", tail.join("\n"), out.status),
+        stderr: format!("{} ({})", error_summary(&err), out.status),
     })
+}
+
+/// Lines of a compiler's error output that say what went wrong: LLVM's
+/// fatal errors and machine verifier reports, GCC's and Clang's errors and
+/// internal compiler errors, failed assertions.
+const HEADLINE_MARKERS: [&str; 7] = [
+    "LLVM ERROR",
+    "*** Bad machine code",
+    "- instruction:",
+    "error:",
+    "Assertion",
+    "internal compiler error",
+    "UNREACHABLE",
+];
+
+/// How many headline lines and how many last lines a summary keeps.
+const HEADLINE_LINES: usize = 8;
+const TAIL_LINES: usize = 8;
+
+/// A compiler's error output cut to its headline lines (the first
+/// [`HEADLINE_LINES`] that carry a [`HEADLINE_MARKERS`] marker, so that a
+/// long crash backtrace does not hide the message above it) followed by
+/// its last [`TAIL_LINES`] lines.
+fn error_summary(err: &str) -> String {
+    let lines: Vec<&str> = err.lines().collect();
+    let tail_start = lines.len().saturating_sub(TAIL_LINES);
+    let headline: Vec<&str> = lines[..tail_start]
+        .iter()
+        .filter(|l| HEADLINE_MARKERS.iter().any(|m| l.contains(m)))
+        .take(HEADLINE_LINES)
+        .copied()
+        .collect();
+    let tail = lines[tail_start..].join("\n");
+    if headline.is_empty() {
+        tail
+    } else {
+        format!("{}\n...\n{tail}", headline.join("\n"))
+    }
 }
 
 /// Runs the linked harness `binary` over its `count` programs; one result
@@ -386,4 +422,26 @@ pub fn expected_output(expected: &Outcome) -> String {
     }
     s.push_str("e\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_summary;
+
+    #[test]
+    fn the_summary_keeps_the_message_above_a_long_backtrace() {
+        let mut err = String::from("*** Bad machine code: Tied physical registers must match. ***\n- function: f\n");
+        err.push_str("- instruction: undef renamable $edx = AND32ri undef renamable $eax(tied-def 0), 4095\n");
+        err.push_str("LLVM ERROR: Found 2 machine code errors.\n");
+        for i in 0..40 {
+            err.push_str(&format!(" #{i} 0x0000 llvm::frame{i}\n"));
+        }
+        let s = error_summary(&err);
+        assert!(s.starts_with("*** Bad machine code: Tied physical registers must match."), "{s}");
+        assert!(s.contains("- instruction: undef renamable $edx") && s.contains("LLVM ERROR: Found 2"), "{s}");
+        assert!(s.ends_with(" #39 0x0000 llvm::frame39") && !s.contains("frame31\n"), "{s}");
+        assert!(!s.contains("- function: f"), "{s}");
+        // Short output without a marker is kept whole.
+        assert_eq!(error_summary("a\nb"), "a\nb");
+    }
 }
