@@ -28,6 +28,13 @@
 ;   ssaref's oracle expected 24 outputs and a return, the compiled program
 ;   timed out), the exported program reduced with llvm-reduce-19 and then
 ;   by hand, keeping llc-19 -O0 and -O1 (greedy) agreeing on the result.
+;   The campaign's own reducer brought the ssaref program down to this
+;   SSA (args: -1; expected: return 0; llc-19 code times out):
+;     fn main(v0) { b0: v1 = const 1; v2 = const 0; br v0, b3, b1
+;     b1(b0): ret v2
+;     b2(b2, b3): v3 = phi v2, v4; v5 = rem v2, v1; br v3, b2, b4
+;     b3(b0): v4 = sub v1, v2; jump b2
+;     b4(b2): ret v2 }
 define i64 @f(i64 %x, i1 %c) {
 b0:
   br label %b5
