@@ -68,6 +68,7 @@
 use ssaref_types::outcome::Outcome;
 
 mod ast_engine;
+mod convention;
 mod machine;
 mod mir_engine;
 pub mod semantics;
@@ -113,7 +114,7 @@ pub fn profile_ssa(
 /// `mir_engine` module).
 pub fn run_mir(module: &ssaref_types::mir::MModule, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
     let main = module.main().ok_or(InterpError::NoMain)?;
-    mir_engine::run(main, args, fuel)
+    mir_engine::run(module, main, args, fuel)
 }
 
 /// Runs `main` of an allocated module like [`run_mir`], and counts the
@@ -126,7 +127,7 @@ pub fn profile_mir(
 ) -> Result<(Outcome, ssaref_types::mir::MirProfile), InterpError> {
     let main = module.main().ok_or(InterpError::NoMain)?;
     let mut profile = ssaref_types::mir::MirProfile::default();
-    let outcome = mir_engine::run_counting(main, args, fuel, &mut profile)?;
+    let outcome = mir_engine::run_counting(module, main, args, fuel, &mut profile)?;
     Ok((outcome, profile))
 }
 

@@ -117,6 +117,24 @@ pub enum MInst {
     /// ([`MInst::clobbered`]). `op` is `/` or `%`; `%` needs `K >= 3`, so
     /// that [`RDX`] is allocatable. Traps like the source language.
     FixedDiv { op: BinOp, divisor: Reg },
+    /// A call of another function of the module, following the calling
+    /// convention of `K` (`analysis/calling_convention.rs`,
+    /// docs/calling-convention.md): the first arguments are in the
+    /// convention's argument registers, in order, and the others in any
+    /// location of the caller (the lowering pushes them). After the call,
+    /// the result is in [`RAX`], every other caller-saved register holds no
+    /// value, and the callee-saved registers and the spill slots hold what
+    /// they held before.
+    Call(Box<MCall>),
+}
+
+/// The callee and the argument locations of an [`MInst::Call`].
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct MCall {
+    /// The name of the function called, one of the module.
+    pub callee: String,
+    /// Where each argument is at the call, in argument order.
+    pub args: Vec<Loc>,
 }
 
 /// The register `idiv` takes the dividend in and leaves the quotient in.
@@ -219,6 +237,13 @@ impl MModule {
     pub fn main(&self) -> Option<&MFunction> {
         self.functions.iter().find(|f| f.name == "main")
     }
+
+    /// The first function that contains a call, if any.
+    pub fn function_with_calls(&self) -> Option<&MFunction> {
+        self.functions
+            .iter()
+            .find(|f| f.blocks.values().any(|b| b.insts.iter().any(|i| matches!(i.inst, MInst::Call(_)))))
+    }
 }
 
 impl MInst {
@@ -234,6 +259,14 @@ impl MInst {
             MInst::Load { addr, .. } => vec![addr],
             MInst::Store { addr, src } => vec![addr, src],
             MInst::Swap { a, b } => vec![a, b],
+            MInst::Call(ref call) => call
+                .args
+                .iter()
+                .filter_map(|l| match *l {
+                    Loc::Reg(r) => Some(r),
+                    Loc::Slot(_) => None,
+                })
+                .collect(),
         }
     }
 
@@ -248,6 +281,7 @@ impl MInst {
             | MInst::Reload { dst, .. } => vec![dst],
             MInst::Swap { a, b } => vec![a, b],
             MInst::FixedDiv { op, .. } => vec![if op == BinOp::Rem { RDX } else { RAX }],
+            MInst::Call(_) => vec![RAX],
             MInst::Store { .. } | MInst::Out { .. } | MInst::Spill { .. } => vec![],
         }
     }
@@ -255,7 +289,9 @@ impl MInst {
     /// The register an instruction leaves without a value, in a function
     /// with `k` registers: for [`MInst::FixedDiv`], [`RDX`] after `/` (when
     /// it is allocatable) and [`RAX`] after `%`. Not among
-    /// [`MInst::reg_writes`].
+    /// [`MInst::reg_writes`]. The caller-saved registers a [`MInst::Call`]
+    /// leaves without a value depend on the calling convention, which the
+    /// checkers and the oracle know; they are not listed here.
     pub fn clobbered(&self, k: usize) -> Option<Reg> {
         match *self {
             MInst::FixedDiv { op: BinOp::Rem, .. } => Some(RAX),
@@ -287,6 +323,10 @@ impl fmt::Display for MInst {
             MInst::FixedDiv { op, divisor } => {
                 let (dst, other) = if *op == BinOp::Rem { (RDX, RAX) } else { (RAX, RDX) };
                 write!(f, "{dst} = {} {RAX}, {divisor} (fixed, clobbers {other})", op.mnemonic())
+            }
+            MInst::Call(call) => {
+                let args: Vec<String> = call.args.iter().map(|l| l.to_string()).collect();
+                write!(f, "{RAX} = call {}({})", call.callee, args.join(", "))
             }
         }
     }
