@@ -332,6 +332,10 @@ impl std::error::Error for AllocCheckError {}
 /// functions share a name, and calls by the convention (`alloc_checker_calls.rs`).
 pub fn check_module(m: &MModule) -> Result<(), AllocCheckError> {
     crate::pass_manager::self_checks::count();
+    calls::check_calls(m).map_err(|p| {
+        let site = p.call.map_or(Site::Function, |(block, index)| Site::Inst { block, index });
+        AllocCheckError { function: p.function, site, kind: AllocCheckErrorKind::Malformed(p.message) }
+    })?;
     for (i, f) in m.functions.iter().enumerate() {
         if m.functions[..i].iter().any(|g| g.name == f.name) {
             return Err(AllocCheckError {
@@ -342,10 +346,7 @@ pub fn check_module(m: &MModule) -> Result<(), AllocCheckError> {
         }
         check_allocation(f)?;
     }
-    calls::check_calls(m).map_err(|p| {
-        let site = p.call.map_or(Site::Function, |(block, index)| Site::Inst { block, index });
-        AllocCheckError { function: p.function, site, kind: AllocCheckErrorKind::Malformed(p.message) }
-    })
+    Ok(())
 }
 
 /// Checks that every register `m` names, in its parameters, phi
