@@ -62,8 +62,9 @@
 //! one) ends the run with
 //! [`End::CallDepthExceeded`](ssaref_types::outcome::End::CallDepthExceeded),
 //! keeping the trace and the memory. It is inconclusive like running out of
-//! fuel (docs/source-language.md says why), and both engines stop at the
-//! same call, since the depth of each call does not depend on the IR.
+//! fuel (docs/source-language.md says why), and every engine (the
+//! machine engine too) stops at the same call, since the depth of each
+//! call does not depend on the IR.
 
 use ssaref_types::outcome::Outcome;
 
@@ -110,8 +111,9 @@ pub fn profile_ssa(
 
 /// Runs the function `main` of an allocated machine-IR module: the code
 /// over registers and spill slots that register allocation and SSA
-/// elimination produce. Annotations are not executed (see the
-/// `mir_engine` module).
+/// elimination produce. Annotations are not executed; calls follow the
+/// calling convention, one fuel budget and the call-depth bound cover the
+/// call tree (see the `mir_engine` module).
 pub fn run_mir(module: &ssaref_types::mir::MModule, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
     let main = module.main().ok_or(InterpError::NoMain)?;
     mir_engine::run(module, main, args, fuel)

@@ -149,7 +149,8 @@ pub const RDX: Reg = Reg(2);
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct Annot {
     /// The SSA values the instruction's register operands must hold, in
-    /// operand order (`a`, `b` for `Binary`; `addr`, `src` for `Store`).
+    /// operand order (`a`, `b` for `Binary`; `addr`, `src` for `Store`;
+    /// the arguments, in registers or slots, for `Call`).
     /// Empty for `Move`, `Swap`, `Spill` and `Reload`, which move whatever
     /// value their source holds, except for a out-of-ssa copy annotation
     /// (`Move`, `Spill` or `Reload` only): `reads: [b]`, `defines: Some(a)`
@@ -212,7 +213,8 @@ pub struct MBlock {
 /// the oracle): `b0` has no predecessors; `preds` agrees with the
 /// terminators as a multiset, the else-edge of `br c, B, B` being the second
 /// occurrence of the block in `B.preds`; parameters arrive in distinct
-/// locations.
+/// locations; in a module with calls, the first parameters arrive in the
+/// calling convention's argument registers (docs/calling-convention.md).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct MFunction {
     pub name: String,
