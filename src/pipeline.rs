@@ -255,6 +255,10 @@ pub fn lower_and_check_listed(mir: &MModule) -> Result<X86Code, PassError> {
 fn lower_main(mir: &MModule, listed: bool, flags: Flags) -> Result<X86Code, PassError> {
     use crate::machine::x86_lower::{lower_function, lower_function_listed};
     let main = mir.main().ok_or_else(|| PassError::new("x86-lower", "lower", LowerError::NoMain))?;
+    if let Some(f) = mir.function_with_calls() {
+        let error = CheckError::CallsNotSupported { function: f.name.clone(), stage: "x86-64" };
+        return Err(PassError::new("x86-lower", "calls", error));
+    }
     PassRunner::<X86Code>::new(flags).run(
         "x86-lower",
         || {

@@ -62,12 +62,14 @@
 //! one) ends the run with
 //! [`End::CallDepthExceeded`](ssaref_types::outcome::End::CallDepthExceeded),
 //! keeping the trace and the memory. It is inconclusive like running out of
-//! fuel (docs/source-language.md says why), and both engines stop at the
-//! same call, since the depth of each call does not depend on the IR.
+//! fuel (docs/source-language.md says why), and every engine (the
+//! machine engine too) stops at the same call, since the depth of each
+//! call does not depend on the IR.
 
 use ssaref_types::outcome::Outcome;
 
 mod ast_engine;
+mod convention;
 mod machine;
 mod mir_engine;
 pub mod semantics;
@@ -109,11 +111,12 @@ pub fn profile_ssa(
 
 /// Runs the function `main` of an allocated machine-IR module: the code
 /// over registers and spill slots that register allocation and SSA
-/// elimination produce. Annotations are not executed (see the
-/// `mir_engine` module).
+/// elimination produce. Annotations are not executed; calls follow the
+/// calling convention, one fuel budget and the call-depth bound cover the
+/// call tree (see the `mir_engine` module).
 pub fn run_mir(module: &ssaref_types::mir::MModule, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
     let main = module.main().ok_or(InterpError::NoMain)?;
-    mir_engine::run(main, args, fuel)
+    mir_engine::run(module, main, args, fuel)
 }
 
 /// Runs `main` of an allocated module like [`run_mir`], and counts the
@@ -126,7 +129,7 @@ pub fn profile_mir(
 ) -> Result<(Outcome, ssaref_types::mir::MirProfile), InterpError> {
     let main = module.main().ok_or(InterpError::NoMain)?;
     let mut profile = ssaref_types::mir::MirProfile::default();
-    let outcome = mir_engine::run_counting(main, args, fuel, &mut profile)?;
+    let outcome = mir_engine::run_counting(module, main, args, fuel, &mut profile)?;
     Ok((outcome, profile))
 }
 

@@ -19,21 +19,35 @@
 //!   whenever the lost value happens to be 0; this way the run stops at the
 //!   first use of the garbage instead.
 //! * Each executed instruction and terminator costs one unit of fuel.
+//! * A call (`MInst::Call`) runs its callee in fresh locations, as
+//!   `run_counting` says, modelling the calling convention
+//!   (docs/calling-convention.md; the oracle's own statement of it is
+//!   `convention.rs`): a caller-saved register other than `rax` holds no
+//!   value after a call, so an allocation that keeps a value there across
+//!   the call fails at the first use, and the callee-saved registers and
+//!   the spill slots are what the callee's prologue and epilogue, and its
+//!   own frame, make them in machine code: unchanged.
 //!
 //! Malformed input (a register count outside `MIN_REGS..=MAX_REGS`, a
 //! register numbered `k` or above, a slot numbered `slot_count` or above,
-//! two parameters in one location, a branch to a missing block) is reported
+//! two parameters in one location, a branch to a missing block, a call of
+//! a missing function or with the wrong number of arguments, and in a
+//! module with calls an argument or a parameter outside the convention's
+//! argument register) is reported
 //! as [`InterpError::Malformed`] before the run starts, whether or not the
 //! faulty instruction would be reached, and the engine never panics on it.
 //! The register file is the `K` allocatable registers and nothing else, so a
 //! register numbered `k` (an allocator that reserved a scratch register
 //! beyond its budget) is malformed, not merely suspicious.
 
+use ssaref_types::ast::MAX_CALL_DEPTH;
 use ssaref_types::entity::EntityRef;
 use ssaref_types::ir::{BinOp, Block};
-use ssaref_types::mir::{Loc, MFunction, MInst, MTerm, MirProfile, Reg, Slot, MAX_REGS, MIN_REGS};
+use ssaref_types::mir::{Loc, MFunction, MInst, MModule, MTerm, MirProfile, Reg, Slot, MAX_REGS, MIN_REGS, RAX};
 use ssaref_types::outcome::{End, Outcome, Trap};
+use std::collections::HashMap;
 
+use crate::convention;
 use crate::machine::{check_args, InterpError, Machine};
 use crate::semantics;
 
@@ -94,6 +108,15 @@ impl Locations {
         }
     }
 
+    /// The contents of `l` for a call argument, which must be defined.
+    fn read_loc(&self, l: Loc, site: Site) -> Result<i64, InterpError> {
+        let x = match l {
+            Loc::Reg(r) => self.reg(r)?,
+            Loc::Slot(s) => self.slot(s)?,
+        };
+        x.ok_or(InterpError::UseOfUndefinedLocation { loc: l, block: site.block, inst: site.inst })
+    }
+
     fn set(&mut self, loc: Loc, x: Option<i64>) -> Result<(), InterpError> {
         match loc {
             Loc::Reg(r) => self.set_reg(r, x),
@@ -102,35 +125,78 @@ impl Locations {
     }
 }
 
-/// Runs `f` with the given arguments and fuel budget.
-pub(super) fn run(f: &MFunction, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
-    run_counting(f, args, fuel, &mut MirProfile::default())
+/// Runs `main` of `module` with the given arguments and fuel budget.
+pub(super) fn run(module: &MModule, main: &MFunction, args: &[i64], fuel: u64) -> Result<Outcome, InterpError> {
+    run_counting(module, main, args, fuel, &mut MirProfile::default())
 }
 
-/// Runs `f`, counting the executed instructions by kind into `profile`.
+/// A suspended caller: its function, registers and slots, and where it
+/// goes on when the callee returns.
+struct Frame<'a> {
+    f: &'a MFunction,
+    locs: Locations,
+    block: Block,
+    next_inst: usize,
+}
+
+/// The fresh locations of an activation of `f`: every register and slot
+/// undefined but the parameters', which hold `args` (0 for a missing one).
+fn activation(f: &MFunction, slots: usize, args: &[i64]) -> Result<Locations, InterpError> {
+    let mut locs = Locations { regs: vec![None; f.k], slots: vec![None; slots] };
+    for (i, &(loc, _)) in f.params.iter().enumerate() {
+        locs.set(loc, Some(args.get(i).copied().unwrap_or(0)))?;
+    }
+    Ok(locs)
+}
+
+/// Runs `main` of `module`, counting the executed instructions by kind
+/// into `profile`. One fuel budget covers the whole call tree; a call
+/// deeper than [`MAX_CALL_DEPTH`] ends the run with
+/// [`End::CallDepthExceeded`]. A call reads its arguments from their
+/// locations in the caller and writes them into the callee's parameter
+/// locations in fresh locations; when the callee returns, the caller's
+/// callee-saved registers and slots are as they were, its other
+/// caller-saved registers are undefined, and `rax` holds the result.
 pub(super) fn run_counting(
-    f: &MFunction,
+    module: &MModule,
+    main: &MFunction,
     args: &[i64],
     fuel: u64,
     profile: &mut MirProfile,
 ) -> Result<Outcome, InterpError> {
-    check_args(f.params.len(), args)?;
-    let slot_table_len = validate(f)?;
-    let mut locs = Locations { regs: vec![None; f.k], slots: vec![None; slot_table_len] };
-    for (i, &(loc, _)) in f.params.iter().enumerate() {
-        locs.set(loc, Some(args.get(i).copied().unwrap_or(0)))?;
-    }
+    check_args(main.params.len(), args)?;
+    let (functions, slot_table_lens) = validate_module(module)?;
+    let index_of = |f: &MFunction| functions.get(f.name.as_str()).copied().unwrap_or(0);
+    let mut f = main;
+    let mut locs = activation(f, slot_table_lens[index_of(f)], args)?;
+    let mut callers: Vec<Frame<'_>> = Vec::new();
     let mut m = Machine::new(fuel);
     let mut block = Block(0);
+    let mut next_inst = 0usize;
     let end = 'run: loop {
         // `validate` checked that every branch target exists, and the entry.
         let data = f.blocks.get(block).ok_or_else(|| malformed(format!("{block} does not exist")))?;
-        for (i, inst) in data.insts.iter().enumerate() {
+        while let Some(inst) = data.insts.get(next_inst) {
+            let site = Site { block, inst: Some(next_inst) };
+            next_inst += 1;
             if !m.burn(1) {
                 break 'run End::OutOfFuel;
             }
             profile.count(&inst.inst);
-            let site = Site { block, inst: Some(i) };
+            if let MInst::Call(call) = &inst.inst {
+                if callers.len() + 1 >= MAX_CALL_DEPTH {
+                    break 'run End::CallDepthExceeded;
+                }
+                // `validate_module` checked that the callee exists.
+                let index = functions.get(call.callee.as_str()).copied().unwrap_or(0);
+                let callee = &module.functions[index];
+                let values = call.args.iter().map(|&l| locs.read_loc(l, site)).collect::<Result<Vec<_>, _>>()?;
+                let callee_locs = activation(callee, slot_table_lens[index], &values)?;
+                let caller_locs = std::mem::replace(&mut locs, callee_locs);
+                callers.push(Frame { f, locs: caller_locs, block, next_inst });
+                (f, block, next_inst) = (callee, Block(0), 0);
+                continue 'run;
+            }
             if let Err(trap) = exec(&inst.inst, site, &mut locs, &mut m)? {
                 break 'run End::Trap(trap);
             }
@@ -141,7 +207,20 @@ pub(super) fn run_counting(
         profile.executed += 1;
         let site = Site { block, inst: None };
         block = match data.term {
-            MTerm::Return(r) => break End::Return(locs.read(r, site)?),
+            MTerm::Return(r) => {
+                let returned = locs.read(r, site)?;
+                let Some(caller) = callers.pop() else {
+                    break End::Return(returned);
+                };
+                (f, locs, block, next_inst) = (caller.f, caller.locs, caller.block, caller.next_inst);
+                for i in 0..locs.regs.len() {
+                    if !convention::is_callee_saved(Reg(i as u8)) {
+                        locs.regs[i] = None;
+                    }
+                }
+                locs.set_reg(RAX, Some(returned))?;
+                continue;
+            }
             MTerm::Jump(target) => target,
             MTerm::Branch { cond, then_dest, else_dest } => {
                 if locs.read(cond, site)? != 0 {
@@ -151,6 +230,7 @@ pub(super) fn run_counting(
                 }
             }
         };
+        next_inst = 0;
     };
     Ok(m.finish(end))
 }
@@ -218,6 +298,8 @@ fn exec(inst: &MInst, site: Site, locs: &mut Locations, m: &mut Machine) -> Resu
             let x = locs.slot(slot)?;
             locs.set_reg(dst, x)?;
         }
+        // `run_counting` runs calls itself.
+        MInst::Call(_) => return Err(malformed("a call outside the engine's loop".to_string())),
     }
     Ok(Ok(()))
 }
@@ -280,6 +362,13 @@ fn validate(f: &MFunction) -> Result<usize, InterpError> {
             if let MInst::Spill { slot, .. } | MInst::Reload { slot, .. } = inst.inst {
                 check_slot(slot, Some(b))?;
             }
+            if let MInst::Call(call) = &inst.inst {
+                for &l in &call.args {
+                    if let Loc::Slot(s) = l {
+                        check_slot(s, Some(b))?;
+                    }
+                }
+            }
             if let MInst::FixedDiv { op, divisor } = inst.inst {
                 if !matches!(op, BinOp::Div | BinOp::Rem) {
                     return Err(malformed(format!("{name}, {b}: a fixed division by `{}`", op.mnemonic())));
@@ -307,6 +396,67 @@ fn validate(f: &MFunction) -> Result<usize, InterpError> {
         }
     }
     Ok(slots_needed)
+}
+
+/// Validates every function of `module` (`validate`), and in a module
+/// with calls, every call and parameter against the calling convention:
+/// the callee exists with as many parameters as the call has arguments and
+/// the same `K`, and the first arguments and parameters are in the
+/// convention's argument registers. Returns each function's index by name
+/// and the number of slots of each.
+fn validate_module(module: &MModule) -> Result<(HashMap<&str, usize>, Vec<usize>), InterpError> {
+    let mut functions = HashMap::new();
+    let mut slots = Vec::with_capacity(module.functions.len());
+    for (i, f) in module.functions.iter().enumerate() {
+        slots.push(validate(f)?);
+        if functions.insert(f.name.as_str(), i).is_some() {
+            return Err(malformed(format!("two functions are named {}", f.name)));
+        }
+    }
+    let calls = module
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.values().flat_map(move |d| d.insts.iter().map(move |i| (f, &i.inst))));
+    let mut has_calls = false;
+    for (f, inst) in calls {
+        let MInst::Call(call) = inst else { continue };
+        has_calls = true;
+        let callee = functions.get(call.callee.as_str()).map(|&i| &module.functions[i]);
+        let callee =
+            callee.ok_or_else(|| malformed(format!("{} calls {}, which does not exist", f.name, call.callee)))?;
+        if callee.params.len() != call.args.len() || callee.k != f.k {
+            return Err(malformed(format!(
+                "{} calls {} with {} arguments at K = {}; it has {} parameters at K = {}",
+                f.name,
+                callee.name,
+                call.args.len(),
+                f.k,
+                callee.params.len(),
+                callee.k
+            )));
+        }
+        in_argument_registers(&f.name, "argument", f.k, &call.args)?;
+    }
+    if has_calls {
+        for f in &module.functions {
+            let params: Vec<Loc> = f.params.iter().map(|&(l, _)| l).collect();
+            in_argument_registers(&f.name, "parameter", f.k, &params)?;
+        }
+    }
+    Ok((functions, slots))
+}
+
+/// Fails unless the first of `locs` (arguments of a call or parameters of
+/// `name`) are the convention's argument registers at `k`.
+fn in_argument_registers(name: &str, what: &str, k: usize, locs: &[Loc]) -> Result<(), InterpError> {
+    for (i, (&l, r)) in locs.iter().zip(convention::argument_registers(k)).enumerate() {
+        if l != Loc::Reg(r) {
+            return Err(malformed(format!(
+                "{name}: {what} {i} is in {l}; the calling convention at K = {k} puts it in {r}"
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn malformed(m: String) -> InterpError {

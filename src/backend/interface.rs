@@ -104,6 +104,14 @@ pub trait Backend: Send + Sync {
         }
     }
 
+    /// Whether the back end allocates programs with calls, following the
+    /// calling convention (`analysis/calling_convention.rs`). The
+    /// differential driver reports the stages of one that does not as not
+    /// supported yet. Default: no.
+    fn handles_calls(&self) -> bool {
+        false
+    }
+
     /// The heading of the x86-64 listing that `ssaref repro` prints after
     /// [`Backend::report`].
     fn listing_title(&self, k: usize) -> String {

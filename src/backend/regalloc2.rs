@@ -5,7 +5,7 @@
 //! | pass | file | checked after it |
 //! |---|---|---|
 //! | critical-edge splitting | `analysis/critical_edges.rs` | SSA verifier |
-//! | regalloc2's input: blocks in reverse post-order, phis as block parameters, divisions with fixed registers and clobbers | `regalloc2/adapter.rs` | regalloc2's SSA validation (`validate_ssa`, inside the allocation) |
+//! | regalloc2's input: blocks in reverse post-order, phis as block parameters, divisions with fixed registers and clobbers, calls and parameters by the calling convention | `regalloc2/adapter.rs` | regalloc2's SSA validation (`validate_ssa`, inside the allocation) |
 //! | allocation, in the first K registers with no scratch register | the regalloc2 crate, `regalloc2/env.rs` | — |
 //! | regalloc2's output as machine IR | `regalloc2/to_mir.rs` | regalloc2's own checker and ssaref's allocation checker with `check_no_scratch`; both must accept (`regalloc2/allocate.rs`, `check_regalloc2`) |
 
@@ -24,11 +24,24 @@ use crate::regalloc2::to_mir::to_mir;
 
 /// regalloc2's passes on one function, for `k` registers, each followed by
 /// its checks when `flags` say so (the table of the module documentation).
+/// The function is taken as a module of its own: its parameters follow the
+/// calling convention when it has calls ([`allocate_function_in`]).
 pub fn allocate_function(f: &Function, k: usize, flags: Flags) -> Result<(MFunction, Regalloc2Report), PassError> {
+    allocate_function_in(f, false, k, flags)
+}
+
+/// [`allocate_function`] on a function of a module, which has calls when
+/// `module_has_calls`: then every function's parameters and calls follow
+/// the calling convention of `k` (`regalloc2/adapter.rs`).
+pub fn allocate_function_in(
+    f: &Function,
+    module_has_calls: bool,
+    k: usize,
+    flags: Flags,
+) -> Result<(MFunction, Regalloc2Report), PassError> {
     if !(MIN_REGS..=MAX_REGS).contains(&k) {
         return Err(fail(k, "options", "k", CheckError::RegisterCount { k }));
     }
-    super::interface::refuse_calls(f, "regalloc2")?;
     let mut passes = PassRunner::new(flags);
     let mut split = f.clone();
     passes.rewrite(
@@ -40,8 +53,11 @@ pub fn allocate_function(f: &Function, k: usize, flags: Flags) -> Result<(MFunct
         },
         |g, ()| verify_function(g).map_err(|e| fail(k, "split-critical-edges", "verify", e)),
     )?;
-    let adapter =
-        passes.run("adapter", || Adapter::new(split, k).map_err(|e| fail(k, "adapter", "input", e)), |_| Ok(()))?;
+    let adapter = passes.run(
+        "adapter",
+        || Adapter::new(split, k, module_has_calls).map_err(|e| fail(k, "adapter", "input", e)),
+        |_| Ok(()),
+    )?;
     // regalloc2 validates its SSA input itself, inside the allocation, when
     // checks are on.
     let options = regalloc2::RegallocOptions { validate_ssa: flags.checks(), ..regalloc2::RegallocOptions::default() };
@@ -63,7 +79,7 @@ pub fn allocate_module(m: &Module, k: usize, flags: Flags) -> Result<(MModule, V
     let mut functions = Vec::with_capacity(m.functions.len());
     let mut reports = Vec::with_capacity(m.functions.len());
     for f in &m.functions {
-        let (mir, report) = allocate_function(f, k, flags)?;
+        let (mir, report) = allocate_function_in(f, m.has_calls(), k, flags)?;
         functions.push(mir);
         reports.push(report);
     }
@@ -98,7 +114,7 @@ impl Backend for Regalloc2 {
         let mut text = String::new();
         let mut functions = Some(Vec::with_capacity(ssa.functions.len()));
         for f in &ssa.functions {
-            match allocate_function(f, k, flags) {
+            match allocate_function_in(f, ssa.has_calls(), k, flags) {
                 Ok((mir, report)) => {
                     text.push_str(&format!("== regalloc2 (`{}`, K = {k})\n", f.name));
                     text.push_str(&report.render());
@@ -117,6 +133,10 @@ impl Backend for Regalloc2 {
             text.push_str(&format!("== regalloc2: allocated (K = {k})\n{}", crate::mir::print_module(&mir)));
         }
         text
+    }
+
+    fn handles_calls(&self) -> bool {
+        true
     }
 
     fn listing_title(&self, k: usize) -> String {

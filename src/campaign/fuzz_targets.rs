@@ -277,8 +277,16 @@ pub fn fuzz_alloc_checker(data: &[u8], oracle: &dyn crate::oracle::Oracle) -> Mu
                     MInst::Out { src } | MInst::Spill { src, .. } => vec![src],
                     MInst::Swap { a, b } => vec![a, b],
                     MInst::FixedDiv { divisor, .. } => vec![divisor],
+                    MInst::Call(call) => call
+                        .args
+                        .iter_mut()
+                        .filter_map(|l| match l {
+                            crate::mir::Loc::Reg(r) => Some(r),
+                            crate::mir::Loc::Slot(_) => None,
+                        })
+                        .collect(),
                 };
-                let n = regs.len();
+                let n = regs.len().max(1);
                 if let Some(r) = regs.into_iter().nth(usize::from(which) % n) {
                     *r = new_reg;
                 }

@@ -36,7 +36,7 @@
 //!   earlier trip around a loop; a `FixedDiv` (out-of-ssa's `idiv` with the
 //!   renaming constraints met) also makes the register of the result not
 //!   asked for `Clobbered`, and must have its dividend in rax and its
-//!   divisor outside rdx;
+//!   divisor outside rdx; a `Call` is in `alloc_checker_calls.rs`;
 //! * `Move`, `Swap`, `Spill` and `Reload` copy or exchange the states of the
 //!   locations they name, whatever those are;
 //! * the edge from `P` into `B` (position `i` of `B.preds`), after `P`'s
@@ -144,6 +144,7 @@
 use std::fmt;
 
 use crate::analysis::dominance::reverse_postorder;
+use crate::checkers::alloc_checker_calls as calls;
 use crate::checkers::alloc_checker_states::{live_slots, Dense, Locations, Sparse};
 use crate::checkers::alloc_checker_states_recomputation as recomputation;
 use crate::checkers::edge_positions::EdgePositions;
@@ -165,8 +166,7 @@ pub enum LocState {
     /// The incoming paths disagree on what the location holds.
     Conflict,
     /// An instruction destroyed the location's contents as a side effect
-    /// (`MInst::clobbered`: the register of the `idiv` result not asked
-    /// for).
+    /// (`MInst::clobbered` of `idiv`; a caller-saved register after a call).
     Clobbered,
 }
 
@@ -191,7 +191,7 @@ impl fmt::Display for LocState {
                 write!(f, "an old instance of {v} ({v} has been redefined since)")
             }
             LocState::Conflict => f.write_str("different values on different incoming paths"),
-            LocState::Clobbered => f.write_str("garbage (a fixed division overwrote it)"),
+            LocState::Clobbered => f.write_str("garbage (a fixed division or a call overwrote it)"),
         }
     }
 }
@@ -328,10 +328,14 @@ impl fmt::Display for AllocCheckError {
 
 impl std::error::Error for AllocCheckError {}
 
-/// Checks every function of `m` (see [`check_allocation`]) and that no two
-/// functions share a name.
+/// Checks every function of `m` (see [`check_allocation`]), that no two
+/// functions share a name, and calls by the convention (`alloc_checker_calls.rs`).
 pub fn check_module(m: &MModule) -> Result<(), AllocCheckError> {
     crate::pass_manager::self_checks::count();
+    calls::check_calls(m).map_err(|p| {
+        let site = p.call.map_or(Site::Function, |(block, index)| Site::Inst { block, index });
+        AllocCheckError { function: p.function, site, kind: AllocCheckErrorKind::Malformed(p.message) }
+    })?;
     for (i, f) in m.functions.iter().enumerate() {
         if m.functions[..i].iter().any(|g| g.name == f.name) {
             return Err(AllocCheckError {
@@ -467,7 +471,7 @@ impl<'a> Checker<'a> {
                 }
             }
             for (index, inst) in data.insts.iter().enumerate() {
-                if let MInst::Spill { slot, .. } | MInst::Reload { slot, .. } = inst.inst {
+                for slot in calls::slots_named(&inst.inst) {
                     check(slot, Site::Inst { block: b, index })?;
                 }
             }
@@ -638,7 +642,7 @@ impl<'a> Checker<'a> {
                 ));
             }
         }
-        let operands = inst.reg_reads().len();
+        let operands = calls::read_locations(inst).len();
         if annot.reads.len() != operands {
             return Err(self.bad_annotation(
                 site,
@@ -729,8 +733,8 @@ impl<'a> Checker<'a> {
         for (index, inst) in data.insts.iter().enumerate() {
             if check {
                 let site = Site::Inst { block: b, index };
-                for (r, &v) in inst.inst.reg_reads().into_iter().zip(&inst.annot.reads) {
-                    self.expect(state, Loc::Reg(r), v, site)?;
+                for (l, &v) in calls::read_locations(&inst.inst).into_iter().zip(&inst.annot.reads) {
+                    self.expect(state, l, v, site)?;
                 }
             }
             if let (Some((src, dst)), [source], Some(d)) =
@@ -764,7 +768,7 @@ impl<'a> Checker<'a> {
                 _ => {
                     // An operation: `check_annotations` made sure that it
                     // names a definition exactly when it writes a register.
-                    if let Some(c) = inst.inst.clobbered(self.m.k) {
+                    for c in calls::clobbers(&inst.inst, self.m.k) {
                         self.write(state, self.index(Loc::Reg(c)), LocState::Clobbered);
                     }
                     if let (Some(d), Some(&dst)) = (inst.annot.defines, inst.inst.reg_writes().first()) {

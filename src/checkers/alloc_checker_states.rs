@@ -165,8 +165,9 @@ impl<T: Copy + PartialEq> Locations<T> for Dense<T> {
 /// (`index` of the slot), in increasing order: after the block's phis are
 /// entered, before its first instruction. `rpo` lists the blocks to
 /// compute, `succs` gives each block's successors. A slot is read by a
-/// reload and, at the end of a predecessor, as the location of a phi of
-/// the successor; a spill writes it.
+/// reload, by a call that passes it as a stack argument, and, at the end
+/// of a predecessor, as the location of a phi of the successor; a spill
+/// writes it.
 pub(crate) fn live_slots(
     m: &MFunction,
     rpo: &[Block],
@@ -226,6 +227,11 @@ pub(crate) fn live_slots(
                         }
                     }
                     MInst::Reload { slot, .. } => insert(&mut live, index(Loc::Slot(slot)) as u32),
+                    MInst::Call(ref call) => {
+                        for &l in call.args.iter().filter(|l| matches!(l, Loc::Slot(_))) {
+                            insert(&mut live, index(l) as u32);
+                        }
+                    }
                     _ => {}
                 }
             }

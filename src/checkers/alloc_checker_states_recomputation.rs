@@ -168,6 +168,9 @@ pub(crate) fn check_live_slots(
                     MInst::Reload { slot, .. } => {
                         set.insert(index(Loc::Slot(slot)) as u32);
                     }
+                    MInst::Call(ref call) => {
+                        set.extend(call.args.iter().filter(|l| matches!(l, Loc::Slot(_))).map(|&l| index(l) as u32));
+                    }
                     _ => {}
                 }
             }

@@ -12,6 +12,7 @@
 //! between them. The passes import the checkers, never the other way.
 
 pub mod alloc_checker;
+mod alloc_checker_calls;
 mod alloc_checker_states;
 mod alloc_checker_states_recomputation;
 pub mod class_interference_check;

@@ -108,7 +108,7 @@ fn write_allocated(allocated: &[Allocated], stage: Stage, passes: bool) -> Resul
     let mut codes = Vec::new();
     if stage == Stage::X86 {
         for b in allocated {
-            codes.push(pipeline::lower_and_check_listed(&b.mir).map_err(|e| internal(e.to_string()))?);
+            codes.push(pipeline::lower_and_check_listed(&b.mir).map_err(pass_failure)?);
         }
     }
     let mut out = StdoutText { out: std::io::BufWriter::new(std::io::stdout().lock()), error: None };

@@ -157,7 +157,7 @@ fn run_allocated(
         // budget of block entries would let the entry block run).
         return Ok(Outcome { trace: Vec::new(), end: End::OutOfFuel, mem: Vec::new() });
     }
-    let code = pipeline::lower_and_check(mir).map_err(internal)?;
+    let code = pipeline::lower_and_check(mir).map_err(crate::common::pass_failure)?;
     // --fuel counts MIR steps; the x86 budget counts block entries.
     match ssaref::machine::emulator::run_x86(&code, args, ssaref::machine::emulator::budget_for(fuel)) {
         Ok(o) => Ok(o),

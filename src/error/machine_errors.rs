@@ -25,6 +25,8 @@ pub enum LowerError {
     NoMain,
     /// A branch to a block that does not exist.
     MissingBlock(Block),
+    /// A call of this function, which the lowering does not handle yet.
+    Call { callee: String },
     /// iced-x86's assembler fails.
     Assembler(Foreign<iced_x86::IcedError>),
 }
@@ -41,6 +43,9 @@ impl std::fmt::Display for LowerError {
             LowerError::DivisorInRdx => f.write_str("a fixed division's divisor in rdx, which `cqo` overwrites"),
             LowerError::RemainderNeedsRdx { k } => write!(f, "a fixed `%` needs rdx, which K = {k} does not allocate"),
             LowerError::NoMain => f.write_str("the program has no `main`"),
+            LowerError::Call { callee } => {
+                write!(f, "a call of `{callee}`: the x86-64 lowering does not handle calls yet")
+            }
             LowerError::MissingBlock(b) => write!(f, "branch to missing block {b}"),
             LowerError::Assembler(e) => write!(f, "x86 assembler: {}", e.0),
         }

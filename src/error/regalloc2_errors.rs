@@ -27,9 +27,11 @@ pub enum AdapterError {
     CriticalEdge(ir::Block),
     /// `block` is not among the predecessors of its successor `succ`.
     NotAPredecessor { block: ir::Block, succ: ir::Block },
-    /// The block contains a call, which the regalloc2 back end does not
-    /// handle yet.
+    /// The block contains a call, but no calling convention was chosen
+    /// (a bug of the adapter).
     Call(ir::Block),
+    /// There is no calling convention for this register count.
+    RegisterCount(usize),
 }
 
 impl std::fmt::Display for AdapterError {
@@ -45,7 +47,8 @@ impl std::fmt::Display for AdapterError {
             AdapterError::NotAPredecessor { block, succ } => {
                 write!(f, "{block} is not among the predecessors of its successor {succ}")
             }
-            AdapterError::Call(b) => write!(f, "{b}: the regalloc2 back end does not handle calls yet"),
+            AdapterError::Call(b) => write!(f, "{b}: a call outside the calling convention"),
+            AdapterError::RegisterCount(k) => write!(f, "no calling convention has K = {k}"),
         }
     }
 }
@@ -72,8 +75,6 @@ pub enum ToMirError {
     SlotToSlot(Slot, Slot),
     /// An `undef`, which has no machine code.
     Undef,
-    /// A call, which the machine IR cannot express yet.
-    Call,
     /// A parameter without a location.
     ParamWithoutLocation(ir::Value),
     /// A terminator without its operand.
@@ -97,7 +98,6 @@ impl std::fmt::Display for ToMirError {
             ToMirError::RegisterOperandInSlot(s) => write!(f, "an operand with a register constraint in {s}"),
             ToMirError::SlotToSlot(a, b) => write!(f, "regalloc2 emitted a move from stack slot {a} to stack slot {b}"),
             ToMirError::Undef => f.write_str("`undef` cannot be allocated"),
-            ToMirError::Call => f.write_str("the machine IR cannot express a call yet"),
             ToMirError::ParamWithoutLocation(p) => write!(f, "regalloc2 gave parameter {p} no location"),
             ToMirError::TerminatorOperand => f.write_str("a terminator without its operand"),
             ToMirError::NoTerminator(b) => write!(f, "{b} has no terminator in regalloc2's output"),

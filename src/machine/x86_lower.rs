@@ -213,6 +213,7 @@ impl Lowerer {
             MInst::Unary { op, dst, src } => self.unary(op, dst, src)?,
             MInst::Binary { op, dst, a: x, b: y } => self.binary(op, dst, x, y)?,
             MInst::FixedDiv { op, divisor } => self.fixed_division(op, divisor)?,
+            MInst::Call(ref call) => return Err(LowerError::Call { callee: call.callee.clone() }),
             MInst::Load { dst, addr } => {
                 let (d, s) = (self.r64(dst)?, self.r64(addr)?);
                 if dst != addr {

@@ -40,6 +40,24 @@
 //!   general form (`mir::MInst::Binary`), which the x86 lowering implements
 //!   by saving rax and rdx around `idiv`. This is what out-of-ssa's renaming
 //!   constraints (Boissinot et al. §III-D) achieve by pinned variables.
+//! - Calls, in a module with calls (`calls` below), follow the calling
+//!   convention of K (`analysis/calling_convention.rs`) the way Cranelift's
+//!   x64 back end hands a call to regalloc2: each argument that has an
+//!   argument register is a fixed use of it (`reg_fixed_use`), each stack
+//!   argument a use in any location (`any_use`, so a spilled value is
+//!   pushed from its slot), the result a fixed definition of rax
+//!   (`reg_fixed_def`), and every other caller-saved register a clobber.
+//!   regalloc2 forbids a clobber that is also a fixed definition or a late
+//!   use, so rax is left out of the clobbers (the definition covers it) and
+//!   every fixed use is early (no argument register is rax). With the
+//!   clobbers, regalloc2 keeps no value live across the call in a
+//!   caller-saved register: it moves it to a callee-saved one or spills it.
+//! - In a module with calls, every function's parameters follow the
+//!   convention too: the parameters' pseudo instruction defines parameter
+//!   `i` by a fixed definition of the convention's argument register `i`,
+//!   and a stack parameter anywhere (`any_def`; the prologue of the x86-64
+//!   lowering fetches it from the caller's stack). In a module without
+//!   calls, every parameter is an `any_def`, as before the convention.
 //! - Terminators: a jump is a branch with no operands and the phi
 //!   arguments as block arguments; a conditional branch a branch that
 //!   uses its condition (its successors have one predecessor each, so
@@ -53,6 +71,7 @@
 //! back from `Output::debug_locations`. The allocation checker then checks
 //! what the adapter concluded, like everything else.
 
+use crate::analysis::calling_convention::CallingConvention;
 use crate::entity::EntityRef;
 use crate::ir::{self, BinOp, Op, Terminator, Value};
 use crate::mir::{RAX, RDX};
@@ -107,6 +126,9 @@ pub struct Adapter {
     pub func: ir::Function,
     /// The number of allocatable registers.
     pub k: usize,
+    /// The calling convention the function follows, in a module with
+    /// calls; `None` in a module without.
+    pub convention: Option<CallingConvention>,
     insts: Vec<InstData>,
     /// regalloc2's blocks, in reverse post-order.
     blocks: Vec<BlockInfo>,
@@ -163,8 +185,16 @@ fn pred_positions(f: &ir::Function) -> Vec<Vec<(ir::Block, usize)>> {
 
 impl Adapter {
     /// Builds regalloc2's input from a verified SSA function without
-    /// critical edges and without `undef`.
-    pub fn new(func: ir::Function, k: usize) -> Result<Adapter, AdapterError> {
+    /// critical edges and without `undef`; `in_module_with_calls` says
+    /// whether its module has calls, which puts its parameters and its
+    /// calls under the calling convention of `k`.
+    pub fn new(func: ir::Function, k: usize, in_module_with_calls: bool) -> Result<Adapter, AdapterError> {
+        let has_calls = func.blocks.values().any(|b| b.insts.iter().any(|i| i.op.is_call()));
+        let convention = if in_module_with_calls || has_calls {
+            Some(CallingConvention::for_k(k).ok_or(AdapterError::RegisterCount(k))?)
+        } else {
+            None
+        };
         let n = func.value_count as usize;
         // The definitions that are renamings: one-argument phis (for both
         // maps) and copies (for the annotations only).
@@ -197,6 +227,7 @@ impl Adapter {
         let mut a = Adapter {
             func,
             k,
+            convention,
             insts: Vec::new(),
             blocks: Vec::new(),
             order: Vec::new(),
@@ -271,7 +302,24 @@ impl Adapter {
             ),
             Op::Out(v) => (vec![Operand::reg_use(self.vreg(*v))], PRegSet::empty(), DivForm::General),
             Op::Undef => return Err(AdapterError::UndefIn(b)),
-            Op::Call(_) => return Err(AdapterError::Call(b)),
+            Op::Call(call) => {
+                let convention = self.convention.as_ref().ok_or(AdapterError::Call(b))?;
+                let mut ops: Vec<Operand> = call
+                    .args
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &a)| match convention.arg_regs.get(i) {
+                        Some(&r) => Operand::reg_fixed_use(self.vreg(a), preg(r)),
+                        None => Operand::any_use(self.vreg(a)),
+                    })
+                    .collect();
+                ops.push(Operand::reg_fixed_def(def()?, preg(convention.result)));
+                let mut clobbers = PRegSet::empty();
+                for &r in convention.caller_saved.iter().filter(|&&r| r != convention.result) {
+                    clobbers.add(preg(r));
+                }
+                (ops, clobbers, DivForm::General)
+            }
             other => {
                 let mut ops: Vec<Operand> = other.args().iter().map(|&v| Operand::reg_use(self.vreg(v))).collect();
                 ops.push(Operand::reg_def(def()?));
@@ -298,7 +346,13 @@ impl Adapter {
         for &b in &blocks {
             let start = self.insts.len();
             if b.index() == 0 && !self.func.params.is_empty() {
-                let ops = self.func.params.iter().map(|&p| Operand::any_def(self.vreg(p))).collect();
+                let arg_regs = self.convention.as_ref().map(|c| c.arg_regs.as_slice()).unwrap_or_default();
+                let ops = (self.func.params.iter().enumerate())
+                    .map(|(i, &p)| match arg_regs.get(i) {
+                        Some(&r) => Operand::reg_fixed_def(self.vreg(p), preg(r)),
+                        None => Operand::any_def(self.vreg(p)),
+                    })
+                    .collect();
                 self.push(InstKind::Params, ops, PRegSet::empty(), DivForm::General);
             }
             let data = self.func.blocks[b].clone();

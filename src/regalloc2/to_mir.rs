@@ -25,6 +25,9 @@
 //!   both. A parameter with no location there is dead on entry; its
 //!   annotation is left out, which the checker would reject if anything
 //!   read the value.
+//! - A call becomes `mir::MInst::Call` with its arguments' allocations:
+//!   the convention's argument registers (fixed uses), then wherever
+//!   regalloc2 put each stack argument, a register or a slot.
 //! - Spill slot `n` is `mir::Slot(n)`. regalloc2 gives every operand a
 //!   location, the definition of a dead parameter included (a slot, see
 //!   `tests/cases/dead_parameters.src`); a parameter without one is an
@@ -32,7 +35,7 @@
 
 use crate::entity::EntityRef;
 use crate::ir::{self, BinOp, Op, Terminator};
-use crate::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MTerm, PhiAnnot, Reg, Slot};
+use crate::mir::{Annot, Loc, MBlock, MCall, MFunction, MInst, MInstA, MTerm, PhiAnnot, Reg, Slot};
 use crate::regalloc2::adapter::{Adapter, DivForm, InstKind};
 use crate::regalloc2::env::reg_of;
 use regalloc2::{Allocation, AllocationKind, Edit, Function as _, InstOrEdit, Output, ProgPoint};
@@ -102,7 +105,13 @@ fn op_inst(a: &Adapter, inst: &ir::Inst, div: DivForm, allocs: &[Allocation]) ->
         (Op::Store { .. }, _) => MInst::Store { addr: r(0)?, src: r(1)? },
         (Op::Out(_), _) => MInst::Out { src: r(0)? },
         (Op::Undef, _) => return Err(ToMirError::Undef),
-        (Op::Call(_), _) => return Err(ToMirError::Call),
+        (Op::Call(call), _) => {
+            // The arguments' allocations, then the result's (rax, fixed).
+            let args = (0..call.args.len())
+                .map(|i| loc(*allocs.get(i).ok_or(ToMirError::MissingOperand(i))?, k))
+                .collect::<Result<Vec<Loc>, ToMirError>>()?;
+            MInst::Call(Box::new(MCall { callee: call.callee.clone(), args }))
+        }
     };
     Ok(Some(MInstA { inst: mi, annot }))
 }

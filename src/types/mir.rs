@@ -117,6 +117,24 @@ pub enum MInst {
     /// ([`MInst::clobbered`]). `op` is `/` or `%`; `%` needs `K >= 3`, so
     /// that [`RDX`] is allocatable. Traps like the source language.
     FixedDiv { op: BinOp, divisor: Reg },
+    /// A call of another function of the module, following the calling
+    /// convention of `K` (`analysis/calling_convention.rs`,
+    /// docs/calling-convention.md): the first arguments are in the
+    /// convention's argument registers, in order, and the others in any
+    /// location of the caller (the lowering pushes them). After the call,
+    /// the result is in [`RAX`], every other caller-saved register holds no
+    /// value, and the callee-saved registers and the spill slots hold what
+    /// they held before.
+    Call(Box<MCall>),
+}
+
+/// The callee and the argument locations of an [`MInst::Call`].
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct MCall {
+    /// The name of the function called, one of the module.
+    pub callee: String,
+    /// Where each argument is at the call, in argument order.
+    pub args: Vec<Loc>,
 }
 
 /// The register `idiv` takes the dividend in and leaves the quotient in.
@@ -131,7 +149,8 @@ pub const RDX: Reg = Reg(2);
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct Annot {
     /// The SSA values the instruction's register operands must hold, in
-    /// operand order (`a`, `b` for `Binary`; `addr`, `src` for `Store`).
+    /// operand order (`a`, `b` for `Binary`; `addr`, `src` for `Store`;
+    /// the arguments, in registers or slots, for `Call`).
     /// Empty for `Move`, `Swap`, `Spill` and `Reload`, which move whatever
     /// value their source holds, except for a out-of-ssa copy annotation
     /// (`Move`, `Spill` or `Reload` only): `reads: [b]`, `defines: Some(a)`
@@ -194,7 +213,8 @@ pub struct MBlock {
 /// the oracle): `b0` has no predecessors; `preds` agrees with the
 /// terminators as a multiset, the else-edge of `br c, B, B` being the second
 /// occurrence of the block in `B.preds`; parameters arrive in distinct
-/// locations.
+/// locations; in a module with calls, the first parameters arrive in the
+/// calling convention's argument registers (docs/calling-convention.md).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct MFunction {
     pub name: String,
@@ -219,6 +239,13 @@ impl MModule {
     pub fn main(&self) -> Option<&MFunction> {
         self.functions.iter().find(|f| f.name == "main")
     }
+
+    /// The first function that contains a call, if any.
+    pub fn function_with_calls(&self) -> Option<&MFunction> {
+        self.functions
+            .iter()
+            .find(|f| f.blocks.values().any(|b| b.insts.iter().any(|i| matches!(i.inst, MInst::Call(_)))))
+    }
 }
 
 impl MInst {
@@ -234,6 +261,14 @@ impl MInst {
             MInst::Load { addr, .. } => vec![addr],
             MInst::Store { addr, src } => vec![addr, src],
             MInst::Swap { a, b } => vec![a, b],
+            MInst::Call(ref call) => call
+                .args
+                .iter()
+                .filter_map(|l| match *l {
+                    Loc::Reg(r) => Some(r),
+                    Loc::Slot(_) => None,
+                })
+                .collect(),
         }
     }
 
@@ -248,6 +283,7 @@ impl MInst {
             | MInst::Reload { dst, .. } => vec![dst],
             MInst::Swap { a, b } => vec![a, b],
             MInst::FixedDiv { op, .. } => vec![if op == BinOp::Rem { RDX } else { RAX }],
+            MInst::Call(_) => vec![RAX],
             MInst::Store { .. } | MInst::Out { .. } | MInst::Spill { .. } => vec![],
         }
     }
@@ -255,7 +291,9 @@ impl MInst {
     /// The register an instruction leaves without a value, in a function
     /// with `k` registers: for [`MInst::FixedDiv`], [`RDX`] after `/` (when
     /// it is allocatable) and [`RAX`] after `%`. Not among
-    /// [`MInst::reg_writes`].
+    /// [`MInst::reg_writes`]. The caller-saved registers a [`MInst::Call`]
+    /// leaves without a value depend on the calling convention, which the
+    /// checkers and the oracle know; they are not listed here.
     pub fn clobbered(&self, k: usize) -> Option<Reg> {
         match *self {
             MInst::FixedDiv { op: BinOp::Rem, .. } => Some(RAX),
@@ -287,6 +325,10 @@ impl fmt::Display for MInst {
             MInst::FixedDiv { op, divisor } => {
                 let (dst, other) = if *op == BinOp::Rem { (RDX, RAX) } else { (RAX, RDX) };
                 write!(f, "{dst} = {} {RAX}, {divisor} (fixed, clobbers {other})", op.mnemonic())
+            }
+            MInst::Call(call) => {
+                let args: Vec<String> = call.args.iter().map(|l| l.to_string()).collect();
+                write!(f, "{RAX} = call {}({})", call.callee, args.join(", "))
             }
         }
     }

@@ -1,4 +1,4 @@
-//! The calling convention per K (`machine/calling_convention.rs`,
+//! The calling convention per K (`analysis/calling_convention.rs`,
 //! docs/calling-convention.md): its invariants at every K, and System V's
 //! register roles at K = 15, written out here by register name from the
 //! ABI's Figure 3.4 rather than taken from the module.

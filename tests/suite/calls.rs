@@ -2,7 +2,8 @@
 //! "Calls"): the parser's and the text form's checks of callees and
 //! arities, the verifier's, the oracle's one fuel budget and call-depth
 //! bound, the construction (calls never merged), and the back ends and
-//! targets that refuse programs with calls with a typed error. The cases
+//! targets that refuse programs with calls with a typed error (regalloc2
+//! handles them: `calls_machine.rs`). The cases
 //! `tests/cases/calls_*.src` run every construction stage (`cases.rs`).
 
 use crate::common::InterpOracle;
@@ -116,12 +117,22 @@ fn calls_are_never_merged_or_folded_and_loads_stay_after_calls() {
 #[test]
 fn back_ends_refuse_calls_and_the_driver_reports_them_as_not_supported_yet() {
     let program = parse_program("fn f(a, b) { return a - b; }\nfn main(x, y) { return f(y, x); }").unwrap();
-    match differential_full(&program, &[3, 10], &InterpOracle, &DiffConfig::standard(&[2, 15], FUEL)) {
+    match differential_full(&program, &[3, 10], &InterpOracle, &DiffConfig::standard(&[2, 15], FUEL).with_regalloc2()) {
         Verdict::Agree { outcome, stages } => {
             assert_eq!(outcome.end, End::Return(7));
-            let last = stages.last().expect("stages");
-            assert_eq!(last.outcome, Err(StageError::NotSupported("calls")));
-            assert!(stages[..stages.len() - 1].iter().all(|s| s.outcome.is_ok()));
+            // regalloc2's machine IR runs; ssa-ra, out-of-ssa and the
+            // x86-64 lowering are not supported yet, each said once.
+            let outcome_of = |name: &str| stages.iter().find(|s| s.stage == name).map(|s| s.outcome.clone());
+            let names: Vec<&str> = stages.iter().map(|s| s.stage.as_str()).collect();
+            for k in [2, 15] {
+                assert!(matches!(outcome_of(&format!("regalloc2[k={k}]")), Some(Ok(_))), "{names:?}");
+                let x86 = outcome_of(&format!("x86-regalloc2[k={k}] (programs with calls)"));
+                assert_eq!(x86, Some(Err(StageError::NotSupported("calls"))));
+            }
+            let refused: Vec<&str> = stages.iter().filter(|s| s.outcome.is_err()).map(|s| s.stage.as_str()).collect();
+            assert!(refused.iter().any(|s| s.starts_with("ssa-ra")), "{refused:?}");
+            assert!(refused.iter().any(|s| s.starts_with("out-of-ssa")), "{refused:?}");
+            assert!(stages.iter().all(|s| s.outcome.is_ok() || s.outcome == Err(StageError::NotSupported("calls"))));
         }
         other => panic!("expected agreement up to the back ends: {other}"),
     }
@@ -132,8 +143,7 @@ fn back_ends_refuse_calls_and_the_driver_reports_them_as_not_supported_yet() {
     let e = ssaref::backend::ssa_ra::allocate_function(main, &opts, Flags::checked(), &mut none).unwrap_err();
     assert_eq!(*e.error, CheckError::CallsNotSupported { function: "main".into(), stage: "ssa-ra" });
     assert_eq!(e.error.to_string(), "`main` contains a call, and ssa-ra does not handle calls yet");
-    let e = ssaref::backend::regalloc2::allocate_function(main, 4, Flags::checked()).unwrap_err();
-    assert_eq!(*e.error, CheckError::CallsNotSupported { function: "main".into(), stage: "regalloc2" });
+    assert!(ssaref::backend::regalloc2::allocate_function(main, 4, Flags::checked()).is_ok());
     let opts = ssaref::out_of_ssa::translate_options::OutOfSsaOptions::default();
     let e = ssaref::backend::out_of_ssa::translate_function(main, &opts, Flags::checked()).err().unwrap();
     assert_eq!(*e.error, CheckError::CallsNotSupported { function: "main".into(), stage: "out-of-ssa" });

@@ -17,6 +17,7 @@ mod backend_names;
 mod braun_textbook;
 mod calling_convention;
 mod calls;
+mod calls_machine;
 mod campaign;
 mod cases;
 mod check_switch;

@@ -15,8 +15,10 @@
 //! stack. So two back ends tested against each other at the same K agree on
 //! every location, and a function compiled at K = 15 can call C.
 //!
-//! Nothing here is used by a pass yet: the back ends refuse programs with
-//! calls until they implement this convention.
+//! It lives in `analysis/` because everything above shares it: the
+//! regalloc2 back end's operand constraints, the allocation checker and the
+//! x86-64 lowering. The oracle has its own statement of it
+//! (`interp/src/convention.rs`).
 
 use crate::mir::{Reg, MAX_REGS, MIN_REGS};
 
@@ -93,5 +95,10 @@ impl CallingConvention {
     pub fn stack_argument_bytes(&self, argc: usize) -> u32 {
         let bytes = 8 * argc.saturating_sub(self.arg_regs.len()) as u32;
         bytes.next_multiple_of(STACK_ALIGNMENT)
+    }
+
+    /// True when a callee must give `r` back as it found it.
+    pub fn is_callee_saved(&self, r: Reg) -> bool {
+        self.callee_saved.contains(&r)
     }
 }
