@@ -14,6 +14,9 @@
 pub mod adapter;
 pub mod allocate;
 pub mod env;
+#[cfg(feature = "regalloc2-patched")]
+pub mod patched;
+pub mod run;
 pub mod to_mir;
 
 pub use allocate::{check_regalloc2, Regalloc2Report};
