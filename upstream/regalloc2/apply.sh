@@ -18,10 +18,13 @@ apply_to() {
     local dest="$1"
     rm -rf "$dest"
     mkdir -p "$dest"
+    dest="$(cd "$dest" && pwd)"
     cp -a "$pristine/." "$dest/"
     local p
     for p in "$here"/patches/*.patch; do
-        patch --batch --silent --no-backup-if-mismatch -p1 -d "$dest" -i "$p" || {
+        # The ceiling keeps git from finding an enclosing repository, in
+        # which `git apply` would take the paths as relative to its top.
+        (cd "$dest" && GIT_CEILING_DIRECTORIES="$(dirname "$dest")" git apply "$p") || {
             echo "apply.sh: $p does not apply" >&2
             exit 1
         }
