@@ -46,7 +46,10 @@ pub fn allocate_function(f: &Function, k: usize, flags: Flags) -> Result<(MFunct
     let options = regalloc2::RegallocOptions { validate_ssa: flags.checks(), ..regalloc2::RegallocOptions::default() };
     let output = passes.run(
         "allocate",
-        || crate::regalloc2::run::run(&adapter, k, &options).map_err(|e| fail(k, "allocate", "regalloc2", e)),
+        || {
+            crate::regalloc2::allocator_crate::run(&adapter, k, &options)
+                .map_err(|e| fail(k, "allocate", "regalloc2", e))
+        },
         |_| Ok(()),
     )?;
     let mir = passes.run(
