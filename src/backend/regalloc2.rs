@@ -19,7 +19,6 @@ use crate::pass_manager::flags::Flags;
 use crate::pass_manager::runner::{Observer, PassRunner};
 use crate::regalloc2::adapter::Adapter;
 use crate::regalloc2::allocate::{check_regalloc2, fail, Regalloc2Report};
-use crate::regalloc2::env::machine_env;
 use crate::regalloc2::to_mir::to_mir;
 
 /// regalloc2's passes on one function, for `k` registers, each followed by
@@ -63,7 +62,10 @@ pub fn allocate_function_in(
     let options = regalloc2::RegallocOptions { validate_ssa: flags.checks(), ..regalloc2::RegallocOptions::default() };
     let output = passes.run(
         "allocate",
-        || regalloc2::run(&adapter, &machine_env(k), &options).map_err(|e| fail(k, "allocate", "regalloc2", e)),
+        || {
+            crate::regalloc2::allocator_crate::run(&adapter, k, &options)
+                .map_err(|e| fail(k, "allocate", "regalloc2", e))
+        },
         |_| Ok(()),
     )?;
     let mir = passes.run(

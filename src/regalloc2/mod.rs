@@ -5,15 +5,22 @@
 //! machine environment of exactly the first K registers and no scratch
 //! register (`env.rs`); regalloc2's output becomes ssaref's allocated
 //! machine IR (`to_mir.rs`), which regalloc2's own checker and ssaref's
-//! allocation checker both check (`allocate.rs`, the entry point).
+//! allocation checker both check (`allocate.rs`, the entry point). The
+//! allocation itself is the stock crate's, or with the feature
+//! `regalloc2-patched` the patched copy of `upstream/regalloc2/patched`
+//! (`allocator_crate.rs`, `patched.rs`).
 //!
 //! May import: the data types, `analysis` and `checkers`, and the
-//! `regalloc2` crate. Never `ssa_ra` or `out_of_ssa`: the routes are siblings,
-//! and what they share (critical-edge splitting) lives in `analysis`.
+//! `regalloc2` crate (and `regalloc2_patched`, with the feature). Never
+//! `ssa_ra` or `out_of_ssa`: the routes are siblings, and what they share
+//! (critical-edge splitting) lives in `analysis`.
 
 pub mod adapter;
 pub mod allocate;
+pub mod allocator_crate;
 pub mod env;
+#[cfg(feature = "regalloc2-patched")]
+pub mod patched;
 pub mod to_mir;
 
 pub use allocate::{check_regalloc2, Regalloc2Report};

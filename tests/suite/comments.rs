@@ -66,8 +66,6 @@ struct Elsewhere {
 
 const ELSEWHERE: &[Elsewhere] = &[
     Elsewhere { name: "moves.rs", near: "regalloc2", why: "regalloc2's parallel-move resolver" },
-    Elsewhere { name: "ion/moves.rs", near: "regalloc2", why: "regalloc2's move insertion" },
-    Elsewhere { name: "src/checker.rs", near: "regalloc2", why: "regalloc2's allocation checker" },
     Elsewhere { name: "frontend/src/ssa.rs", near: "Cranelift", why: "Cranelift's SSA builder" },
     Elsewhere { name: "REPORT.md", near: "report", why: "the report `ssaref reproduce` writes" },
     Elsewhere { name: "good.src", near: "ssaref run", why: "a user's program in an example command" },

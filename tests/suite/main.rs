@@ -71,6 +71,7 @@ mod spill_during_coloring;
 mod ssa_text;
 mod stages;
 mod targets;
+mod upstream_regalloc2;
 mod verifier;
 mod verifier_contract;
 mod virtualization;
