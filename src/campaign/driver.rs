@@ -480,7 +480,10 @@ fn run_program(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), i: u64, su
         }
     }
     if let (Some(signature), Some(case)) = (failure_signature(&verdict), &written) {
-        let case = case.as_ref().map(PathBuf::clone).map_err(|e| e.to_string());
+        let case = match case {
+            Ok(path) => Ok(path.clone()),
+            Err(e) => Err(e.to_string()),
+        };
         sum.failing.push(FailingProgram { seed, signature, case });
     }
     if let Some(stage) = failed {

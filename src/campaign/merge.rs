@@ -89,11 +89,7 @@ pub fn merge(summaries: &[ShardSummary]) -> Result<Merged, String> {
 /// Whether `s` is a shard of the campaign of `first`.
 fn check_consistent(first: &ShardSummary, s: &ShardSummary) -> Result<(), String> {
     let differ = |what: String| {
-        Err(format!(
-            "{} and {} are not shards of one campaign: {what}",
-            first.path.display(),
-            s.path.display()
-        ))
+        Err(format!("{} and {} are not shards of one campaign: {what}", first.path.display(), s.path.display()))
     };
     if s.seed != first.seed {
         return differ(format!("seed {} and seed {} (every shard takes the same --seed)", first.seed, s.seed));
@@ -195,12 +191,8 @@ impl Merged {
     /// configurations, the reach table and the failures by signature.
     pub fn render(&self) -> String {
         let t = &self.totals;
-        let mut s = format!(
-            "{} shard(s) of {} of the campaign of seed {}:\n",
-            self.shards.len(),
-            self.shard_count,
-            self.seed
-        );
+        let mut s =
+            format!("{} shard(s) of {} of the campaign of seed {}:\n", self.shards.len(), self.shard_count, self.seed);
         for (i, r) in &self.shards {
             s += &format!(
                 "  shard {i}/{}: {} programs in {:.1}s on {} job(s){} ({})\n",
@@ -226,7 +218,10 @@ impl Merged {
                 self.seed
             );
         } else {
-            s += &format!("the programs include the unsharded campaign's first {prefix} (and {} more)\n", t.programs - prefix);
+            s += &format!(
+                "the programs include the unsharded campaign's first {prefix} (and {} more)\n",
+                t.programs - prefix
+            );
         }
         s += &format!(
             "{} programs, longest shard {:.1}s, {:.0} job-seconds: {:.1} programs/s per job, {} stage outcomes compared ({:.0} per program); {} inconclusive (source out of fuel); {} failure(s)\n",
@@ -239,7 +234,10 @@ impl Merged {
             t.inconclusive,
             self.failure_count()
         );
-        s += &format!("{} inconclusive (a limit of the harness: a later stage's fuel or the trace capacity)\n", t.limited);
+        s += &format!(
+            "{} inconclusive (a limit of the harness: a later stage's fuel or the trace capacity)\n",
+            t.limited
+        );
         s += &format!("{} of the programs were IR-level\n", t.ir_programs);
         let thread = (t.generation_s + t.checking_s).max(1e-9);
         s += &format!(
@@ -306,7 +304,10 @@ impl Merged {
             if prefix == m.totals.programs {
                 format!("the first {prefix} programs")
             } else {
-                format!("{} programs, not a prefix of the unsharded campaign (the first {prefix} and more)", m.totals.programs)
+                format!(
+                    "{} programs, not a prefix of the unsharded campaign (the first {prefix} and more)",
+                    m.totals.programs
+                )
             }
         };
         differ("programs", seeds(self), seeds(other));

@@ -49,10 +49,8 @@ fn the_union_of_three_shards_is_the_unsharded_campaign() {
     assert_eq!(sharded.differences(&whole), Vec::<String>::new());
     // The same programs by seed: each shard's seeds, together, are the
     // unsharded campaign's.
-    let mut seeds: Vec<u64> = shards
-        .iter()
-        .flat_map(|s| (0..s.totals.programs).map(|j| s.shard.seed(s.seed, j)))
-        .collect();
+    let mut seeds: Vec<u64> =
+        shards.iter().flat_map(|s| (0..s.totals.programs).map(|j| s.shard.seed(s.seed, j))).collect();
     seeds.sort_unstable();
     assert_eq!(seeds, (seed..seed + 3 * per_shard).collect::<Vec<_>>());
     assert_eq!(sharded.covered_prefix(), 3 * per_shard);
@@ -68,7 +66,11 @@ fn the_union_of_three_shards_is_the_unsharded_campaign() {
     // apart from the whole campaign.
     let partial = merged(&shards[..2]);
     assert_eq!(partial.missing(), [2]);
-    assert!(partial.differences(&whole).iter().any(|d| d.starts_with("programs:")), "{:?}", partial.differences(&whole));
+    assert!(
+        partial.differences(&whole).iter().any(|d| d.starts_with("programs:")),
+        "{:?}",
+        partial.differences(&whole)
+    );
     let short = run_and_read(&config(&dir.join("short"), seed, per_shard - 1, Shard::new(2, 3).expect("exists")));
     let uneven = merged(&[shards[0].clone(), shards[1].clone(), short]);
     assert!(!uneven.differences(&whole).is_empty());
