@@ -23,7 +23,7 @@
 //! compiles it as a test and runs the `#[test]`s at the end (the campaign
 //! finds the bug, the case is on disk, `reduce_with` shrinks it), while
 //! `cargo run --release --example naive_allocator -- [--planted-bug]
-//! [--count N] [--seed S] [--out DIR]` runs the campaign by hand, reduces
+//! [--count N] [--seed S] [--shard I/N] [--out DIR]` runs the campaign by hand, reduces
 //! the first failing case, and exits with 1 when a case failed. No code is
 //! shared through `#[path]` or a copy, and the test uses the allocator
 //! exactly as a user's crate would.
@@ -200,16 +200,21 @@ impl Backend for Naive {
 /// A campaign over `count` generated programs from `seed` on the naive
 /// allocator alone, failing cases written to `out`.
 pub fn campaign(planted_bug: bool, count: u64, seed: u64, out: &std::path::Path) -> CampaignSummary {
+    let config = campaign_config(planted_bug, count, seed, out);
+    run_campaign(&config, &ssaref_interp::Interp, &std::sync::atomic::AtomicBool::new(false))
+}
+
+/// The configuration of [`campaign`].
+pub fn campaign_config(planted_bug: bool, count: u64, seed: u64, out: &std::path::Path) -> CampaignConfig {
     // Only the naive allocator (no route), with K = 2 and 4 on every
     // program; the construction variant still rotates.
-    let config = CampaignConfig::new(out)
+    CampaignConfig::new(out)
         .with_max_programs(count)
         .with_seed(seed)
         .with_regs(vec![2, 4])
         .with_fuel(ssaref_interp::DEFAULT_FUEL)
         .with_routes(false, Vec::new(), false)
-        .with_backends(vec![Arc::new(Naive { planted_bug })]);
-    run_campaign(&config, &ssaref_interp::Interp, &std::sync::atomic::AtomicBool::new(false))
+        .with_backends(vec![Arc::new(Naive { planted_bug })])
 }
 
 /// Reduces a case written by [`campaign`] against the naive allocator alone.
@@ -237,8 +242,17 @@ fn main() -> std::process::ExitCode {
     let count: u64 = value("--count", "300").parse().expect("--count N");
     let seed: u64 = value("--seed", "1").parse().expect("--seed S");
     let out = std::path::PathBuf::from(value("--out", "naive-cases"));
-    let summary = campaign(planted_bug, count, seed, &out);
+    // `--shard I/N` runs one shard, as `ssaref fuzz` does, and the summary
+    // file lets `ssaref fuzz-merge` add the shards up (.ci/slurm plants
+    // the bug in a Slurm array job this way).
+    let shard: ssaref::campaign::shard::Shard = value("--shard", "0/1").parse().expect("--shard I/N");
+    let config = campaign_config(planted_bug, count, seed, &out).with_shard(shard);
+    let summary = run_campaign(&config, &ssaref_interp::Interp, &std::sync::atomic::AtomicBool::new(false));
     print!("{}", summary.render(1));
+    match ssaref::campaign::summary_file::write(&config, 1, &summary) {
+        Ok(path) => println!("summary for fuzz-merge: {}", path.display()),
+        Err(e) => println!("{}: cannot write the summary: {e}", out.display()),
+    }
     let Some(first) = summary.failures.first() else { return std::process::ExitCode::SUCCESS };
     match reduce_case(first, planted_bug) {
         Ok(red) => {

@@ -210,6 +210,46 @@ pub struct CampaignSummary {
     /// The programs that reached each out-of-SSA configuration's own paths
     /// (`reach_table.rs`).
     pub reach: crate::campaign::reach_table::ReachTable,
+    /// The programs whose verdict was not agreement, by seed, with the
+    /// verdict's kind (the machine-readable summary lists them).
+    pub unsettled: BTreeMap<u64, Unsettled>,
+    /// Each failing program: its seed, its signature and its case file.
+    pub failing: Vec<FailingProgram>,
+}
+
+/// The kind of a verdict other than agreement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Unsettled {
+    /// The source ran out of fuel or call depth (`Verdict::Inconclusive`).
+    Inconclusive,
+    /// A limit of the harness stopped a later stage (`Verdict::Limit`).
+    Limit,
+    /// A divergence, a checker's rejection, an oracle error or a panic.
+    Failure,
+}
+
+impl Unsettled {
+    /// Every kind, in the order of their names.
+    pub const ALL: [Unsettled; 3] = [Unsettled::Inconclusive, Unsettled::Limit, Unsettled::Failure];
+
+    /// The kind's name in the machine-readable summary.
+    pub fn name(self) -> &'static str {
+        match self {
+            Unsettled::Inconclusive => "inconclusive",
+            Unsettled::Limit => "limit",
+            Unsettled::Failure => "failure",
+        }
+    }
+}
+
+/// A failing program of a campaign.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailingProgram {
+    pub seed: u64,
+    /// What failed, as [`failure_signature`] gives it.
+    pub signature: (String, String),
+    /// The case file as written, or why it could not be written.
+    pub case: Result<PathBuf, String>,
 }
 
 impl CampaignSummary {
@@ -285,6 +325,24 @@ pub fn failing_stage(verdict: &Verdict) -> Option<String> {
         Verdict::CheckFailed(e) => Some(format!("check {} ({})", e.pass, e.check)),
         Verdict::SourceError(_) => Some("source".into()),
         Verdict::Panic(_) => Some("panic".into()),
+    }
+}
+
+/// The signature of a failing verdict, by which `fuzz-merge` groups
+/// failures: the failing stage (up to `[`, as in the histogram) and the
+/// check that failed there.
+pub fn failure_signature(verdict: &Verdict) -> Option<(String, String)> {
+    match verdict {
+        Verdict::Agree { .. } | Verdict::Inconclusive | Verdict::Limit { .. } => None,
+        Verdict::Diverge { stage, got, .. } => {
+            let what = if got.is_ok() { "outcome differs" } else { "stage did not run to an outcome" };
+            Some((stage.split('[').next().unwrap_or(stage).to_string(), what.to_string()))
+        }
+        Verdict::CheckFailed(e) => {
+            Some((format!("check {}", e.pass.split('[').next().unwrap_or(&e.pass)), e.check.to_string()))
+        }
+        Verdict::SourceError(_) => Some(("source".into(), "the oracle could not run it".into())),
+        Verdict::Panic(m) => Some(("panic".into(), m.lines().next().unwrap_or("").chars().take(120).collect())),
     }
 }
 
@@ -408,10 +466,25 @@ fn run_program(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), i: u64, su
     sum.coverage.add(&program);
     sum.reach.add(&program.out_of_ssa, &hits);
     match &verdict {
-        Verdict::Inconclusive => sum.inconclusive += 1,
-        Verdict::Limit { .. } => sum.limited += 1,
+        Verdict::Inconclusive => {
+            sum.inconclusive += 1;
+            sum.unsettled.insert(seed, Unsettled::Inconclusive);
+        }
+        Verdict::Limit { .. } => {
+            sum.limited += 1;
+            sum.unsettled.insert(seed, Unsettled::Limit);
+        }
         Verdict::Agree { stages, .. } => sum.stages += stages.len() as u64,
-        _ => {}
+        _ => {
+            sum.unsettled.insert(seed, Unsettled::Failure);
+        }
+    }
+    if let (Some(signature), Some(case)) = (failure_signature(&verdict), &written) {
+        let case = match case {
+            Ok(path) => Ok(path.clone()),
+            Err(e) => Err(e.to_string()),
+        };
+        sum.failing.push(FailingProgram { seed, signature, case });
     }
     if let Some(stage) = failed {
         *sum.histogram.entry(stage.clone()).or_default() += 1;

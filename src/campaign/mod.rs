@@ -8,6 +8,8 @@
 //! | `rotation.rs` | which configuration each program runs, a function of its seed |
 //! | `reach_table.rs` | the share of programs that reach each out-of-SSA configuration's own code paths |
 //! | `shard.rs` | splitting one campaign over several machines |
+//! | `summary_file.rs` | the machine-readable summary a campaign writes beside its cases |
+//! | `merge.rs` | one report from the summaries of many shards (`ssaref fuzz-merge`) |
 //! | `failure_case.rs` | the case file a failing program leaves |
 //! | `fuzz_targets.rs` | the library side of the targets in `fuzz/` |
 //! | `target_campaign.rs` | campaigns on production compilers (`targets/`): `ssaref fuzz --target` |
@@ -17,8 +19,10 @@
 pub mod driver;
 pub mod failure_case;
 pub mod fuzz_targets;
+pub mod merge;
 pub mod reach_table;
 pub mod rotation;
 pub mod shard;
 pub mod ssa_share;
+pub mod summary_file;
 pub mod target_campaign;

@@ -68,6 +68,26 @@ impl ReachTable {
         }
     }
 
+    /// Each row: the variant, the class test, the programs that ran them,
+    /// and of those the programs that reached each path (indexed like
+    /// `Path::ALL`).
+    pub fn rows(&self) -> impl Iterator<Item = (CoalescingVariant, ClassTest, u64, &[u64; COUNT])> + '_ {
+        self.rows.iter().map(|(&(vi, ti), (n, reached))| (CoalescingVariant::ALL[vi], ClassTest::ALL[ti], *n, reached))
+    }
+
+    /// Adds `programs` programs that ran variant `v` with class test `t`,
+    /// of which `reached[p]` reached path `p`: what [`Self::rows`] gives,
+    /// so that the tables of several campaigns add up (`fuzz-merge`).
+    pub fn add_row(&mut self, v: CoalescingVariant, t: ClassTest, programs: u64, reached: &[u64; COUNT]) {
+        let vi = CoalescingVariant::ALL.iter().position(|&x| x == v).unwrap_or(0);
+        let ti = ClassTest::ALL.iter().position(|&x| x == t).unwrap_or(0);
+        let row = self.rows.entry((vi, ti)).or_default();
+        row.0 += programs;
+        for (n, &r) in row.1.iter_mut().zip(reached) {
+            *n += r;
+        }
+    }
+
     /// The share (0 to 1) of the programs of the row that reached every
     /// one of its distinctive paths at least once, the least of them:
     /// `None` for a configuration no program ran.

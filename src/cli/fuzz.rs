@@ -4,7 +4,7 @@
 
 use crate::args::{parse_coalescing, Routes};
 use crate::common::Failure;
-use crate::stdio::{noteln, say};
+use crate::stdio::{noteln, say, sayln};
 use clap::Args;
 use ssaref::campaign::shard::Shard;
 use std::process::ExitCode;
@@ -146,7 +146,13 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
     }
     let summary = ssaref::campaign::driver::run_campaign(&config, &interp::Interp, &stop);
     say!("{}", summary.render(jobs));
-    Ok(if !summary.unwritten.is_empty() {
+    // The machine-readable summary that `fuzz-merge` reads.
+    let written = ssaref::campaign::summary_file::write(&config, jobs, &summary);
+    match &written {
+        Ok(path) => sayln!("summary for fuzz-merge: {}", path.display()),
+        Err(e) => noteln!("{}: cannot write the campaign's summary: {e}", a.out),
+    }
+    Ok(if !summary.unwritten.is_empty() || written.is_err() {
         ExitCode::from(crate::common::EXIT_OUTPUT)
     } else if summary.failure_count() > 0 {
         ExitCode::from(crate::common::EXIT_INTERNAL)

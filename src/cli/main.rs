@@ -5,7 +5,7 @@
 //! global allocator. Each command has one file with its arguments and its
 //! function:
 //! - `run.rs`: `run`; `emit.rs`: `emit`; `check.rs`: `check`;
-//! - `fuzz.rs`: `fuzz`; `repro.rs`: `repro`; `reduce.rs`: `reduce`;
+//! - `fuzz.rs`: `fuzz`; `fuzz_merge.rs`: `fuzz-merge`; `repro.rs`: `repro`; `reduce.rs`: `reduce`;
 //! - `stats.rs`: `stats`; `gen.rs`: `gen`;
 //! - `bench.rs`: `bench-emulator` and `bench-out-of-ssa`;
 //!   `bench_construction.rs`: `bench-construction`; `bench_shapes.rs`: `bench-shapes`;
@@ -47,6 +47,7 @@ mod common;
 mod counting_alloc;
 mod emit;
 mod fuzz;
+mod fuzz_merge;
 mod gen;
 mod max_memory;
 mod reduce;
@@ -65,6 +66,7 @@ use check::{cmd_check, CheckArgs};
 use clap::{Parser, Subcommand};
 use emit::{cmd_emit, EmitArgs};
 use fuzz::{cmd_fuzz, FuzzArgs};
+use fuzz_merge::{cmd_fuzz_merge, FuzzMergeArgs};
 use gen::{cmd_gen, GenArgs};
 use reduce::{cmd_reduce, ReduceArgs};
 use repro::{cmd_repro, ReproArgs};
@@ -91,6 +93,9 @@ enum Command {
     Check(CheckArgs),
     /// A differential fuzzing campaign: generated programs through every stage.
     Fuzz(FuzzArgs),
+    /// One report from the shards of a campaign: reads the summaries that
+    /// `fuzz` writes into each `--out` and adds them up.
+    FuzzMerge(FuzzMergeArgs),
     /// Replays a saved case: every stage's outcome, the IR after each pass, the allocated code.
     Repro(ReproArgs),
     /// Shrinks a failing case while it fails the same way (same stage, K
@@ -152,6 +157,7 @@ fn main() -> ExitCode {
         Command::Stats(a) => cmd_stats(a),
         Command::BenchOutOfSsa(a) => cmd_bench_out_of_ssa(a),
         Command::Fuzz(a) => cmd_fuzz(a),
+        Command::FuzzMerge(a) => cmd_fuzz_merge(a),
         Command::Repro(a) => cmd_repro(a),
         Command::Reduce(a) => cmd_reduce(a),
         Command::Gen(a) => cmd_gen(a),

@@ -39,6 +39,7 @@ mod external;
 mod filetests;
 mod fold;
 mod function_length;
+mod fuzz_merge;
 mod fuzz_smoke;
 mod generator;
 mod golden_counts;
