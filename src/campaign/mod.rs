@@ -10,10 +10,12 @@
 //! | `shard.rs` | splitting one campaign over several machines |
 //! | `failure_case.rs` | the case file a failing program leaves |
 //! | `fuzz_targets.rs` | the library side of the targets in `fuzz/` |
+//! | `command_line_input.rs` | the input of the target `command_line`: an argument vector and a case file |
 //! | `target_campaign.rs` | campaigns on production compilers (`targets/`): `ssaref fuzz --target` |
 //!
 //! May import: `generate`, `targets`, `reduce` and everything below them.
 
+pub mod command_line_input;
 pub mod driver;
 pub mod failure_case;
 pub mod fuzz_targets;
