@@ -702,8 +702,9 @@ fn allocated_stages(
 /// reference: the stage ran out of its fuel (later stages count steps
 /// differently, so a correct stage may need more than the source) with a
 /// trace that is a prefix of the reference's, or the x86 trace filled up
-/// with the first words of a reference trace at least that long. A stage
-/// whose trace already differs diverges, whatever stopped it.
+/// with the first words of a reference trace at least that long, or the
+/// operating system refused the emulator its address space (nothing ran).
+/// A stage whose trace already differs diverges, whatever stopped it.
 fn judge_stage(
     stage: String,
     expected: &Outcome,
@@ -725,6 +726,7 @@ fn judge_stage(
         {
             Some(format!("the trace capacity of the emulator ({} words) with a trace that agrees so far", trace.len()))
         }
+        Err(StageError::Emulator(e @ EmuError::NoAddressSpace { .. })) => Some(e.to_string()),
         _ => None,
     };
     Some(match limit {

@@ -12,10 +12,12 @@
 //! | `merge.rs` | one report from the summaries of many shards (`ssaref fuzz-merge`) |
 //! | `failure_case.rs` | the case file a failing program leaves |
 //! | `fuzz_targets.rs` | the library side of the targets in `fuzz/` |
+//! | `command_line_input.rs` | the input of the target `command_line`: an argument vector and a case file |
 //! | `target_campaign.rs` | campaigns on production compilers (`targets/`): `ssaref fuzz --target` |
 //!
 //! May import: `generate`, `targets`, `reduce` and everything below them.
 
+pub mod command_line_input;
 pub mod driver;
 pub mod failure_case;
 pub mod fuzz_targets;

@@ -217,7 +217,9 @@ impl ProgramConfig {
     /// Reads [`ProgramConfig::render`]'s text back, with register counts
     /// `regs`. The words of older case files are read too: `ra=SWITCHES`
     /// for ssa-ra, `boissinot[CONFIG]` and its short form (`r2` and `=`,
-    /// then `CONFIG`) for out-of-ssa, and `r3` for regalloc2. An error gives
+    /// then `CONFIG`) for out-of-ssa, and `r3` for regalloc2. A back end
+    /// named twice runs once, so the configuration is bounded whatever the
+    /// length of `text` (by the number of distinct option sets). An error gives
     /// the character offset in `text` of the word it is about.
     pub fn parse(text: &str, regs: &[usize]) -> Result<ProgramConfig, (usize, String)> {
         let mut config = ProgramConfig {
@@ -245,14 +247,20 @@ impl ProgramConfig {
                         .ok_or_else(|| bad("a construction variant (`braun=phi+scc+witness`)"))?;
                 }
                 ("ssa-ra", true) | ("ra", false) => {
-                    config.ssa_ra.push(RegallocOptions::from_description(value).ok_or_else(|| {
+                    let o = RegallocOptions::from_description(value).ok_or_else(|| {
                         bad("an ssa-ra option set (`ssa-ra[opt]`, `ssa-ra[plain]`, `ssa-ra[pmc+hoist]`)")
-                    })?)
+                    })?;
+                    if !config.ssa_ra.contains(&o) {
+                        config.ssa_ra.push(o);
+                    }
                 }
                 ("out-of-ssa" | "boissinot", true) | ("r2", false) => {
-                    config.out_of_ssa.push(OutOfSsa::from_description(value).ok_or_else(|| {
+                    let r = OutOfSsa::from_description(value).ok_or_else(|| {
                         bad("an out-of-ssa configuration (`out-of-ssa[sharing,check,linear-scan,graph]`)")
-                    })?)
+                    })?;
+                    if !config.out_of_ssa.contains(&r) {
+                        config.out_of_ssa.push(r);
+                    }
                 }
                 ("regalloc2" | "r3", false) if key == word => config.regalloc2 = true,
                 _ => return Err(bad("`braun=`, `ssa-ra[…]`, `out-of-ssa[…]` or `regalloc2`")),

@@ -307,7 +307,9 @@ fn run_block(
     }
 }
 
-/// Writes a failing case, then reduces and exports it unless `over`.
+/// Writes a failing case, then reduces and exports it unless `over`; a
+/// reduction that `over` stops midway writes the smallest failing case it
+/// found.
 // The campaign's state is passed as it is, rather than bundled for this
 // one call.
 #[allow(clippy::too_many_arguments)]
@@ -360,9 +362,9 @@ fn handle_failure(
     let reduced_stem = PathBuf::from(format!("{}-reduced", stem.display()));
     let line = format!("{first_line}, reduced");
     let result = match &p.generated {
-        Generated::Source(tc) => reduce_for_target(tc, target, options, oracle, config.fuel, config.reduce_tests)
+        Generated::Source(tc) => reduce_for_target(tc, target, options, oracle, config.fuel, config.reduce_tests, over)
             .map(|r| (Generated::Source(r.case), r.expected, r.verdict)),
-        Generated::Ir(c) => reduce_for_target(c, target, options, oracle, config.fuel, config.reduce_tests)
+        Generated::Ir(c) => reduce_for_target(c, target, options, oracle, config.fuel, config.reduce_tests, over)
             .map(|r| (Generated::Ir(r.case), r.expected, r.verdict)),
     };
     match result {

@@ -258,6 +258,19 @@ pub fn reg_count() -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::<usize>::new().range(2..=15)
 }
 
+/// The register counts of a `--regs` list, each once, in their first
+/// order: a list that repeats a K runs it once, so it holds at most the 14
+/// counts of 2..=15 however long the command line.
+pub fn distinct_regs(regs: &[usize]) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::new();
+    for &k in regs {
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    out
+}
+
 /// `--fuel`: 0 to `MAX_FUEL`.
 pub fn fuel() -> clap::builder::RangedU64ValueParser<u64> {
     clap::builder::RangedU64ValueParser::<u64>::new().range(0..=MAX_FUEL)

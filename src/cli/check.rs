@@ -128,7 +128,7 @@ fn with_progress_on_stderr<R>(body: impl FnOnce() -> R) -> R {
 /// `DEFAULT_CASE_REGS`.
 fn regs_of(given: &[usize], header: Option<&[usize]>) -> Vec<usize> {
     if !given.is_empty() {
-        return given.to_vec();
+        return crate::args::distinct_regs(given);
     }
     header.map_or_else(|| DEFAULT_CASE_REGS.to_vec(), <[usize]>::to_vec)
 }

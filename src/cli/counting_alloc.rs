@@ -12,12 +12,16 @@
 //! included, so the process may use somewhat more than the limit.
 //!
 //! The limit is enforced inside `alloc`: an allocation that would take the
-//! bytes in use above it is not made; instead `out_of_memory` writes one
+//! bytes in use above it is not made; instead `out_of_memory` lifts the
+//! limit, removes the production compilers' scratch directories, writes one
 //! line to stderr from a fixed buffer with `libc::write` and ends the
-//! process with `libc::_exit(EXIT_OUT_OF_MEMORY)`. Nothing on that path
-//! allocates (it runs inside the allocator, possibly with its locks held),
-//! takes a lock, unwinds or runs destructors; whatever `print!` still
-//! buffers is lost, which is why the commands build their output first.
+//! process with `libc::_exit(EXIT_OUT_OF_MEMORY)`. Apart from that removal,
+//! which runs before this thread enters mimalloc, nothing on that path
+//! allocates, takes a lock, unwinds or runs destructors; whatever `print!`
+//! still buffers is lost, which is why the commands build their output first.
+//! An allocation that the operating system refuses (`prlimit --as`, a
+//! cgroup) ends the process the same way, with its own line, instead of
+//! Rust's abort: Rust code here never recovers from a failed allocation.
 
 use mimalloc::MiMalloc;
 use std::alloc::{GlobalAlloc, Layout};
@@ -118,10 +122,46 @@ fn format_report(buf: &mut [u8], limit: usize, size: usize, in_use: usize) -> us
     len
 }
 
-/// Reports the refused allocation on stderr and ends the process. Safe to
-/// call from inside the allocator: no allocation, no lock, no unwinding.
+/// The report of an allocation of `size` bytes that the operating system
+/// refused: one line in `buf`, whose length is returned.
+fn format_refusal(buf: &mut [u8], size: usize) -> usize {
+    let mut len = 0;
+    put(buf, &mut len, b"ssaref: the operating system refused an allocation of ");
+    put_number(buf, &mut len, size);
+    put(buf, &mut len, b" bytes (a limit on memory or address space, such as prlimit --as)\n");
+    len
+}
+
+/// Reports the allocation refused by `--max-memory` on stderr and ends
+/// the process, after removing the scratch directories of the production
+/// compilers: the limit is lifted for that (nothing else runs on this
+/// thread any more, and the thread is not inside mimalloc here).
 #[cold]
 fn out_of_memory(limit: usize, size: usize, in_use: usize) -> ! {
+    let mut buf = [0u8; 200];
+    let len = format_report(&mut buf, limit, size, in_use);
+    if !REPORTING.load(Ordering::SeqCst) {
+        LIMIT.store(0, Ordering::SeqCst);
+        ssaref::targets::native::remove_scratch_of_this_process();
+    }
+    report_and_exit(&buf[..len])
+}
+
+/// Reports an allocation of `size` bytes that the underlying allocator
+/// could not make (the operating system refused the memory) and ends the
+/// process with the exit code of `--max-memory`: the same class of
+/// failure, a resource and not the input, instead of Rust's abort.
+#[cold]
+fn refused(size: usize) -> ! {
+    let mut buf = [0u8; 200];
+    let len = format_refusal(&mut buf, size);
+    report_and_exit(&buf[..len])
+}
+
+/// Writes `line` to stderr and ends the process with `EXIT_OUT_OF_MEMORY`.
+/// Safe to call from inside the allocator: no allocation, no lock, no
+/// unwinding.
+fn report_and_exit(line: &[u8]) -> ! {
     if REPORTING.swap(true, Ordering::SeqCst) {
         // Another thread is reporting and will end the process.
         loop {
@@ -129,19 +169,17 @@ fn out_of_memory(limit: usize, size: usize, in_use: usize) -> ! {
             unsafe { libc::pause() };
         }
     }
-    let mut buf = [0u8; 200];
-    let len = format_report(&mut buf, limit, size, in_use);
-    // SAFETY: `buf[..len]` is initialized memory of this frame; fd 2 is
-    // stderr (a failed write is ignored: there is nothing left to do); and
-    // `_exit` ends the process without running any Rust or C cleanup.
+    // SAFETY: `line` is initialized memory; fd 2 is stderr (a failed write
+    // is ignored: there is nothing left to do); and `_exit` ends the
+    // process without running any Rust or C cleanup.
     unsafe {
-        libc::write(2, buf.as_ptr().cast(), len);
+        libc::write(2, line.as_ptr().cast(), line.len());
         libc::_exit(i32::from(EXIT_OUT_OF_MEMORY));
     }
 }
 
 // SAFETY: every call is forwarded to mimalloc unchanged, or, past the
-// limit, never returns; the counters are only statistics.
+// limit or refused, never returns; the counters are only statistics.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let counting = ENABLED.load(Ordering::Relaxed);
@@ -150,8 +188,8 @@ unsafe impl GlobalAlloc for Counting {
         }
         // SAFETY: forwarded with the caller's layout.
         let p = unsafe { MiMalloc.alloc(layout) };
-        if p.is_null() && counting {
-            sub(layout.size());
+        if p.is_null() {
+            refused(layout.size());
         }
         p
     }
@@ -164,8 +202,8 @@ unsafe impl GlobalAlloc for Counting {
         // SAFETY: forwarded with the caller's layout (mimalloc's zeroed
         // allocation, which gets fresh pages without writing them).
         let p = unsafe { MiMalloc.alloc_zeroed(layout) };
-        if p.is_null() && counting {
-            sub(layout.size());
+        if p.is_null() {
+            refused(layout.size());
         }
         p
     }
@@ -186,12 +224,11 @@ unsafe impl GlobalAlloc for Counting {
         }
         // SAFETY: forwarded with the caller's arguments.
         let p = unsafe { MiMalloc.realloc(ptr, layout, new_size) };
-        if counting {
-            match (p.is_null(), new_size > old) {
-                (true, true) => sub(new_size - old),
-                (false, false) => sub(old - new_size),
-                _ => {}
-            }
+        if p.is_null() {
+            refused(new_size);
+        }
+        if counting && new_size < old {
+            sub(old - new_size);
         }
         p
     }
@@ -231,6 +268,17 @@ impl ssaref::evaluation::timing::MemoryProbe for CountingProbe {
 #[cfg(test)]
 mod tests {
     use super::format_report;
+
+    #[test]
+    fn a_refusal_is_one_line_with_its_size() {
+        let mut buf = [0u8; 200];
+        let len = super::format_refusal(&mut buf, 4096);
+        assert_eq!(
+            std::str::from_utf8(&buf[..len]).unwrap(),
+            "ssaref: the operating system refused an allocation of 4096 bytes \
+             (a limit on memory or address space, such as prlimit --as)\n"
+        );
+    }
 
     #[test]
     fn the_report_is_one_line_with_the_limit_in_mib() {

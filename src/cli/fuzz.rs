@@ -142,7 +142,7 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
         config = config.with_max_programs(count);
     }
     if !a.regs.is_empty() {
-        config = config.with_regs(a.regs.clone());
+        config = config.with_regs(crate::args::distinct_regs(&a.regs));
     }
     let summary = ssaref::campaign::driver::run_campaign(&config, &interp::Interp, &stop);
     say!("{}", summary.render(jobs));
@@ -180,6 +180,7 @@ fn fuzz_targets(
     let handler_stop = std::sync::Arc::clone(&stop);
     let _ = ctrlc::set_handler(move || {
         if handler_stop.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            ssaref::targets::native::remove_scratch_of_this_process();
             std::process::exit(130);
         }
     });

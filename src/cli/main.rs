@@ -21,7 +21,7 @@
 //! - `ssa_input.rs`: reading a `.ssa` program (for `run` and `check`);
 //! - `stdio.rs`: writing to stdout (a failure is exit code 6) and to
 //!   stderr (a failure is ignored) without panicking;
-//! - `max_memory.rs`: `--max-memory` of `run`, `check` and `emit`;
+//! - `max_memory.rs`: `--max-memory` of `run`, `check`, `emit`, `repro` and `reduce`;
 //! - `counting_alloc.rs`: mimalloc, counting the bytes in use for the
 //!   benchmarks and enforcing `--max-memory`.
 //!
@@ -34,7 +34,7 @@
 //! Architecture invariant: the command line may import everything of the
 //! library; nothing imports the command line. Within it, imports go one
 //! way: `main.rs` → the command files → `ssa_input.rs` → `common.rs` →
-//! `stdio.rs`, `options.rs`; `run.rs`, `check.rs` and `emit.rs` → `max_memory.rs`;
+//! `stdio.rs`, `options.rs`; `run.rs`, `check.rs`, `emit.rs`, `repro.rs` and `reduce.rs` → `max_memory.rs`;
 //! `bench.rs`, `bench_construction.rs`, `reproduce.rs`, `max_memory.rs` and `main.rs` →
 //! `counting_alloc.rs`; no file imports `main.rs`.
 
@@ -143,7 +143,56 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = match Cli::try_parse() {
+    on_command_stack(std::env::args_os().collect())
+}
+
+/// The stack of the thread that runs a command: it holds [`ssaref::ast::MAX_NESTING`]
+/// levels of every recursive walk over a program's statements (the tree's
+/// derived `Clone` and `PartialEq` in the reducer, the exports of `--target`).
+/// It is address space, resident only as far as a walk goes.
+const COMMAND_STACK_BYTES: usize = 256 << 20;
+
+/// Runs the command line `args` on a thread with a stack of
+/// [`COMMAND_STACK_BYTES`], or on this thread when no such thread can be
+/// made (an operating-system limit on address space).
+fn on_command_stack(args: Vec<std::ffi::OsString>) -> ExitCode {
+    std::thread::scope(|s| {
+        let thread = std::thread::Builder::new().name("ssaref".into()).stack_size(COMMAND_STACK_BYTES);
+        let on_thread = args.clone();
+        let standard = || -> (Box<dyn std::io::Write>, Box<dyn std::io::Write>) {
+            (Box::new(std::io::stdout()), Box::new(std::io::stderr()))
+        };
+        let command = move || {
+            let (out, err) = standard();
+            run_in_process(on_thread, out, err)
+        };
+        match thread.spawn_scoped(s, command) {
+            Ok(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => {
+                let (out, err) = standard();
+                run_in_process(args, out, err)
+            }
+        }
+    })
+}
+
+/// Runs the command line `args` (the program's name first) on this
+/// thread, with what it prints going to `out` and `err` instead of stdout
+/// and stderr, and returns its exit code: `main`, and the fuzz target
+/// `command_line` (`fuzz/fuzz_targets/command_line.rs`), which includes
+/// this file.
+pub fn run_in_process(
+    args: Vec<std::ffi::OsString>,
+    out: Box<dyn std::io::Write>,
+    err: Box<dyn std::io::Write>,
+) -> ExitCode {
+    stdio::with_sinks(out, err, || dispatch(args))
+}
+
+/// Parses the command line `args` (the program's name first) and runs its
+/// command.
+fn dispatch(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => return command_line_error(&e),
     };

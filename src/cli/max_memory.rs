@@ -1,7 +1,7 @@
-//! `--max-memory`, the memory bound of `run`, `check` and `emit`: its
-//! argument, the parser of sizes such as `512M`, and `apply`, which hands
-//! the limit to the counting allocator (`counting_alloc.rs` enforces it and
-//! says what it counts).
+//! `--max-memory`, the memory bound of `run`, `check`, `emit`, `repro` and
+//! `reduce`: its argument, the parser of sizes such as `512M`, and `apply`,
+//! which hands the limit to the counting allocator (`counting_alloc.rs`
+//! enforces it and says what it counts).
 //!
 //! The default, 4 GiB, leaves room for a function of a hundred thousand
 //! statements through every stage (`docs/scaling.md` gives the peaks), so

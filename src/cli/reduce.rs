@@ -5,6 +5,7 @@
 //! `reduce/ssa.rs`).
 
 use crate::common::{bad_input, case_config, load_case, probe_out_file, Failure, DEFAULT_CASE_REGS, EXIT_OUTPUT};
+use crate::max_memory::MaxMemoryArgs;
 use crate::ssa_input::{is_ssa, load_ssa};
 use crate::stdio::{say, sayln};
 use clap::Args;
@@ -40,6 +41,8 @@ pub struct ReduceArgs {
     /// With --target: the option set.
     #[arg(long)]
     options: Vec<String>,
+    #[command(flatten)]
+    memory: MaxMemoryArgs,
 }
 
 /// `DIR/NAME.reduced.src` for `DIR/NAME.src` (or `DIR/NAME.reduced.src`
@@ -54,6 +57,7 @@ fn reduced_path(case: &str) -> String {
 
 pub fn cmd_reduce(a: ReduceArgs) -> Result<ExitCode, Failure> {
     use ssaref::reduce::source::{reduce_with, ReduceConfig};
+    a.memory.apply();
     let list = match a.target.clone() {
         Some(list) => Some(list),
         None => crate::target_cmd::recorded_target(&a.case)?,

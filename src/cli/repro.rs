@@ -12,6 +12,7 @@
 
 use crate::args::Routes;
 use crate::common::{case_config, load_case, Failure, DEFAULT_CASE_REGS, EXIT_INTERNAL, EXIT_OUT_OF_FUEL};
+use crate::max_memory::MaxMemoryArgs;
 use crate::ssa_input::{is_ssa, load_ssa};
 use crate::stdio::{say, sayln};
 use clap::Args;
@@ -55,6 +56,8 @@ pub struct ReproArgs {
     /// With --target: only these option sets (repeat the flag).
     #[arg(long)]
     options: Vec<String>,
+    #[command(flatten)]
+    memory: MaxMemoryArgs,
 }
 
 /// `repro`'s annotated disassembly of `mir`, under the heading `title`, or
@@ -86,6 +89,7 @@ fn owns(backend: &dyn Backend, failing: &str, k: usize, exact: bool) -> bool {
 }
 
 pub fn cmd_repro(a: ReproArgs) -> Result<ExitCode, Failure> {
+    a.memory.apply();
     let list = match a.target.clone() {
         Some(list) => Some(list),
         None => crate::target_cmd::recorded_target(&a.case)?,
@@ -134,7 +138,11 @@ fn cmd_repro_ssa(a: ReproArgs) -> Result<ExitCode, Failure> {
 /// line, else those of `ssaref fuzz`.
 fn case_regs(given: &[usize], header: Option<Vec<usize>>) -> Result<Vec<usize>, Failure> {
     // Both are in 2..=15: clap checks `--regs`, the case file parser the header.
-    let regs = if !given.is_empty() { given.to_vec() } else { header.unwrap_or_else(|| DEFAULT_CASE_REGS.to_vec()) };
+    let regs = if !given.is_empty() {
+        crate::args::distinct_regs(given)
+    } else {
+        header.unwrap_or_else(|| DEFAULT_CASE_REGS.to_vec())
+    };
     Ok(regs)
 }
 

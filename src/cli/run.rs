@@ -139,7 +139,8 @@ fn run_each(
 
 /// Runs allocated code: the machine IR in the oracle (`--stage alloc`), or
 /// its x86-64 code under Unicorn (`--stage x86`).
-/// A full x86 trace is a limit of the harness: exit code 8, never an
+/// A full x86 trace, or an engine that the operating system refuses its
+/// address space, is a limit of the harness: exit code 9, never an
 /// internal error.
 fn run_allocated(
     file: &str,
@@ -165,6 +166,7 @@ fn run_allocated(
         Err(e @ EmuError::TraceFull { .. }) => {
             Err(crate::common::inconclusive(file, format!("{e}; `--stage alloc` runs without that limit")))
         }
+        Err(e @ EmuError::NoAddressSpace { .. }) => Err(crate::common::inconclusive(file, e)),
         Err(e) => Err(internal(e)),
     }
 }

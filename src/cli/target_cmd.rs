@@ -223,14 +223,30 @@ pub fn reduce_on_target(
         || file.strip_suffix(".src").or_else(|| file.strip_suffix(".ssa")).unwrap_or(file).to_string() + ".reduced",
         |o| o.strip_suffix(".src").or_else(|| o.strip_suffix(".ssa")).unwrap_or(o).to_string(),
     );
+    // Ctrl-C or SIGTERM ends the reduction with the smallest failing case
+    // so far, which is written as at the end; a second one ends the
+    // process (exit code 130) without leaving scratch directories behind.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let handler_stop = std::sync::Arc::clone(&stop);
+    let _ = ctrlc::set_handler(move || {
+        if handler_stop.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            ssaref::targets::native::remove_scratch_of_this_process();
+            std::process::exit(130);
+        }
+    });
+    let stopped = || stop.load(std::sync::atomic::Ordering::SeqCst);
+    let (t, i) = (target.as_ref(), &interp::Interp);
     let result = match &generated {
-        Generated::Source(tc) => reduce_for_target(tc, target.as_ref(), &chosen, &interp::Interp, fuel, max_tests)
+        Generated::Source(tc) => reduce_for_target(tc, t, &chosen, i, fuel, max_tests, &stopped)
             .map(|r| (Generated::Source(r.case), r.expected, r.verdict, r.tests, r.size_before, r.size_after)),
-        Generated::Ir(c) => reduce_for_target(c, target.as_ref(), &chosen, &interp::Interp, fuel, max_tests)
+        Generated::Ir(c) => reduce_for_target(c, t, &chosen, i, fuel, max_tests, &stopped)
             .map(|r| (Generated::Ir(r.case), r.expected, r.verdict, r.tests, r.size_before, r.size_after)),
     }
     .map_err(|e| bad_input(format!("{file}: {e}")))?;
     let (reduced, expected, verdict, tests, before, after) = result;
+    if stopped() {
+        sayln!("interrupted (Ctrl-C or SIGTERM): the smallest failing case so far follows");
+    }
     let stem_path = PathBuf::from(&stem);
     let first = format!("ssaref reduce --target: reduced from {file}");
     let path = write_target_case(&stem_path, &first, &reduced, target.name(), &chosen, &verdict, &expected)

@@ -20,7 +20,8 @@
 //! file; the program is the whole text (the lexer skips comments), so
 //! positions in both count from the first line of the file. A header line
 //! whose comment (after `//` and one optional space) starts with `regs:`,
-//! `config:`, `args:` or `expect:` is a key; each key may appear once, and every
+//! `config:`, `args:` or `expect:` is a key; each key may appear once (a K
+//! of `regs:` or a back end of `config:` listed twice counts once), and every
 //! header line after `expect:` belongs to the expected outcome. Other lines
 //! are description. The test cases of `tests/cases/` are case files too
 //! (description, `args:`, `expect:`).
@@ -171,7 +172,7 @@ impl CaseHeader {
         let mut case = CaseHeader::default();
         let mut args_seen = false;
         let mut outcome = ExpectedOutcome::default();
-        for (i, line) in text.lines().enumerate() {
+        for (i, line) in crate::frontend::lexer::lines(text).enumerate() {
             let Some(at) = line.find("//").filter(|&at| line[..at].trim().is_empty()) else { break };
             let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
             // Column (in characters, 1-based) of byte offset `b` of the line.
@@ -202,7 +203,13 @@ impl CaseHeader {
                     let mut regs = Vec::new();
                     for (b, w) in words.by_ref() {
                         match w.parse::<usize>() {
-                            Ok(k) if (2..=15).contains(&k) => regs.push(k),
+                            // A K given twice counts once, so the list
+                            // holds at most the 14 counts of 2..=15.
+                            Ok(k) if (2..=15).contains(&k) => {
+                                if !regs.contains(&k) {
+                                    regs.push(k)
+                                }
+                            }
                             _ => {
                                 return Err(Diag::new(
                                     pos(b),

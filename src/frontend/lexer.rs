@@ -2,8 +2,9 @@
 //!
 //! Tokens are produced on demand by [`Lexer::next_token`], so lexing a large
 //! program needs no token buffer. A token borrows its text from the source.
-//! Whitespace is space, `\t`, `\r` and `\n`; a comment runs from `//` to the
-//! end of the line. Any other character that starts no token is an error.
+//! Whitespace is space, `\t`, `\r` and `\n`; a line ends at `\n`, `\r\n` or
+//! a `\r` alone ([`lines`] splits text the same way); a comment runs from
+//! `//` to the end of the line. Any other character that starts no token is an error.
 //! Literals are sequences of decimal digits; their range is checked by the
 //! parser, which reports "literal out of range" at the literal.
 
@@ -291,7 +292,8 @@ impl<'a> Lexer<'a> {
         let bytes = self.src.as_bytes();
         while let Some(&b) = bytes.get(self.offset) {
             match b {
-                b'\n' => {
+                // A line ends at `\n`, `\r\n` or a `\r` alone.
+                b'\n' | b'\r' if b == b'\n' || bytes.get(self.offset + 1) != Some(&b'\n') => {
                     self.offset += 1;
                     self.pos.line = self.pos.line.saturating_add(1);
                     self.pos.col = 1;
@@ -305,7 +307,7 @@ impl<'a> Lexer<'a> {
                     // characters, that is the bytes that do not continue a
                     // UTF-8 sequence.
                     while let Some(&c) = bytes.get(self.offset) {
-                        if c == b'\n' {
+                        if c == b'\n' || c == b'\r' {
                             break;
                         }
                         self.offset += 1;
@@ -327,6 +329,22 @@ impl<'a> Lexer<'a> {
             self.pos.col = self.pos.col.saturating_add(1);
         }
     }
+}
+
+/// The lines of `text`, each ended by `\n`, `\r\n` or a `\r` alone (the
+/// line breaks of the lexer's positions), without their ends.
+pub fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = rest.find(['\n', '\r']).unwrap_or(rest.len());
+        let line = &rest[..end];
+        let skip = if rest[end..].starts_with("\r\n") { 2 } else { usize::from(end < rest.len()) };
+        rest = &rest[end + skip..];
+        Some(line)
+    })
 }
 
 /// All tokens of `src`, ending with one [`TokenKind::Eof`].
@@ -370,6 +388,14 @@ mod tests {
                 (TokenKind::Eof, "", 3, 3),
             ]
         );
+    }
+
+    #[test]
+    fn a_lone_carriage_return_ends_a_line() {
+        let tokens = tokenize("// c\rx\r\ny\rz").unwrap();
+        let seen: Vec<(&str, u32, u32)> = tokens.iter().map(|t| (t.text, t.pos.line, t.pos.col)).collect();
+        assert_eq!(seen, [("x", 2, 1), ("y", 3, 1), ("z", 4, 1), ("", 4, 2)]);
+        assert_eq!(lines("a\rb\r\nc\nd\r").collect::<Vec<_>>(), ["a", "b", "c", "d"]);
     }
 
     #[test]

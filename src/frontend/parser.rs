@@ -14,9 +14,10 @@
 //! each error at the offending token: unknown and duplicate labels (labels
 //! are per function), `break`/`continue` outside a loop, literals outside
 //! `0..=i64::MAX`, too deep expressions, a missing `main`, duplicate function
-//! names and duplicate parameter names.
+//! names and duplicate parameter names. It also refuses statements nested
+//! deeper than [`MAX_NESTING`], a bound of the text form only.
 
-use crate::ast::{BinOp, Block, Expr, Function, Program, Stmt, UnOp, MAX_EXPR_DEPTH};
+use crate::ast::{BinOp, Block, Expr, Function, Program, Stmt, UnOp, MAX_EXPR_DEPTH, MAX_NESTING};
 use crate::diag::{Diag, Pos};
 use crate::frontend::lexer::{Lexer, Token, TokenKind};
 use std::collections::{HashMap, HashSet};
@@ -389,6 +390,9 @@ enum Open {
 struct Frame {
     open: Open,
     outer: Vec<Stmt>,
+    /// The levels of the tree this block adds: one, and one more per `if`
+    /// of its `else if` chain.
+    levels: usize,
 }
 
 /// Parses one function body without recursion: `stack` holds the open
@@ -400,6 +404,9 @@ struct BodyParser<'p, 'a> {
     stmts: Vec<Stmt>,
     /// Number of `While` frames on the stack.
     loops: usize,
+    /// How deep the innermost open block is in the tree: the sum of the
+    /// frames' `levels`.
+    depth: usize,
     labels: HashSet<&'a str>,
     /// Every `goto`: its label and the position of the `goto` keyword.
     gotos: Vec<(&'a str, Pos)>,
@@ -407,7 +414,15 @@ struct BodyParser<'p, 'a> {
 
 impl<'p, 'a> BodyParser<'p, 'a> {
     fn new(p: &'p mut Parser<'a>) -> Self {
-        BodyParser { p, stack: Vec::new(), stmts: Vec::new(), loops: 0, labels: HashSet::new(), gotos: Vec::new() }
+        BodyParser {
+            p,
+            stack: Vec::new(),
+            stmts: Vec::new(),
+            loops: 0,
+            depth: 0,
+            labels: HashSet::new(),
+            gotos: Vec::new(),
+        }
     }
 
     /// Parses statements up to the `}` that closes the body (the `{` is
@@ -436,7 +451,7 @@ impl<'p, 'a> BodyParser<'p, 'a> {
             }
             TokenKind::LBrace => {
                 self.p.bump()?;
-                self.open(Open::Block);
+                self.open(Open::Block, tok.pos)?;
                 return Ok(None);
             }
             TokenKind::If => {
@@ -448,7 +463,7 @@ impl<'p, 'a> BodyParser<'p, 'a> {
                 let cond = self.p.condition()?;
                 self.p.expect(TokenKind::LBrace)?;
                 self.loops += 1;
-                self.open(Open::While(cond));
+                self.open(Open::While(cond), tok.pos)?;
                 return Ok(None);
             }
             TokenKind::Var => {
@@ -526,26 +541,37 @@ impl<'p, 'a> BodyParser<'p, 'a> {
     /// `"if" "(" expr ")" "{"`: opens the then-block of an `if` that is the
     /// last of `chain`'s else-blocks.
     fn if_head(&mut self, chain: ElseIfChain) -> PResult<()> {
-        self.p.expect(TokenKind::If)?;
+        let pos = self.p.expect(TokenKind::If)?.pos;
         let cond = self.p.condition()?;
         self.p.expect(TokenKind::LBrace)?;
-        self.open(Open::Then { cond, chain });
-        Ok(())
+        self.open(Open::Then { cond, chain }, pos)
     }
 
-    /// Starts a new innermost block for `open`.
-    fn open(&mut self, open: Open) {
+    /// Starts a new innermost block for `open`, the construct that starts
+    /// at `pos`; an error there when the block would be nested deeper
+    /// than [`MAX_NESTING`].
+    fn open(&mut self, open: Open, pos: Pos) -> PResult<()> {
+        let levels = match &open {
+            Open::Then { chain, .. } | Open::Else { chain, .. } => 1 + chain.len(),
+            Open::Block | Open::While(_) => 1,
+        };
+        if self.depth + levels > MAX_NESTING {
+            return Err(Diag::new(pos, format!("statements nested deeper than {MAX_NESTING} levels")));
+        }
+        self.depth += levels;
         let outer = std::mem::take(&mut self.stmts);
-        self.stack.push(Frame { open, outer });
+        self.stack.push(Frame { open, outer, levels });
+        Ok(())
     }
 
     /// Handles a consumed `}`: finishes the innermost block, or returns the
     /// body when no construct is open.
     fn close(&mut self) -> PResult<Option<Block>> {
         let block = Block::new(std::mem::take(&mut self.stmts));
-        let Some(Frame { open, outer }) = self.stack.pop() else {
+        let Some(Frame { open, outer, levels }) = self.stack.pop() else {
             return Ok(Some(block));
         };
+        self.depth -= levels;
         self.stmts = outer;
         let stmt = match open {
             Open::Block => Stmt::Block(block),
@@ -571,9 +597,8 @@ impl<'p, 'a> BodyParser<'p, 'a> {
         self.p.expect(TokenKind::Else)?;
         match self.p.tok.kind {
             TokenKind::LBrace => {
-                self.p.bump()?;
-                self.open(Open::Else { cond, then, chain });
-                Ok(())
+                let pos = self.p.bump()?.pos;
+                self.open(Open::Else { cond, then, chain }, pos)
             }
             TokenKind::If => {
                 chain.push((cond, then));

@@ -71,6 +71,10 @@ pub enum EmuError {
     /// Unicorn itself fails at the step `what` (opening the engine, mapping
     /// a region, ...).
     Unicorn { what: &'static str, error: unicorn_engine::unicorn_const::uc_error },
+    /// The operating system refused the address space of a new engine's
+    /// translation buffer (a limit such as `prlimit --as`): a limit of the
+    /// harness, like a full trace.
+    NoAddressSpace { bytes: u64 },
     /// Anything else: a fault, an unexpected interrupt, bad parameters.
     Fault(String),
 }
@@ -83,6 +87,11 @@ impl std::fmt::Display for EmuError {
             }
             EmuError::TraceFull { trace } => write!(f, "the trace is full ({} words)", trace.len()),
             EmuError::Unicorn { what, error } => write!(f, "unicorn: {what}: {error:?}"),
+            EmuError::NoAddressSpace { bytes } => write!(
+                f,
+                "the operating system refused the emulator {} MiB of address space for its translations",
+                bytes >> 20
+            ),
             EmuError::Fault(m) => f.write_str(m),
         }
     }
@@ -119,11 +128,49 @@ fn uc_err(what: &'static str, error: unicorn_engine::unicorn_const::uc_error) ->
     EmuError::Unicorn { what, error }
 }
 
+/// The size of each engine's translation buffer, which Unicorn reserves
+/// as address space when the engine starts (its default is 1 GiB). The
+/// code of a program is a few megabytes at most; a buffer that fills up is
+/// flushed and refilled, so the size costs time, never correctness.
+pub const TRANSLATION_BUFFER_BYTES: u32 = 256 << 20;
+
+/// Sets the translation buffer of the engine `uc`, not yet started, to
+/// [`TRANSLATION_BUFFER_BYTES`], and checks that the operating system
+/// grants that much address space. Unicorn ends the process (exit status 1,
+/// "Could not allocate dynamic translator buffer") when the reservation
+/// fails; the check turns that into [`EmuError::NoAddressSpace`] first.
+pub fn prepare_translation_buffer<D>(uc: &mut Unicorn<'_, D>) -> Result<(), EmuError> {
+    use unicorn_engine::unicorn_const::ControlType;
+    let bytes = TRANSLATION_BUFFER_BYTES;
+    let write = ControlType(ControlType::TCG_BUFFER_SIZE.0 | ControlType::IO_WRITE.0);
+    // SAFETY: the handle is the live engine of `uc`; the control takes one
+    // `uint32_t` and only records it for the engine's start.
+    let set = unsafe { unicorn_engine::uc_ctl(uc.get_handle(), write, bytes) };
+    Result::<(), _>::from(set).map_err(|e| uc_err("translation buffer size", e))?;
+    // The probe maps what Unicorn will map (private, readable and
+    // writable, so that it counts against RLIMIT_AS and RLIMIT_DATA alike),
+    // without committing memory, and unmaps it at once.
+    // SAFETY: an anonymous mapping at an address of the kernel's choice,
+    // unmapped below with its own address and length.
+    unsafe {
+        let len = bytes as usize;
+        let prot = libc::PROT_READ | libc::PROT_WRITE;
+        let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE;
+        let probe = libc::mmap(std::ptr::null_mut(), len, prot, flags, -1, 0);
+        if probe == libc::MAP_FAILED {
+            return Err(EmuError::NoAddressSpace { bytes: u64::from(bytes) });
+        }
+        libc::munmap(probe, len);
+    }
+    Ok(())
+}
+
 impl Emulator {
     /// Creates an engine with the fixed regions mapped.
     pub fn new() -> Result<Emulator, EmuError> {
         let mut uc =
             Unicorn::new_with_data(Arch::X86, Mode::MODE_64, HookState::default()).map_err(|e| uc_err("open", e))?;
+        prepare_translation_buffer(&mut uc)?;
         uc.ctl_set_cpu_model(X86CpuModel::HASWELL as i32).map_err(|e| uc_err("cpu model", e))?;
         uc.mem_map(layout::MEM_BASE, MEM_BYTES, Prot::READ | Prot::WRITE).map_err(|e| uc_err("map mem", e))?;
         uc.mem_map(layout::CONTROL_PAGE, PAGE, Prot::READ | Prot::WRITE).map_err(|e| uc_err("map control", e))?;

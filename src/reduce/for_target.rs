@@ -79,6 +79,9 @@ pub struct TargetReduction<T> {
     pub accepted: u64,
     pub size_before: usize,
     pub size_after: usize,
+    /// Whether `stop` ended the reduction before its end: the case is then
+    /// the smallest failing one found so far.
+    pub stopped: bool,
 }
 
 /// Why [`reduce_for_target`] gives no reduced case.
@@ -104,7 +107,10 @@ impl std::fmt::Display for TargetReduceError {
 
 impl std::error::Error for TargetReduceError {}
 
-/// Reduces `case`, which must fail on `target` under `options`.
+/// Reduces `case`, which must fail on `target` under `options`. `stop` is
+/// asked before each batch of candidates (Ctrl-C, a campaign's time up):
+/// once it says so, the reduction ends with the smallest failing case so
+/// far.
 pub fn reduce_for_target<T: ToTargetCase>(
     case: &T,
     target: &dyn Target,
@@ -112,6 +118,7 @@ pub fn reduce_for_target<T: ToTargetCase>(
     oracle: &dyn Oracle,
     fuel: u64,
     max_tests: u64,
+    stop: &dyn Fn() -> bool,
 ) -> Result<TargetReduction<T>, TargetReduceError> {
     let limits = Limits { per_program: std::time::Duration::from_secs(2), ..Limits::for_fuel(fuel) };
     let first = run_against_oracle(target, &[case.target_case()], options, oracle, fuel, &limits);
@@ -125,7 +132,7 @@ pub fn reduce_for_target<T: ToTargetCase>(
     };
     let mut cur = case.clone();
     let mut cur_verdict = verdict;
-    let (mut tests, mut accepted) = (0u64, 0u64);
+    let (mut tests, mut accepted, mut stopped) = (0u64, 0u64, false);
     let size_before = case.size();
     let mut start = 0usize;
     'steps: loop {
@@ -134,6 +141,10 @@ pub fn reduce_for_target<T: ToTargetCase>(
         let mut tried = 0usize;
         while tried < n {
             if tests >= max_tests {
+                break 'steps;
+            }
+            if stop() {
+                stopped = true;
                 break 'steps;
             }
             // The next batch of valid candidates, from `start` on, wrapping.
@@ -168,5 +179,15 @@ pub fn reduce_for_target<T: ToTargetCase>(
         _ => return Err(TargetReduceError::NoLongerFails),
     };
     let size_after = cur.size();
-    Ok(TargetReduction { case: cur, expected, verdict: cur_verdict, kind, tests, accepted, size_before, size_after })
+    Ok(TargetReduction {
+        case: cur,
+        expected,
+        verdict: cur_verdict,
+        kind,
+        tests,
+        accepted,
+        size_before,
+        size_after,
+        stopped,
+    })
 }

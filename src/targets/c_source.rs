@@ -24,6 +24,8 @@
 //! C leaves the order of evaluation of operands unspecified; that is
 //! harmless here, as expressions have no effect but a trap and every trap
 //! is the same `divide-error`.
+//!
+//! The text is indented by nesting, up to `ast_print::MAX_INDENT_LEVELS` levels.
 
 use crate::ast::{self, Expr, Stmt};
 use crate::ir::{BinOp, Function, Op, Terminator, UnOp};
@@ -154,8 +156,12 @@ fn variables(block: &ast::Block, vars: &mut BTreeSet<String>) {
     }
 }
 
+/// The statements of `block`, nested `depth` levels deep, as C.
 fn stmts(block: &ast::Block, depth: usize, out: &mut String) {
-    let pad = "    ".repeat(depth);
+    // Indented as the source text is (`ast_print`), at most
+    // `MAX_INDENT_LEVELS` deep, so the text grows linearly with the
+    // program however deep its nesting.
+    let pad = "    ".repeat(depth.min(crate::frontend::ast_print::MAX_INDENT_LEVELS));
     for s in &block.stmts {
         match s {
             Stmt::Var(x, e) | Stmt::Assign(x, e) => {

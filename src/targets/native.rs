@@ -185,6 +185,25 @@ impl Drop for Scratch {
     }
 }
 
+/// Removes every [`Scratch`] directory of this process: for the exits that
+/// run no destructors (the memory limit of `--max-memory`, a second
+/// Ctrl-C), so that no `$TMPDIR/ssaref-TAG-PID-N` is left behind.
+pub fn remove_scratch_of_this_process() {
+    let pid = std::process::id().to_string();
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let Some(rest) = name.strip_prefix("ssaref-") else { continue };
+        // `TAG-PID-N`: the process is the second field from the end.
+        let mut fields = rest.rsplitn(3, '-');
+        let (n, owner) = (fields.next(), fields.next());
+        if fields.next().is_some() && owner == Some(pid.as_str()) && n.is_some_and(|n| n.parse::<u64>().is_ok()) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// Whether `tool` can be started (`tool --version` runs).
 pub fn tool_version(tool: &str, hint: &str) -> Result<String, TargetError> {
     match Command::new(tool).arg("--version").stdin(Stdio::null()).output() {

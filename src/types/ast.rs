@@ -98,6 +98,15 @@ pub enum Expr {
 /// allows. Expression walks recurse, so this bounds their stack use.
 pub const MAX_EXPR_DEPTH: usize = 256;
 
+/// The deepest nesting of statements the parser accepts: a block, a
+/// `while` body and each branch of an `if` is one level (an `else if`
+/// chain of n `if`s is n levels deep). The parser and the interpreters
+/// do not recurse on statements, but the tree's derived `Clone` and
+/// `PartialEq` (the reducer) and the exports to production compilers do:
+/// the command line runs on a thread whose stack holds this many levels
+/// of each of them.
+pub const MAX_NESTING: usize = 100_000;
+
 /// Number of words of `mem`.
 pub const MEM_WORDS: usize = 4096;
 

@@ -1,5 +1,7 @@
 //! The minor points of the contract: every message of bad input names its
-//! file, a count of 0 makes nothing, and no fuel runs nothing at any stage.
+//! file, a count of 0 makes nothing, no fuel runs nothing at any stage, a
+//! `\r` alone ends a line in positions, and the C export of deep nesting
+//! grows linearly.
 
 use super::{holds, ssaref, write_bytes};
 
@@ -46,4 +48,30 @@ fn reduce_out_is_checked_before_the_work_fifos_included() {
     }
     let run = ssaref(&["reduce", &case, "--target", "gcc", "--out", "/proc/nonexistent/x"]);
     holds(&run, &case, &[6], "reduce --target --out under a missing folder");
+}
+
+#[test]
+fn a_lone_carriage_return_ends_a_line() {
+    let file = write_bytes("minor-cr.src", b"fn main() {\r    var x = 1;\r    x = ;\r    return x;\r}\r");
+    let run = ssaref(&["run", &file]);
+    holds(&run, &file, &[1], "a syntax error on line 3 of a file with CR line ends");
+    assert!(run.stderr.starts_with(&format!("{file}:3:9: ")), "{}", run.stderr);
+    // A header with CR line ends is a header.
+    let case =
+        write_bytes("minor-cr-case.src", b"// args: 4\r// expect:\r// return 4\rfn main(n) {\r    return n;\r}\r");
+    let run = ssaref(&["run", &case]);
+    holds(&run, &case, &[0], "a case file with CR line ends");
+    assert_eq!(run.stdout, "return 4\n");
+}
+
+#[test]
+fn the_c_export_of_deep_nesting_grows_linearly() {
+    let n = 20_000;
+    let text = format!("fn main(x) {{\n{}out 1;{}\n    return 0;\n}}\n", "if (x) { ".repeat(n), "}".repeat(n));
+    let program = ssaref::frontend::parser::parse_program(&text).expect("a program");
+    // The export recurses on the tree, as the command line's big stack allows.
+    let export = || ssaref::targets::c_source::source_function(&program.functions[0], "f");
+    let thread = std::thread::Builder::new().stack_size(256 << 20);
+    let c = std::thread::scope(|s| thread.spawn_scoped(s, export).expect("a thread").join().expect("the export"));
+    assert!(c.len() < n * 1000, "{} bytes of C for {n} nested ifs", c.len());
 }

@@ -39,6 +39,17 @@ struct Run {
 /// Runs `ssaref args` with the limits; stdout goes to `stdout` (a pipe
 /// that is read when `None`, else that file), stderr likewise.
 fn ssaref_to(args: &[&str], stdout: Option<std::fs::File>, stderr: Option<std::fs::File>) -> Run {
+    ssaref_limited(args, stdout, stderr, None)
+}
+
+/// [`ssaref_to`], with the child's address space limited to
+/// `address_space` bytes (`RLIMIT_AS`, as `prlimit --as`) when given.
+fn ssaref_limited(
+    args: &[&str],
+    stdout: Option<std::fs::File>,
+    stderr: Option<std::fs::File>,
+    address_space: Option<u64>,
+) -> Run {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ssaref"));
     cmd.args(args).stdin(Stdio::null());
     cmd.stdout(stdout.map_or_else(Stdio::piped, Stdio::from));
@@ -46,11 +57,15 @@ fn ssaref_to(args: &[&str], stdout: Option<std::fs::File>, stderr: Option<std::f
     // SAFETY: `setrlimit` is async-signal-safe; nothing else runs between
     // fork and exec.
     unsafe {
-        cmd.pre_exec(|| {
+        cmd.pre_exec(move || {
             let data = libc::rlimit { rlim_cur: DATA_LIMIT, rlim_max: DATA_LIMIT };
             let core = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
             libc::setrlimit(libc::RLIMIT_DATA, &data);
             libc::setrlimit(libc::RLIMIT_CORE, &core);
+            if let Some(bytes) = address_space {
+                let space = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
+                libc::setrlimit(libc::RLIMIT_AS, &space);
+            }
             Ok(())
         });
     }
@@ -464,6 +479,9 @@ fn memory_follows_the_program_not_its_value_numbers() {
 }
 
 mod campaigns;
+mod command_line;
 mod limits;
 mod minor;
+mod nesting;
+mod resources;
 mod targets;
