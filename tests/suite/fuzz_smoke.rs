@@ -73,15 +73,28 @@ fn the_construct_fuzz_target_finds_a_planted_divergence() {
 #[test]
 fn the_alloc_checker_fuzz_target_runs_on_random_bytes() {
     use ssaref::campaign::fuzz_targets::MutantVerdict;
+    let rejected = format!("{:?}", MutantVerdict::Rejected);
+    let accepted = format!("{:?}", MutantVerdict::AcceptedAndCorrect);
     let mut counts = std::collections::BTreeMap::new();
-    let runs = for_about_a_second(8, |b| {
-        *counts
-            .entry(format!("{:?}", ssaref::campaign::fuzz_targets::fuzz_alloc_checker(b, &InterpOracle)))
-            .or_insert(0) += 1;
-    });
+    // About a second, and then on until both verdicts have been seen (a
+    // busy machine runs fewer inputs in a second), at most `MAX_INPUTS`.
+    const MAX_INPUTS: usize = 20_000;
+    let mut rng = SmallRng::seed_from_u64(8);
+    let start = Instant::now();
+    let secs = std::env::var("SSAREF_SMOKE_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    let mut runs = 0;
+    while runs < MAX_INPUTS
+        && (start.elapsed() < Duration::from_secs(secs) || !counts.contains_key(&rejected) || !counts.contains_key(&accepted))
+    {
+        let mut bytes = vec![0u8; (rng.next_u32() % 2048) as usize];
+        rng.fill_bytes(&mut bytes);
+        let verdict = ssaref::campaign::fuzz_targets::fuzz_alloc_checker(&bytes, &InterpOracle);
+        *counts.entry(format!("{verdict:?}")).or_insert(0) += 1;
+        runs += 1;
+    }
     eprintln!("alloc_checker: {runs} inputs: {counts:?}");
     // Not vacuous: the checker both accepts and rejects mutants.
-    assert!(counts.get(&format!("{:?}", MutantVerdict::Rejected)).copied().unwrap_or(0) > 0, "{counts:?}");
-    assert!(counts.get(&format!("{:?}", MutantVerdict::AcceptedAndCorrect)).copied().unwrap_or(0) > 0, "{counts:?}");
+    assert!(counts.get(&rejected).copied().unwrap_or(0) > 0, "{counts:?}");
+    assert!(counts.get(&accepted).copied().unwrap_or(0) > 0, "{counts:?}");
     ssaref::campaign::fuzz_targets::fuzz_alloc_checker(&[], &InterpOracle);
 }
