@@ -132,7 +132,7 @@ impl TargetSummary {
             s.push_str("interrupted (Ctrl-C or SIGTERM) before the end of its budget\n");
         }
         s += &format!(
-            "{} programs in {secs:.1}s ({} IR-level), {} skipped (the oracle's run is out of fuel); {} failure(s)\n",
+            "{} programs in {secs:.1}s ({} IR-level), {} skipped (the oracle's run is inconclusive); {} failure(s)\n",
             self.programs,
             self.ir_programs,
             self.skipped,

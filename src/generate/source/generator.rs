@@ -4,6 +4,7 @@
 //! expressions are made in `expr.rs`, the statements and shapes in
 //! `stmt.rs`.
 
+use super::calls::Callee;
 use super::entropy::Entropy;
 use super::source_config::{Feature, GenConfig};
 
@@ -37,6 +38,12 @@ pub(super) struct Generator<'a, E: Entropy> {
     pub(super) traps: bool,
     /// `acc` collects values (when `out` is off).
     pub(super) acc_used: bool,
+    /// The functions this one may call (none without
+    /// [`GenConfig::calls`]).
+    pub(super) callees: Vec<Callee>,
+    /// This function is a helper, with the depth parameter
+    /// (`calls.rs`).
+    pub(super) in_helper: bool,
 }
 
 impl<'a, E: Entropy> Generator<'a, E> {
@@ -69,6 +76,8 @@ impl<'a, E: Entropy> Generator<'a, E> {
             in_shape: 0,
             traps,
             acc_used: false,
+            callees: Vec::new(),
+            in_helper: false,
         }
     }
 
