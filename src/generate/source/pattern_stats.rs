@@ -9,11 +9,11 @@
 //! SSA form, to count traps, runs out of fuel, and disagreements (which must
 //! be 0).
 
+use super::calls::CallFeatures;
 use super::jump_kinds::{JumpKinds, LISTS, POSITIONS, REGIONS};
 use super::patterns::Patterns;
 use super::source_config::GenConfig;
 use crate::construction::braun::{construct_program, BraunOptions};
-use super::calls::CallFeatures;
 use crate::differential::later_stage_fuel;
 use crate::frontend::case_file::TestCase;
 use crate::oracle::Oracle;
