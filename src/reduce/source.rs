@@ -52,7 +52,6 @@ use crate::differential::{differential_full_catching, DiffConfig, Verdict};
 use crate::generate::source::shrink::{Candidates, ShrinkOptions};
 use crate::generate::source::TestCase;
 use crate::oracle::Oracle;
-use crate::outcome::End;
 use std::fmt;
 
 /// A case the reducer can shrink: its verdict, its size, and the smaller
