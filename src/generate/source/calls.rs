@@ -10,6 +10,7 @@
 //! - every helper starts with `if (d < 1) { return e; }`, before any call;
 //! - every call from a helper passes `d - 1` as the callee's depth, and
 //!   every call from `main` a depth from 0 to [`MAX_DEPTH`];
+//!
 //! so every chain of calls is at most `MAX_DEPTH + 1` activations deep and
 //! every run ends without the oracle's depth bound. Its length is bounded
 //! too: a helper's loops have a budget of at most [`HELPER_BUDGET`] trips,
@@ -29,7 +30,7 @@
 
 use super::builders::{bin, lit, var};
 use super::entropy::Entropy;
-use super::generator::Generator;
+use super::generator::{Callee, Generator};
 use super::source_config::GenConfig;
 use crate::ast::{walk_stmts, BinOp, Block, Expr, Function, Program, Stmt};
 use std::collections::{BTreeSet, HashMap};
@@ -54,14 +55,6 @@ pub(super) const CALL_EXPR_WEIGHT: u32 = 5;
 pub(super) const CALL_STMT_WEIGHT: u32 = 4;
 /// Weight of the shape of many values live across a call.
 pub(super) const CALL_PRESSURE_WEIGHT: u32 = 2;
-
-/// A function the generator may call: its name and number of parameters
-/// (the depth included).
-#[derive(Clone, Debug)]
-pub(super) struct Callee {
-    pub(super) name: String,
-    pub(super) arity: usize,
-}
 
 /// A program with helpers and `main`, and `main`'s arguments.
 pub(super) fn program_with_calls<E: Entropy>(e: &mut E, cfg: &GenConfig) -> (Program, Vec<i64>) {

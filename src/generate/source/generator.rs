@@ -4,12 +4,19 @@
 //! expressions are made in `expr.rs`, the statements and shapes in
 //! `stmt.rs`.
 
-use super::calls::Callee;
 use super::entropy::Entropy;
 use super::source_config::{Feature, GenConfig};
 
 /// How many template variables later statements may read.
 const MAX_READABLE_EXTRA: usize = 12;
+
+/// A function the generator may call: its name and number of parameters
+/// (the depth included).
+#[derive(Clone, Debug)]
+pub(super) struct Callee {
+    pub(super) name: String,
+    pub(super) arity: usize,
+}
 
 /// The generator: the choices, the configuration, and what it has made so
 /// far.
