@@ -62,6 +62,9 @@ pub struct CampaignConfig {
     /// The fraction (0 to 1) of programs written by the IR-level generator
     /// (`ssa_share.rs`); the others are source-level.
     pub ir_share: f64,
+    /// Source-level programs of several functions with calls
+    /// (`GenConfig::calls`); off by default.
+    pub calls: bool,
 }
 
 impl CampaignConfig {
@@ -84,7 +87,15 @@ impl CampaignConfig {
             progress: false,
             backends: Vec::new(),
             ir_share: 0.0,
+            calls: false,
         }
+    }
+
+    /// Generate programs with calls (`GenConfig::calls`): the stages that
+    /// cannot run calls yet are counted as not supported, never failures.
+    pub fn with_calls(mut self, calls: bool) -> Self {
+        self.calls = calls;
+        self
     }
 
     /// Write this fraction (0 to 1) of the programs with the IR-level
@@ -201,6 +212,11 @@ pub struct CampaignSummary {
     pub checking: Duration,
     /// Stage outcomes compared, summed over programs.
     pub stages: u64,
+    /// Programs with calls.
+    pub call_programs: u64,
+    /// Stages that do not run programs with calls yet, summed over
+    /// programs (not failures).
+    pub not_supported: u64,
     /// Thread time per phase of the differential check.
     pub phases: crate::differential::PhaseTimes,
     /// Register counts summed over programs (for the full-check rate).
@@ -287,6 +303,12 @@ impl CampaignSummary {
             "{} of the programs were IR-level (generated in SSA form, checked against the SSA's own run)\n",
             self.ir_programs
         ));
+        if self.call_programs > 0 {
+            s.push_str(&format!(
+                "{} of the programs have calls; {} stage(s) that do not run calls yet were not run (not failures)\n",
+                self.call_programs, self.not_supported
+            ));
+        }
         let total = (self.generation + self.checking).as_secs_f64().max(1e-9);
         // A full check: one program, one K, every stage (the constructions
         // and the source run are shared by the K of one program).
@@ -443,7 +465,8 @@ fn run_program(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), i: u64, su
     let seed = config.seed.wrapping_add(global);
     let (program, diff) = config.program(seed);
     let t0 = crate::pass_manager::clock::thread_cpu_time();
-    let generated = Generated::from_seed(seed, config.ir_share, &GenConfig::default());
+    let gen = GenConfig { calls: config.calls, ..GenConfig::default() };
+    let generated = Generated::from_seed(seed, config.ir_share, &gen);
     let t1 = crate::pass_manager::clock::thread_cpu_time();
     let _ = crate::differential::take_phase_times();
     let _ = crate::analysis::reach::take();
@@ -474,7 +497,13 @@ fn run_program(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), i: u64, su
             sum.limited += 1;
             sum.unsettled.insert(seed, Unsettled::Limit);
         }
-        Verdict::Agree { stages, .. } => sum.stages += stages.len() as u64,
+        Verdict::Agree { stages, .. } => {
+            let refused =
+                stages.iter().filter(|s| matches!(s.outcome, Err(crate::differential::StageError::NotSupported(_))));
+            let refused = refused.count() as u64;
+            sum.stages += stages.len() as u64 - refused;
+            sum.not_supported += refused;
+        }
         _ => {
             sum.unsettled.insert(seed, Unsettled::Failure);
         }
@@ -486,6 +515,7 @@ fn run_program(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), i: u64, su
         };
         sum.failing.push(FailingProgram { seed, signature, case });
     }
+    sum.call_programs += u64::from(generated.has_calls());
     if let Some(stage) = failed {
         *sum.histogram.entry(stage.clone()).or_default() += 1;
         match written {

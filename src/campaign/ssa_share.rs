@@ -47,6 +47,14 @@ impl Generated {
         matches!(self, Generated::Ir(_))
     }
 
+    /// True when the program contains a call.
+    pub fn has_calls(&self) -> bool {
+        match self {
+            Generated::Source(tc) => tc.program.has_calls(),
+            Generated::Ir(case) => case.module.has_calls(),
+        }
+    }
+
     /// Every stage against the source (`differential_full`) or, for an IR
     /// program, every back end against the SSA's own run
     /// (`differential_ssa`).

@@ -43,6 +43,8 @@ pub struct TargetCampaign {
     pub fuel: u64,
     /// The fraction of IR-level programs (`ssa_share.rs`).
     pub ir_share: f64,
+    /// Source-level programs with calls (`GenConfig::calls`).
+    pub calls: bool,
     pub out_dir: PathBuf,
     /// Seeds per batch.
     pub batch: u64,
@@ -59,7 +61,7 @@ pub struct TargetCampaign {
 
 impl TargetCampaign {
     /// A campaign of `targets` writing to `out_dir`: one minute, one job,
-    /// seed 0, 25% IR-level programs, batches of 32, the first three failing
+    /// seed 0, 25% IR-level programs, no calls, batches of 32, the first three failing
     /// cases of each target reduced.
     pub fn new(targets: Vec<Arc<dyn Target>>, out_dir: impl Into<PathBuf>) -> Self {
         TargetCampaign {
@@ -70,6 +72,7 @@ impl TargetCampaign {
             max_programs: None,
             fuel: 1_000_000,
             ir_share: 0.25,
+            calls: false,
             out_dir: out_dir.into(),
             batch: 32,
             reduce: true,
@@ -132,7 +135,7 @@ impl TargetSummary {
             s.push_str("interrupted (Ctrl-C or SIGTERM) before the end of its budget\n");
         }
         s += &format!(
-            "{} programs in {secs:.1}s ({} IR-level), {} skipped (the oracle's run is out of fuel); {} failure(s)\n",
+            "{} programs in {secs:.1}s ({} IR-level), {} skipped (the oracle's run is inconclusive); {} failure(s)\n",
             self.programs,
             self.ir_programs,
             self.skipped,
@@ -242,7 +245,8 @@ fn run_block(
         }
         generated_count += 1;
         let seed = config.seed.wrapping_add(i);
-        let generated = Generated::from_seed(seed, config.ir_share, &GenConfig::default());
+        let generated =
+            Generated::from_seed(seed, config.ir_share, &GenConfig { calls: config.calls, ..GenConfig::default() });
         ir += u64::from(generated.is_ir());
         let case = match &generated {
             Generated::Source(tc) => tc.target_case(),

@@ -78,6 +78,11 @@ pub struct FuzzArgs {
     /// With --target: write failing cases without reducing them.
     #[arg(long)]
     no_reduce: bool,
+    /// Source-level programs of several functions with calls (recursion
+    /// bounded by a decreasing argument); the stages that cannot run calls
+    /// yet are counted as not supported, never as failures. Off by default.
+    #[arg(long)]
+    calls: bool,
 }
 
 pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
@@ -113,12 +118,14 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
     let shard_text = a.shard.map_or(String::new(), |s| format!(" --shard {s}"));
     let rotate_text = if a.no_rotate { " --no-rotate" } else { "" };
     noteln!(
-        "ssaref fuzz: seed {seed}{}, {jobs} job(s), regs {regs_text}, {}, {}% IR-level, cases go to {}/ (rerun with --seed {seed}{shard_text}{rotate_text} --ir-share {}%)",
+        "ssaref fuzz: seed {seed}{}, {jobs} job(s), regs {regs_text}, {}, {}% IR-level{}, cases go to {}/ (rerun with --seed {seed}{shard_text}{rotate_text} --ir-share {}%{})",
         a.shard.map_or(String::new(), |s| format!(", shard {s}")),
         if seconds == u64::MAX { "no time limit".to_string() } else { format!("{seconds} s") },
         a.ir_share * 100.0,
+        if a.calls { ", calls" } else { "" },
         a.out,
-        a.ir_share * 100.0
+        a.ir_share * 100.0,
+        if a.calls { " --calls" } else { "" }
     );
     let out_of_ssa = if !a.route.out_of_ssa() {
         Vec::new()
@@ -137,6 +144,7 @@ pub fn cmd_fuzz(a: FuzzArgs) -> Result<ExitCode, Failure> {
         .with_progress(true)
         .with_rotation(!a.no_rotate)
         .with_ir_share(a.ir_share)
+        .with_calls(a.calls)
         .with_routes(a.route.ssa_ra(), out_of_ssa, a.route.regalloc2());
     if let Some(count) = a.count {
         config = config.with_max_programs(count);
@@ -192,17 +200,20 @@ fn fuzz_targets(
     config.max_programs = a.count;
     config.fuel = a.fuel;
     config.ir_share = a.ir_share;
+    config.calls = a.calls;
     config.batch = a.batch.max(1);
     config.reduce = !a.no_reduce;
     config.progress = true;
     noteln!(
-        "ssaref fuzz --target {list}: seed {seed}, {jobs} job(s), {}, {}% IR-level, batches of {}, cases go to {}/ (rerun with --seed {seed} --batch {} --ir-share {}%)",
+        "ssaref fuzz --target {list}: seed {seed}, {jobs} job(s), {}, {}% IR-level{}, batches of {}, cases go to {}/ (rerun with --seed {seed} --batch {} --ir-share {}%{})",
         if seconds == u64::MAX { "no time limit".to_string() } else { format!("{seconds} s") },
         a.ir_share * 100.0,
+        if a.calls { ", calls" } else { "" },
         config.batch,
         a.out,
         config.batch,
-        a.ir_share * 100.0
+        a.ir_share * 100.0,
+        if a.calls { " --calls" } else { "" }
     );
     let summary = run_target_campaign(&config, &interp::Interp, &stop);
     say!("{}", summary.render(&targets));

@@ -41,6 +41,10 @@ pub struct GenArgs {
     /// Fuel budget of each run (with --stats).
     #[arg(long, default_value_t = interp::DEFAULT_FUEL, value_parser = crate::args::fuel())]
     fuel: u64,
+    /// Programs of several functions that call each other, recursion
+    /// included (bounded by a decreasing depth argument); off by default.
+    #[arg(long)]
+    calls: bool,
     /// IR-level programs (written directly in SSA form, `.ssa` text)
     /// instead of source programs; --shape, --size and --no-swarm do not apply.
     #[arg(long)]
@@ -73,6 +77,7 @@ pub fn cmd_gen(a: GenArgs) -> Result<ExitCode, Failure> {
     if a.no_swarm {
         config.swarm = false;
     }
+    config.calls = a.calls;
     if a.stats {
         let stats = ssaref::generate::source::pattern_stats::collect(a.seed, a.count, &config, &interp::Interp, a.fuel);
         say!("{stats}");

@@ -52,7 +52,6 @@ use crate::differential::{differential_full_catching, DiffConfig, Verdict};
 use crate::generate::source::shrink::{Candidates, ShrinkOptions};
 use crate::generate::source::TestCase;
 use crate::oracle::Oracle;
-use crate::outcome::End;
 use std::fmt;
 
 /// A case the reducer can shrink: its verdict, its size, and the smaller
@@ -136,7 +135,8 @@ pub enum Failure {
 pub enum Divergence {
     /// Another trace, end or memory.
     WrongOutcome,
-    /// The stage ran out of its (larger) fuel where the source ended.
+    /// The stage ran out of its (larger) fuel, or went deeper than the
+    /// call-depth bound, where the source ended.
     OutOfFuel,
     /// The oracle rejected the stage's run (e.g. a read of a location that
     /// was never written).
@@ -151,7 +151,7 @@ impl Failure {
             Verdict::Diverge { stage, got, .. } => {
                 let how = match got {
                     Err(_) => Divergence::OracleError,
-                    Ok(o) if o.end == End::OutOfFuel => Divergence::OutOfFuel,
+                    Ok(o) if o.end.is_inconclusive() => Divergence::OutOfFuel,
                     Ok(_) => Divergence::WrongOutcome,
                 };
                 Some(Failure::Diverge { stage: stage_family(stage), how })
@@ -169,7 +169,7 @@ impl fmt::Display for Failure {
             Failure::Diverge { stage, how } => {
                 let how = match how {
                     Divergence::WrongOutcome => "another outcome",
-                    Divergence::OutOfFuel => "out of fuel",
+                    Divergence::OutOfFuel => "out of fuel or call depth",
                     Divergence::OracleError => "an oracle error",
                 };
                 write!(f, "stage {stage} diverges ({how})")

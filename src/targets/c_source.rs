@@ -22,14 +22,22 @@
 //! - `mem[a]` is `ssaref_mem[a & 4095]`.
 //!
 //! C leaves the order of evaluation of operands unspecified; that is
-//! harmless here, as expressions have no effect but a trap and every trap
-//! is the same `divide-error`.
+//! harmless for an expression without calls, whose only effect is a trap
+//! (every trap is the same `divide-error`). An expression with a call is
+//! written with GNU C statement expressions (GCC and Clang both take them)
+//! that give each operand and argument a temporary in the language's order,
+//! left to right: `({ int64_t s1 = A; int64_t s2 = f(s1); s1 + s2; })`.
+//!
+//! Every function of a program is a C function: `main` of program `i` is
+//! `ssaref_pI` (the harness calls it), any other function `f` is
+//! `ssaref_pI_f` ([`native::program_function_name`]), declared before the
+//! first definition so that a call may come before its callee.
 //!
 //! The text is indented by nesting, up to `ast_print::MAX_INDENT_LEVELS` levels.
 
 use crate::ast::{self, Expr, Stmt};
 use crate::ir::{BinOp, Function, Op, Terminator, UnOp};
-use crate::targets::native::c_literal;
+use crate::targets::native::{self, c_literal};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
@@ -87,25 +95,60 @@ fn unary(op: UnOp, a: &str) -> String {
     }
 }
 
-fn expr(e: &Expr) -> String {
-    match e {
-        Expr::Lit(v) => c_literal(*v),
-        Expr::Var(x) => format!("v_{x}"),
-        Expr::Load(a) => format!("ssaref_mem[({}) & 4095]", expr(a)),
-        Expr::Unary(op, a) => unary(*op, &expr(a)),
-        Expr::Binary(op, a, b) => binary(*op, &expr(a), &expr(b)),
-        Expr::LogicalAnd(a, b) => format!("(int64_t)(({}) != 0 && ({}) != 0)", expr(a), expr(b)),
-        Expr::LogicalOr(a, b) => format!("(int64_t)(({}) != 0 || ({}) != 0)", expr(a), expr(b)),
-        Expr::Call(name, args) => c_call(name, args.iter().map(expr)),
+/// Writes a source function's expressions and statements: the program's
+/// prefix names the callees, and `temps` numbers the temporaries of
+/// sequenced expressions.
+struct SourceWriter<'a> {
+    prefix: &'a str,
+    temps: u32,
+}
+
+impl SourceWriter<'_> {
+    fn expr(&mut self, e: &Expr) -> String {
+        match e {
+            Expr::Lit(v) => c_literal(*v),
+            Expr::Var(x) => format!("v_{x}"),
+            Expr::Load(a) => format!("ssaref_mem[({}) & 4095]", self.expr(a)),
+            Expr::Unary(op, a) => unary(*op, &self.expr(a)),
+            // Either operand's call may write `mem` or the trace, or run
+            // after a trap of the other: the operands are sequenced.
+            Expr::Binary(op, a, b) if a.has_call() || b.has_call() => {
+                let (ta, tb) = (self.temp(), self.temp());
+                let (ca, cb) = (self.expr(a), self.expr(b));
+                format!("({{ int64_t {ta} = {ca}; int64_t {tb} = {cb}; {}; }})", binary(*op, &ta, &tb))
+            }
+            Expr::Binary(op, a, b) => binary(*op, &self.expr(a), &self.expr(b)),
+            Expr::LogicalAnd(a, b) => format!("(int64_t)(({}) != 0 && ({}) != 0)", self.expr(a), self.expr(b)),
+            Expr::LogicalOr(a, b) => format!("(int64_t)(({}) != 0 || ({}) != 0)", self.expr(a), self.expr(b)),
+            Expr::Call(name, args) => self.call(name, args),
+        }
+    }
+
+    /// A call whose arguments are evaluated left to right into
+    /// temporaries, then passed.
+    fn call(&mut self, name: &str, args: &[Expr]) -> String {
+        let mut s = String::from("({ ");
+        let mut names = Vec::new();
+        for a in args {
+            let t = self.temp();
+            let _ = write!(s, "int64_t {t} = {}; ", self.expr(a));
+            names.push(t);
+        }
+        let _ = write!(s, "{}; }})", c_call(self.prefix, name, names.into_iter()));
+        s
+    }
+
+    fn temp(&mut self) -> String {
+        self.temps += 1;
+        format!("s{}", self.temps)
     }
 }
 
-/// The C call of the program's function `name`, as `ssaref_fn_NAME`. C
-/// leaves the evaluation order of arguments unspecified, unlike the
-/// language; the targets refuse programs with calls before translating them
-/// (`target::run_against_oracle`), until they name their arguments first.
-fn c_call(name: &str, args: impl Iterator<Item = String>) -> String {
-    format!("ssaref_fn_{name}({})", args.collect::<Vec<_>>().join(", "))
+/// The C call of the program's function `name` with the arguments `args`,
+/// which are evaluated already (temporaries or SSA values), so C's
+/// unspecified order of arguments cannot show.
+fn c_call(prefix: &str, name: &str, args: impl Iterator<Item = String>) -> String {
+    format!("{}({})", native::program_function_name(prefix, name), args.collect::<Vec<_>>().join(", "))
 }
 
 /// The variables an expression reads, into `vars`.
@@ -157,7 +200,7 @@ fn variables(block: &ast::Block, vars: &mut BTreeSet<String>) {
 }
 
 /// The statements of `block`, nested `depth` levels deep, as C.
-fn stmts(block: &ast::Block, depth: usize, out: &mut String) {
+fn stmts(w: &mut SourceWriter, block: &ast::Block, depth: usize, out: &mut String) {
     // Indented as the source text is (`ast_print`), at most
     // `MAX_INDENT_LEVELS` deep, so the text grows linearly with the
     // program however deep its nesting.
@@ -165,23 +208,31 @@ fn stmts(block: &ast::Block, depth: usize, out: &mut String) {
     for s in &block.stmts {
         match s {
             Stmt::Var(x, e) | Stmt::Assign(x, e) => {
-                let _ = writeln!(out, "{pad}v_{x} = {};", expr(e));
+                let _ = writeln!(out, "{pad}v_{x} = {};", w.expr(e));
+            }
+            Stmt::Store(a, v) if a.has_call() || v.has_call() => {
+                let (ta, tv) = (w.temp(), w.temp());
+                let (ca, cv) = (w.expr(a), w.expr(v));
+                let _ = writeln!(
+                    out,
+                    "{pad}{{ int64_t {ta} = {ca}; int64_t {tv} = {cv}; ssaref_mem[{ta} & 4095] = {tv}; }}"
+                );
             }
             Stmt::Store(a, v) => {
-                let _ = writeln!(out, "{pad}ssaref_mem[({}) & 4095] = {};", expr(a), expr(v));
+                let _ = writeln!(out, "{pad}ssaref_mem[({}) & 4095] = {};", w.expr(a), w.expr(v));
             }
             Stmt::If(c, t, e) => {
-                let _ = writeln!(out, "{pad}if (({}) != 0) {{", expr(c));
-                stmts(t, depth + 1, out);
+                let _ = writeln!(out, "{pad}if (({}) != 0) {{", w.expr(c));
+                stmts(w, t, depth + 1, out);
                 if let Some(e) = e {
                     let _ = writeln!(out, "{pad}}} else {{");
-                    stmts(e, depth + 1, out);
+                    stmts(w, e, depth + 1, out);
                 }
                 let _ = writeln!(out, "{pad}}}");
             }
             Stmt::While(c, b) => {
-                let _ = writeln!(out, "{pad}while (({}) != 0) {{", expr(c));
-                stmts(b, depth + 1, out);
+                let _ = writeln!(out, "{pad}while (({}) != 0) {{", w.expr(c));
+                stmts(w, b, depth + 1, out);
                 let _ = writeln!(out, "{pad}}}");
             }
             Stmt::Break => {
@@ -197,25 +248,54 @@ fn stmts(block: &ast::Block, depth: usize, out: &mut String) {
                 let _ = writeln!(out, "{pad}L_{l}: ;");
             }
             Stmt::Out(e) => {
-                let _ = writeln!(out, "{pad}ssaref_out({});", expr(e));
+                let _ = writeln!(out, "{pad}ssaref_out({});", w.expr(e));
             }
             Stmt::Return(e) => {
-                let _ = writeln!(out, "{pad}return {};", expr(e));
+                let _ = writeln!(out, "{pad}return {};", w.expr(e));
             }
             Stmt::Block(b) => {
                 let _ = writeln!(out, "{pad}{{");
-                stmts(b, depth + 1, out);
+                stmts(w, b, depth + 1, out);
                 let _ = writeln!(out, "{pad}}}");
             }
             Stmt::Call(name, args) => {
-                let _ = writeln!(out, "{pad}{};", c_call(name, args.iter().map(expr)));
+                let _ = writeln!(out, "{pad}{};", w.call(name, args));
             }
         }
     }
 }
 
-/// A source function as a C function named `name`.
-pub fn source_function(f: &ast::Function, name: &str) -> String {
+/// Every function of a source program as C, `main` named `prefix`.
+pub fn source_program(p: &ast::Program, prefix: &str) -> String {
+    let mut out = prototypes(p.functions.iter().map(|f| (f.name.as_str(), f.params.len())), prefix);
+    for f in &p.functions {
+        out.push_str(&source_function(f, prefix));
+    }
+    out
+}
+
+/// Every function of an SSA module as C, `main` named `prefix`.
+pub fn ssa_program(m: &crate::ir::Module, prefix: &str) -> String {
+    let mut out = prototypes(m.functions.iter().map(|f| (f.name.as_str(), f.params.len())), prefix);
+    for f in &m.functions {
+        out.push_str(&ssa_function(f, prefix));
+    }
+    out
+}
+
+/// The declarations of functions given by name and parameter count.
+fn prototypes<'a>(functions: impl Iterator<Item = (&'a str, usize)>, prefix: &str) -> String {
+    let mut out = String::new();
+    for (name, params) in functions {
+        let list = if params == 0 { "void".to_string() } else { vec!["int64_t"; params].join(", ") };
+        let _ = writeln!(out, "int64_t {}({list});", native::program_function_name(prefix, name));
+    }
+    out
+}
+
+/// A source function as a C function, in the program of `prefix`.
+fn source_function(f: &ast::Function, prefix: &str) -> String {
+    let name = native::program_function_name(prefix, &f.name);
     let params: Vec<String> = f.params.iter().map(|p| format!("int64_t v_{p}")).collect();
     let mut out = format!("int64_t {name}({}) {{\n", if params.is_empty() { "void".into() } else { params.join(", ") });
     let mut vars = BTreeSet::new();
@@ -226,13 +306,14 @@ pub fn source_function(f: &ast::Function, name: &str) -> String {
     for v in &vars {
         let _ = writeln!(out, "    int64_t v_{v} = 0;");
     }
-    stmts(&f.body, 1, &mut out);
+    stmts(&mut SourceWriter { prefix, temps: 0 }, &f.body, 1, &mut out);
     out.push_str("    return 0;\n}\n");
     out
 }
 
-/// An SSA function as a C function named `name`.
-pub fn ssa_function(f: &Function, name: &str) -> String {
+/// An SSA function as a C function, in the program of `prefix`.
+fn ssa_function(f: &Function, prefix: &str) -> String {
+    let name = native::program_function_name(prefix, &f.name);
     let params: Vec<String> = f.params.iter().map(|p| format!("int64_t {p}")).collect();
     let mut out = format!("int64_t {name}({}) {{\n", if params.is_empty() { "void".into() } else { params.join(", ") });
     let mut defined = BTreeSet::new();
@@ -267,7 +348,7 @@ pub fn ssa_function(f: &Function, name: &str) -> String {
                     let _ = writeln!(out, "    ssaref_out({a});");
                     continue;
                 }
-                Op::Call(ref call) => c_call(&call.callee, call.args.iter().map(|a| a.to_string())),
+                Op::Call(ref call) => c_call(prefix, &call.callee, call.args.iter().map(|a| a.to_string())),
             };
             if let Some(d) = inst.dest {
                 let _ = writeln!(out, "    {d} = {rhs};");

@@ -93,16 +93,8 @@ impl CCompiler {
             s.push('\n');
             let name = native::function_name(*i);
             match &case.input {
-                TargetInput::Source(p) => {
-                    if let Some(f) = p.main() {
-                        s.push_str(&c_source::source_function(f, &name));
-                    }
-                }
-                TargetInput::Ssa(m) => {
-                    if let Some(f) = m.main() {
-                        s.push_str(&c_source::ssa_function(f, &name));
-                    }
-                }
+                TargetInput::Source(p) => s.push_str(&c_source::source_program(p, &name)),
+                TargetInput::Ssa(m) => s.push_str(&c_source::ssa_program(m, &name)),
             }
         }
         s

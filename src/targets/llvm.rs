@@ -153,22 +153,33 @@ fn parse_options(target: &Llvm, options: &str) -> Result<LlcOptions, TargetError
     Ok(LlcOptions { flags })
 }
 
-/// The SSA function `main` of a case.
-fn main_function(case: &TargetCase) -> Result<Function, TargetError> {
-    let main = match &case.input {
-        TargetInput::Source(p) => construct_program(p, &BraunOptions::all_on()).main().cloned(),
-        TargetInput::Ssa(m) => m.main().cloned(),
+/// The SSA functions of a case, `main` among them.
+fn case_functions(case: &TargetCase) -> Result<Vec<Function>, TargetError> {
+    let module = match &case.input {
+        TargetInput::Source(p) => construct_program(p, &BraunOptions::all_on()),
+        TargetInput::Ssa(m) => m.clone(),
     };
-    main.ok_or_else(|| TargetError::Unsupported("no function named `main`".into()))
+    if module.main().is_none() {
+        return Err(TargetError::Unsupported("no function named `main`".into()));
+    }
+    Ok(module.functions)
+}
+
+/// The number of parameters of `main` among `functions`.
+fn main_params(functions: &[Function]) -> usize {
+    functions.iter().find(|f| f.name == "main").map_or(0, |f| f.params.len())
 }
 
 impl Llvm {
-    /// The `.ll` module of `cases` (function `i` is case `i`).
-    fn module(&self, functions: &[(usize, Function)]) -> String {
+    /// The `.ll` module of `cases` (the functions of case `i`, whose
+    /// `main` is `native::function_name(i)`).
+    fn module(&self, functions: &[(usize, Vec<Function>)]) -> String {
         let mut s = String::from(llvm_ir::MODULE_HEADER);
-        for (i, f) in functions {
-            s.push('\n');
-            s.push_str(&llvm_ir::function(f, &native::function_name(*i), self.plant));
+        for (i, fs) in functions {
+            for f in fs {
+                s.push('\n');
+                s.push_str(&llvm_ir::function(f, &native::function_name(*i), self.plant));
+            }
         }
         s
     }
@@ -176,7 +187,7 @@ impl Llvm {
     /// Compiles `functions` to `NAME.s` in `scratch`.
     fn llc(
         &self,
-        functions: &[(usize, Function)],
+        functions: &[(usize, Vec<Function>)],
         flags: &[String],
         scratch: &Scratch,
         name: &str,
@@ -226,7 +237,7 @@ impl Target for Llvm {
         let mut results: Vec<Option<Result<Outcome, TargetError>>> = vec![None; cases.len()];
         let mut functions = Vec::new();
         for (i, case) in cases.iter().enumerate() {
-            match main_function(case) {
+            match case_functions(case) {
                 Ok(f) => functions.push((i, f)),
                 Err(e) => results[i] = Some(Err(e)),
             }
@@ -257,7 +268,7 @@ impl Target for Llvm {
             let calls: Vec<(usize, Vec<i64>)> = compiled
                 .iter()
                 .map(|&i| {
-                    let params = functions.iter().find(|(j, _)| *j == i).map_or(0, |(_, f)| f.params.len());
+                    let params = functions.iter().find(|(j, _)| *j == i).map_or(0, |(_, f)| main_params(f));
                     let mut a = cases[i].args.clone();
                     a.resize(params, 0);
                     (i, a)
@@ -285,8 +296,8 @@ impl Target for Llvm {
         stem: &str,
     ) -> Result<Vec<ExportedFile>, TargetError> {
         let opts = parse_options(self, options)?;
-        let f = main_function(case)?;
-        let params = f.params.len();
+        let f = case_functions(case)?;
+        let params = main_params(&f);
         let mut args = case.args.clone();
         args.resize(params, 0);
         let name = stem.rsplit('/').next().unwrap_or(stem);

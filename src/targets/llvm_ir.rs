@@ -19,6 +19,10 @@
 //! - `const`, `copy` and `undef` (never executed on a path that uses it)
 //!   are `add` of their operand (or 0) and 0.
 //!
+//! - `call f(args)` is a `call` of the program's function `f`, named as
+//!   `native::program_function_name` says, with LLVM's C calling
+//!   convention (System V on x86-64), so `llc` lowers it.
+//!
 //! LLVM's phis name predecessor blocks, not edges, and must agree on the
 //! value of one predecessor listed twice; ssaref's `br c, B, B` has two
 //! edges into `B` that may carry different values. Its else-edge goes
@@ -26,6 +30,7 @@
 //! of that edge.
 
 use crate::ir::{BinOp, Block, Function, Op, Terminator, UnOp, Value};
+use crate::targets::native;
 use std::fmt::Write as _;
 
 /// A deliberate mistake of the translation, for the tests that show a
@@ -42,9 +47,11 @@ pub const MODULE_HEADER: &str = "@ssaref_mem = external global [4096 x i64]\n\
 declare void @ssaref_out(i64)\n\
 declare void @ssaref_trap() noreturn nounwind\n";
 
-/// `function` as an LLVM function named `name`.
-pub fn function(function: &Function, name: &str, plant: Option<LlvmPlant>) -> String {
-    let mut e = Emitter { out: String::new(), temp: 0, piece: 0, trap_used: false };
+/// `function` as an LLVM function of the program whose `main` is
+/// `prefix` (`native::program_function_name` names it and its callees).
+pub fn function(function: &Function, prefix: &str, plant: Option<LlvmPlant>) -> String {
+    let name = native::program_function_name(prefix, &function.name);
+    let mut e = Emitter { out: String::new(), temp: 0, piece: 0, trap_used: false, prefix };
     let params: Vec<String> = function.params.iter().map(|p| format!("i64 %{p}")).collect();
     let _ = writeln!(e.out, "define i64 @{name}({}) {{", params.join(", "));
     // The label each block's terminator ends up in, known after the
@@ -107,15 +114,17 @@ fn exit_label(b: Block, data: &crate::ir::BlockData) -> String {
     }
 }
 
-struct Emitter {
+struct Emitter<'a> {
     out: String,
+    /// The program's prefix, for the names of callees.
+    prefix: &'a str,
     temp: u32,
     /// Pieces of the current block so far (one per guarded division).
     piece: u32,
     trap_used: bool,
 }
 
-impl Emitter {
+impl Emitter<'_> {
     fn temp(&mut self) -> String {
         self.temp += 1;
         format!("%t{}", self.temp)
@@ -183,7 +192,8 @@ impl Emitter {
             Op::Call(ref call) => {
                 let d = self.dest(dest);
                 let args: Vec<String> = call.args.iter().map(|a| format!("i64 %{a}")).collect();
-                self.line(&format!("{d} = call i64 @ssaref_fn_{}({})", call.callee, args.join(", ")));
+                let callee = native::program_function_name(self.prefix, &call.callee);
+                self.line(&format!("{d} = call i64 @{callee}({})", args.join(", ")));
             }
         }
     }

@@ -13,7 +13,9 @@
 //!   program.
 //!
 //! The harness's `main(argc, argv)` runs programs `argv[1]` (default 0) to
-//! the last, each under `alarm(argv[2])` seconds, and prints, with its own
+//! the last, on a thread with a stack of 256 MiB (so that a program whose
+//! oracle run stays within `ast::MAX_CALL_DEPTH` activations has room for
+//! that many native frames of up to 256 KiB each), each under `alarm(argv[2])` seconds, and prints, with its own
 //! buffer and `write`, for each program: `c I` (flushed before the program
 //! starts), one `o V` per `out`, then `r V` (return) or `t` (trap), one
 //! `m I V` per non-zero word of memory, and `e`. When the alarm rings it
@@ -30,7 +32,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The fixed part of the harness (the dispatch table follows it).
-const HARNESS: &str = r#"#include <setjmp.h>
+const HARNESS: &str = r#"#include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -80,10 +83,13 @@ static void ssaref_alarm(int sig) {
 static int64_t ssaref_call(int i);
 static int ssaref_count(void);
 
-int main(int argc, char **argv) {
-    int start = argc > 1 ? atoi(argv[1]) : 0;
-    unsigned seconds = argc > 2 ? (unsigned)atoi(argv[2]) : 5;
-    signal(SIGALRM, ssaref_alarm);
+static int ssaref_start;
+static unsigned ssaref_seconds;
+
+static void *ssaref_run(void *unused) {
+    (void)unused;
+    int start = ssaref_start;
+    unsigned seconds = ssaref_seconds;
     for (int i = start; i < ssaref_count(); i++) {
         memset(ssaref_mem, 0, sizeof ssaref_mem);
         ssaref_put_value("c", i);
@@ -107,6 +113,19 @@ int main(int argc, char **argv) {
         ssaref_put("e\n");
     }
     ssaref_flush();
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    ssaref_start = argc > 1 ? atoi(argv[1]) : 0;
+    ssaref_seconds = argc > 2 ? (unsigned)atoi(argv[2]) : 5;
+    signal(SIGALRM, ssaref_alarm);
+    pthread_attr_t attr;
+    pthread_t thread;
+    if (pthread_attr_init(&attr) != 0 || pthread_attr_setstacksize(&attr, (size_t)256 << 20) != 0
+        || pthread_create(&thread, &attr, ssaref_run, NULL) != 0 || pthread_join(thread, NULL) != 0) {
+        return 5;
+    }
     return 0;
 }
 "#;
@@ -120,6 +139,18 @@ _Noreturn void ssaref_trap(void);\n";
 /// The name of program `i`'s function.
 pub fn function_name(i: usize) -> String {
     format!("ssaref_p{i}")
+}
+
+/// The symbol of the function `name` of the program whose `main` is
+/// `prefix` (`function_name`): `main` is `prefix` itself, any other
+/// function `prefix_name`. Function names are identifiers, so the symbols
+/// of two programs of a batch never meet.
+pub fn program_function_name(prefix: &str, name: &str) -> String {
+    if name == "main" {
+        prefix.to_string()
+    } else {
+        format!("{prefix}_{name}")
+    }
 }
 
 /// The harness for the programs `calls`: program `j` of the run is the

@@ -203,7 +203,8 @@ pub trait Target: Send + Sync {
 pub enum TargetVerdict {
     /// The target's outcome is the oracle's.
     Agree,
-    /// The oracle's run ran out of fuel: the case was not run.
+    /// The oracle's run is inconclusive (out of fuel, or deeper than
+    /// `ast::MAX_CALL_DEPTH`): the case was not run.
     Skipped,
     /// The oracle cannot run the case: it is malformed.
     OracleError(String),
@@ -230,7 +231,7 @@ impl TargetVerdict {
     pub fn describe(&self) -> String {
         match self {
             TargetVerdict::Agree => "agree".into(),
-            TargetVerdict::Skipped => "skipped (the oracle's run is out of fuel)".into(),
+            TargetVerdict::Skipped => "skipped (the oracle's run is inconclusive: out of fuel or call depth)".into(),
             TargetVerdict::OracleError(e) => format!("the oracle cannot run it: {e}"),
             TargetVerdict::NotRun(e) => format!("not run: {e}"),
             TargetVerdict::Inconclusive(m) => format!("inconclusive: {m} (a limit of the harness)"),
@@ -261,10 +262,6 @@ pub fn run_against_oracle(
     let mut to_run = Vec::new();
     let mut run_index = Vec::new();
     for (i, case) in cases.iter().enumerate() {
-        if case.has_calls() {
-            verdicts.push(Some(TargetVerdict::NotRun(TargetError::CallsNotSupported)));
-            continue;
-        }
         match case.oracle_outcome(oracle, fuel) {
             Ok(o) if o.end.is_inconclusive() => verdicts.push(Some(TargetVerdict::Skipped)),
             Ok(o) => {

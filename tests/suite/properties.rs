@@ -130,3 +130,70 @@ fn printing_then_parsing_the_ssa_gives_it_back() {
 fn printing_then_parsing_the_program_gives_it_back() {
     runner().quickcheck(source_text_round_trips as fn(TestCase) -> TestResult);
 }
+
+/// A program of the call generator (`GenConfig::calls`), from a seed and
+/// quickcheck's size; it shrinks like any test case.
+#[derive(Clone, Debug)]
+struct CallCase(TestCase);
+
+impl quickcheck::Arbitrary for CallCase {
+    fn arbitrary(g: &mut quickcheck::Gen) -> Self {
+        let seed = u64::arbitrary(g);
+        let mut config = ssaref::generate::source::GenConfig { calls: true, ..Default::default() };
+        config.size = (config.size * g.size() / 100).max(4);
+        let mut tc = TestCase::from_seed(seed, &config);
+        tc.origin = format!("seed {seed}, --calls, size {}", config.size);
+        CallCase(tc)
+    }
+
+    fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
+        Box::new(ssaref::generate::source::shrink::candidates(&self.0).map(CallCase))
+    }
+}
+
+/// Runs of the call property that ended by fuel or call depth, of all runs.
+static CALL_RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static CALL_INCONCLUSIVE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Property (d): a program with calls prints and parses back, its SSA form
+/// verifies, and its source and SSA stages agree.
+fn calls_parse_verify_and_agree(case: CallCase) -> TestResult {
+    use std::sync::atomic::Ordering;
+    let tc = case.0;
+    if !tc.program.has_calls() {
+        return TestResult::error("the call generator made a program without calls");
+    }
+    let reparsed = source_text_round_trips(tc.clone());
+    if reparsed.is_error() {
+        return reparsed;
+    }
+    let module = construct_program(&tc.program, &BraunOptions::all_on());
+    if let Err(e) = ssaref::analysis::verifier::verify_module(&module) {
+        return TestResult::error(format!("the SSA form does not verify: {e:?}"));
+    }
+    CALL_RUNS.fetch_add(1, Ordering::Relaxed);
+    match differential(&tc.program, &tc.args, &InterpOracle, &construction_variants(), FUEL) {
+        Verdict::Agree { .. } | Verdict::Limit { .. } => TestResult::passed(),
+        Verdict::Inconclusive => {
+            CALL_INCONCLUSIVE.fetch_add(1, Ordering::Relaxed);
+            TestResult::passed()
+        }
+        // Runs again, to say how it fails.
+        _ => stages_agree(tc),
+    }
+}
+
+#[test]
+fn programs_with_calls_parse_verify_agree_and_seldom_end_by_fuel_or_depth() {
+    use std::sync::atomic::Ordering;
+    // Fewer cases than the other properties: each program has several
+    // functions and runs 16 constructions.
+    let tests = std::env::var("QUICKCHECK_TESTS").ok().and_then(|n| n.parse().ok()).unwrap_or(500);
+    QuickCheck::new()
+        .tests(tests)
+        .max_tests(tests.saturating_mul(10))
+        .quickcheck(calls_parse_verify_and_agree as fn(CallCase) -> TestResult);
+    let (runs, inconclusive) = (CALL_RUNS.load(Ordering::Relaxed), CALL_INCONCLUSIVE.load(Ordering::Relaxed));
+    eprintln!("programs with calls: {inconclusive} of {runs} runs end by fuel or call depth");
+    assert!(runs > 0 && inconclusive * 100 <= runs * 3, "{inconclusive} of {runs} runs are inconclusive");
+}

@@ -264,3 +264,39 @@ fn panic_messages_match_up_to_value_and_block_numbers() {
     assert_eq!(a, b);
     assert_ne!(a, c);
 }
+
+/// True when some function calls another with two arguments or more.
+fn calls_with_two_arguments(m: &ir::Module) -> bool {
+    m.functions.iter().any(|f| {
+        f.blocks.iter().any(|(_, b)| b.insts.iter().any(|i| matches!(&i.op, ir::Op::Call(c) if c.args.len() >= 2)))
+    })
+}
+
+#[test]
+fn a_planted_failure_in_a_program_with_calls_reduces_to_one_small_call() {
+    // Every SSA stage of a module with a call of two arguments or more
+    // diverges: the reducer must keep one such call and remove the other
+    // calls, arguments and functions.
+    let oracle = PlantedOracle { planted: |_| false, planted_ssa: calls_with_two_arguments };
+    let config = GenConfig { calls: true, ..GenConfig::default() };
+    let tc = (0..200)
+        .map(|seed| TestCase::from_seed(seed, &config))
+        .find(|tc| {
+            tc.program.functions.len() >= 3
+                && tc.statement_count() >= 40
+                && matches!(verdict(tc, &[], &oracle), Verdict::Diverge { .. })
+                && matches!(verdict(tc, &[], &InterpOracle), Verdict::Agree { .. })
+        })
+        .expect("some generated program with calls fails");
+    let r = reduce(&tc, &[], &oracle, &ReduceConfig::new(FUEL)).expect("the case fails");
+    let text = ssaref::frontend::ast_print::print_program(&r.case.program);
+    assert!(matches!(r.failure, Failure::Diverge { how: Divergence::WrongOutcome, .. }), "{:?}", r.failure);
+    assert!(r.stats.statements_before >= 40, "{:?}", r.stats);
+    assert!(r.case.program.functions.len() <= 2, "uncalled functions are left:\n{text}");
+    assert!(r.case.statement_count() <= 4, "not reduced enough:\n{text}");
+    let params: usize = r.case.program.functions.iter().map(|f| f.params.len()).sum();
+    assert!(params <= 2, "unused parameters are left:\n{text}");
+    assert_eq!(text.matches('(').count() - text.matches("fn ").count(), 1, "one call is left:\n{text}");
+    assert_eq!(verdict(&r.case, &r.regs, &oracle), r.verdict, "the reduced case replays");
+    assert!(source_ends(&r));
+}

@@ -116,8 +116,8 @@ fn disagreements(target: Arc<dyn Target>) -> Vec<String> {
                         TargetVerdict::Agree => {
                             ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         }
-                        // Programs with calls are refused until the targets
-                        // translate calls.
+                        // Cranelift refuses programs with calls until it
+                        // translates them.
                         TargetVerdict::Skipped | TargetVerdict::NotRun(TargetError::CallsNotSupported) => {}
                         v => failures.lock().unwrap().push(format!(
                             "{} `{o}` {}: {}",

@@ -3,6 +3,7 @@
 //! the values and conditions that do not fold.
 
 use super::builders::{and, bin, lit, var};
+use super::calls::CALL_EXPR_WEIGHT;
 use super::entropy::Entropy;
 use super::generator::Generator;
 use super::source_config::Feature;
@@ -53,8 +54,16 @@ impl<E: Entropy> Generator<'_, E> {
         const DIVISION: usize = 2;
         const LOGICAL: usize = 3;
         const LOAD: usize = 4;
-        let weights =
-            [BINARY_WEIGHT, UNARY_WEIGHT, self.w(Feature::Trapping), self.w(Feature::Logical), self.w(Feature::Mem)];
+        const CALL: usize = 5;
+        let call = if self.callees.is_empty() { 0 } else { CALL_EXPR_WEIGHT };
+        let weights = [
+            BINARY_WEIGHT,
+            UNARY_WEIGHT,
+            self.w(Feature::Trapping),
+            self.w(Feature::Logical),
+            self.w(Feature::Mem),
+            call,
+        ];
         match self.e.weighted(&weights) {
             BINARY => {
                 let op = SAFE_BINOPS[self.e.below(SAFE_BINOPS.len() as u64) as usize];
@@ -77,7 +86,8 @@ impl<E: Entropy> Generator<'_, E> {
                 }
             }
             LOAD => Expr::Load(Box::new(self.expr(depth + 1))),
-            _ => unreachable!("five weights"),
+            CALL => self.call_expr(depth),
+            _ => unreachable!("six weights"),
         }
     }
 

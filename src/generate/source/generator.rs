@@ -10,6 +10,14 @@ use super::source_config::{Feature, GenConfig};
 /// How many template variables later statements may read.
 const MAX_READABLE_EXTRA: usize = 12;
 
+/// A function the generator may call: its name and number of parameters
+/// (the depth included).
+#[derive(Clone, Debug)]
+pub(super) struct Callee {
+    pub(super) name: String,
+    pub(super) arity: usize,
+}
+
 /// The generator: the choices, the configuration, and what it has made so
 /// far.
 pub(super) struct Generator<'a, E: Entropy> {
@@ -37,6 +45,12 @@ pub(super) struct Generator<'a, E: Entropy> {
     pub(super) traps: bool,
     /// `acc` collects values (when `out` is off).
     pub(super) acc_used: bool,
+    /// The functions this one may call (none without
+    /// [`GenConfig::calls`]).
+    pub(super) callees: Vec<Callee>,
+    /// This function is a helper, with the depth parameter
+    /// (`calls.rs`).
+    pub(super) in_helper: bool,
 }
 
 impl<'a, E: Entropy> Generator<'a, E> {
@@ -69,6 +83,8 @@ impl<'a, E: Entropy> Generator<'a, E> {
             in_shape: 0,
             traps,
             acc_used: false,
+            callees: Vec::new(),
+            in_helper: false,
         }
     }
 

@@ -91,6 +91,8 @@
 //! - `source_config.rs`: [`Feature`], [`GenConfig`] and [`Shape`];
 //! - `entropy.rs`: the [`Entropy`] trait over a seed or bytes;
 //! - `builders.rs`: AST builders, [`BUDGET_VAR`] and [`ACC_VAR`];
+//! - `calls.rs`: programs of several functions with calls, bounded by a
+//!   decreasing depth argument, and [`calls::CallFeatures`];
 //! - `size.rs`: statement counts and static cost;
 //! - `generator.rs`: the generator's state and its choice of variables;
 //! - `expr.rs`: the expressions it makes;
@@ -109,6 +111,7 @@
 //! cycle.
 
 mod builders;
+pub mod calls;
 mod entropy;
 mod expr;
 mod generator;

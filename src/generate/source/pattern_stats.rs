@@ -9,6 +9,7 @@
 //! SSA form, to count traps, runs out of fuel, and disagreements (which must
 //! be 0).
 
+use super::calls::CallFeatures;
 use super::jump_kinds::{JumpKinds, LISTS, POSITIONS, REGIONS};
 use super::patterns::Patterns;
 use super::source_config::GenConfig;
@@ -49,6 +50,10 @@ pub struct Stats {
     pub trap: u64,
     /// Source runs that ran out of fuel.
     pub out_of_fuel: u64,
+    /// Source runs that went deeper than `ast::MAX_CALL_DEPTH`.
+    pub call_depth_exceeded: u64,
+    /// Programs with each call situation of [`CallFeatures::NAMES`].
+    pub calls: [u64; 9],
     /// Programs whose SSA run did not give the source run's outcome (or
     /// that the oracle could not run).
     pub disagreements: u64,
@@ -91,12 +96,16 @@ impl Stats {
         for (count, on) in self.label_in.iter_mut().zip(jumps.label_in) {
             *count += u64::from(on);
         }
+        for (count, on) in self.calls.iter_mut().zip(CallFeatures::of(&tc.program).flags()) {
+            *count += u64::from(on);
+        }
         let source = oracle.run_source(&tc.program, &tc.args, fuel);
         let agrees = match &source {
             Ok(o) => {
                 match o.end {
                     End::Trap(_) => self.trap += 1,
-                    End::OutOfFuel | End::CallDepthExceeded => self.out_of_fuel += 1,
+                    End::OutOfFuel => self.out_of_fuel += 1,
+                    End::CallDepthExceeded => self.call_depth_exceeded += 1,
                     End::Return(_) => {}
                 }
                 o.end.is_inconclusive() || oracle.run_ssa(&module, &tc.args, later_stage_fuel(fuel)).as_ref() == Ok(o)
@@ -150,6 +159,10 @@ impl fmt::Display for Stats {
         }
         rows.extend(POSITIONS.iter().zip(self.label_at).map(|(p, c)| (format!("label {p}"), c)));
         rows.extend(LISTS.iter().zip(self.label_in).map(|(l, c)| (format!("label in {l}"), c)));
+        if self.calls[0] > 0 {
+            rows.extend(CallFeatures::NAMES.iter().zip(self.calls).map(|(n, c)| (format!("call: {n}"), c)));
+            rows.push(("call depth exceeded".to_string(), self.call_depth_exceeded));
+        }
         for (name, count) in
             [("trap", self.trap), ("out of fuel", self.out_of_fuel), ("AST-vs-SSA disagreement", self.disagreements)]
         {

@@ -9,10 +9,12 @@
 //!    `if` loses its else-block;
 //! 3. drop a label together with every `goto` to it;
 //! 4. replace an expression by `0`, `1`, one of its operands, or (for a
-//!    literal) half of it;
+//!    literal) half of it: a call by one of its arguments or a constant;
+//!    remove a call statement (in 1);
 //! 5. set an argument to 0 or halve it; drop a parameter that nothing
-//!    mentions (and its argument); drop a function other than `main` (the
-//!    language has no calls, so only `main` runs).
+//!    mentions, with its argument at every call of its function (and in
+//!    the case's arguments for `main`); drop a function other than `main`
+//!    (valid only once nothing calls it).
 //!
 //! Every candidate is checked with [`crate::ast::Program::validate`] and
 //! dropped if invalid (a `break` left outside its loop, a `goto` to a label
@@ -432,6 +434,51 @@ fn drop_label(body: &mut Block, label: &str) {
     }
 }
 
+/// Removes argument `index` from every call of `callee` in a function
+/// body.
+fn drop_call_args(body: &mut Block, callee: &str, index: usize) {
+    fn in_expr(e: &mut Expr, callee: &str, index: usize) {
+        match e {
+            Expr::Lit(_) | Expr::Var(_) => {}
+            Expr::Load(a) | Expr::Unary(_, a) => in_expr(a, callee, index),
+            Expr::Binary(_, a, b) | Expr::LogicalAnd(a, b) | Expr::LogicalOr(a, b) => {
+                in_expr(a, callee, index);
+                in_expr(b, callee, index);
+            }
+            Expr::Call(name, args) => {
+                if name == callee && index < args.len() {
+                    args.remove(index);
+                }
+                args.iter_mut().for_each(|a| in_expr(a, callee, index));
+            }
+        }
+    }
+    let mut stack: Vec<&mut Block> = vec![body];
+    while let Some(b) = stack.pop() {
+        for s in b.stmts.iter_mut() {
+            if let Stmt::Call(name, args) = s {
+                if name == callee && index < args.len() {
+                    args.remove(index);
+                }
+            }
+            for slot in 0.. {
+                let Some(e) = slot_mut(s, slot) else { break };
+                in_expr(e, callee, index);
+            }
+            match s {
+                Stmt::If(_, t, e) => {
+                    stack.push(t);
+                    if let Some(e) = e {
+                        stack.push(e);
+                    }
+                }
+                Stmt::While(_, body) | Stmt::Block(body) => stack.push(body),
+                _ => {}
+            }
+        }
+    }
+}
+
 /// `tc` with `edit` applied, if the result is a valid program.
 fn apply(tc: &TestCase, edit: &Edit) -> Option<TestCase> {
     let mut t = tc.clone();
@@ -479,8 +526,12 @@ fn apply_to(t: &mut TestCase, edit: &Edit) -> Option<()> {
                 return None;
             }
             f.params.remove(*index);
-            if f.name == "main" && *index < t.args.len() {
+            let name = f.name.clone();
+            if name == "main" && *index < t.args.len() {
                 t.args.remove(*index);
+            }
+            for g in &mut t.program.functions {
+                drop_call_args(&mut g.body, &name, *index);
             }
         }
         Edit::DropFunction { func } => {
@@ -551,6 +602,27 @@ mod tests {
             dropped.iter().any(|c| !crate::frontend::ast_print::print_program(&c.program).contains("goto")),
             "no candidate drops the label and its goto"
         );
+    }
+
+    #[test]
+    fn calls_shrink_to_an_argument_and_parameters_leave_every_call_site() {
+        let tc = case(
+            "fn f(a, b, c) { return b + 1; }\nfn main(x) { out f(x, 2, 3); f(1, x, 5); return f(f(1, 2, 3), 4, x); }",
+            vec![7],
+        );
+        let texts: Vec<String> =
+            candidates(&tc).map(|c| crate::frontend::ast_print::print_program(&c.program)).collect();
+        // A parameter nothing mentions goes with its argument at every call.
+        assert!(
+            texts.iter().any(|t| t.contains("fn f(b, c)") && t.contains("f(2, 3)") && t.contains("f(x, 5)")),
+            "no candidate drops `a` everywhere"
+        );
+        assert!(texts.iter().any(|t| t.contains("fn f(a, b)") && t.contains("return f(f(1, 2), 4);")));
+        // A call replaced by one of its arguments, and a call statement removed.
+        assert!(texts.iter().any(|t| t.contains("out x;")));
+        assert!(texts.iter().any(|t| !t.contains("f(1, x, 5);") && t.contains("out f(x, 2, 3);")));
+        // `f` is called, so it is never dropped alone.
+        assert!(texts.iter().all(|t| t.contains("fn f(")));
     }
 
     #[test]

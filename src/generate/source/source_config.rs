@@ -170,6 +170,9 @@ pub struct GenConfig {
     pub swarm: bool,
     /// The weight of each feature (see [`GenConfig::weight`]).
     pub weights: Weights,
+    /// Programs of several functions that call each other (`calls.rs`);
+    /// off by default.
+    pub calls: bool,
 }
 
 /// A weight per [`Feature`], indexed by the feature.
@@ -320,6 +323,7 @@ impl Shape {
             max_rotation: 5,
             swarm: true,
             weights: GenConfig::default_weights(),
+            calls: false,
         };
         match self {
             Shape::Swarm => base,

@@ -6,6 +6,7 @@
 //! stay in one file.
 
 use super::builders::{and, assign, bin, budget_left, decrement, guarded_goto, var, ACC_VAR, BUDGET_VAR};
+use super::calls::{CALL_PRESSURE_WEIGHT, CALL_STMT_WEIGHT};
 use super::entropy::Entropy;
 use super::expr::{COMPARISONS, SAFE_BINOPS};
 use super::generator::Generator;
@@ -39,6 +40,8 @@ enum Kind {
     FanOut,
     Pressure,
     MemWeb,
+    CallStmt,
+    CallPressure,
 }
 
 /// Weight of a plain assignment among the statement kinds.
@@ -52,6 +55,17 @@ impl<E: Entropy> Generator<'_, E> {
     pub(super) fn program(mut self) -> (Program, Vec<i64>) {
         let nparams = self.e.below(self.cfg.max_params as u64 + 1) as usize;
         self.params = (0..nparams).map(|i| format!("p{i}")).collect();
+        let body = self.body();
+        let program = Program {
+            functions: vec![Function { name: "main".to_string(), params: self.params.clone(), body: Block::new(body) }],
+        };
+        let args = (0..nparams).map(|_| self.arg()).collect();
+        (program, args)
+    }
+
+    /// The statements of a function whose parameters are `self.params`:
+    /// the budget, first values, statements and shapes, and a `return`.
+    pub(super) fn body(&mut self) -> Vec<Stmt> {
         let mut body = Vec::new();
         // Give some pool variables a first value, from the parameters when
         // there are some.
@@ -80,19 +94,10 @@ impl<E: Entropy> Generator<'_, E> {
         body.push(Stmt::Return(ret));
         // The budget: as large as allowed, and small enough that a run stays
         // below the step target.
-        let mut program = Program {
-            functions: vec![Function {
-                name: "main".to_string(),
-                params: self.params.clone(),
-                body: Block::new(Vec::new()),
-            }],
-        };
         let cost = static_cost(&body).max(1);
         let budget = (self.cfg.step_target / (2 * cost)).clamp(2, self.cfg.budget.max(2));
         body.insert(0, Stmt::Var(BUDGET_VAR.to_string(), Expr::Lit(budget as i64)));
-        program.functions[0].body = Block::new(body);
-        let args = (0..nparams).map(|_| self.arg()).collect();
-        (program, args)
+        body
     }
 
     fn arg(&mut self) -> i64 {
@@ -134,6 +139,7 @@ impl<E: Entropy> Generator<'_, E> {
             (Kind::Store, self.w(Feature::Mem)),
             (Kind::Out, self.w(Feature::Out)),
             (Kind::Return, self.w(Feature::Return)),
+            (Kind::CallStmt, if self.callees.is_empty() { 0 } else { CALL_STMT_WEIGHT }),
         ];
         if in_loop {
             kinds.push((Kind::Break, self.w(Feature::Break)));
@@ -159,6 +165,7 @@ impl<E: Entropy> Generator<'_, E> {
                 // A refinement of `mem`: a program without `mem` has no
                 // load or store at all.
                 (Kind::MemWeb, if self.on(Feature::Mem) { self.w(Feature::MemWeb) } else { 0 }),
+                (Kind::CallPressure, if self.callees.is_empty() { 0 } else { CALL_PRESSURE_WEIGHT }),
             ]);
         }
         let weights: Vec<u32> = kinds.iter().map(|k| k.1).collect();
@@ -212,6 +219,8 @@ impl<E: Entropy> Generator<'_, E> {
             Kind::FanOut => (self.fan_out(depth), false),
             Kind::Pressure => (self.pressure(depth), false),
             Kind::MemWeb => (self.mem_web(depth), false),
+            Kind::CallStmt => one(self.call_stmt()),
+            Kind::CallPressure => (self.call_pressure(), false),
         }
     }
 
@@ -335,7 +344,7 @@ impl<E: Entropy> Generator<'_, E> {
 
     /// A statement that keeps `e` used: `out e;`, or `acc = acc ^ e;` when
     /// `out` is off.
-    fn use_value(&mut self, e: Expr) -> Stmt {
+    pub(super) fn use_value(&mut self, e: Expr) -> Stmt {
         if self.on(Feature::Out) {
             Stmt::Out(e)
         } else {

@@ -3,6 +3,7 @@
 //! helpers the property suites and fuzz targets use with it
 //! ([`construction_variants`], [`describe_failure`]).
 
+use super::calls::program_with_calls;
 use super::entropy::Entropy;
 use super::generator::Generator;
 use super::size::statement_count;
@@ -30,7 +31,8 @@ impl TestCase {
 
     /// The program of any source of choices.
     pub fn from_entropy<E: Entropy>(e: &mut E, config: &GenConfig, origin: String) -> TestCase {
-        let (program, args) = Generator::new(e, config).program();
+        let (program, args) =
+            if config.calls { program_with_calls(e, config) } else { Generator::new(e, config).program() };
         debug_assert!(program.validate().is_ok(), "generated an invalid program: {:?}", program.validate());
         TestCase { program, args, origin }
     }
