@@ -70,7 +70,7 @@ fn the_c_export_of_deep_nesting_grows_linearly() {
     let text = format!("fn main(x) {{\n{}out 1;{}\n    return 0;\n}}\n", "if (x) { ".repeat(n), "}".repeat(n));
     let program = ssaref::frontend::parser::parse_program(&text).expect("a program");
     // The export recurses on the tree, as the command line's big stack allows.
-    let export = || ssaref::targets::c_source::source_function(&program.functions[0], "f");
+    let export = || ssaref::targets::c_source::source_program(&program, "f");
     let thread = std::thread::Builder::new().stack_size(256 << 20);
     let c = std::thread::scope(|s| thread.spawn_scoped(s, export).expect("a thread").join().expect("the export"));
     assert!(c.len() < n * 1000, "{} bytes of C for {n} nested ifs", c.len());
