@@ -176,7 +176,8 @@ fn production_targets_run_calls_to_the_depth_bound_and_skip_deeper_runs() {
             eprintln!("SKIPPED: target {name} is not installed");
             continue;
         }
-        let options = target.option_sets().into_iter().find(|o| o.starts_with("O0")).unwrap_or_default();
+        let sets = target.option_sets();
+        let options = sets.iter().find(|o| o.starts_with("O0")).or(sets.first()).cloned().unwrap_or_default();
         let verdicts = run_against_oracle(&*target, &cases, &options, &InterpOracle, FUEL, &Limits::for_fuel(FUEL));
         if name == "cranelift" {
             assert_eq!(verdicts[0], TargetVerdict::NotRun(TargetError::CallsNotSupported), "{name}");

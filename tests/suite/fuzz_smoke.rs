@@ -84,7 +84,9 @@ fn the_alloc_checker_fuzz_target_runs_on_random_bytes() {
     let secs = std::env::var("SSAREF_SMOKE_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
     let mut runs = 0;
     while runs < MAX_INPUTS
-        && (start.elapsed() < Duration::from_secs(secs) || !counts.contains_key(&rejected) || !counts.contains_key(&accepted))
+        && (start.elapsed() < Duration::from_secs(secs)
+            || !counts.contains_key(&rejected)
+            || !counts.contains_key(&accepted))
     {
         let mut bytes = vec![0u8; (rng.next_u32() % 2048) as usize];
         rng.fill_bytes(&mut bytes);

@@ -8,7 +8,7 @@
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use ssaref::ast::{walk_stmts, BinOp, Block, Expr, Function, Program, Stmt, UnOp, MAX_EXPR_DEPTH};
+use ssaref::ast::{walk_stmts, BinOp, Block, Expr, Function, Program, Stmt, UnOp, MAX_EXPR_DEPTH, MAX_NESTING};
 use ssaref::campaign::fuzz_targets::fuzz_parse;
 use ssaref::diag::Diag;
 use ssaref::frontend::ast_print::{print_expr, print_program, MAX_INDENT_LEVELS};
@@ -524,10 +524,14 @@ fn deep_errors_do_not_overflow() {
         for (src, col) in cases {
             assert_eq!(error_of(&src), format!("1:{col}: {too_deep}"));
         }
-        // Unclosed blocks are an error at the end, not an overflow.
-        let src = format!("fn main() {{ {}", "{ if (1) { while (1) {".repeat(n));
+        // Unclosed blocks are an error at the end, not an overflow; past
+        // `MAX_NESTING` levels, the nesting bound comes first.
+        let src = format!("fn main() {{ {}", "{ if (1) { while (1) {".repeat(n / 10));
         let got = error_of(&src);
         assert!(got.ends_with("expected `}`, found end of file"), "{got}");
+        let src = format!("fn main() {{ {}", "{ if (1) { while (1) {".repeat(n));
+        let got = error_of(&src);
+        assert!(got.ends_with(&format!("statements nested deeper than {MAX_NESTING} levels")), "{got}");
     });
 }
 
