@@ -38,6 +38,10 @@
 //! `bench.rs`, `bench_construction.rs`, `reproduce.rs`, `max_memory.rs` and `main.rs` →
 //! `counting_alloc.rs`; no file imports `main.rs`.
 
+// Built with `--cfg fuzzing` by cargo-fuzz, this file is the crate root of
+// the fuzz target `command_line` (`fuzz_entry.rs`), which has no `main`.
+#![cfg_attr(fuzzing, no_main)]
+
 mod args;
 mod bench;
 mod bench_construction;
@@ -47,6 +51,8 @@ mod common;
 mod counting_alloc;
 mod emit;
 mod fuzz;
+#[cfg(fuzzing)]
+mod fuzz_entry;
 mod fuzz_merge;
 mod gen;
 mod max_memory;
@@ -134,6 +140,7 @@ enum Command {
     ReproduceCount(ReproduceCountArgs),
 }
 
+#[cfg(not(fuzzing))]
 fn main() -> ExitCode {
     // Rust ignores SIGPIPE, so `ssaref emit ... | head` would end in a
     // "Broken pipe" panic from `print!`. Restore the default action: the
@@ -150,11 +157,13 @@ fn main() -> ExitCode {
 /// levels of every recursive walk over a program's statements (the tree's
 /// derived `Clone` and `PartialEq` in the reducer, the exports of `--target`).
 /// It is address space, resident only as far as a walk goes.
+#[cfg(not(fuzzing))]
 const COMMAND_STACK_BYTES: usize = 256 << 20;
 
 /// Runs the command line `args` on a thread with a stack of
 /// [`COMMAND_STACK_BYTES`], or on this thread when no such thread can be
 /// made (an operating-system limit on address space).
+#[cfg(not(fuzzing))]
 fn on_command_stack(args: Vec<std::ffi::OsString>) -> ExitCode {
     std::thread::scope(|s| {
         let thread = std::thread::Builder::new().name("ssaref".into()).stack_size(COMMAND_STACK_BYTES);
@@ -179,8 +188,7 @@ fn on_command_stack(args: Vec<std::ffi::OsString>) -> ExitCode {
 /// Runs the command line `args` (the program's name first) on this
 /// thread, with what it prints going to `out` and `err` instead of stdout
 /// and stderr, and returns its exit code: `main`, and the fuzz target
-/// `command_line` (`fuzz/fuzz_targets/command_line.rs`), which includes
-/// this file.
+/// `command_line` (`fuzz_entry.rs`).
 pub fn run_in_process(
     args: Vec<std::ffi::OsString>,
     out: Box<dyn std::io::Write>,

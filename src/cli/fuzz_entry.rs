@@ -1,21 +1,16 @@
-//! Fuzz target `command_line`: `ssaref`'s command line, run in-process on
-//! an argument vector and a case file made from the input
+//! The cargo-fuzz target `command_line`: `ssaref`'s command line, run in
+//! this process on an argument vector and a case file made from the input
 //! (`ssaref::campaign::command_line_input`). A run must not panic and must
-//! end with an exit code of docs/command-line.md's table. The command line
-//! is the binary's own code, included from `src/cli/main.rs`.
+//! end with an exit code of docs/command-line.md's table.
+//!
+//! `fuzz/Cargo.toml` builds `main.rs` as the target's crate root, and
+//! cargo-fuzz passes `--cfg fuzzing`, under which this module replaces
+//! `main`; the ordinary build never compiles it.
 
-#![no_main]
-
-use libfuzzer_sys::fuzz_target;
 use ssaref::campaign::command_line_input::{CommandLineInput, DOCUMENTED_EXIT_CODES};
 use std::process::ExitCode;
 
-// The binary's `main` is not called here: `run_in_process` is.
-#[allow(dead_code)]
-#[path = "../../src/cli/main.rs"]
-mod cli;
-
-fuzz_target!(|data: &[u8]| {
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let Ok(input) = CommandLineInput::from_bytes(data) else { return };
     let dir = std::env::temp_dir().join(format!("ssaref-command-line-fuzz-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -25,7 +20,7 @@ fuzz_target!(|data: &[u8]| {
     let scratch = dir.join("out").join("x");
     let mut args = vec!["ssaref".into()];
     args.extend(input.arguments(&case.to_string_lossy(), &scratch.to_string_lossy()).into_iter().map(Into::into));
-    let code = cli::run_in_process(args, Box::new(std::io::sink()), Box::new(std::io::sink()));
+    let code = crate::run_in_process(args, Box::new(std::io::sink()), Box::new(std::io::sink()));
     let known = DOCUMENTED_EXIT_CODES.iter().any(|&c| ExitCode::from(c) == code);
     assert!(known, "exit code {code:?} is not in the table for {input:?}");
 });
