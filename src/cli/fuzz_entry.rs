@@ -15,6 +15,9 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let dir = std::env::temp_dir().join(format!("ssaref-command-line-fuzz-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a scratch folder");
+    // Relative paths among the arguments land in the scratch folder, not
+    // in the folder the fuzzer was started from.
+    std::env::set_current_dir(&dir).expect("the scratch folder as working directory");
     let case = dir.join(input.case_name());
     std::fs::write(&case, &input.case).expect("the case file");
     let scratch = dir.join("out").join("x");
