@@ -41,15 +41,19 @@
 //! traps in hardware), and the final contents of `mem`, a 4096-word array
 //! of the harness, cleared before each program. A program whose oracle run
 //! ends out of fuel is not run at all (`run_against_oracle`): it may not
-//! terminate. The native run has a time limit instead.
+//! terminate. The native run has a limit of CPU time instead, and a
+//! wall-clock backstop whose end is inconclusive.
 //!
 //! # Errors
 //!
 //! `TargetError` separates what is a finding (the tool rejects or
 //! crashes on a valid program: `TargetError::Compile`; the program
-//! crashes: `TargetError::Crash`; it runs past the time limit although
-//! the oracle says it ends: `TargetError::Timeout`) from what is not
-//! (the tool is not installed, an option set the target does not offer).
+//! crashes: `TargetError::Crash`; it runs past its CPU-time limit (or,
+//! in the emulator, its fuel) although the oracle says it ends:
+//! `TargetError::Timeout`) from what is not (the tool is not installed,
+//! an option set the target does not offer) and from what is inconclusive
+//! (a limit of the harness: its trace is full, or the wall-clock backstop
+//! ran out first on a loaded machine: `TargetError::WallClock`).
 
 pub mod c_source;
 #[cfg(feature = "cranelift")]

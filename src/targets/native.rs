@@ -15,11 +15,16 @@
 //! The harness's `main(argc, argv)` runs programs `argv[1]` (default 0) to
 //! the last, on a thread with a stack of 256 MiB (so that a program whose
 //! oracle run stays within `ast::MAX_CALL_DEPTH` activations has room for
-//! that many native frames of up to 256 KiB each), each under `alarm(argv[2])` seconds, and prints, with its own
-//! buffer and `write`, for each program: `c I` (flushed before the program
-//! starts), one `o V` per `out`, then `r V` (return) or `t` (trap), one
-//! `m I V` per non-zero word of memory, and `e`. When the alarm rings it
-//! prints `x` and exits with status 3. A program that crashes the process
+//! that many native frames of up to 256 KiB each), each under a limit of
+//! `argv[2]` seconds of CPU time (`setitimer(ITIMER_PROF)`), and prints,
+//! with its own buffer and `write`, for each program: `c I` (flushed before
+//! the program starts), one `o V` per `out`, then `r V` (return) or `t`
+//! (trap), one `m I V` per non-zero word of memory, and `e`. When the
+//! timer rings it prints `x` and exits with status 3. The limit is CPU
+//! time, not wall-clock time, so that a correct program on a loaded
+//! machine is never reported as running for ever; the wall-clock budget
+//! of [`run_binary`] is only a backstop, and its end is inconclusive
+//! ([`TargetError::WallClock`]). A program that crashes the process
 //! leaves a `c I` without its `e`; [`run_binary`] then restarts the
 //! harness at the next program, so one crash or timeout costs one program,
 //! not the batch.
@@ -39,6 +44,7 @@ const HARNESS: &str = r#"#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 int64_t ssaref_mem[4096];
@@ -73,6 +79,13 @@ void ssaref_out(int64_t v) { ssaref_put_value("o", v); }
 
 void ssaref_trap(void) { longjmp(ssaref_jump, 1); }
 
+static void ssaref_cpu_limit(unsigned seconds) {
+    struct itimerval t;
+    memset(&t, 0, sizeof t);
+    t.it_value.tv_sec = seconds;
+    setitimer(ITIMER_PROF, &t, NULL);
+}
+
 static void ssaref_alarm(int sig) {
     (void)sig;
     ssaref_put("x\n");
@@ -94,13 +107,13 @@ static void *ssaref_run(void *unused) {
         memset(ssaref_mem, 0, sizeof ssaref_mem);
         ssaref_put_value("c", i);
         ssaref_flush();
-        alarm(seconds);
+        ssaref_cpu_limit(seconds);
         if (setjmp(ssaref_jump) == 0) {
             int64_t r = ssaref_call(i);
-            alarm(0);
+            ssaref_cpu_limit(0);
             ssaref_put_value("r", r);
         } else {
-            alarm(0);
+            ssaref_cpu_limit(0);
             ssaref_put("t\n");
         }
         for (int j = 0; j < 4096; j++) {
@@ -119,7 +132,7 @@ static void *ssaref_run(void *unused) {
 int main(int argc, char **argv) {
     ssaref_start = argc > 1 ? atoi(argv[1]) : 0;
     ssaref_seconds = argc > 2 ? (unsigned)atoi(argv[2]) : 5;
-    signal(SIGALRM, ssaref_alarm);
+    signal(SIGPROF, ssaref_alarm);
     pthread_attr_t attr;
     pthread_t thread;
     if (pthread_attr_init(&attr) != 0 || pthread_attr_setstacksize(&attr, (size_t)256 << 20) != 0
@@ -303,6 +316,10 @@ fn error_summary(err: &str) -> String {
     }
 }
 
+/// How many times its CPU-time limit the wall-clock backstop of a program
+/// allows.
+const WALL_CLOCK_FACTOR: u32 = 20;
+
 /// Runs the linked harness `binary` over its `count` programs; one result
 /// per program. A program that crashes or times out gets that error and
 /// the harness is restarted at the next one.
@@ -327,9 +344,11 @@ pub fn run_binary(
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| TargetError::Io(format!("{}: {e}", binary.display())))?;
-        // The harness's own alarm ends a program that runs too long; this
-        // is the backstop for a harness that cannot even print.
-        let budget = limits.per_program * (count - start) as u32 + Duration::from_secs(10);
+        // The harness's own CPU-time limit ends a program that runs too
+        // long. This wall-clock budget is the backstop for a harness that
+        // cannot even print; it is generous because a loaded machine gives
+        // the harness a small share of a core.
+        let budget = limits.per_program * (count - start) as u32 * WALL_CLOCK_FACTOR + Duration::from_secs(60);
         let t0 = Instant::now();
         let status = loop {
             match child.try_wait() {
@@ -352,7 +371,7 @@ pub fn run_binary(
         // The program that was running when the process ended.
         let why = match (&status, open) {
             (_, Some(Open::TimedOut)) => TargetError::Timeout { seconds },
-            (None, _) => TargetError::Timeout { seconds: budget.as_secs() },
+            (None, _) => TargetError::WallClock { seconds: budget.as_secs() },
             (Some(s), _) => TargetError::Crash(describe_status(s)),
         };
         results.push(Err(why));

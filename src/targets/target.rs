@@ -81,8 +81,13 @@ pub enum TargetError {
     /// A compiler or assembler rejected or crashed on the program: a
     /// finding, with the command and the end of its error output.
     Compile { command: String, stderr: String },
-    /// The program ran past the time limit.
+    /// The program ran past its CPU-time limit although the oracle says it
+    /// ends (a finding).
     Timeout { seconds: u64 },
+    /// The harness ran past its wall-clock backstop before any program
+    /// reached its CPU-time limit: a limit of the harness on a loaded
+    /// machine, inconclusive.
+    WallClock { seconds: u64 },
     /// The program died (a signal, or an exit the harness did not make).
     Crash(String),
     /// Something around the run failed: a temporary file, spawning.
@@ -112,7 +117,10 @@ impl fmt::Display for TargetError {
             TargetError::BadOptions(m) => write!(f, "unknown option set: {m}"),
             TargetError::Unsupported(m) => write!(f, "unsupported input: {m}"),
             TargetError::Compile { command, stderr } => write!(f, "`{command}` failed: {stderr}"),
-            TargetError::Timeout { seconds } => write!(f, "timed out after {seconds} s"),
+            TargetError::Timeout { seconds } => write!(f, "did not end within {seconds} s of CPU time (or its fuel)"),
+            TargetError::WallClock { seconds } => {
+                write!(f, "the harness ran past its wall-clock backstop of {seconds} s")
+            }
             TargetError::Crash(m) => write!(f, "the program crashed: {m}"),
             TargetError::Io(m) => write!(f, "I/O error: {m}"),
             TargetError::TraceFull { capacity } => write!(f, "the harness's trace of {capacity} words is full"),
@@ -300,6 +308,7 @@ pub fn judge(expected: Outcome, got: Result<Outcome, TargetError>) -> TargetVerd
         Err(TargetError::TraceFull { capacity }) if expected.trace.len() as u64 >= capacity => {
             TargetVerdict::Inconclusive(TargetError::TraceFull { capacity }.to_string())
         }
+        Err(e @ TargetError::WallClock { .. }) => TargetVerdict::Inconclusive(e.to_string()),
         Err(e) if !e.is_finding() && !matches!(e, TargetError::TraceFull { .. }) => TargetVerdict::NotRun(e),
         got => TargetVerdict::Diverge { expected, got },
     }

@@ -259,3 +259,73 @@ fn a_planted_missing_division_guard_in_the_c_adapter_is_found_and_reduced() {
     }
     planted_bug_is_found_and_reduced(Arc::new(gcc), "gcc", 8, ".c");
 }
+
+/// Starts the harness of one C program `body` (the function `ssaref_p0`)
+/// with a CPU-time limit of `seconds`, stops it with SIGSTOP for `paused`
+/// once the program has started, then lets it go on; what the harness
+/// printed.
+fn run_paused_harness(body: &str, seconds: u32, paused: std::time::Duration) -> String {
+    use ssaref::targets::native::{compile, harness, Scratch, C_PRELUDE};
+    let scratch = Scratch::new("cpu-limit-test").expect("scratch folder");
+    let program = scratch.write("p.c", &format!("{C_PRELUDE}{body}")).expect("write the program");
+    let main = scratch.write("h.c", &harness(&[(0, vec![])])).expect("write the harness");
+    let binary = scratch.path("h");
+    let args: Vec<String> =
+        ["-O0", "-o", &binary.display().to_string(), &program.display().to_string(), &main.display().to_string()]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+    compile("gcc", &args, "apt install gcc").expect("gcc compiles the harness");
+    let out_path = scratch.path("out.txt");
+    let out = std::fs::File::create(&out_path).expect("output file");
+    let mut child = std::process::Command::new(&binary)
+        .args(["0", &seconds.to_string()])
+        .stdout(out)
+        .spawn()
+        .expect("start the harness");
+    let start = std::time::Instant::now();
+    while !std::fs::read_to_string(&out_path).unwrap_or_default().contains("c 0") {
+        assert!(start.elapsed() < std::time::Duration::from_secs(60), "the harness never started its program");
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+    let signal = |s: &str| {
+        let ok = std::process::Command::new("kill").args([s, &child.id().to_string()]).status().expect("kill");
+        assert!(ok.success(), "kill {s}");
+    };
+    signal("-STOP");
+    std::thread::sleep(paused);
+    signal("-CONT");
+    child.wait().expect("the harness ends");
+    std::fs::read_to_string(&out_path).expect("read the output")
+}
+
+/// The native harness limits a program's CPU time, not its wall-clock
+/// time: a correct program that the machine does not run for a while (here
+/// stopped for twice its limit, as a loaded machine would starve it) still
+/// ends and is compared, while a program that loops for ever still hits
+/// the limit. With `alarm` (wall-clock) the first run prints `x`.
+#[test]
+fn the_native_time_limit_is_cpu_time_so_a_starved_program_is_no_false_alarm() {
+    if !available(&CCompiler::gcc()) {
+        return;
+    }
+    let slow = "int64_t ssaref_p0(void) { volatile int64_t s = 0; \
+                for (int64_t i = 0; i < 30000000; i++) s += i; return 7; }\n";
+    let out = run_paused_harness(slow, 2, std::time::Duration::from_secs(4));
+    assert!(out.contains("r 7") && !out.contains('x'), "a starved program was cut short: {out:?}");
+    let forever = "int64_t ssaref_p0(void) { volatile int64_t s = 0; for (;;) s += 1; return s; }\n";
+    let out = run_paused_harness(forever, 1, std::time::Duration::from_millis(10));
+    assert!(out.contains('x') && !out.contains("r "), "a looping program was not stopped: {out:?}");
+}
+
+/// A harness that outlives its wall-clock backstop is a limit of the
+/// harness: the verdict is inconclusive, never a divergence.
+#[test]
+fn the_wall_clock_backstop_is_inconclusive() {
+    use ssaref::outcome::{End, Outcome};
+    let expected = Outcome { trace: vec![], end: End::Return(1), mem: vec![] };
+    let verdict = ssaref::targets::target::judge(expected.clone(), Err(TargetError::WallClock { seconds: 160 }));
+    assert!(matches!(verdict, TargetVerdict::Inconclusive(_)) && !verdict.is_failure(), "{verdict:?}");
+    let verdict = ssaref::targets::target::judge(expected, Err(TargetError::Timeout { seconds: 5 }));
+    assert!(verdict.is_failure(), "{verdict:?}");
+}

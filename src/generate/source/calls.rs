@@ -161,17 +161,7 @@ impl<E: Entropy> Generator<'_, E> {
     /// with the call's result: at small K most of them must be in
     /// callee-saved registers or spilled across the call.
     pub(super) fn call_pressure(&mut self) -> Vec<Stmt> {
-        let k = self.e.range(8, self.cfg.pressure_values.max(8) as u64) as usize;
-        let vars: Vec<String> = (0..k).map(|_| self.fresh_var()).collect();
-        let mut out = Vec::new();
-        for (i, v) in vars.iter().enumerate() {
-            let e = if i == 0 || self.e.chance(50) {
-                self.expr(2)
-            } else {
-                bin(BinOp::Add, var(&vars[i - 1]), Expr::Lit(i as i64))
-            };
-            out.push(Stmt::Assign(v.clone(), e));
-        }
+        let (vars, mut out) = self.values_for_pressure(8);
         let r = self.fresh_var();
         let call = self.call_expr(1);
         out.push(Stmt::Assign(r.clone(), call));

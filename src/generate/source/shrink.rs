@@ -416,9 +416,15 @@ fn node_at<'a>(root: &'a mut Expr, at: &[u8]) -> Option<&'a mut Expr> {
 
 /// Removes every `label:` and `goto label;` of a function body.
 fn drop_label(body: &mut Block, label: &str) {
+    visit_blocks_mut(body, |b| b.stmts.retain(|s| !matches!(s, Stmt::Label(l) | Stmt::Goto(l) if l == label)));
+}
+
+/// Calls `visit` on `body` and on every block nested in it, each before
+/// the blocks nested in it, with an explicit stack.
+fn visit_blocks_mut(body: &mut Block, mut visit: impl FnMut(&mut Block)) {
     let mut stack: Vec<&mut Block> = vec![body];
     while let Some(b) = stack.pop() {
-        b.stmts.retain(|s| !matches!(s, Stmt::Label(l) | Stmt::Goto(l) if l == label));
+        visit(b);
         for s in b.stmts.iter_mut() {
             match s {
                 Stmt::If(_, t, e) => {
@@ -453,8 +459,7 @@ fn drop_call_args(body: &mut Block, callee: &str, index: usize) {
             }
         }
     }
-    let mut stack: Vec<&mut Block> = vec![body];
-    while let Some(b) = stack.pop() {
+    visit_blocks_mut(body, |b| {
         for s in b.stmts.iter_mut() {
             if let Stmt::Call(name, args) = s {
                 if name == callee && index < args.len() {
@@ -465,18 +470,8 @@ fn drop_call_args(body: &mut Block, callee: &str, index: usize) {
                 let Some(e) = slot_mut(s, slot) else { break };
                 in_expr(e, callee, index);
             }
-            match s {
-                Stmt::If(_, t, e) => {
-                    stack.push(t);
-                    if let Some(e) = e {
-                        stack.push(e);
-                    }
-                }
-                Stmt::While(_, body) | Stmt::Block(body) => stack.push(body),
-                _ => {}
-            }
         }
-    }
+    });
 }
 
 /// `tc` with `edit` applied, if the result is a valid program.

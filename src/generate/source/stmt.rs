@@ -649,8 +649,11 @@ impl<E: Entropy> Generator<'_, E> {
 
     /// Many fresh values, all updated round a loop (one of them under a
     /// branch) and all used after it, so that they are live at once.
-    fn pressure(&mut self, depth: usize) -> Vec<Stmt> {
-        let k = self.e.range(6, self.cfg.pressure_values.max(6) as u64) as usize;
+    /// At least `min` (and at most the configured pressure) fresh
+    /// variables, each assigned an expression or its predecessor plus a
+    /// constant: the variables and their assignments.
+    pub(super) fn values_for_pressure(&mut self, min: usize) -> (Vec<String>, Vec<Stmt>) {
+        let k = self.e.range(min as u64, self.cfg.pressure_values.max(min) as u64) as usize;
         let vars: Vec<String> = (0..k).map(|_| self.fresh_var()).collect();
         let mut out = Vec::new();
         for (i, v) in vars.iter().enumerate() {
@@ -661,6 +664,12 @@ impl<E: Entropy> Generator<'_, E> {
             };
             out.push(assign(v, e));
         }
+        (vars, out)
+    }
+
+    fn pressure(&mut self, depth: usize) -> Vec<Stmt> {
+        let (vars, mut out) = self.values_for_pressure(6);
+        let k = vars.len();
         let cond = self.cond();
         out.extend(self.some_loop(depth, cond, |g, d| {
             let mut body = g.filler(d);

@@ -52,9 +52,11 @@ pub enum CraneliftError {
     /// Cranelift rejected the function or failed: its verifier, the
     /// register allocator's checker, an unsupported feature, a panic.
     Compile(String),
-    /// The fuel or the time limit ran out: the code looped longer than
-    /// the program can.
+    /// The fuel ran out: the code looped longer than the program can.
     OutOfFuel,
+    /// Unicorn's wall-clock limit ran out before the fuel did: a limit of
+    /// the harness on a loaded machine, not a finding.
+    TimeUp,
     /// An `out` found the trace full: a limit of the harness.
     TraceFull,
     /// A fault, an unexpected trap, a Unicorn failure.
@@ -69,6 +71,7 @@ impl std::fmt::Display for CraneliftError {
         match self {
             CraneliftError::Compile(m) => write!(f, "cranelift: {m}"),
             CraneliftError::OutOfFuel => f.write_str("the code ran out of fuel"),
+            CraneliftError::TimeUp => f.write_str("the emulator's wall-clock limit ran out before the fuel"),
             CraneliftError::TraceFull => write!(f, "the trace is full ({} words)", ops::TRACE_CAPACITY),
             CraneliftError::Run(m) => f.write_str(m),
             CraneliftError::CallsNotSupported => f.write_str("the Cranelift target does not translate calls yet"),
@@ -287,7 +290,7 @@ impl Engine {
             (Ok(()), None) => {
                 if pc != EXIT_PAGE {
                     // Unicorn stops without an error when the time is up.
-                    return Err(CraneliftError::OutOfFuel);
+                    return Err(CraneliftError::TimeUp);
                 }
                 let rax = self.uc.reg_read(RegisterX86::RAX).map_err(|e| uc_err("read rax", e))?;
                 End::Return(rax as i64)

@@ -5,7 +5,8 @@
 //! Cranelift runs in process: a batch is one compilation and one Unicorn
 //! run per case, with no tool to start. Errors map onto `TargetError`:
 //! a rejection or panic of Cranelift (its verifier, regalloc2's checker)
-//! is `Compile`, running out of fuel or time is `Timeout`, anything else
+//! is `Compile`, running out of fuel is `Timeout`, running out of the
+//! emulator's wall-clock time first is `WallClock` (inconclusive), anything else
 //! that stops the code (a fault, a trap the language does not have) is
 //! `Crash`.
 
@@ -57,6 +58,7 @@ impl Cranelift {
         compile_and_run(&func, params, options, &case.args, limits.fuel, limits.per_program).map_err(|e| match e {
             CraneliftError::Compile(m) => TargetError::Compile { command: self.command(options), stderr: m },
             CraneliftError::OutOfFuel => TargetError::Timeout { seconds: limits.per_program.as_secs() },
+            CraneliftError::TimeUp => TargetError::WallClock { seconds: limits.per_program.as_secs() },
             CraneliftError::TraceFull => {
                 TargetError::TraceFull { capacity: super::cranelift_ops::TRACE_CAPACITY as u64 }
             }
