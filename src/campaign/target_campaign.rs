@@ -157,7 +157,7 @@ impl TargetSummary {
                 tot.options.len(),
                 sets
             ));
-            s.push_str(&format!("  {} inconclusive (a limit of the harness: its trace capacity)\n", tot.inconclusive));
+            s.push_str(&format!("  {} inconclusive (a limit of the harness: its trace capacity, or its wall-clock backstop on a loaded machine)\n", tot.inconclusive));
             let list: Vec<String> = tot.options.iter().map(|(o, n)| format!("{o} ({n})")).collect();
             s.push_str(&format!("  {}\n", list.join(", ")));
         }
