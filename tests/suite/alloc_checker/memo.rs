@@ -5,6 +5,7 @@
 //! pass.
 
 use super::*;
+use pretty_assertions::assert_eq;
 use ssaref::checkers::alloc_checker_memo::forget;
 use ssaref::pass_manager::flags::Flags;
 use ssaref::pass_manager::self_checks::{invocations, with_flags};
