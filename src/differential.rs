@@ -540,6 +540,7 @@ fn backend_stages(
     // Back ends with the same `prepare_key` share one preparation, whose
     // stages run once.
     let mut prepared: Vec<(String, crate::backend::Prepared)> = Vec::new();
+    let mut agreed = AgreedModules::new();
     let size = ssa.functions.iter().map(|f| f.blocks.values().map(|d| d.insts.len() + d.phis.len()).sum()).max();
     let (schedule, notes) = config.schedule_sampled(size.unwrap_or(0));
     for note in notes {
@@ -585,7 +586,7 @@ fn backend_stages(
             return Verdict::CheckFailed(e);
         }
         charge(t, |p| &mut p.allocation);
-        if let Some(v) = allocated_stages(&mir, names, args, oracle, config, &expected, &mut stages) {
+        if let Some(v) = allocated_stages(&mir, names, args, oracle, config, &expected, &mut stages, &mut agreed) {
             return v;
         }
     }
@@ -644,11 +645,31 @@ impl Observer<Module> for OracleStages<'_> {
     }
 }
 
+/// An allocated module of the program under check whose stages all agreed,
+/// with the outcomes of its MIR run and its x86-64 run.
+struct AgreedModule {
+    mir: MModule,
+    mir_outcome: Result<Outcome, StageError>,
+    steps: Option<u64>,
+    x86_outcome: Option<Result<Outcome, StageError>>,
+}
+
+/// The allocated modules of one program whose stages agreed. Two
+/// configurations often allocate identical code at the same K (two ssa-ra
+/// option sets, two out-of-ssa configurations); the oracle, the lowering
+/// with its machine-code checker, and Unicorn are functions of the module
+/// and the program's arguments, so an equal module (full equality, `k`
+/// included) takes the outcomes of the first instead of running them
+/// again, and its stages are judged and counted under its own names.
+type AgreedModules = Vec<AgreedModule>;
+
 /// The stages of one allocated module: the MIR in the oracle, then (with
 /// `config.x86`) the x86-64 lowering, the machine-code checker, and the run
 /// under Unicorn. `names` are the two stage names. Pushes the agreeing
 /// stages; returns the verdict of the first disagreement or failed check,
-/// or `None` when every stage agrees.
+/// or `None` when every stage agrees (and then adds the module to
+/// `agreed`, unless an equal one gave its outcomes).
+#[allow(clippy::too_many_arguments)]
 fn allocated_stages(
     mir: &MModule,
     names: (String, String),
@@ -657,42 +678,70 @@ fn allocated_stages(
     config: &DiffConfig,
     expected: &Outcome,
     stages: &mut Vec<StageResult>,
+    agreed: &mut AgreedModules,
 ) -> Option<Verdict> {
     let later = later_stage_fuel(config.fuel);
+    let same = agreed.iter().find(|a| a.mir == *mir);
     progress(|| format!("run {}", names.0));
     let t = thread_cpu_time();
     // The step count of the MIR run bounds the x86 run: a correct lowering
     // enters at most `emulator::budget_for(steps)` blocks, so wrong code
     // that loops is stopped early.
-    let (got, steps) = match oracle.profile_mir(mir, args, later) {
-        Ok((o, profile)) => (Ok(o), Some(profile.executed)),
-        Err(_) => (oracle.run_mir(mir, args, later).map_err(StageError::Oracle), None),
+    let (got, steps) = match same {
+        Some(a) => (a.mir_outcome.clone(), a.steps),
+        None => match oracle.profile_mir(mir, args, later) {
+            Ok((o, profile)) => (Ok(o), Some(profile.executed)),
+            Err(_) => (oracle.run_mir(mir, args, later).map_err(StageError::Oracle), None),
+        },
     };
+    let mir_outcome = same.is_none().then(|| got.clone());
     let (mir_stage, x86_stage) = names;
     if let Some(v) = judge_stage(mir_stage, expected, got, later, stages) {
         return Some(v);
     }
     let t = charge(t, |p| &mut p.mir_runs);
-    if !config.x86 {
-        return None;
-    }
-    if mir.function_with_calls().is_some() {
+    let x86_outcome = if !config.x86 {
+        None
+    } else if mir.function_with_calls().is_some() {
         calls_not_supported(format!("{x86_stage} (programs with calls)"), stages);
-        return None;
-    }
-    progress(|| format!("lower, check and run {}", x86_stage));
-    let code = match lower_and_check(mir) {
-        Ok(code) => code,
-        Err(e) => return Some(Verdict::CheckFailed(e)),
+        None
+    } else {
+        let got = match same.and_then(|a| a.x86_outcome.clone()) {
+            Some(got) => got,
+            None => match x86_run(mir, args, steps.unwrap_or(later), &x86_stage, t) {
+                Ok(got) => got,
+                Err(e) => return Some(Verdict::CheckFailed(e)),
+            },
+        };
+        let x86_outcome = same.is_none().then(|| got.clone());
+        if let Some(v) = judge_stage(x86_stage, expected, got, later, stages) {
+            return Some(v);
+        }
+        x86_outcome
     };
-    let t = charge(t, |p| &mut p.lowering);
-    let budget = crate::machine::emulator::budget_for(steps.unwrap_or(later));
-    let got = crate::machine::emulator::run_x86(&code, args, budget).map_err(StageError::Emulator);
-    charge(t, |p| &mut p.emulation);
-    if let Some(v) = judge_stage(x86_stage, expected, got, later, stages) {
-        return Some(v);
+    if let Some(mir_outcome) = mir_outcome {
+        agreed.push(AgreedModule { mir: mir.clone(), mir_outcome, steps, x86_outcome });
     }
     None
+}
+
+/// Lowers `mir` to x86-64, checks the machine code, and runs it under
+/// Unicorn with the budget for `steps` MIR steps; the thread time since
+/// `t` is charged to the lowering, then the run's to the emulation.
+fn x86_run(
+    mir: &MModule,
+    args: &[i64],
+    steps: u64,
+    x86_stage: &str,
+    t: std::time::Duration,
+) -> Result<Result<Outcome, StageError>, PassError> {
+    progress(|| format!("lower, check and run {}", x86_stage));
+    let code = lower_and_check(mir)?;
+    let t = charge(t, |p| &mut p.lowering);
+    let budget = crate::machine::emulator::budget_for(steps);
+    let got = crate::machine::emulator::run_x86(&code, args, budget).map_err(StageError::Emulator);
+    charge(t, |p| &mut p.emulation);
+    Ok(got)
 }
 
 /// Compares the outcome `got` of `stage`, run with `fuel`, with the

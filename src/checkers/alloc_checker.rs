@@ -395,18 +395,18 @@ pub fn check_no_scratch(m: &MFunction) -> Result<(), AllocCheckError> {
     Ok(())
 }
 
-/// Checks the allocation of `m`: first its structure, then, by a data flow
-/// over its reachable blocks, that every register operand, terminator
-/// operand and phi location holds the SSA value its annotation names. See
-/// the module documentation for what acceptance proves and what it does
-/// not. Reports the first failure.
+/// Checks the allocation of `m`: its structure, then, by a data flow over its reachable blocks, that every register
+/// operand, terminator operand and phi location holds the SSA value its annotation names (the module documentation
+/// says what acceptance proves). Reports the first failure. An equal function accepted lately is accepted again.
 pub fn check_allocation(m: &MFunction) -> Result<(), AllocCheckError> {
     crate::pass_manager::self_checks::count();
-    check_no_scratch(m)?;
-    let checker = Checker::new(m)?;
-    checker.check_cfg()?;
-    checker.check_annotations()?;
-    checker.check_values()
+    super::alloc_checker_memo::once(m, |m| {
+        check_no_scratch(m)?;
+        let checker = Checker::new(m)?;
+        checker.check_cfg()?;
+        checker.check_annotations()?;
+        checker.check_values()
+    })
 }
 
 /// The successor edges of a block: each target with the occurrence of the

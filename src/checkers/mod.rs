@@ -13,6 +13,7 @@
 
 pub mod alloc_checker;
 mod alloc_checker_calls;
+pub mod alloc_checker_memo;
 mod alloc_checker_states;
 mod alloc_checker_states_recomputation;
 pub mod class_interference_check;

@@ -252,3 +252,29 @@ fn ssa_ra_shows_each_function_rewritten_in_the_given_module() {
     }
     assert_ne!(seen[1].1[0], given[0], "PhiLifting rewrote `main`");
 }
+
+/// Two back ends that allocate identical machine IR (the same out-of-ssa
+/// configuration twice) each keep their machine-IR and x86 stages in the
+/// verdict, with the source's outcome: the second takes the outcomes of the
+/// first instead of running the oracle, the lowering and Unicorn again, and
+/// is still judged and counted.
+#[test]
+fn equal_allocations_keep_their_stages() {
+    use ssaref::backend::Backend;
+    let mut c = config(&[2, 15], true);
+    c.regalloc.clear();
+    c.out_of_ssa = vec![OutOfSsa::rotation(0), OutOfSsa::rotation(0)];
+    let p = ssaref::frontend::parser::parse_program(PROGRAM).expect("parses");
+    let (outcome, stages) = match differential_full(&p, &[5], &InterpOracle, &c) {
+        Verdict::Agree { outcome, stages } => (outcome, stages),
+        other => panic!("the program should agree everywhere: {other:?}"),
+    };
+    for k in [2, 15] {
+        let (mir, x86) = c.out_of_ssa[0].stage_names(k);
+        for name in [mir, x86] {
+            let found: Vec<_> = stages.iter().filter(|s| s.stage == name).collect();
+            assert_eq!(found.len(), 2, "stage {name} once for each of the two configurations");
+            assert!(found.iter().all(|s| s.outcome.as_ref() == Ok(&outcome)), "stage {name}: {found:?}");
+        }
+    }
+}

@@ -403,5 +403,6 @@ fn stale_allocated() -> MFunction {
 }
 
 mod accept_reject;
+mod memo;
 mod oracle_agreement;
 mod structural;
