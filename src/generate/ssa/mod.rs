@@ -46,6 +46,9 @@
 //! - `ssa_config.rs`: [`IrGenConfig`];
 //! - `cfg.rs`: the control-flow skeleton;
 //! - `fill.rs`: phis, instructions, conditions, fuel, phi arguments;
+//! - `calls.rs`: modules of several functions with calls
+//!   ([`IrGenConfig::calls`]), recursion bounded by a depth argument;
+//! - `call_shapes.rs`: the call situations of a module, for the statistics;
 //! - `ir_case.rs`: [`IrCase`] from a seed or bytes, its `.ssa` text;
 //! - `shapes.rs`: [`IrShapes`], the shapes of `generate/source/patterns.rs` and those
 //!   of IR-level programs;
@@ -55,6 +58,8 @@
 //! `Entropy` trait and `patterns`), `rand` and `arbitrary`. Files import
 //! their siblings directly, never through this module.
 
+pub mod call_shapes;
+pub mod calls;
 mod cfg;
 mod fill;
 mod ir_case;
