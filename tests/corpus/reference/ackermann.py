@@ -2,7 +2,7 @@ from lang import *
 import sys
 
 sys.setrecursionlimit(10000)
-rows, cols = 4, 5
+rows, cols = 4, 4
 calls, depth, deepest = 0, 0, 0
 def ack(m, n):
     global calls, depth, deepest
@@ -29,7 +29,7 @@ for m in range(rows):
 out(calls); out(deepest); out(depth); out(0); out(h)
 # The last call leaves its counters in mem[0] and mem[2].
 calls, deepest = 0, 0
-r = ack(3, 4)
+r = ack(3, 2)
 mem = Mem()
 mem[0] = calls
 mem[2] = deepest
