@@ -434,7 +434,8 @@ fn add_reach(table: &mut crate::campaign::reach_table::ReachTable, r: ReachRecor
     let t = class_test(&r.class_test)?;
     let mut reached = [0u64; COUNT];
     for (name, n) in r.reached {
-        let p = ReachPath::ALL.iter().find(|p| p.name() == name).ok_or_else(|| SummaryFault::UnknownPath(name.clone()))?;
+        let p =
+            ReachPath::ALL.iter().find(|p| p.name() == name).ok_or_else(|| SummaryFault::UnknownPath(name.clone()))?;
         reached[*p as usize] = n;
     }
     table.add_row(v, t, r.programs, &reached);

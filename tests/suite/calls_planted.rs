@@ -120,8 +120,7 @@ fn found_and_reduced(mistake: Mistake, tag: &str) {
     let file = ssaref::frontend::case_file::CaseFile::parse(&text).expect("a valid case file");
     let tc = file.test_case(first.display().to_string());
     let config = ReduceConfig { max_tests: 3_000, fuel: 1_000_000 };
-    let diff =
-        DiffConfig::standard(&REGS, config.fuel).only(vec![Arc::new(Planted { mistake: Some(mistake) })]);
+    let diff = DiffConfig::standard(&REGS, config.fuel).only(vec![Arc::new(Planted { mistake: Some(mistake) })]);
     let red = reduce_with(&tc, &REGS, &InterpOracle, &config, &diff).expect("the case fails, so it reduces");
     assert_eq!(Failure::of(&red.verdict).as_ref(), Some(&red.failure), "the reduced case still fails");
     let program = &red.case.program;
@@ -133,7 +132,7 @@ fn found_and_reduced(mistake: Mistake, tag: &str) {
     assert!(program.has_calls(), "the reduced case keeps a call:\n{text}");
     assert!(statements <= 12, "{statements} statements after reduction:\n{text}");
     let _ = std::fs::remove_dir_all(&dir);
-    eprintln!("{mistake:?}: found and reduced to {statements} statements in {:.1?}", started.elapsed());
+    eprintln!("{mistake:?}: found and reduced to {statements} statement(s) in {:.1?}:\n{text}", started.elapsed());
 }
 
 #[test]

@@ -103,7 +103,8 @@ fn prepend_depth_guard(f: &mut Function, ret: i64) {
     });
     for (b, data) in old.iter() {
         let mut data = data.clone();
-        data.preds = if b == Function::ENTRY { vec![Block(0)] } else { data.preds.iter().copied().map(shift).collect() };
+        data.preds =
+            if b == Function::ENTRY { vec![Block(0)] } else { data.preds.iter().copied().map(shift).collect() };
         data.term = match data.term {
             Terminator::Jump(t) => Terminator::Jump(shift(t)),
             Terminator::Branch { cond, then_dest, else_dest } => {

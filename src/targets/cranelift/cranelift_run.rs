@@ -32,13 +32,13 @@
 use super::cranelift_ops::{self as ops, OUT_OF_FUEL, TRACE_FULL};
 use crate::ast::MEM_WORDS;
 use crate::outcome::{End, Outcome, Trap};
-use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::binemit::Reloc;
+use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::{ExternalName, Function, TrapCode, UserFuncName};
-use cranelift_codegen::FinalizedRelocTarget;
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
+use cranelift_codegen::FinalizedRelocTarget;
 use std::cell::RefCell;
 use std::time::Duration;
 use unicorn_engine::unicorn_const::{uc_error, Arch, Mode, Prot};
@@ -150,7 +150,10 @@ pub fn compile(funcs: &[Function], isa: &OwnedTargetIsa, params: usize) -> Resul
             _ => None,
         };
         let Some(callee) = callee else {
-            return Err(CraneliftError::Compile(format!("a call of {}, which the program does not define", name.display(None))));
+            return Err(CraneliftError::Compile(format!(
+                "a call of {}, which the program does not define",
+                name.display(None)
+            )));
         };
         let displacement = callee as i64 + addend - at as i64;
         let field = i32::try_from(displacement).map_err(|_| CraneliftError::Compile("a call out of range".into()))?;
