@@ -177,7 +177,7 @@ fn the_summary_carries_the_call_counts() {
     assert_eq!(read.totals.call_programs, summary.call_programs);
     assert_eq!(read.totals.not_supported, summary.not_supported);
     assert_eq!(read.settings.get("calls").map(String::as_str), Some("yes"));
-    let m = merged(&[read.clone()]);
+    let m = merged(std::slice::from_ref(&read));
     assert_eq!(m.totals.call_programs, summary.call_programs);
     let expected_line =
         format!("{} of the programs have calls; {} stage(s)", summary.call_programs, summary.not_supported);

@@ -127,7 +127,7 @@ pub fn compile(funcs: &[Function], isa: &OwnedTargetIsa, params: usize) -> Resul
     // (where the displacement goes, callee, addend) per call.
     let mut calls: Vec<(usize, ExternalName, i64)> = Vec::new();
     for func in funcs {
-        while bytes.len() % 16 != 0 {
+        while !bytes.len().is_multiple_of(16) {
             bytes.push(0xcc);
         }
         let start = bytes.len();
