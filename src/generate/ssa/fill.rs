@@ -19,7 +19,7 @@
 //!    a value made for that edge only; and the branch-use shape (Boissinot
 //!    et al., Fig. 1) placed on purpose.
 //!
-//! In a module with calls (`calls.rs`), pass 2 also places calls of the
+//! In a module with calls (`ir_calls.rs`), pass 2 also places calls of the
 //! module's helpers among the random instructions ([`Calls`]).
 //!
 //! Every use is dominated by its definition by construction, so the
@@ -330,7 +330,7 @@ impl Filler<'_> {
         }
     }
 
-    /// A call of a helper in `b`, in one of the shapes of `calls.rs`: its
+    /// A call of a helper in `b`, in one of the shapes of `ir_calls.rs`: its
     /// arguments drawn from the values available, or the function's own
     /// parameters permuted; many values made before it and all used after
     /// it; its result used by later instructions or left unused.

@@ -1,9 +1,9 @@
 //! [`IrCase`]: an IR-level program and the arguments of its `main`, made
 //! from a seed or from bytes, and its `.ssa` text.
 
-use super::calls::module_with_calls;
 use super::cfg::random_skeleton;
 use super::fill::fill;
+use super::ir_calls::module_with_calls;
 use super::ssa_config::IrGenConfig;
 use crate::generate::source::Entropy;
 use crate::ir::Module;

@@ -46,7 +46,7 @@
 //! - `ssa_config.rs`: [`IrGenConfig`];
 //! - `cfg.rs`: the control-flow skeleton;
 //! - `fill.rs`: phis, instructions, conditions, fuel, phi arguments;
-//! - `calls.rs`: modules of several functions with calls
+//! - `ir_calls.rs`: modules of several functions with calls
 //!   ([`IrGenConfig::calls`]), recursion bounded by a depth argument;
 //! - `call_shapes.rs`: the call situations of a module, for the statistics;
 //! - `ir_case.rs`: [`IrCase`] from a seed or bytes, its `.ssa` text;
@@ -59,9 +59,9 @@
 //! their siblings directly, never through this module.
 
 pub mod call_shapes;
-pub mod calls;
 mod cfg;
 mod fill;
+pub mod ir_calls;
 mod ir_case;
 pub mod shape_stats;
 pub mod shapes;
