@@ -265,8 +265,24 @@ pub struct FailingProgram {
     /// What failed, as [`failure_signature`] gives it.
     pub signature: (String, String),
     /// The case file as written, or why it could not be written.
-    pub case: Result<PathBuf, String>,
+    pub case: Result<PathBuf, UnwrittenCase>,
 }
+
+/// Why a failing case could not be written: the I/O error's kind and its
+/// text (`std::io::Error` itself cannot be cloned or compared).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnwrittenCase {
+    pub kind: std::io::ErrorKind,
+    pub error: String,
+}
+
+impl std::fmt::Display for UnwrittenCase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.error)
+    }
+}
+
+impl std::error::Error for UnwrittenCase {}
 
 impl CampaignSummary {
     /// Programs checked per second per thread.
@@ -511,7 +527,7 @@ fn run_program(config: &CampaignConfig, oracle: &(dyn Oracle + Sync), i: u64, su
     if let (Some(signature), Some(case)) = (failure_signature(&verdict), &written) {
         let case = match case {
             Ok(path) => Ok(path.clone()),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(UnwrittenCase { kind: e.kind(), error: e.to_string() }),
         };
         sum.failing.push(FailingProgram { seed, signature, case });
     }

@@ -9,6 +9,7 @@
 use crate::campaign::driver::Unsettled;
 use crate::campaign::reach_table::ReachTable;
 use crate::campaign::rotation::Coverage;
+use crate::campaign::shard::Shard;
 use crate::campaign::summary_file::{FailureRecord, ShardSummary, Totals};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -53,10 +54,70 @@ pub struct Merged {
     pub failures: Vec<MergedFailure>,
 }
 
+/// What two summaries disagree on, so that they are not shards of one
+/// campaign.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Difference {
+    /// Their seeds.
+    Seed(u64, u64),
+    /// Their numbers of shards.
+    ShardCount(Shard, Shard),
+    /// A setting: its name and its values (`None`: the file has none).
+    Setting { name: String, first: Option<String>, second: Option<String> },
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Difference::Seed(a, b) => write!(f, "seed {a} and seed {b} (every shard takes the same --seed)"),
+            Difference::ShardCount(a, b) => {
+                write!(f, "shard {a} and shard {b} (every shard takes the same N in --shard I/N)")
+            }
+            Difference::Setting { name, first, second } => {
+                let show = |v: &Option<String>| v.as_ref().map_or("(none)".to_string(), |v| format!("`{v}`"));
+                write!(f, "setting {name} is {} and {}", show(first), show(second))
+            }
+        }
+    }
+}
+
+/// Why summaries cannot be merged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MergeError {
+    /// No summary was given.
+    NoSummaries,
+    /// Two files are the same shard, whose programs would be counted twice.
+    SameShard { first: PathBuf, second: PathBuf, shard: Shard },
+    /// Two files are not shards of one campaign.
+    NotOneCampaign { first: PathBuf, second: PathBuf, difference: Difference },
+}
+
+impl std::fmt::Display for MergeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MergeError::NoSummaries => f.write_str("no campaign summary to merge"),
+            MergeError::SameShard { first, second, shard } => write!(
+                f,
+                "{} and {} are both shard {shard}: a shard's programs would be counted twice (two runs of one shard? merge one of them)",
+                first.display(),
+                second.display()
+            ),
+            MergeError::NotOneCampaign { first, second, difference } => write!(
+                f,
+                "{} and {} are not shards of one campaign: {difference}",
+                first.display(),
+                second.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for MergeError {}
+
 /// Checks that `summaries` are distinct shards of one campaign and adds
 /// them up; otherwise says which two files disagree, and on what.
-pub fn merge(summaries: &[ShardSummary]) -> Result<Merged, String> {
-    let first = summaries.first().ok_or("no campaign summary to merge")?;
+pub fn merge(summaries: &[ShardSummary]) -> Result<Merged, MergeError> {
+    let first = summaries.first().ok_or(MergeError::NoSummaries)?;
     let mut m = Merged {
         seed: first.seed,
         shard_count: first.shard.count(),
@@ -73,12 +134,7 @@ pub fn merge(summaries: &[ShardSummary]) -> Result<Merged, String> {
     for s in summaries {
         check_consistent(first, s)?;
         if let Some(other) = from.insert(s.shard.index(), s) {
-            return Err(format!(
-                "{} and {} are both shard {}: a shard's programs would be counted twice (two runs of one shard? merge one of them)",
-                other.path.display(),
-                s.path.display(),
-                s.shard
-            ));
+            return Err(MergeError::SameShard { first: other.path.clone(), second: s.path.clone(), shard: s.shard });
         }
         add(&mut m, s);
     }
@@ -87,25 +143,21 @@ pub fn merge(summaries: &[ShardSummary]) -> Result<Merged, String> {
 }
 
 /// Whether `s` is a shard of the campaign of `first`.
-fn check_consistent(first: &ShardSummary, s: &ShardSummary) -> Result<(), String> {
-    let differ = |what: String| {
-        Err(format!("{} and {} are not shards of one campaign: {what}", first.path.display(), s.path.display()))
+fn check_consistent(first: &ShardSummary, s: &ShardSummary) -> Result<(), MergeError> {
+    let differ = |difference: Difference| {
+        Err(MergeError::NotOneCampaign { first: first.path.clone(), second: s.path.clone(), difference })
     };
     if s.seed != first.seed {
-        return differ(format!("seed {} and seed {} (every shard takes the same --seed)", first.seed, s.seed));
+        return differ(Difference::Seed(first.seed, s.seed));
     }
     if s.shard.count() != first.shard.count() {
-        return differ(format!(
-            "shard {} and shard {} (every shard takes the same N in --shard I/N)",
-            first.shard, s.shard
-        ));
+        return differ(Difference::ShardCount(first.shard, s.shard));
     }
     let keys: std::collections::BTreeSet<&String> = first.settings.keys().chain(s.settings.keys()).collect();
     for k in keys {
         let (a, b) = (first.settings.get(k), s.settings.get(k));
         if a != b {
-            let show = |v: Option<&String>| v.map_or("(none)".to_string(), |v| format!("`{v}`"));
-            return differ(format!("setting {k} is {} and {}", show(a), show(b)));
+            return differ(Difference::Setting { name: k.clone(), first: a.cloned(), second: b.cloned() });
         }
     }
     Ok(())
@@ -130,6 +182,8 @@ fn add(m: &mut Merged, s: &ShardSummary) {
     sum.inconclusive += t.inconclusive;
     sum.limited += t.limited;
     sum.stages += t.stages;
+    sum.call_programs += t.call_programs;
+    sum.not_supported += t.not_supported;
     sum.full_checks += t.full_checks;
     sum.unwritten += t.unwritten;
     sum.interrupted |= t.interrupted;
@@ -239,6 +293,12 @@ impl Merged {
             t.limited
         );
         s += &format!("{} of the programs were IR-level\n", t.ir_programs);
+        if t.call_programs > 0 {
+            s += &format!(
+                "{} of the programs have calls; {} stage(s) that do not run calls yet were not run (not failures)\n",
+                t.call_programs, t.not_supported
+            );
+        }
         let thread = (t.generation_s + t.checking_s).max(1e-9);
         s += &format!(
             "{} full checks: {:.0} per second per core of thread time\n",
@@ -314,6 +374,8 @@ impl Merged {
         let (a, b) = (&self.totals, &other.totals);
         differ("IR-level programs", a.ir_programs.to_string(), b.ir_programs.to_string());
         differ("stage outcomes compared", a.stages.to_string(), b.stages.to_string());
+        differ("programs with calls", a.call_programs.to_string(), b.call_programs.to_string());
+        differ("stages not supported", a.not_supported.to_string(), b.not_supported.to_string());
         differ("full checks", a.full_checks.to_string(), b.full_checks.to_string());
         differ("verdicts other than agreement", format!("{:?}", self.unsettled), format!("{:?}", other.unsettled));
         let signatures = |m: &Merged| {

@@ -37,7 +37,7 @@ impl Generated {
     /// The program of `seed` in a campaign whose IR-level share is `share`.
     pub fn from_seed(seed: u64, share: f64, gen: &GenConfig) -> Generated {
         if is_ir_program(seed, share) {
-            Generated::Ir(IrCase::from_seed(seed, &IrGenConfig::default()))
+            Generated::Ir(IrCase::from_seed(seed, &IrGenConfig { calls: gen.calls, ..IrGenConfig::default() }))
         } else {
             Generated::Source(TestCase::from_seed(seed, gen))
         }

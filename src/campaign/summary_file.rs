@@ -58,6 +58,14 @@ pub struct Totals {
     pub limited: u64,
     /// Stage outcomes compared.
     pub stages: u64,
+    /// Programs with calls (`fuzz --calls`); absent from the summaries of
+    /// campaigns without them.
+    #[serde(default)]
+    pub call_programs: u64,
+    /// Stages that do not run programs with calls yet and were not run,
+    /// summed over programs (not failures).
+    #[serde(default)]
+    pub not_supported: u64,
     pub full_checks: u64,
     /// Failing programs whose case could not be written.
     pub unwritten: u64,
@@ -114,8 +122,8 @@ pub struct FailureRecord {
 }
 
 /// The settings that decide what each program of `config` runs: the
-/// rotation, the back ends, the fuel and the share of IR-level programs,
-/// and the version of ssaref (not the jobs, the budget or the output).
+/// rotation, the back ends, the fuel, the share of IR-level programs,
+/// whether programs have calls, and the version of ssaref (not the jobs, the budget or the output).
 pub fn settings(config: &CampaignConfig) -> BTreeMap<String, String> {
     let r = &config.rotation;
     let yes_no = |b: bool| if b { "yes" } else { "no" }.to_string();
@@ -132,6 +140,7 @@ pub fn settings(config: &CampaignConfig) -> BTreeMap<String, String> {
     s.insert("backends".into(), config.backends.iter().map(|b| b.name()).collect::<Vec<_>>().join(","));
     s.insert("fuel".into(), config.fuel.to_string());
     s.insert("ir-share".into(), config.ir_share.to_string());
+    s.insert("calls".into(), yes_no(config.calls));
     s
 }
 
@@ -153,6 +162,8 @@ pub fn render(config: &CampaignConfig, jobs: usize, summary: &CampaignSummary) -
         inconclusive: summary.inconclusive,
         limited: summary.limited,
         stages: summary.stages,
+        call_programs: summary.call_programs,
+        not_supported: summary.not_supported,
         full_checks: summary.full_checks,
         unwritten: summary.unwritten.len() as u64,
         interrupted: summary.interrupted,
@@ -187,7 +198,7 @@ pub fn render(config: &CampaignConfig, jobs: usize, summary: &CampaignSummary) -
             stage: f.signature.0.clone(),
             check: f.signature.1.clone(),
             case: f.case.as_ref().ok().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()),
-            error: f.case.as_ref().err().cloned(),
+            error: f.case.as_ref().err().map(|e| e.to_string()),
         }));
     }
     let mut text = String::new();
@@ -233,14 +244,92 @@ impl ShardSummary {
     }
 }
 
-/// Why a file is not a campaign summary: `file:line:col: message`.
-fn error_at(path: &Path, line: usize, col: usize, message: impl std::fmt::Display) -> String {
-    format!("{}:{line}:{col}: {message}", path.display())
+/// What is wrong with a line of a campaign summary (or with the file as a
+/// whole, at its last line).
+#[derive(Debug)]
+pub enum SummaryFault {
+    /// The line is not one JSON record of the format.
+    Json(serde_json::Error),
+    /// The `campaign` record's format is not [`FORMAT`].
+    Format(u32),
+    /// The `campaign` record's shard does not exist.
+    Shard(crate::campaign::shard::ShardError),
+    /// A record before the `campaign` record.
+    CampaignNotFirst,
+    /// A second `campaign` record.
+    SecondCampaign,
+    /// A second `totals` record.
+    SecondTotals,
+    /// A `program` record's verdict is none of [`Unsettled::ALL`].
+    UnknownVerdict(String),
+    /// Two `program` records for one seed.
+    SeedTwice(u64),
+    /// A `coverage` record's register count is not a number.
+    NotARegisterCount(String),
+    /// A class test that `ClassTest::ALL` does not name.
+    UnknownClassTest(String),
+    /// A coalescing variant that `CoalescingVariant::ALL` does not name.
+    UnknownVariant(String),
+    /// A path of the reach table that `reach::Path::ALL` does not name.
+    UnknownPath(String),
+    /// The file has no `campaign` record.
+    NoCampaign,
+    /// The file has no `totals` record.
+    NoTotals,
+    /// A `program` record's seed is not one the shard ran.
+    SeedNotInShard { seed: u64, shard: Shard },
+}
+
+impl std::fmt::Display for SummaryFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SummaryFault::Json(e) => write!(f, "{e}"),
+            SummaryFault::Format(n) => write!(f, "format {n} (this ssaref reads format {FORMAT})"),
+            SummaryFault::Shard(e) => write!(f, "{e}"),
+            SummaryFault::CampaignNotFirst => f.write_str("the first record must be the `campaign` record"),
+            SummaryFault::SecondCampaign => f.write_str("a second `campaign` record"),
+            SummaryFault::SecondTotals => f.write_str("a second `totals` record"),
+            SummaryFault::UnknownVerdict(v) => write!(f, "unknown verdict `{v}`"),
+            SummaryFault::SeedTwice(seed) => write!(f, "seed {seed} listed twice"),
+            SummaryFault::NotARegisterCount(k) => write!(f, "`{k}` is not a register count"),
+            SummaryFault::UnknownClassTest(name) => write!(f, "unknown class test `{name}`"),
+            SummaryFault::UnknownVariant(name) => write!(f, "unknown coalescing variant `{name}`"),
+            SummaryFault::UnknownPath(name) => write!(f, "unknown path `{name}`"),
+            SummaryFault::NoCampaign => f.write_str("no `campaign` record: not a campaign summary"),
+            SummaryFault::NoTotals => f.write_str("no `totals` record: the summary is cut short"),
+            SummaryFault::SeedNotInShard { seed, shard } => {
+                write!(f, "seed {seed} is listed but is not one of the programs of shard {shard}")
+            }
+        }
+    }
+}
+
+/// Why a file is not a campaign summary, and where: shown as
+/// `file:line:col: message`.
+#[derive(Debug)]
+pub struct SummaryError {
+    pub path: PathBuf,
+    pub line: usize,
+    pub col: usize,
+    pub fault: SummaryFault,
+}
+
+impl std::fmt::Display for SummaryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}: {}", self.path.display(), self.line, self.col, self.fault)
+    }
+}
+
+impl std::error::Error for SummaryError {}
+
+/// The error `fault` at `line`, `col` of the file at `path`.
+fn error_at(path: &Path, line: usize, col: usize, fault: SummaryFault) -> SummaryError {
+    SummaryError { path: path.to_path_buf(), line, col, fault }
 }
 
 /// Reads the summary at `path` (`text` is its content), or says where and
 /// why it is not one.
-pub fn parse(path: &Path, text: &str) -> Result<ShardSummary, String> {
+pub fn parse(path: &Path, text: &str) -> Result<ShardSummary, SummaryError> {
     let mut campaign: Option<CampaignRecord> = None;
     let mut totals: Option<Totals> = None;
     let mut coverage = Coverage::default();
@@ -254,21 +343,24 @@ pub fn parse(path: &Path, text: &str) -> Result<ShardSummary, String> {
         if line.trim().is_empty() {
             continue;
         }
-        let record: Record = serde_json::from_str(line).map_err(|e| error_at(path, n, e.column().max(1), e))?;
-        let at = |message: String| error_at(path, n, 1, message);
+        let record: Record = serde_json::from_str(line).map_err(|e| {
+            let col = e.column().max(1);
+            error_at(path, n, col, SummaryFault::Json(e))
+        })?;
+        let at = |fault: SummaryFault| error_at(path, n, 1, fault);
         match (&campaign, record) {
             (None, Record::Campaign(c)) => {
                 if c.format != FORMAT {
-                    return Err(at(format!("format {} (this ssaref reads format {FORMAT})", c.format)));
+                    return Err(at(SummaryFault::Format(c.format)));
                 }
-                Shard::new(c.shard_index, c.shard_count).map_err(|e| at(e.to_string()))?;
+                Shard::new(c.shard_index, c.shard_count).map_err(|e| at(SummaryFault::Shard(e)))?;
                 campaign = Some(c);
             }
-            (None, _) => return Err(at("the first record must be the `campaign` record".into())),
-            (Some(_), Record::Campaign(_)) => return Err(at("a second `campaign` record".into())),
+            (None, _) => return Err(at(SummaryFault::CampaignNotFirst)),
+            (Some(_), Record::Campaign(_)) => return Err(at(SummaryFault::SecondCampaign)),
             (Some(_), Record::Totals(t)) => {
                 if totals.replace(t).is_some() {
-                    return Err(at("a second `totals` record".into()));
+                    return Err(at(SummaryFault::SecondTotals));
                 }
             }
             (Some(_), Record::Coverage(c)) => add_coverage(&mut coverage, c).map_err(at)?,
@@ -277,18 +369,18 @@ pub fn parse(path: &Path, text: &str) -> Result<ShardSummary, String> {
                 let kind = Unsettled::ALL
                     .into_iter()
                     .find(|k| k.name() == p.verdict)
-                    .ok_or_else(|| at(format!("unknown verdict `{}`", p.verdict)))?;
+                    .ok_or_else(|| at(SummaryFault::UnknownVerdict(p.verdict.clone())))?;
                 if unsettled.insert(p.seed, kind).is_some() {
-                    return Err(at(format!("seed {} listed twice", p.seed)));
+                    return Err(at(SummaryFault::SeedTwice(p.seed)));
                 }
             }
             (Some(_), Record::Failure(f)) => failures.push(f),
         }
     }
-    let end = |message: &str| error_at(path, last_line.max(1), 1, message);
-    let c = campaign.ok_or_else(|| end("no `campaign` record: not a campaign summary"))?;
-    let totals = totals.ok_or_else(|| end("no `totals` record: the summary is cut short"))?;
-    let shard = Shard::new(c.shard_index, c.shard_count).map_err(|e| end(&e.to_string()))?;
+    let end = |fault: SummaryFault| error_at(path, last_line.max(1), 1, fault);
+    let c = campaign.ok_or_else(|| end(SummaryFault::NoCampaign))?;
+    let totals = totals.ok_or_else(|| end(SummaryFault::NoTotals))?;
+    let shard = Shard::new(c.shard_index, c.shard_count).map_err(|e| end(SummaryFault::Shard(e)))?;
     let summary = ShardSummary {
         path: path.to_path_buf(),
         seed: c.seed,
@@ -302,13 +394,13 @@ pub fn parse(path: &Path, text: &str) -> Result<ShardSummary, String> {
         failures,
     };
     if let Some(seed) = summary.unsettled.keys().find(|&&s| !summary.ran(s)) {
-        return Err(end(&format!("seed {seed} is listed but is not one of the programs of shard {shard}")));
+        return Err(end(SummaryFault::SeedNotInShard { seed: *seed, shard }));
     }
     Ok(summary)
 }
 
 /// Adds a `coverage` record's counts.
-fn add_coverage(c: &mut Coverage, r: CoverageRecord) -> Result<(), String> {
+fn add_coverage(c: &mut Coverage, r: CoverageRecord) -> Result<(), SummaryFault> {
     let add = |into: &mut BTreeMap<String, u64>, from: BTreeMap<String, u64>| {
         for (k, v) in from {
             *into.entry(k).or_default() += v;
@@ -318,7 +410,7 @@ fn add_coverage(c: &mut Coverage, r: CoverageRecord) -> Result<(), String> {
     add(&mut c.ssa_ra, r.ssa_ra);
     add(&mut c.out_of_ssa, r.out_of_ssa);
     for (k, v) in r.regs {
-        let k: usize = k.parse().map_err(|_| format!("`{k}` is not a register count"))?;
+        let k: usize = k.parse().map_err(|_| SummaryFault::NotARegisterCount(k.clone()))?;
         *c.regs.entry(k).or_default() += v;
     }
     for (name, v) in r.class_tests {
@@ -329,20 +421,21 @@ fn add_coverage(c: &mut Coverage, r: CoverageRecord) -> Result<(), String> {
 }
 
 /// The class test named `name`.
-fn class_test(name: &str) -> Result<ClassTest, String> {
-    ClassTest::ALL.into_iter().find(|t| t.name() == name).ok_or_else(|| format!("unknown class test `{name}`"))
+fn class_test(name: &str) -> Result<ClassTest, SummaryFault> {
+    ClassTest::ALL.into_iter().find(|t| t.name() == name).ok_or_else(|| SummaryFault::UnknownClassTest(name.into()))
 }
 
 /// Adds a `reach` record's row.
-fn add_reach(table: &mut crate::campaign::reach_table::ReachTable, r: ReachRecord) -> Result<(), String> {
+fn add_reach(table: &mut crate::campaign::reach_table::ReachTable, r: ReachRecord) -> Result<(), SummaryFault> {
     let v = CoalescingVariant::ALL
         .into_iter()
         .find(|v| v.slug() == r.variant)
-        .ok_or_else(|| format!("unknown coalescing variant `{}`", r.variant))?;
+        .ok_or_else(|| SummaryFault::UnknownVariant(r.variant.clone()))?;
     let t = class_test(&r.class_test)?;
     let mut reached = [0u64; COUNT];
     for (name, n) in r.reached {
-        let p = ReachPath::ALL.iter().find(|p| p.name() == name).ok_or_else(|| format!("unknown path `{name}`"))?;
+        let p =
+            ReachPath::ALL.iter().find(|p| p.name() == name).ok_or_else(|| SummaryFault::UnknownPath(name.clone()))?;
         reached[*p as usize] = n;
     }
     table.add_row(v, t, r.programs, &reached);

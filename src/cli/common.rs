@@ -91,7 +91,10 @@ pub fn internal(error: impl std::fmt::Display) -> Failure {
 pub fn pass_failure(e: ssaref::error::PassError) -> Failure {
     match &*e.error {
         ssaref::error::CheckError::CallsNotSupported { .. } => Failure {
-            message: format!("not supported yet: {} (--stage source, cytron or ssa run it)", e.error),
+            message: format!(
+                "not supported yet: {} (--stage source, cytron or ssa run it, and so does --stage alloc --route regalloc2)",
+                e.error
+            ),
             code: EXIT_NOT_SUPPORTED,
         },
         _ => internal(e),

@@ -63,7 +63,7 @@ fn merge_paths(paths: &[PathBuf]) -> Result<ssaref::campaign::merge::Merged, Fai
         return Err(bad_input(format!("no campaign summary (summary-*.jsonl) in {}", dirs.join(", "))));
     }
     let summaries = files.iter().map(|f| read(f)).collect::<Result<Vec<ShardSummary>, Failure>>()?;
-    ssaref::campaign::merge::merge(&summaries).map_err(bad_input)
+    ssaref::campaign::merge::merge(&summaries).map_err(|e| bad_input(e.to_string()))
 }
 
 /// The summaries at `p`: the file itself, or the directory's
@@ -90,5 +90,5 @@ fn summary_files(p: &Path) -> Result<Vec<PathBuf>, Failure> {
 fn read(path: &Path) -> Result<ShardSummary, Failure> {
     let bytes = std::fs::read(path).map_err(|e| bad_input(format!("{}: cannot read: {e}", path.display())))?;
     let text = String::from_utf8(bytes).map_err(|e| bad_input(format!("{}:1:1: not UTF-8: {e}", path.display())))?;
-    ssaref::campaign::summary_file::parse(path, &text).map_err(bad_input)
+    ssaref::campaign::summary_file::parse(path, &text).map_err(|e| bad_input(e.to_string()))
 }

@@ -110,7 +110,7 @@ pub fn cmd_gen(a: GenArgs) -> Result<ExitCode, Failure> {
 /// `ssaref gen --ir`: IR-level programs, their `.ssa` text or statistics.
 fn cmd_gen_ir(a: &GenArgs) -> Result<ExitCode, Failure> {
     use ssaref::generate::ssa::{shape_stats, IrCase, IrGenConfig};
-    let config = IrGenConfig::default();
+    let config = IrGenConfig { calls: a.calls, ..IrGenConfig::default() };
     if a.stats {
         let stats = shape_stats::collect(a.seed, a.count, &config, &interp::Interp, a.fuel);
         say!("{stats}");

@@ -54,7 +54,7 @@ for name in "${names[@]}"; do
                 status="ssaref check failed: $(head -3 "$tmp/check.err" | tr '\n' ' ')"
             else
                 stages=$(grep -c '^agree ' "$tmp/check")
-                grep -v '^agree ' "$tmp/check" >"$tmp/check.outcome"
+                grep -v -e '^agree ' -e '^calls not supported yet ' "$tmp/check" >"$tmp/check.outcome"
                 if ! diff -u --label "reference/$name.py" --label "ssaref check" "$tmp/python" "$tmp/check.outcome" >"$tmp/diff"; then
                     status="python != ssaref check"
                     cat "$tmp/diff"

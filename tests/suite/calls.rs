@@ -154,7 +154,7 @@ fn back_ends_refuse_calls_and_the_driver_reports_them_as_not_supported_yet() {
 
 #[test]
 fn production_targets_run_calls_to_the_depth_bound_and_skip_deeper_runs() {
-    use ssaref::targets::target::{run_against_oracle, Limits, TargetCase, TargetError, TargetVerdict};
+    use ssaref::targets::target::{run_against_oracle, Limits, TargetCase, TargetVerdict};
     // `down` recurses to exactly `MAX_CALL_DEPTH` activations, `main`
     // counting, with 40 live variables in each frame; `over` one deeper.
     let body = (0..40).map(|i| format!("var x{i} = mem[n + {i}] + n * {i};")).collect::<String>();
@@ -179,11 +179,7 @@ fn production_targets_run_calls_to_the_depth_bound_and_skip_deeper_runs() {
         let sets = target.option_sets();
         let options = sets.iter().find(|o| o.starts_with("O0")).or(sets.first()).cloned().unwrap_or_default();
         let verdicts = run_against_oracle(&*target, &cases, &options, &InterpOracle, FUEL, &Limits::for_fuel(FUEL));
-        if name == "cranelift" {
-            assert_eq!(verdicts[0], TargetVerdict::NotRun(TargetError::CallsNotSupported), "{name}");
-        } else {
-            assert_eq!(verdicts[0], TargetVerdict::Agree, "{name} {options}");
-        }
+        assert_eq!(verdicts[0], TargetVerdict::Agree, "{name} {options}");
         assert_eq!(verdicts[1], TargetVerdict::Skipped, "{name}: one activation deeper is inconclusive");
         assert!(!verdicts[1].is_failure());
     }

@@ -34,12 +34,6 @@ const NOT_YET_TYPED: &[&str] = &[
     "src/targets/target.rs: catch-all variant TargetError::Io",
     "src/types/oracle.rs: catch-all variant OracleError::Malformed",
     "src/types/oracle.rs: catch-all variant OracleError::Other",
-    "src/campaign/driver.rs: Result<PathBuf, String>",
-    "src/campaign/merge.rs: Result<Merged, String>",
-    "src/campaign/merge.rs: Result<(), String>",
-    "src/campaign/summary_file.rs: Result<ShardSummary, String>",
-    "src/campaign/summary_file.rs: Result<(), String>",
-    "src/campaign/summary_file.rs: Result<ClassTest, String>",
 ];
 
 /// The names of a catch-all variant.

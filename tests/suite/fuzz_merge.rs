@@ -160,3 +160,33 @@ fn the_slurm_script_the_docs_show_is_the_one_ci_runs() {
     let block = after.split("```sh\n").nth(1).and_then(|b| b.split("```").next()).expect("a shell block");
     assert_eq!(block, script);
 }
+
+/// A `--calls` campaign's summary carries the counts `fuzz --calls` prints
+/// (programs with calls, stages not supported) and the `calls` setting;
+/// `fuzz-merge` adds them up and prints them; a summary written before the
+/// counts existed reads as 0 of each.
+#[test]
+fn the_summary_carries_the_call_counts() {
+    let dir = temp_dir("calls");
+    let config = config(&dir, 7, 12, Shard::WHOLE).with_calls(true);
+    let summary = run_campaign(&config, &InterpOracle, &AtomicBool::new(false));
+    assert!(summary.call_programs > 0 && summary.not_supported > 0, "{}", summary.render(2));
+    let path = summary_file::write(&config, config.jobs, &summary).expect("the summary is written");
+    let text = std::fs::read_to_string(&path).expect("the summary is on disk");
+    let read = summary_file::parse(&path, &text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(read.totals.call_programs, summary.call_programs);
+    assert_eq!(read.totals.not_supported, summary.not_supported);
+    assert_eq!(read.settings.get("calls").map(String::as_str), Some("yes"));
+    let m = merged(std::slice::from_ref(&read));
+    assert_eq!(m.totals.call_programs, summary.call_programs);
+    let expected_line =
+        format!("{} of the programs have calls; {} stage(s)", summary.call_programs, summary.not_supported);
+    assert!(m.render().contains(&expected_line), "{}", m.render());
+    let old = text
+        .replace(&format!("\"call_programs\":{},", summary.call_programs), "")
+        .replace(&format!("\"not_supported\":{},", summary.not_supported), "");
+    assert_ne!(old, text, "the fields are in the file");
+    let read_old = summary_file::parse(&path, &old).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((read_old.totals.call_programs, read_old.totals.not_supported), (0, 0));
+    let _ = std::fs::remove_dir_all(&dir);
+}

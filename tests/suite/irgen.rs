@@ -110,3 +110,45 @@ fn short(v: &Verdict) -> String {
         other => format!("{other:?}").chars().take(300).collect(),
     }
 }
+
+/// `IrGenConfig::calls` (`gen --ir --calls`): every module is valid SSA,
+/// reproducible, has several functions and ends within the default fuel
+/// and below the call-depth bound (the depth argument bounds recursion);
+/// each call situation is frequent; and the regalloc2 route, the one that
+/// allocates calls, agrees with the SSA's own run on them.
+#[test]
+fn modules_with_calls_are_valid_end_and_agree_on_regalloc2() {
+    use ssaref::generate::ssa::call_shapes::CallShapes;
+    let config = IrGenConfig { calls: true, ..IrGenConfig::default() };
+    for seed in 0..1000 {
+        let case = IrCase::from_seed(seed, &config);
+        if let Err(e) = verify_module(&case.module) {
+            panic!("seed {seed}: {e}\n{}", print_module(&case.module));
+        }
+        assert_eq!(case, IrCase::from_seed(seed, &config), "seed {seed} is reproducible");
+        assert!(case.module.functions.len() >= 2, "seed {seed}: helpers besides main");
+        let outcome = ssaref_interp::run_ssa(&case.module, &case.args, FUEL)
+            .unwrap_or_else(|e| panic!("seed {seed}: the oracle cannot run it: {e}\n{}", case.to_text()));
+        assert!(
+            !matches!(outcome.end, End::OutOfFuel | End::CallDepthExceeded),
+            "seed {seed} ends {:?}\n{}",
+            outcome.end,
+            case.to_text()
+        );
+    }
+    let s = shape_stats::collect(0, 1000, &config, &InterpOracle, FUEL);
+    assert!(s.all_good(), "{s}");
+    for (name, count) in CallShapes::NAMES.iter().zip(s.calls) {
+        assert!(count >= 150, "call situation `{name}` in only {count} of 1000 modules\n{s}");
+    }
+    let diff = DiffConfig::standard(&[2, 4, 15], FUEL).only(vec![std::sync::Arc::new(ssaref::backend::Regalloc2)]);
+    let mut failures = Vec::new();
+    for seed in 0..60 {
+        let case = IrCase::from_seed(seed, &config);
+        let verdict = differential_ssa_catching(&case.module, &case.args, &InterpOracle, &diff);
+        if !matches!(verdict, Verdict::Agree { .. }) {
+            failures.push(format!("seed {seed}: {verdict}\n{}", case.to_text()));
+        }
+    }
+    assert!(failures.is_empty(), "{} of 60 disagree:\n{}", failures.len(), failures.join("\n"));
+}

@@ -19,6 +19,9 @@
 //!    a value made for that edge only; and the branch-use shape (Boissinot
 //!    et al., Fig. 1) placed on purpose.
 //!
+//! In a module with calls (`ir_calls.rs`), pass 2 also places calls of the
+//! module's helpers among the random instructions ([`Calls`]).
+//!
 //! Every use is dominated by its definition by construction, so the
 //! result passes `verify_function`.
 
@@ -27,11 +30,34 @@ use super::ssa_config::IrGenConfig;
 use crate::analysis::dominance::DomTree;
 use crate::entity::EntityVec;
 use crate::generate::source::{Entropy, COMPARISONS, SAFE_BINOPS};
-use crate::ir::{BinOp, Block, BlockData, Function, Inst, Op, Phi, Terminator, UnOp, Value};
+use crate::ir::{BinOp, Block, BlockData, Call, Function, Inst, Op, Phi, Terminator, UnOp, Value};
 
-/// The function `main` with `nparams` parameters over `skeleton`.
-pub(super) fn fill(e: &mut dyn Entropy, config: &IrGenConfig, skeleton: &Skeleton, nparams: usize) -> Function {
-    let mut f = Function { name: "main".into(), params: Vec::new(), blocks: EntityVec::new(), value_count: 0 };
+/// The calls a function of a module with calls may make: the helpers it
+/// may call (name and parameter count, the depth included), and the depth
+/// each call passes.
+#[derive(Clone, Debug)]
+pub(super) struct Calls {
+    pub callees: Vec<(String, usize)>,
+    /// Whether the function is a helper, whose first parameter is the
+    /// depth `d`: its calls pass `d - 1`. `main`'s pass a constant from 0
+    /// to `max_depth`.
+    pub in_helper: bool,
+    pub max_depth: u64,
+    /// The most calls placed in the function.
+    pub max_calls: u64,
+}
+
+/// The function `name` with `nparams` parameters over `skeleton`, with the
+/// calls `calls` allows.
+pub(super) fn fill(
+    e: &mut dyn Entropy,
+    config: &IrGenConfig,
+    skeleton: &Skeleton,
+    nparams: usize,
+    name: &str,
+    calls: Option<&Calls>,
+) -> Function {
+    let mut f = Function { name: name.into(), params: Vec::new(), blocks: EntityVec::new(), value_count: 0 };
     for _ in 0..nparams {
         let v = f.new_value();
         f.params.push(v);
@@ -59,6 +85,9 @@ pub(super) fn fill(e: &mut dyn Entropy, config: &IrGenConfig, skeleton: &Skeleto
         fuel_out: vec![None; n],
         feeds: vec![Vec::new(); n],
         conds: vec![None; n],
+        calls,
+        placed_calls: 0,
+        depth_arg: None,
     };
     filler.place_phis();
     for b in filler.dom.rpo.clone() {
@@ -85,6 +114,10 @@ struct Filler<'a> {
     feeds: Vec<Vec<Value>>,
     /// The condition of each block's `br`.
     conds: Vec<Option<Value>>,
+    calls: Option<&'a Calls>,
+    placed_calls: u64,
+    /// In a helper, `d - 1`, defined in the entry block.
+    depth_arg: Option<Value>,
 }
 
 impl Filler<'_> {
@@ -181,6 +214,10 @@ impl Filler<'_> {
                 None => Some(self.initial_fuel(b)),
             };
         }
+        if self.skeleton.preds[bi].is_empty() && self.calls.is_some_and(|c| c.in_helper) {
+            let one = self.def(b, Op::Const(1));
+            self.depth_arg = Some(self.def(b, Op::Binary(BinOp::Sub, self.f.params[0], one)));
+        }
         let fuel = self.fuel_in[bi].expect("fuel on entry");
         // `out` some phis, so the trace shows what flowed in.
         for v in self.phis[bi].clone() {
@@ -221,11 +258,15 @@ impl Filler<'_> {
         self.f.blocks[b].term = term;
     }
 
-    /// The fuel of `b0`: a constant, or a parameter masked to `0..=31`.
+    /// The fuel of `b0`: a constant, or a parameter masked to `0..=31`
+    /// (`0..=7` in a module with calls; never in a helper).
     fn initial_fuel(&mut self, b: Block) -> Value {
-        if !self.f.params.is_empty() && self.e.chance(30) {
+        // A helper's depth parameter decides its calls, so its fuel is a
+        // constant; with calls, a parameter gives at most 7.
+        let helper = self.calls.is_some_and(|c| c.in_helper);
+        if !self.f.params.is_empty() && !helper && self.e.chance(30) {
             let p = self.f.params[self.e.below(self.f.params.len() as u64) as usize];
-            let mask = self.def(b, Op::Const(31));
+            let mask = self.def(b, Op::Const(if self.calls.is_some() { 7 } else { 31 }));
             self.def(b, Op::Binary(BinOp::And, p, mask))
         } else {
             let fuel = self.e.range(0, self.config.max_fuel) as i64;
@@ -235,7 +276,11 @@ impl Filler<'_> {
 
     fn random_inst(&mut self, b: Block) {
         let avail = self.values_at_end(b);
-        match self.e.weighted(&[2, 6, 1, 2, 2, 2, 1]) {
+        let call = match self.calls {
+            Some(c) if self.placed_calls < c.max_calls && !c.callees.is_empty() => 3,
+            _ => 0,
+        };
+        match self.e.weighted(&[2, 6, 1, 2, 2, 2, 1, call]) {
             0 => {
                 let c = self.small_const();
                 self.def(b, Op::Const(c));
@@ -263,6 +308,7 @@ impl Filler<'_> {
                 let v = self.pick(&avail);
                 self.effect(b, Op::Out(v));
             }
+            7 => self.call(b),
             _ => {
                 let op = if self.e.chance(50) { BinOp::Div } else { BinOp::Rem };
                 let x = self.pick(&avail);
@@ -281,6 +327,64 @@ impl Filler<'_> {
                 };
                 self.def(b, Op::Binary(op, x, d));
             }
+        }
+    }
+
+    /// A call of a helper in `b`, in one of the shapes of `ir_calls.rs`: its
+    /// arguments drawn from the values available, or the function's own
+    /// parameters permuted; many values made before it and all used after
+    /// it; its result used by later instructions or left unused.
+    fn call(&mut self, b: Block) {
+        let Some(calls) = self.calls else { return };
+        self.placed_calls += 1;
+        let (name, arity) = calls.callees[self.e.below(calls.callees.len() as u64) as usize].clone();
+        let depth = match self.depth_arg {
+            Some(d) if calls.in_helper => d,
+            _ => {
+                let d = self.e.range(0, calls.max_depth) as i64;
+                self.def(b, Op::Const(d))
+            }
+        };
+        let pressure = self.e.chance(25);
+        let mut live = Vec::new();
+        if pressure {
+            // Eight to twelve values, all live across the call.
+            for _ in 0..self.e.range(8, 12) {
+                let avail = self.values_at_end(b);
+                let (x, y) = (self.pick(&avail), self.pick(&avail));
+                let op = SAFE_BINOPS[self.e.below(SAFE_BINOPS.len() as u64) as usize];
+                live.push(self.def(b, Op::Binary(op, x, y)));
+            }
+        }
+        let own: Vec<Value> = self.f.params.iter().copied().skip(usize::from(calls.in_helper)).collect();
+        let mut args = vec![depth];
+        if own.len() >= 2 && self.e.chance(40) {
+            // The caller's parameters in another order: reversed, then
+            // cycled to fill the arity.
+            let mut order: Vec<Value> = own.iter().rev().copied().collect();
+            let turn = self.e.below(order.len() as u64) as usize;
+            order.rotate_left(turn);
+            args.extend(order.iter().cycle().take(arity - 1));
+        } else {
+            let avail = self.values_at_end(b);
+            for _ in 1..arity {
+                args.push(self.pick(&avail));
+            }
+        }
+        let op = Op::Call(Box::new(Call { callee: name, args }));
+        if self.e.chance(25) {
+            // The result is never read.
+            let v = self.f.new_value();
+            self.f.blocks[b].insts.push(Inst { dest: Some(v), op });
+        } else {
+            self.def(b, op);
+        }
+        if let Some((&first, rest)) = live.split_first() {
+            let mut acc = first;
+            for &v in rest {
+                acc = self.def(b, Op::Binary(BinOp::Add, acc, v));
+            }
+            self.effect(b, Op::Out(acc));
         }
     }
 

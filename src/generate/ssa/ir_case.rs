@@ -3,6 +3,7 @@
 
 use super::cfg::random_skeleton;
 use super::fill::fill;
+use super::ir_calls::module_with_calls;
 use super::ssa_config::IrGenConfig;
 use crate::generate::source::Entropy;
 use crate::ir::Module;
@@ -38,8 +39,12 @@ impl IrCase {
     /// The program of any source of choices.
     pub fn from_entropy(e: &mut dyn Entropy, config: &IrGenConfig, origin: String) -> IrCase {
         let nparams = e.range(0, config.max_params) as usize;
-        let skeleton = random_skeleton(e, config);
-        let main = fill(e, config, &skeleton, nparams);
+        let module = if config.calls {
+            module_with_calls(e, config, nparams)
+        } else {
+            let skeleton = random_skeleton(e, config);
+            Module { functions: vec![fill(e, config, &skeleton, nparams, "main", None)] }
+        };
         let args = (0..nparams)
             .map(|_| match e.below(10) {
                 0 => e.bits() as i64,
@@ -47,7 +52,6 @@ impl IrCase {
                 _ => e.range(0, 40) as i64 - 20,
             })
             .collect();
-        let module = Module { functions: vec![main] };
         debug_assert!(
             crate::analysis::verifier::verify_module(&module).is_ok(),
             "the IR-level generator wrote invalid SSA: {:?}\n{}",

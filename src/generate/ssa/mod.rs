@@ -46,6 +46,9 @@
 //! - `ssa_config.rs`: [`IrGenConfig`];
 //! - `cfg.rs`: the control-flow skeleton;
 //! - `fill.rs`: phis, instructions, conditions, fuel, phi arguments;
+//! - `ir_calls.rs`: modules of several functions with calls
+//!   ([`IrGenConfig::calls`]), recursion bounded by a depth argument;
+//! - `call_shapes.rs`: the call situations of a module, for the statistics;
 //! - `ir_case.rs`: [`IrCase`] from a seed or bytes, its `.ssa` text;
 //! - `shapes.rs`: [`IrShapes`], the shapes of `generate/source/patterns.rs` and those
 //!   of IR-level programs;
@@ -55,8 +58,10 @@
 //! `Entropy` trait and `patterns`), `rand` and `arbitrary`. Files import
 //! their siblings directly, never through this module.
 
+pub mod call_shapes;
 mod cfg;
 mod fill;
+pub mod ir_calls;
 mod ir_case;
 pub mod shape_stats;
 pub mod shapes;

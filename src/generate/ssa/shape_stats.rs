@@ -2,10 +2,11 @@
 //! `ssaref gen --ir --stats`.
 //!
 //! For each program (seeds `first`, `first + 1`, ...): the SSA verifier
-//! (every program must pass), its [`IrShapes`], and a run in the oracle
-//! to count traps and runs out of fuel (which must be 0: termination is
-//! built in).
+//! (every program must pass), its [`IrShapes`] and, with calls, its
+//! [`CallShapes`], and a run in the oracle to count traps and runs out of
+//! fuel or call depth (which must be 0: termination is built in).
 
+use super::call_shapes::CallShapes;
 use super::ir_case::IrCase;
 use super::shapes::IrShapes;
 use super::ssa_config::IrGenConfig;
@@ -25,6 +26,8 @@ pub struct IrStats {
     /// How many programs have each shape, in the order of
     /// [`IrShapes::named`].
     pub shapes: Vec<(&'static str, u64)>,
+    /// Programs with each call situation of [`CallShapes::NAMES`].
+    pub calls: [u64; 9],
     pub trap: u64,
     /// Runs that ran out of fuel, or that the oracle could not run.
     pub out_of_fuel: u64,
@@ -54,6 +57,9 @@ impl IrStats {
         }
         for (row, (_, on)) in self.shapes.iter_mut().zip(shapes.named()) {
             row.1 += u64::from(on);
+        }
+        for (count, on) in self.calls.iter_mut().zip(CallShapes::of_module(&case.module).flags()) {
+            *count += u64::from(on);
         }
         let mut bad = false;
         if verify_module(&case.module).is_err() {
@@ -106,11 +112,16 @@ impl fmt::Display for IrStats {
         writeln!(f, "{:<34} {:>10.1}", "mean instructions", self.instructions as f64 / n)?;
         let fixed = [
             ("trap", self.trap),
-            ("out of fuel (must be 0)", self.out_of_fuel),
+            ("out of fuel or depth (must be 0)", self.out_of_fuel),
             ("oracle error (must be 0)", self.oracle_errors),
             ("verifier rejects (must be 0)", self.invalid),
         ];
-        for (name, count) in self.shapes.iter().copied().chain(fixed) {
+        let mut rows: Vec<(String, u64)> = self.shapes.iter().map(|&(name, c)| (name.to_string(), c)).collect();
+        if self.calls[0] > 0 {
+            rows.extend(CallShapes::NAMES.iter().zip(self.calls).map(|(name, c)| (format!("call: {name}"), c)));
+        }
+        rows.extend(fixed.iter().map(|&(name, c)| (name.to_string(), c)));
+        for (name, count) in rows {
             writeln!(f, "{:<34} {:>10} {:>8.2}", name, count, 100.0 * count as f64 / n)?;
         }
         for origin in &self.bad {

@@ -32,6 +32,9 @@ pub struct IrGenConfig {
     /// `ssa_ra/one_argument_phis.rs`; the case that showed why is
     /// `tests/cases/ssa_ra_one_argument_phi.ssa`).
     pub one_arg_phi_percent: u64,
+    /// Modules of several functions with calls (`ir_calls.rs`); off by
+    /// default, as at the source level (`GenConfig::calls`).
+    pub calls: bool,
 }
 
 impl Default for IrGenConfig {
@@ -47,6 +50,7 @@ impl Default for IrGenConfig {
             trap_percent: 6,
             latch_percent: 25,
             one_arg_phi_percent: 20,
+            calls: false,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! A failing case as a `.clif` file for Cranelift's own test runner
 //! (`clif-util test FILE`): the settings and target of the option set, the
-//! translated `main` exactly as it was handed to Cranelift, and a wrapper
+//! translated functions exactly as they were handed to Cranelift (`main`
+//! first; their calls name each other), and a wrapper
 //! `%run` that sets up the context block on its stack (`mem` and the trace
 //! length zeroed, the fuel), calls `main` and returns its result, with a
 //! `; run:` line giving the oracle's return value. The oracle's whole
@@ -16,11 +17,11 @@ use std::fmt::Write as _;
 /// The fuel the wrapper gives `main`.
 const EXPORT_FUEL: u64 = 100_000_000;
 
-/// The `.clif` text. `func` is `main` before compilation, with `params`
-/// parameters; `expected` the oracle's outcome, `actual` a description of
+/// The `.clif` text. `funcs` are the functions before compilation, `main`
+/// first with `params` parameters; `expected` the oracle's outcome, `actual` a description of
 /// what the compiled code did; `origin` where the case comes from.
 pub fn export_clif(
-    func: &Function,
+    funcs: &[Function],
     params: usize,
     options: &CraneliftOptions,
     args: &[i64],
@@ -54,11 +55,13 @@ pub fn export_clif(
     }
     let cpu = if options.cpu == "baseline" { String::new() } else { format!(" {}", options.cpu) };
     let _ = writeln!(s, "target x86_64{cpu}\n");
-    let _ = writeln!(s, "{}", func.display());
+    for func in funcs {
+        let _ = writeln!(s, "{}", func.display());
+    }
     let list = |n: usize, f: &dyn Fn(usize) -> String| (0..n).map(f).collect::<Vec<_>>().join(", ");
     let _ = writeln!(s, "function %run({}) -> i64 system_v {{", list(params, &|_| "i64".into()));
     let _ = writeln!(s, "    ss0 = explicit_slot {}, align = 16", ops::CONTEXT_BYTES);
-    let _ = writeln!(s, "    fn0 = %main({}) -> i64 system_v\n", list(params + 1, &|_| "i64".into()));
+    let _ = writeln!(s, "    fn0 = colocated %main({}) -> i64 system_v\n", list(params + 1, &|_| "i64".into()));
     let p = params;
     let _ = writeln!(s, "block0({}):", list(params, &|i| format!("v{i}: i64")));
     let _ = writeln!(s, "    v{} = stack_addr.i64 ss0", p);

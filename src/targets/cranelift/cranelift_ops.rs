@@ -21,18 +21,28 @@
 //! - `out v`: appended to the trace in the context block; a full trace
 //!   traps with [`TRACE_FULL`].
 //!
-//! The context block (its address is the function's first parameter) holds
+//! - `f(args)`: a `call` of the function `f`, compiled beside the caller
+//!   (`colocated`, so a direct `call rel32` that `cranelift_run.rs`
+//!   links), in Cranelift's System V convention, with the context block's
+//!   address as its first argument.
+//!
+//! The context block (its address is every function's first parameter) holds
 //! `mem`, the trace and the fuel; see the offsets below. The fuel counts
 //! entries of the blocks that can start a cycle (labels and loop headers of
 //! a source program, targets of retreating edges of an SSA function): each
 //! such entry decrements it, and reaching 0 traps with [`OUT_OF_FUEL`], so
-//! that wrong code that loops forever stops.
+//! that wrong code that loops forever stops. Every call burns one unit
+//! too, so that wrong code that recurses without end stops as well; the
+//! oracle charges each call at least as much, so the compiled code never
+//! burns more units than the oracle's run.
 
 use crate::ast::MEM_WORDS;
 use crate::op::{BinOp, UnOp};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::I64;
-use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlagsData, Signature, TrapCode, Value};
+use cranelift_codegen::ir::{
+    AbiParam, ExtFuncData, ExternalName, FuncRef, InstBuilder, MemFlagsData, Signature, TrapCode, Value,
+};
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::FunctionBuilder;
 
@@ -63,6 +73,9 @@ pub enum Plant {
     /// The first two arguments of every branch into a block with two or
     /// more parameters are passed swapped (SSA programs: phi arguments).
     SwapBlockArgs,
+    /// The first two arguments of every call with two or more are passed
+    /// swapped.
+    SwapCallArgs,
 }
 
 /// Memory flags for the context block: always aligned and mapped.
@@ -166,7 +179,43 @@ pub fn burn_fuel(b: &mut FunctionBuilder, ctx: Value) {
     b.ins().trapz(left, OUT_OF_FUEL);
 }
 
-/// The signature of a translated `main` with `params` parameters: the
+/// `callee(ctx, args...)`: one unit of fuel, then the call of a function
+/// of the same program, whose reference `refs` keeps per callee name (one
+/// declaration per function that calls it).
+pub fn call(
+    b: &mut FunctionBuilder,
+    refs: &mut std::collections::HashMap<String, FuncRef>,
+    plant: Option<Plant>,
+    callee: &str,
+    ctx: Value,
+    args: &[Value],
+) -> Value {
+    let fref = match refs.get(callee) {
+        Some(&f) => f,
+        None => {
+            let sig = b.import_signature(signature(args.len()));
+            let f = b.import_function(ExtFuncData {
+                name: ExternalName::testcase(callee),
+                signature: sig,
+                colocated: true,
+                patchable: false,
+            });
+            refs.insert(callee.to_string(), f);
+            f
+        }
+    };
+    burn_fuel(b, ctx);
+    let mut all = Vec::with_capacity(args.len() + 1);
+    all.push(ctx);
+    all.extend_from_slice(args);
+    if plant == Some(Plant::SwapCallArgs) && args.len() >= 2 {
+        all.swap(1, 2);
+    }
+    let inst = b.ins().call(fref, &all);
+    b.inst_results(inst)[0]
+}
+
+/// The signature of a translated function with `params` parameters: the
 /// context block's address, the parameters, and one `i64` result.
 pub fn signature(params: usize) -> Signature {
     let mut sig = Signature::new(CallConv::SystemV);

@@ -1,10 +1,15 @@
-//! Compiling a Cranelift function for x86-64 and running the code under
-//! Unicorn.
+//! Compiling the Cranelift functions of a program for x86-64, linking them,
+//! and running the code under Unicorn.
 //!
 //! Compilation runs with Cranelift's IR verifier and regalloc2's symbolic
-//! checker on. The code must need no relocation (the translations emit no
-//! calls, no libcalls and no constant pool); its trap records are kept to
-//! tell a trap's meaning.
+//! checker on, one function at a time. The functions are laid out one
+//! after the other, `main` first, each at a 16-byte boundary, and linked
+//! here: the only relocation the code may need is the 32-bit
+//! displacement of a direct `call` to another function of the program
+//! (`X86CallPCRel4`, from a `colocated` callee), resolved by the callee's
+//! name; anything else (a libcall, a constant pool, an unknown callee) is
+//! an error. Every function's trap records are kept, at their offsets in
+//! the linked code, to tell a trap's meaning.
 //!
 //! The run follows `machine/emulator.rs` (one Unicorn engine per thread,
 //! reused, the Haswell CPU model, the fresh CPU state restored before every
@@ -14,7 +19,10 @@
 //! stack. The function is entered as the System V ABI says: the context
 //! block's address in `rdi`, the arguments in `rsi`, `rdx`, `rcx`, `r8`,
 //! `r9`, then on the stack, and a return address whose target stops the
-//! emulator. The outcome is read back in the oracle's terms: the trace,
+//! emulator. The stack holds [`STACK_BYTES`], room for the oracle's
+//! `ast::MAX_CALL_DEPTH` activations of frames up to 64 KiB each: a run
+//! the oracle finishes within that depth never meets the end of the stack,
+//! and code that recurses deeper faults there (a crash, which is a finding). The outcome is read back in the oracle's terms: the trace,
 //! `return rax` or the trap, and the final `mem`. A trap is the CPU
 //! raising #DE (`idiv`) or #UD (`ud2`) at an instruction whose trap record
 //! says `int_divz` or `int_ovf`: the trap `divide-error`. Anything else
@@ -24,11 +32,13 @@
 use super::cranelift_ops::{self as ops, OUT_OF_FUEL, TRACE_FULL};
 use crate::ast::MEM_WORDS;
 use crate::outcome::{End, Outcome, Trap};
+use cranelift_codegen::binemit::Reloc;
 use cranelift_codegen::control::ControlPlane;
-use cranelift_codegen::ir::{Function, TrapCode};
+use cranelift_codegen::ir::{ExternalName, Function, TrapCode, UserFuncName};
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
+use cranelift_codegen::FinalizedRelocTarget;
 use std::cell::RefCell;
 use std::time::Duration;
 use unicorn_engine::unicorn_const::{uc_error, Arch, Mode, Prot};
@@ -43,7 +53,7 @@ const CONTEXT_BASE: u64 = 0x1000_0000;
 /// The top of the stack.
 const STACK_TOP: u64 = 0x4000_0000;
 /// The stack's size.
-const STACK_BYTES: u64 = 1 << 20;
+const STACK_BYTES: u64 = 64 << 20;
 const PAGE: u64 = 4096;
 
 /// Why Cranelift code gave no program outcome.
@@ -61,9 +71,6 @@ pub enum CraneliftError {
     TraceFull,
     /// A fault, an unexpected trap, a Unicorn failure.
     Run(String),
-    /// The program has calls, which the Cranelift target does not
-    /// translate yet.
-    CallsNotSupported,
 }
 
 impl std::fmt::Display for CraneliftError {
@@ -74,7 +81,6 @@ impl std::fmt::Display for CraneliftError {
             CraneliftError::TimeUp => f.write_str("the emulator's wall-clock limit ran out before the fuel"),
             CraneliftError::TraceFull => write!(f, "the trace is full ({} words)", ops::TRACE_CAPACITY),
             CraneliftError::Run(m) => f.write_str(m),
-            CraneliftError::CallsNotSupported => f.write_str("the Cranelift target does not translate calls yet"),
         }
     }
 }
@@ -105,19 +111,78 @@ pub fn isa(shared: &[(&str, &str)], cpu: &str) -> Result<OwnedTargetIsa, Craneli
     builder.finish(settings::Flags::new(flags)).map_err(|e| err(e.to_string()))
 }
 
-/// Compiles `func` (a panic of Cranelift is caught and reported as an
-/// error).
-pub fn compile(func: &Function, isa: &OwnedTargetIsa, params: usize) -> Result<Compiled, CraneliftError> {
+/// The name a translated function carries (`UserFuncName::testcase`), as
+/// its callers' `call`s name it.
+fn function_name(func: &Function) -> Vec<u8> {
+    match &func.name {
+        UserFuncName::Testcase(t) => t.raw().to_vec(),
+        UserFuncName::User(u) => format!("u{}:{}", u.namespace, u.index).into_bytes(),
+    }
+}
+
+/// Compiles the functions of a program, `funcs[0]` being `main` with
+/// `params` parameters, and links them (a panic of Cranelift is caught and
+/// reported as an error).
+pub fn compile(funcs: &[Function], isa: &OwnedTargetIsa, params: usize) -> Result<Compiled, CraneliftError> {
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut traps = Vec::new();
+    let mut starts: Vec<(Vec<u8>, usize)> = Vec::with_capacity(funcs.len());
+    // (where the displacement goes, callee, addend) per call.
+    let mut calls: Vec<(usize, ExternalName, i64)> = Vec::new();
+    for func in funcs {
+        while !bytes.len().is_multiple_of(16) {
+            bytes.push(0xcc);
+        }
+        let start = bytes.len();
+        let code = compile_one(func, isa)?;
+        starts.push((function_name(func), start));
+        for r in &code.relocs {
+            match (&r.kind, &r.target) {
+                (Reloc::X86CallPCRel4 | Reloc::X86CallPLTRel4, FinalizedRelocTarget::ExternalName(name)) => {
+                    calls.push((start + r.offset as usize, name.clone(), r.addend));
+                }
+                _ => return Err(CraneliftError::Compile(format!("the code needs a relocation: {r:?}"))),
+            }
+        }
+        traps.extend(code.traps.iter().map(|&(o, c)| (o + start as u32, c)));
+        bytes.extend_from_slice(&code.bytes);
+    }
+    for (at, name, addend) in calls {
+        let callee = match &name {
+            ExternalName::TestCase(t) => starts.iter().find(|(n, _)| n == t.raw()).map(|&(_, s)| s),
+            _ => None,
+        };
+        let Some(callee) = callee else {
+            return Err(CraneliftError::Compile(format!(
+                "a call of {}, which the program does not define",
+                name.display(None)
+            )));
+        };
+        let displacement = callee as i64 + addend - at as i64;
+        let field = i32::try_from(displacement).map_err(|_| CraneliftError::Compile("a call out of range".into()))?;
+        bytes[at..at + 4].copy_from_slice(&field.to_le_bytes());
+    }
+    Ok(Compiled { bytes, traps, params })
+}
+
+/// One function's code before linking.
+struct Unlinked {
+    bytes: Vec<u8>,
+    traps: Vec<(u32, TrapCode)>,
+    relocs: Vec<cranelift_codegen::FinalizedMachReloc>,
+}
+
+/// Compiles one function (a panic of Cranelift is caught and reported as
+/// an error).
+fn compile_one(func: &Function, isa: &OwnedTargetIsa) -> Result<Unlinked, CraneliftError> {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut ctx = Context::for_function(func.clone());
         match ctx.compile(&**isa, &mut ControlPlane::default()) {
-            Ok(code) => {
-                if let Some(r) = code.buffer.relocs().first() {
-                    return Err(CraneliftError::Compile(format!("the code needs a relocation: {r:?}")));
-                }
-                let traps = code.buffer.traps().iter().map(|t| (t.offset, t.code)).collect();
-                Ok(Compiled { bytes: code.code_buffer().to_vec(), traps, params })
-            }
+            Ok(code) => Ok(Unlinked {
+                bytes: code.code_buffer().to_vec(),
+                traps: code.buffer.traps().iter().map(|t| (t.offset, t.code)).collect(),
+                relocs: code.buffer.relocs().to_vec(),
+            }),
             Err(e) => Err(CraneliftError::Compile(cranelift_codegen::print_errors::pretty_error(e.func, e.inner))),
         }
     }));

@@ -1,4 +1,4 @@
-//! A source program's `main` in Cranelift IR, built by `cranelift-frontend`
+//! A function of a source program in Cranelift IR, built by `cranelift-frontend`
 //! straight from the AST, so that Cranelift's own SSA construction (Braun
 //! et al.'s algorithm: `declare_var`, `def_var`, `use_var`, `seal_block`)
 //! is what builds the SSA.
@@ -13,13 +13,14 @@
 //! (sealed at once), so unreachable code, unreachable cycles and
 //! irreducible loops all reach the builder as written.
 //!
-//! The function takes the context block's address, then the parameters of
-//! `main`, and returns the return value (`cranelift_ops.rs`).
+//! The function takes the context block's address, then its parameters,
+//! and returns the return value; a call is a Cranelift `call` of the
+//! callee's own translation (`cranelift_ops.rs`).
 
 use super::cranelift_ops::{self as ops, Plant};
 use crate::ast::{walk_stmts, Block as AstBlock, Expr, Function as AstFunction, Stmt};
 use cranelift_codegen::ir::types::I64;
-use cranelift_codegen::ir::{Block, Function, InstBuilder, Value};
+use cranelift_codegen::ir::{Block, FuncRef, Function, InstBuilder, Value};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use std::collections::HashMap;
 
@@ -41,11 +42,14 @@ struct Lowering<'a, 'f> {
     /// Whether the current block still takes instructions (no terminator).
     open: bool,
     plant: Option<Plant>,
+    /// The functions this one calls, by name.
+    callees: HashMap<String, FuncRef>,
 }
 
 /// Translates `func` into the Cranelift function `clif` (whose signature
-/// must be `cranelift_ops::signature(func.params.len())`). `func` must not
-/// contain calls: `clif_of_source`, the only caller, refuses those programs.
+/// must be `cranelift_ops::signature(func.params.len())`). Its calls name
+/// the callees by their names (`ExternalName::testcase`); the program's
+/// parser has checked that each exists and takes as many arguments.
 pub fn lower_source(func: &AstFunction, clif: &mut Function, plant: Option<Plant>) {
     let mut fb_ctx = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(clif, &mut fb_ctx);
@@ -73,6 +77,7 @@ pub fn lower_source(func: &AstFunction, clif: &mut Function, plant: Option<Plant
             Stmt::If(c, _, _) | Stmt::While(c, _) | Stmt::Out(c) | Stmt::Return(c) => {
                 c.for_each_var(&mut |x| mentioned.push(x));
             }
+            Stmt::Call(_, args) => args.iter().for_each(|a| a.for_each_var(&mut |x| mentioned.push(x))),
             Stmt::Goto(l) => *gotos.entry(l).or_default() += 1,
             _ => {}
         }
@@ -101,7 +106,7 @@ pub fn lower_source(func: &AstFunction, clif: &mut Function, plant: Option<Plant
         }
     });
 
-    let mut l = Lowering { b, ctx, vars, labels, loops: Vec::new(), open: true, plant };
+    let mut l = Lowering { b, ctx, vars, labels, loops: Vec::new(), open: true, plant, callees: HashMap::new() };
     l.block(&func.body);
     if l.open {
         let zero = l.b.ins().iconst(I64, 0);
@@ -225,7 +230,9 @@ impl<'a> Lowering<'a, '_> {
             }
             Stmt::Block(inner) => self.block(inner),
             Stmt::Label(_) => {}
-            Stmt::Call(..) => unreachable!("`clif_of_source` refuses programs with calls"),
+            Stmt::Call(name, args) => {
+                self.call(name, args);
+            }
         }
     }
 
@@ -287,7 +294,13 @@ impl<'a> Lowering<'a, '_> {
                 self.b.switch_to_block(join);
                 result
             }
-            Expr::Call(..) => unreachable!("`clif_of_source` refuses programs with calls"),
+            Expr::Call(name, args) => self.call(name, args),
         }
+    }
+
+    /// `name(args)`: the arguments left to right, then the call.
+    fn call(&mut self, name: &str, args: &[Expr]) -> Value {
+        let values: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
+        ops::call(&mut self.b, &mut self.callees, self.plant, name, self.ctx, &values)
     }
 }

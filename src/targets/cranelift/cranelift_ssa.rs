@@ -1,5 +1,6 @@
 //! An SSA function (`ir::Function`) in Cranelift IR: blocks with
-//! parameters instead of phis.
+//! parameters instead of phis, and a `call` of the callee's own
+//! translation for each call (`cranelift_ops::call`).
 //!
 //! Each reachable block becomes a Cranelift block with one `i64` parameter
 //! per phi; every edge passes, for each phi of its target, the argument at
@@ -19,7 +20,7 @@ use super::cranelift_ops::{self as ops, Plant};
 use crate::entity::EntityRef;
 use crate::ir::{self, Op, Terminator};
 use cranelift_codegen::ir::types::I64;
-use cranelift_codegen::ir::{BlockArg, Function, InstBuilder, Value};
+use cranelift_codegen::ir::{BlockArg, FuncRef, Function, InstBuilder, Value};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use std::collections::HashMap;
 
@@ -72,9 +73,9 @@ pub enum LowerSsaError {
     JumpWithoutEdge,
     /// The branch of the block lacks one of its two edges.
     BranchLacksEdge(ir::Block),
-    /// The block contains a call, which this translation does not handle
-    /// yet.
-    Call(ir::Block),
+    /// A call in the block names a function the module does not have, or
+    /// passes it another number of arguments than it takes.
+    Callee { block: ir::Block, callee: String },
 }
 
 impl std::fmt::Display for LowerSsaError {
@@ -86,7 +87,9 @@ impl std::fmt::Display for LowerSsaError {
             LowerSsaError::NoBlock(b) => write!(f, "no block {b}"),
             LowerSsaError::JumpWithoutEdge => f.write_str("a jump without its edge"),
             LowerSsaError::BranchLacksEdge(b) => write!(f, "the branch of {b} lacks an edge"),
-            LowerSsaError::Call(b) => write!(f, "{b} contains a call, which is not translated yet"),
+            LowerSsaError::Callee { block, callee } => {
+                write!(f, "a call in {block} does not match a function `{callee}` of the module")
+            }
         }
     }
 }
@@ -94,14 +97,22 @@ impl std::fmt::Display for LowerSsaError {
 impl std::error::Error for LowerSsaError {}
 
 /// Translates `f` into the Cranelift function `clif` (whose signature must
-/// be `cranelift_ops::signature(f.params.len())`). `Err` says why the SSA cannot
-/// be translated (a value used before its definition: not valid SSA).
-pub fn lower_ssa(f: &ir::Function, clif: &mut Function, plant: Option<Plant>) -> Result<(), LowerSsaError> {
+/// be `cranelift_ops::signature(f.params.len())`); `arity` gives the
+/// parameter count of each function of the module by name. `Err` says why
+/// the SSA cannot be translated (a value used before its definition, a
+/// call that matches no function: not valid SSA).
+pub fn lower_ssa(
+    f: &ir::Function,
+    arity: &HashMap<&str, usize>,
+    clif: &mut Function,
+    plant: Option<Plant>,
+) -> Result<(), LowerSsaError> {
     let mut fb_ctx = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(clif, &mut fb_ctx);
     let (order, retreat_target) = reverse_postorder(f);
     let mut blocks = HashMap::new();
     let mut values: HashMap<ir::Value, Value> = HashMap::new();
+    let mut callees: HashMap<String, FuncRef> = HashMap::new();
     for &blk in &order {
         let cb = b.create_block();
         if blk == ir::Function::ENTRY {
@@ -158,7 +169,13 @@ pub fn lower_ssa(f: &ir::Function, clif: &mut Function, plant: Option<Plant>) ->
                     ops::out(&mut b, ctx, a);
                     None
                 }
-                Op::Call(_) => return Err(LowerSsaError::Call(blk)),
+                Op::Call(ref call) => {
+                    if arity.get(call.callee.as_str()) != Some(&call.args.len()) {
+                        return Err(LowerSsaError::Callee { block: blk, callee: call.callee.clone() });
+                    }
+                    let args = call.args.iter().map(|&a| get(&values, a)).collect::<Result<Vec<_>, _>>()?;
+                    Some(ops::call(&mut b, &mut callees, plant, &call.callee, ctx, &args))
+                }
             };
             if let (Some(d), Some(r)) = (inst.dest, result) {
                 values.insert(d, r);

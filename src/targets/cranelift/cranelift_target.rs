@@ -39,10 +39,7 @@ impl Cranelift {
             })
     }
 
-    fn translate(&self, case: &TargetCase) -> Result<(Function, usize), TargetError> {
-        if case.has_calls() {
-            return Err(TargetError::CallsNotSupported);
-        }
+    fn translate(&self, case: &TargetCase) -> Result<(Vec<Function>, usize), TargetError> {
         let r = match &case.input {
             TargetInput::Source(p) => clif_of_source(p, self.plant),
             TargetInput::Ssa(m) => clif_of_ssa(m, self.plant),
@@ -51,11 +48,11 @@ impl Cranelift {
     }
 
     fn run_one(&self, case: &TargetCase, options: &CraneliftOptions, limits: &Limits) -> Result<Outcome, TargetError> {
-        let (func, params) = self.translate(case)?;
+        let (funcs, params) = self.translate(case)?;
         if case.args.len() > params {
             return Err(TargetError::Unsupported(format!("main takes {params} argument(s), got {}", case.args.len())));
         }
-        compile_and_run(&func, params, options, &case.args, limits.fuel, limits.per_program).map_err(|e| match e {
+        compile_and_run(&funcs, params, options, &case.args, limits.fuel, limits.per_program).map_err(|e| match e {
             CraneliftError::Compile(m) => TargetError::Compile { command: self.command(options), stderr: m },
             CraneliftError::OutOfFuel => TargetError::Timeout { seconds: limits.per_program.as_secs() },
             CraneliftError::TimeUp => TargetError::WallClock { seconds: limits.per_program.as_secs() },
@@ -63,7 +60,6 @@ impl Cranelift {
                 TargetError::TraceFull { capacity: super::cranelift_ops::TRACE_CAPACITY as u64 }
             }
             CraneliftError::Run(m) => TargetError::Crash(m),
-            CraneliftError::CallsNotSupported => TargetError::CallsNotSupported,
         })
     }
 
@@ -103,13 +99,13 @@ impl Target for Cranelift {
         stem: &str,
     ) -> Result<Vec<ExportedFile>, TargetError> {
         let opts = self.options(options)?;
-        let (func, params) = self.translate(case)?;
+        let (funcs, params) = self.translate(case)?;
         let actual = match self.run_one(case, &opts, &Limits::default()) {
             Ok(o) => o.render_full(),
             Err(e) => e.to_string(),
         };
         let origin = format!("{stem}: a case ssaref's oracle and Cranelift disagree on (`clif-util test {stem}.clif`)");
-        let text = export_clif(&func, params, &opts, &case.full_args(), expected, &actual, &origin);
+        let text = export_clif(&funcs, params, &opts, &case.full_args(), expected, &actual, &origin);
         Ok(vec![ExportedFile { suffix: ".clif".into(), text }])
     }
 }

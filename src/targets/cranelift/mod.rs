@@ -1,18 +1,22 @@
 //! Cranelift under the oracle (Cargo feature `cranelift`).
 //!
-//! A source program's `main` goes through `cranelift-frontend`'s
-//! `FunctionBuilder` straight from the AST (`cranelift_source.rs`), an SSA
-//! program's `main` in as blocks with parameters (`cranelift_ssa.rs`);
-//! both use the operations of `cranelift_ops.rs`, which give every
-//! operator the oracle's meaning. The function is compiled for x86-64 with
-//! Cranelift's verifier and regalloc2's checker on, at one of the
-//! [`CraneliftOptions::every`] option sets, and run under Unicorn
-//! (`cranelift_run.rs`); `cranelift_export.rs` writes a failing case as a
-//! `.clif` test for Cranelift's own `clif-util test`;
+//! Each function of a source program goes through `cranelift-frontend`'s
+//! `FunctionBuilder` straight from the AST (`cranelift_source.rs`), each
+//! function of an SSA program in as blocks with parameters
+//! (`cranelift_ssa.rs`); both use the operations of `cranelift_ops.rs`,
+//! which give every operator the oracle's meaning and make each call a
+//! Cranelift `call` in its System V convention. The functions are compiled
+//! for x86-64 with Cranelift's verifier and regalloc2's checker on, at one
+//! of the [`CraneliftOptions::every`] option sets, linked `main` first and
+//! run under Unicorn (`cranelift_run.rs`); `cranelift_export.rs` writes a
+//! failing case as a `.clif` test for Cranelift's own `clif-util test`;
 //! `cranelift_target.rs` puts it all behind the `Target` trait.
 //!
-//! Only `main` is compiled: the language has no calls, so no other
-//! function can change the outcome.
+//! Every function is compiled, called or not, so that Cranelift's verifier
+//! and checker see each one; a call deeper than the oracle's
+//! `ast::MAX_CALL_DEPTH` never runs, since the oracle's run of such a
+//! program is inconclusive and the target does not run it
+//! (`targets/target.rs`, `TargetVerdict::Skipped`).
 
 pub mod cranelift_export;
 pub mod cranelift_ops;
@@ -104,31 +108,47 @@ impl CraneliftOptions {
     }
 }
 
-/// `main` of a source program in Cranelift IR, with its parameter count.
-pub fn clif_of_source(
-    program: &crate::ast::Program,
-    plant: Option<Plant>,
-) -> Result<(Function, usize), CraneliftError> {
-    let main = program.main().ok_or_else(|| CraneliftError::Run("no function named `main`".into()))?;
-    if program.has_calls() {
-        return Err(CraneliftError::CallsNotSupported);
-    }
-    let n = main.params.len();
-    let mut func = Function::with_name_signature(UserFuncName::testcase("main"), signature(n));
-    cranelift_source::lower_source(main, &mut func, plant);
-    Ok((func, n))
+/// The functions of a program in Cranelift IR, `main` first, each named
+/// by its own name (`UserFuncName::testcase`), with `main`'s parameter
+/// count.
+pub type ClifProgram = (Vec<Function>, usize);
+
+/// `names` in the order the functions are laid out: `main` first, then the
+/// others as the program lists them.
+fn main_first<'a>(names: impl Iterator<Item = &'a str>) -> Vec<(usize, &'a str)> {
+    let mut order: Vec<(usize, &str)> = names.enumerate().collect();
+    order.sort_by_key(|&(_, n)| n != "main");
+    order
 }
 
-/// `main` of an SSA module in Cranelift IR, with its parameter count.
-pub fn clif_of_ssa(module: &crate::ir::Module, plant: Option<Plant>) -> Result<(Function, usize), CraneliftError> {
-    let main = module.main().ok_or_else(|| CraneliftError::Run("no function named `main`".into()))?;
-    if module.has_calls() {
-        return Err(CraneliftError::CallsNotSupported);
-    }
+/// Every function of a source program in Cranelift IR, `main` first.
+pub fn clif_of_source(program: &crate::ast::Program, plant: Option<Plant>) -> Result<ClifProgram, CraneliftError> {
+    let main = program.main().ok_or_else(|| CraneliftError::Run("no function named `main`".into()))?;
     let n = main.params.len();
-    let mut func = Function::with_name_signature(UserFuncName::testcase("main"), signature(n));
-    cranelift_ssa::lower_ssa(main, &mut func, plant).map_err(|e| CraneliftError::Run(e.to_string()))?;
-    Ok((func, n))
+    let mut funcs = Vec::with_capacity(program.functions.len());
+    for (i, name) in main_first(program.functions.iter().map(|f| f.name.as_str())) {
+        let f = &program.functions[i];
+        let mut func = Function::with_name_signature(UserFuncName::testcase(name), signature(f.params.len()));
+        cranelift_source::lower_source(f, &mut func, plant);
+        funcs.push(func);
+    }
+    Ok((funcs, n))
+}
+
+/// Every function of an SSA module in Cranelift IR, `main` first.
+pub fn clif_of_ssa(module: &crate::ir::Module, plant: Option<Plant>) -> Result<ClifProgram, CraneliftError> {
+    let main = module.main().ok_or_else(|| CraneliftError::Run("no function named `main`".into()))?;
+    let n = main.params.len();
+    let arity: HashMap<&str, usize> = module.functions.iter().map(|f| (f.name.as_str(), f.params.len())).collect();
+    let mut funcs = Vec::with_capacity(module.functions.len());
+    for (i, name) in main_first(module.functions.iter().map(|f| f.name.as_str())) {
+        let f = &module.functions[i];
+        let mut func = Function::with_name_signature(UserFuncName::testcase(name), signature(f.params.len()));
+        cranelift_ssa::lower_ssa(f, &arity, &mut func, plant)
+            .map_err(|e| CraneliftError::Run(format!("{name}: {e}")))?;
+        funcs.push(func);
+    }
+    Ok((funcs, n))
 }
 
 /// The wall-clock limit of one run under Unicorn: a run that ends within
@@ -136,10 +156,11 @@ pub fn clif_of_ssa(module: &crate::ir::Module, plant: Option<Plant>) -> Result<(
 /// (with more fuel than the program needs) meets it.
 pub const RUN_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// Compiles `func` with `options` and runs it with `args`, `fuel` and a
-/// wall-clock limit.
+/// Compiles and links `funcs` (`main` first, with `params` parameters)
+/// with `options` and runs `main` with `args`, `fuel` and a wall-clock
+/// limit.
 pub fn compile_and_run(
-    func: &Function,
+    funcs: &[Function],
     params: usize,
     options: &CraneliftOptions,
     args: &[i64],
@@ -147,28 +168,28 @@ pub fn compile_and_run(
     limit: std::time::Duration,
 ) -> Result<Outcome, CraneliftError> {
     let isa = options.isa()?;
-    let code = cranelift_run::compile(func, &isa, params)?;
+    let code = cranelift_run::compile(funcs, &isa, params)?;
     cranelift_run::run(&code, args, fuel, limit)
 }
 
-/// Runs a source program's `main` through Cranelift with `options`.
+/// Runs a source program through Cranelift with `options`.
 pub fn run_source(
     program: &crate::ast::Program,
     options: &CraneliftOptions,
     args: &[i64],
     fuel: u64,
 ) -> Result<Outcome, CraneliftError> {
-    let (func, n) = clif_of_source(program, options.plant)?;
-    compile_and_run(&func, n, options, args, fuel, RUN_TIME_LIMIT)
+    let (funcs, n) = clif_of_source(program, options.plant)?;
+    compile_and_run(&funcs, n, options, args, fuel, RUN_TIME_LIMIT)
 }
 
-/// Runs an SSA module's `main` through Cranelift with `options`.
+/// Runs an SSA module through Cranelift with `options`.
 pub fn run_ssa(
     module: &crate::ir::Module,
     options: &CraneliftOptions,
     args: &[i64],
     fuel: u64,
 ) -> Result<Outcome, CraneliftError> {
-    let (func, n) = clif_of_ssa(module, options.plant)?;
-    compile_and_run(&func, n, options, args, fuel, RUN_TIME_LIMIT)
+    let (funcs, n) = clif_of_ssa(module, options.plant)?;
+    compile_and_run(&funcs, n, options, args, fuel, RUN_TIME_LIMIT)
 }
