@@ -24,7 +24,7 @@ use ssaref::targets::c_source::CPlant;
 use ssaref::targets::gcc::CCompiler;
 use ssaref::targets::llvm::{installed_versions, Llvm};
 use ssaref::targets::llvm_ir::LlvmPlant;
-use ssaref::targets::target::{run_against_oracle, Limits, Target, TargetCase, TargetVerdict};
+use ssaref::targets::target::{run_against_oracle, Limits, Target, TargetCase, TargetError, TargetVerdict};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
