@@ -775,8 +775,6 @@ fn point_summaries(
     points.push((live.len().max(after_term.len), after_term));
     for inst in data.insts.iter().rev() {
         let after = live.summary();
-        // A result that nothing reads still needs a register where it is
-        // written.
         let unread = inst.dest.is_some_and(|d| !live.remove(d));
         inst.op.for_each_arg(|a| {
             if resident(a) {
