@@ -22,5 +22,6 @@ pub mod range_set;
 pub mod reach;
 pub mod reducibility;
 pub mod scc;
+pub mod set_fingerprint;
 pub mod verifier;
 pub mod work_steps;

@@ -112,14 +112,12 @@ pub fn cmd_check(a: CheckArgs) -> Result<ExitCode, Failure> {
 /// it starts, with the time since the start: `check` on a large function
 /// takes minutes, and says where it is.
 fn with_progress_on_stderr<R>(body: impl FnOnce() -> R) -> R {
-    use std::io::Write;
     let start = std::time::Instant::now();
     differential::with_progress(
-        move |step| {
-            // A failed write to stderr must not stop the check: the
-            // progress lines are a courtesy, the verdict goes to stdout.
-            let _ = writeln!(std::io::stderr(), "check: {:>8.1} s  {step}", start.elapsed().as_secs_f64());
-        },
+        // `noteln!` ignores a failed write to stderr, which must not stop
+        // the check: the progress lines are a courtesy, the verdict goes to
+        // stdout.
+        move |step| noteln!("check: {:>8.1} s  {step}", start.elapsed().as_secs_f64()),
         body,
     )
 }

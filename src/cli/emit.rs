@@ -111,7 +111,7 @@ fn write_allocated(allocated: &[Allocated], stage: Stage, passes: bool) -> Resul
             codes.push(pipeline::lower_and_check_listed(&b.mir).map_err(pass_failure)?);
         }
     }
-    let mut out = StdoutText { out: std::io::BufWriter::new(std::io::stdout().lock()), error: None };
+    let mut out = StdoutText { out: std::io::BufWriter::new(crate::stdio::CommandStdout), error: None };
     let written = (|| -> std::fmt::Result {
         use std::fmt::Write;
         for (i, b) in allocated.iter().enumerate() {
@@ -141,12 +141,12 @@ fn write_allocated(allocated: &[Allocated], stage: Stage, passes: bool) -> Resul
 }
 
 /// The standard output as a `fmt::Write`, keeping the I/O error.
-struct StdoutText<'a> {
-    out: std::io::BufWriter<std::io::StdoutLock<'a>>,
+struct StdoutText {
+    out: std::io::BufWriter<crate::stdio::CommandStdout>,
     error: Option<std::io::Error>,
 }
 
-impl std::fmt::Write for StdoutText<'_> {
+impl std::fmt::Write for StdoutText {
     fn write_str(&mut self, s: &str) -> std::fmt::Result {
         std::io::Write::write_all(&mut self.out, s.as_bytes()).map_err(|e| {
             self.error = Some(e);

@@ -291,6 +291,12 @@ fn reproduce_all(a: ReproduceArgs) -> Result<ExitCode, Failure> {
         (false, true) => Scale::Quick,
         (false, false) => Scale::Full,
     };
+    // The corpus is read first, so that a program it cannot take (one
+    // nested past the bound included) is reported at its position, before
+    // any other line.
+    let corpus_dir = a.corpus.clone().unwrap_or_else(crate::common::default_corpus);
+    let corpus = load_corpus(&corpus_dir, scale.corpus_programs())
+        .map_err(|f| Failure { message: format!("{} (give the corpus with --corpus DIR)", f.message), ..f })?;
     let (_, fit) = profile();
     if !fit {
         if scale == Scale::Full {
@@ -306,9 +312,6 @@ fn reproduce_all(a: ReproduceArgs) -> Result<ExitCode, Failure> {
              (a shape test only; time with `cargo run --profile measure -- reproduce`)"
         );
     }
-    let corpus_dir = a.corpus.clone().unwrap_or_else(crate::common::default_corpus);
-    let corpus = load_corpus(&corpus_dir, scale.corpus_programs())
-        .map_err(|f| Failure { message: format!("{} (give the corpus with --corpus DIR)", f.message), ..f })?;
     // The report must be writable before the long work starts.
     crate::common::probe_out_dir(&a.out)?;
     let exe = std::env::current_exe().map_err(|e| internal(format!("cannot find the ssaref binary: {e}")))?;

@@ -69,6 +69,23 @@ pub fn flush_stdout() -> Result<(), OutputError> {
     }
 }
 
+/// The command's stdout as an `std::io::Write`: this thread's sink of
+/// stdout while [`with_sinks`] runs a command on it, else stdout. For text
+/// written in pieces as it is made (wrap it in a `BufWriter`); a command
+/// never writes to `std::io::stdout()` itself, which would bypass the sink.
+pub struct CommandStdout;
+
+impl Write for CommandStdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let sunk = SINKS.with(|s| s.borrow_mut().as_mut().map(|sinks| sinks.out.write(buf)));
+        sunk.unwrap_or_else(|| std::io::stdout().lock().write(buf))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        flush_stdout().map_err(|OutputError(e)| e)
+    }
+}
+
 /// Writes `args` to stderr, ignoring a failure.
 pub fn write_stderr(args: std::fmt::Arguments<'_>) {
     if to_sink(args, false).is_none() {
@@ -101,3 +118,53 @@ macro_rules! noteln {
 }
 
 pub(crate) use {note, noteln, say, sayln};
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::io::Write;
+    use std::rc::Rc;
+
+    /// A sink whose bytes the test reads afterwards.
+    struct Shared(Rc<RefCell<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Runs `ssaref args` in this process, as the fuzz target
+    /// `command_line` does, and returns what it wrote to its stdout and
+    /// stderr handles.
+    fn in_process(args: &[&str]) -> (String, String) {
+        let (out, err) = (Rc::new(RefCell::new(Vec::new())), Rc::new(RefCell::new(Vec::new())));
+        let argv = std::iter::once("ssaref").chain(args.iter().copied()).map(Into::into).collect();
+        let code = crate::run_in_process(argv, Box::new(Shared(out.clone())), Box::new(Shared(err.clone())));
+        assert_eq!(code, std::process::ExitCode::SUCCESS, "{args:?}");
+        let text = |v: &Rc<RefCell<Vec<u8>>>| String::from_utf8_lossy(&v.borrow()).into_owned();
+        (text(&out), text(&err))
+    }
+
+    #[test]
+    fn emit_and_check_write_only_through_the_command_handles() {
+        let file = std::env::temp_dir().join(format!("ssaref-stdio-sinks-{}.src", std::process::id()));
+        std::fs::write(&file, "fn main(n) {\n    out n + 1;\n    return n;\n}\n").expect("a scratch file");
+        let path = file.to_string_lossy().into_owned();
+        // The x86 listing is written in pieces, through a `BufWriter`.
+        let (out, _) = in_process(&["emit", &path, "--stage", "x86"]);
+        assert!(out.starts_with("; main: ") && out.contains("mov"), "{out}");
+        let (out, _) = in_process(&["emit", &path, "--stage", "alloc", "--route", "all"]);
+        assert!(out.contains("== regalloc2"), "{out}");
+        // `check` reports each step on stderr as it starts.
+        let (out, err) = in_process(&["check", &path, "5", "--regs", "2", "--route", "ssa-ra"]);
+        assert!(err.contains("check: ") && err.contains("source run"), "{err}");
+        assert!(!out.is_empty());
+        let _ = std::fs::remove_file(&file);
+    }
+}

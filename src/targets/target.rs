@@ -248,6 +248,12 @@ impl TargetVerdict {
                 expected.render_full().trim_end().replace('\n', "; "),
                 o.render_full().trim_end().replace('\n', "; ")
             ),
+            // A compiler that rejects or crashes on a valid program (GCC's
+            // cc1 exhausting its stack on deep nesting, say) failed; the
+            // program's outcome was never compared, so it is no divergence.
+            TargetVerdict::Diverge { got: Err(e @ TargetError::Compile { .. }), .. } => {
+                format!("the compiler failed (no outcome to compare): {e}")
+            }
             TargetVerdict::Diverge { expected, got: Err(e) } => {
                 format!("diverges: expected {}, got: {e}", expected.render_full().trim_end().replace('\n', "; "))
             }
@@ -323,4 +329,22 @@ pub fn options_for_seed(sets: &[String], seed: u64, batch: u64) -> Option<&Strin
     let n = sets.len().max(1) as u64;
     let block = seed / batch.max(1);
     sets.get(((block % n + (block / n % n) * 5) % n) as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{TargetError, TargetVerdict};
+    use crate::outcome::{End, Outcome};
+
+    #[test]
+    fn a_compiler_failure_is_described_as_such_not_as_a_divergence() {
+        let failed = TargetVerdict::Diverge {
+            expected: Outcome { trace: vec![], end: End::Return(0), mem: vec![] },
+            got: Err(TargetError::Compile { command: "gcc -O2 case.c".into(), stderr: "cc1: segfault".into() }),
+        };
+        let line = failed.describe();
+        assert!(failed.is_failure());
+        assert!(line.starts_with("the compiler failed") && !line.contains("diverges"), "{line}");
+        assert!(line.contains("`gcc -O2 case.c` failed: cc1: segfault"), "{line}");
+    }
 }

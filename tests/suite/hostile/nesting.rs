@@ -57,3 +57,23 @@ fn nesting_past_the_bound_is_bad_input_at_its_construct() {
     let run = ssaref(&["emit", &at_bound, "--stage", "source"]);
     holds(&run, &at_bound, &[0], "emit at the bound");
 }
+
+/// `reproduce --corpus` on a folder holding a program nested past the
+/// bound: bad input at the construct that passes it, reported before any
+/// measurement starts (a corpus within the bound is measured as any other).
+#[test]
+fn reproduce_corpus_nested_past_the_bound_is_bad_input_at_its_construct() {
+    let corpus = super::dir().join("nesting-corpus");
+    std::fs::create_dir_all(&corpus).expect("a corpus folder");
+    let n = MAX_NESTING + 1;
+    let file = corpus.join("deep.src");
+    std::fs::write(&file, nested("while (x) { x = x - 1; ", n)).expect("the deep program");
+    let file = file.to_string_lossy().into_owned();
+    let report = super::dir().join("nesting-corpus-report");
+    let corpus = corpus.to_string_lossy().into_owned();
+    let run = ssaref(&["reproduce", "--tiny", "--corpus", &corpus, "--out", &report.to_string_lossy()]);
+    holds(&run, &file, &[1], "reproduce --corpus with a program nested past the bound");
+    let at = format!("{file}:3:{}: statements nested deeper than {MAX_NESTING} levels", 1 + 23 * (n - 1));
+    assert!(run.stderr.starts_with(&at), "{}", run.stderr);
+    assert!(!report.join("REPORT.md").exists(), "a report was written");
+}
