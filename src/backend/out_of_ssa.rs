@@ -225,7 +225,7 @@ pub fn allocate_function(
 
 /// [`allocate_function`] on a function of a module, which has calls when
 /// `module_has_calls`: then the function's parameters and calls follow the
-/// calling convention of `k` (`out_of_ssa/conventional/calls.rs`).
+/// calling convention of `k` (`out_of_ssa/conventional/call_pins.rs`).
 pub fn allocate_function_in(
     f: &Function,
     pins: &Pins,

@@ -1,7 +1,7 @@
 //! out-of-ssa with calls: Boissinot et al.'s §III-D pins at calls
 //! (`out_of_ssa/renaming_constraints.rs`, `split_calls`) and the
 //! conventional allocators under the calling convention
-//! (`out_of_ssa/conventional/calls.rs`), argued in
+//! (`out_of_ssa/conventional/call_pins.rs`), argued in
 //! `proofs-notes/out-of-ssa.md` ("Renaming constraints at calls").
 //!
 //! - Every case of `tests/cases/` and program of `tests/corpus/` with calls

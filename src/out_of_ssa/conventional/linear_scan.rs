@@ -103,7 +103,7 @@
 //!
 //! # Calls
 //!
-//! Under the calling convention (`calls.rs`), [`linear_scan_in`] first
+//! Under the calling convention (`call_pins.rs`), [`linear_scan_in`] first
 //! splits every call the translation did not pin, and the register
 //! parameters, into short pinned variables (roles resolved at K by
 //! `FixedReg::reg_at`; a role on the stack at K is no pin). A call at
@@ -144,17 +144,11 @@ use crate::ir::{BinOp, Block, Function, Op, Terminator, Value};
 use crate::mir::{Loc, MBlock, MFunction, MInst, MTerm, Reg, Slot, MAX_REGS, RAX, RDX};
 use crate::out_of_ssa::class_intervals::ClassIntervals;
 use crate::out_of_ssa::conventional::alloc_input::{fail, validate_input};
-use crate::out_of_ssa::conventional::calls::{convention_for, split_for_convention};
-use crate::out_of_ssa::conventional::linear_scan_emit::{push, Emitter};
+use crate::out_of_ssa::conventional::call_pins::{convention_for, split_for_convention};
+use crate::out_of_ssa::conventional::linear_scan_emit::{def_pos, push, use_pos, Allocation, Emitter, Pos, PARAM_DEF};
 use crate::out_of_ssa::renaming_constraints::{is_constrained, is_constrained_division, Pins};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
-
-/// A position in the layout (see the module documentation).
-pub(super) type Pos = u32;
-
-/// Where the parameters are written.
-pub(super) const PARAM_DEF: Pos = 1;
 
 /// A set of positions: sorted, disjoint, non-adjacent closed ranges.
 #[derive(Clone, Default, Debug, PartialEq, Eq)]
@@ -230,14 +224,6 @@ fn layout(f: &Function) -> Layout {
         next += 1;
     }
     Layout { order, first, term }
-}
-
-pub(super) fn use_pos(i: u32) -> Pos {
-    2 * i
-}
-
-pub(super) fn def_pos(i: u32) -> Pos {
-    2 * i + 1
 }
 
 /// The lifetime interval of every variable (module documentation).
@@ -511,13 +497,6 @@ fn priorities(f: &Function, lay: &Layout, intervals: &EntityVec<Value, Ranges>) 
         }
     }
     cost.iter().map(|(v, &c)| c / intervals[v].size().max(1) as f64).collect()
-}
-
-/// The result of the scan.
-pub(super) struct Allocation {
-    pub(super) reg: EntityVec<Value, Option<Reg>>,
-    pub(super) spilled: EntityVec<Value, bool>,
-    pub(super) temp: HashMap<(Pos, Value), Reg>,
 }
 
 struct Scanner<'a> {

@@ -2,7 +2,7 @@
 //! annotations"): the scan's registers, slots and temporaries turned into
 //! machine IR, with the annotations of `alloc_checker.rs`.
 //!
-//! A call under the calling convention (`calls.rs`) reads its register
+//! A call under the calling convention (`call_pins.rs`) reads its register
 //! arguments from the argument registers the scan fixed them to (reloaded
 //! there when spilled), its stack arguments from wherever they are, a
 //! register or a slot (the lowering pushes them), and leaves its result in
@@ -14,8 +14,33 @@ use crate::error::{ConventionalAllocError, PassError};
 use crate::ir::{BinOp, Call, Inst, Op, Value};
 use crate::mir::{Annot, Loc, MCall, MInst, MInstA, Reg, Slot, RAX, RDX};
 use crate::out_of_ssa::conventional::alloc_input::fail;
-use crate::out_of_ssa::conventional::linear_scan::{def_pos, use_pos, Allocation, Pos};
 use crate::out_of_ssa::renaming_constraints::{is_constrained_division, Pins};
+use std::collections::HashMap;
+
+/// A position in the layout (`linear_scan.rs`, "Positions and lifetime
+/// intervals").
+pub(super) type Pos = u32;
+
+/// Where the parameters are written.
+pub(super) const PARAM_DEF: Pos = 1;
+
+/// The position where instruction `i` of the layout reads its operands.
+pub(super) fn use_pos(i: u32) -> Pos {
+    2 * i
+}
+
+/// The position where instruction `i` of the layout writes its result.
+pub(super) fn def_pos(i: u32) -> Pos {
+    2 * i + 1
+}
+
+/// The result of the scan: the register of each variable that kept one,
+/// the spilled variables, and the register of each temporary.
+pub(super) struct Allocation {
+    pub(super) reg: EntityVec<Value, Option<Reg>>,
+    pub(super) spilled: EntityVec<Value, bool>,
+    pub(super) temp: HashMap<(Pos, Value), Reg>,
+}
 
 /// What the emission needs: the scan's result, the slot of each spilled
 /// variable, the pins, and the convention when the function is allocated

@@ -21,7 +21,7 @@
 //! returns their failure as a [`PassError`], as ssa-ra does after its
 //! passes.
 //!
-//! Under the calling convention (`calls.rs`: in a module with calls), both
+//! Under the calling convention (`call_pins.rs`: in a module with calls), both
 //! place the parameters, arguments and results where the convention of K
 //! says; linear scan treats a call's clobbers as fixed intervals, so that a
 //! variable live across a call gets a callee-saved register or is spilled.
@@ -32,7 +32,7 @@
 //! `input`, never a panic.
 
 pub mod alloc_input;
-pub mod calls;
+pub mod call_pins;
 pub mod linear_scan;
 mod linear_scan_emit;
 pub mod spill_everything;
@@ -71,7 +71,7 @@ impl ConventionalAllocator {
 /// linear scan honors the pins, and spill-everything meets the constraints
 /// of every division and call by construction. In a module with calls
 /// (`module_has_calls`), or when `f` has calls, the parameters, arguments
-/// and results follow the calling convention of `k` (`calls.rs`). Each
+/// and results follow the calling convention of `k` (`call_pins.rs`). Each
 /// allocator first validates its input (`alloc_input.rs`). The checks of
 /// the result are in the pass list (`backend/out_of_ssa.rs`).
 pub fn allocate(

@@ -23,7 +23,7 @@
 //! annotations"), every operation its variables, and the reloads and the
 //! stores after operations nothing.
 //!
-//! Under the calling convention (`calls.rs`), a call reloads each register
+//! Under the calling convention (`call_pins.rs`), a call reloads each register
 //! argument into its argument register and passes each stack argument
 //! straight from its slot, and its result, in rax, is stored like any
 //! other; the register parameters arrive in their argument registers and
@@ -43,7 +43,7 @@ use crate::error::{ConventionalAllocError, PassError};
 use crate::ir::{BinOp, Function, Op, Terminator, Value};
 use crate::mir::{Annot, Loc, MBlock, MCall, MFunction, MInst, MInstA, MTerm, Reg, Slot, RAX, RDX};
 use crate::out_of_ssa::conventional::alloc_input::{fail, validate_input};
-use crate::out_of_ssa::conventional::calls::convention_for;
+use crate::out_of_ssa::conventional::call_pins::convention_for;
 
 const R0: Reg = Reg(0);
 const R1: Reg = Reg(1);
