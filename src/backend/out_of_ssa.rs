@@ -7,13 +7,13 @@
 //!
 //! | step | what | checked after it |
 //! |---|---|---|
-//! | 1 | split the edges `br c, S, S` into a block with phis (`out_of_ssa/translate.rs`); with renaming constraints, pin the operands and results of divisions to rax and rdx (§III-D, `out_of_ssa/renaming_constraints.rs`) | — |
+//! | 1 | split the edges `br c, S, S` into a block with phis (`out_of_ssa/translate.rs`); with renaming constraints, pin the operands and results of divisions to rax and rdx, and the arguments and results of calls to their roles in the calling convention (§III-D, `out_of_ssa/renaming_constraints.rs`) | — |
 //! | 2 | Method I with parallel copies (§II-A, `out_of_ssa/copy_insertion.rs`) | SSA verifier, CSSA (Lemma 1) |
 //! | 3 | values, liveness (sets or the check of §IV-A), loop depths, affinities (`CoalescingInputs`) | with `cross_check`: the sets against the check |
 //! | 4 | coalescing with the chosen variant (§III-B, §III-E, `out_of_ssa/coalescing.rs`) | with `cross_check`: the linear class test agrees with the pairwise one; no two members of a class interfere by value (`checkers/class_interference_check.rs`) |
 //! | 5 | one variable per class, phis dropped, every parallel copy sequentialized by Algorithm 1 (§III-C, `out_of_ssa/rename.rs`, `out_of_ssa/sequentialize.rs`) | conventional-form verifier (inside); the renaming constraints, with liveness recomputed |
 //! | — | for Sreedhar III, steps 2 to 5 are the virtualized algorithm of §IV-C (`out_of_ssa/virtualization.rs`) | its checkers (inside); the renaming constraints |
-//! | 6 | the conventional allocator: linear scan or spill everything (`out_of_ssa/conventional/`) | no scratch register, ssaref's allocation checker |
+//! | 6 | the conventional allocator: linear scan or spill everything (`out_of_ssa/conventional/`), with the calling convention of K in a module with calls | no scratch register, ssaref's allocation checker |
 
 use super::interface::{Backend, Prepared};
 use crate::checkers::alloc_checker;
@@ -28,7 +28,7 @@ use crate::out_of_ssa::conventional::alloc_input::fail as conventional_fail;
 use crate::out_of_ssa::conventional::ConventionalAllocator;
 use crate::out_of_ssa::copy_insertion::insert_copies;
 use crate::out_of_ssa::rename::rename_and_sequentialize;
-use crate::out_of_ssa::renaming_constraints::{is_constrained, split_divisions, Pins};
+use crate::out_of_ssa::renaming_constraints::{is_constrained_division, split_calls, split_divisions, Pins};
 use crate::out_of_ssa::translate::{
     check_pins, split_duplicate_edges, CoalescingInputs, TranslatedFunction as Translation,
 };
@@ -44,7 +44,6 @@ use std::sync::Arc;
 /// error and never a panic in a later step.
 pub fn translate_function(f: &Function, opts: &OutOfSsaOptions, flags: Flags) -> Result<Translation, PassError> {
     crate::analysis::verifier::verify_function(f).map_err(|e| fail(f, "SSA verifier (input)", e))?;
-    super::interface::refuse_calls(f, "out-of-ssa")?;
     translate_verified(f, f.clone(), opts, flags)
 }
 
@@ -75,12 +74,18 @@ pub fn translate_verified(
         &mut g,
         |g| {
             let split = split_duplicate_edges(g);
-            Ok((split, if opts.renaming_constraints { split_divisions(g) } else { Pins::none() }))
+            let mut pins = Pins::none();
+            if opts.renaming_constraints {
+                pins = split_divisions(g);
+                split_calls(g, &mut pins);
+            }
+            Ok((split, pins))
         },
         |_, _| Ok(()),
     )?;
     report.split_edges = split_edges;
-    report.pinned_divisions = g.blocks.values().flat_map(|d| &d.insts).filter(|i| is_constrained(i, &pins)).count();
+    report.pinned_divisions =
+        g.blocks.values().flat_map(|d| &d.insts).filter(|i| is_constrained_division(i, &pins)).count();
     if opts.variant == CoalescingVariant::SreedharIII {
         // Steps 2 to 5 virtualized (§IV-C); its steps run their checkers
         // themselves.
@@ -203,9 +208,11 @@ pub fn translate_module(
 /// Step 6: the conventional allocator `which` on a translated function,
 /// with its pinned variables in their registers as far as `k` allows
 /// (linear scan honors the pins; spill-everything meets the constraints of
-/// every division by construction); each allocator first validates its
-/// input. Checked, when `flags` say so, by the allocation checker and
-/// `check_no_scratch`.
+/// every division and call by construction); each allocator first
+/// validates its input. The function is taken as a module of its own: its
+/// parameters follow the calling convention when it has calls
+/// ([`allocate_function_in`]). Checked, when `flags` say so, by the
+/// allocation checker and `check_no_scratch`.
 pub fn allocate_function(
     f: &Function,
     pins: &Pins,
@@ -213,11 +220,24 @@ pub fn allocate_function(
     which: ConventionalAllocator,
     flags: Flags,
 ) -> Result<MFunction, PassError> {
-    super::interface::refuse_calls(f, "out-of-ssa")?;
+    allocate_function_in(f, pins, false, k, which, flags)
+}
+
+/// [`allocate_function`] on a function of a module, which has calls when
+/// `module_has_calls`: then the function's parameters and calls follow the
+/// calling convention of `k` (`out_of_ssa/conventional/call_pins.rs`).
+pub fn allocate_function_in(
+    f: &Function,
+    pins: &Pins,
+    module_has_calls: bool,
+    k: usize,
+    which: ConventionalAllocator,
+    flags: Flags,
+) -> Result<MFunction, PassError> {
     let name = which.name();
     PassRunner::<Function>::new(flags).run(
         name,
-        || crate::out_of_ssa::conventional::allocate(f, pins, k, which),
+        || crate::out_of_ssa::conventional::allocate(f, pins, module_has_calls, k, which),
         |mf| {
             alloc_checker::check_no_scratch(mf).map_err(|e| conventional_fail(name, "no-scratch-register", e))?;
             alloc_checker::check_allocation(mf).map_err(|e| conventional_fail(name, "allocation-checker", e))
@@ -236,11 +256,12 @@ pub fn allocate_module(
     flags: Flags,
 ) -> Result<MModule, PassError> {
     let none = Pins::none();
+    let calls = m.has_calls();
     let functions = m
         .functions
         .iter()
         .enumerate()
-        .map(|(i, f)| allocate_function(f, pins.get(i).unwrap_or(&none), k, which, flags))
+        .map(|(i, f)| allocate_function_in(f, pins.get(i).unwrap_or(&none), calls, k, which, flags))
         .collect::<Result<_, _>>()?;
     Ok(MModule { functions })
 }
@@ -416,6 +437,10 @@ impl Backend for OutOfSsa {
             Err(e) => text.push_str(&format!("== out-of-ssa: out-of-SSA ({tag}) failed: {e}\n")),
         }
         text
+    }
+
+    fn handles_calls(&self) -> bool {
+        true
     }
 
     fn listing_title(&self, k: usize) -> String {

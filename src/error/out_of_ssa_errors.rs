@@ -49,15 +49,17 @@ impl std::error::Error for LivenessDisagreement {}
 /// A renaming constraint that a translated function breaks.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum ConstraintError {
-    /// Several variables are pinned to one register.
-    SharedRegister { reg: Reg, vars: Vec<Value> },
-    /// Instruction `index` of `block`, a division, is not constrained.
+    /// Several variables are pinned to one register or role (its name).
+    SharedRegister { reg: &'static str, vars: Vec<Value> },
+    /// Instruction `index` of `block`, a division or a call, is not
+    /// constrained.
     NotPinned { block: Block, index: usize, dest: Option<Value>, op: Op },
     /// The divisor of instruction `index` of `block` is pinned to rdx.
     DivisorInRdx { block: Block, index: usize, divisor: Value },
-    /// `value`, pinned to `reg`, is live where the division at instruction
-    /// `index` of `block` destroys that register.
-    LiveAtClobber { block: Block, index: usize, value: Value, reg: Reg },
+    /// `value`, pinned to `reg` (a register or role, by name), is live where
+    /// the division or call at instruction `index` of `block` destroys that
+    /// register.
+    LiveAtClobber { block: Block, index: usize, value: Value, reg: &'static str },
 }
 
 impl std::fmt::Display for ConstraintError {
@@ -68,14 +70,14 @@ impl std::fmt::Display for ConstraintError {
             }
             ConstraintError::NotPinned { block, index, dest, op } => {
                 let dest = dest.map_or_else(|| "_".to_string(), |d| d.to_string());
-                write!(f, "{block}, instruction {index}: the division is not pinned ({dest} = {op:?})")
+                write!(f, "{block}, instruction {index}: the division or call is not pinned ({dest} = {op:?})")
             }
             ConstraintError::DivisorInRdx { block, index, divisor } => {
                 write!(f, "{block}, instruction {index}: the divisor {divisor} is pinned to rdx")
             }
             ConstraintError::LiveAtClobber { block, index, value, reg } => write!(
                 f,
-                "{block}, instruction {index}: {value} is pinned to {reg} but live where the division destroys it"
+                "{block}, instruction {index}: {value} is pinned to {reg} but live where the division or call destroys it"
             ),
         }
     }
@@ -141,6 +143,9 @@ pub enum ConventionalAllocError {
     /// A constrained division whose dividend is not in rax, whose result
     /// is not in rax (`/`) or rdx (`%`), or whose divisor is in rdx.
     ConstrainedDivision { inst: Inst, dividend: Reg, divisor: Reg, result: Reg },
+    /// A call whose result is not in rax, or whose register argument
+    /// `index` is not in the calling convention's register `expected`.
+    ConstrainedCall { inst: Inst, index: Option<usize>, expected: Reg, got: Reg },
     /// An instruction whose destination does not fit its operation.
     Unallocatable { op: Op, dest: Option<Value> },
     /// The linear scan's emitter meets an instruction whose destination
@@ -171,6 +176,10 @@ impl fmt::Display for ConventionalAllocError {
                 f,
                 "the constrained division `{inst:?}` got dividend {dividend}, divisor {divisor}, result {result}"
             ),
+            ConventionalAllocError::ConstrainedCall { inst, index, expected, got } => match index {
+                Some(i) => write!(f, "the call `{inst:?}` got argument {i} in {got}, not in {expected}"),
+                None => write!(f, "the call `{inst:?}` got its result in {got}, not in {expected}"),
+            },
             ConventionalAllocError::Unallocatable { op, dest } => write!(f, "cannot allocate {op:?} defining {dest:?}"),
             ConventionalAllocError::Unemittable { op, dest } => write!(f, "cannot allocate {op:?} defining {dest:?}"),
         }

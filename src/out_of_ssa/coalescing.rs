@@ -82,12 +82,13 @@
 //! # Register renaming constraints (§III-D)
 //!
 //! With [`Coalescer::with_pins`], the variables `renaming_constraints.rs`
-//! pinned around each division start in two classes labeled `rax` and
-//! `rdx`. Every class test first compares labels: two labeled classes with
-//! different registers interfere, and merging an unlabeled class into a
-//! labeled one also requires that none of its members is live where a
-//! division destroys the label's register (its clobbers). The pinning
-//! copies are then coalesced like every other copy.
+//! pinned around each division and call start in classes labeled `rax`,
+//! `rdx` and the argument roles of the calling convention. Every class
+//! test first compares labels: two labeled classes with different labels
+//! interfere, and merging an unlabeled class into a labeled one also
+//! requires that none of its members is live where a division or a call
+//! destroys the label's register (its clobbers). The pinning copies are
+//! then coalesced like every other copy.
 
 use crate::analysis::liveness::{live_at_end, Liveness};
 use crate::analysis::reach::{hit, Path};
@@ -475,7 +476,7 @@ impl<'c, 'a> Coalescer<'c, 'a> {
     /// division of `f` destroys that register.
     pub fn with_pins(mut self, f: &Function, pins: &Pins) -> Self {
         self.clobbers = ClobberIndex::new(clobbers(f, pins), self.ctx);
-        for r in [FixedReg::Rax, FixedReg::Rdx] {
+        for r in FixedReg::ALL {
             let mut root: Option<Value> = None;
             for (v, _) in pins.iter().filter(|&(_, p)| p == r) {
                 let x = self.find(v);

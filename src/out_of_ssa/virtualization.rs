@@ -244,7 +244,7 @@ impl<'c, 'a> Virtualizer<'c, 'a> {
     /// one class labeled by it.
     fn pin(&mut self, pins: &Pins) {
         self.clobbers = ClobberIndex::new(clobbers(self.f, pins), self.ctx);
-        for r in [FixedReg::Rax, FixedReg::Rdx] {
+        for r in FixedReg::ALL {
             let mut root: Option<Member> = None;
             for (v, _) in pins.iter().filter(|&(_, p)| p == r) {
                 let x = self.find(Member::Var(v));
@@ -267,7 +267,7 @@ impl<'c, 'a> Virtualizer<'c, 'a> {
     /// merging them: two different registers, or one register that a
     /// member of the unlabeled class is live across a clobber of. A φ-node
     /// never is: its virtual variables live at block boundaries, and a
-    /// division sits between its pinning copies inside a block.
+    /// division or a call sits between its pinning copies inside a block.
     fn labels_conflict(&self, x: Member, y: Member) -> bool {
         let (label, other) = match (self.labels.get(&x), self.labels.get(&y)) {
             (Some(a), Some(b)) => return a != b,

@@ -120,7 +120,7 @@ fn back_ends_refuse_calls_and_the_driver_reports_them_as_not_supported_yet() {
     match differential_full(&program, &[3, 10], &InterpOracle, &DiffConfig::standard(&[2, 15], FUEL).with_regalloc2()) {
         Verdict::Agree { outcome, stages } => {
             assert_eq!(outcome.end, End::Return(7));
-            // regalloc2's machine IR runs; ssa-ra, out-of-ssa and the
+            // regalloc2's and out-of-ssa's machine IR runs; ssa-ra and the
             // x86-64 lowering are not supported yet, each said once.
             let outcome_of = |name: &str| stages.iter().find(|s| s.stage == name).map(|s| s.outcome.clone());
             let names: Vec<&str> = stages.iter().map(|s| s.stage.as_str()).collect();
@@ -131,7 +131,7 @@ fn back_ends_refuse_calls_and_the_driver_reports_them_as_not_supported_yet() {
             }
             let refused: Vec<&str> = stages.iter().filter(|s| s.outcome.is_err()).map(|s| s.stage.as_str()).collect();
             assert!(refused.iter().any(|s| s.starts_with("ssa-ra")), "{refused:?}");
-            assert!(refused.iter().any(|s| s.starts_with("out-of-ssa")), "{refused:?}");
+            assert!(!refused.iter().any(|s| s.starts_with("out-of-ssa")), "{refused:?}");
             assert!(stages.iter().all(|s| s.outcome.is_ok() || s.outcome == Err(StageError::NotSupported("calls"))));
         }
         other => panic!("expected agreement up to the back ends: {other}"),
@@ -145,8 +145,7 @@ fn back_ends_refuse_calls_and_the_driver_reports_them_as_not_supported_yet() {
     assert_eq!(e.error.to_string(), "`main` contains a call, and ssa-ra does not handle calls yet");
     assert!(ssaref::backend::regalloc2::allocate_function(main, 4, Flags::checked()).is_ok());
     let opts = ssaref::out_of_ssa::translate_options::OutOfSsaOptions::default();
-    let e = ssaref::backend::out_of_ssa::translate_function(main, &opts, Flags::checked()).err().unwrap();
-    assert_eq!(*e.error, CheckError::CallsNotSupported { function: "main".into(), stage: "out-of-ssa" });
+    assert!(ssaref::backend::out_of_ssa::translate_function(main, &opts, Flags::checked()).is_ok());
     // The function without a call is allocated as before.
     let f = module.functions.iter().find(|f| f.name == "f").unwrap();
     assert!(ssaref::backend::regalloc2::allocate_function(f, 4, Flags::checked()).is_ok());

@@ -53,6 +53,7 @@ mod irgen;
 mod layout;
 mod liveness_check;
 mod out_of_ssa;
+mod out_of_ssa_calls;
 mod out_of_ssa_translate;
 mod parser;
 mod pass_errors;

@@ -101,9 +101,31 @@
 //! is spilled. The emitter then writes each constrained division as
 //! `MInst::FixedDiv` (and fails if the scan did not place its operands).
 //!
+//! # Calls
+//!
+//! Under the calling convention (`call_pins.rs`), [`linear_scan_in`] first
+//! splits every call the translation did not pin, and the register
+//! parameters, into short pinned variables (roles resolved at K by
+//! `FixedReg::reg_at`; a role on the stack at K is no pin). A call at
+//! instruction `i` clobbers, as fixed intervals of one position, rax at
+//! `2i` (no register argument is in rax; the variables live across the
+//! call meet it, and a stack argument read there takes another register)
+//! and every other caller-saved register at `2i + 1` (only the result is
+//! written there, in rax): a variable live across a call therefore gets
+//! a callee-saved register or is spilled, the classic answer of linear
+//! scan to clobbers. A spilled register argument gets a temporary fixed to
+//! its argument register at `2i`, a spilled result one fixed to rax at
+//! `2i + 1`, and a spilled register parameter one fixed to its argument
+//! register at position 1, stored to its slot at the entry. Stack
+//! arguments need no temporary: a call reads them from a register or a
+//! slot. None of these fixed temporaries meets another on its register or
+//! a clobber of it, so the scan cannot get stuck; the argument registers
+//! are distinct and at most K - 1 (rax is none of them).
+//!
 //! # Emission and annotations
 //!
-//! Operations are annotated with the variables they read and define; a
+//! `linear_scan_emit.rs` writes the code. Operations are annotated with
+//! the variables they read and define; a
 //! copy is one transfer (a move, a reload into the destination's register,
 //! or a store into the destination's slot) with the copy annotation of
 //! `alloc_checker.rs` ("out-of-ssa: copy annotations"); reloads into
@@ -112,24 +134,21 @@
 //! written at position 1, so their intervals overlap and their locations
 //! are distinct.
 
+use crate::analysis::calling_convention::CallingConvention;
 use crate::analysis::dominance::reverse_postorder;
 use crate::analysis::liveness::compute_liveness;
 use crate::analysis::loops::loop_depth;
 use crate::entity::{EntityRef, EntityVec};
 use crate::error::{ConventionalAllocError, PassError};
-use crate::ir::{BinOp, Block, Function, Inst, Op, Terminator, Value};
-use crate::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MTerm, Reg, Slot, MAX_REGS, RAX, RDX};
+use crate::ir::{BinOp, Block, Function, Op, Terminator, Value};
+use crate::mir::{Loc, MBlock, MFunction, MInst, MTerm, Reg, Slot, MAX_REGS, RAX, RDX};
 use crate::out_of_ssa::class_intervals::ClassIntervals;
 use crate::out_of_ssa::conventional::alloc_input::{fail, validate_input};
-use crate::out_of_ssa::renaming_constraints::{is_constrained, Pins};
+use crate::out_of_ssa::conventional::call_pins::{convention_for, split_for_convention};
+use crate::out_of_ssa::conventional::linear_scan_emit::{def_pos, push, use_pos, Allocation, Emitter, Pos, PARAM_DEF};
+use crate::out_of_ssa::renaming_constraints::{is_constrained, is_constrained_division, Pins};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
-
-/// A position in the layout (see the module documentation).
-type Pos = u32;
-
-/// Where the parameters are written.
-const PARAM_DEF: Pos = 1;
 
 /// A set of positions: sorted, disjoint, non-adjacent closed ranges.
 #[derive(Clone, Default, Debug, PartialEq, Eq)]
@@ -207,14 +226,6 @@ fn layout(f: &Function) -> Layout {
     Layout { order, first, term }
 }
 
-fn use_pos(i: u32) -> Pos {
-    2 * i
-}
-
-fn def_pos(i: u32) -> Pos {
-    2 * i + 1
-}
-
 /// The lifetime interval of every variable (module documentation).
 fn lifetime_intervals(f: &Function, lay: &Layout) -> EntityVec<Value, Ranges> {
     let liveness = compute_liveness(f);
@@ -277,7 +288,7 @@ pub fn coalesce_copies_pinned(f: &Function, pins: &Pins, k: usize) -> (Function,
     let mut label: EntityVec<Value, Option<Reg>> = EntityVec::from_elem(None, n);
     // `usable_pins` kept only variables below `value_count`.
     for (v, r) in pins.iter() {
-        label[v] = Some(r.reg());
+        label[v] = r.reg_at(k);
     }
     let clobbers = clobbers_by_reg(&clobber_positions(f, &lay, pins, k), k);
     let no_clobbers: Vec<Pos> = Vec::new();
@@ -345,7 +356,7 @@ pub fn coalesce_copies_pinned(f: &Function, pins: &Pins, k: usize) -> (Function,
 fn usable_pins(f: &Function, pins: &Pins, k: usize) -> Pins {
     let mut out = Pins::none();
     for (v, r) in pins.iter() {
-        if v.0 < f.value_count && usize::from(r.reg().0) < k {
+        if v.0 < f.value_count && r.reg_at(k).is_some() {
             out.pin(v, r);
         }
     }
@@ -355,15 +366,22 @@ fn usable_pins(f: &Function, pins: &Pins, k: usize) -> Pins {
 /// The register and the position where each constrained division of `f`
 /// destroys a register that is allocatable with `k` registers: rdx at the
 /// division's read position (`cqo` runs before `idiv` reads its divisor),
-/// and, for `%`, rax at its write position (the unused quotient).
+/// and, for `%`, rax at its write position (the unused quotient); and
+/// where each call destroys the caller-saved registers of the convention
+/// of `k` (module documentation, "Calls").
 fn clobber_positions(f: &Function, lay: &Layout, pins: &Pins, k: usize) -> Vec<(Reg, Pos)> {
     let mut out = Vec::new();
+    let convention = CallingConvention::for_k(k);
     for &b in &lay.order {
         for (j, inst) in f.blocks[b].insts.iter().enumerate() {
-            if !is_constrained(inst, pins) {
+            let i = lay.first[b] + j as u32;
+            if let (Op::Call(_), Some(c)) = (&inst.op, &convention) {
+                out.push((RAX, use_pos(i)));
+                out.extend(c.caller_saved.iter().filter(|&&r| r != RAX).map(|&r| (r, def_pos(i))));
+            }
+            if !is_constrained_division(inst, pins) {
                 continue;
             }
-            let i = lay.first[b] + j as u32;
             if usize::from(RDX.0) < k {
                 out.push((RDX, use_pos(i)));
             }
@@ -428,18 +446,27 @@ impl Interval {
 
 /// The occurrences of each variable that need a temporary when it is
 /// spilled: reads at `2i` (and at the terminator), writes by operations at
-/// `2i + 1`. A copy's destination needs none.
-fn temp_positions(f: &Function, lay: &Layout) -> EntityVec<Value, Vec<Pos>> {
+/// `2i + 1`. A copy's destination needs none, nor a call's stack argument;
+/// under a `convention`, a register parameter needs one at its arrival.
+fn temp_positions(f: &Function, lay: &Layout, convention: Option<&CallingConvention>) -> EntityVec<Value, Vec<Pos>> {
     let mut temps: EntityVec<Value, Vec<Pos>> = EntityVec::from_elem(Vec::new(), f.value_count as usize);
+    let in_registers = convention.map_or(0, |c| c.arg_regs.len());
+    for &p in f.params.iter().take(in_registers) {
+        temps[p].push(PARAM_DEF);
+    }
     for &b in &lay.order {
         let data = &f.blocks[b];
         for (j, inst) in data.insts.iter().enumerate() {
             let i = lay.first[b] + j as u32;
-            inst.op.for_each_arg(|a| {
+            let read = match &inst.op {
+                Op::Call(call) => call.args[..call.args.len().min(in_registers)].to_vec(),
+                op => op.args(),
+            };
+            for a in read {
                 if temps[a].last() != Some(&use_pos(i)) {
                     temps[a].push(use_pos(i));
                 }
-            });
+            }
             if let (Some(d), false) = (inst.dest, matches!(inst.op, Op::Copy(_))) {
                 temps[d].push(def_pos(i));
             }
@@ -470,13 +497,6 @@ fn priorities(f: &Function, lay: &Layout, intervals: &EntityVec<Value, Ranges>) 
         }
     }
     cost.iter().map(|(v, &c)| c / intervals[v].size().max(1) as f64).collect()
-}
-
-/// The result of the scan.
-struct Allocation {
-    reg: EntityVec<Value, Option<Reg>>,
-    spilled: EntityVec<Value, bool>,
-    temp: HashMap<(Pos, Value), Reg>,
 }
 
 struct Scanner<'a> {
@@ -648,7 +668,7 @@ impl Scanner<'_> {
         // (divisions) tests.
         let clobbered = clobbers_by_reg(self.clobbers, self.k);
         for (v, r) in self.intervals.iter() {
-            let fixed = self.pins.get(v).map(|p| p.reg());
+            let fixed = self.pins.get(v).and_then(|p| p.reg_at(self.k));
             st.add(Interval { ranges: r.clone(), owner: Owner::Var(v), fixed });
         }
         while let Some(Reverse((start, _, cur))) = st.unhandled.pop() {
@@ -711,113 +731,6 @@ impl Scanner<'_> {
     }
 }
 
-struct Emitter<'a> {
-    alloc: &'a Allocation,
-    slot: EntityVec<Value, Option<Slot>>,
-    pins: &'a Pins,
-}
-
-impl Emitter<'_> {
-    fn internal(m: ConventionalAllocError) -> PassError {
-        fail("linear-scan", "emit", m)
-    }
-
-    fn loc(&self, v: Value) -> Result<Loc, PassError> {
-        if self.alloc.spilled[v] {
-            self.slot[v].map(Loc::Slot).ok_or_else(|| Self::internal(ConventionalAllocError::SpilledWithoutSlot(v)))
-        } else {
-            self.alloc.reg[v].map(Loc::Reg).ok_or_else(|| Self::internal(ConventionalAllocError::NoRegister(v)))
-        }
-    }
-
-    fn temp(&self, p: Pos, v: Value) -> Result<Reg, PassError> {
-        self.alloc
-            .temp
-            .get(&(p, v))
-            .copied()
-            .ok_or_else(|| Self::internal(ConventionalAllocError::NoTemporary { value: v, position: p }))
-    }
-
-    /// The register that holds `v` at position `p`, after reloading it when
-    /// it is spilled (a read at `p`).
-    fn operand(&self, v: Value, p: Pos, out: &mut Vec<MInstA>) -> Result<Reg, PassError> {
-        match self.loc(v)? {
-            Loc::Reg(r) => Ok(r),
-            Loc::Slot(slot) => {
-                let t = self.temp(p, v)?;
-                push(out, MInst::Reload { dst: t, slot }, vec![], None);
-                Ok(t)
-            }
-        }
-    }
-
-    fn inst(&self, inst: &Inst, i: u32, out: &mut Vec<MInstA>) -> Result<(), PassError> {
-        let (u, w) = (use_pos(i), def_pos(i));
-        if let (Op::Copy(b), Some(a)) = (&inst.op, inst.dest) {
-            let b = *b;
-            let transfer = match (self.loc(b)?, self.loc(a)?) {
-                (Loc::Reg(src), Loc::Reg(dst)) => MInst::Move { dst, src },
-                (Loc::Slot(slot), Loc::Reg(dst)) => MInst::Reload { dst, slot },
-                (Loc::Reg(src), Loc::Slot(slot)) => MInst::Spill { slot, src },
-                (Loc::Slot(_), Loc::Slot(slot)) => MInst::Spill { slot, src: self.operand(b, u, out)? },
-            };
-            push(out, transfer, vec![b], Some(a));
-            return Ok(());
-        }
-        let args = inst.op.args();
-        let mut regs = Vec::with_capacity(args.len());
-        for (n, &a) in args.iter().enumerate() {
-            // A variable read twice is reloaded once.
-            let r = match args[..n].iter().position(|&x| x == a) {
-                Some(m) => regs[m],
-                None => self.operand(a, u, out)?,
-            };
-            regs.push(r);
-        }
-        let dst = match inst.dest {
-            Some(d) => Some(match self.loc(d)? {
-                Loc::Reg(r) => r,
-                Loc::Slot(_) => self.temp(w, d)?,
-            }),
-            None => None,
-        };
-        let mi = match (&inst.op, dst) {
-            (Op::Binary(op, _, _), Some(dst)) if is_constrained(inst, self.pins) => {
-                // The scan put the dividend in rax and the result in its
-                // register, and kept rdx from the divisor (clobbers).
-                let want = if *op == BinOp::Rem { RDX } else { RAX };
-                if regs[0] != RAX || dst != want || regs[1] == RDX {
-                    return Err(Self::internal(ConventionalAllocError::ConstrainedDivision {
-                        inst: inst.clone(),
-                        dividend: regs[0],
-                        divisor: regs[1],
-                        result: dst,
-                    }));
-                }
-                MInst::FixedDiv { op: *op, divisor: regs[1] }
-            }
-            (Op::Const(imm), Some(dst)) => MInst::Const { dst, imm: *imm },
-            (Op::Unary(op, _), Some(dst)) => MInst::Unary { op: *op, dst, src: regs[0] },
-            (Op::Binary(op, _, _), Some(dst)) => MInst::Binary { op: *op, dst, a: regs[0], b: regs[1] },
-            (Op::Load(_), Some(dst)) => MInst::Load { dst, addr: regs[0] },
-            (Op::Store { .. }, None) => MInst::Store { addr: regs[0], src: regs[1] },
-            (Op::Out(_), None) => MInst::Out { src: regs[0] },
-            (op, d) => return Err(Self::internal(ConventionalAllocError::Unemittable { op: op.clone(), dest: d })),
-        };
-        push(out, mi, args, inst.dest);
-        if let (Some(d), Some(dst)) = (inst.dest, dst) {
-            if let Loc::Slot(slot) = self.loc(d)? {
-                push(out, MInst::Spill { slot, src: dst }, vec![], None);
-            }
-        }
-        Ok(())
-    }
-}
-
-fn push(out: &mut Vec<MInstA>, inst: MInst, reads: Vec<Value>, defines: Option<Value>) {
-    out.push(MInstA { inst, annot: Annot { reads, defines } });
-}
-
 /// Allocates `f` with `k` registers: coalescing, lifetime intervals, the
 /// scan and the emission (module documentation). The result is
 /// annotated with the variables of [`coalesce_copies`]`(f)`.
@@ -827,27 +740,28 @@ pub fn linear_scan(f: &Function, k: usize) -> Result<MFunction, PassError> {
 
 /// [`linear_scan`] with the variables of `pins` in their registers (module
 /// documentation, "Renaming constraints"): every constrained division
-/// becomes a [`MInst::FixedDiv`].
+/// becomes a [`MInst::FixedDiv`]. `f` is taken as a module of its own
+/// ([`linear_scan_in`]).
 pub fn linear_scan_pinned(f: &Function, pins: &Pins, k: usize) -> Result<MFunction, PassError> {
+    linear_scan_in(f, pins, false, k)
+}
+
+/// [`linear_scan_pinned`] on a function of a module, which has calls when
+/// `module_has_calls`: then the parameters, arguments and results follow
+/// the calling convention of `k` (module documentation, "Calls").
+pub fn linear_scan_in(f: &Function, pins: &Pins, module_has_calls: bool, k: usize) -> Result<MFunction, PassError> {
     validate_input(f, k, "linear-scan")?;
-    let (f, pins) = coalesce_copies_pinned(f, pins, k);
+    let convention = convention_for(f, module_has_calls, k);
+    let (f, pins) = match split_for_convention(f, pins, module_has_calls) {
+        Some((g, p)) => coalesce_copies_pinned(&g, &p, k),
+        None => coalesce_copies_pinned(f, pins, k),
+    };
     let lay = layout(&f);
     let intervals = lifetime_intervals(&f, &lay);
-    let temps = temp_positions(&f, &lay);
+    let temps = temp_positions(&f, &lay, convention.as_ref());
     let priority = priorities(&f, &lay, &intervals);
     let clobbers = clobber_positions(&f, &lay, &pins, k);
-    let mut fixed_temps = HashMap::new();
-    for &b in &lay.order {
-        for (j, inst) in f.blocks[b].insts.iter().enumerate() {
-            if let (true, Some(d), Op::Binary(_, a, _)) = (is_constrained(inst, &pins), inst.dest, &inst.op) {
-                let i = lay.first[b] + j as u32;
-                fixed_temps.insert((use_pos(i), *a), RAX);
-                if let Some(r) = pins.get(d) {
-                    fixed_temps.insert((def_pos(i), d), r.reg());
-                }
-            }
-        }
-    }
+    let fixed_temps = fixed_temporaries(&f, &lay, &pins, k, convention.as_ref());
     let alloc = Scanner {
         k,
         intervals: &intervals,
@@ -866,10 +780,24 @@ pub fn linear_scan_pinned(f: &Function, pins: &Pins, k: usize) -> Result<MFuncti
             slot_count += 1;
         }
     }
-    let em = Emitter { alloc: &alloc, slot, pins: &pins };
+    let em = Emitter { alloc: &alloc, slot, pins: &pins, convention };
+    // A spilled register parameter arrives in its temporary, the argument
+    // register, and is stored to its slot first thing.
+    let mut entry_stores = Vec::new();
+    let mut params = Vec::with_capacity(f.params.len());
+    for &p in &f.params {
+        params.push(match em.loc(p)? {
+            Loc::Slot(slot) if em.alloc.temp.contains_key(&(PARAM_DEF, p)) => {
+                let t = em.temp(PARAM_DEF, p)?;
+                push(&mut entry_stores, MInst::Spill { slot, src: t }, vec![], None);
+                (Loc::Reg(t), p)
+            }
+            loc => (loc, p),
+        });
+    }
     let mut blocks = EntityVec::new();
     for (b, data) in f.blocks.iter() {
-        let mut out = Vec::new();
+        let mut out = if b == Function::ENTRY { std::mem::take(&mut entry_stores) } else { Vec::new() };
         for (j, inst) in data.insts.iter().enumerate() {
             em.inst(inst, lay.first[b] + j as u32, &mut out)?;
         }
@@ -883,6 +811,44 @@ pub fn linear_scan_pinned(f: &Function, pins: &Pins, k: usize) -> Result<MFuncti
         };
         blocks.push(MBlock { preds: data.preds.clone(), phis: Vec::new(), insts: out, term, term_reads });
     }
-    let params = f.params.iter().map(|&p| Ok((em.loc(p)?, p))).collect::<Result<Vec<_>, PassError>>()?;
     Ok(MFunction { name: f.name.clone(), k, slot_count, params, blocks })
+}
+
+/// The register each fixed temporary must get: the dividend (rax) and the
+/// pinned result of every constrained division; under a `convention`, the
+/// register arguments and the result (rax) of every call, and the register
+/// parameters at their arrival (module documentation, "Calls").
+fn fixed_temporaries(
+    f: &Function,
+    lay: &Layout,
+    pins: &Pins,
+    k: usize,
+    convention: Option<&CallingConvention>,
+) -> HashMap<(Pos, Value), Reg> {
+    let mut fixed_temps = HashMap::new();
+    let arg_regs = convention.map_or(&[][..], |c| &c.arg_regs[..]);
+    for (&p, &r) in f.params.iter().zip(arg_regs) {
+        fixed_temps.insert((PARAM_DEF, p), r);
+    }
+    for &b in &lay.order {
+        for (j, inst) in f.blocks[b].insts.iter().enumerate() {
+            let i = lay.first[b] + j as u32;
+            match (is_constrained(inst, pins), inst.dest, &inst.op) {
+                (true, Some(d), Op::Binary(_, a, _)) => {
+                    fixed_temps.insert((use_pos(i), *a), RAX);
+                    if let Some(r) = pins.get(d).and_then(|r| r.reg_at(k)) {
+                        fixed_temps.insert((def_pos(i), d), r);
+                    }
+                }
+                (_, Some(d), Op::Call(call)) => {
+                    for (&a, &r) in call.args.iter().zip(arg_regs) {
+                        fixed_temps.insert((use_pos(i), a), r);
+                    }
+                    fixed_temps.insert((def_pos(i), d), RAX);
+                }
+                _ => {}
+            }
+        }
+    }
+    fixed_temps
 }

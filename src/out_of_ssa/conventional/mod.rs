@@ -21,13 +21,20 @@
 //! returns their failure as a [`PassError`], as ssa-ra does after its
 //! passes.
 //!
+//! Under the calling convention (`call_pins.rs`: in a module with calls), both
+//! place the parameters, arguments and results where the convention of K
+//! says; linear scan treats a call's clobbers as fixed intervals, so that a
+//! variable live across a call gets a callee-saved register or is spilled.
+//!
 //! Bad input (phis, `undef`, a value or block out of range, predecessor
 //! lists that disagree with the terminators, repeated parameters, K outside
 //! `MIN_REGS..=MAX_REGS`) is reported as a [`PassError`] from the check
 //! `input`, never a panic.
 
 pub mod alloc_input;
+pub mod call_pins;
 pub mod linear_scan;
+mod linear_scan_emit;
 pub mod spill_everything;
 
 use crate::error::PassError;
@@ -62,16 +69,24 @@ impl ConventionalAllocator {
 /// the variables pinned by the out-of-SSA translation (§III-D,
 /// `renaming_constraints.rs`) in their registers as far as `k` allows:
 /// linear scan honors the pins, and spill-everything meets the constraints
-/// of every division by construction. Each allocator first validates its
-/// input (`alloc_input.rs`). The checks of the result are in the pass list
-/// (`backend/out_of_ssa.rs`).
-pub fn allocate(f: &Function, pins: &Pins, k: usize, which: ConventionalAllocator) -> Result<MFunction, PassError> {
+/// of every division and call by construction. In a module with calls
+/// (`module_has_calls`), or when `f` has calls, the parameters, arguments
+/// and results follow the calling convention of `k` (`call_pins.rs`). Each
+/// allocator first validates its input (`alloc_input.rs`). The checks of
+/// the result are in the pass list (`backend/out_of_ssa.rs`).
+pub fn allocate(
+    f: &Function,
+    pins: &Pins,
+    module_has_calls: bool,
+    k: usize,
+    which: ConventionalAllocator,
+) -> Result<MFunction, PassError> {
     match which {
         ConventionalAllocator::SpillEverything => {
-            crate::out_of_ssa::conventional::spill_everything::spill_everything(f, k)
+            crate::out_of_ssa::conventional::spill_everything::spill_everything_in(f, module_has_calls, k)
         }
         ConventionalAllocator::LinearScan => {
-            crate::out_of_ssa::conventional::linear_scan::linear_scan_pinned(f, pins, k)
+            crate::out_of_ssa::conventional::linear_scan::linear_scan_in(f, pins, module_has_calls, k)
         }
     }
 }

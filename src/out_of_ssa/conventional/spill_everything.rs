@@ -23,17 +23,27 @@
 //! annotations"), every operation its variables, and the reloads and the
 //! stores after operations nothing.
 //!
+//! Under the calling convention (`call_pins.rs`), a call reloads each register
+//! argument into its argument register and passes each stack argument
+//! straight from its slot, and its result, in rax, is stored like any
+//! other; the register parameters arrive in their argument registers and
+//! are stored into their slots at the entry, the stack parameters arrive
+//! in their slots. Nothing lives in a register across a call, so its
+//! clobbers destroy nothing.
+//!
 //! Correctness (`proofs-notes/conventional-allocation.md`): after every
 //! definition of a variable its slot is written, and no other instruction
 //! writes it, so at every point the slot of `v` holds the latest value of
 //! `v`; each reload is immediately followed by the instruction that reads
 //! it, with nothing in between that writes the register.
 
+use crate::analysis::calling_convention::CallingConvention;
 use crate::entity::EntityVec;
 use crate::error::{ConventionalAllocError, PassError};
 use crate::ir::{BinOp, Function, Op, Terminator, Value};
-use crate::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MTerm, Reg, Slot, RDX};
+use crate::mir::{Annot, Loc, MBlock, MCall, MFunction, MInst, MInstA, MTerm, Reg, Slot, RAX, RDX};
 use crate::out_of_ssa::conventional::alloc_input::{fail, validate_input};
+use crate::out_of_ssa::conventional::call_pins::convention_for;
 
 const R0: Reg = Reg(0);
 const R1: Reg = Reg(1);
@@ -41,6 +51,7 @@ const R1: Reg = Reg(1);
 struct Emitter {
     slot: EntityVec<Value, Option<Slot>>,
     k: usize,
+    convention: Option<CallingConvention>,
 }
 
 impl Emitter {
@@ -76,7 +87,39 @@ impl Emitter {
         Ok(regs)
     }
 
+    /// A call under the convention: the register arguments reloaded into
+    /// their registers, the stack arguments in their slots, the result
+    /// stored from rax.
+    fn call(&self, call: &crate::ir::Call, dest: Value, out: &mut Vec<MInstA>) -> Result<(), PassError> {
+        let Some(convention) = &self.convention else {
+            let op = Op::Call(Box::new(call.clone()));
+            return Err(fail(
+                "spill-everything",
+                "input",
+                ConventionalAllocError::Unallocatable { op, dest: Some(dest) },
+            ));
+        };
+        let mut args = Vec::with_capacity(call.args.len());
+        for (i, &a) in call.args.iter().enumerate() {
+            let slot = self.slot(a)?;
+            args.push(match convention.arg_regs.get(i) {
+                Some(&r) => {
+                    Self::push(out, MInst::Reload { dst: r, slot }, vec![], None);
+                    Loc::Reg(r)
+                }
+                None => Loc::Slot(slot),
+            });
+        }
+        let mcall = MCall { callee: call.callee.clone(), args };
+        Self::push(out, MInst::Call(Box::new(mcall)), call.args.clone(), Some(dest));
+        Self::push(out, MInst::Spill { slot: self.slot(dest)?, src: RAX }, vec![], None);
+        Ok(())
+    }
+
     fn inst(&self, inst: &crate::ir::Inst, out: &mut Vec<MInstA>) -> Result<(), PassError> {
+        if let (Op::Call(call), Some(d)) = (&inst.op, inst.dest) {
+            return self.call(call, d, out);
+        }
         let args = inst.op.args();
         let regs = self.reload_operands(&args, out)?;
         // Where the result is, to store it.
@@ -117,8 +160,15 @@ impl Emitter {
 
 /// Allocates `f` with every variable in memory (see the module
 /// documentation). `k` only sets the register count of the result: the
-/// code uses rax and rcx.
+/// code uses rax and rcx, and, at calls, the argument registers. `f` is
+/// taken as a module of its own ([`spill_everything_in`]).
 pub fn spill_everything(f: &Function, k: usize) -> Result<MFunction, PassError> {
+    spill_everything_in(f, false, k)
+}
+
+/// [`spill_everything`] on a function of a module, which has calls when
+/// `module_has_calls` (then the parameters follow the calling convention).
+pub fn spill_everything_in(f: &Function, module_has_calls: bool, k: usize) -> Result<MFunction, PassError> {
     validate_input(f, k, "spill-everything")?;
     let mut slot: EntityVec<Value, Option<Slot>> = EntityVec::from_elem(None, f.value_count as usize);
     let mut slot_count = 0u32;
@@ -129,10 +179,24 @@ pub fn spill_everything(f: &Function, k: usize) -> Result<MFunction, PassError> 
             slot_count += 1;
         }
     });
-    let em = Emitter { slot, k };
+    let em = Emitter { slot, k, convention: convention_for(f, module_has_calls, k) };
+    // Under the convention, the register parameters arrive in their
+    // argument registers and are stored at the entry.
+    let mut params = Vec::with_capacity(f.params.len());
+    let mut entry_stores = Vec::new();
+    for (i, &p) in f.params.iter().enumerate() {
+        let slot = em.slot(p)?;
+        match em.convention.as_ref().and_then(|c| c.arg_regs.get(i)) {
+            Some(&r) => {
+                Emitter::push(&mut entry_stores, MInst::Spill { slot, src: r }, vec![], None);
+                params.push((Loc::Reg(r), p));
+            }
+            None => params.push((Loc::Slot(slot), p)),
+        }
+    }
     let mut blocks = EntityVec::new();
     for data in f.blocks.values() {
-        let mut out = Vec::new();
+        let mut out = std::mem::take(&mut entry_stores);
         for inst in &data.insts {
             em.inst(inst, &mut out)?;
         }
@@ -149,6 +213,5 @@ pub fn spill_everything(f: &Function, k: usize) -> Result<MFunction, PassError> 
         };
         blocks.push(MBlock { preds: data.preds.clone(), phis: Vec::new(), insts: out, term, term_reads });
     }
-    let params = f.params.iter().map(|&p| Ok((Loc::Slot(em.slot(p)?), p))).collect::<Result<Vec<_>, PassError>>()?;
     Ok(MFunction { name: f.name.clone(), k, slot_count, params, blocks })
 }
