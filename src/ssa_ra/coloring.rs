@@ -127,7 +127,8 @@ impl Precolors {
     /// The pre-colored values of the fixed divisions of `f` at K registers.
     pub fn of(f: &Function, spill: &SpillResult, k: usize) -> Precolors {
         let live = compute_liveness(f);
-        let mut out = Precolors { required: HashMap::new(), forbidden: EntitySet::with_capacity(f.value_count as usize) };
+        let mut out =
+            Precolors { required: HashMap::new(), forbidden: EntitySet::with_capacity(f.value_count as usize) };
         for b in f.blocks.keys() {
             if !f.blocks[b].insts.iter().any(|i| is_fixed_division(&i.op, k)) {
                 continue;
@@ -211,9 +212,8 @@ impl Chooser<'_> {
         reg: &EntityVec<Value, Option<Reg>>,
         local: Option<Reg>,
     ) -> Option<Reg> {
-        let free: Vec<usize> = (0..self.omega)
-            .filter(|&r| occupied[r].is_none() && self.precolors.allows(v, Reg(r as u8)))
-            .collect();
+        let free: Vec<usize> =
+            (0..self.omega).filter(|&r| occupied[r].is_none() && self.precolors.allows(v, Reg(r as u8))).collect();
         if let Some(r) = local {
             if free.contains(&(r.0 as usize)) {
                 return Some(r);
@@ -266,8 +266,7 @@ pub fn assign_registers(
     let dom = DomTree::compute(f);
     // The preferences of the general division, at K = 2 only.
     let general_divisions = opts.avoid_precolored && k <= usize::from(RDX.0);
-    let across_div =
-        if general_divisions { live_across_division(f, spill, k) } else { EntitySet::with_capacity(n) };
+    let across_div = if general_divisions { live_across_division(f, spill, k) } else { EntitySet::with_capacity(n) };
     let division_operand = if general_divisions { division_operands(f) } else { EntitySet::with_capacity(n) };
     let precolors = Precolors::of(f, spill, k);
     let chooser = Chooser { omega, opts, phi_partners: phi_partners(f), across_div, division_operand, precolors };

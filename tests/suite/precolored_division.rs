@@ -8,6 +8,7 @@
 
 use crate::common::passes::allocate_module;
 use crate::common::{parse_case, parse_one, InterpOracle};
+use ssaref::campaign::rotation::ssa_ra_rotation;
 use ssaref::checkers::coloring_check::{
     check_divisions_split, check_precolored, max_register_demand, ColoringCheckError,
 };
@@ -44,6 +45,7 @@ fn divisions(m: &MModule) -> (usize, usize) {
     })
 }
 
+/// Every ssa-ra option set of the campaign's rotation, every K.
 #[test]
 fn divisions_are_fixed_from_k_3_and_general_at_k_2_and_agree_with_the_oracle() {
     for name in ["division_under_register_pressure", "division_truncates_toward_zero", "gcd_euclid"] {
@@ -54,8 +56,10 @@ fn divisions_are_fixed_from_k_3_and_general_at_k_2_and_agree_with_the_oracle() {
         let expected = InterpOracle.run_source(&program, &case.args, 1_000_000).expect("runs");
         let ssa = construct_program(&program, &BraunOptions::all_on());
         for k in 2..=15 {
-            for opts in [RegallocOptions::with_k(k), RegallocOptions::with_k(k).without_section_6()] {
-                let (m, _) = allocate_module(&ssa, &opts).unwrap_or_else(|e| panic!("{name}, K = {k}: {e}"));
+            let sets = std::iter::once(RegallocOptions::with_k(2)).chain(ssa_ra_rotation());
+            for opts in sets.map(|o| RegallocOptions { k, ..o }) {
+                let tag = opts.describe();
+                let (m, _) = allocate_module(&ssa, &opts).unwrap_or_else(|e| panic!("{name}, K = {k}, {tag}: {e}"));
                 let (fixed, general) = divisions(&m);
                 assert!(fixed + general > 0, "{name} divides");
                 match k {
@@ -63,7 +67,7 @@ fn divisions_are_fixed_from_k_3_and_general_at_k_2_and_agree_with_the_oracle() {
                     _ => assert_eq!(general, 0, "{name}, K = {k}: every division is `cqo; idiv`"),
                 }
                 let got = InterpOracle.run_mir(&m, &case.args, 1_000_000).expect("runs");
-                assert_eq!(got, expected, "{name}, K = {k}");
+                assert_eq!(got, expected, "{name}, K = {k}, {tag}");
             }
         }
     }
