@@ -15,8 +15,9 @@
 //! | one-argument phis to copies, then critical-edge splitting (so that every predecessor of a block with phis has one successor) | `ssa_ra/one_argument_phis.rs`, `analysis/critical_edges.rs` | SSA verifier |
 //! | PhiLifting (§4.2) | `ssa_ra/phi_lifting.rs` | verifier, CSSA, pressure not raised (Theorem 1) |
 //! | PhiMemCoalesce (§4.4) | `ssa_ra/phi_mem_coalesce.rs` | verifier, CSSA (and again with `checkers/class_interference_check.rs`'s own liveness) |
+//! | splits at fixed divisions (K ≥ 3, §4.5 pre-colored registers): a parallel copy of every value live at each division, as one-argument phis of a new block | `ssa_ra/division_splits.rs` | verifier, CSSA (twice), divisions split (`checkers/coloring_check.rs`) |
 //! | spilling (§4.5, §4.7; load lowering §6.2): decided during the coloring walk with the §4.6 weight deduction (`spill_during_coloring`), or as a separate pass before it | `ssa_ra/spill_during_coloring.rs`, or `ssa_ra/spill.rs` | verifier, CSSA, demand ≤ K (recounted by `checkers/coloring_check.rs`) |
-//! | register assignment (§4.5) | `ssa_ra/coloring.rs` | valid coloring; frugal slots (`checkers/coloring_check.rs`) |
+//! | register assignment (§4.5) | `ssa_ra/coloring.rs` | valid coloring; pre-colored registers at divisions; frugal slots (`checkers/coloring_check.rs`) |
 //! | spill-free SSA elimination (§5, §6) | `ssa_ra/ssa_elimination.rs` | spartan columns as given (inside), allocation checker, no scratch register, chordal optimum counted in the MIR (`checkers/coloring_check.rs`) |
 //!
 //! Architecture invariant: no pass reserves a register (see
@@ -35,6 +36,7 @@ use crate::mir::{MFunction, MModule, MAX_REGS, MIN_REGS};
 use crate::pass_manager::flags::Flags;
 use crate::pass_manager::runner::{Observer, PassRunner, Unobserved};
 use crate::ssa_ra::coloring::{assign_registers, check_assignment, ColoringOptions};
+use crate::ssa_ra::division_splits::{is_fixed_division, split_divisions};
 use crate::ssa_ra::one_argument_phis::lower_one_argument_phis;
 use crate::ssa_ra::phi_lifting::phi_lifting;
 use crate::ssa_ra::phi_mem_coalesce::phi_mem_coalesce;
@@ -99,6 +101,18 @@ pub fn allocate_function(
         )?;
     }
 
+    // Fixed divisions (K >= 3): the parallel copy before each, so that its
+    // pre-colored operands and the values live across it are colored
+    // together (Pereira §4.5, "Handling Pre-colored Virtual Registers").
+    if f.blocks.values().any(|b| b.insts.iter().any(|i| is_fixed_division(&i.op, opts.k))) {
+        passes.rewrite(
+            "split-divisions",
+            &mut f,
+            |f| Ok(split_divisions(f, opts.k)),
+            |f, _| check_division_splits(f, opts.k),
+        )?;
+    }
+
     let spilled =
         passes.rewrite("spill", &mut f, |f| spill_pass(f, opts), |f, spilled| check_spill(f, spilled, opts.k))?;
 
@@ -107,6 +121,8 @@ pub fn allocate_function(
         || assign_registers(&f, &spilled, opts.k, &coloring_options(opts)).map_err(|e| fail("assign", "assign", e)),
         |assignment| {
             check_assignment(&f, &spilled, assignment, opts.k).map_err(|e| fail("assign", "coloring", e))?;
+            coloring_check::check_precolored(&f, &spilled.spilled, &assignment.reg, opts.k)
+                .map_err(|e| fail("assign", "pre-colored divisions", e))?;
             coloring_check::check_frugal(&f, &assignment.slot).map_err(|e| fail("assign", "frugal", e))
         },
     )?;
@@ -224,12 +240,24 @@ fn check_phi_mem_coalesce(f: &Function) -> Result<(), PassError> {
         .map_err(|e| fail("phi-mem-coalesce", "cssa (independent liveness)", e))
 }
 
+/// After the splits at fixed divisions: the verifier, CSSA (also with the
+/// independent checker's own liveness), and each fixed division first in
+/// its block with every value live at it defined there
+/// (`checkers/coloring_check.rs`).
+fn check_division_splits(f: &Function, k: usize) -> Result<(), PassError> {
+    verify_function(f).map_err(|e| fail("split-divisions", "verify", e))?;
+    check_cssa(f).map_err(|e| fail("split-divisions", "cssa", e))?;
+    class_interference_check::check_cssa_independently(f)
+        .map_err(|e| fail("split-divisions", "cssa (independent liveness)", e))?;
+    coloring_check::check_divisions_split(f, k).map_err(|e| fail("split-divisions", "divisions split", e))
+}
+
 /// After spilling: the verifier, the register demand recounted by the
 /// coloring checker (not the spiller's own `block_points`) at most K, and
 /// CSSA.
 fn check_spill(f: &Function, spilled: &SpillResult, k: usize) -> Result<(), PassError> {
     verify_function(f).map_err(|e| fail("spill", "verify", e))?;
-    let demand = coloring_check::max_register_demand(f, &spilled.spilled);
+    let demand = coloring_check::max_register_demand(f, &spilled.spilled, k);
     if demand > k {
         return Err(fail("spill", "demand<=K (checker)", CheckError::Demand { demand, k }));
     }

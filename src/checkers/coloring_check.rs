@@ -9,6 +9,17 @@
 //!   classes are recomputed here by a union-find over the phis, not with the
 //!   map the colorer used to hand out slots.
 //!
+//! - **pre-colored divisions**: at K ≥ 3 every division is x86's own
+//!   (`mir::MInst::FixedDiv`): before assignment, each is the first
+//!   instruction of its block and every value live at it is one of that
+//!   block's phis (the splits of `ssa_ra/division_splits.rs`); after it, the
+//!   dividend is in rax, the result in rax (`/`) or rdx (`%`), and the
+//!   divisor and every value live across the division in neither (Pereira
+//!   §4.5, "Handling Pre-colored Virtual Registers"). The register demand
+//!   counts, at such a division, the register `idiv` overwrites beside its
+//!   result. The liveness walk and the test of what a fixed division is are
+//!   this file's own.
+//!
 //! Needs: the SSA function the assignment colored (after spilling) and what
 //! the pass produced (the MIR, the slots); shares no code with
 //! `ssa_ra/coloring.rs` or `ssa_ra/spill.rs`. `proofs-notes/register-assignment.md`
@@ -16,8 +27,8 @@
 
 use crate::analysis::liveness::compute_liveness;
 use crate::entity::{EntityRef, EntitySet, EntityVec};
-use crate::ir::{Function, Value};
-use crate::mir::{Loc, MFunction, MTerm, Reg, Slot};
+use crate::ir::{BinOp, Block, Function, Inst, Op, Value};
+use crate::mir::{Loc, MFunction, MTerm, Reg, Slot, RAX, RDX};
 use std::collections::BTreeSet;
 
 /// Every register the machine code names: parameters, phi locations,
@@ -37,7 +48,8 @@ pub fn registers_named(m: &MFunction) -> BTreeSet<Reg> {
             loc(phi.loc);
         }
         for inst in &data.insts {
-            for r in inst.inst.reg_reads().into_iter().chain(inst.inst.reg_writes()) {
+            let clobbered = inst.inst.clobbered(m.k);
+            for r in inst.inst.reg_reads().into_iter().chain(inst.inst.reg_writes()).chain(clobbered) {
                 loc(Loc::Reg(r));
             }
         }
@@ -48,12 +60,19 @@ pub fn registers_named(m: &MFunction) -> BTreeSet<Reg> {
     regs
 }
 
-/// The maximum register demand of `f`: the most values that are not in
-/// `spilled` and must be in registers at one point. A value is counted
-/// where it is live, and a definition nobody reads still needs its register
-/// right after its instruction; the phi results of a block (and the
-/// parameters, in the entry) are defined together at its start.
-pub fn max_register_demand(f: &Function, spilled: &EntitySet<Value>) -> usize {
+/// `idiv` as ssa-ra gives it at K registers: `/` and `%` when rdx is
+/// allocatable.
+fn is_idiv(inst: &Inst, k: usize) -> bool {
+    k >= 3 && matches!(inst.op, Op::Binary(BinOp::Div | BinOp::Rem, _, _))
+}
+
+/// The maximum register demand of `f` with `k` registers: the most values
+/// that are not in `spilled` and must be in registers at one point. A value
+/// is counted where it is live, and a definition nobody reads still needs
+/// its register right after its instruction; the phi results of a block
+/// (and the parameters, in the entry) are defined together at its start. A
+/// fixed division also needs the register it overwrites beside its result.
+pub fn max_register_demand(f: &Function, spilled: &EntitySet<Value>, k: usize) -> usize {
     crate::pass_manager::self_checks::count();
     let live = compute_liveness(f);
     let resident = |v: Value| !spilled.contains(v);
@@ -76,7 +95,8 @@ pub fn max_register_demand(f: &Function, spilled: &EntitySet<Value>) -> usize {
                     now.insert(a);
                 }
             });
-            most = most.max(now.len()).max(after + usize::from(dead_def));
+            let clobber = usize::from(is_idiv(inst, k));
+            most = most.max(now.len() + clobber).max(after + usize::from(dead_def) + clobber);
         }
         let mut start = now;
         for phi in &data.phis {
@@ -100,6 +120,12 @@ pub enum ColoringCheckError {
     NotOptimal { used: usize, demand: usize },
     /// `value` and `other` are joined by phis but live in different slots.
     NotFrugal { value: Value, slot: Slot, other: Value, other_slot: Slot },
+    /// `value`, `role` of the fixed division in `block`, is in `reg`.
+    Precolored { value: Value, role: &'static str, reg: Option<Reg>, block: Block },
+    /// `value` is live at the fixed division at `inst` of `block` but is not
+    /// one of the block's phis, or the division is not the block's first
+    /// instruction.
+    NotSplit { value: Option<Value>, block: Block, inst: usize },
 }
 
 impl std::fmt::Display for ColoringCheckError {
@@ -111,6 +137,16 @@ impl std::fmt::Display for ColoringCheckError {
             ),
             ColoringCheckError::NotFrugal { value, slot, other, other_slot } => {
                 write!(f, "{value} and {other} are joined by phis but live in {slot} and {other_slot}: not frugal")
+            }
+            ColoringCheckError::Precolored { value, role, reg, block } => match reg {
+                Some(r) => write!(f, "{value}, {role} of the division in {block}, is in {r}"),
+                None => write!(f, "{value}, {role} of the division in {block}, has no register"),
+            },
+            ColoringCheckError::NotSplit { value: Some(v), block, inst } => {
+                write!(f, "{v} is live at the division at instruction {inst} of {block} but is not a phi of {block}")
+            }
+            ColoringCheckError::NotSplit { value: None, block, inst } => {
+                write!(f, "the division at instruction {inst} of {block} is not the first of its block")
             }
         }
     }
@@ -131,7 +167,7 @@ pub fn check_chordal_optimum(
         return Ok(());
     }
     let used = registers_named(m).len();
-    let demand = max_register_demand(f, spilled);
+    let demand = max_register_demand(f, spilled, m.k);
     if used != demand {
         return Err(ColoringCheckError::NotOptimal { used, demand });
     }
@@ -170,6 +206,93 @@ pub fn check_frugal(f: &Function, slot: &EntityVec<Value, Option<Slot>>) -> Resu
                 return Err(ColoringCheckError::NotFrugal { value: v, slot: s, other: w, other_slot: t });
             }
             _ => slot_of_class[r] = Some((s, v)),
+        }
+    }
+    Ok(())
+}
+
+/// The resident values live before and after each instruction of `b`, by a
+/// walk backward from its live-out set: `(index, before, after)` for each
+/// instruction `pick` accepts.
+fn live_around(
+    f: &Function,
+    b: Block,
+    live_out: impl Iterator<Item = Value>,
+    resident: impl Fn(Value) -> bool,
+    pick: impl Fn(&Inst) -> bool,
+) -> Vec<(usize, BTreeSet<Value>, BTreeSet<Value>)> {
+    let data = &f.blocks[b];
+    let mut now: BTreeSet<Value> = live_out.filter(|&v| resident(v)).collect();
+    now.extend(data.term.arg().filter(|&a| resident(a)));
+    let mut found = Vec::new();
+    for (i, inst) in data.insts.iter().enumerate().rev() {
+        let after = now.clone();
+        if let Some(d) = inst.dest {
+            now.remove(&d);
+        }
+        inst.op.for_each_arg(|a| {
+            if resident(a) {
+                now.insert(a);
+            }
+        });
+        if pick(inst) {
+            found.push((i, now.clone(), after));
+        }
+    }
+    found
+}
+
+/// Checks the splits at fixed divisions (module documentation): each is
+/// the first instruction of its block, and every value live just before it
+/// is a phi of that block.
+pub fn check_divisions_split(f: &Function, k: usize) -> Result<(), ColoringCheckError> {
+    crate::pass_manager::self_checks::count();
+    let live = compute_liveness(f);
+    for (b, data) in f.blocks.iter() {
+        let phis: BTreeSet<Value> = data.phis.iter().map(|p| p.dest).collect();
+        for (i, before, _) in live_around(f, b, live.live_out[b].iter(), |_| true, |inst| is_idiv(inst, k)) {
+            if i != 0 {
+                return Err(ColoringCheckError::NotSplit { value: None, block: b, inst: i });
+            }
+            if let Some(&v) = before.iter().find(|v| !phis.contains(v)) {
+                return Err(ColoringCheckError::NotSplit { value: Some(v), block: b, inst: i });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks the registers at every fixed division of `f` at `k` registers
+/// (module documentation): `reg` gives each value's register, `spilled`
+/// the values in memory.
+pub fn check_precolored(
+    f: &Function,
+    spilled: &EntitySet<Value>,
+    reg: &EntityVec<Value, Option<Reg>>,
+    k: usize,
+) -> Result<(), ColoringCheckError> {
+    crate::pass_manager::self_checks::count();
+    let live = compute_liveness(f);
+    let resident = |v: Value| !spilled.contains(v);
+    for (b, data) in f.blocks.iter() {
+        let divisions = live_around(f, b, live.live_out[b].iter(), resident, |inst| is_idiv(inst, k));
+        for (i, before, after) in divisions {
+            let inst = &data.insts[i];
+            let Op::Binary(op, dividend, divisor) = inst.op else { continue };
+            let result = if op == BinOp::Rem { RDX } else { RAX };
+            let wrong = |value: Value, role: &'static str, ok: bool| match ok {
+                true => Ok(()),
+                false => Err(ColoringCheckError::Precolored { value, role, reg: reg[value], block: b }),
+            };
+            wrong(dividend, "the dividend (rax)", reg[dividend] == Some(RAX))?;
+            if let Some(q) = inst.dest {
+                wrong(q, "the result (rax for /, rdx for %)", reg[q] == Some(result))?;
+            }
+            let neither = |v: Value| reg[v].is_some_and(|r| r != RAX && r != RDX);
+            wrong(divisor, "the divisor (neither rax nor rdx)", neither(divisor))?;
+            for &v in after.iter().filter(|v| before.contains(v) && Some(**v) != inst.dest) {
+                wrong(v, "live across (neither rax nor rdx)", neither(v))?;
+            }
         }
     }
     Ok(())

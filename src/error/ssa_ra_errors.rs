@@ -137,6 +137,10 @@ pub enum EliminationError {
     Call(Value),
     /// An instruction whose destination does not fit its operation.
     Malformed { op: Op, dest: Option<Value> },
+    /// The fixed division defining `value` (`mir::MInst::FixedDiv`) was
+    /// given registers `idiv` cannot take: the dividend not in rax, the
+    /// result not in rax (`/`) or rdx (`%`), or the divisor in one of them.
+    FixedDivision { value: Value, dividend: Reg, divisor: Reg, result: Reg },
     /// The edge `pred -> succ` carries phis but `pred` has `successors`
     /// successors.
     PhisOnBranchingEdge { pred: Block, succ: Block, successors: usize },
@@ -166,6 +170,11 @@ impl fmt::Display for EliminationError {
                 write!(f, "the call defining {v} reached SSA elimination, which does not handle calls yet")
             }
             EliminationError::Malformed { op, dest } => write!(f, "malformed instruction {op:?} defining {dest:?}"),
+            EliminationError::FixedDivision { value, dividend, divisor, result } => write!(
+                f,
+                "the fixed division defining {value} has its dividend in {dividend}, its divisor in {divisor} and \
+                 its result in {result}, which `idiv` cannot take"
+            ),
             EliminationError::PhisOnBranchingEdge { pred, succ, successors } => write!(
                 f,
                 "{pred} -> {succ} carries phis but {pred} has {successors} successors (a critical edge, or a \

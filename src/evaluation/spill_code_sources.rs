@@ -174,8 +174,13 @@ impl ProgramBlockCounts {
         let all = |f: &Function| vec![true; f.blocks.len()];
         let i = ssa.functions.iter().position(|f| f.name == "main").ok_or_else(|| EvalError::NoMain("the program"))?;
         let (_, stages) = ssa_ra_stages(ssa, i, &RegallocOptions::with_k(8))?;
+        // The blocks of the allocated code: those after the splits at
+        // divisions when there are any (they add blocks), else after edge
+        // splitting; later passes add none.
         let split = &stages
-            .first()
+            .iter()
+            .find(|(pass, _)| pass == "split-divisions")
+            .or(stages.first())
             .ok_or_else(|| EvalError::NoStage { backend: "ssa-ra", kept: "function after splitting edges" })?
             .1;
         let ssa_ra = block_counts(split, &all(split), args, oracle, fuel)?;

@@ -41,6 +41,7 @@
 
 use crate::entity::{EntitySet, SparseSet};
 use crate::ir::{Block, BlockData, Function, Value};
+use crate::ssa_ra::division_splits::fixed_division_clobber;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cmp::Ordering;
 
@@ -116,8 +117,14 @@ impl Frame {
 impl BlockDemand {
     /// Walks block `b` backward from `live_out` (its live-out set), with
     /// the values of `spilled` in memory.
-    pub fn compute(f: &Function, b: Block, live_out: &SparseSet<Value>, spilled: &EntitySet<Value>) -> BlockDemand {
-        BlockDemand::compute_in(f, b, &Frame::whole(f, b, live_out), 0, spilled)
+    pub fn compute(
+        f: &Function,
+        b: Block,
+        live_out: &SparseSet<Value>,
+        spilled: &EntitySet<Value>,
+        k: usize,
+    ) -> BlockDemand {
+        BlockDemand::compute_in(f, b, &Frame::whole(f, b, live_out), 0, spilled, k)
     }
 
     /// Walks block `b` backward from `frame`, with the values of `spilled`
@@ -129,6 +136,7 @@ impl BlockDemand {
         frame: &Frame,
         through: usize,
         spilled: &EntitySet<Value>,
+        k: usize,
     ) -> BlockDemand {
         let data = &f.blocks[b];
         let n = data.insts.len();
@@ -163,7 +171,7 @@ impl BlockDemand {
                     dies[i + 1].push(a);
                 }
             });
-            demand[i + 1] = through + live.len().max(after + extra);
+            demand[i + 1] = through + live.len().max(after + extra) + fixed_division_clobber(inst, k);
         }
         // Phi results and parameters are defined at the block start; one
         // that nothing reads occupies a register there only.

@@ -13,14 +13,22 @@
 //! first ω is free. Choosing only among the first ω registers keeps the
 //! coloring optimal: exactly ω registers when nothing was spilled.
 //!
-//! Pre-colored operands: x86-64 `idiv` takes its dividend in rax and
-//! clobbers rdx. Following §4.5 ("avoid assigning to a virtual v any
-//! physical register r if the live range of v overlaps the live range of any
-//! other virtual pre-colored with r"), values live across a division prefer
-//! registers other than rax and rdx, and division operands and results
-//! prefer rax. This is a preference, not a constraint: the x86-64 lowering
-//! preserves rax and rdx around `idiv` itself when they hold live values, so
-//! correctness never depends on it, and the chordal guarantee is kept.
+//! Pre-colored operands: x86-64 `idiv` takes its dividend in rax, leaves
+//! its result in rax (`/`) or rdx (`%`) and overwrites the other. At K ≥ 3
+//! every division is a fixed division (`division_splits.rs`), and §4.5's
+//! rule ("avoid assigning to a virtual v any physical register r if the
+//! live range of v overlaps the live range of any other virtual pre-colored
+//! with r") is a constraint ([`Precolors`]): the dividend and the result
+//! get their registers, and the divisor and every value live across the
+//! division get neither rax nor rdx. After the splits, every value live at
+//! a fixed division is defined at the start of its block or by a reload
+//! just before it, where all of them are colored together, the pre-colored
+//! ones first, so the rule is tested at the definitions themselves
+//! (`proofs-notes/precolored-division.md` says why a register is always
+//! left). At K = 2 `%` is not a fixed division (rdx is not allocatable),
+//! and the rule is only a preference: values live across a division prefer
+//! registers other than rax, and division operands and results prefer rax,
+//! since the x86-64 lowering preserves rax and rdx around `idiv` itself.
 
 use crate::analysis::cssa::phi_congruence_classes;
 use crate::analysis::dominance::DomTree;
@@ -28,6 +36,7 @@ use crate::analysis::liveness::compute_liveness;
 use crate::entity::{EntityRef, EntitySet, EntityVec};
 use crate::ir::{BinOp, Block, Function, Op, Value};
 use crate::mir::{Reg, Slot, RAX, RDX};
+use crate::ssa_ra::division_splits::is_fixed_division;
 use crate::ssa_ra::spill::{block_points, Point, SpillResult};
 use std::collections::HashMap;
 
@@ -82,11 +91,11 @@ const ACROSS_DIVISION_PENALTY: i64 = 2;
 const DIVISION_OPERAND_BONUS: i64 = 1;
 
 /// Values live across a division or remainder (not its operands or result).
-fn live_across_division(f: &Function, spill: &SpillResult) -> EntitySet<Value> {
+fn live_across_division(f: &Function, spill: &SpillResult, k: usize) -> EntitySet<Value> {
     let live = compute_liveness(f);
     let mut set = EntitySet::with_capacity(f.value_count as usize);
     for b in f.blocks.keys() {
-        let points = block_points(f, b, &live.live_out[b], &spill.spilled);
+        let points = block_points(f, b, &live.live_out[b], &spill.spilled, k);
         for p in &points {
             let Some(i) = p.inst else { continue };
             let Some(inst) = f.blocks[b].insts.get(i) else { continue };
@@ -100,6 +109,56 @@ fn live_across_division(f: &Function, spill: &SpillResult) -> EntitySet<Value> {
         }
     }
     set
+}
+
+/// The registers of the pre-colored values at the fixed divisions
+/// (Pereira §4.5, "Handling Pre-colored Virtual Registers"): a division's
+/// dividend must be in rax and its result in rax (`/`) or rdx (`%`); its
+/// divisor, and every value live across it, overlap both, so they may be
+/// in neither rax nor rdx.
+#[derive(Clone, Debug)]
+pub struct Precolors {
+    pub required: HashMap<Value, Reg>,
+    /// Values that may be in neither rax nor rdx.
+    pub forbidden: EntitySet<Value>,
+}
+
+impl Precolors {
+    /// The pre-colored values of the fixed divisions of `f` at K registers.
+    pub fn of(f: &Function, spill: &SpillResult, k: usize) -> Precolors {
+        let live = compute_liveness(f);
+        let mut out =
+            Precolors { required: HashMap::new(), forbidden: EntitySet::with_capacity(f.value_count as usize) };
+        for b in f.blocks.keys() {
+            if !f.blocks[b].insts.iter().any(|i| is_fixed_division(&i.op, k)) {
+                continue;
+            }
+            for p in &block_points(f, b, &live.live_out[b], &spill.spilled, k) {
+                let Some(inst) = p.inst.and_then(|i| f.blocks[b].insts.get(i)) else { continue };
+                let Op::Binary(op, a, d) = inst.op else { continue };
+                if !is_fixed_division(&inst.op, k) {
+                    continue;
+                }
+                out.required.insert(a, RAX);
+                if let Some(q) = inst.dest {
+                    out.required.insert(q, if op == BinOp::Rem { RDX } else { RAX });
+                }
+                out.forbidden.insert(d);
+                for &v in p.after.iter().filter(|v| p.before.contains(v) && Some(**v) != inst.dest) {
+                    out.forbidden.insert(v);
+                }
+            }
+        }
+        out
+    }
+
+    /// True when `v` may be given `r`.
+    fn allows(&self, v: Value, r: Reg) -> bool {
+        match self.required.get(&v) {
+            Some(&want) => want == r,
+            None => !(self.forbidden.contains(v) && (r == RAX || r == RDX)),
+        }
+    }
 }
 
 /// The phi relations of the preference lists: a phi's result with each of
@@ -142,6 +201,7 @@ struct Chooser<'a> {
     phi_partners: HashMap<Value, Vec<Value>>,
     across_div: EntitySet<Value>,
     division_operand: EntitySet<Value>,
+    precolors: Precolors,
 }
 
 impl Chooser<'_> {
@@ -152,7 +212,8 @@ impl Chooser<'_> {
         reg: &EntityVec<Value, Option<Reg>>,
         local: Option<Reg>,
     ) -> Option<Reg> {
-        let free: Vec<usize> = (0..self.omega).filter(|&r| occupied[r].is_none()).collect();
+        let free: Vec<usize> =
+            (0..self.omega).filter(|&r| occupied[r].is_none() && self.precolors.allows(v, Reg(r as u8))).collect();
         if let Some(r) = local {
             if free.contains(&(r.0 as usize)) {
                 return Some(r);
@@ -203,14 +264,17 @@ pub fn assign_registers(
     let omega = spill.max_demand.clamp(1, k);
     let live = compute_liveness(f);
     let dom = DomTree::compute(f);
-    let across_div = if opts.avoid_precolored { live_across_division(f, spill) } else { EntitySet::with_capacity(n) };
-    let chooser =
-        Chooser { omega, opts, phi_partners: phi_partners(f), across_div, division_operand: division_operands(f) };
+    // The preferences of the general division, at K = 2 only.
+    let general_divisions = opts.avoid_precolored && k <= usize::from(RDX.0);
+    let across_div = if general_divisions { live_across_division(f, spill, k) } else { EntitySet::with_capacity(n) };
+    let division_operand = if general_divisions { division_operands(f) } else { EntitySet::with_capacity(n) };
+    let precolors = Precolors::of(f, spill, k);
+    let chooser = Chooser { omega, opts, phi_partners: phi_partners(f), across_div, division_operand, precolors };
     let mut reg: EntityVec<Value, Option<Reg>> = EntityVec::from_elem(None, n);
     // One pass over the dominator tree in pre-order: every value live into
     // a block was defined in a dominator, so it already has its register.
     for &b in &dom.preorder {
-        let points = block_points(f, b, &live.live_out[b], &spill.spilled);
+        let points = block_points(f, b, &live.live_out[b], &spill.spilled, k);
         color_block(f, spill, b, &points, &chooser, &mut reg)?;
     }
     let (slot, slot_count) = frugal_slots(f, spill);
@@ -249,6 +313,8 @@ fn color_block(
         starters.extend(f.params.iter().copied().filter(|p| !spill.spilled.contains(*p)));
     }
     starters.extend(f.blocks[b].phis.iter().map(|p| p.dest).filter(|d| !spill.spilled.contains(*d)));
+    // The pre-colored values take their registers first.
+    starters.sort_by_key(|d| !chooser.precolors.required.contains_key(d));
     for &d in &starters {
         let r = chooser.choose(d, &occupied, reg, None).ok_or(ColoringError::NoRegisterAtStart {
             value: d,
@@ -328,7 +394,7 @@ pub fn check_assignment(f: &Function, spill: &SpillResult, a: &Assignment, k: us
     crate::pass_manager::self_checks::count();
     let live = compute_liveness(f);
     for b in f.blocks.keys() {
-        for p in block_points(f, b, &live.live_out[b], &spill.spilled) {
+        for p in block_points(f, b, &live.live_out[b], &spill.spilled, k) {
             for set in [&p.before, &p.after] {
                 let mut seen: HashMap<Reg, Value> = HashMap::new();
                 for &v in set.iter() {

@@ -10,6 +10,7 @@
 
 pub mod block_demand;
 pub mod coloring;
+pub mod division_splits;
 pub mod implement_spartan;
 pub mod location_transfer_graph;
 pub mod one_argument_phis;

@@ -38,6 +38,7 @@ use crate::analysis::liveness::Liveness;
 use crate::entity::{EntitySet, SparseSet};
 use crate::ir::{Block, Function, Op, Value};
 use crate::ssa_ra::block_demand::BlockDemand;
+use crate::ssa_ra::division_splits::fixed_division_clobber;
 use rustc_hash::FxHashMap;
 
 /// Merges consecutive reloads of one spilled value in a block when the
@@ -111,7 +112,7 @@ fn recycle_block_by_search(
                 inst.op.map_args(|a| if a == drop { keep } else { a });
             }
             f.blocks[b].term.map_arg(|a| if a == drop { keep } else { a });
-            if BlockDemand::compute(f, b, live_out, spilled).max_demand() <= k {
+            if BlockDemand::compute(f, b, live_out, spilled, k).max_demand() <= k {
                 dropped.push(drop);
                 merged = true;
                 break;
@@ -177,11 +178,11 @@ fn recycle_block_in_one_pass(
     last_read: &FxHashMap<Value, usize>,
     k: usize,
 ) -> Vec<Value> {
-    let demand = BlockDemand::compute(f, b, live_out, spilled);
+    let demand = BlockDemand::compute(f, b, live_out, spilled, k);
     let n = f.blocks[b].insts.len();
     // The start and the terminator: no merge changes what is live there.
     let ends = demand.demand[0].max(demand.demand[n + 1]) as i64;
-    let (before, after) = instruction_demands(f, b, live_out, spilled);
+    let (before, after) = instruction_demands(f, b, live_out, spilled, k);
     debug_assert!((0..n).all(|i| before[i].max(after[i]) == demand.demand[i + 1] as i64));
     let mut tree = DemandTree::new(before, after);
     // The reload each merged one now reads as: the earliest of its group.
@@ -226,6 +227,7 @@ fn instruction_demands(
     b: Block,
     live_out: &SparseSet<Value>,
     spilled: &EntitySet<Value>,
+    k: usize,
 ) -> (Vec<i64>, Vec<i64>) {
     let data = &f.blocks[b];
     let resident = |v: Value| !spilled.contains(v);
@@ -245,8 +247,10 @@ fn instruction_demands(
                 live.insert(a);
             }
         });
-        before[i] = live.len() as i64;
-        after[i] = out;
+        // A fixed division's clobbered register counts in both terms.
+        let clobber = fixed_division_clobber(inst, k) as i64;
+        before[i] = live.len() as i64 + clobber;
+        after[i] = out + clobber;
     }
     (before, after)
 }

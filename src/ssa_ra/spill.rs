@@ -68,6 +68,7 @@ use crate::entity::{EntityRef, EntitySet, EntityVec, SparseSet};
 use crate::ir::{Block, BlockData, Function, Value};
 use crate::pass_manager::self_checks;
 use crate::ssa_ra::block_demand::{BlockDemand, Candidate, PointSite};
+use crate::ssa_ra::division_splits::fixed_division_clobber;
 pub(crate) use crate::ssa_ra::reload_recycling::recycle_reloads;
 use crate::ssa_ra::spill_code::SpillCode;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -153,8 +154,14 @@ impl Point {
 }
 
 /// The register demand at every point of block `b`, given which values are
-/// spilled. `live_out` is the block's live-out set.
-pub fn block_points(f: &Function, b: Block, live_out: &SparseSet<Value>, spilled: &EntitySet<Value>) -> Vec<Point> {
+/// spilled, with `k` registers. `live_out` is the block's live-out set.
+pub fn block_points(
+    f: &Function,
+    b: Block,
+    live_out: &SparseSet<Value>,
+    spilled: &EntitySet<Value>,
+    k: usize,
+) -> Vec<Point> {
     let data = &f.blocks[b];
     let resident = |v: &Value| !spilled.contains(*v);
     // `live` in the order the walk keeps it, and the position of each of
@@ -197,7 +204,8 @@ pub fn block_points(f: &Function, b: Block, live_out: &SparseSet<Value>, spilled
                 live.push(a);
             }
         });
-        points.push(Point { inst: Some(i), demand: live.len().max(after.len() + extra), before: live.clone(), after });
+        let demand = live.len().max(after.len() + extra) + fixed_division_clobber(inst, k);
+        points.push(Point { inst: Some(i), demand, before: live.clone(), after });
     }
     // Phi results (and, in the entry, parameters) are defined at the block
     // start, in parallel; one that nothing reads still needs a register for
@@ -340,7 +348,7 @@ impl Rounds {
         for &(v, c) in &self.share[b] {
             self.sizes[v.index()] -= c;
         }
-        let walk = BlockDemand::compute(f, b, &live.live_out[b], spilled);
+        let walk = BlockDemand::compute(f, b, &live.live_out[b], spilled, k);
         let mut share: Vec<(Value, usize)> = walk.runs().into_iter().map(|(v, _, len)| (v, len)).collect();
         let max = walk.max_demand();
         let over = (max > k).then_some(walk);
@@ -454,7 +462,7 @@ pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, Spill
         let recount = f
             .blocks
             .keys()
-            .flat_map(|b| block_points(f, b, &live.live_out[b], &spilled))
+            .flat_map(|b| block_points(f, b, &live.live_out[b], &spilled, opts.k))
             .map(|p| p.demand)
             .max()
             .unwrap_or(0);
@@ -543,7 +551,7 @@ fn find_overloads(
                     chosen_live += 1;
                 }
                 None if chosen.is_empty() => {
-                    return Err(block_points(f, b, &live.live_out[b], spilled)[p].nothing_to_spill(b, k));
+                    return Err(block_points(f, b, &live.live_out[b], spilled, k)[p].nothing_to_spill(b, k));
                 }
                 // Values chosen earlier in the round may relieve it; the
                 // next round will tell.
@@ -569,7 +577,7 @@ fn find_overloads_by_points(
     let points: Vec<(Block, Point)> = f
         .blocks
         .keys()
-        .flat_map(|b| block_points(f, b, &live.live_out[b], spilled).into_iter().map(move |p| (b, p)))
+        .flat_map(|b| block_points(f, b, &live.live_out[b], spilled, k).into_iter().map(move |p| (b, p)))
         .filter(|(_, p)| p.demand > k)
         .collect();
     let overloaded = points.iter().map(|(b, p)| (*b, p));
@@ -655,7 +663,7 @@ impl Rounds {
         self_checks::count();
         let mut sizes: Vec<usize> = vec![0; self.sizes.len().max(f.value_count as usize)];
         for b in f.blocks.keys() {
-            let points = block_points(f, b, &live.live_out[b], spilled);
+            let points = block_points(f, b, &live.live_out[b], spilled, k);
             let mut share: Vec<(Value, usize)> = Vec::new();
             for p in &points {
                 for &v in &p.after {
@@ -676,7 +684,7 @@ impl Rounds {
             // the others.
             let max = points.iter().map(|p| p.demand).max().unwrap_or(0);
             match &self.overloaded[b] {
-                Some(walk) => check_block_demand(walk, f, b, &live.live_out[b], spilled, &FxHashSet::default()),
+                Some(walk) => check_block_demand(walk, f, b, &live.live_out[b], spilled, &FxHashSet::default(), k),
                 None => assert!(
                     max <= k,
                     "self-check of the spiller: {b} has demand {max} > K but no walk kept after round {}",
@@ -717,9 +725,10 @@ pub(crate) fn check_block_demand(
     live_out: &SparseSet<Value>,
     spilled: &EntitySet<Value>,
     through: &FxHashSet<Value>,
+    k: usize,
 ) {
     self_checks::count();
-    let reference = point_summaries(f, b, live_out, spilled);
+    let reference = point_summaries(f, b, live_out, spilled, k);
     assert!(
         reference.len() == walk.points(),
         "self-check of the block demand walk: {b} has {} points, the walk {}",
@@ -738,7 +747,7 @@ pub(crate) fn check_block_demand(
             after.insert(v);
         }
         if demand != walk.demand[p] || want != after.summary() {
-            let mut want = block_points(f, b, live_out, spilled)[p].after.clone();
+            let mut want = block_points(f, b, live_out, spilled, k)[p].after.clone();
             want.sort_unstable();
             panic!(
                 "self-check of the block demand walk: point {p} of {b} has demand {demand} and live after it \
@@ -759,6 +768,7 @@ fn point_summaries(
     b: Block,
     live_out: &SparseSet<Value>,
     spilled: &EntitySet<Value>,
+    k: usize,
 ) -> Vec<(usize, SetSummary)> {
     let data = &f.blocks[b];
     let resident = |v: Value| !spilled.contains(v);
@@ -781,7 +791,8 @@ fn point_summaries(
                 live.insert(a);
             }
         });
-        points.push((live.len().max(after.len + usize::from(unread)), after));
+        let demand = live.len().max(after.len + usize::from(unread)) + fixed_division_clobber(inst, k);
+        points.push((demand, after));
     }
     // Phi results and, in the entry, parameters are defined at the start.
     let mut start = live.summary();
@@ -877,16 +888,19 @@ mod tests {
                 for none in [true, false] {
                     let spilled = if none { EntitySet::with_capacity(f.value_count as usize) } else { spilled.clone() };
                     for b in f.blocks.keys() {
-                        let (out, reference) = (&live.live_out[b], point_summaries(f, b, &live.live_out[b], &spilled));
-                        let points = block_points(f, b, out, &spilled);
+                        // K = 6 makes the divisions fixed, so their clobber counts.
+                        let k = 6;
+                        let (out, reference) =
+                            (&live.live_out[b], point_summaries(f, b, &live.live_out[b], &spilled, k));
+                        let points = block_points(f, b, out, &spilled, k);
                         let want: Vec<_> =
                             points.iter().map(|p| (p.demand, SetSummary::of(p.after.iter().copied()))).collect();
                         assert_eq!(reference, want, "{b} of seed {seed}");
-                        let mut walk = BlockDemand::compute(f, b, out, &spilled);
-                        check_block_demand(&walk, f, b, out, &spilled, &FxHashSet::default());
+                        let mut walk = BlockDemand::compute(f, b, out, &spilled, k);
+                        check_block_demand(&walk, f, b, out, &spilled, &FxHashSet::default(), k);
                         if walk.start_after.pop().is_some() {
                             let wrong = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                                check_block_demand(&walk, f, b, out, &spilled, &FxHashSet::default())
+                                check_block_demand(&walk, f, b, out, &spilled, &FxHashSet::default(), k)
                             }));
                             assert!(wrong.is_err(), "a walk missing a value at the start of {b} passes");
                             rejected += 1;

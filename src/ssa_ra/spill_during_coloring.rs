@@ -159,14 +159,14 @@ struct Weights {
 }
 
 impl Weights {
-    fn compute(f: &Function, depth: &EntityVec<Block, u32>, live: &Liveness) -> Weights {
+    fn compute(f: &Function, depth: &EntityVec<Block, u32>, live: &Liveness, k: usize) -> Weights {
         let n = f.value_count as usize;
         let none = EntitySet::with_capacity(n);
         let mut sizes = vec![0usize; n];
         for (i, b) in f.blocks.keys().enumerate() {
-            let walk = BlockDemand::compute(f, b, &live.live_out[b], &none);
+            let walk = BlockDemand::compute(f, b, &live.live_out[b], &none, k);
             if self_checks::in_checked_pass() && sampled_round(i as u64 + 1) {
-                check_block_demand(&walk, f, b, &live.live_out[b], &none, &FxHashSet::default());
+                check_block_demand(&walk, f, b, &live.live_out[b], &none, &FxHashSet::default(), k);
             }
             for (v, _, len) in walk.runs() {
                 sizes[v.index()] += len;
@@ -227,7 +227,7 @@ pub fn spill_during_coloring_with_decisions(
     let live = compute_liveness(f);
     let original = f.value_count as usize;
     let mut st = WalkState {
-        weights: Weights::compute(f, &depth, &live),
+        weights: Weights::compute(f, &depth, &live, opts.k),
         spilled: EntitySet::with_capacity(original),
         reloads: EntitySet::with_capacity(original),
         original,
@@ -281,9 +281,9 @@ pub fn spill_during_coloring_with_decisions(
     let live = compute_liveness(f);
     let mut max_demand = 0;
     for (i, b) in f.blocks.keys().enumerate() {
-        let walk = BlockDemand::compute(f, b, &live.live_out[b], &spilled);
+        let walk = BlockDemand::compute(f, b, &live.live_out[b], &spilled, opts.k);
         if self_checks::in_checked_pass() && sampled_round(i as u64 + 1) {
-            check_block_demand(&walk, f, b, &live.live_out[b], &spilled, &FxHashSet::default());
+            check_block_demand(&walk, f, b, &live.live_out[b], &spilled, &FxHashSet::default(), opts.k);
         }
         max_demand = max_demand.max(walk.max_demand());
     }
@@ -359,10 +359,10 @@ fn decide_block(
 ) -> Result<Vec<Value>, SpillError> {
     let k = opts.k;
     let data = &f.blocks[b];
-    let walk = BlockDemand::compute_in(f, b, &through.frame, through.count, &st.spilled);
+    let walk = BlockDemand::compute_in(f, b, &through.frame, through.count, &st.spilled, k);
     st.walks += 1;
     if self_checks::in_checked_pass() && sampled_round(st.walks) {
-        check_block_demand(&walk, f, b, live_out, &st.spilled, &through.frame.through);
+        check_block_demand(&walk, f, b, live_out, &st.spilled, &through.frame.through, k);
     }
     if walk.max_demand() <= k {
         return Ok(Vec::new());
@@ -386,7 +386,7 @@ fn decide_block(
         match round.candidate(&site, through, st) {
             Some(v) => round.choose(v, through, st, opts.phi_weight_deduction),
             None if round.chosen.is_empty() => {
-                return Err(block_points(f, b, live_out, &st.spilled)[p].nothing_to_spill(b, k));
+                return Err(block_points(f, b, live_out, &st.spilled, opts.k)[p].nothing_to_spill(b, k));
             }
             // Values chosen earlier in the round may relieve it; the next
             // round will tell.
@@ -516,7 +516,7 @@ fn check_decisions(
     let data = &f.blocks[b];
     let mut again: Vec<Value> = Vec::new();
     let mut again_set: FxHashSet<Value> = FxHashSet::default();
-    for point in block_points(f, b, live_out, &st.spilled) {
+    for point in block_points(f, b, live_out, &st.spilled, opts.k) {
         if point.demand <= opts.k {
             continue;
         }

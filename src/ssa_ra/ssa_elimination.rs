@@ -30,9 +30,10 @@
 
 use crate::analysis::dominance::reverse_postorder;
 use crate::entity::{EntityRef, EntityVec};
-use crate::ir::{Function, Op, Terminator, Value};
-use crate::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MTerm, PhiAnnot, Reg, Slot};
+use crate::ir::{BinOp, Function, Op, Terminator, Value};
+use crate::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MTerm, PhiAnnot, Reg, Slot, RAX, RDX};
 use crate::ssa_ra::coloring::Assignment;
+use crate::ssa_ra::division_splits::is_fixed_division;
 use crate::ssa_ra::implement_spartan::{check_implementation, implement_spartan, ElimOptions, SkipHooks};
 use crate::ssa_ra::location_transfer_graph::ParallelCopy;
 use crate::ssa_ra::spill::SpillResult;
@@ -63,6 +64,8 @@ pub fn copy_canonical(f: &Function) -> EntityVec<Value, Value> {
 }
 
 struct Emitter<'a> {
+    /// The number of registers, which decides the fixed divisions.
+    k: usize,
     spill: &'a SpillResult,
     a: &'a Assignment,
     canon: EntityVec<Value, Value>,
@@ -120,6 +123,14 @@ impl Emitter<'_> {
                 let mi = match *op {
                     Op::Const(imm) => MInst::Const { dst, imm },
                     Op::Unary(uop, a) => MInst::Unary { op: uop, dst, src: self.reg(a)? },
+                    Op::Binary(bop, a, b) if is_fixed_division(op, self.k) => {
+                        let (dividend, divisor) = (self.reg(a)?, self.reg(b)?);
+                        let want = if bop == BinOp::Rem { RDX } else { RAX };
+                        if dividend != RAX || dst != want || divisor == RAX || divisor == RDX {
+                            return Err(EliminationError::FixedDivision { value: d, dividend, divisor, result: dst });
+                        }
+                        MInst::FixedDiv { op: bop, divisor }
+                    }
                     Op::Binary(bop, a, b) => MInst::Binary { op: bop, dst, a: self.reg(a)?, b: self.reg(b)? },
                     Op::Load(a) => MInst::Load { dst, addr: self.reg(a)? },
                     Op::Undef => return Err(EliminationError::Undef(d)),
@@ -218,6 +229,7 @@ pub fn eliminate_ssa(
 ) -> Result<(MFunction, EliminationStats), EliminationError> {
     let n = f.value_count as usize;
     let mut em = Emitter {
+        k,
         spill,
         a,
         canon: copy_canonical(f),

@@ -105,7 +105,7 @@ fn chordal_optimum_counts_registers_in_the_mir_not_the_pass_count() {
     let s = spill(&mut f, &SpillOptions { k, load_lowering: false, recycle_reloads: false }).expect("spill");
     assert!(s.spilled.is_empty());
     let mut a = assign_registers(&f, &s, k, &ColoringOptions::default()).expect("assign");
-    assert_eq!((a.registers_used, s.max_demand, max_register_demand(&f, &s.spilled)), (2, 2, 2));
+    assert_eq!((a.registers_used, s.max_demand, max_register_demand(&f, &s.spilled, k)), (2, 2, 2));
     // The planted mistake: v2 goes to a third register, a valid coloring,
     // while the pass still reports 2 registers used.
     a.reg[Value(2)] = Some(Reg(3));

@@ -275,7 +275,7 @@ fn mem_coalesce(_: &Header, input: &str) -> Result<Output, String> {
 fn spilled_text(f: &Function, s: &SpillResult, k: usize) -> Result<String, String> {
     verified(f)?;
     check_cssa(f).map_err(|e| format!("not in CSSA after spilling: {e}"))?;
-    let demand = coloring_check::max_register_demand(f, &s.spilled);
+    let demand = coloring_check::max_register_demand(f, &s.spilled, k);
     if demand > k {
         return Err(format!("the register demand after spilling is {demand}, above K = {k}"));
     }

@@ -66,7 +66,7 @@ fn output_keeps_demand_within_k_and_passes_every_checker_on_generated_programs()
                     .unwrap_or_else(|e| panic!("seed {seed}, K = {k}: {e}"));
                 verify_function(&g).unwrap_or_else(|e| panic!("seed {seed}, K = {k}: {e}\n{}", print_function(&g)));
                 check_cssa(&g).unwrap_or_else(|e| panic!("seed {seed}, K = {k}: {e}\n{}", print_function(&g)));
-                let demand = coloring_check::max_register_demand(&g, &result.spilled);
+                let demand = coloring_check::max_register_demand(&g, &result.spilled, k);
                 assert!(demand <= k, "seed {seed}, K = {k}: demand {demand}\n{}", print_function(&g));
                 assert_eq!(demand, result.max_demand, "seed {seed}, K = {k}: the pass and the checker count alike");
                 spills += result.spilled.len();

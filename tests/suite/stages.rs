@@ -34,7 +34,12 @@ fn config(regs: &[usize], x86: bool) -> DiffConfig {
 fn expected(regs: &[usize], x86: bool) -> Vec<String> {
     let mut out: Vec<String> = vec!["source".into(), "cytron".into(), "ssa[phi+scc+witness]".into()];
     for k in regs {
-        for pass in ["split-critical-edges", "phi-lifting", "phi-mem-coalesce", "spill"] {
+        // The program divides: from K = 3 its divisions are split
+        // (`ssa_ra/division_splits.rs`).
+        let split = (*k >= 3).then_some("split-divisions");
+        for pass in
+            ["split-critical-edges", "phi-lifting", "phi-mem-coalesce"].into_iter().chain(split).chain(["spill"])
+        {
             out.push(format!("ssa-ra[k={k},opt]/{pass}"));
         }
         out.push(format!("ssa-ra[k={k},opt]"));
