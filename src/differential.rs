@@ -676,10 +676,6 @@ fn allocated_stages(
     if !config.x86 {
         return None;
     }
-    if mir.function_with_calls().is_some() {
-        calls_not_supported(format!("{x86_stage} (programs with calls)"), stages);
-        return None;
-    }
     progress(|| format!("lower, check and run {}", x86_stage));
     let code = match lower_and_check(mir) {
         Ok(code) => code,
@@ -726,7 +722,9 @@ fn judge_stage(
         {
             Some(format!("the trace capacity of the emulator ({} words) with a trace that agrees so far", trace.len()))
         }
-        Err(StageError::Emulator(e @ EmuError::NoAddressSpace { .. })) => Some(e.to_string()),
+        Err(StageError::Emulator(e @ (EmuError::NoAddressSpace { .. } | EmuError::StackTooLarge { .. }))) => {
+            Some(e.to_string())
+        }
         _ => None,
     };
     Some(match limit {
