@@ -30,7 +30,7 @@
 //! * The exits of a function lowered alone, and the call-depth exit, which
 //!   stores [`layout::STATUS_CALL_DEPTH_EXCEEDED`].
 //!
-//! proofs-notes/frames-keep-callee-saved-and-alignment.md proves that the
+//! proofs-notes/x86-frames.md proves that the
 //! prologue and epilogue give every callee-saved register back and that
 //! rsp is aligned at every call; `x86_check.rs` checks both on the bytes.
 

@@ -18,6 +18,7 @@ mod braun_textbook;
 mod calling_convention;
 mod calls;
 mod calls_machine;
+mod calls_x86;
 mod campaign;
 mod cases;
 mod check_switch;
