@@ -190,6 +190,13 @@ fn transfer(
         }
         _ => {}
     }
+    other_writes(ins, s, factory)
+}
+
+/// An instruction that does not move rsp: each register it writes loses
+/// its entry value, and a write through `[rsp + disp]` forgets the saved
+/// words it touches. Any other write of rsp is an error.
+fn other_writes(ins: &Instruction, mut s: Known, factory: &mut InstructionInfoFactory) -> Result<Known, String> {
     let info = factory.info(ins);
     for used in info.used_registers() {
         let r = used.register().full_register();
