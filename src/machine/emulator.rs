@@ -368,7 +368,7 @@ impl Emulator {
 /// entry stub of a module with calls: distinct for each register, and
 /// unlike any small number a program computes by chance.
 pub fn callee_saved_poison(r: Reg) -> u64 {
-    0x5afe_c0de_0000_0000 | (u64::from(r.0) + 1) * 0x0101_0101
+    0x5afe_c0de_0000_0000 | ((u64::from(r.0) + 1) * 0x0101_0101)
 }
 
 impl Emulator {

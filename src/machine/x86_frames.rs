@@ -200,7 +200,7 @@ impl Lowerer {
         }
         let saved: Vec<Reg> = convention.callee_saved.iter().copied().filter(|r| written.contains(r)).collect();
         let slots = 8 * u64::from(f.slot_count);
-        let pad = if (8 + 8 * saved.len() as u64 + slots) % 16 == 0 { 0 } else { 8 };
+        let pad = if (8 + 8 * saved.len() as u64 + slots).is_multiple_of(16) { 0 } else { 8 };
         let frame_bytes = u32::try_from(slots + pad).ok().filter(|&b| i32::try_from(b).is_ok());
         let frame_bytes = frame_bytes.ok_or(LowerError::SlotTooFar(f.slot_count))?;
         Ok(Frame { saved, frame_bytes, slot_count: f.slot_count })
