@@ -702,9 +702,6 @@ fn allocated_stages(
     let t = charge(t, |p| &mut p.mir_runs);
     let x86_outcome = if !config.x86 {
         None
-    } else if mir.function_with_calls().is_some() {
-        calls_not_supported(format!("{x86_stage} (programs with calls)"), stages);
-        None
     } else {
         let got = match same.and_then(|a| a.x86_outcome.clone()) {
             Some(got) => got,
@@ -775,7 +772,9 @@ fn judge_stage(
         {
             Some(format!("the trace capacity of the emulator ({} words) with a trace that agrees so far", trace.len()))
         }
-        Err(StageError::Emulator(e @ EmuError::NoAddressSpace { .. })) => Some(e.to_string()),
+        Err(StageError::Emulator(e @ (EmuError::NoAddressSpace { .. } | EmuError::StackTooLarge { .. }))) => {
+            Some(e.to_string())
+        }
         _ => None,
     };
     Some(match limit {

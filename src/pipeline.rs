@@ -11,7 +11,7 @@
 //! | SSA construction (Braun et al., "Simple and Efficient Construction of Static Single Assignment Form", CC 2013) | `construction/braun/`, `construct_program` | [`check_construction`]: SSA verifier, pruned, no trivial phi, minimal, phi count against Cytron et al. (`construction/cytron.rs`) |
 //! | the back end's preparation, once per program | `Backend::prepare` (out-of-ssa: `translate_function` in `backend/out_of_ssa.rs`) | the back end's own checkers |
 //! | register allocation for K registers | `Backend::allocate`, whose pass lists are one function per back end: ssa-ra `allocate_function` in `backend/ssa_ra.rs`; out-of-ssa `allocate_function` in `backend/out_of_ssa.rs`; regalloc2 `allocate_function` in `backend/regalloc2.rs` | the back end's own checkers, then [`check_backend_output`]: one function per SSA function, K registers, ssaref's allocation checker |
-//! | x86-64 lowering of `main` | `machine/x86_lower.rs` | the machine-code checker (`machine/x86_check.rs`) |
+//! | x86-64 lowering of `main`, or of the whole module when it has calls | `machine/x86_lower.rs`, `machine/x86_frames.rs` | the machine-code checker (`machine/x86_check.rs`) |
 //!
 //! `ssaref emit` and `ssaref run` are built from the same three steps
 //! ([`build_ssa`], [`allocate`], [`lower`]): they may stop after the
@@ -255,15 +255,18 @@ pub fn lower_and_check_listed(mir: &MModule) -> Result<X86Code, PassError> {
 fn lower_main(mir: &MModule, listed: bool, flags: Flags) -> Result<X86Code, PassError> {
     use crate::machine::x86_lower::{lower_function, lower_function_listed};
     let main = mir.main().ok_or_else(|| PassError::new("x86-lower", "lower", LowerError::NoMain))?;
-    if let Some(f) = mir.function_with_calls() {
-        let error = CheckError::CallsNotSupported { function: f.name.clone(), stage: "x86-64" };
-        return Err(PassError::new("x86-lower", "calls", error));
-    }
+    // A module with calls is lowered whole, with its entry stub and frames
+    // (`machine/x86_frames.rs`); without calls, `main` alone, as before.
+    let with_calls = mir.function_with_calls().is_some();
     PassRunner::<X86Code>::new(flags).run(
         "x86-lower",
         || {
-            if listed { lower_function_listed(main) } else { lower_function(main) }
-                .map_err(|e| PassError::new("x86-lower", "lower", e))
+            match (with_calls, listed) {
+                (true, _) => crate::machine::x86_frames::lower_module(mir, listed),
+                (false, true) => lower_function_listed(main),
+                (false, false) => lower_function(main),
+            }
+            .map_err(|e| PassError::new("x86-lower", "lower", e))
         },
         |code| {
             crate::machine::x86_check::check_machine_code(code)

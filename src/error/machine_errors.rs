@@ -3,7 +3,7 @@
 
 use crate::error::foreign::Foreign;
 use crate::ir::{BinOp, Block};
-use crate::mir::{Reg, MAX_REGS, MIN_REGS};
+use crate::mir::{Loc, Reg, MAX_REGS, MIN_REGS};
 
 /// Why `lower_function` cannot lower a function: malformed MIR, or an
 /// error of the assembler.
@@ -27,6 +27,19 @@ pub enum LowerError {
     MissingBlock(Block),
     /// A call of this function, which the lowering does not handle yet.
     Call { callee: String },
+    /// A function of a module with calls whose K is not `main`'s.
+    MixedRegisterCounts { function: String, k: usize, main: usize },
+    /// A spill slot at or beyond its function's slot count, which in a
+    /// frame would overwrite a saved register or the return address.
+    SlotOutOfRange { function: String, slot: u32, slot_count: u32 },
+    /// A call of a function the module does not have.
+    UnknownCallee { callee: String },
+    /// A call with a number of arguments other than the callee's.
+    CallArity { callee: String, args: usize, params: usize },
+    /// A call argument that the convention puts in register `reg` is in `loc`.
+    ArgumentLocation { callee: String, index: usize, loc: Loc, reg: Reg },
+    /// A parameter that the convention puts in register `reg` is in `loc`.
+    ParameterLocation { function: String, index: usize, loc: Loc, reg: Reg },
     /// iced-x86's assembler fails.
     Assembler(Foreign<iced_x86::IcedError>),
 }
@@ -45,6 +58,22 @@ impl std::fmt::Display for LowerError {
             LowerError::NoMain => f.write_str("the program has no `main`"),
             LowerError::Call { callee } => {
                 write!(f, "a call of `{callee}`: the x86-64 lowering does not handle calls yet")
+            }
+            LowerError::MixedRegisterCounts { function, k, main } => {
+                write!(f, "`{function}` has K = {k} and `main` K = {main}")
+            }
+            LowerError::SlotOutOfRange { function, slot, slot_count } => {
+                write!(f, "`{function}` names slot {slot} but has {slot_count} slot(s)")
+            }
+            LowerError::UnknownCallee { callee } => write!(f, "a call of `{callee}`, which the module does not have"),
+            LowerError::CallArity { callee, args, params } => {
+                write!(f, "a call of `{callee}` with {args} argument(s); it takes {params}")
+            }
+            LowerError::ArgumentLocation { callee, index, loc, reg } => {
+                write!(f, "argument {index} of a call of `{callee}` is in {loc}, not in {reg} as the convention says")
+            }
+            LowerError::ParameterLocation { function, index, loc, reg } => {
+                write!(f, "parameter {index} of `{function}` is in {loc}, not in {reg} as the convention says")
             }
             LowerError::MissingBlock(b) => write!(f, "branch to missing block {b}"),
             LowerError::Assembler(e) => write!(f, "x86 assembler: {}", e.0),

@@ -19,14 +19,25 @@
 //! trace is a limit of the harness: the differential check calls the stage
 //! inconclusive when the reference's trace is at least that long.
 //!
+//! A module with calls (`x86_frames.rs`) starts at its entry stub with
+//! rsp 16-byte aligned and `main`'s arguments placed by the calling
+//! convention; the callee-saved registers of the convention hold distinct
+//! poison values ([`callee_saved_poison`]), and a run that returns with
+//! one of them changed is [`EmuError::CalleeSavedNotRestored`], a
+//! divergence. The stack is mapped for the call-depth bound times the
+//! largest activation; the call-depth word of the control page is set to
+//! `ast::MAX_CALL_DEPTH`, and a run that passes it ends
+//! `call-depth-exceeded`, the oracle's inconclusive end.
+//!
 //! The budget counts block entries and is enforced by the code itself (see
 //! `x86_lower.rs`, "The budget"): the harness stores it at
 //! `layout::FUEL` before the run. Unicorn runs without an instruction count,
 //! which would make it instrument every instruction.
 
 use crate::ast::MEM_WORDS;
+use crate::machine::x86_frames::CallHarness;
 use crate::machine::x86_lower::{layout, X86Code};
-use crate::mir::{Loc, MAX_REGS};
+use crate::mir::{Loc, Reg, MAX_REGS};
 use crate::outcome::{End, Outcome, Trap};
 use std::cell::RefCell;
 use unicorn_engine::unicorn_const::{Arch, Mode, Prot};
@@ -75,6 +86,13 @@ pub enum EmuError {
     /// translation buffer (a limit such as `prlimit --as`): a limit of the
     /// harness, like a full trace.
     NoAddressSpace { bytes: u64 },
+    /// A module with calls returned with a callee-saved register of the
+    /// convention not holding the value the harness put there before the
+    /// entry stub: a prologue or epilogue that does not give it back.
+    CalleeSavedNotRestored { register: &'static str, poison: u64, found: u64 },
+    /// The stack for the call-depth bound times the largest activation does
+    /// not fit below [`layout::STACK_TOP`]: a limit of the harness.
+    StackTooLarge { bytes: u64 },
     /// Anything else: a fault, an unexpected interrupt, bad parameters.
     Fault(String),
 }
@@ -92,6 +110,13 @@ impl std::fmt::Display for EmuError {
                 "the operating system refused the emulator {} MiB of address space for its translations",
                 bytes >> 20
             ),
+            EmuError::CalleeSavedNotRestored { register, poison, found } => write!(
+                f,
+                "callee-saved {register} was not restored: the harness put {poison:#x} there before the entry stub and found {found:#x} at the end"
+            ),
+            EmuError::StackTooLarge { bytes } => {
+                write!(f, "a stack of {bytes} bytes for the call-depth bound does not fit in the emulator's map")
+            }
             EmuError::Fault(m) => f.write_str(m),
         }
     }
@@ -202,6 +227,11 @@ impl Emulator {
         if len <= self.stack_mapped {
             return Ok(());
         }
+        // The stack may not reach down into the trace.
+        let room = layout::STACK_TOP - (layout::TRACE_BASE + layout::TRACE_CAPACITY * 8);
+        if round_up(len.max(64 * 1024)).next_power_of_two() > room {
+            return Err(EmuError::StackTooLarge { bytes: len });
+        }
         if self.stack_mapped > 0 {
             self.uc
                 .mem_unmap(layout::STACK_TOP - self.stack_mapped, self.stack_mapped)
@@ -265,21 +295,34 @@ impl Emulator {
         let len = code.bytes.len() as u64;
         self.ensure_code(len)?;
         let slot_bytes = u64::from(code.slot_count) * 8;
-        self.ensure_stack(slot_bytes + layout::PUSH_RESERVE + 64)?;
+        let harness = code.harness.as_ref();
+        let stack_args = harness.map_or(0, |h| 8 * args.len().saturating_sub(h.arg_regs.len()) as u64);
+        match harness {
+            Some(h) => self.ensure_stack(h.stack_bytes.saturating_add(stack_args + 128))?,
+            None => self.ensure_stack(slot_bytes + layout::PUSH_RESERVE + 64)?,
+        }
         self.load_code(&code.bytes)?;
         self.uc.mem_write(layout::MEM_BASE, &[0u8; MEM_BYTES as usize]).map_err(|e| uc_err("clear mem", e))?;
         let mut control = [0u8; layout::CONTROL_BYTES];
         control[24..32].copy_from_slice(&budget.to_le_bytes());
+        control[32..40].copy_from_slice(&(crate::ast::MAX_CALL_DEPTH as u64).to_le_bytes());
         self.uc.mem_write(layout::CONTROL_PAGE, &control).map_err(|e| uc_err("clear control", e))?;
         self.uc.context_restore(&self.fresh).map_err(|e| uc_err("restore context", e))?;
         for r in REGS {
             self.uc.reg_write(r, 0).map_err(|e| uc_err("reset register", e))?;
         }
         self.uc.reg_write(RegisterX86::RFLAGS, 0x2).map_err(|e| uc_err("reset flags", e))?;
-        // rsp: 16-byte aligned, the slots above it, room for pushes below.
-        let rsp = (layout::STACK_TOP - slot_bytes - 64) & !15;
-        self.uc.reg_write(RegisterX86::RSP, rsp).map_err(|e| uc_err("set rsp", e))?;
-        self.place_params(code, args, rsp)?;
+        if let Some(h) = harness {
+            // rsp: 16-byte aligned, the stack arguments above it.
+            let rsp = (layout::STACK_TOP - stack_args - 64) & !15;
+            self.uc.reg_write(RegisterX86::RSP, rsp).map_err(|e| uc_err("set rsp", e))?;
+            self.place_call_args(h, code, args, rsp)?;
+        } else {
+            // rsp: 16-byte aligned, the slots above it, room for pushes below.
+            let rsp = (layout::STACK_TOP - slot_bytes - 64) & !15;
+            self.uc.reg_write(RegisterX86::RSP, rsp).map_err(|e| uc_err("set rsp", e))?;
+            self.place_params(code, args, rsp)?;
+        }
         self.uc.get_data_mut().interrupt = None;
         let started = self.uc.emu_start(layout::CODE_BASE, code.exit, 0, 0);
         let interrupt = self.uc.get_data().interrupt;
@@ -295,7 +338,13 @@ impl Emulator {
                 return Err(EmuError::Fault(format!("emulator fault at {pc:#x}: {e:?}")));
             }
             (Ok(()), None) => match status {
-                layout::STATUS_RETURNED => End::Return(result),
+                layout::STATUS_RETURNED => {
+                    if let Some(h) = harness {
+                        self.check_callee_saved(h)?;
+                    }
+                    End::Return(result)
+                }
+                layout::STATUS_CALL_DEPTH_EXCEEDED => End::CallDepthExceeded,
                 layout::STATUS_TRACE_FULL => return Err(EmuError::TraceFull { trace: self.read_trace(count)? }),
                 layout::STATUS_OUT_OF_FUEL => {
                     let pc = self.uc.pc_read().unwrap_or(0);
@@ -315,7 +364,49 @@ impl Emulator {
     }
 }
 
+/// The value the harness puts in the callee-saved register `r` before the
+/// entry stub of a module with calls: distinct for each register, and
+/// unlike any small number a program computes by chance.
+pub fn callee_saved_poison(r: Reg) -> u64 {
+    0x5afe_c0de_0000_0000 | ((u64::from(r.0) + 1) * 0x0101_0101)
+}
+
 impl Emulator {
+    /// Places `main`'s arguments of a module with calls by the convention
+    /// (registers, then the stack words at `rsp`, `rsp + 8`, ... where the
+    /// entry stub's `call` leaves them as the first stack arguments), and
+    /// poisons the callee-saved registers.
+    fn place_call_args(&mut self, h: &CallHarness, code: &X86Code, args: &[i64], rsp: u64) -> Result<(), EmuError> {
+        let reg = |r: Reg| REGS.get(usize::from(r.0)).copied().ok_or_else(|| format!("register {r} out of range"));
+        for &r in &h.callee_saved {
+            self.uc.reg_write(reg(r)?, callee_saved_poison(r)).map_err(|e| uc_err("poison register", e))?;
+        }
+        for i in 0..code.params.len() {
+            let v = args.get(i).copied().unwrap_or(0);
+            match h.arg_regs.get(i) {
+                Some(&r) => self.uc.reg_write(reg(r)?, v as u64).map_err(|e| uc_err("write argument", e))?,
+                None => {
+                    let at = rsp + 8 * (i - h.arg_regs.len()) as u64;
+                    self.uc.mem_write(at, &v.to_le_bytes()).map_err(|e| uc_err("write argument", e))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that every callee-saved register holds its poison again.
+    fn check_callee_saved(&mut self, h: &CallHarness) -> Result<(), EmuError> {
+        for &r in &h.callee_saved {
+            let Some((&reg, name)) = REGS.get(usize::from(r.0)).zip(r.name()) else { continue };
+            let found = self.uc.reg_read(reg).map_err(|e| uc_err("read register", e))?;
+            let poison = callee_saved_poison(r);
+            if found != poison {
+                return Err(EmuError::CalleeSavedNotRestored { register: name, poison, found });
+            }
+        }
+        Ok(())
+    }
+
     /// The first `count` words of the trace (at most its capacity).
     fn read_trace(&mut self, count: u64) -> Result<Vec<i64>, EmuError> {
         let count = count.min(layout::TRACE_CAPACITY);

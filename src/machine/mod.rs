@@ -12,4 +12,6 @@
 pub use crate::analysis::calling_convention;
 pub mod emulator;
 pub mod x86_check;
+pub mod x86_check_stack;
+pub mod x86_frames;
 pub mod x86_lower;

@@ -24,6 +24,10 @@
 //!   allocatable (`K = 2`), but no value can be parked in rdx across a join
 //!   or carried from one operation to another.
 //!
+//! The stack discipline (`x86_check_stack.rs`): rsp is 16-byte aligned at
+//! every `call`, and a `ret` leaves with the stack as its function found
+//! it and every callee-saved register of the convention at K restored.
+//!
 //! A register of `A` is the allocator's, and the allocation checker
 //! (`alloc_checker.rs`) and the differential run vouch for its use.
 
@@ -74,7 +78,12 @@ pub fn check_machine_code(code: &X86Code) -> Result<(), McError> {
     // Branch targets start a new straight-line run.
     let targets: BTreeSet<u64> = instructions
         .iter()
-        .filter(|i| matches!(i.flow_control(), FlowControl::UnconditionalBranch | FlowControl::ConditionalBranch))
+        .filter(|i| {
+            matches!(
+                i.flow_control(),
+                FlowControl::UnconditionalBranch | FlowControl::ConditionalBranch | FlowControl::Call
+            )
+        })
         .map(|i| i.near_branch_target())
         .collect();
     let mut factory = InstructionInfoFactory::new();
@@ -130,6 +139,7 @@ pub fn check_machine_code(code: &X86Code) -> Result<(), McError> {
             ins.flow_control(),
             FlowControl::UnconditionalBranch
                 | FlowControl::ConditionalBranch
+                | FlowControl::Call
                 | FlowControl::IndirectBranch
                 | FlowControl::Return
                 | FlowControl::Interrupt
@@ -138,5 +148,5 @@ pub fn check_machine_code(code: &X86Code) -> Result<(), McError> {
             implicit.clear();
         }
     }
-    Ok(())
+    crate::machine::x86_check_stack::check_stack_discipline(&instructions, k)
 }

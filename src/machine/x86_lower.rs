@@ -92,8 +92,12 @@ pub mod layout {
     pub const TRACE_COUNT: u64 = 0x0801_0010;
     /// Block entries left before the run is stopped (the budget).
     pub const FUEL: u64 = 0x0801_0018;
-    /// Bytes of the control words (`RESULT` to `FUEL`).
-    pub const CONTROL_BYTES: usize = 32;
+    /// Activations a module with calls may still enter: decremented at
+    /// each function's entry, incremented again at its return
+    /// (`x86_frames.rs`). The harness stores `ast::MAX_CALL_DEPTH` there.
+    pub const CALL_DEPTH: u64 = 0x0801_0020;
+    /// Bytes of the control words (`RESULT` to `CALL_DEPTH`).
+    pub const CONTROL_BYTES: usize = 40;
     /// The page that holds `RESULT`, `STATUS` and `TRACE_COUNT`.
     pub const CONTROL_PAGE: u64 = 0x0801_0000;
     /// Trace word `i` is at `TRACE_BASE + 8*i`.
@@ -108,6 +112,9 @@ pub mod layout {
     pub const STATUS_TRACE_FULL: u64 = 2;
     /// A block was entered with no fuel left.
     pub const STATUS_OUT_OF_FUEL: u64 = 3;
+    /// A function was entered with [`CALL_DEPTH`] at 0: the call passed
+    /// the bound on call depth.
+    pub const STATUS_CALL_DEPTH_EXCEEDED: u64 = 4;
     /// Bytes the lowering may push below rsp at once (a division pushes 3
     /// words).
     pub const PUSH_RESERVE: u64 = 64;
@@ -143,42 +150,48 @@ pub struct X86Code {
     pub block_offsets: Vec<u32>,
     /// Notes for the listing, in code order.
     pub notes: Vec<ListingNote>,
+    /// For a module with calls, what the harness needs beyond the above
+    /// (`x86_frames.rs`); `None` for code lowered by [`lower_function`].
+    pub harness: Option<crate::machine::x86_frames::CallHarness>,
 }
 
 const R64: [AsmRegister64; MAX_REGS] = [rax, rcx, rdx, rbx, rbp, rsi, rdi, r8, r9, r10, r11, r12, r13, r14, r15];
 const R8: [AsmRegister8; MAX_REGS] = [al, cl, dl, bl, bpl, sil, dil, r8b, r9b, r10b, r11b, r12b, r13b, r14b, r15b];
 
-struct Lowerer {
-    a: CodeAssembler,
-    k: usize,
-    labels: Vec<CodeLabel>,
-    exit: CodeLabel,
-    trace_full: CodeLabel,
-    out_of_fuel: CodeLabel,
+pub(super) struct Lowerer {
+    pub(super) a: CodeAssembler,
+    pub(super) k: usize,
+    pub(super) labels: Vec<CodeLabel>,
+    pub(super) exit: CodeLabel,
+    pub(super) trace_full: CodeLabel,
+    pub(super) out_of_fuel: CodeLabel,
+    /// In a module with calls, the frame of the function being lowered,
+    /// the functions' labels and the call-depth exit (`x86_frames.rs`).
+    pub(super) frames: Option<crate::machine::x86_frames::ModuleState>,
     /// `(instruction index in the assembler, block, text)` per group,
     /// recorded only when the listing is asked for.
-    groups: Vec<(usize, Option<Block>, String)>,
-    listing: bool,
+    pub(super) groups: Vec<(usize, Option<Block>, String)>,
+    pub(super) listing: bool,
 }
 
-type LResult<T> = Result<T, LowerError>;
+pub(super) type LResult<T> = Result<T, LowerError>;
 
 pub use crate::error::machine_errors::LowerError;
 
-fn asm_err(e: iced_x86::IcedError) -> LowerError {
+pub(super) fn asm_err(e: iced_x86::IcedError) -> LowerError {
     LowerError::Assembler(crate::error::Foreign(e))
 }
 
 impl Lowerer {
     /// Records the listing's note for the group starting at instruction
     /// `start`, when the listing is asked for (the text is made only then).
-    fn note(&mut self, start: usize, block: Option<Block>, text: impl FnOnce() -> String) {
+    pub(super) fn note(&mut self, start: usize, block: Option<Block>, text: impl FnOnce() -> String) {
         if self.listing {
             self.groups.push((start, block, text()));
         }
     }
 
-    fn r64(&self, r: Reg) -> LResult<AsmRegister64> {
+    pub(super) fn r64(&self, r: Reg) -> LResult<AsmRegister64> {
         if usize::from(r.0) >= self.k {
             return Err(LowerError::RegisterOutOfRange { reg: r, k: self.k });
         }
@@ -199,7 +212,7 @@ impl Lowerer {
         }
     }
 
-    fn slot_operand(slot: u32) -> LResult<iced_x86::code_asm::AsmMemoryOperand> {
+    pub(super) fn slot_operand(slot: u32) -> LResult<iced_x86::code_asm::AsmMemoryOperand> {
         let disp = i32::try_from(u64::from(slot) * 8).map_err(|_| LowerError::SlotTooFar(slot))?;
         Ok(qword_ptr(rsp + disp))
     }
@@ -213,7 +226,10 @@ impl Lowerer {
             MInst::Unary { op, dst, src } => self.unary(op, dst, src)?,
             MInst::Binary { op, dst, a: x, b: y } => self.binary(op, dst, x, y)?,
             MInst::FixedDiv { op, divisor } => self.fixed_division(op, divisor)?,
-            MInst::Call(ref call) => return Err(LowerError::Call { callee: call.callee.clone() }),
+            MInst::Call(ref call) => match self.frames.is_some() {
+                true => self.call(call)?,
+                false => return Err(LowerError::Call { callee: call.callee.clone() }),
+            },
             MInst::Load { dst, addr } => {
                 let (d, s) = (self.r64(dst)?, self.r64(addr)?);
                 if dst != addr {
@@ -413,6 +429,7 @@ impl Lowerer {
                     }
                 }
             }
+            MTerm::Return(r) if self.frames.is_some() => self.epilogue(r)?,
             MTerm::Return(r) => {
                 let s = self.r64(r)?;
                 self.a.mov(qword_ptr(layout::RESULT as i32), s).map_err(asm_err)?;
@@ -424,7 +441,7 @@ impl Lowerer {
         Ok(())
     }
 
-    fn label(&self, b: Block) -> LResult<CodeLabel> {
+    pub(super) fn label(&self, b: Block) -> LResult<CodeLabel> {
         self.labels.get(b.0 as usize).copied().ok_or(LowerError::MissingBlock(b))
     }
 }
@@ -448,76 +465,109 @@ pub fn lower_function_listed(f: &MFunction) -> Result<X86Code, LowerError> {
 }
 
 fn lower(f: &MFunction, listing: bool) -> Result<X86Code, LowerError> {
-    if !(MIN_REGS..=MAX_REGS).contains(&f.k) {
-        return Err(LowerError::RegisterCount { k: f.k });
-    }
-    let mut a = CodeAssembler::new(64).map_err(asm_err)?;
-    let labels: Vec<CodeLabel> = (0..f.blocks.len()).map(|_| a.create_label()).collect();
-    let exit = a.create_label();
-    let trace_full = a.create_label();
-    let out_of_fuel = a.create_label();
-    let mut lw = Lowerer { a, k: f.k, labels, exit, trace_full, out_of_fuel, groups: Vec::new(), listing };
-    for (b, data) in f.blocks.iter() {
-        let mut label = lw.labels[b.0 as usize];
-        lw.a.set_label(&mut label).map_err(asm_err)?;
-        lw.labels[b.0 as usize] = label;
-        let start = lw.a.instructions().len();
-        lw.a.sub(qword_ptr(layout::FUEL as i32), 1).map_err(asm_err)?;
-        lw.a.jb(lw.out_of_fuel).map_err(asm_err)?;
-        lw.note(start, Some(b), || "block budget".into());
-        for i in &data.insts {
-            let start = lw.a.instructions().len();
-            lw.inst(i)?;
-            lw.note(start, None, || format!("{}{}", i.inst, annot_suffix(i)));
-        }
-        let start = lw.a.instructions().len();
-        let next = Block(b.0 + 1);
-        let next = (usize::try_from(next.0).is_ok_and(|n| n < f.blocks.len())).then_some(next);
-        // A fall-through encodes nothing; the next block's label stands on
-        // its budget check.
-        lw.term(&data.term, next)?;
-        lw.note(start, None, || {
-            let tr = data.term_reads.map(|v| format!("  ; <- {v}")).unwrap_or_default();
-            format!("{}{tr}", data.term)
-        });
-    }
+    let mut lw = Lowerer::new(f.k, listing)?;
+    lw.blocks(f)?;
     lw.exits()?;
-
-    let result =
-        lw.a.assemble_options(layout::CODE_BASE, BlockEncoderOptions::RETURN_NEW_INSTRUCTION_OFFSETS)
-            .map_err(asm_err)?;
-    let offsets = &result.inner.new_instruction_offsets;
-    let offset_of = |idx: usize| -> u32 {
-        // A group that encoded nothing (a fall-through, a self-move) starts
-        // where the next encoded instruction (or the end) does.
-        offsets[idx..].iter().copied().find(|&o| o != u32::MAX).unwrap_or(result.inner.code_buffer.len() as u32)
-    };
-    let block_offsets = lw.labels.iter().map(|l| result.label_ip(l).map(|ip| (ip - layout::CODE_BASE) as u32));
-    let block_offsets = block_offsets.collect::<Result<Vec<u32>, _>>().map_err(asm_err)?;
-    let exit_ip = result.label_ip(&lw.exit).map_err(asm_err)?;
-    let notes = lw.groups.iter().map(|(idx, block, text)| ListingNote {
-        offset: offset_of(*idx),
-        block: *block,
-        text: text.clone(),
-    });
-    let notes = notes.collect();
-    Ok(X86Code {
-        name: f.name.clone(),
-        k: f.k,
-        slot_count: f.slot_count,
-        params: f.params.iter().map(|(l, _)| *l).collect(),
-        bytes: result.inner.code_buffer,
-        exit: exit_ip,
-        block_offsets,
-        notes,
-    })
+    let labels = std::mem::take(&mut lw.labels);
+    lw.finish(f, &labels, None)
 }
 
 impl Lowerer {
-    /// The trace-full and out-of-fuel exits, then the exit itself: a `hlt`
+    /// A lowerer for code with `k` registers, with the labels of the exits.
+    pub(super) fn new(k: usize, listing: bool) -> LResult<Lowerer> {
+        if !(MIN_REGS..=MAX_REGS).contains(&k) {
+            return Err(LowerError::RegisterCount { k });
+        }
+        let mut a = CodeAssembler::new(64).map_err(asm_err)?;
+        let exit = a.create_label();
+        let trace_full = a.create_label();
+        let out_of_fuel = a.create_label();
+        let labels = Vec::new();
+        Ok(Lowerer { a, k, labels, exit, trace_full, out_of_fuel, frames: None, groups: Vec::new(), listing })
+    }
+
+    /// Emits the blocks of `f` in order, each under a fresh label
+    /// (`self.labels`) and starting with its budget check.
+    pub(super) fn blocks(&mut self, f: &MFunction) -> LResult<()> {
+        if f.k != self.k {
+            return Err(LowerError::RegisterCount { k: f.k });
+        }
+        self.labels = (0..f.blocks.len()).map(|_| self.a.create_label()).collect();
+        for (b, data) in f.blocks.iter() {
+            let mut label = self.labels[b.0 as usize];
+            self.a.set_label(&mut label).map_err(asm_err)?;
+            self.labels[b.0 as usize] = label;
+            let start = self.a.instructions().len();
+            self.a.sub(qword_ptr(layout::FUEL as i32), 1).map_err(asm_err)?;
+            self.a.jb(self.out_of_fuel).map_err(asm_err)?;
+            self.note(start, Some(b), || "block budget".into());
+            for i in &data.insts {
+                let start = self.a.instructions().len();
+                self.inst(i)?;
+                self.note(start, None, || format!("{}{}", i.inst, annot_suffix(i)));
+            }
+            let start = self.a.instructions().len();
+            let next = Block(b.0 + 1);
+            let next = (usize::try_from(next.0).is_ok_and(|n| n < f.blocks.len())).then_some(next);
+            // A fall-through encodes nothing; the next block's label stands on
+            // its budget check.
+            self.term(&data.term, next)?;
+            self.note(start, None, || {
+                let tr = data.term_reads.map(|v| format!("  ; <- {v}")).unwrap_or_default();
+                format!("{}{tr}", data.term)
+            });
+        }
+        Ok(())
+    }
+
+    /// Encodes the code at [`layout::CODE_BASE`]: `main` is the function
+    /// whose parameters the harness fills and whose blocks start at
+    /// `labels`.
+    pub(super) fn finish(
+        self,
+        main: &MFunction,
+        labels: &[CodeLabel],
+        harness: Option<crate::machine::x86_frames::CallHarness>,
+    ) -> LResult<X86Code> {
+        let mut lw = self;
+        let result =
+            lw.a.assemble_options(layout::CODE_BASE, BlockEncoderOptions::RETURN_NEW_INSTRUCTION_OFFSETS)
+                .map_err(asm_err)?;
+        let offsets = &result.inner.new_instruction_offsets;
+        let offset_of = |idx: usize| -> u32 {
+            // A group that encoded nothing (a fall-through, a self-move) starts
+            // where the next encoded instruction (or the end) does.
+            offsets[idx..].iter().copied().find(|&o| o != u32::MAX).unwrap_or(result.inner.code_buffer.len() as u32)
+        };
+        let block_offsets = labels.iter().map(|l| result.label_ip(l).map(|ip| (ip - layout::CODE_BASE) as u32));
+        let block_offsets = block_offsets.collect::<Result<Vec<u32>, _>>().map_err(asm_err)?;
+        let exit_ip = result.label_ip(&lw.exit).map_err(asm_err)?;
+        let notes = lw.groups.iter().map(|(idx, block, text)| ListingNote {
+            offset: offset_of(*idx),
+            block: *block,
+            text: text.clone(),
+        });
+        let notes = notes.collect();
+        Ok(X86Code {
+            name: main.name.clone(),
+            k: main.k,
+            slot_count: main.slot_count,
+            params: main.params.iter().map(|(l, _)| *l).collect(),
+            bytes: result.inner.code_buffer,
+            exit: exit_ip,
+            block_offsets,
+            notes,
+            harness,
+        })
+    }
+}
+
+impl Lowerer {
+    /// The trace-full and out-of-fuel exits (and in a module with calls the
+    /// call-depth exit), then the exit itself: a `hlt`
     /// that is never executed, because the emulator stops when it reaches
     /// its address.
-    fn exits(&mut self) -> LResult<()> {
+    pub(super) fn exits(&mut self) -> LResult<()> {
         let start = self.a.instructions().len();
         let mut tf = self.trace_full;
         self.a.set_label(&mut tf).map_err(asm_err)?;
@@ -530,6 +580,9 @@ impl Lowerer {
         self.a.set_label(&mut oof).map_err(asm_err)?;
         self.a.mov(qword_ptr(layout::STATUS as i32), layout::STATUS_OUT_OF_FUEL as i32).map_err(asm_err)?;
         self.note(start, None, || "out of fuel".into());
+        if self.frames.is_some() {
+            self.depth_exceeded_exit()?;
+        }
         let start = self.a.instructions().len();
         let mut ex = self.exit;
         self.a.set_label(&mut ex).map_err(asm_err)?;
@@ -540,7 +593,7 @@ impl Lowerer {
     }
 }
 
-fn annot_suffix(i: &MInstA) -> String {
+pub(super) fn annot_suffix(i: &MInstA) -> String {
     let reads: Vec<String> = i.annot.reads.iter().map(|v| v.to_string()).collect();
     match (&i.annot.defines, reads.is_empty()) {
         (Some(d), true) => format!("  ; {d}"),

@@ -19,6 +19,7 @@ mod calling_convention;
 mod calls;
 mod calls_machine;
 mod calls_planted;
+mod calls_x86;
 mod campaign;
 mod cases;
 mod check_switch;

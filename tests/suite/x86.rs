@@ -260,6 +260,7 @@ fn assembled(k: usize, build: impl FnOnce(&mut CodeAssembler)) -> X86Code {
         bytes,
         block_offsets: vec![0],
         notes: vec![],
+        harness: None,
     }
 }
 
