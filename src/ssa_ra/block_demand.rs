@@ -33,7 +33,7 @@
 //!
 //! # Self-check
 //!
-//! `spill::check_block_demand` replays the walk into a set per point and
+//! `block_demand_check::check_block_demand` replays the walk into a set per point and
 //! compares each with `block_points` (a separate computation: it builds the
 //! sets backward with its own bookkeeping); its callers sample it (the
 //! first eight blocks walked, then the powers of two), so that the checks

@@ -9,6 +9,7 @@
 //! the two routes are siblings, and what both need lives in `analysis`.
 
 pub mod block_demand;
+mod block_demand_check;
 pub mod coloring;
 pub mod division_splits;
 pub mod implement_spartan;

@@ -108,9 +108,9 @@ use crate::entity::{EntityRef, EntitySet, EntityVec, SparseSet};
 use crate::ir::{Block, Function, Value};
 use crate::pass_manager::self_checks;
 use crate::ssa_ra::block_demand::{BlockDemand, Candidate, Frame, PointSite};
+use crate::ssa_ra::block_demand_check::check_block_demand;
 use crate::ssa_ra::spill::{
-    block_points, check_block_demand, lowering_candidates, recycle_reloads, sampled_round, weights, SpillError,
-    SpillResult,
+    block_points, lowering_candidates, recycle_reloads, sampled_round, weights, SpillError, SpillResult,
 };
 use crate::ssa_ra::spill_code::SpillCode;
 use rustc_hash::FxHashSet;
