@@ -35,7 +35,7 @@
 //! which would make it instrument every instruction.
 
 use crate::ast::MEM_WORDS;
-use crate::machine::x86_frames::CallHarness;
+use crate::machine::x86_lower::CallHarness;
 use crate::machine::x86_lower::{layout, X86Code};
 use crate::mir::{Loc, Reg, MAX_REGS};
 use crate::outcome::{End, Outcome, Trap};

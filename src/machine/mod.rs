@@ -15,3 +15,4 @@ pub mod x86_check;
 pub mod x86_check_stack;
 pub mod x86_frames;
 pub mod x86_lower;
+pub mod x86_register_order;

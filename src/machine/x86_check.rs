@@ -36,24 +36,8 @@ use crate::mir::MAX_REGS;
 use iced_x86::{Decoder, DecoderOptions, FlowControl, InstructionInfoFactory, OpAccess, OpKind, Register};
 use std::collections::BTreeSet;
 
-/// The allocatable registers in allocation order (`mir::REGISTER_NAMES`).
-pub const ALLOCATION_ORDER: [Register; MAX_REGS] = [
-    Register::RAX,
-    Register::RCX,
-    Register::RDX,
-    Register::RBX,
-    Register::RBP,
-    Register::RSI,
-    Register::RDI,
-    Register::R8,
-    Register::R9,
-    Register::R10,
-    Register::R11,
-    Register::R12,
-    Register::R13,
-    Register::R14,
-    Register::R15,
-];
+/// The allocatable registers in allocation order, as iced names them.
+pub use crate::machine::x86_register_order::ALLOCATION_ORDER;
 
 /// What the checker found wrong, with the instruction's address and text
 /// (defined with the other checkers' errors, which name it).
@@ -67,6 +51,20 @@ fn writes(acc: OpAccess) -> bool {
     matches!(acc, OpAccess::Write | OpAccess::CondWrite | OpAccess::ReadWrite | OpAccess::ReadCondWrite)
 }
 
+/// The targets of the direct branches and calls of `instructions`.
+fn branch_targets(instructions: &[iced_x86::Instruction]) -> BTreeSet<u64> {
+    instructions
+        .iter()
+        .filter(|i| {
+            matches!(
+                i.flow_control(),
+                FlowControl::UnconditionalBranch | FlowControl::ConditionalBranch | FlowControl::Call
+            )
+        })
+        .map(|i| i.near_branch_target())
+        .collect()
+}
+
 /// Checks that `code` uses no general-purpose register outside its `K`
 /// allocatable ones, except rsp and as the rule above allows.
 pub fn check_machine_code(code: &X86Code) -> Result<(), McError> {
@@ -76,16 +74,7 @@ pub fn check_machine_code(code: &X86Code) -> Result<(), McError> {
     let mut decoder = Decoder::with_ip(64, &code.bytes, layout::CODE_BASE, DecoderOptions::NONE);
     let instructions: Vec<iced_x86::Instruction> = decoder.iter().collect();
     // Branch targets start a new straight-line run.
-    let targets: BTreeSet<u64> = instructions
-        .iter()
-        .filter(|i| {
-            matches!(
-                i.flow_control(),
-                FlowControl::UnconditionalBranch | FlowControl::ConditionalBranch | FlowControl::Call
-            )
-        })
-        .map(|i| i.near_branch_target())
-        .collect();
+    let targets = branch_targets(&instructions);
     let mut factory = InstructionInfoFactory::new();
     let mut implicit: BTreeSet<Register> = BTreeSet::new();
     for ins in &instructions {

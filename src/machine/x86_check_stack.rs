@@ -36,7 +36,7 @@
 //! passing check guarantees.
 
 use crate::analysis::calling_convention::{CallingConvention, STACK_ALIGNMENT};
-use crate::machine::x86_check::McError;
+use crate::error::McError;
 use crate::machine::x86_lower::layout;
 use iced_x86::{FlowControl, Instruction, InstructionInfoFactory, Mnemonic, OpAccess, OpKind, Register};
 use std::collections::HashMap;
@@ -265,7 +265,7 @@ fn ret(s: &Known, convention: &CallingConvention) -> Result<(), String> {
 /// The bit of the register named `name` (`mir::REGISTER_NAMES`).
 fn register_named(name: &str) -> Option<u32> {
     let i = crate::mir::REGISTER_NAMES.iter().position(|&n| n == name)?;
-    bit(crate::machine::x86_check::ALLOCATION_ORDER[i])
+    bit(crate::machine::x86_register_order::ALLOCATION_ORDER[i])
 }
 
 /// Joins `s` into the state of instruction `at`, and queues `at` when its

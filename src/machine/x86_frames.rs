@@ -36,46 +36,13 @@
 
 use crate::analysis::calling_convention::CallingConvention;
 use crate::ast::MAX_CALL_DEPTH;
-use crate::machine::x86_lower::{asm_err, layout, LResult, LowerError, Lowerer, X86Code};
+use crate::machine::x86_lower::{
+    asm_err, layout, CallHarness, Frame, LResult, LowerError, Lowerer, ModuleState, X86Code,
+};
 use crate::mir::{Loc, MCall, MFunction, MInst, MModule, Reg, RAX};
 use iced_x86::code_asm::registers::gpr64::rsp;
-use iced_x86::code_asm::{qword_ptr, AsmMemoryOperand, CodeLabel};
+use iced_x86::code_asm::{qword_ptr, AsmMemoryOperand};
 use std::collections::HashMap;
-
-/// What the harness needs to run a module with calls.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct CallHarness {
-    /// The convention's callee-saved registers, which the harness poisons
-    /// before the entry stub and checks after it.
-    pub callee_saved: Vec<Reg>,
-    /// The argument registers: `main`'s argument `i` goes in `arg_regs[i]`,
-    /// and the others on the stack at the stub's `[rsp + 8j]`.
-    pub arg_regs: Vec<Reg>,
-    /// The stack the deepest run may use below the stub's rsp: the call
-    /// depth bound times the largest activation, and the return address of
-    /// the call that passes the bound.
-    pub stack_bytes: u64,
-}
-
-/// The frame of one function.
-#[derive(Clone, Debug)]
-struct Frame {
-    /// The callee-saved registers the function writes, in push order.
-    saved: Vec<Reg>,
-    /// The bytes `sub rsp` reserves: the slots and the alignment padding.
-    frame_bytes: u32,
-    slot_count: u32,
-}
-
-/// The state of a module's lowering that the instructions of a function
-/// need: the convention, the functions' labels and arities, the call-depth
-/// exit, and the frame of the function being lowered.
-pub(super) struct ModuleState {
-    convention: CallingConvention,
-    functions: HashMap<String, (CodeLabel, usize)>,
-    depth_exceeded: CodeLabel,
-    frame: Frame,
-}
 
 /// Lowers every function of a module with calls into one code buffer with
 /// an entry stub that calls `main` (see the module documentation). With

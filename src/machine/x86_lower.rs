@@ -69,6 +69,7 @@
 //! * Branches: `test c, c; jne then; jmp else`, dropping the jump to the
 //!   next block.
 
+use crate::analysis::calling_convention::CallingConvention;
 use crate::ir::{BinOp, Block, UnOp};
 use crate::mir::{Loc, MFunction, MInst, MInstA, MTerm, Reg, MAX_REGS, MIN_REGS, RAX, RCX, RDX};
 use iced_x86::code_asm::registers::gpr64::*;
@@ -152,7 +153,7 @@ pub struct X86Code {
     pub notes: Vec<ListingNote>,
     /// For a module with calls, what the harness needs beyond the above
     /// (`x86_frames.rs`); `None` for code lowered by [`lower_function`].
-    pub harness: Option<crate::machine::x86_frames::CallHarness>,
+    pub harness: Option<CallHarness>,
 }
 
 const R64: [AsmRegister64; MAX_REGS] = [rax, rcx, rdx, rbx, rbp, rsi, rdi, r8, r9, r10, r11, r12, r13, r14, r15];
@@ -167,7 +168,7 @@ pub(super) struct Lowerer {
     pub(super) out_of_fuel: CodeLabel,
     /// In a module with calls, the frame of the function being lowered,
     /// the functions' labels and the call-depth exit (`x86_frames.rs`).
-    pub(super) frames: Option<crate::machine::x86_frames::ModuleState>,
+    pub(super) frames: Option<ModuleState>,
     /// `(instruction index in the assembler, block, text)` per group,
     /// recorded only when the listing is asked for.
     pub(super) groups: Vec<(usize, Option<Block>, String)>,
@@ -177,6 +178,41 @@ pub(super) struct Lowerer {
 pub(super) type LResult<T> = Result<T, LowerError>;
 
 pub use crate::error::machine_errors::LowerError;
+
+/// What the harness needs to run a module with calls.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct CallHarness {
+    /// The convention's callee-saved registers, which the harness poisons
+    /// before the entry stub and checks after it.
+    pub callee_saved: Vec<Reg>,
+    /// The argument registers: `main`'s argument `i` goes in `arg_regs[i]`,
+    /// and the others on the stack at the stub's `[rsp + 8j]`.
+    pub arg_regs: Vec<Reg>,
+    /// The stack the deepest run may use below the stub's rsp: the call
+    /// depth bound times the largest activation, and the return address of
+    /// the call that passes the bound.
+    pub stack_bytes: u64,
+}
+
+/// The frame of one function.
+#[derive(Clone, Debug)]
+pub(super) struct Frame {
+    /// The callee-saved registers the function writes, in push order.
+    pub(super) saved: Vec<Reg>,
+    /// The bytes `sub rsp` reserves: the slots and the alignment padding.
+    pub(super) frame_bytes: u32,
+    pub(super) slot_count: u32,
+}
+
+/// The state of a module's lowering (`x86_frames.rs`) that the instructions of a function
+/// need: the convention, the functions' labels and arities, the call-depth
+/// exit, and the frame of the function being lowered.
+pub(super) struct ModuleState {
+    pub(super) convention: CallingConvention,
+    pub(super) functions: std::collections::HashMap<String, (CodeLabel, usize)>,
+    pub(super) depth_exceeded: CodeLabel,
+    pub(super) frame: Frame,
+}
 
 pub(super) fn asm_err(e: iced_x86::IcedError) -> LowerError {
     LowerError::Assembler(crate::error::Foreign(e))
@@ -527,7 +563,7 @@ impl Lowerer {
         self,
         main: &MFunction,
         labels: &[CodeLabel],
-        harness: Option<crate::machine::x86_frames::CallHarness>,
+        harness: Option<CallHarness>,
     ) -> LResult<X86Code> {
         let mut lw = self;
         let result =

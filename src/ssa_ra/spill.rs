@@ -763,4 +763,54 @@ mod tests {
         let checks = self_checks::invocations() - before;
         assert!(checks >= 500, "{checks} checks ran");
     }
+
+    /// The summaries of `check_block_demand` are those of `block_points`'
+    /// sets at every point of generated functions, with and without spilled
+    /// values; a walk with one value too few after the block start is
+    /// rejected.
+    #[test]
+    fn point_summaries_are_block_points_and_a_wrong_walk_is_rejected() {
+        use super::{block_points, BlockDemand};
+        use crate::analysis::liveness::compute_liveness;
+        use crate::analysis::set_fingerprint::SetSummary;
+        use crate::entity::{EntityRef, EntitySet};
+        use crate::ir::Value;
+        use crate::ssa_ra::block_demand_check::{check_block_demand, point_summaries};
+        use rustc_hash::FxHashSet;
+        let mut rejected = 0;
+        for seed in 0..20u64 {
+            let tc = TestCase::from_seed(seed, &GenConfig::default());
+            let module = construct_program(&tc.program, &BraunOptions::all_on());
+            for f in &module.functions {
+                let live = compute_liveness(f);
+                let mut spilled = EntitySet::with_capacity(f.value_count as usize);
+                for v in (0..f.value_count as usize).step_by(3) {
+                    spilled.insert(Value::new(v));
+                }
+                for none in [true, false] {
+                    let spilled = if none { EntitySet::with_capacity(f.value_count as usize) } else { spilled.clone() };
+                    for b in f.blocks.keys() {
+                        // K = 6 makes the divisions fixed, so their clobber counts.
+                        let k = 6;
+                        let (out, reference) =
+                            (&live.live_out[b], point_summaries(f, b, &live.live_out[b], &spilled, k));
+                        let points = block_points(f, b, out, &spilled, k);
+                        let want: Vec<_> =
+                            points.iter().map(|p| (p.demand, SetSummary::of(p.after.iter().copied()))).collect();
+                        assert_eq!(reference, want, "{b} of seed {seed}");
+                        let mut walk = BlockDemand::compute(f, b, out, &spilled, k);
+                        check_block_demand(&walk, f, b, out, &spilled, &FxHashSet::default(), k);
+                        if walk.start_after.pop().is_some() {
+                            let wrong = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                check_block_demand(&walk, f, b, out, &spilled, &FxHashSet::default(), k)
+                            }));
+                            assert!(wrong.is_err(), "a walk missing a value at the start of {b} passes");
+                            rejected += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(rejected >= 20, "{rejected} wrong walks tried");
+    }
 }
