@@ -11,7 +11,7 @@
 //! out-of-ssa configurations, at the same K) often allocate identical
 //! code, checked again each time. The checker is a function of the
 //! [`MFunction`] alone (its `k` included), so a function equal to one it
-//! accepted has the same verdict: [`once`] keeps the last [`CAPACITY`]
+//! accepted has the same verdict: `once` keeps the last `CAPACITY`
 //! functions the checker accepted on this thread and accepts an equal one
 //! without running it again. The comparison is full equality, never a
 //! hash, so a function that differs anywhere is checked. A rejection is not

@@ -36,7 +36,7 @@
 //! Renaming a value live across the division breaks single assignment
 //! where the old and the new name meet again; the uses are rewritten to
 //! their reaching name, with phis at the iterated dominance frontier of
-//! the two definitions where the value is live in ([`rename_live_value`]),
+//! the two definitions where the value is live in (`rename_live_value`),
 //! the SSA reconstruction of Cytron et al.'s phi placement. Pereira and
 //! Palsberg's SSA elimination then implements the one-argument phis as the
 //! parallel copy at the end of `B` (location transfer graphs, swaps for

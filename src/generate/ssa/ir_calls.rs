@@ -11,7 +11,7 @@
 //! is the depth argument:
 //! - every helper starts with a block of its own that returns a constant
 //!   when `d < 1` and otherwise enters the helper's skeleton
-//!   ([`prepend_depth_guard`]), before any call;
+//!   (`prepend_depth_guard`), before any call;
 //! - every call from a helper passes `d - 1` (defined in the skeleton's
 //!   entry block), and every call from `main` a constant from 0 to
 //!   [`MAX_DEPTH`];
