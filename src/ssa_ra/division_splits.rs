@@ -107,7 +107,8 @@ pub fn split_pinned(f: &mut Function, is_site: impl Fn(&Inst) -> bool) -> usize 
     let mut sites: Vec<Site> = Vec::new();
     for b in 0..original {
         let block = Block::new(b);
-        let at: Vec<usize> = f.blocks[block].insts.iter().enumerate().filter(|(_, i)| is_site(i)).map(|(i, _)| i).collect();
+        let at: Vec<usize> =
+            f.blocks[block].insts.iter().enumerate().filter(|(_, i)| is_site(i)).map(|(i, _)| i).collect();
         if at.is_empty() {
             continue;
         }

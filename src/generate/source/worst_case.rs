@@ -124,7 +124,10 @@ impl WorstShape {
                 s.push_str("fn main(a, b) {\n    var d = b;\n    if (d < 1) {\n        d = 1;\n    }\n");
                 s.push_str("    var x = a;\n    var y = a + 1;\n    var z = a + 2;\n");
                 for i in 0..n {
-                    let _ = writeln!(s, "    if (x > y) {{\n        x = x / d + z;\n    }} else {{\n        y = y % d + {i};\n    }}");
+                    let _ = writeln!(
+                        s,
+                        "    if (x > y) {{\n        x = x / d + z;\n    }} else {{\n        y = y % d + {i};\n    }}"
+                    );
                 }
                 s.push_str("    return x + y + z + d;\n}\n");
             }
