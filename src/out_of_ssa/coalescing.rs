@@ -95,11 +95,12 @@ use crate::analysis::reach::{hit, Path};
 use crate::entity::EntityVec;
 use crate::ir::{Block, Function, Op, Value};
 use crate::out_of_ssa::class_interference_linear::{classes_interfere_linear, InterferenceMode};
+use crate::out_of_ssa::clobber_masks::ClobberMasks;
 use crate::out_of_ssa::congruence_classes::CongruenceClasses;
 use crate::out_of_ssa::copy_insertion::InsertedCopy;
 use crate::out_of_ssa::copy_sharing_witnesses::{witnesses, CopyPair};
 use crate::out_of_ssa::phi_candidate_conflicts::{check_conflicts, greedy_independent_set_lists, pairs_to_test};
-use crate::out_of_ssa::renaming_constraints::{clobbers, live_at_a_clobber, ClobberIndex, FixedReg, Pins};
+use crate::out_of_ssa::renaming_constraints::{clobbers, ClobberIndex, FixedReg, Pins};
 use crate::out_of_ssa::values::{intersect, CopyGroups, ValueInterference};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -436,9 +437,9 @@ pub struct Coalescer<'c, 'a> {
     copy_source: FxHashMap<Value, Value>,
     /// The register label of each labeled class, by root (§III-D).
     labels: FxHashMap<Value, FixedReg>,
-    /// The registers constrained divisions destroy (§III-D, see
-    /// `renaming_constraints.rs`).
-    clobbers: ClobberIndex,
+    /// The registers constrained divisions and calls destroy (§III-D, see
+    /// `renaming_constraints.rs`), and who is live there.
+    masks: ClobberMasks,
     out: Coalescing,
 }
 
@@ -453,7 +454,7 @@ impl<'c, 'a> Coalescer<'c, 'a> {
             classes: CongruenceClasses::default(),
             copy_source: affinities.iter().map(|a| (a.dest, a.source)).collect(),
             labels: FxHashMap::default(),
-            clobbers: ClobberIndex::default(),
+            masks: ClobberMasks::default(),
             out: Coalescing::default(),
         };
         for data in f.blocks.values() {
@@ -475,7 +476,7 @@ impl<'c, 'a> Coalescer<'c, 'a> {
     /// label only if none of its members is live where a constrained
     /// division of `f` destroys that register.
     pub fn with_pins(mut self, f: &Function, pins: &Pins) -> Self {
-        self.clobbers = ClobberIndex::new(clobbers(f, pins), self.ctx);
+        self.masks = ClobberMasks::new(ClobberIndex::new(clobbers(f, pins), self.ctx));
         for r in FixedReg::ALL {
             let mut root: Option<Value> = None;
             for (v, _) in pins.iter().filter(|&(_, p)| p == r) {
@@ -511,6 +512,8 @@ impl<'c, 'a> Coalescer<'c, 'a> {
     fn union(&mut self, x: Value, y: Value) -> Value {
         let (root, child) = if x < y { (x, y) } else { (y, x) };
         hit(Path::Merge);
+        let (classes, ctx) = (&self.classes, self.ctx);
+        self.masks.merge(ctx, root, child, |r| classes.members(ctx, r));
         self.classes.merge(self.ctx, x, y, root);
         self.parent.insert(child, root);
         if let Some(l) = self.labels.remove(&child) {
@@ -522,15 +525,15 @@ impl<'c, 'a> Coalescer<'c, 'a> {
     /// True when the labels of classes `x` and `y` (roots, distinct) forbid
     /// merging them: two different registers, or one register that a
     /// member of the unlabeled class is live across a clobber of.
-    fn labels_conflict(&self, x: Value, y: Value) -> bool {
+    fn labels_conflict(&mut self, x: Value, y: Value) -> bool {
         let (label, other) = match (self.labels.get(&x), self.labels.get(&y)) {
             (Some(a), Some(b)) => return a != b,
             (Some(&a), None) => (a, y),
             (None, Some(&b)) => (b, x),
             (None, None) => return false,
         };
-        let members = self.class_members(other);
-        live_at_a_clobber(&self.clobbers, label, self.ctx, members.iter().copied())
+        let (classes, ctx) = (&self.classes, self.ctx);
+        self.masks.class_conflicts(ctx, label, other, || classes.members(ctx, other))
     }
 
     /// True when variables `x` and `y` (of different classes) may not share

@@ -11,6 +11,7 @@
 pub mod class_interference_linear;
 pub mod class_interference_local;
 pub mod class_intervals;
+pub mod clobber_masks;
 pub mod coalescing;
 pub mod congruence_classes;
 pub mod congruence_classes_recomputation;

@@ -120,6 +120,16 @@ impl FixedReg {
         FixedReg::Arg(5),
     ];
 
+    /// This label's bit in a mask of labels: its position in [`Self::ALL`].
+    pub fn bit(self) -> u8 {
+        let i = match self {
+            FixedReg::Rax => 0,
+            FixedReg::Rdx => 1,
+            FixedReg::Arg(i) => 2 + i,
+        };
+        1 << i
+    }
+
     /// The machine register (`mir.rs` numbering) with `k` registers, or
     /// `None` when it is not allocatable (rdx at K = 2) or the argument is
     /// on the stack at `k`.
@@ -336,6 +346,11 @@ impl ClobberIndex {
         ClobberIndex { reachable, unreachable }
     }
 
+    /// True when there is no clobber.
+    pub fn is_empty(&self) -> bool {
+        self.reachable.is_empty() && self.unreachable.is_empty()
+    }
+
     /// The clobbers in the reachable block `b`.
     fn in_block(&self, b: Block) -> &[Clobber] {
         let from = self.reachable.partition_point(|c| c.block < b);
@@ -347,6 +362,18 @@ impl ClobberIndex {
 /// True when one of `vars` is live at one of the `clobbers` of `reg`, by
 /// the liveness of `ctx` (the function the clobbers were taken from): such
 /// a variable may not join the class labeled `reg`.
+pub fn live_at_a_clobber(
+    clobbers: &ClobberIndex,
+    reg: FixedReg,
+    ctx: &ValueInterference<'_>,
+    mut vars: impl Iterator<Item = Value>,
+) -> bool {
+    !clobbers.is_empty() && vars.any(|v| live_clobber_mask(clobbers, ctx, v) & reg.bit() != 0)
+}
+
+/// The registers ([`FixedReg::bit`]) at one of whose `clobbers` the
+/// variable `v` is live, by the liveness of `ctx` (the function the
+/// clobbers were taken from).
 ///
 /// A variable `v` defined in the reachable block `d` is live in another
 /// block only if it is live-in there (it is not defined there), and it is
@@ -358,37 +385,26 @@ impl ClobberIndex {
 /// blocks where `v` is live-in: the cost is `v`'s live range, not the
 /// number of clobbers. Clobbers in unreachable blocks, and variables not
 /// defined in a reachable block, are tested directly.
-pub fn live_at_a_clobber(
-    clobbers: &ClobberIndex,
-    reg: FixedReg,
-    ctx: &ValueInterference<'_>,
-    mut vars: impl Iterator<Item = Value>,
-) -> bool {
-    let hit = |v: Value, c: &Clobber| {
-        c.reg == reg && c.conflicts(ctx.live_before_inst(v, c.block, c.inst), ctx.live_after_inst(v, c.block, c.inst))
+pub fn live_clobber_mask(clobbers: &ClobberIndex, ctx: &ValueInterference<'_>, v: Value) -> u8 {
+    let mask = |cs: &[Clobber]| {
+        cs.iter()
+            .filter(|c| c.conflicts(ctx.live_before_inst(v, c.block, c.inst), ctx.live_after_inst(v, c.block, c.inst)))
+            .fold(0, |m, c| m | c.reg.bit())
     };
     let dom = ctx.dom();
-    vars.any(|v| {
-        if clobbers.unreachable.iter().any(|c| hit(v, c)) {
-            return true;
+    let mut m = mask(&clobbers.unreachable);
+    let Some(d) = ctx.def_block(v).filter(|&d| dom.is_reachable(d)) else {
+        return m | mask(&clobbers.reachable);
+    };
+    m |= mask(clobbers.in_block(d));
+    let mut work: Vec<Block> = dom.children[d].clone();
+    while let Some(b) = work.pop() {
+        if ctx.live_in(v, b) {
+            m |= mask(clobbers.in_block(b));
+            work.extend(dom.children[b].iter().copied());
         }
-        let Some(d) = ctx.def_block(v).filter(|&d| dom.is_reachable(d)) else {
-            return clobbers.reachable.iter().any(|c| hit(v, c));
-        };
-        if clobbers.in_block(d).iter().any(|c| hit(v, c)) {
-            return true;
-        }
-        let mut work: Vec<Block> = dom.children[d].clone();
-        while let Some(b) = work.pop() {
-            if ctx.live_in(v, b) {
-                if clobbers.in_block(b).iter().any(|c| hit(v, c)) {
-                    return true;
-                }
-                work.extend(dom.children[b].iter().copied());
-            }
-        }
-        false
-    })
+    }
+    m
 }
 
 /// The clobbers of every constrained division and call of `f`
