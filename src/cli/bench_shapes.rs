@@ -1,5 +1,5 @@
 //! `ssaref bench-shapes`: `ssaref run` on functions of extreme shape
-//! (`gen --shape params|params-constants|nested-loops|wide-join|
+//! (`gen --shape params|params-constants|nested-loops|nested-ifs|wide-join|
 //! many-functions|divisions`, see
 //! `generate/source/worst_case.rs`) for a series of sizes and each back
 //! end, each run a child process of this binary, so that every pass and
@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
 pub struct BenchShapesArgs {
-    /// Shapes to run (default: all six).
+    /// Shapes to run (default: all seven).
     #[arg(long, value_delimiter = ',')]
     shapes: Vec<String>,
     /// Sizes (default: each shape's series, 3k, 10k, 30k; parameters 1k,
@@ -117,7 +117,7 @@ pub fn cmd_bench_shapes(a: BenchShapesArgs) -> Result<ExitCode, Failure> {
             .map(|s| {
                 WorstShape::from_name(s).ok_or_else(|| Failure {
                     message: format!(
-                        "unknown shape `{s}` (params, params-constants, nested-loops, wide-join, many-functions)"
+                        "unknown shape `{s}` (params, params-constants, nested-loops, nested-ifs, wide-join, many-functions, divisions)"
                     ),
                     code: EXIT_USAGE,
                 })

@@ -27,9 +27,6 @@ use std::sync::Mutex;
 /// programs of the tests stay far below it (at most a few thousand).
 pub const SAMPLE_ABOVE: usize = 20_000;
 
-/// The number of blocks a sampled check looks at in full.
-pub const SAMPLED_BLOCKS: usize = 256;
-
 static FULL: AtomicBool = AtomicBool::new(false);
 static SAMPLED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 

@@ -13,6 +13,9 @@
 //! - [`WorstShape::NestedLoops`]: N `while` loops nested in one another,
 //!   one variable counted up in the innermost, so that every loop header
 //!   holds a phi of it and the phis form one chain of cycles;
+//! - [`WorstShape::NestedIfs`]: N `if`s nested in one another, one variable
+//!   set in the innermost, so that the dominator tree is N levels deep and
+//!   every join holds a phi of it;
 //! - [`WorstShape::WideJoin`]: N `if`s, each ending in a `goto` to one
 //!   label, with a different value for one variable: a join of N + 1
 //!   predecessors and a phi of as many operands;
@@ -29,6 +32,7 @@ pub enum WorstShape {
     Params,
     ParamsConstants,
     NestedLoops,
+    NestedIfs,
     WideJoin,
     ManyFunctions,
     Divisions,
@@ -36,10 +40,11 @@ pub enum WorstShape {
 
 impl WorstShape {
     /// Every shape, in the order benchmarks print them.
-    pub const ALL: [WorstShape; 6] = [
+    pub const ALL: [WorstShape; 7] = [
         WorstShape::Params,
         WorstShape::ParamsConstants,
         WorstShape::NestedLoops,
+        WorstShape::NestedIfs,
         WorstShape::WideJoin,
         WorstShape::ManyFunctions,
         WorstShape::Divisions,
@@ -51,6 +56,7 @@ impl WorstShape {
             WorstShape::Params => "params",
             WorstShape::ParamsConstants => "params-constants",
             WorstShape::NestedLoops => "nested-loops",
+            WorstShape::NestedIfs => "nested-ifs",
             WorstShape::WideJoin => "wide-join",
             WorstShape::ManyFunctions => "many-functions",
             WorstShape::Divisions => "divisions",
@@ -101,6 +107,18 @@ impl WorstShape {
                     s.push_str("    }\n");
                 }
                 s.push_str("    return x;\n}\n");
+            }
+            WorstShape::NestedIfs => {
+                s.push_str("fn main(x) {\n    var y = 0;\n");
+                // Not indented by depth: the text stays linear in the size.
+                for _ in 0..n {
+                    s.push_str("    if (x == 0) {\n");
+                }
+                s.push_str("    y = 1;\n");
+                for _ in 0..n {
+                    s.push_str("    }\n");
+                }
+                s.push_str("    return y;\n}\n");
             }
             WorstShape::WideJoin => {
                 s.push_str("fn main(p) {\n    var x = 0;\n");

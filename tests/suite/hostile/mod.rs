@@ -10,7 +10,8 @@
 //!
 //! `SSAREF_HOSTILE_COUNT` (default 40) sets how many random mutations of
 //! each base text are run, besides the fixed sweeps; every mutation is
-//! reproducible from its number.
+//! reproducible from its number. `SSAREF_HOSTILE_LONG=1` adds the runs of
+//! tens of seconds (see [`long`]).
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -169,6 +170,12 @@ impl Rng {
     fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
+}
+
+/// The long mode, `SSAREF_HOSTILE_LONG=1`: the runs that take tens of
+/// seconds and add no class of their own to the default mode.
+fn long() -> bool {
+    std::env::var("SSAREF_HOSTILE_LONG").is_ok_and(|s| s == "1")
 }
 
 fn count() -> usize {
@@ -438,8 +445,12 @@ fn output_errors_are_errors() {
     assert_eq!(run.code, 2, "a bad command line with stderr on /dev/full");
 }
 
-/// A campaign or a reduction whose output cannot be written fails before
-/// it starts; `reproduce` finds its corpus from any directory.
+/// A campaign, a reduction or a report whose output cannot be written
+/// fails before it starts; `reproduce` finds its corpus from any
+/// directory. `reproduce` reads its corpus, then probes `--out`, then
+/// measures: from `/tmp`, with `--out` under a regular file, exit code 6
+/// naming the folder shows the corpus found and the work not started. The
+/// long mode ([`long`]) also runs the whole `reproduce --tiny` from `/tmp`.
 #[test]
 fn unwritable_outputs_fail_before_the_work() {
     let file = write_bytes("a-file", b"not a folder\n");
@@ -451,14 +462,22 @@ fn unwritable_outputs_fail_before_the_work() {
     let run = ssaref(&["reduce", &case, "--out", &under]);
     holds(&run, &file, &[6], "reduce --out under a regular file");
     assert!(run.stderr.starts_with(&under), "{}", run.stderr);
-    let report = dir().join("report");
-    let out = Command::new(env!("CARGO_BIN_EXE_ssaref"))
-        .args(["reproduce", "--tiny", "--out"])
-        .arg(&report)
-        .current_dir(std::env::temp_dir())
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(0), "reproduce from /tmp: {}", String::from_utf8_lossy(&out.stderr));
+    let reproduce_from_tmp = |out: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_ssaref"))
+            .args(["reproduce", "--tiny", "--out", out])
+            .current_dir(std::env::temp_dir())
+            .output()
+            .expect("runs");
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (code, stderr) = reproduce_from_tmp(&under);
+    assert_eq!(code, Some(6), "reproduce --out under a regular file, from /tmp: {stderr}");
+    assert!(stderr.contains(&format!("{under}: cannot write there")), "{stderr}");
+    if long() {
+        let report = dir().join("report");
+        let (code, stderr) = reproduce_from_tmp(&report.to_string_lossy());
+        assert_eq!(code, Some(0), "reproduce from /tmp: {stderr}");
+    }
 }
 
 /// Memory follows the program, not its value numbers: a four-line `.ssa`
