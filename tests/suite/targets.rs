@@ -185,9 +185,9 @@ fn sampled_batches_run_each_case_once_on_spread_option_sets() {
     let flags: Vec<bool> = (0..100).map(|i| i % 10 == 3).collect();
     let with = batches("llvm-19", &sets, &names, &flags);
     assert_eq!(with.len(), SAMPLED_SETS);
-    for i in 0..100 {
+    for (i, &has_calls) in flags.iter().enumerate() {
         let on: Vec<&String> = with.iter().filter(|(_, c)| c.contains(&i)).map(|(o, _)| o).collect();
-        if flags[i] {
+        if has_calls {
             assert_eq!(on.len(), SAMPLED_SETS, "case {i} has calls and runs on every sampled set");
         } else {
             assert_eq!(on, [&set_of(&b, i).unwrap()], "case {i} has no call and keeps its one set");
