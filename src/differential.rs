@@ -746,8 +746,9 @@ fn x86_run(
 /// agree, else returns the verdict. A limit of the harness is [`Verdict::Limit`], never a
 /// divergence, when what the stage did before it is consistent with the
 /// reference: the stage ran out of its fuel (later stages count steps
-/// differently, so a correct stage may need more than the source) with a
-/// trace that is a prefix of the reference's, or the x86 trace filled up
+/// differently, so a correct stage may need more than the source) or
+/// reached the call-depth bound, with a trace that is a prefix of the
+/// reference's, or the x86 trace filled up
 /// with the first words of a reference trace at least that long, or the
 /// operating system refused the emulator its address space (nothing ran).
 /// A stage whose trace already differs diverges, whatever stopped it.
@@ -763,6 +764,12 @@ fn judge_stage(
         Ok(o) if o == expected => {
             stages.push(StageResult { stage, outcome: got });
             return None;
+        }
+        Ok(o) if o.end == crate::outcome::End::CallDepthExceeded && expected.trace.starts_with(&o.trace) => {
+            Some(format!(
+                "the call-depth bound of {} activations (ast::MAX_CALL_DEPTH) with a trace that agrees so far",
+                crate::ast::MAX_CALL_DEPTH
+            ))
         }
         Ok(o) if o.end.is_inconclusive() && expected.trace.starts_with(&o.trace) => {
             Some(format!("its fuel of {fuel} steps (8 x --fuel + 10000) with a trace that agrees so far"))
@@ -855,4 +862,29 @@ pub fn differential_ssa_catching(module: &Module, args: &[i64], oracle: &dyn Ora
             .unwrap_or_else(|| "a panic without a message".to_string());
         Verdict::Panic(message)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{judge_stage, Verdict};
+    use crate::outcome::{End, Outcome};
+
+    /// The limit a stage reached, as its verdict names it, for a stage that
+    /// ended with `end` after the first of the reference's two trace words.
+    fn limit_named(end: End) -> String {
+        let expected = Outcome { trace: vec![1, 2], end: End::Return(0), mem: vec![] };
+        let got = Outcome { trace: vec![1], end, mem: vec![] };
+        match judge_stage("alloc".into(), &expected, Ok(got), 100, &mut Vec::new()) {
+            Some(Verdict::Limit { limit, .. }) => limit,
+            other => panic!("a limit of the harness with a trace that agrees so far is no divergence: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_stage_stopped_by_a_limit_names_the_limit_that_stopped_it() {
+        let depth = limit_named(End::CallDepthExceeded);
+        assert!(depth.starts_with("the call-depth bound of 1000 activations") && !depth.contains("fuel"), "{depth}");
+        let fuel = limit_named(End::OutOfFuel);
+        assert!(fuel.starts_with("its fuel of 100 steps") && !fuel.contains("call-depth"), "{fuel}");
+    }
 }

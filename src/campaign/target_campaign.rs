@@ -22,7 +22,7 @@ use crate::frontend::case_file::{CaseFile, CaseHeader};
 use crate::frontend::ssa_case_file::SsaCaseFile;
 use crate::generate::source::GenConfig;
 use crate::oracle::Oracle;
-use crate::outcome::{End, Outcome};
+use crate::outcome::Outcome;
 use crate::reduce::for_target::{reduce_for_target, ToTargetCase};
 use crate::targets::target::{options_for_seed, Limits, Target, TargetCase, TargetError, TargetVerdict};
 use std::collections::BTreeMap;
@@ -109,7 +109,10 @@ pub struct TargetSummary {
     /// Programs generated.
     pub programs: u64,
     pub ir_programs: u64,
-    /// Programs whose oracle run ran out of fuel (not run on any target).
+    /// Programs with at least one call.
+    pub with_calls: u64,
+    /// Programs whose oracle run is inconclusive, out of fuel or past the
+    /// call-depth bound (not run on any target).
     pub skipped: u64,
     pub per_target: BTreeMap<String, TargetTotals>,
     /// The failing cases' files, and the reduced ones and exports.
@@ -135,9 +138,10 @@ impl TargetSummary {
             s.push_str("interrupted (Ctrl-C or SIGTERM) before the end of its budget\n");
         }
         s += &format!(
-            "{} programs in {secs:.1}s ({} IR-level), {} skipped (the oracle's run is inconclusive); {} failure(s)\n",
+            "{} programs in {secs:.1}s ({} IR-level, {} with calls), {} skipped (the oracle's run is inconclusive); {} failure(s)\n",
             self.programs,
             self.ir_programs,
+            self.with_calls,
             self.skipped,
             self.failures.len() + self.unwritten.len()
         );
@@ -238,7 +242,7 @@ fn run_block(
     over: &(dyn Fn() -> bool + Sync),
 ) {
     let mut programs = Vec::new();
-    let (mut skipped, mut ir, mut generated_count) = (0, 0, 0);
+    let (mut skipped, mut ir, mut with_calls, mut generated_count) = (0, 0, 0, 0);
     for i in first..first.saturating_add(count) {
         if over() {
             break;
@@ -248,12 +252,13 @@ fn run_block(
         let generated =
             Generated::from_seed(seed, config.ir_share, &GenConfig { calls: config.calls, ..GenConfig::default() });
         ir += u64::from(generated.is_ir());
+        with_calls += u64::from(generated.has_calls());
         let case = match &generated {
             Generated::Source(tc) => tc.target_case(),
             Generated::Ir(c) => c.target_case(),
         };
         match case.oracle_outcome(oracle, config.fuel) {
-            Ok(o) if o.end != End::OutOfFuel => programs.push(Program { seed, generated, case, expected: o }),
+            Ok(o) if !o.end.is_inconclusive() => programs.push(Program { seed, generated, case, expected: o }),
             _ => skipped += 1,
         }
     }
@@ -261,6 +266,7 @@ fn run_block(
         let mut sum = summary.lock().expect("summary lock");
         sum.programs += generated_count;
         sum.ir_programs += ir;
+        sum.with_calls += with_calls;
         sum.skipped += skipped;
     }
     for target in &config.targets {

@@ -29,6 +29,7 @@
 use std::fmt;
 
 pub mod foreign;
+pub mod machine_code_errors;
 pub mod machine_errors;
 pub mod out_of_ssa_errors;
 pub mod regalloc2_errors;
@@ -41,6 +42,7 @@ pub use crate::checkers::class_interference_check::{IndependentCssaError, Interf
 pub use crate::checkers::coloring_check::ColoringCheckError;
 pub use crate::checkers::ssa_properties::PropertyError;
 pub use foreign::Foreign;
+pub use machine_code_errors::{McError, McProblem, StackError, StackRoot};
 pub use machine_errors::LowerError;
 pub use out_of_ssa_errors::{ConstraintError, ConventionalAllocError, LivenessDisagreement, TranslateError};
 pub use regalloc2_errors::{AdapterError, ToMirError};
@@ -218,23 +220,6 @@ impl fmt::Display for CheckError {
 }
 
 impl std::error::Error for CheckError {}
-
-/// What the machine-code checker (`machine/x86_check.rs`) found wrong, with
-/// the instruction's address and text.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct McError {
-    pub ip: u64,
-    pub instruction: String,
-    pub message: String,
-}
-
-impl fmt::Display for McError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:#x} `{}`: {}", self.ip, self.instruction, self.message)
-    }
-}
-
-impl std::error::Error for McError {}
 
 /// A function that out-of-ssa's conventional allocators do not accept.
 #[derive(Clone, PartialEq, Eq, Debug)]

@@ -41,7 +41,7 @@ pub use crate::machine::x86_register_order::ALLOCATION_ORDER;
 
 /// What the checker found wrong, with the instruction's address and text
 /// (defined with the other checkers' errors, which name it).
-pub use crate::error::McError;
+pub use crate::error::{McError, McProblem};
 
 fn reads(acc: OpAccess) -> bool {
     matches!(acc, OpAccess::Read | OpAccess::CondRead | OpAccess::ReadWrite | OpAccess::ReadCondWrite)
@@ -78,9 +78,9 @@ pub fn check_machine_code(code: &X86Code) -> Result<(), McError> {
     let mut factory = InstructionInfoFactory::new();
     let mut implicit: BTreeSet<Register> = BTreeSet::new();
     for ins in &instructions {
-        let err = |message: String| McError { ip: ins.ip(), instruction: ins.to_string(), message };
+        let err = |problem: McProblem| McError { ip: ins.ip(), instruction: ins.to_string(), problem };
         if ins.is_invalid() {
-            return Err(err("cannot be decoded".into()));
+            return Err(err(McProblem::Undecodable));
         }
         if targets.contains(&ins.ip()) {
             implicit.clear();
@@ -110,15 +110,11 @@ pub fn check_machine_code(code: &X86Code) -> Result<(), McError> {
             }
             let is_explicit = explicit.contains(&r);
             if reads(used.access()) && !implicit.contains(&r) {
-                return Err(err(format!(
-                    "reads {r:?}, which is not among the {k} allocatable registers and holds no value an implicit operand put there"
-                )));
+                return Err(err(McProblem::ReadsOutsideK { register: r, k }));
             }
             if writes(used.access()) {
                 if is_explicit {
-                    return Err(err(format!(
-                        "writes {r:?}, which is not among the {k} allocatable registers, as an explicit operand"
-                    )));
+                    return Err(err(McProblem::WritesOutsideK { register: r, k }));
                 }
                 newly_implicit.push(r);
             }

@@ -36,19 +36,10 @@
 //! passing check guarantees.
 
 use crate::analysis::calling_convention::{CallingConvention, STACK_ALIGNMENT};
-use crate::error::McError;
+use crate::error::{McError, McProblem, StackError, StackRoot as Root};
 use crate::machine::x86_lower::layout;
 use iced_x86::{FlowControl, Instruction, InstructionInfoFactory, Mnemonic, OpAccess, OpKind, Register};
 use std::collections::HashMap;
-
-/// Where the instructions of a state were reached from.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Root {
-    /// The first byte of the code, entered with rsp 16-byte aligned.
-    Entry,
-    /// A `call` target, entered with the return address just pushed.
-    Function,
-}
 
 /// The known state at an instruction (see the module documentation).
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -102,9 +93,9 @@ impl Known {
     }
 
     /// Frees `bytes` of stack, forgetting the words above the new top.
-    fn free(&mut self, bytes: u64) -> Result<(), String> {
+    fn free(&mut self, bytes: u64) -> Result<(), StackError> {
         if bytes > self.depth {
-            return Err(format!("frees {bytes} bytes of stack with only {} pushed since the entry", self.depth));
+            return Err(StackError::FreesUnpushed { bytes, depth: self.depth });
         }
         self.depth -= bytes;
         let depth = self.depth;
@@ -136,7 +127,7 @@ fn transfer(
     mut s: Known,
     factory: &mut InstructionInfoFactory,
     convention: &CallingConvention,
-) -> Result<Known, String> {
+) -> Result<Known, StackError> {
     let rsp_imm = |i: &Instruction| {
         (i.op0_kind() == OpKind::Register && i.op0_register() == Register::RSP)
             .then(|| i.immediate(1) as i64)
@@ -196,7 +187,7 @@ fn transfer(
 /// An instruction that does not move rsp: each register it writes loses
 /// its entry value, and a write through `[rsp + disp]` forgets the saved
 /// words it touches. Any other write of rsp is an error.
-fn other_writes(ins: &Instruction, mut s: Known, factory: &mut InstructionInfoFactory) -> Result<Known, String> {
+fn other_writes(ins: &Instruction, mut s: Known, factory: &mut InstructionInfoFactory) -> Result<Known, StackError> {
     let info = factory.info(ins);
     for used in info.used_registers() {
         let r = used.register().full_register();
@@ -205,7 +196,7 @@ fn other_writes(ins: &Instruction, mut s: Known, factory: &mut InstructionInfoFa
             OpAccess::Write | OpAccess::CondWrite | OpAccess::ReadWrite | OpAccess::ReadCondWrite
         ) {
             if r == Register::RSP {
-                return Err("changes rsp in a way the stack check does not follow".into());
+                return Err(StackError::UnfollowedRspWrite);
             }
             s.set_entry(r, false);
         }
@@ -225,16 +216,13 @@ fn other_writes(ins: &Instruction, mut s: Known, factory: &mut InstructionInfoFa
 
 /// A `call`: rsp must be a multiple of 16; the caller-saved registers
 /// lose their entry values.
-fn call(mut s: Known, convention: &CallingConvention) -> Result<Known, String> {
+fn call(mut s: Known, convention: &CallingConvention) -> Result<Known, StackError> {
     let below = match s.root {
         Root::Entry => s.depth,
         Root::Function => s.depth + 8,
     };
     if below % u64::from(STACK_ALIGNMENT) != 0 {
-        return Err(format!(
-            "rsp is not {STACK_ALIGNMENT}-byte aligned at a call: {below} bytes below the {}'s aligned rsp",
-            if s.root == Root::Entry { "entry" } else { "caller's call" }
-        ));
+        return Err(StackError::MisalignedCall { below, root: s.root });
     }
     let callee_saved: u32 =
         convention.callee_saved.iter().filter_map(|r| r.name()).filter_map(register_named).fold(0, |m, b| m | b);
@@ -244,19 +232,17 @@ fn call(mut s: Known, convention: &CallingConvention) -> Result<Known, String> {
 
 /// A `ret`: only a function returns, with nothing left on its stack and
 /// every callee-saved register holding its entry value.
-fn ret(s: &Known, convention: &CallingConvention) -> Result<(), String> {
+fn ret(s: &Known, convention: &CallingConvention) -> Result<(), StackError> {
     if s.root == Root::Entry {
-        return Err("returns from the entry code, which no call entered".into());
+        return Err(StackError::ReturnFromEntry);
     }
     if s.depth != 0 {
-        return Err(format!("returns with {} bytes still on the stack: its return address is not at rsp", s.depth));
+        return Err(StackError::ReturnWithStackLeft { depth: s.depth });
     }
     for r in &convention.callee_saved {
         let name = r.name().unwrap_or("?");
         if register_named(name).is_none_or(|b| s.entry & b == 0) {
-            return Err(format!(
-                "returns with callee-saved {name} not holding its value at the function's entry (not restored by a pop of its saved word)"
-            ));
+            return Err(StackError::CalleeSavedNotRestored { register: name });
         }
     }
     Ok(())
@@ -294,7 +280,7 @@ pub fn check_stack_discipline(instructions: &[Instruction], k: usize) -> Result<
     }
     while let Some(i) = work.pop() {
         let ins = &instructions[i];
-        let err = |message: String| McError { ip: ins.ip(), instruction: ins.to_string(), message };
+        let err = |e: StackError| McError { ip: ins.ip(), instruction: ins.to_string(), problem: McProblem::Stack(e) };
         let Some(state) = states[i].clone() else { continue };
         let flow = ins.flow_control();
         let changes_stack =
@@ -306,16 +292,11 @@ pub fn check_stack_discipline(instructions: &[Instruction], k: usize) -> Result<
         let after = match state {
             State::Known(s) => State::Known(transfer(ins, s, &mut factory, &convention).map_err(err)?),
             State::Unknown if changes_stack => {
-                return Err(err("changes the stack where paths with different stacks meet".into()));
+                return Err(err(StackError::ChangeAtUnknownStack));
             }
             State::Unknown => State::Unknown,
         };
-        let target = || {
-            index
-                .get(&ins.near_branch_target())
-                .copied()
-                .ok_or_else(|| err("branches into the middle of an instruction or out of the code".into()))
-        };
+        let target = || index.get(&ins.near_branch_target()).copied().ok_or_else(|| err(StackError::BranchOutsideCode));
         match flow {
             FlowControl::Next | FlowControl::Interrupt => {}
             FlowControl::Call => reach(target()?, State::Known(Known::fresh(Root::Function)), &mut states, &mut work),
@@ -325,7 +306,7 @@ pub fn check_stack_discipline(instructions: &[Instruction], k: usize) -> Result<
                 continue;
             }
             FlowControl::Return | FlowControl::Exception => continue,
-            _ => return Err(err("an indirect branch or call, which the stack check cannot follow".into())),
+            _ => return Err(err(StackError::IndirectFlow)),
         }
         if i + 1 < instructions.len() {
             reach(i + 1, after, &mut states, &mut work);

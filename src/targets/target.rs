@@ -96,9 +96,6 @@ pub enum TargetError {
     /// harness, not a finding when the oracle's trace is that long too
     /// ([`judge`]).
     TraceFull { capacity: u64 },
-    /// The program has calls, which the production targets do not compile
-    /// yet (not a finding: the case is not run).
-    CallsNotSupported,
 }
 
 impl TargetError {
@@ -124,9 +121,6 @@ impl fmt::Display for TargetError {
             TargetError::Crash(m) => write!(f, "the program crashed: {m}"),
             TargetError::Io(m) => write!(f, "I/O error: {m}"),
             TargetError::TraceFull { capacity } => write!(f, "the harness's trace of {capacity} words is full"),
-            TargetError::CallsNotSupported => {
-                f.write_str("the program has calls, which this target does not handle yet")
-            }
         }
     }
 }

@@ -19,9 +19,10 @@
 //!   the registers in the wrong order is malformed for both:
 //!   `arguments_swapped_at_a_call_are_caught`.
 
-use crate::common::{all_case_files, all_corpus_files, parse_case, InterpOracle};
+use crate::common::call_programs::assert_every_call_program_agrees;
+use crate::common::parse_case;
 use ssaref::checkers::alloc_checker::{check_module, AllocCheckErrorKind, LocState};
-use ssaref::differential::{differential_full, later_stage_fuel, DiffConfig, Verdict};
+use ssaref::differential::{later_stage_fuel, DiffConfig};
 use ssaref::entity::EntityVec;
 use ssaref::frontend::parser::parse_program;
 use ssaref::ir::{BinOp, Value};
@@ -32,50 +33,14 @@ use ssaref_interp::InterpError;
 
 const FUEL: u64 = 1_000_000;
 
-/// The programs with calls among the cases and the corpus: name, program,
-/// arguments, expected outcome.
-fn call_programs() -> Vec<(String, ssaref::ast::Program, Vec<i64>, String)> {
-    all_case_files()
-        .into_iter()
-        .chain(all_corpus_files())
-        .filter_map(|path| {
-            let name = path.file_name().unwrap().to_string_lossy().to_string();
-            let text = std::fs::read_to_string(&path).unwrap();
-            let case = parse_case(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-            let program = parse_program(&case.body).unwrap_or_else(|e| panic!("{name}: {e}"));
-            program.has_calls().then_some((name, program, case.args, case.expect))
-        })
-        .collect()
-}
-
 #[test]
 fn every_call_program_agrees_on_regalloc2_at_every_k() {
     let regs: Vec<usize> = (2..=15).collect();
     let mut config = DiffConfig::standard(&regs, FUEL).regalloc2_only();
     config.variants.truncate(1);
-    let (mut failures, mut checked) = (Vec::new(), 0);
-    for (name, program, args, expect) in call_programs() {
-        match differential_full(&program, &args, &InterpOracle, &config) {
-            Verdict::Agree { outcome, stages } => {
-                if outcome.render_full() != expect {
-                    failures.push(format!("{name}: the source's outcome is not the expected one"));
-                }
-                for k in &regs {
-                    for stage in [format!("regalloc2[k={k}]"), format!("x86-regalloc2[k={k}]")] {
-                        if !stages.iter().any(|s| s.stage == stage && s.outcome.is_ok()) {
-                            failures.push(format!("{name}: no agreeing stage {stage}"));
-                        }
-                    }
-                }
-                checked += 1;
-            }
-            // The case whose reference run passes the call-depth bound.
-            Verdict::Inconclusive if name == "calls_depth_exceeded.src" => {}
-            other => failures.push(format!("{name}: {other:?}")),
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(checked >= 11, "only {checked} programs with calls checked");
+    let stages: Vec<String> =
+        regs.iter().flat_map(|k| [format!("regalloc2[k={k}]"), format!("x86-regalloc2[k={k}]")]).collect();
+    assert_every_call_program_agrees(&config, &stages, 11);
 }
 
 fn inst(inst: MInst, reads: &[u32], defines: Option<u32>) -> MInstA {

@@ -18,9 +18,10 @@
 
 use crate::common::parse_case;
 use iced_x86::{Code, Decoder, DecoderOptions, Instruction, Mnemonic, OpKind, Register};
+use ssaref::error::StackError;
 use ssaref::frontend::parser::parse_program;
 use ssaref::machine::emulator::{run_x86, EmuError};
-use ssaref::machine::x86_check::check_machine_code;
+use ssaref::machine::x86_check::{check_machine_code, McProblem};
 use ssaref::machine::x86_lower::{layout, X86Code};
 use ssaref::mir::MModule;
 use ssaref::outcome::End;
@@ -79,7 +80,7 @@ fn a_callee_saved_register_not_restored_is_caught() {
     }
     assert!(count > 0, "no epilogue pops rbx");
     let e = check_machine_code(&planted).unwrap_err();
-    assert!(e.message.contains("callee-saved rbx not holding its value"), "{e}");
+    assert_eq!(e.problem, McProblem::Stack(StackError::CalleeSavedNotRestored { register: "rbx" }), "{e}");
     match run_x86(&planted, &args, FUEL) {
         Err(EmuError::CalleeSavedNotRestored { register: "rbx", .. }) => {}
         other => panic!("the poisoned rbx should show the mistake; the run gave {other:?}, the correct code {good:?}"),
@@ -135,7 +136,8 @@ fn a_misaligned_stack_at_a_call_is_caught() {
                 }
             }
             let e = check_machine_code(&planted).unwrap_err();
-            assert!(e.message.contains("not 16-byte aligned at a call"), "K = {k}: {e}");
+            assert!(matches!(e.problem, McProblem::Stack(StackError::MisalignedCall { .. })), "K = {k}: {e}");
+            assert!(e.to_string().contains("not 16-byte aligned at a call"), "K = {k}: {e}");
             assert!(e.instruction.starts_with("call"), "K = {k}: {e}");
             // Unicorn does not fault on a misaligned call: only the checker sees it.
             assert_eq!(run_x86(&planted, &args, FUEL).unwrap(), good, "K = {k}");

@@ -18,11 +18,12 @@
 //!   scan splits the calls itself and the code keeps its outcome:
 //!   `linear_scan_pins_calls_the_translation_left_unpinned`.
 
+use crate::common::call_programs::assert_every_call_program_agrees;
+use crate::common::parse_unverified;
 use crate::common::passes::{allocate_conventional_module_pinned, translate_module_with_pins};
-use crate::common::{all_case_files, all_corpus_files, parse_case, parse_unverified, InterpOracle};
 use ssaref::backend::out_of_ssa::OutOfSsa;
 use ssaref::construction::braun::BraunOptions;
-use ssaref::differential::{differential_full, DiffConfig, Verdict};
+use ssaref::differential::DiffConfig;
 use ssaref::frontend::parser::parse_program;
 use ssaref::ir::Value;
 use ssaref::out_of_ssa::coalescing::CoalescingVariant;
@@ -34,22 +35,6 @@ use ssaref::pipeline::{build_ssa, Config};
 
 const FUEL: u64 = 1_000_000;
 
-/// The programs with calls among the cases and the corpus: name, program,
-/// arguments, expected outcome.
-fn call_programs() -> Vec<(String, ssaref::ast::Program, Vec<i64>, String)> {
-    all_case_files()
-        .into_iter()
-        .chain(all_corpus_files())
-        .filter_map(|path| {
-            let name = path.file_name().unwrap().to_string_lossy().to_string();
-            let text = std::fs::read_to_string(&path).unwrap();
-            let case = parse_case(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-            let program = parse_program(&case.body).unwrap_or_else(|e| panic!("{name}: {e}"));
-            program.has_calls().then_some((name, program, case.args, case.expect))
-        })
-        .collect()
-}
-
 #[test]
 fn every_call_program_agrees_on_out_of_ssa_at_every_k() {
     let regs: Vec<usize> = (2..=15).collect();
@@ -60,30 +45,11 @@ fn every_call_program_agrees_on_out_of_ssa_at_every_k() {
     config.x86 = false;
     let configurations = OutOfSsa::all();
     assert_eq!(configurations.len(), 30, "every variant, liveness method and allocator, and the two baselines");
-    let (mut failures, mut checked) = (Vec::new(), 0);
-    for (name, program, args, expect) in call_programs() {
-        match differential_full(&program, &args, &InterpOracle, &config) {
-            Verdict::Agree { outcome, stages } => {
-                if outcome.render_full() != expect {
-                    failures.push(format!("{name}: the source's outcome is not the expected one"));
-                }
-                for c in &configurations {
-                    for &k in &regs {
-                        let (stage, _) = ssaref::backend::Backend::stage_names(c, k);
-                        if !stages.iter().any(|s| s.stage == stage && s.outcome.is_ok()) {
-                            failures.push(format!("{name}: no agreeing stage {stage}"));
-                        }
-                    }
-                }
-                checked += 1;
-            }
-            // The case whose reference run passes the call-depth bound.
-            Verdict::Inconclusive if name == "calls_depth_exceeded.src" => {}
-            other => failures.push(format!("{name}: {other}")),
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(checked >= 13, "only {checked} programs with calls checked");
+    let stages: Vec<String> = configurations
+        .iter()
+        .flat_map(|c| regs.iter().map(|&k| ssaref::backend::Backend::stage_names(c, k).0))
+        .collect();
+    assert_every_call_program_agrees(&config, &stages, 13);
 }
 
 /// A translated caller: `v2` and `v3` pinned to arguments 0 and 1, `v4`

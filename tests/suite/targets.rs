@@ -8,7 +8,10 @@
 //! The sample keeps the suite's time independent of the number of option
 //! sets and versions: per target, [`SAMPLED_SETS`] option sets spread over
 //! the target's list from an offset that depends on the target's name,
-//! and each case on one of them, chosen by a hash of the case's name.
+//! and each case on one of them, chosen by a hash of the case's name. A
+//! program with calls runs on every sampled set, so that each target's
+//! call lowering (arguments, frames, callee-saved registers, recursion)
+//! meets the oracle at every optimization level of the sample.
 //! Campaigns (`fuzz --target`) run every option set;
 //! `SSAREF_ALL_OPTION_SETS=1` runs every case on every option set here.
 //!
@@ -17,7 +20,7 @@
 //! passes, unless `SSAREF_REQUIRE_TARGETS=1` (which `.ci/test` sets): then
 //! it fails (clang stays optional).
 
-use crate::common::{case_files, corpus_files, ssa_case_files, InterpOracle};
+use crate::common::{all_case_files, all_corpus_files, ssa_case_files, InterpOracle};
 use ssaref::campaign::target_campaign::{run_target_campaign, TargetCampaign};
 use ssaref::frontend::ssa_case_file::SsaCaseFile;
 use ssaref::targets::c_source::CPlant;
@@ -48,10 +51,10 @@ fn available(target: &dyn Target) -> bool {
 }
 
 /// Every case of `tests/cases/` (`.src` and `.ssa`) and of
-/// `tests/corpus/`, with its name.
+/// `tests/corpus/`, programs with calls included, with its name.
 fn all_cases() -> Vec<(String, TargetCase)> {
     let mut out = Vec::new();
-    for path in case_files().into_iter().chain(corpus_files()) {
+    for path in all_case_files().into_iter().chain(all_corpus_files()) {
         let text = std::fs::read_to_string(&path).expect("readable case");
         let file = ssaref::frontend::case_file::CaseFile::parse(&text).expect("a valid case file");
         out.push((path.display().to_string(), TargetCase::source(file.program, file.args)));
@@ -75,8 +78,9 @@ fn name_hash(name: &str) -> u64 {
 
 /// The batches of the suite: per option set, the indices of the cases it
 /// runs. Every case on every set under `SSAREF_ALL_OPTION_SETS=1`; else
-/// the sample of the module documentation.
-fn batches(target: &str, sets: &[String], names: &[String]) -> Vec<(String, Vec<usize>)> {
+/// the sample of the module documentation, where the cases whose
+/// `everywhere` flag is set (those with calls) run on every sampled set.
+fn batches(target: &str, sets: &[String], names: &[String], everywhere: &[bool]) -> Vec<(String, Vec<usize>)> {
     if std::env::var("SSAREF_ALL_OPTION_SETS").is_ok_and(|v| v == "1") {
         return sets.iter().map(|o| (o.clone(), (0..names.len()).collect())).collect();
     }
@@ -86,6 +90,10 @@ fn batches(target: &str, sets: &[String], names: &[String]) -> Vec<(String, Vec<
     let mut out: Vec<(String, Vec<usize>)> =
         (0..k).map(|j| (sets[(offset + j * n / k) % n].clone(), Vec::new())).collect();
     for (i, name) in names.iter().enumerate() {
+        if everywhere.get(i).copied().unwrap_or(false) {
+            out.iter_mut().for_each(|(_, cases)| cases.push(i));
+            continue;
+        }
         let file = name.rsplit('/').next().unwrap_or(name);
         out[(name_hash(file) % k as u64) as usize].1.push(i);
     }
@@ -94,16 +102,21 @@ fn batches(target: &str, sets: &[String], names: &[String]) -> Vec<(String, Vec<
 }
 
 /// Runs the cases on the option sets of `target` that [`batches`] picks,
-/// on two threads, and returns the disagreements.
+/// on two threads, and returns the disagreements. Asserts that nine in
+/// ten runs agree, and that every option set in the sample ran a program
+/// with calls that agrees.
 fn disagreements(target: Arc<dyn Target>) -> Vec<String> {
     let all = all_cases();
     let names: Vec<String> = all.iter().map(|(n, _)| n.clone()).collect();
     let cases: Vec<TargetCase> = all.into_iter().map(|(_, c)| c).collect();
+    let with_calls: Vec<bool> = cases.iter().map(TargetCase::has_calls).collect();
     let sets = target.option_sets();
-    let batches = batches(target.name(), &sets, &names);
+    let batches = batches(target.name(), &sets, &names, &with_calls);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let failures = std::sync::Mutex::new(Vec::new());
     let ran = std::sync::atomic::AtomicUsize::new(0);
+    let sets_with_calls = std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let ran_calls = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|s| {
         for _ in 0..2 {
             s.spawn(|| loop {
@@ -115,6 +128,10 @@ fn disagreements(target: Arc<dyn Target>) -> Vec<String> {
                     match v {
                         TargetVerdict::Agree => {
                             ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            if with_calls[c] {
+                                ran_calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                                sets_with_calls.lock().unwrap().insert(o.clone());
+                            }
                         }
                         TargetVerdict::Skipped => {}
                         v => failures.lock().unwrap().push(format!(
@@ -131,7 +148,20 @@ fn disagreements(target: Arc<dyn Target>) -> Vec<String> {
     let ran = ran.into_inner();
     let runs: usize = batches.iter().map(|(_, c)| c.len()).sum();
     assert!(runs >= cases.len() && ran * 10 >= runs * 9, "only {ran} of {runs} runs agreed on {}", target.name());
-    eprintln!("{}: {ran} of {runs} runs agree ({} of {} option sets)", target.name(), batches.len(), sets.len());
+    let sets_with_calls = sets_with_calls.into_inner().unwrap();
+    assert_eq!(
+        sets_with_calls.len(),
+        batches.len(),
+        "option sets with no call program that agrees on {}",
+        target.name()
+    );
+    eprintln!(
+        "{}: {ran} of {runs} runs agree, {} of them with calls ({} of {} option sets)",
+        target.name(),
+        ran_calls.into_inner(),
+        batches.len(),
+        sets.len()
+    );
     failures.into_inner().unwrap()
 }
 
@@ -139,7 +169,7 @@ fn disagreements(target: Arc<dyn Target>) -> Vec<String> {
 fn sampled_batches_run_each_case_once_on_spread_option_sets() {
     let sets: Vec<String> = Llvm::version(19).option_sets();
     let names: Vec<String> = (0..100).map(|i| format!("tests/cases/case{i}.src")).collect();
-    let b = batches("llvm-19", &sets, &names);
+    let b = batches("llvm-19", &sets, &names, &[]);
     let mut seen: Vec<usize> = b.iter().flat_map(|(_, c)| c.iter().copied()).collect();
     seen.sort_unstable();
     assert_eq!(seen, (0..100).collect::<Vec<_>>(), "each case runs exactly once");
@@ -147,9 +177,22 @@ fn sampled_batches_run_each_case_once_on_spread_option_sets() {
     let levels: std::collections::BTreeSet<&str> = b.iter().map(|(o, _)| &o[..2]).collect();
     assert!(levels.len() >= 3, "the sample spans optimization levels: {levels:?}");
     // A case keeps its option set when other cases come and go.
-    let fewer = batches("llvm-19", &sets, &names[..50]);
+    let fewer = batches("llvm-19", &sets, &names[..50], &[]);
     let set_of = |b: &[(String, Vec<usize>)], i: usize| b.iter().find(|(_, c)| c.contains(&i)).map(|(o, _)| o.clone());
     assert!((0..50).all(|i| set_of(&b, i) == set_of(&fewer, i)));
+    // A case flagged as having calls runs on every sampled set, the others
+    // where they ran before.
+    let flags: Vec<bool> = (0..100).map(|i| i % 10 == 3).collect();
+    let with = batches("llvm-19", &sets, &names, &flags);
+    assert_eq!(with.len(), SAMPLED_SETS);
+    for (i, &has_calls) in flags.iter().enumerate() {
+        let on: Vec<&String> = with.iter().filter(|(_, c)| c.contains(&i)).map(|(o, _)| o).collect();
+        if has_calls {
+            assert_eq!(on.len(), SAMPLED_SETS, "case {i} has calls and runs on every sampled set");
+        } else {
+            assert_eq!(on, [&set_of(&b, i).unwrap()], "case {i} has no call and keeps its one set");
+        }
+    }
 }
 
 /// The LLVM versions the suite runs: those installed, and under
@@ -196,6 +239,29 @@ fn cases_and_corpus_agree_on_gcc_and_clang_at_sampled_option_sets() {
         eprintln!("SKIPPED: clang is not installed (optional)");
     }
     assert!(failures.is_empty(), "{} disagreement(s):\n{}", failures.len(), failures.join("\n"));
+}
+
+/// A short campaign with calls (`fuzz --target T --calls`) on GCC and on
+/// the newest LLVM: nine in ten of its programs, source and IR-level, have
+/// calls, and
+/// every one the oracle runs to the end agrees on the target.
+#[test]
+fn a_campaign_with_calls_runs_calls_on_gcc_and_llvm() {
+    for target in [Arc::new(CCompiler::gcc()) as Arc<dyn Target>, Arc::new(Llvm::newest())] {
+        if !available(target.as_ref()) {
+            continue;
+        }
+        let dir = std::env::temp_dir().join(format!("ssaref-calls-{}-{}", target.name(), std::process::id()));
+        let mut config = TargetCampaign::new(vec![target.clone()], &dir);
+        (config.calls, config.max_programs, config.batch, config.jobs, config.seed) = (true, Some(32), 16, 1, 20261129);
+        config.duration = std::time::Duration::from_secs(120);
+        let summary = run_target_campaign(&config, &InterpOracle, &AtomicBool::new(false));
+        let _ = std::fs::remove_dir_all(&dir);
+        let rendered = summary.render(&config.targets);
+        let totals = &summary.per_target[target.name()];
+        assert!(summary.ir_programs > 0 && summary.with_calls * 10 >= summary.programs * 9, "{rendered}");
+        assert!(summary.failures.is_empty() && totals.agree + summary.skipped == summary.programs, "{rendered}");
+    }
 }
 
 /// A short campaign on `target`, which has a planted bug: it must fail,

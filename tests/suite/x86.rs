@@ -12,7 +12,7 @@ use iced_x86::code_asm::registers::gpr64::*;
 use iced_x86::code_asm::CodeAssembler;
 use ssaref::entity::EntityVec;
 use ssaref::ir::{BinOp, Block, UnOp};
-use ssaref::machine::x86_check::check_machine_code;
+use ssaref::machine::x86_check::{check_machine_code, McProblem};
 use ssaref::machine::x86_lower::{layout, lower_function, LowerError, X86Code};
 use ssaref::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MModule, MTerm, Reg, Slot};
 use ssaref::outcome::{End, Trap};
@@ -273,14 +273,15 @@ fn the_checker_rejects_a_hidden_scratch_register() {
         a.mov(rcx, r11).unwrap();
     });
     let err = check_machine_code(&code).unwrap_err();
-    assert!(err.message.contains("R11") && err.message.contains("explicit"), "{err}");
+    assert_eq!(err.problem, McProblem::WritesOutsideK { register: iced_x86::Register::R11, k: 4 }, "{err}");
     // The same with K = 12 (r11 allocatable) is fine.
     let mut ok = code.clone();
     ok.k = 12;
     check_machine_code(&ok).expect("r11 is allocatable with K = 12");
     // Reading rdx with K = 2 when nothing put a value there.
     let code = assembled(2, |a| a.mov(rax, rdx).unwrap());
-    assert!(check_machine_code(&code).unwrap_err().message.contains("RDX"));
+    let err = check_machine_code(&code).unwrap_err();
+    assert_eq!(err.problem, McProblem::ReadsOutsideK { register: iced_x86::Register::RDX, k: 2 }, "{err}");
     // Saving rdx with push is an explicit read of a register outside K.
     let code = assembled(2, |a| a.push(rdx).unwrap());
     assert!(check_machine_code(&code).is_err());
@@ -292,7 +293,7 @@ fn the_checker_rejects_a_hidden_scratch_register() {
         a.idiv(iced_x86::code_asm::qword_ptr(rdx)).unwrap();
     });
     let err = check_machine_code(&code).unwrap_err();
-    assert!(err.message.contains("RDX") && err.message.contains("explicit"), "{err}");
+    assert_eq!(err.problem, McProblem::WritesOutsideK { register: iced_x86::Register::RDX, k: 2 }, "{err}");
 }
 
 #[test]

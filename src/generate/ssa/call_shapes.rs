@@ -7,6 +7,7 @@
 use crate::analysis::liveness::{compute_liveness, live_after_each_inst};
 use crate::analysis::loops::loop_depth;
 use crate::analysis::scc::tarjan_sccs;
+use crate::generate::source::calls::CallFeatures;
 use crate::ir::{Module, Op};
 
 /// Which call situations a module has (any of its functions).
@@ -34,18 +35,14 @@ pub struct CallShapes {
 }
 
 impl CallShapes {
-    /// The situations' names, in the order of [`CallShapes::flags`].
-    pub const NAMES: [&'static str; 9] = [
-        "calls",
-        "self-recursion",
-        "mutual-recursion",
-        "call-in-loop",
-        "call-in-block-with-phis",
-        "permuted-arguments",
-        "more-than-6-arguments",
-        "8-values-live-across-a-call",
-        "result-unused",
-    ];
+    /// The situations' names, in the order of [`CallShapes::flags`]: the
+    /// source level's, but for the fifth, a block with phis where the
+    /// source has a branch of an `if`.
+    pub const NAMES: [&'static str; 9] = {
+        let mut names = CallFeatures::NAMES;
+        names[4] = "call-in-block-with-phis";
+        names
+    };
 
     /// The situations as flags, in the order of [`CallShapes::NAMES`].
     pub fn flags(&self) -> [bool; 9] {

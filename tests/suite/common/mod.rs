@@ -4,6 +4,7 @@
 
 #![allow(dead_code)] // Each test binary uses a different subset.
 
+pub mod call_programs;
 pub mod passes;
 
 use ssaref::outcome::Outcome;
