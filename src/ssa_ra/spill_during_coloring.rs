@@ -210,13 +210,33 @@ pub type Decisions = Vec<(Value, Block)>;
 /// Spills during the coloring walk until the register demand is at most
 /// `opts.k` everywhere (see the module documentation).
 pub fn spill_during_coloring(f: &mut Function, opts: &SpillDuringColoringOptions) -> Result<SpillResult, SpillError> {
-    spill_during_coloring_with_decisions(f, opts).map(|(r, _)| r)
+    walk_with_memory(f, opts, &[]).map(|(r, _)| r)
+}
+
+/// [`spill_during_coloring`], with the values of `memory` in memory from
+/// the start (`spill::spill_with_memory`).
+pub fn spill_during_coloring_with_memory(
+    f: &mut Function,
+    opts: &SpillDuringColoringOptions,
+    memory: &[Value],
+) -> Result<SpillResult, SpillError> {
+    walk_with_memory(f, opts, memory).map(|(r, _)| r)
 }
 
 /// [`spill_during_coloring`], also returning the walk's decisions in order.
 pub fn spill_during_coloring_with_decisions(
     f: &mut Function,
     opts: &SpillDuringColoringOptions,
+) -> Result<(SpillResult, Decisions), SpillError> {
+    walk_with_memory(f, opts, &[])
+}
+
+/// [`spill_during_coloring_with_memory`], also returning the walk's
+/// decisions in order.
+fn walk_with_memory(
+    f: &mut Function,
+    opts: &SpillDuringColoringOptions,
+    memory: &[Value],
 ) -> Result<(SpillResult, Decisions), SpillError> {
     if opts.k < 2 {
         return Err(SpillError::TooFewRegisters { k: opts.k });
@@ -228,11 +248,18 @@ pub fn spill_during_coloring_with_decisions(
     let original = f.value_count as usize;
     let mut st = WalkState {
         weights: Weights::compute(f, &depth, &live, opts.k),
-        spilled: EntitySet::with_capacity(original),
+        spilled: memory.iter().copied().fold(EntitySet::with_capacity(original), |mut set, v| {
+            set.insert(v);
+            set
+        }),
         reloads: EntitySet::with_capacity(original),
         original,
         walks: 0,
     };
+    if opts.phi_weight_deduction {
+        // The values in memory from the start feed their phis as spilled.
+        memory.iter().for_each(|&v| st.weights.spilled(v, |_, _, _| {}));
+    }
     let dom = DomTree::compute(f);
     let mut code = SpillCode::new(f);
     let mut decisions: Decisions = Vec::new();
