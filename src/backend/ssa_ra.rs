@@ -15,10 +15,11 @@
 //! | one-argument phis to copies, then critical-edge splitting (so that every predecessor of a block with phis has one successor) | `ssa_ra/one_argument_phis.rs`, `analysis/critical_edges.rs` | SSA verifier |
 //! | PhiLifting (§4.2) | `ssa_ra/phi_lifting.rs` | verifier, CSSA, pressure not raised (Theorem 1) |
 //! | PhiMemCoalesce (§4.4) | `ssa_ra/phi_mem_coalesce.rs` | verifier, CSSA (and again with `checkers/class_interference_check.rs`'s own liveness) |
-//! | splits at fixed divisions (K ≥ 3, §4.5 pre-colored registers): a parallel copy of every value live at each division, as one-argument phis of a new block | `ssa_ra/division_splits.rs` | verifier, CSSA (twice), divisions split (`checkers/coloring_check.rs`) |
+//! | in a module with calls, the entry split: every parameter read renamed by a one-argument phi, so that the register parameters live in the empty entry alone | `ssa_ra/call_pins.rs` | verifier, CSSA (twice) |
+//! | splits at calls and fixed divisions (K ≥ 3, §4.5 pre-colored registers): a parallel copy of the operands and every value live at each, as one-argument phis of a new block | `ssa_ra/division_splits.rs` | verifier, CSSA (twice), calls and divisions split (`checkers/coloring_check.rs`) |
 //! | spilling (§4.5, §4.7; load lowering §6.2): decided during the coloring walk with the §4.6 weight deduction (`spill_during_coloring`), or as a separate pass before it | `ssa_ra/spill_during_coloring.rs`, or `ssa_ra/spill.rs` | verifier, CSSA, demand ≤ K (recounted by `checkers/coloring_check.rs`) |
-//! | register assignment (§4.5) | `ssa_ra/coloring.rs` | valid coloring; pre-colored registers at divisions; frugal slots (`checkers/coloring_check.rs`) |
-//! | spill-free SSA elimination (§5, §6) | `ssa_ra/ssa_elimination.rs` | spartan columns as given (inside), allocation checker, no scratch register, chordal optimum counted in the MIR (`checkers/coloring_check.rs`) |
+//! | register assignment (§4.5), the pre-colored values first (`ssa_ra/precolors.rs`) | `ssa_ra/coloring.rs` | valid coloring; pre-colored registers at calls and divisions; frugal slots (`checkers/coloring_check.rs`) |
+//! | spill-free SSA elimination (§5, §6) | `ssa_ra/ssa_elimination.rs` | spartan columns as given (inside), allocation checker, no scratch register, chordal optimum counted in the MIR in a function without calls (`checkers/coloring_check.rs`) |
 //!
 //! Architecture invariant: no pass reserves a register (see
 //! `ssa_ra/regalloc.rs`).

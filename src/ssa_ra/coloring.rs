@@ -29,6 +29,13 @@
 //! and the rule is only a preference: values live across a division prefer
 //! registers other than rax, and division operands and results prefer rax,
 //! since the x86-64 lowering preserves rax and rdx around `idiv` itself.
+//!
+//! Calls are pre-colored the same way (`call_pins.rs`, `precolors.rs`):
+//! the register arguments in the argument registers, the result in rax,
+//! and every value live across a call in a callee-saved register, since
+//! its clobbers are pre-colored definitions that overlap it
+//! (`proofs-notes/precolored-calls.md`). A function with calls chooses
+//! among all K registers.
 
 use crate::analysis::cssa::phi_congruence_classes;
 use crate::analysis::dominance::DomTree;

@@ -60,6 +60,7 @@ mod parser;
 mod pass_errors;
 mod pass_filetests;
 mod precolored_division;
+mod precolored_calls;
 mod properties;
 mod reduce;
 mod reduce_ssa;
