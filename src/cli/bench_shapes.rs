@@ -1,6 +1,6 @@
 //! `ssaref bench-shapes`: `ssaref run` on functions of extreme shape
 //! (`gen --shape params|params-constants|nested-loops|wide-join|
-//! many-functions`, see
+//! many-functions|divisions`, see
 //! `generate/source/worst_case.rs`) for a series of sizes and each back
 //! end, each run a child process of this binary, so that every pass and
 //! the emulator count as a user's `run` pays for them (the passes' own
@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
 pub struct BenchShapesArgs {
-    /// Shapes to run (default: all five).
+    /// Shapes to run (default: all six).
     #[arg(long, value_delimiter = ',')]
     shapes: Vec<String>,
     /// Sizes (default: each shape's series, 3k, 10k, 30k; parameters 1k,

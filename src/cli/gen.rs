@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 /// The names `--shape` takes.
 const SHAPES: &str =
-    "swarm, everything, structured, gotos, patterns, pressure, params, params-constants, nested-loops, wide-join, many-functions";
+    "swarm, everything, structured, gotos, patterns, pressure, params, params-constants, nested-loops, wide-join, many-functions, divisions";
 
 use ssaref_interp as interp;
 
@@ -26,7 +26,7 @@ pub struct GenArgs {
     stats: bool,
     /// Kind of program: swarm, everything, structured, gotos, patterns,
     /// pressure; or one of extreme shape, fixed by --size alone: params,
-    /// params-constants, nested-loops, wide-join, many-functions.
+    /// params-constants, nested-loops, wide-join, many-functions, divisions.
     #[arg(long, default_value = "swarm")]
     shape: String,
     /// Target size in statements (default: the shape's).

@@ -36,8 +36,9 @@
 //! Renaming a value live across the division breaks single assignment
 //! where the old and the new name meet again; the uses are rewritten to
 //! their reaching name, with phis at the iterated dominance frontier of
-//! the two definitions where the value is live in (`rename_live_value`),
-//! the SSA reconstruction of Cytron et al.'s phi placement. Pereira and
+//! the definitions where the value is live in, the SSA reconstruction of
+//! Cytron et al.'s phi placement and renaming (`reconstruct`), done once
+//! for all the divisions of the function. Pereira and
 //! Palsberg's SSA elimination then implements the one-argument phis as the
 //! parallel copy at the end of `B` (location transfer graphs, swaps for
 //! cycles), like any other phi column.
@@ -79,99 +80,238 @@ pub fn fixed_division_clobber(inst: &crate::ir::Inst, k: usize) -> usize {
 /// Splits the live ranges at every fixed division of `f` (module
 /// documentation); returns the number of divisions split.
 pub fn split_divisions(f: &mut Function, k: usize) -> usize {
-    let mut split = 0;
-    // Blocks made by this pass start with a division already split.
-    let mut made: EntitySet<Block> = EntitySet::with_capacity(f.blocks.len());
-    let mut b = 0;
-    while b < f.blocks.len() {
-        let block = Block::new(b);
-        let from = usize::from(made.contains(block));
-        let at = f.blocks[block].insts.iter().skip(from).position(|i| is_fixed_division(&i.op, k));
-        match at {
-            Some(i) => {
-                let new = split_at(f, block, from + i);
-                made.insert(new);
-                split += 1;
-            }
-            None => b += 1,
-        }
-    }
-    split
+    split_pinned(f, |inst| is_fixed_division(&inst.op, k))
 }
 
-/// The values live right after instruction `i` of `b`, in value order,
-/// but the value it defines.
-fn live_across(f: &Function, live: &Liveness, b: Block, i: usize) -> Vec<Value> {
-    let data = &f.blocks[b];
-    let mut now: EntitySet<Value> = EntitySet::with_capacity(f.value_count as usize);
-    for v in live.live_out[b].iter() {
-        now.insert(v);
-    }
-    if let Some(a) = data.term.arg() {
-        now.insert(a);
-    }
-    for inst in data.insts[i + 1..].iter().rev() {
-        if let Some(d) = inst.dest {
-            now.remove(d);
-        }
-        inst.op.for_each_arg(|a| {
-            now.insert(a);
-        });
-    }
-    if let Some(d) = data.insts[i].dest {
-        now.remove(d);
-    }
-    now.iter().collect()
+/// A block made by [`split_pinned`], and the values renamed at its start:
+/// (the name before the split, the name its phi defines).
+struct Site {
+    block: Block,
+    renamed: Vec<(Value, Value)>,
 }
 
-/// Cuts `b` before its instruction `i` (a division), moves the division
-/// and what follows into a new block that starts with the parallel copy of
-/// the module documentation, renames the values live across the division,
-/// and returns the new block.
-fn split_at(f: &mut Function, b: Block, i: usize) -> Block {
+/// Cuts every block of `f` before each instruction where `is_site` holds,
+/// gives each operand of that instruction a fresh one-argument phi at the
+/// start of the new block, renames every value live across it the same
+/// way, and restores single assignment (module documentation); returns the
+/// number of sites.
+///
+/// One liveness analysis of the function as given, one dominator tree and
+/// one renaming walk serve every site, so the cost is that of Cytron et
+/// al.'s phi placement and renaming for the values renamed, not one
+/// analysis per site.
+pub fn split_pinned(f: &mut Function, is_site: impl Fn(&Inst) -> bool) -> usize {
     let live = compute_liveness(f);
-    let across = live_across(f, &live, b, i);
-    let mut rest: Vec<_> = f.blocks[b].insts.split_off(i);
-    let term = std::mem::replace(&mut f.blocks[b].term, Terminator::Return(Value::new(0)));
-    let mut phis: Vec<Phi> = Vec::with_capacity(across.len() + 2);
-    if let Op::Binary(_, a, d) = &mut rest[0].op {
-        for operand in [a, d] {
-            // Two phis of one block with the same argument would join one
-            // phi-congruence class while both live at its start: an operand
-            // that is also live across (or the other operand) goes through
-            // a fresh copy at the end of `b`, as PhiLifting lifts a phi
-            // argument (§4.2), so that the function stays in CSSA.
-            let twice = across.binary_search(operand).is_ok() || phis.iter().any(|p| p.args[0] == *operand);
-            let arg = match twice {
-                true => {
-                    let c = f.new_value();
-                    f.blocks[b].insts.push(Inst { dest: Some(c), op: Op::Copy(*operand) });
-                    c
+    let original = f.blocks.len();
+    let mut walk = LiveWalk::new(f.value_count as usize);
+    let mut sites: Vec<Site> = Vec::new();
+    for b in 0..original {
+        let block = Block::new(b);
+        let at: Vec<usize> =
+            f.blocks[block].insts.iter().enumerate().filter(|(_, i)| is_site(i)).map(|(i, _)| i).collect();
+        if at.is_empty() {
+            continue;
+        }
+        let across = walk.live_across(f, &live, block, &at);
+        split_block(f, block, &at, across, &mut sites);
+    }
+    if !sites.is_empty() {
+        reconstruct(f, &live, original, &sites);
+    }
+    sites.len()
+}
+
+/// A set of values for the backward walk of one block at a time: one bit
+/// vector for the whole function and the list of its members, so that a
+/// block costs its own length and live sets, never the number of values.
+struct LiveWalk {
+    now: EntitySet<Value>,
+    members: Vec<Value>,
+}
+
+impl LiveWalk {
+    fn new(values: usize) -> LiveWalk {
+        LiveWalk { now: EntitySet::with_capacity(values), members: Vec::new() }
+    }
+
+    fn insert(&mut self, v: Value) {
+        if self.now.insert(v) {
+            self.members.push(v);
+        }
+    }
+
+    /// For each instruction `at[j]` of `b`, the values live right after
+    /// it but the value it defines, in value order.
+    fn live_across(&mut self, f: &Function, live: &Liveness, b: Block, at: &[usize]) -> Vec<Vec<Value>> {
+        let data = &f.blocks[b];
+        for v in live.live_out[b].iter() {
+            self.insert(v);
+        }
+        if let Some(a) = data.term.arg() {
+            self.insert(a);
+        }
+        let mut across = vec![Vec::new(); at.len()];
+        let mut next = data.insts.len();
+        for (j, &i) in at.iter().enumerate().rev() {
+            for inst in data.insts[i + 1..next].iter().rev() {
+                if let Some(d) = inst.dest {
+                    self.now.remove(d);
                 }
-                false => *operand,
-            };
-            let x = f.new_value();
-            phis.push(Phi { dest: x, args: vec![arg] });
-            *operand = x;
+                inst.op.for_each_arg(|a| self.insert(a));
+            }
+            let now = &self.now;
+            self.members.retain(|&v| now.contains(v));
+            self.members.sort_unstable();
+            self.members.dedup();
+            let dest = data.insts[i].dest;
+            across[j] = self.members.iter().copied().filter(|&v| Some(v) != dest).collect();
+            next = i + 1;
         }
-    }
-    let renamed: Vec<(Value, Value)> = across.iter().map(|&v| (v, f.new_value())).collect();
-    phis.extend(renamed.iter().map(|&(v, w)| Phi { dest: w, args: vec![v] }));
-    let new = f.blocks.push(BlockData { preds: vec![b], phis, insts: rest, term });
-    f.blocks[b].term = Terminator::Jump(new);
-    for s in f.blocks[new].term.successors() {
-        for p in f.blocks[s].preds.iter_mut().filter(|p| **p == b) {
-            *p = new;
+        for v in self.members.drain(..) {
+            self.now.remove(v);
         }
+        across
     }
+}
+
+/// Cuts `b` before each of its instructions `at` (in order), moves each
+/// site and what follows it into a new block that starts with the parallel
+/// copy of the module documentation, and records the values renamed there
+/// (`across[j]`, live across site `j`); uses are left to [`reconstruct`].
+fn split_block(f: &mut Function, b: Block, at: &[usize], across: Vec<Vec<Value>>, sites: &mut Vec<Site>) {
+    let (mut cur, mut offset) = (b, 0);
+    for (&i, across) in at.iter().zip(across) {
+        let mut rest: Vec<_> = f.blocks[cur].insts.split_off(i - offset);
+        offset = i;
+        let term = std::mem::replace(&mut f.blocks[cur].term, Terminator::Return(Value::new(0)));
+        let mut phis = operand_phis(f, cur, &mut rest[0], &across);
+        let renamed: Vec<(Value, Value)> = across.iter().map(|&v| (v, f.new_value())).collect();
+        phis.extend(renamed.iter().map(|&(v, w)| Phi { dest: w, args: vec![v] }));
+        let new = f.blocks.push(BlockData { preds: vec![cur], phis, insts: rest, term });
+        f.blocks[cur].term = Terminator::Jump(new);
+        for s in f.blocks[new].term.successors() {
+            for p in f.blocks[s].preds.iter_mut().filter(|p| **p == cur) {
+                *p = new;
+            }
+        }
+        sites.push(Site { block: new, renamed });
+        cur = new;
+    }
+}
+
+/// Gives each operand of `site` its own one-argument phi (the phis of the
+/// new block), in operand order; the operand is the phi's argument, or a
+/// copy of it made at the end of `pred` when it is also live across
+/// `site` or another operand of it. Two phis of one block with the same
+/// argument would join one phi-congruence class while both live at its
+/// start: the copy keeps the function in CSSA, as PhiLifting lifts a phi
+/// argument (Pereira §4.2).
+fn operand_phis(f: &mut Function, pred: Block, site: &mut Inst, across: &[Value]) -> Vec<Phi> {
+    let mut phis: Vec<Phi> = Vec::with_capacity(across.len() + 2);
+    site.op.map_args(|operand| {
+        let twice = across.binary_search(&operand).is_ok() || phis.iter().any(|p| p.args[0] == operand);
+        let arg = match twice {
+            true => {
+                let c = f.new_value();
+                f.blocks[pred].insts.push(Inst { dest: Some(c), op: Op::Copy(operand) });
+                c
+            }
+            false => operand,
+        };
+        let x = f.new_value();
+        phis.push(Phi { dest: x, args: vec![arg] });
+        x
+    });
+    phis
+}
+
+/// Restores single assignment after the splits: each renamed value now
+/// has its first definition and one phi per site where it was live
+/// across. Phis go at the iterated dominance frontier of those definitions
+/// where the value is live in (`live`, the liveness before the splits,
+/// names the same blocks: splitting moves no value's live range), then one
+/// walk over the dominator tree gives every use the name that reaches it
+/// (Cytron et al., "Efficiently Computing Static Single Assignment Form
+/// and the Control Dependence Graph", §5.1 placement, §5.2 renaming).
+fn reconstruct(f: &mut Function, live: &Liveness, original: usize, sites: &[Site]) {
     let dom = DomTree::compute(f);
     let frontiers = dominance_frontiers(f, &dom);
     let homes = f.def_blocks();
-    for (v, w) in renamed {
-        let home = homes[v].unwrap_or(Function::ENTRY);
-        rename_live_value(f, (&dom, &frontiers, &live), (v, home), (w, new));
+    let mut names: EntityVec<Block, Vec<(Value, Value)>> = EntityVec::from_elem(Vec::new(), f.blocks.len());
+    let mut defs: Vec<(Value, Block)> = Vec::new();
+    for site in sites {
+        names[site.block].extend_from_slice(&site.renamed);
+        defs.extend(site.renamed.iter().map(|&(v, _)| (v, site.block)));
     }
-    new
+    defs.sort_unstable();
+    let mut marks = (EntityVec::from_elem(0u32, f.blocks.len()), EntityVec::from_elem(0u32, f.blocks.len()));
+    for (stamp, group) in (1..).zip(defs.chunk_by(|a, b| a.0 == b.0)) {
+        let v = group[0].0;
+        let home = homes[v].unwrap_or(Function::ENTRY);
+        let mut work: Vec<Block> = group.iter().map(|&(_, b)| b).chain([home]).collect();
+        let (seen, placed) = (&mut marks.0, &mut marks.1);
+        while let Some(b) = work.pop() {
+            for &y in &frontiers[b] {
+                let old = y.index() < original;
+                if old && y != home && placed[y] != stamp && live.live_in[y].contains(v) {
+                    placed[y] = stamp;
+                    let p = f.new_value();
+                    let n = f.blocks[y].preds.len();
+                    f.blocks[y].phis.push(Phi { dest: p, args: vec![v; n] });
+                    names[y].push((v, p));
+                }
+                if seen[y] != stamp {
+                    seen[y] = stamp;
+                    work.push(y);
+                }
+            }
+        }
+    }
+    rename(f, &dom, &names);
+}
+
+/// The renaming walk of [`reconstruct`]: blocks in dominator-tree
+/// pre-order, the current name of each value kept in one map whose changes
+/// are undone when the walk leaves a block's subtree. A block's new names
+/// (`names`) take effect at its start; its instructions and terminator use
+/// the current names, and so does each phi argument of its out-edges.
+/// Unreachable blocks keep the old names.
+fn rename(f: &mut Function, dom: &DomTree, names: &EntityVec<Block, Vec<(Value, Value)>>) {
+    let mut edges: EntityVec<Block, Vec<(Block, usize)>> = EntityVec::from_elem(Vec::new(), f.blocks.len());
+    for (s, data) in f.blocks.iter() {
+        for (e, &p) in data.preds.iter().enumerate() {
+            edges[p].push((s, e));
+        }
+    }
+    let mut current: EntityVec<Value, Value> = (0..f.value_count as usize).map(Value::new).collect();
+    let mut undo: Vec<(Value, Value)> = Vec::new();
+    let mut open: Vec<(Block, usize)> = Vec::new();
+    for &b in &dom.preorder {
+        while let Some(&(top, len)) = open.last() {
+            if Some(top) == dom.idom[b] {
+                break;
+            }
+            for (v, old) in undo.drain(len..).rev() {
+                current[v] = old;
+            }
+            open.pop();
+        }
+        open.push((b, undo.len()));
+        for &(v, w) in &names[b] {
+            undo.push((v, current[v]));
+            current[v] = w;
+        }
+        let data = &mut f.blocks[b];
+        for inst in &mut data.insts {
+            inst.op.map_args(|a| current[a]);
+        }
+        data.term.map_arg(|a| current[a]);
+        for &(s, e) in &edges[b] {
+            for phi in &mut f.blocks[s].phis {
+                phi.args[e] = current[phi.args[e]];
+            }
+        }
+    }
 }
 
 /// The dominance frontier of every reachable block, by the runner walk of
@@ -199,65 +339,4 @@ fn dominance_frontiers(f: &Function, dom: &DomTree) -> EntityVec<Block, Vec<Bloc
         }
     }
     df
-}
-
-/// Gives every use of `v` the name that reaches it, now that `w`, defined
-/// by a phi at the start of `at`, is a second definition of the same value
-/// (`v` is defined in block `home`):
-/// phis at the iterated dominance frontier of the two definition blocks
-/// where `v` is live in (`live`, the liveness before the split, names the
-/// same blocks: renaming moves no value's live range), then one walk over
-/// the dominator tree in pre-order, where the name at a block's entry is
-/// its own new phi, `w` at `at`, `v` at `v`'s own block, or else the name
-/// at the end of its immediate dominator (no block but `at` and `v`'s own
-/// defines the value inside it). Each phi argument takes the name at the
-/// end of its predecessor. Unreachable blocks keep `v`.
-fn rename_live_value(
-    f: &mut Function,
-    (dom, frontiers, live): (&DomTree, &EntityVec<Block, Vec<Block>>, &Liveness),
-    (v, home): (Value, Block),
-    (w, at): (Value, Block),
-) {
-    let mut placed: EntityVec<Block, Option<Value>> = EntityVec::from_elem(None, f.blocks.len());
-    let mut work = vec![home, at];
-    let mut seen: EntitySet<Block> = EntitySet::with_capacity(f.blocks.len());
-    while let Some(b) = work.pop() {
-        for &y in &frontiers[b] {
-            let old = y.index() < live.live_in.len();
-            if old && live.live_in[y].contains(v) && placed[y].is_none() && y != at && y != home {
-                let p = f.new_value();
-                let n = f.blocks[y].preds.len();
-                f.blocks[y].phis.push(Phi { dest: p, args: vec![v; n] });
-                placed[y] = Some(p);
-            }
-            if seen.insert(y) {
-                work.push(y);
-            }
-        }
-    }
-    let mut name_at_end: EntityVec<Block, Value> = EntityVec::from_elem(v, f.blocks.len());
-    for &b in &dom.preorder {
-        let name = match (placed[b], b == at) {
-            (Some(p), _) => p,
-            (None, true) => w,
-            (None, false) if b == home => v,
-            (None, false) => dom.idom[b].map_or(v, |d| name_at_end[d]),
-        };
-        name_at_end[b] = name;
-        let data = &mut f.blocks[b];
-        for inst in &mut data.insts {
-            inst.op.map_args(|a| if a == v { name } else { a });
-        }
-        data.term.map_arg(|a| if a == v { name } else { a });
-        for s in data.term.successors() {
-            let edges: Vec<usize> = (0..f.blocks[s].preds.len()).filter(|&e| f.blocks[s].preds[e] == b).collect();
-            for phi in &mut f.blocks[s].phis {
-                for &e in &edges {
-                    if phi.args[e] == v {
-                        phi.args[e] = name;
-                    }
-                }
-            }
-        }
-    }
 }

@@ -16,7 +16,10 @@
 //! - [`WorstShape::WideJoin`]: N `if`s, each ending in a `goto` to one
 //!   label, with a different value for one variable: a join of N + 1
 //!   predecessors and a phi of as many operands;
-//! - [`WorstShape::ManyFunctions`]: N small functions besides `main`.
+//! - [`WorstShape::ManyFunctions`]: N small functions besides `main`;
+//! - [`WorstShape::Divisions`]: N `if`s in a row, each dividing one of
+//!   four variables that stay live through the whole function, so that
+//!   every division has values live across it and a join after it.
 
 use std::fmt::Write;
 
@@ -28,16 +31,18 @@ pub enum WorstShape {
     NestedLoops,
     WideJoin,
     ManyFunctions,
+    Divisions,
 }
 
 impl WorstShape {
     /// Every shape, in the order benchmarks print them.
-    pub const ALL: [WorstShape; 5] = [
+    pub const ALL: [WorstShape; 6] = [
         WorstShape::Params,
         WorstShape::ParamsConstants,
         WorstShape::NestedLoops,
         WorstShape::WideJoin,
         WorstShape::ManyFunctions,
+        WorstShape::Divisions,
     ];
 
     /// The name `gen --shape` takes.
@@ -48,6 +53,7 @@ impl WorstShape {
             WorstShape::NestedLoops => "nested-loops",
             WorstShape::WideJoin => "wide-join",
             WorstShape::ManyFunctions => "many-functions",
+            WorstShape::Divisions => "divisions",
         }
     }
 
@@ -111,6 +117,19 @@ impl WorstShape {
                     );
                 }
                 s.push_str("fn main(a) {\n    return a + 1;\n}\n");
+            }
+            WorstShape::Divisions => {
+                // The divisor is at least 1, so no division traps or
+                // overflows.
+                s.push_str("fn main(a, b) {\n    var d = b;\n    if (d < 1) {\n        d = 1;\n    }\n");
+                s.push_str("    var x = a;\n    var y = a + 1;\n    var z = a + 2;\n");
+                for i in 0..n {
+                    let _ = writeln!(
+                        s,
+                        "    if (x > y) {{\n        x = x / d + z;\n    }} else {{\n        y = y % d + {i};\n    }}"
+                    );
+                }
+                s.push_str("    return x + y + z + d;\n}\n");
             }
         }
         s
