@@ -15,7 +15,7 @@
 //! | one-argument phis to copies, then critical-edge splitting (so that every predecessor of a block with phis has one successor) | `ssa_ra/one_argument_phis.rs`, `analysis/critical_edges.rs` | SSA verifier |
 //! | PhiLifting (§4.2) | `ssa_ra/phi_lifting.rs` | verifier, CSSA, pressure not raised (Theorem 1) |
 //! | PhiMemCoalesce (§4.4) | `ssa_ra/phi_mem_coalesce.rs` | verifier, CSSA (and again with `checkers/class_interference_check.rs`'s own liveness) |
-//! | in a module with calls, the entry split: every parameter read renamed by a one-argument phi, so that the register parameters live in the empty entry alone | `ssa_ra/call_pins.rs` | verifier, CSSA (twice) |
+//! | in a module with calls, the entry split: every parameter read renamed by a one-argument phi, so that the register parameters live in the empty entry alone | `ssa_ra/call_constraints.rs` | verifier, CSSA (twice) |
 //! | splits at calls and fixed divisions (K ≥ 3, §4.5 pre-colored registers): a parallel copy of the operands and every value live at each, as one-argument phis of a new block | `ssa_ra/division_splits.rs` | verifier, CSSA (twice), calls and divisions split (`checkers/coloring_check.rs`) |
 //! | spilling (§4.5, §4.7; load lowering §6.2): decided during the coloring walk with the §4.6 weight deduction (`spill_during_coloring`), or as a separate pass before it | `ssa_ra/spill_during_coloring.rs`, or `ssa_ra/spill.rs` | verifier, CSSA, demand ≤ K (recounted by `checkers/coloring_check.rs`) |
 //! | register assignment (§4.5), the pre-colored values first (`ssa_ra/precolors.rs`) | `ssa_ra/coloring.rs` | valid coloring; pre-colored registers at calls and divisions; frugal slots (`checkers/coloring_check.rs`) |
@@ -36,9 +36,9 @@ use crate::ir::{Function, Module, Value};
 use crate::mir::{MFunction, MModule, MAX_REGS, MIN_REGS};
 use crate::pass_manager::flags::Flags;
 use crate::pass_manager::runner::{Observer, PassRunner, Unobserved};
-use crate::ssa_ra::call_pins::{is_call, is_pinned_site, memory_pinned, split_entry};
+use crate::ssa_ra::call_constraints::{is_call, is_pinned_site, memory_pinned, split_entry};
 use crate::ssa_ra::coloring::{assign_registers_with_convention, check_assignment, ColoringOptions};
-use crate::ssa_ra::pinned_splits_tmp::split_pinned;
+use crate::ssa_ra::division_splits::split_pinned;
 use crate::ssa_ra::one_argument_phis::lower_one_argument_phis;
 use crate::ssa_ra::phi_lifting::phi_lifting;
 use crate::ssa_ra::phi_mem_coalesce::phi_mem_coalesce;
@@ -67,7 +67,7 @@ pub fn allocate_function(
 
 /// [`allocate_function`] on a function of a module, which has calls when
 /// `module_has_calls`: then the function's parameters follow the calling
-/// convention too (`ssa_ra/call_pins.rs`).
+/// convention too (`ssa_ra/call_constraints.rs`).
 pub fn allocate_function_in(
     f: &Function,
     module_has_calls: bool,
@@ -118,9 +118,14 @@ pub fn allocate_function_in(
 
     // In a module with calls, the register parameters arrive in the
     // argument registers: the entry is cut from the rest, so that their own
-    // live ranges are the empty entry block (`call_pins.rs`).
+    // live ranges are the empty entry block (`call_constraints.rs`).
     if module_has_calls && !f.params.is_empty() {
-        passes.rewrite("split-entry", &mut f, |f| Ok(split_entry(f, opts.k)), |f, _| check_splits(f, "split-entry", None))?;
+        passes.rewrite(
+            "split-entry",
+            &mut f,
+            |f| Ok(split_entry(f, opts.k)),
+            |f, _| check_splits(f, "split-entry", None),
+        )?;
     }
 
     // Calls, and fixed divisions (K >= 3): the parallel copy before each,
@@ -283,8 +288,7 @@ fn check_phi_mem_coalesce(f: &Function) -> Result<(), PassError> {
 fn check_splits(f: &Function, pass: &str, sites: Option<usize>) -> Result<(), PassError> {
     verify_function(f).map_err(|e| fail(pass, "verify", e))?;
     check_cssa(f).map_err(|e| fail(pass, "cssa", e))?;
-    class_interference_check::check_cssa_independently(f)
-        .map_err(|e| fail(pass, "cssa (independent liveness)", e))?;
+    class_interference_check::check_cssa_independently(f).map_err(|e| fail(pass, "cssa (independent liveness)", e))?;
     match sites {
         Some(k) => coloring_check::check_divisions_split(f, k).map_err(|e| fail(pass, "divisions and calls split", e)),
         None => Ok(()),
@@ -311,7 +315,8 @@ fn check_spill(f: &Function, spilled: &SpillResult, k: usize) -> Result<(), Pass
 fn check_elimination(f: &Function, spilled: &SpillResult, mf: &MFunction, convention: bool) -> Result<(), PassError> {
     alloc_checker::check_no_scratch(mf).map_err(|e| fail("eliminate", "no-scratch-register", e))?;
     alloc_checker::check_allocation(mf).map_err(|e| fail("eliminate", "allocation-checker", e))?;
-    let pinned = (convention && !f.params.is_empty()) || f.blocks.values().any(|b| b.insts.iter().any(|i| is_call(&i.op)));
+    let pinned =
+        (convention && !f.params.is_empty()) || f.blocks.values().any(|b| b.insts.iter().any(|i| is_call(&i.op)));
     if pinned {
         return Ok(());
     }

@@ -17,7 +17,7 @@
 //!   §4.5: a call's clobbers are pre-colored definitions overlapping every
 //!   value live across it). At a call the demand counts every
 //!   caller-saved register. The convention is the shared data of
-//!   `analysis/calling_convention.rs`; nothing of `ssa_ra/call_pins.rs`.
+//!   `analysis/calling_convention.rs`; nothing of `ssa_ra/call_constraints.rs`.
 //! - **pre-colored divisions**: at K ≥ 3 every division is x86's own
 //!   (`mir::MInst::FixedDiv`): before assignment, each is the first
 //!   instruction of its block and every value live at it is one of that

@@ -138,8 +138,14 @@ impl Engine {
                     .iter()
                     .map(|f| {
                         let calls = ssa.has_calls();
-                        crate::backend::ssa_ra::allocate_function_in(f, calls, &opts, Flags::unchecked(), &mut Unobserved)
-                            .map(|(m, _)| m)
+                        crate::backend::ssa_ra::allocate_function_in(
+                            f,
+                            calls,
+                            &opts,
+                            Flags::unchecked(),
+                            &mut Unobserved,
+                        )
+                        .map(|(m, _)| m)
                     })
                     .collect()
             }

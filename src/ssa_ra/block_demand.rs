@@ -41,7 +41,7 @@
 
 use crate::entity::{EntitySet, SparseSet};
 use crate::ir::{Block, BlockData, Function, Value};
-use crate::ssa_ra::call_pins::pinned_clobber;
+use crate::ssa_ra::call_constraints::pinned_clobber;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cmp::Ordering;
 

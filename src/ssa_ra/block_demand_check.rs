@@ -8,7 +8,7 @@ use crate::entity::{EntitySet, SparseSet};
 use crate::ir::{Block, Function, Value};
 use crate::pass_manager::self_checks;
 use crate::ssa_ra::block_demand::BlockDemand;
-use crate::ssa_ra::call_pins::pinned_clobber;
+use crate::ssa_ra::call_constraints::pinned_clobber;
 use rustc_hash::FxHashSet;
 
 /// The self-check of a [`BlockDemand`] walk of `b`: the walk replayed in

@@ -30,7 +30,7 @@
 //! registers other than rax, and division operands and results prefer rax,
 //! since the x86-64 lowering preserves rax and rdx around `idiv` itself.
 //!
-//! Calls are pre-colored the same way (`call_pins.rs`, `precolors.rs`):
+//! Calls are pre-colored the same way (`call_constraints.rs`, `precolors.rs`):
 //! the register arguments in the argument registers, the result in rax,
 //! and every value live across a call in a callee-saved register, since
 //! its clobbers are pre-colored definitions that overlap it
@@ -43,7 +43,7 @@ use crate::analysis::liveness::compute_liveness;
 use crate::entity::{EntityRef, EntitySet, EntityVec};
 use crate::ir::{BinOp, Block, Function, Op, Value};
 use crate::mir::{Reg, Slot, RAX, RDX};
-use crate::ssa_ra::call_pins::is_call;
+use crate::ssa_ra::call_constraints::is_call;
 use crate::ssa_ra::precolors::Precolors;
 use crate::ssa_ra::spill::{block_points, Point, SpillResult};
 use std::collections::HashMap;
@@ -223,7 +223,7 @@ pub fn assign_registers(
 
 /// [`assign_registers`] for a function of a module with calls when
 /// `convention_params`, whose register parameters arrive in the argument
-/// registers (`call_pins.rs`). A function with calls, or with parameters
+/// registers (`call_constraints.rs`). A function with calls, or with parameters
 /// under the convention, may use any of the K registers: its pre-colored
 /// registers need not be among the first ω, and Pereira's report claims
 /// the greedy optimum only without pre-colored registers (§4.5).

@@ -11,7 +11,7 @@
 //! | call `q = f(a1, ...)` | register argument `i` in argument register `i`, `q` in rax | every value live across: every caller-saved register |
 //! | entry, module with calls | register parameter `i` in argument register `i` | |
 //!
-//! The splits (`division_splits.rs`) and the entry split (`call_pins.rs`)
+//! The splits (`division_splits.rs`) and the entry split (`call_constraints.rs`)
 //! make every constrained value start at its block's start (or be a reload
 //! just before its site), where the coloring meets them together.
 
@@ -19,7 +19,7 @@ use crate::analysis::calling_convention::CallingConvention;
 use crate::analysis::liveness::compute_liveness;
 use crate::ir::{BinOp, Function, Op, Value};
 use crate::mir::{Reg, RAX, RDX};
-use crate::ssa_ra::call_pins::{is_pinned_site, parameter_registers};
+use crate::ssa_ra::call_constraints::{is_pinned_site, parameter_registers};
 use crate::ssa_ra::division_splits::is_fixed_division;
 use crate::ssa_ra::spill::{block_points, SpillResult};
 use std::collections::HashMap;

@@ -38,7 +38,7 @@ use crate::analysis::liveness::Liveness;
 use crate::entity::{EntitySet, SparseSet};
 use crate::ir::{Block, Function, Op, Value};
 use crate::ssa_ra::block_demand::BlockDemand;
-use crate::ssa_ra::call_pins::pinned_clobber;
+use crate::ssa_ra::call_constraints::pinned_clobber;
 use rustc_hash::FxHashMap;
 
 /// Merges consecutive reloads of one spilled value in a block when the

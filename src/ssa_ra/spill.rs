@@ -68,7 +68,7 @@ use crate::ir::{Block, BlockData, Function, Value};
 use crate::pass_manager::self_checks;
 use crate::ssa_ra::block_demand::{BlockDemand, Candidate, PointSite};
 use crate::ssa_ra::block_demand_check::check_block_demand;
-use crate::ssa_ra::call_pins::pinned_clobber;
+use crate::ssa_ra::call_constraints::pinned_clobber;
 pub(crate) use crate::ssa_ra::reload_recycling::recycle_reloads;
 use crate::ssa_ra::spill_code::SpillCode;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -411,7 +411,7 @@ pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, Spill
 }
 
 /// [`spill`], with the values of `memory` in memory from the start: the
-/// stack arguments of calls and stack parameters (`call_pins.rs`), each a
+/// stack arguments of calls and stack parameters (`call_constraints.rs`), each a
 /// phi result or parameter read only where memory serves (by its call),
 /// so that they get no reload.
 pub fn spill_with_memory(f: &mut Function, opts: &SpillOptions, memory: &[Value]) -> Result<SpillResult, SpillError> {

@@ -245,21 +245,7 @@ fn walk_with_memory(
     // Valid for the whole walk: spilling keeps every block's live-in and
     // live-out sets (see the module documentation).
     let live = compute_liveness(f);
-    let original = f.value_count as usize;
-    let mut st = WalkState {
-        weights: Weights::compute(f, &depth, &live, opts.k),
-        spilled: memory.iter().copied().fold(EntitySet::with_capacity(original), |mut set, v| {
-            set.insert(v);
-            set
-        }),
-        reloads: EntitySet::with_capacity(original),
-        original,
-        walks: 0,
-    };
-    if opts.phi_weight_deduction {
-        // The values in memory from the start feed their phis as spilled.
-        memory.iter().for_each(|&v| st.weights.spilled(v, |_, _, _| {}));
-    }
+    let mut st = WalkState::start(f, &depth, &live, opts, memory);
     let dom = DomTree::compute(f);
     let mut code = SpillCode::new(f);
     let mut decisions: Decisions = Vec::new();
@@ -318,6 +304,34 @@ fn walk_with_memory(
         return Err(SpillError::DemandAboveKDuringColoring { demand: max_demand, k: opts.k });
     }
     Ok((SpillResult { spilled, reloads, lowered, max_demand }, decisions))
+}
+
+impl WalkState {
+    /// The state before the walk, with the values of `memory` spilled
+    /// (they feed their phis as spilled values, for the §4.6 deduction).
+    fn start(
+        f: &Function,
+        depth: &EntityVec<Block, u32>,
+        live: &Liveness,
+        opts: &SpillDuringColoringOptions,
+        memory: &[Value],
+    ) -> WalkState {
+        let original = f.value_count as usize;
+        let mut st = WalkState {
+            weights: Weights::compute(f, depth, live, opts.k),
+            spilled: EntitySet::with_capacity(original),
+            reloads: EntitySet::with_capacity(original),
+            original,
+            walks: 0,
+        };
+        for &v in memory {
+            st.spilled.insert(v);
+            if opts.phi_weight_deduction {
+                st.weights.spilled(v, |_, _, _| {});
+            }
+        }
+        st
+    }
 }
 
 /// The walk's state: the weights, what is spilled, the reloads inserted.

@@ -156,7 +156,7 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// A call defining `d` in `dst` (`call_pins.rs`): the register
+    /// A call defining `d` in `dst` (`call_constraints.rs`): the register
     /// arguments and the result where the calling convention at K puts
     /// them, the stack arguments wherever they are (their slots).
     fn call(&self, call: &crate::ir::Call, d: Value, dst: Reg) -> Result<MInst, EliminationError> {

@@ -1,4 +1,4 @@
-//! ssa-ra's calls (`ssa_ra/call_pins.rs`, proofs-notes/precolored-calls.md):
+//! ssa-ra's calls (`ssa_ra/call_constraints.rs`, proofs-notes/precolored-calls.md):
 //! every program with calls of `tests/cases/` and `tests/corpus/` agrees
 //! with the oracle at every K from 2 to 15 under every ssa-ra option set
 //! of the campaign's rotation; where there is no callee-saved register
@@ -20,9 +20,9 @@ use ssaref::frontend::parser::parse_program;
 use ssaref::ir::{Function, Op, Value};
 use ssaref::mir::{MInst, MModule, Reg};
 use ssaref::oracle::Oracle;
-use ssaref::ssa_ra::call_pins::{is_pinned_site, memory_pinned};
+use ssaref::ssa_ra::call_constraints::{is_pinned_site, memory_pinned};
 use ssaref::ssa_ra::coloring::{assign_registers_with_convention, ColoringOptions};
-use ssaref::ssa_ra::pinned_splits_tmp::split_pinned;
+use ssaref::ssa_ra::division_splits::split_pinned;
 use ssaref::ssa_ra::regalloc::RegallocOptions;
 use ssaref::ssa_ra::spill::{spill_with_memory, SpillOptions, SpillResult};
 

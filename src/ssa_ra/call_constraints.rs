@@ -141,7 +141,8 @@ pub fn split_entry(f: &mut Function, k: usize) -> usize {
     if renamed.is_empty() {
         return 0;
     }
-    let empty = BlockData { preds: Vec::new(), phis: Vec::new(), insts: Vec::new(), term: Terminator::Return(Value(0)) };
+    let empty =
+        BlockData { preds: Vec::new(), phis: Vec::new(), insts: Vec::new(), term: Terminator::Return(Value(0)) };
     let mut body = std::mem::replace(&mut f.blocks[Function::ENTRY], empty);
     body.preds = vec![Function::ENTRY];
     let rename = |a: Value| renamed.iter().find(|(p, _)| *p == a).map_or(a, |&(_, w)| w);
