@@ -86,26 +86,44 @@ pub fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static)
     std::thread::Builder::new().stack_size(2 << 20).spawn(f).expect("spawn").join().expect("no panic")
 }
 
-/// The `.src` files of `tests/cases/`, sorted by name, programs with calls
-/// included: every back end allocates them.
+/// The `.src` files of `tests/cases/`, sorted by name.
+///
+/// Programs with calls are left out: the back ends refuse them for now,
+/// and the tests that take this list run back ends. [`all_case_files`]
+/// has them too.
 pub fn case_files() -> Vec<PathBuf> {
-    src_files("tests/cases")
+    without_calls(src_files("tests/cases"))
 }
 
-/// Every `.src` file of `tests/cases/` (the same as [`case_files`]).
+/// Every `.src` file of `tests/cases/`, programs with calls included.
 pub fn all_case_files() -> Vec<PathBuf> {
     src_files("tests/cases")
 }
 
-/// Every `.src` file of `tests/corpus/` (the same as [`corpus_files`]).
+/// Every `.src` file of `tests/corpus/`, programs with calls included.
 pub fn all_corpus_files() -> Vec<PathBuf> {
     src_files("tests/corpus")
 }
 
+/// The files of `files` whose program parses and has no call (a file that
+/// does not parse stays, so that its test reports it).
+fn without_calls(files: Vec<PathBuf>) -> Vec<PathBuf> {
+    files
+        .into_iter()
+        .filter(|p| {
+            let text = std::fs::read_to_string(p).unwrap_or_default();
+            match ssaref::frontend::parser::parse_program(&text) {
+                Ok(program) => !program.has_calls(),
+                Err(_) => true,
+            }
+        })
+        .collect()
+}
+
 /// The `.src` files of `tests/corpus/` (the realistic programs), sorted by
-/// name, programs with calls included.
+/// name.
 pub fn corpus_files() -> Vec<PathBuf> {
-    src_files("tests/corpus")
+    without_calls(src_files("tests/corpus"))
 }
 
 /// The `.src` files directly in `dir` (relative to the repository root),
