@@ -1,24 +1,14 @@
 //! The `Backend` trait: SSA and K in, allocated machine IR out (see the
 //! folder's `mod.rs`).
 
-use crate::error::{CheckError, PassError};
-use crate::ir::{Function, Module};
+use crate::error::PassError;
+use crate::ir::Module;
 use crate::mir::MModule;
 use crate::pass_manager::flags::Flags;
 use crate::pass_manager::runner::{Observer, Unobserved};
 use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
-
-/// Refuses `f` when it contains a call: `stage` (a back end) does not
-/// handle calls yet, and says so rather than give a wrong answer.
-pub fn refuse_calls(f: &Function, stage: &'static str) -> Result<(), PassError> {
-    if f.blocks.values().any(|b| b.insts.iter().any(|i| i.op.is_call())) {
-        let error = CheckError::CallsNotSupported { function: f.name.clone(), stage };
-        return Err(PassError::new(stage, "calls", error));
-    }
-    Ok(())
-}
 
 /// What a back end's [`Backend::prepare`] did once per program, before any
 /// K, for [`Backend::allocate`] (out-of-ssa: its destructed program and the

@@ -73,7 +73,7 @@ pub mod out_of_ssa;
 pub mod regalloc2;
 pub mod ssa_ra;
 
-pub use interface::{family, refuse_calls, Backend, Prepared};
+pub use interface::{family, Backend, Prepared};
 pub use out_of_ssa::{print_destructed, OutOfSsa};
 pub use regalloc2::Regalloc2;
 pub use ssa_ra::SsaRa;

@@ -15,10 +15,11 @@
 //! | one-argument phis to copies, then critical-edge splitting (so that every predecessor of a block with phis has one successor) | `ssa_ra/one_argument_phis.rs`, `analysis/critical_edges.rs` | SSA verifier |
 //! | PhiLifting (§4.2) | `ssa_ra/phi_lifting.rs` | verifier, CSSA, pressure not raised (Theorem 1) |
 //! | PhiMemCoalesce (§4.4) | `ssa_ra/phi_mem_coalesce.rs` | verifier, CSSA (and again with `checkers/class_interference_check.rs`'s own liveness) |
-//! | splits at fixed divisions (K ≥ 3, §4.5 pre-colored registers): a parallel copy of every value live at each division, as one-argument phis of a new block | `ssa_ra/division_splits.rs` | verifier, CSSA (twice), divisions split (`checkers/coloring_check.rs`) |
+//! | in a module with calls, the entry split: every parameter read renamed by a one-argument phi, so that the register parameters live in the empty entry alone | `ssa_ra/call_constraints.rs` | verifier, CSSA (twice) |
+//! | splits at calls and fixed divisions (K ≥ 3, §4.5 pre-colored registers): a parallel copy of the operands and every value live at each, as one-argument phis of a new block | `ssa_ra/division_splits.rs` | verifier, CSSA (twice), calls and divisions split (`checkers/coloring_check.rs`) |
 //! | spilling (§4.5, §4.7; load lowering §6.2): decided during the coloring walk with the §4.6 weight deduction (`spill_during_coloring`), or as a separate pass before it | `ssa_ra/spill_during_coloring.rs`, or `ssa_ra/spill.rs` | verifier, CSSA, demand ≤ K (recounted by `checkers/coloring_check.rs`) |
-//! | register assignment (§4.5) | `ssa_ra/coloring.rs` | valid coloring; pre-colored registers at divisions; frugal slots (`checkers/coloring_check.rs`) |
-//! | spill-free SSA elimination (§5, §6) | `ssa_ra/ssa_elimination.rs` | spartan columns as given (inside), allocation checker, no scratch register, chordal optimum counted in the MIR (`checkers/coloring_check.rs`) |
+//! | register assignment (§4.5), the pre-colored values first (`ssa_ra/precolors.rs`) | `ssa_ra/coloring.rs` | valid coloring; pre-colored registers at calls and divisions; frugal slots (`checkers/coloring_check.rs`) |
+//! | spill-free SSA elimination (§5, §6) | `ssa_ra/ssa_elimination.rs` | spartan columns as given (inside), allocation checker, no scratch register, chordal optimum counted in the MIR in a function without calls (`checkers/coloring_check.rs`) |
 //!
 //! Architecture invariant: no pass reserves a register (see
 //! `ssa_ra/regalloc.rs`).
@@ -31,18 +32,19 @@ use crate::analysis::pressure::max_pressure;
 use crate::analysis::verifier::verify_function;
 use crate::checkers::{alloc_checker, class_interference_check, coloring_check};
 use crate::error::{CheckError, PassError};
-use crate::ir::{Function, Module};
+use crate::ir::{Function, Module, Value};
 use crate::mir::{MFunction, MModule, MAX_REGS, MIN_REGS};
 use crate::pass_manager::flags::Flags;
 use crate::pass_manager::runner::{Observer, PassRunner, Unobserved};
-use crate::ssa_ra::coloring::{assign_registers, check_assignment, ColoringOptions};
-use crate::ssa_ra::division_splits::{is_fixed_division, split_divisions};
+use crate::ssa_ra::call_constraints::{is_call, is_pinned_site, memory_pinned, split_entry};
+use crate::ssa_ra::coloring::{assign_registers_with_convention, check_assignment, ColoringOptions};
+use crate::ssa_ra::division_splits::split_pinned;
 use crate::ssa_ra::one_argument_phis::lower_one_argument_phis;
 use crate::ssa_ra::phi_lifting::phi_lifting;
 use crate::ssa_ra::phi_mem_coalesce::phi_mem_coalesce;
 use crate::ssa_ra::regalloc::{AllocReport, RegallocOptions};
-use crate::ssa_ra::spill::{spill, SpillOptions, SpillResult};
-use crate::ssa_ra::spill_during_coloring::{spill_during_coloring, SpillDuringColoringOptions};
+use crate::ssa_ra::spill::{spill_with_memory, SpillOptions, SpillResult};
+use crate::ssa_ra::spill_during_coloring::{spill_during_coloring_with_memory, SpillDuringColoringOptions};
 use crate::ssa_ra::ssa_elimination::{eliminate_ssa, EliminationOptions};
 
 fn fail(pass: &str, check: &'static str, error: impl Into<CheckError>) -> PassError {
@@ -59,10 +61,23 @@ pub fn allocate_function(
     flags: Flags,
     observer: &mut dyn Observer<Function>,
 ) -> Result<(MFunction, AllocReport), PassError> {
+    let calls = f.blocks.values().any(|b| b.insts.iter().any(|i| is_call(&i.op)));
+    allocate_function_in(f, calls, opts, flags, observer)
+}
+
+/// [`allocate_function`] on a function of a module, which has calls when
+/// `module_has_calls`: then the function's parameters follow the calling
+/// convention too (`ssa_ra/call_constraints.rs`).
+pub fn allocate_function_in(
+    f: &Function,
+    module_has_calls: bool,
+    opts: &RegallocOptions,
+    flags: Flags,
+    observer: &mut dyn Observer<Function>,
+) -> Result<(MFunction, AllocReport), PassError> {
     if !(MIN_REGS..=MAX_REGS).contains(&opts.k) {
         return Err(fail("options", "k", CheckError::RegisterCount { k: opts.k }));
     }
-    super::interface::refuse_calls(f, "ssa-ra")?;
     let mut passes = PassRunner::new(flags).timed().observed_by(observer);
     let mut f = f.clone();
 
@@ -101,28 +116,50 @@ pub fn allocate_function(
         )?;
     }
 
-    // Fixed divisions (K >= 3): the parallel copy before each, so that its
-    // pre-colored operands and the values live across it are colored
-    // together (Pereira §4.5, "Handling Pre-colored Virtual Registers").
-    if f.blocks.values().any(|b| b.insts.iter().any(|i| is_fixed_division(&i.op, opts.k))) {
+    // In a module with calls, the register parameters arrive in the
+    // argument registers: the entry is cut from the rest, so that their own
+    // live ranges are the empty entry block (`call_constraints.rs`).
+    if module_has_calls && !f.params.is_empty() {
         passes.rewrite(
-            "split-divisions",
+            "split-entry",
             &mut f,
-            |f| Ok(split_divisions(f, opts.k)),
-            |f, _| check_division_splits(f, opts.k),
+            |f| Ok(split_entry(f, opts.k)),
+            |f, _| check_splits(f, "split-entry", None),
         )?;
     }
 
-    let spilled =
-        passes.rewrite("spill", &mut f, |f| spill_pass(f, opts), |f, spilled| check_spill(f, spilled, opts.k))?;
+    // Calls, and fixed divisions (K >= 3): the parallel copy before each,
+    // so that its pre-colored operands and the values live across it are
+    // colored together (Pereira §4.5, "Handling Pre-colored Virtual
+    // Registers").
+    if f.blocks.values().any(|b| b.insts.iter().any(|i| is_pinned_site(i, opts.k))) {
+        passes.rewrite(
+            "split-divisions",
+            &mut f,
+            |f| Ok(split_pinned(f, |i| is_pinned_site(i, opts.k))),
+            |f, _| check_splits(f, "split-divisions", Some(opts.k)),
+        )?;
+    }
 
+    let memory = memory_pinned(&f, opts.k, module_has_calls);
+    let spilled = passes.rewrite(
+        "spill",
+        &mut f,
+        |f| spill_pass(f, opts, &memory),
+        |f, spilled| check_spill(f, spilled, opts.k),
+    )?;
+
+    let coloring = coloring_options(opts);
     let assignment = passes.run(
         "assign",
-        || assign_registers(&f, &spilled, opts.k, &coloring_options(opts)).map_err(|e| fail("assign", "assign", e)),
+        || {
+            assign_registers_with_convention(&f, &spilled, opts.k, &coloring, module_has_calls)
+                .map_err(|e| fail("assign", "assign", e))
+        },
         |assignment| {
             check_assignment(&f, &spilled, assignment, opts.k).map_err(|e| fail("assign", "coloring", e))?;
             coloring_check::check_precolored(&f, &spilled.spilled, &assignment.reg, opts.k)
-                .map_err(|e| fail("assign", "pre-colored divisions", e))?;
+                .map_err(|e| fail("assign", "pre-colored divisions and calls", e))?;
             coloring_check::check_frugal(&f, &assignment.slot).map_err(|e| fail("assign", "frugal", e))
         },
     )?;
@@ -133,7 +170,7 @@ pub fn allocate_function(
             eliminate_ssa(&f, &spilled, &assignment, opts.k, &elimination_options(opts))
                 .map_err(|e| fail("eliminate", "spartan", e))
         },
-        |(mf, _)| check_elimination(&f, &spilled, mf),
+        |(mf, _)| check_elimination(&f, &spilled, mf, module_has_calls),
     )?;
 
     let pass_times = passes.finish();
@@ -163,6 +200,7 @@ pub fn allocate_module(
     let mut functions = Vec::with_capacity(m.functions.len());
     let mut reports = Vec::with_capacity(m.functions.len());
     let mut module = observer.observes().then(|| m.clone());
+    let calls = m.has_calls();
     for (i, f) in m.functions.iter().enumerate() {
         let (mf, r) = match module.as_mut() {
             Some(module) => {
@@ -174,11 +212,11 @@ pub fn allocate_module(
                     module.functions[i] = g.clone();
                     observer.after_pass(&name(pass), module);
                 };
-                let out = allocate_function(f, opts, flags, &mut in_module)?;
+                let out = allocate_function_in(f, calls, opts, flags, &mut in_module)?;
                 module.functions[i] = f.clone();
                 out
             }
-            None => allocate_function(f, opts, flags, &mut Unobserved)?,
+            None => allocate_function_in(f, calls, opts, flags, &mut Unobserved)?,
         };
         functions.push(mf);
         reports.push(r);
@@ -188,17 +226,19 @@ pub fn allocate_module(
 
 /// The spilling pass of `opts`: decided during the coloring walk (Pereira
 /// §4.5-4.6), or the separate pass before it.
-fn spill_pass(f: &mut Function, opts: &RegallocOptions) -> Result<SpillResult, PassError> {
+/// The values of `memory` (stack arguments and parameters) are in memory
+/// from the start.
+fn spill_pass(f: &mut Function, opts: &RegallocOptions, memory: &[Value]) -> Result<SpillResult, PassError> {
     if opts.spill_during_coloring {
         let o = SpillDuringColoringOptions {
             load_lowering: opts.load_lowering,
             recycle_reloads: opts.recycle_reloads,
             ..SpillDuringColoringOptions::with_k(opts.k)
         };
-        spill_during_coloring(f, &o)
+        spill_during_coloring_with_memory(f, &o, memory)
     } else {
         let o = SpillOptions { k: opts.k, load_lowering: opts.load_lowering, recycle_reloads: opts.recycle_reloads };
-        spill(f, &o)
+        spill_with_memory(f, &o, memory)
     }
     .map_err(|e| fail("spill", "demand<=K", e))
 }
@@ -240,16 +280,19 @@ fn check_phi_mem_coalesce(f: &Function) -> Result<(), PassError> {
         .map_err(|e| fail("phi-mem-coalesce", "cssa (independent liveness)", e))
 }
 
-/// After the splits at fixed divisions: the verifier, CSSA (also with the
-/// independent checker's own liveness), and each fixed division first in
+/// After the split at the entry, or at calls and fixed divisions with K =
+/// `sites`: the verifier, CSSA (also with the independent checker's own
+/// liveness), and after the second each call and fixed division first in
 /// its block with every value live at it defined there
 /// (`checkers/coloring_check.rs`).
-fn check_division_splits(f: &Function, k: usize) -> Result<(), PassError> {
-    verify_function(f).map_err(|e| fail("split-divisions", "verify", e))?;
-    check_cssa(f).map_err(|e| fail("split-divisions", "cssa", e))?;
-    class_interference_check::check_cssa_independently(f)
-        .map_err(|e| fail("split-divisions", "cssa (independent liveness)", e))?;
-    coloring_check::check_divisions_split(f, k).map_err(|e| fail("split-divisions", "divisions split", e))
+fn check_splits(f: &Function, pass: &str, sites: Option<usize>) -> Result<(), PassError> {
+    verify_function(f).map_err(|e| fail(pass, "verify", e))?;
+    check_cssa(f).map_err(|e| fail(pass, "cssa", e))?;
+    class_interference_check::check_cssa_independently(f).map_err(|e| fail(pass, "cssa (independent liveness)", e))?;
+    match sites {
+        Some(k) => coloring_check::check_divisions_split(f, k).map_err(|e| fail(pass, "divisions and calls split", e)),
+        None => Ok(()),
+    }
 }
 
 /// After spilling: the verifier, the register demand recounted by the
@@ -265,10 +308,18 @@ fn check_spill(f: &Function, spilled: &SpillResult, k: usize) -> Result<(), Pass
 }
 
 /// After SSA elimination: no scratch register, ssaref's allocation checker,
-/// and the chordal optimum counted in the machine IR.
-fn check_elimination(f: &Function, spilled: &SpillResult, mf: &MFunction) -> Result<(), PassError> {
+/// and the chordal optimum counted in the machine IR. A function with calls
+/// or with parameters under the convention has pre-colored registers
+/// beyond the first ω, and Pereira's report claims the greedy optimum only
+/// without them (§4.5), so the optimum is not checked there.
+fn check_elimination(f: &Function, spilled: &SpillResult, mf: &MFunction, convention: bool) -> Result<(), PassError> {
     alloc_checker::check_no_scratch(mf).map_err(|e| fail("eliminate", "no-scratch-register", e))?;
     alloc_checker::check_allocation(mf).map_err(|e| fail("eliminate", "allocation-checker", e))?;
+    let pinned =
+        (convention && !f.params.is_empty()) || f.blocks.values().any(|b| b.insts.iter().any(|i| is_call(&i.op)));
+    if pinned {
+        return Ok(());
+    }
     coloring_check::check_chordal_optimum(f, &spilled.spilled, mf)
         .map_err(|e| fail("eliminate", "chordal optimum (registers in the MIR)", e))
 }
@@ -336,5 +387,9 @@ impl Backend for SsaRa {
 
     fn listing_title(&self, k: usize) -> String {
         format!("x86-64 (K = {k})")
+    }
+
+    fn handles_calls(&self) -> bool {
+        true
     }
 }

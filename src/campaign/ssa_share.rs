@@ -25,17 +25,36 @@ pub enum Generated {
 /// Whether the program of `seed` is IR-level when a fraction `share` of a
 /// campaign is (0 never, 1 always).
 pub fn is_ir_program(seed: u64, share: f64) -> bool {
-    // SplitMix64's finalizer: consecutive seeds give unrelated draws.
+    draw(seed) < share
+}
+
+/// The fraction of a campaign without `--calls` whose programs have calls
+/// (docs/campaign-calls.md): every back end allocates them, so the default
+/// campaign meets calls too.
+pub const DEFAULT_CALL_SHARE: f64 = 0.25;
+
+/// Whether the program of `seed` is generated with calls when a fraction
+/// `share` of a campaign is; the draw is independent of the IR-level one.
+pub fn is_call_program(seed: u64, share: f64) -> bool {
+    draw(seed ^ 0x5ca1_ab1e_ca11_5eed) < share
+}
+
+/// A uniform draw in [0, 1) from `seed`: SplitMix64's finalizer, so that
+/// consecutive seeds give unrelated draws.
+fn draw(seed: u64) -> f64 {
     let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^= z >> 31;
-    ((z >> 11) as f64 / (1u64 << 53) as f64) < share
+    (z >> 11) as f64 / (1u64 << 53) as f64
 }
 
 impl Generated {
     /// The program of `seed` in a campaign whose IR-level share is `share`.
+    /// Without `gen.calls`, a [`DEFAULT_CALL_SHARE`] of the programs have
+    /// calls.
     pub fn from_seed(seed: u64, share: f64, gen: &GenConfig) -> Generated {
+        let gen = &GenConfig { calls: gen.calls || is_call_program(seed, DEFAULT_CALL_SHARE), ..gen.clone() };
         if is_ir_program(seed, share) {
             Generated::Ir(IrCase::from_seed(seed, &IrGenConfig { calls: gen.calls, ..IrGenConfig::default() }))
         } else {
@@ -101,5 +120,13 @@ mod tests {
         assert_eq!((0..1000).filter(|&s| is_ir_program(s, 0.0)).count(), 0);
         assert_eq!((0..1000).filter(|&s| is_ir_program(s, 1.0)).count(), 1000);
         assert!((0..100).all(|s| is_ir_program(s, 0.5) == is_ir_program(s, 0.5)));
+    }
+
+    #[test]
+    fn the_call_share_is_met_and_independent_of_the_ir_share() {
+        let calls = (0..10_000).filter(|&s| is_call_program(s, DEFAULT_CALL_SHARE)).count();
+        assert!((2300..2700).contains(&calls), "{calls} of 10000");
+        let both = (0..10_000).filter(|&s| is_call_program(s, 0.5) && is_ir_program(s, 0.5)).count();
+        assert!((2300..2700).contains(&both), "{both} of 10000 with both at one half");
     }
 }

@@ -9,6 +9,15 @@
 //!   classes are recomputed here by a union-find over the phis, not with the
 //!   map the colorer used to hand out slots.
 //!
+//! - **pre-colored calls**: every call is the first instruction of its
+//!   block with every value live at it one of the block's phis (as at a
+//!   division); its register arguments are in the calling convention's
+//!   argument registers, its stack arguments in memory, its result in rax,
+//!   and every value live across it in a callee-saved register (Pereira
+//!   §4.5: a call's clobbers are pre-colored definitions overlapping every
+//!   value live across it). At a call the demand counts every
+//!   caller-saved register. The convention is the shared data of
+//!   `analysis/calling_convention.rs`; nothing of `ssa_ra/call_constraints.rs`.
 //! - **pre-colored divisions**: at K ≥ 3 every division is x86's own
 //!   (`mir::MInst::FixedDiv`): before assignment, each is the first
 //!   instruction of its block and every value live at it is one of that
@@ -25,6 +34,7 @@
 //! `ssa_ra/coloring.rs` or `ssa_ra/spill.rs`. `proofs-notes/register-assignment.md`
 //! says why ω registers suffice.
 
+use crate::analysis::calling_convention::CallingConvention;
 use crate::analysis::liveness::compute_liveness;
 use crate::entity::{EntityRef, EntitySet, EntityVec};
 use crate::ir::{BinOp, Block, Function, Inst, Op, Value};
@@ -66,6 +76,29 @@ fn is_idiv(inst: &Inst, k: usize) -> bool {
     k >= 3 && matches!(inst.op, Op::Binary(BinOp::Div | BinOp::Rem, _, _))
 }
 
+/// What ssa-ra pins at K registers, by name: a fixed division or a call.
+fn pinned_site(inst: &Inst, k: usize) -> Option<&'static str> {
+    match inst.op {
+        Op::Call(_) => Some("call"),
+        _ => is_idiv(inst, k).then_some("division"),
+    }
+}
+
+/// The registers beyond those live before or after `inst` that it needs at
+/// K registers: the one a fixed division overwrites; at a call, every
+/// caller-saved register is taken, by its register arguments (live before
+/// it), its result (after it) or a clobber, and its stack arguments are in
+/// memory.
+fn clobbered_beyond_live(inst: &Inst, k: usize) -> usize {
+    match &inst.op {
+        Op::Call(call) => CallingConvention::for_k(k).map_or(0, |cc| {
+            let in_registers = call.args.len().min(cc.arg_regs.len());
+            cc.caller_saved.len().saturating_sub(in_registers.max(1))
+        }),
+        _ => usize::from(is_idiv(inst, k)),
+    }
+}
+
 /// The maximum register demand of `f` with `k` registers: the most values
 /// that are not in `spilled` and must be in registers at one point. A value
 /// is counted where it is live, and a definition nobody reads still needs
@@ -95,7 +128,7 @@ pub fn max_register_demand(f: &Function, spilled: &EntitySet<Value>, k: usize) -
                     now.insert(a);
                 }
             });
-            let clobber = usize::from(is_idiv(inst, k));
+            let clobber = clobbered_beyond_live(inst, k);
             most = most.max(now.len() + clobber).max(after + usize::from(dead_def) + clobber);
         }
         let mut start = now;
@@ -120,12 +153,13 @@ pub enum ColoringCheckError {
     NotOptimal { used: usize, demand: usize },
     /// `value` and `other` are joined by phis but live in different slots.
     NotFrugal { value: Value, slot: Slot, other: Value, other_slot: Slot },
-    /// `value`, `role` of the fixed division in `block`, is in `reg`.
-    Precolored { value: Value, role: &'static str, reg: Option<Reg>, block: Block },
-    /// `value` is live at the fixed division at `inst` of `block` but is not
-    /// one of the block's phis, or the division is not the block's first
-    /// instruction.
-    NotSplit { value: Option<Value>, block: Block, inst: usize },
+    /// `value`, `role` of the `site` (a fixed division or a call) in
+    /// `block`, is in `reg`.
+    Precolored { value: Value, role: &'static str, reg: Option<Reg>, block: Block, site: &'static str },
+    /// `value` is live at the `site` (a fixed division or a call) at `inst`
+    /// of `block` but is not one of the block's phis, or the site is not the
+    /// block's first instruction.
+    NotSplit { value: Option<Value>, block: Block, inst: usize, site: &'static str },
 }
 
 impl std::fmt::Display for ColoringCheckError {
@@ -138,15 +172,15 @@ impl std::fmt::Display for ColoringCheckError {
             ColoringCheckError::NotFrugal { value, slot, other, other_slot } => {
                 write!(f, "{value} and {other} are joined by phis but live in {slot} and {other_slot}: not frugal")
             }
-            ColoringCheckError::Precolored { value, role, reg, block } => match reg {
-                Some(r) => write!(f, "{value}, {role} of the division in {block}, is in {r}"),
-                None => write!(f, "{value}, {role} of the division in {block}, has no register"),
+            ColoringCheckError::Precolored { value, role, reg, block, site } => match reg {
+                Some(r) => write!(f, "{value}, {role} of the {site} in {block}, is in {r}"),
+                None => write!(f, "{value}, {role} of the {site} in {block}, has no register"),
             },
-            ColoringCheckError::NotSplit { value: Some(v), block, inst } => {
-                write!(f, "{v} is live at the division at instruction {inst} of {block} but is not a phi of {block}")
+            ColoringCheckError::NotSplit { value: Some(v), block, inst, site } => {
+                write!(f, "{v} is live at the {site} at instruction {inst} of {block} but is not a phi of {block}")
             }
-            ColoringCheckError::NotSplit { value: None, block, inst } => {
-                write!(f, "the division at instruction {inst} of {block} is not the first of its block")
+            ColoringCheckError::NotSplit { value: None, block, inst, site } => {
+                write!(f, "the {site} at instruction {inst} of {block} is not the first of its block")
             }
         }
     }
@@ -250,21 +284,23 @@ pub fn check_divisions_split(f: &Function, k: usize) -> Result<(), ColoringCheck
     let live = compute_liveness(f);
     for (b, data) in f.blocks.iter() {
         let phis: BTreeSet<Value> = data.phis.iter().map(|p| p.dest).collect();
-        for (i, before, _) in live_around(f, b, live.live_out[b].iter(), |_| true, |inst| is_idiv(inst, k)) {
+        let sites = live_around(f, b, live.live_out[b].iter(), |_| true, |inst| pinned_site(inst, k).is_some());
+        for (i, before, _) in sites {
+            let site = pinned_site(&data.insts[i], k).unwrap_or("division");
             if i != 0 {
-                return Err(ColoringCheckError::NotSplit { value: None, block: b, inst: i });
+                return Err(ColoringCheckError::NotSplit { value: None, block: b, inst: i, site });
             }
             if let Some(&v) = before.iter().find(|v| !phis.contains(v)) {
-                return Err(ColoringCheckError::NotSplit { value: Some(v), block: b, inst: i });
+                return Err(ColoringCheckError::NotSplit { value: Some(v), block: b, inst: i, site });
             }
         }
     }
     Ok(())
 }
 
-/// Checks the registers at every fixed division of `f` at `k` registers
-/// (module documentation): `reg` gives each value's register, `spilled`
-/// the values in memory.
+/// Checks the registers at every fixed division and call of `f` at `k`
+/// registers (module documentation): `reg` gives each value's register,
+/// `spilled` the values in memory.
 pub fn check_precolored(
     f: &Function,
     spilled: &EntitySet<Value>,
@@ -275,23 +311,46 @@ pub fn check_precolored(
     let live = compute_liveness(f);
     let resident = |v: Value| !spilled.contains(v);
     for (b, data) in f.blocks.iter() {
-        let divisions = live_around(f, b, live.live_out[b].iter(), resident, |inst| is_idiv(inst, k));
-        for (i, before, after) in divisions {
+        let sites = live_around(f, b, live.live_out[b].iter(), resident, |inst| pinned_site(inst, k).is_some());
+        for (i, before, after) in sites {
             let inst = &data.insts[i];
-            let Op::Binary(op, dividend, divisor) = inst.op else { continue };
-            let result = if op == BinOp::Rem { RDX } else { RAX };
+            let across: Vec<Value> =
+                after.iter().copied().filter(|v| before.contains(v) && Some(*v) != inst.dest).collect();
+            let site = pinned_site(inst, k).unwrap_or("division");
             let wrong = |value: Value, role: &'static str, ok: bool| match ok {
                 true => Ok(()),
-                false => Err(ColoringCheckError::Precolored { value, role, reg: reg[value], block: b }),
+                false => Err(ColoringCheckError::Precolored { value, role, reg: reg[value], block: b, site }),
             };
-            wrong(dividend, "the dividend (rax)", reg[dividend] == Some(RAX))?;
-            if let Some(q) = inst.dest {
-                wrong(q, "the result (rax for /, rdx for %)", reg[q] == Some(result))?;
-            }
-            let neither = |v: Value| reg[v].is_some_and(|r| r != RAX && r != RDX);
-            wrong(divisor, "the divisor (neither rax nor rdx)", neither(divisor))?;
-            for &v in after.iter().filter(|v| before.contains(v) && Some(**v) != inst.dest) {
-                wrong(v, "live across (neither rax nor rdx)", neither(v))?;
+            match &inst.op {
+                Op::Binary(op, dividend, divisor) => {
+                    let result = if *op == BinOp::Rem { RDX } else { RAX };
+                    wrong(*dividend, "the dividend (rax)", reg[*dividend] == Some(RAX))?;
+                    if let Some(q) = inst.dest {
+                        wrong(q, "the result (rax for /, rdx for %)", reg[q] == Some(result))?;
+                    }
+                    let neither = |v: Value| reg[v].is_some_and(|r| r != RAX && r != RDX);
+                    wrong(*divisor, "the divisor (neither rax nor rdx)", neither(*divisor))?;
+                    for &v in &across {
+                        wrong(v, "live across (neither rax nor rdx)", neither(v))?;
+                    }
+                }
+                Op::Call(call) => {
+                    let Some(cc) = CallingConvention::for_k(k) else { continue };
+                    for (&a, &r) in call.args.iter().zip(&cc.arg_regs) {
+                        wrong(a, "a register argument (its argument register)", reg[a] == Some(r))?;
+                    }
+                    for &a in call.args.iter().skip(cc.arg_regs.len()) {
+                        wrong(a, "a stack argument (in memory)", !resident(a))?;
+                    }
+                    if let Some(q) = inst.dest {
+                        wrong(q, "the result (rax)", reg[q] == Some(RAX))?;
+                    }
+                    let saved = |v: Value| reg[v].is_some_and(|r| cc.is_callee_saved(r));
+                    for &v in &across {
+                        wrong(v, "live across (a callee-saved register)", saved(v))?;
+                    }
+                }
+                _ => {}
             }
         }
     }

@@ -6,7 +6,7 @@
 //! pass does not accept, never a property of the program.
 
 use crate::ir::{Block, Op, Value};
-use crate::mir::{Reg, Slot};
+use crate::mir::{Loc, Reg, Slot};
 use std::fmt;
 
 /// The spiller could not bring the demand down to K.
@@ -132,9 +132,9 @@ pub enum EliminationError {
     DefinitionWithoutRegister(Value),
     /// `value = undef` reached SSA elimination.
     Undef(Value),
-    /// The call defining `value` reached SSA elimination, which does not
-    /// handle calls yet.
-    Call(Value),
+    /// The call defining `value` has its argument `index` (its result, for
+    /// `None`) in `got`, where the calling convention at K wants `expected`.
+    Call { value: Value, index: Option<usize>, expected: Reg, got: Loc },
     /// An instruction whose destination does not fit its operation.
     Malformed { op: Op, dest: Option<Value> },
     /// The fixed division defining `value` (`mir::MInst::FixedDiv`) was
@@ -166,8 +166,11 @@ impl fmt::Display for EliminationError {
             }
             EliminationError::DefinitionWithoutRegister(v) => write!(f, "the definition of {v} has no register"),
             EliminationError::Undef(v) => write!(f, "{v} = undef reached SSA elimination"),
-            EliminationError::Call(v) => {
-                write!(f, "the call defining {v} reached SSA elimination, which does not handle calls yet")
+            EliminationError::Call { value, index: Some(i), expected, got } => {
+                write!(f, "the call defining {value} has argument {i} in {got}; the convention wants {expected}")
+            }
+            EliminationError::Call { value, index: None, expected, got } => {
+                write!(f, "the call defining {value} leaves its result in {got}; the convention wants {expected}")
             }
             EliminationError::Malformed { op, dest } => write!(f, "malformed instruction {op:?} defining {dest:?}"),
             EliminationError::FixedDivision { value, dividend, divisor, result } => write!(

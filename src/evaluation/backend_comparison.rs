@@ -137,8 +137,15 @@ impl Engine {
                 ssa.functions
                     .iter()
                     .map(|f| {
-                        crate::backend::ssa_ra::allocate_function(f, &opts, Flags::unchecked(), &mut Unobserved)
-                            .map(|(m, _)| m)
+                        let calls = ssa.has_calls();
+                        crate::backend::ssa_ra::allocate_function_in(
+                            f,
+                            calls,
+                            &opts,
+                            Flags::unchecked(),
+                            &mut Unobserved,
+                        )
+                        .map(|(m, _)| m)
                     })
                     .collect()
             }

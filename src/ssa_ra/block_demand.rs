@@ -41,7 +41,7 @@
 
 use crate::entity::{EntitySet, SparseSet};
 use crate::ir::{Block, BlockData, Function, Value};
-use crate::ssa_ra::division_splits::fixed_division_clobber;
+use crate::ssa_ra::call_constraints::pinned_clobber;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cmp::Ordering;
 
@@ -171,7 +171,7 @@ impl BlockDemand {
                     dies[i + 1].push(a);
                 }
             });
-            demand[i + 1] = through + live.len().max(after + extra) + fixed_division_clobber(inst, k);
+            demand[i + 1] = through + live.len().max(after + extra) + pinned_clobber(inst, k);
         }
         // Phi results and parameters are defined at the block start; one
         // that nothing reads occupies a register there only.

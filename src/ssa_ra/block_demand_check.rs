@@ -8,7 +8,7 @@ use crate::entity::{EntitySet, SparseSet};
 use crate::ir::{Block, Function, Value};
 use crate::pass_manager::self_checks;
 use crate::ssa_ra::block_demand::BlockDemand;
-use crate::ssa_ra::division_splits::fixed_division_clobber;
+use crate::ssa_ra::call_constraints::pinned_clobber;
 use rustc_hash::FxHashSet;
 
 /// The self-check of a [`BlockDemand`] walk of `b`: the walk replayed in
@@ -92,7 +92,7 @@ pub(crate) fn point_summaries(
                 live.insert(a);
             }
         });
-        let demand = live.len().max(after.len + usize::from(unread)) + fixed_division_clobber(inst, k);
+        let demand = live.len().max(after.len + usize::from(unread)) + pinned_clobber(inst, k);
         points.push((demand, after));
     }
     // Phi results and, in the entry, parameters are defined at the start.

@@ -29,6 +29,13 @@
 //! and the rule is only a preference: values live across a division prefer
 //! registers other than rax, and division operands and results prefer rax,
 //! since the x86-64 lowering preserves rax and rdx around `idiv` itself.
+//!
+//! Calls are pre-colored the same way (`call_constraints.rs`, `precolors.rs`):
+//! the register arguments in the argument registers, the result in rax,
+//! and every value live across a call in a callee-saved register, since
+//! its clobbers are pre-colored definitions that overlap it
+//! (`proofs-notes/precolored-calls.md`). A function with calls chooses
+//! among all K registers.
 
 use crate::analysis::cssa::phi_congruence_classes;
 use crate::analysis::dominance::DomTree;
@@ -36,7 +43,8 @@ use crate::analysis::liveness::compute_liveness;
 use crate::entity::{EntityRef, EntitySet, EntityVec};
 use crate::ir::{BinOp, Block, Function, Op, Value};
 use crate::mir::{Reg, Slot, RAX, RDX};
-use crate::ssa_ra::division_splits::is_fixed_division;
+use crate::ssa_ra::call_constraints::is_call;
+use crate::ssa_ra::precolors::Precolors;
 use crate::ssa_ra::spill::{block_points, Point, SpillResult};
 use std::collections::HashMap;
 
@@ -109,56 +117,6 @@ fn live_across_division(f: &Function, spill: &SpillResult, k: usize) -> EntitySe
         }
     }
     set
-}
-
-/// The registers of the pre-colored values at the fixed divisions
-/// (Pereira §4.5, "Handling Pre-colored Virtual Registers"): a division's
-/// dividend must be in rax and its result in rax (`/`) or rdx (`%`); its
-/// divisor, and every value live across it, overlap both, so they may be
-/// in neither rax nor rdx.
-#[derive(Clone, Debug)]
-pub struct Precolors {
-    pub required: HashMap<Value, Reg>,
-    /// Values that may be in neither rax nor rdx.
-    pub forbidden: EntitySet<Value>,
-}
-
-impl Precolors {
-    /// The pre-colored values of the fixed divisions of `f` at K registers.
-    pub fn of(f: &Function, spill: &SpillResult, k: usize) -> Precolors {
-        let live = compute_liveness(f);
-        let mut out =
-            Precolors { required: HashMap::new(), forbidden: EntitySet::with_capacity(f.value_count as usize) };
-        for b in f.blocks.keys() {
-            if !f.blocks[b].insts.iter().any(|i| is_fixed_division(&i.op, k)) {
-                continue;
-            }
-            for p in &block_points(f, b, &live.live_out[b], &spill.spilled, k) {
-                let Some(inst) = p.inst.and_then(|i| f.blocks[b].insts.get(i)) else { continue };
-                let Op::Binary(op, a, d) = inst.op else { continue };
-                if !is_fixed_division(&inst.op, k) {
-                    continue;
-                }
-                out.required.insert(a, RAX);
-                if let Some(q) = inst.dest {
-                    out.required.insert(q, if op == BinOp::Rem { RDX } else { RAX });
-                }
-                out.forbidden.insert(d);
-                for &v in p.after.iter().filter(|v| p.before.contains(v) && Some(**v) != inst.dest) {
-                    out.forbidden.insert(v);
-                }
-            }
-        }
-        out
-    }
-
-    /// True when `v` may be given `r`.
-    fn allows(&self, v: Value, r: Reg) -> bool {
-        match self.required.get(&v) {
-            Some(&want) => want == r,
-            None => !(self.forbidden.contains(v) && (r == RAX || r == RDX)),
-        }
-    }
 }
 
 /// The phi relations of the preference lists: a phi's result with each of
@@ -260,15 +218,33 @@ pub fn assign_registers(
     k: usize,
     opts: &ColoringOptions,
 ) -> Result<Assignment, ColoringError> {
+    assign_registers_with_convention(f, spill, k, opts, false)
+}
+
+/// [`assign_registers`] for a function of a module with calls when
+/// `convention_params`, whose register parameters arrive in the argument
+/// registers (`call_constraints.rs`). A function with calls, or with parameters
+/// under the convention, may use any of the K registers: its pre-colored
+/// registers need not be among the first ω, and Pereira's report claims
+/// the greedy optimum only without pre-colored registers (§4.5).
+pub fn assign_registers_with_convention(
+    f: &Function,
+    spill: &SpillResult,
+    k: usize,
+    opts: &ColoringOptions,
+    convention_params: bool,
+) -> Result<Assignment, ColoringError> {
     let n = f.value_count as usize;
-    let omega = spill.max_demand.clamp(1, k);
+    let pinned = (convention_params && !f.params.is_empty())
+        || f.blocks.values().any(|b| b.insts.iter().any(|i| is_call(&i.op)));
+    let omega = if pinned { k } else { spill.max_demand.clamp(1, k) };
     let live = compute_liveness(f);
     let dom = DomTree::compute(f);
     // The preferences of the general division, at K = 2 only.
     let general_divisions = opts.avoid_precolored && k <= usize::from(RDX.0);
     let across_div = if general_divisions { live_across_division(f, spill, k) } else { EntitySet::with_capacity(n) };
     let division_operand = if general_divisions { division_operands(f) } else { EntitySet::with_capacity(n) };
-    let precolors = Precolors::of(f, spill, k);
+    let precolors = Precolors::of(f, spill, k, convention_params);
     let chooser = Chooser { omega, opts, phi_partners: phi_partners(f), across_div, division_operand, precolors };
     let mut reg: EntityVec<Value, Option<Reg>> = EntityVec::from_elem(None, n);
     // One pass over the dominator tree in pre-order: every value live into

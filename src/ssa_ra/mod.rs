@@ -10,6 +10,7 @@
 
 pub mod block_demand;
 mod block_demand_check;
+pub mod call_constraints;
 pub mod coloring;
 pub mod division_splits;
 pub mod implement_spartan;
@@ -17,6 +18,7 @@ pub mod location_transfer_graph;
 pub mod one_argument_phis;
 pub mod phi_lifting;
 pub mod phi_mem_coalesce;
+pub mod precolors;
 pub mod regalloc;
 mod reload_recycling;
 pub mod spill;

@@ -38,7 +38,7 @@ use crate::analysis::liveness::Liveness;
 use crate::entity::{EntitySet, SparseSet};
 use crate::ir::{Block, Function, Op, Value};
 use crate::ssa_ra::block_demand::BlockDemand;
-use crate::ssa_ra::division_splits::fixed_division_clobber;
+use crate::ssa_ra::call_constraints::pinned_clobber;
 use rustc_hash::FxHashMap;
 
 /// Merges consecutive reloads of one spilled value in a block when the
@@ -248,7 +248,7 @@ fn instruction_demands(
             }
         });
         // A fixed division's clobbered register counts in both terms.
-        let clobber = fixed_division_clobber(inst, k) as i64;
+        let clobber = pinned_clobber(inst, k) as i64;
         before[i] = live.len() as i64 + clobber;
         after[i] = out + clobber;
     }

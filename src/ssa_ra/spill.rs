@@ -68,7 +68,7 @@ use crate::ir::{Block, BlockData, Function, Value};
 use crate::pass_manager::self_checks;
 use crate::ssa_ra::block_demand::{BlockDemand, Candidate, PointSite};
 use crate::ssa_ra::block_demand_check::check_block_demand;
-use crate::ssa_ra::division_splits::fixed_division_clobber;
+use crate::ssa_ra::call_constraints::pinned_clobber;
 pub(crate) use crate::ssa_ra::reload_recycling::recycle_reloads;
 use crate::ssa_ra::spill_code::SpillCode;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -204,7 +204,7 @@ pub fn block_points(
                 live.push(a);
             }
         });
-        let demand = live.len().max(after.len() + extra) + fixed_division_clobber(inst, k);
+        let demand = live.len().max(after.len() + extra) + pinned_clobber(inst, k);
         points.push(Point { inst: Some(i), demand, before: live.clone(), after });
     }
     // Phi results (and, in the entry, parameters) are defined at the block
@@ -407,9 +407,20 @@ impl Rounds {
 
 /// Spills until the register demand is at most `opts.k` everywhere.
 pub fn spill(f: &mut Function, opts: &SpillOptions) -> Result<SpillResult, SpillError> {
+    spill_with_memory(f, opts, &[])
+}
+
+/// [`spill`], with the values of `memory` in memory from the start: the
+/// stack arguments of calls and stack parameters (`call_constraints.rs`), each a
+/// phi result or parameter read only where memory serves (by its call),
+/// so that they get no reload.
+pub fn spill_with_memory(f: &mut Function, opts: &SpillOptions, memory: &[Value]) -> Result<SpillResult, SpillError> {
     assert!(opts.k >= 2, "the machine model has at least 2 registers");
     let depth = loop_depth(f);
     let mut spilled: EntitySet<Value> = EntitySet::with_capacity(f.value_count as usize);
+    for &v in memory {
+        spilled.insert(v);
+    }
     let mut reloads: EntitySet<Value> = EntitySet::with_capacity(f.value_count as usize);
     let mut lowered = Vec::new();
     // Bounded: each round spills one more value, and there are finitely many.

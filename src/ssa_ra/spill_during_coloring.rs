@@ -210,13 +210,33 @@ pub type Decisions = Vec<(Value, Block)>;
 /// Spills during the coloring walk until the register demand is at most
 /// `opts.k` everywhere (see the module documentation).
 pub fn spill_during_coloring(f: &mut Function, opts: &SpillDuringColoringOptions) -> Result<SpillResult, SpillError> {
-    spill_during_coloring_with_decisions(f, opts).map(|(r, _)| r)
+    walk_with_memory(f, opts, &[]).map(|(r, _)| r)
+}
+
+/// [`spill_during_coloring`], with the values of `memory` in memory from
+/// the start (`spill::spill_with_memory`).
+pub fn spill_during_coloring_with_memory(
+    f: &mut Function,
+    opts: &SpillDuringColoringOptions,
+    memory: &[Value],
+) -> Result<SpillResult, SpillError> {
+    walk_with_memory(f, opts, memory).map(|(r, _)| r)
 }
 
 /// [`spill_during_coloring`], also returning the walk's decisions in order.
 pub fn spill_during_coloring_with_decisions(
     f: &mut Function,
     opts: &SpillDuringColoringOptions,
+) -> Result<(SpillResult, Decisions), SpillError> {
+    walk_with_memory(f, opts, &[])
+}
+
+/// [`spill_during_coloring_with_memory`], also returning the walk's
+/// decisions in order.
+fn walk_with_memory(
+    f: &mut Function,
+    opts: &SpillDuringColoringOptions,
+    memory: &[Value],
 ) -> Result<(SpillResult, Decisions), SpillError> {
     if opts.k < 2 {
         return Err(SpillError::TooFewRegisters { k: opts.k });
@@ -225,14 +245,7 @@ pub fn spill_during_coloring_with_decisions(
     // Valid for the whole walk: spilling keeps every block's live-in and
     // live-out sets (see the module documentation).
     let live = compute_liveness(f);
-    let original = f.value_count as usize;
-    let mut st = WalkState {
-        weights: Weights::compute(f, &depth, &live, opts.k),
-        spilled: EntitySet::with_capacity(original),
-        reloads: EntitySet::with_capacity(original),
-        original,
-        walks: 0,
-    };
+    let mut st = WalkState::start(f, &depth, &live, opts, memory);
     let dom = DomTree::compute(f);
     let mut code = SpillCode::new(f);
     let mut decisions: Decisions = Vec::new();
@@ -291,6 +304,34 @@ pub fn spill_during_coloring_with_decisions(
         return Err(SpillError::DemandAboveKDuringColoring { demand: max_demand, k: opts.k });
     }
     Ok((SpillResult { spilled, reloads, lowered, max_demand }, decisions))
+}
+
+impl WalkState {
+    /// The state before the walk, with the values of `memory` spilled
+    /// (they feed their phis as spilled values, for the §4.6 deduction).
+    fn start(
+        f: &Function,
+        depth: &EntityVec<Block, u32>,
+        live: &Liveness,
+        opts: &SpillDuringColoringOptions,
+        memory: &[Value],
+    ) -> WalkState {
+        let original = f.value_count as usize;
+        let mut st = WalkState {
+            weights: Weights::compute(f, depth, live, opts.k),
+            spilled: EntitySet::with_capacity(original),
+            reloads: EntitySet::with_capacity(original),
+            original,
+            walks: 0,
+        };
+        for &v in memory {
+            st.spilled.insert(v);
+            if opts.phi_weight_deduction {
+                st.weights.spilled(v, |_, _, _| {});
+            }
+        }
+        st
+    }
 }
 
 /// The walk's state: the weights, what is spilled, the reloads inserted.

@@ -28,10 +28,11 @@
 //! Every emitted instruction carries the copy-canonical SSA values it reads
 //! and defines (`mir::Annot`), for `alloc_checker.rs`.
 
+use crate::analysis::calling_convention::CallingConvention;
 use crate::analysis::dominance::reverse_postorder;
 use crate::entity::{EntityRef, EntityVec};
 use crate::ir::{BinOp, Function, Op, Terminator, Value};
-use crate::mir::{Annot, Loc, MBlock, MFunction, MInst, MInstA, MTerm, PhiAnnot, Reg, Slot, RAX, RDX};
+use crate::mir::{Annot, Loc, MBlock, MCall, MFunction, MInst, MInstA, MTerm, PhiAnnot, Reg, Slot, RAX, RDX};
 use crate::ssa_ra::coloring::Assignment;
 use crate::ssa_ra::division_splits::is_fixed_division;
 use crate::ssa_ra::implement_spartan::{check_implementation, implement_spartan, ElimOptions, SkipHooks};
@@ -134,7 +135,7 @@ impl Emitter<'_> {
                     Op::Binary(bop, a, b) => MInst::Binary { op: bop, dst, a: self.reg(a)?, b: self.reg(b)? },
                     Op::Load(a) => MInst::Load { dst, addr: self.reg(a)? },
                     Op::Undef => return Err(EliminationError::Undef(d)),
-                    Op::Call(_) => return Err(EliminationError::Call(d)),
+                    Op::Call(ref call) => self.call(call, d, dst)?,
                     Op::Copy(_) | Op::Store { .. } | Op::Out(_) => unreachable!("handled elsewhere"),
                 };
                 Self::push(out, mi, reads, Some(c(d)));
@@ -153,6 +154,27 @@ impl Emitter<'_> {
             (op, d) => return Err(EliminationError::Malformed { op: op.clone(), dest: d }),
         }
         Ok(())
+    }
+
+    /// A call defining `d` in `dst` (`call_constraints.rs`): the register
+    /// arguments and the result where the calling convention at K puts
+    /// them, the stack arguments wherever they are (their slots).
+    fn call(&self, call: &crate::ir::Call, d: Value, dst: Reg) -> Result<MInst, EliminationError> {
+        let cc = CallingConvention::for_k(self.k).ok_or(EliminationError::NoRegister(d))?;
+        let mut args = Vec::with_capacity(call.args.len());
+        for (i, &a) in call.args.iter().enumerate() {
+            let got = self.loc(a)?;
+            if let Some(&expected) = cc.arg_regs.get(i) {
+                if got != Loc::Reg(expected) {
+                    return Err(EliminationError::Call { value: d, index: Some(i), expected, got });
+                }
+            }
+            args.push(got);
+        }
+        if dst != RAX {
+            return Err(EliminationError::Call { value: d, index: None, expected: RAX, got: Loc::Reg(dst) });
+        }
+        Ok(MInst::Call(Box::new(MCall { callee: call.callee.clone(), args })))
     }
 
     /// Emits `d = copy s` by where the two values live: a move between

@@ -11,7 +11,6 @@ use ssaref::analysis::verifier::verify_module;
 use ssaref::ast::MAX_CALL_DEPTH;
 use ssaref::construction::braun::BraunOptions;
 use ssaref::differential::{differential_full, DiffConfig, StageError, Verdict};
-use ssaref::error::CheckError;
 use ssaref::frontend::parser::parse_program;
 use ssaref::ir::Op;
 use ssaref::outcome::End;
@@ -115,39 +114,36 @@ fn calls_are_never_merged_or_folded_and_loads_stay_after_calls() {
 }
 
 #[test]
-fn back_ends_refuse_calls_and_the_driver_reports_them_as_not_supported_yet() {
+fn every_back_end_allocates_calls_and_the_driver_runs_every_stage() {
     let program = parse_program("fn f(a, b) { return a - b; }\nfn main(x, y) { return f(y, x); }").unwrap();
     match differential_full(&program, &[3, 10], &InterpOracle, &DiffConfig::standard(&[2, 15], FUEL).with_regalloc2()) {
         Verdict::Agree { outcome, stages } => {
             assert_eq!(outcome.end, End::Return(7));
-            // regalloc2's and out-of-ssa's machine IR and x86-64 code run;
-            // ssa-ra is not supported yet, said once.
+            // Every back end's machine IR and x86-64 code run: no stage is
+            // refused.
             let outcome_of = |name: &str| stages.iter().find(|s| s.stage == name).map(|s| s.outcome.clone());
             let names: Vec<&str> = stages.iter().map(|s| s.stage.as_str()).collect();
             for k in [2, 15] {
                 assert!(matches!(outcome_of(&format!("regalloc2[k={k}]")), Some(Ok(_))), "{names:?}");
                 assert!(matches!(outcome_of(&format!("x86-regalloc2[k={k}]")), Some(Ok(_))), "{names:?}");
+                assert!(matches!(outcome_of(&format!("ssa-ra[k={k},opt]")), Some(Ok(_))), "{names:?}");
+                assert!(matches!(outcome_of(&format!("x86-ssa-ra[k={k},opt]")), Some(Ok(_))), "{names:?}");
             }
             let refused: Vec<&str> = stages.iter().filter(|s| s.outcome.is_err()).map(|s| s.stage.as_str()).collect();
-            assert!(refused.iter().any(|s| s.starts_with("ssa-ra")), "{refused:?}");
-            assert!(!refused.iter().any(|s| s.starts_with("out-of-ssa")), "{refused:?}");
-            assert!(stages.iter().all(|s| s.outcome.is_ok() || s.outcome == Err(StageError::NotSupported("calls"))));
+            assert!(refused.is_empty(), "{refused:?}");
+            assert!(!stages.iter().any(|s| s.outcome == Err(StageError::NotSupported("calls"))));
         }
-        other => panic!("expected agreement up to the back ends: {other}"),
+        other => panic!("expected agreement on every stage: {other}"),
     }
     let module = build_ssa(&program, &Config { braun: BraunOptions::all_on(), flags: Flags::checked() }).unwrap();
     let main = module.main().unwrap();
     let opts = ssaref::ssa_ra::regalloc::RegallocOptions::with_k(4);
     let mut none = ssaref::pass_manager::runner::Unobserved;
-    let e = ssaref::backend::ssa_ra::allocate_function(main, &opts, Flags::checked(), &mut none).unwrap_err();
-    assert_eq!(*e.error, CheckError::CallsNotSupported { function: "main".into(), stage: "ssa-ra" });
-    assert_eq!(e.error.to_string(), "`main` contains a call, and ssa-ra does not handle calls yet");
+    let (mf, _) = ssaref::backend::ssa_ra::allocate_function(main, &opts, Flags::checked(), &mut none).unwrap();
+    assert!(mf.blocks.values().any(|b| b.insts.iter().any(|i| matches!(i.inst, ssaref::mir::MInst::Call(_)))));
     assert!(ssaref::backend::regalloc2::allocate_function(main, 4, Flags::checked()).is_ok());
     let opts = ssaref::out_of_ssa::translate_options::OutOfSsaOptions::default();
     assert!(ssaref::backend::out_of_ssa::translate_function(main, &opts, Flags::checked()).is_ok());
-    // The function without a call is allocated as before.
-    let f = module.functions.iter().find(|f| f.name == "f").unwrap();
-    assert!(ssaref::backend::regalloc2::allocate_function(f, 4, Flags::checked()).is_ok());
 }
 
 #[test]

@@ -59,6 +59,7 @@ mod out_of_ssa_translate;
 mod parser;
 mod pass_errors;
 mod pass_filetests;
+mod precolored_calls;
 mod precolored_division;
 mod properties;
 mod reduce;
