@@ -23,9 +23,15 @@ use crate::outcome::Outcome;
 /// one list of arguments and one fuel.
 #[derive(Default)]
 pub struct SsaRuns {
-    /// Each module run, with its [`size`] (compared first, since it is
-    /// cheaper than the modules) and its outcome.
-    runs: Vec<(Module, (usize, usize), Result<Outcome, OracleError>)>,
+    runs: Vec<Run>,
+}
+
+/// One module run, with its [`size`] (compared first, since it is cheaper
+/// than the modules) and its outcome.
+struct Run {
+    module: Module,
+    size: (usize, usize),
+    outcome: Result<Outcome, OracleError>,
 }
 
 /// The number of blocks and of phis and instructions of `module`.
@@ -47,11 +53,11 @@ impl SsaRuns {
         fuel: u64,
     ) -> Result<Outcome, OracleError> {
         let n = size(module);
-        if let Some((_, _, got)) = self.runs.iter().find(|(m, s, _)| *s == n && m == module) {
-            return got.clone();
+        if let Some(run) = self.runs.iter().find(|r| r.size == n && r.module == *module) {
+            return run.outcome.clone();
         }
         let got = oracle.run_ssa(module, args, fuel);
-        self.runs.push((module.clone(), n, got.clone()));
+        self.runs.push(Run { module: module.clone(), size: n, outcome: got.clone() });
         got
     }
 }
