@@ -25,6 +25,7 @@ use crate::analysis::verifier::verify_module;
 use crate::ast::Program;
 use crate::backend::{Backend, OutOfSsa};
 use crate::construction::braun::BraunOptions;
+use crate::differential_shared::SsaRuns;
 use crate::error::PassError;
 use crate::ir::Module;
 use crate::mir::MModule;
@@ -541,6 +542,7 @@ fn backend_stages(
     // stages run once.
     let mut prepared: Vec<(String, crate::backend::Prepared)> = Vec::new();
     let mut agreed = AgreedModules::new();
+    let mut ssa_runs = SsaRuns::default();
     let size = ssa.functions.iter().map(|f| f.blocks.values().map(|d| d.insts.len() + d.phis.len()).sum()).max();
     let (schedule, notes) = config.schedule_sampled(size.unwrap_or(0));
     for note in notes {
@@ -556,8 +558,14 @@ fn backend_stages(
             Some(i) => i,
             None => {
                 progress(|| format!("prepare {key}"));
-                let mut observer =
-                    OracleStages::new(args, oracle, later, &expected, &mut stages, |p| &mut p.out_of_ssa);
+                // out-of-ssa prepares its translation; any other back end
+                // part of its allocation.
+                let phase: fn(&mut PhaseTimes) -> &mut std::time::Duration =
+                    match crate::backend::family(&backend.name()) {
+                        "out-of-ssa" => |p| &mut p.out_of_ssa,
+                        _ => |p| &mut p.allocation,
+                    };
+                let mut observer = OracleStages::new(args, oracle, later, &expected, &mut stages, &mut ssa_runs, phase);
                 let p = backend.prepare(ssa, config.flags, &mut observer);
                 if let (_, Some(v)) = observer.finish() {
                     return v;
@@ -570,7 +578,8 @@ fn backend_stages(
             }
         };
         progress(|| format!("allocate {} (K = {k})", backend.stage_names(k).0));
-        let mut observer = OracleStages::new(args, oracle, later, &expected, &mut stages, |p| &mut p.allocation);
+        let mut observer =
+            OracleStages::new(args, oracle, later, &expected, &mut stages, &mut ssa_runs, |p| &mut p.allocation);
         let mir = backend.allocate(ssa, &prepared[index].1, k, config.flags, &mut observer);
         let t = match observer.finish() {
             (now, None) => now,
@@ -611,6 +620,9 @@ struct OracleStages<'a> {
     phase: fn(&mut PhaseTimes) -> &mut std::time::Duration,
     /// The thread time when the back end last took over.
     since: std::time::Duration,
+    /// The program's SSA runs so far, each distinct module run once
+    /// (`differential_shared.rs`).
+    runs: &'a mut SsaRuns,
 }
 
 impl<'a> OracleStages<'a> {
@@ -620,9 +632,10 @@ impl<'a> OracleStages<'a> {
         fuel: u64,
         expected: &'a Outcome,
         stages: &'a mut Vec<StageResult>,
+        runs: &'a mut SsaRuns,
         phase: fn(&mut PhaseTimes) -> &mut std::time::Duration,
     ) -> Self {
-        OracleStages { args, oracle, fuel, expected, stages, diverged: None, phase, since: thread_cpu_time() }
+        OracleStages { args, oracle, fuel, expected, stages, diverged: None, phase, since: thread_cpu_time(), runs }
     }
 
     /// Charges the back end's time since the last program; returns the
@@ -639,7 +652,7 @@ impl Observer<Module> for OracleStages<'_> {
             return;
         }
         let t = charge(self.since, self.phase);
-        let got = self.oracle.run_ssa(module, self.args, self.fuel).map_err(StageError::Oracle);
+        let got = self.runs.run(module, self.oracle, self.args, self.fuel).map_err(StageError::Oracle);
         self.diverged = judge_stage(stage.to_string(), self.expected, got, self.fuel, self.stages);
         self.since = charge(t, |p| &mut p.ssa_runs);
     }

@@ -9,7 +9,7 @@
 //! | `evaluation` | statistics, benchmarks and `reproduce`: the papers' evaluations redone |
 //! | `campaign`, `reduce` | `ssaref fuzz` campaigns and fuzz-target bodies; test-case reduction |
 //! | `generate` | program generators, source level and SSA level |
-//! | `differential.rs` | the differential check: every stage run in the oracle, each outcome compared with the source's |
+//! | `differential.rs`, `differential_shared.rs` | the differential check: every stage run in the oracle, each outcome compared with the source's; each distinct SSA module of a program run once |
 //! | `pipeline.rs` | `compile`: the one function that lists the passes and runs the checkers between them |
 //! | `backend` | the `Backend` trait (SSA and K in, allocated machine IR out) and the three back ends behind it, one file each |
 //! | `ssa_ra`, `out_of_ssa`, `regalloc2`, `machine` | Pereira + Pereira and Palsberg; Boissinot et al. + conventional allocators; the regalloc2 crate; x86-64 |
@@ -32,6 +32,7 @@ pub mod campaign;
 pub mod checkers;
 pub mod construction;
 pub mod differential;
+pub mod differential_shared;
 pub mod error;
 pub mod evaluation;
 pub mod frontend;

@@ -72,6 +72,7 @@ mod interface;
 pub mod out_of_ssa;
 pub mod regalloc2;
 pub mod ssa_ra;
+mod ssa_ra_k_independent;
 
 pub use interface::{family, Backend, Prepared};
 pub use out_of_ssa::{print_destructed, OutOfSsa};

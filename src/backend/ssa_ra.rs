@@ -25,6 +25,7 @@
 //! `ssa_ra/regalloc.rs`).
 
 use super::interface::{Backend, Prepared};
+use super::ssa_ra_k_independent::{self as k_independent, KIndependent};
 use crate::analysis::critical_edges::split_critical_edges;
 use crate::analysis::cssa::check_cssa;
 use crate::analysis::liveness::compute_liveness;
@@ -75,10 +76,28 @@ pub fn allocate_function_in(
     flags: Flags,
     observer: &mut dyn Observer<Function>,
 ) -> Result<(MFunction, AllocReport), PassError> {
+    admit(opts)?;
+    let mut passes = PassRunner::new(flags).timed().observed_by(observer);
+    let f = k_independent_passes(f, opts.phi_mem_coalesce, &mut passes)?;
+    k_dependent_passes(f, module_has_calls, opts, passes)
+}
+
+/// Refuses a K out of range.
+fn admit(opts: &RegallocOptions) -> Result<(), PassError> {
     if !(MIN_REGS..=MAX_REGS).contains(&opts.k) {
         return Err(fail("options", "k", CheckError::RegisterCount { k: opts.k }));
     }
-    let mut passes = PassRunner::new(flags).timed().observed_by(observer);
+    Ok(())
+}
+
+/// The passes whose result does not depend on K nor on any option but
+/// PhiMemCoalesce's switch: the critical-edge split, PhiLifting and
+/// PhiMemCoalesce, each with its checks. Returns the function after them.
+fn k_independent_passes(
+    f: &Function,
+    with_phi_mem_coalesce: bool,
+    passes: &mut PassRunner<'_, Function>,
+) -> Result<Function, PassError> {
     let mut f = f.clone();
 
     // PhiLifting and the phi columns of SSA elimination need every
@@ -104,7 +123,7 @@ pub fn allocate_function_in(
     let lifted =
         passes.rewrite("phi-lifting", &mut f, |f| Ok(phi_lifting(f)), |f, _| check_phi_lifting(f, pressure_before))?;
 
-    if opts.phi_mem_coalesce {
+    if with_phi_mem_coalesce {
         passes.rewrite(
             "phi-mem-coalesce",
             &mut f,
@@ -116,6 +135,20 @@ pub fn allocate_function_in(
         )?;
     }
 
+    Ok(f)
+}
+
+/// The passes after [`k_independent_passes`], on their result `f` (a
+/// function of a module that has calls when `module_has_calls`): the entry
+/// split, the splits at calls and fixed divisions, spilling, the
+/// assignment and SSA elimination, each with its checks, in `passes`
+/// (which may have run the first passes).
+fn k_dependent_passes(
+    mut f: Function,
+    module_has_calls: bool,
+    opts: &RegallocOptions,
+    mut passes: PassRunner<'_, Function>,
+) -> Result<(MFunction, AllocReport), PassError> {
     // In a module with calls, the register parameters arrive in the
     // argument registers: the entry is cut from the rest, so that their own
     // live ranges are the empty entry block (`call_constraints.rs`).
@@ -197,10 +230,20 @@ pub fn allocate_module(
     flags: Flags,
     observer: &mut dyn Observer<Module>,
 ) -> Result<(MModule, Vec<AllocReport>), PassError> {
+    let calls = m.has_calls();
+    allocate_module_by(m, observer, |_, f, o| allocate_function_in(f, calls, opts, flags, o))
+}
+
+/// [`allocate_module`] with `allocate` (given the function's index) in
+/// place of [`allocate_function_in`].
+fn allocate_module_by(
+    m: &Module,
+    observer: &mut dyn Observer<Module>,
+    mut allocate: impl FnMut(usize, &Function, &mut dyn Observer<Function>) -> Result<(MFunction, AllocReport), PassError>,
+) -> Result<(MModule, Vec<AllocReport>), PassError> {
     let mut functions = Vec::with_capacity(m.functions.len());
     let mut reports = Vec::with_capacity(m.functions.len());
     let mut module = observer.observes().then(|| m.clone());
-    let calls = m.has_calls();
     for (i, f) in m.functions.iter().enumerate() {
         let (mf, r) = match module.as_mut() {
             Some(module) => {
@@ -212,11 +255,11 @@ pub fn allocate_module(
                     module.functions[i] = g.clone();
                     observer.after_pass(&name(pass), module);
                 };
-                let out = allocate_function_in(f, calls, opts, flags, &mut in_module)?;
+                let out = allocate(i, f, &mut in_module)?;
                 module.functions[i] = f.clone();
                 out
             }
-            None => allocate_function_in(f, calls, opts, flags, &mut Unobserved)?,
+            None => allocate(i, f, &mut Unobserved)?,
         };
         functions.push(mf);
         reports.push(r);
@@ -358,7 +401,7 @@ impl Backend for SsaRa {
     fn allocate(
         &self,
         ssa: &Module,
-        _prepared: &Prepared,
+        prepared: &Prepared,
         k: usize,
         flags: Flags,
         stages: &mut dyn Observer<Module>,
@@ -369,7 +412,32 @@ impl Backend for SsaRa {
         let observes = stages.observes();
         let mut named = |pass: &str, m: &Module| stages.after_pass(&format!("{prefix}/{pass}"), m);
         let observer: &mut dyn Observer<Module> = if observes { &mut named } else { &mut Unobserved };
-        allocate_module(ssa, &self.options(k), flags, observer).map(|(mir, _)| mir)
+        let opts = self.options(k);
+        let calls = ssa.has_calls();
+        let shared = prepared.state.as_ref().and_then(|s| s.downcast_ref::<KIndependent>());
+        let allocate = |i: usize, f: &Function, o: &mut dyn Observer<Function>| match shared
+            .and_then(|s| s.get(i, f, &opts, flags))
+        {
+            Some(first) => {
+                admit(&opts)?;
+                let g = first.replay(o)?;
+                k_dependent_passes(g, calls, &opts, PassRunner::new(flags).timed().observed_by(o))
+            }
+            None => allocate_function_in(f, calls, &opts, flags, o),
+        };
+        allocate_module_by(ssa, observer, allocate).map(|(mir, _)| mir)
+    }
+
+    /// The passes that do not depend on K, once per program for the option
+    /// sets that agree on PhiMemCoalesce (`ssa_ra_k_independent.rs`).
+    fn prepare(&self, ssa: &Module, flags: Flags, _stages: &mut dyn Observer<Module>) -> Result<Prepared, PassError> {
+        let pmc = self.0.phi_mem_coalesce;
+        let first = k_independent::prepare(ssa, pmc, flags, |f, passes| k_independent_passes(f, pmc, passes));
+        Ok(Prepared { state: Some(std::sync::Arc::new(first)) })
+    }
+
+    fn prepare_key(&self) -> String {
+        format!("ssa-ra-k-independent[pmc={}]", self.0.phi_mem_coalesce)
     }
 
     fn report(&self, ssa: &Module, k: usize, flags: Flags) -> String {

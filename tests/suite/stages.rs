@@ -283,3 +283,102 @@ fn equal_allocations_keep_their_stages() {
         }
     }
 }
+
+/// ssa-ra's passes that do not depend on K run once per program and
+/// switch of PhiMemCoalesce (`backend/ssa_ra_k_independent.rs`):
+/// allocating after that preparation gives, at every K, the machine IR,
+/// and the SSA after each pass under the same names in the same order,
+/// that the full pass list gives; a preparation of another program is
+/// not used.
+#[test]
+fn k_independent_passes_once_show_what_the_full_pass_list_shows() {
+    use ssaref::backend::{Backend, Prepared, SsaRa};
+    use ssaref::ir::Module;
+    use ssaref::pass_manager::flags::Flags;
+    use ssaref::pass_manager::runner::Unobserved;
+    let flags = Flags::checked();
+    let ssa = |source: &str| {
+        let p = ssaref::frontend::parser::parse_program(source).expect("parses");
+        let config = ssaref::pipeline::Config { flags, ..Default::default() };
+        ssaref::pipeline::build_ssa(&p, &config).expect("builds")
+    };
+    let m = ssa(PROGRAM);
+    let other = ssa("fn main(n) { var s = 1; while (s < n) { s = s * 2; } out s; return s % 5; }");
+    let all = ssaref::ssa_ra::regalloc::RegallocOptions::with_k(2);
+    for backend in [SsaRa(all), SsaRa(all.without_section_6())] {
+        let prepared = backend.prepare(&m, flags, &mut Unobserved).expect("prepares");
+        let foreign = backend.prepare(&other, flags, &mut Unobserved).expect("prepares");
+        for k in [2, 3, 4, 8, 15] {
+            let run = |p: &Prepared| {
+                let mut shown: Vec<(String, Module)> = Vec::new();
+                let mut record = |name: &str, g: &Module| shown.push((name.to_string(), g.clone()));
+                let mir = backend.allocate(&m, p, k, flags, &mut record).expect("allocates");
+                (mir, shown)
+            };
+            let full = run(&Prepared::default());
+            let first = format!("{}/split-critical-edges", backend.stage_names(k).0);
+            assert_eq!(full.1.first().map(|(name, _)| name), Some(&first), "{} at K = {k}", backend.name());
+            assert_eq!(run(&prepared), full, "{} at K = {k}, prepared", backend.name());
+            assert_eq!(run(&foreign), full, "{} at K = {k}, prepared for another program", backend.name());
+        }
+    }
+}
+
+/// The interpreter, counting its runs of SSA modules.
+#[derive(Default)]
+struct CountingInterp {
+    ssa_runs: std::cell::Cell<usize>,
+}
+
+impl ssaref::oracle::Oracle for CountingInterp {
+    fn run_source(
+        &self,
+        p: &ssaref::ast::Program,
+        args: &[i64],
+        fuel: u64,
+    ) -> Result<ssaref::outcome::Outcome, ssaref::oracle::OracleError> {
+        InterpOracle.run_source(p, args, fuel)
+    }
+    fn run_ssa(
+        &self,
+        m: &ssaref::ir::Module,
+        args: &[i64],
+        fuel: u64,
+    ) -> Result<ssaref::outcome::Outcome, ssaref::oracle::OracleError> {
+        self.ssa_runs.set(self.ssa_runs.get() + 1);
+        InterpOracle.run_ssa(m, args, fuel)
+    }
+    fn run_mir(
+        &self,
+        m: &ssaref::mir::MModule,
+        args: &[i64],
+        fuel: u64,
+    ) -> Result<ssaref::outcome::Outcome, ssaref::oracle::OracleError> {
+        InterpOracle.run_mir(m, args, fuel)
+    }
+}
+
+/// The differential check runs each distinct SSA module of a program once
+/// (`differential_shared.rs`): an equal module takes the kept outcome, and
+/// a module that differs in one constant is run.
+#[test]
+fn an_equal_ssa_module_is_run_once_and_a_different_one_again() {
+    use ssaref::oracle::Oracle;
+    let ssa = |source: &str| {
+        let p = ssaref::frontend::parser::parse_program(source).expect("parses");
+        ssaref::pipeline::build_ssa(&p, &Default::default()).expect("builds")
+    };
+    let a = ssa("fn main(n) { var s = 0; while (n > 0) { s = s + n; n = n - 1; } out s; return s; }");
+    let b = ssa("fn main(n) { var s = 0; while (n > 0) { s = s + n; n = n - 2; } out s; return s; }");
+    assert_ne!(a, b);
+    let oracle = CountingInterp::default();
+    let mut runs = ssaref::differential_shared::SsaRuns::default();
+    let first = runs.run(&a, &oracle, &[7], 10_000);
+    assert_eq!(runs.run(&a.clone(), &oracle, &[7], 10_000), first);
+    assert_eq!(oracle.ssa_runs.get(), 1, "an equal module takes the kept outcome");
+    assert_eq!(first, InterpOracle.run_ssa(&a, &[7], 10_000));
+    let other = runs.run(&b, &oracle, &[7], 10_000);
+    assert_eq!(oracle.ssa_runs.get(), 2, "a module that differs in one constant is run");
+    assert_eq!(other, InterpOracle.run_ssa(&b, &[7], 10_000));
+    assert_ne!(first, other);
+}
