@@ -558,13 +558,11 @@ fn backend_stages(
             Some(i) => i,
             None => {
                 progress(|| format!("prepare {key}"));
-                // out-of-ssa prepares its translation; any other back end
-                // part of its allocation.
+                // out-of-ssa prepares its translation; another back end part
+                // of its allocation.
+                let oos = crate::backend::family(&backend.name()) == "out-of-ssa";
                 let phase: fn(&mut PhaseTimes) -> &mut std::time::Duration =
-                    match crate::backend::family(&backend.name()) {
-                        "out-of-ssa" => |p| &mut p.out_of_ssa,
-                        _ => |p| &mut p.allocation,
-                    };
+                    if oos { |p| &mut p.out_of_ssa } else { |p| &mut p.allocation };
                 let mut observer = OracleStages::new(args, oracle, later, &expected, &mut stages, &mut ssa_runs, phase);
                 let p = backend.prepare(ssa, config.flags, &mut observer);
                 if let (_, Some(v)) = observer.finish() {
@@ -620,8 +618,7 @@ struct OracleStages<'a> {
     phase: fn(&mut PhaseTimes) -> &mut std::time::Duration,
     /// The thread time when the back end last took over.
     since: std::time::Duration,
-    /// The program's SSA runs so far, each distinct module run once
-    /// (`differential_shared.rs`).
+    /// Each distinct SSA module's run so far (`differential_shared.rs`).
     runs: &'a mut SsaRuns,
 }
 
@@ -761,9 +758,9 @@ fn x86_run(
 /// reference: the stage ran out of its fuel (later stages count steps
 /// differently, so a correct stage may need more than the source) or
 /// reached the call-depth bound, with a trace that is a prefix of the
-/// reference's, or the x86 trace filled up
-/// with the first words of a reference trace at least that long, or the
-/// operating system refused the emulator its address space (nothing ran).
+/// reference's, or the x86 trace filled up with the first words of a
+/// reference trace at least that long, or the operating system refused
+/// the emulator its address space (nothing ran).
 /// A stage whose trace already differs diverges, whatever stopped it.
 fn judge_stage(
     stage: String,

@@ -108,7 +108,10 @@ fn seeds_of_campaign(shard: Shard, count: u64) -> BTreeSet<u64> {
         // The case is the program of its seed: the shard is reproducible.
         let text = std::fs::read_to_string(case).expect("the case is on disk");
         let file = ssaref::frontend::case_file::CaseFile::parse(&text).expect("a valid case file");
-        assert_eq!(file.program, TestCase::from_seed(seed, &GenConfig::default()).program, "{name}");
+        // A share of the default campaign's programs have calls.
+        let calls = ssaref::campaign::ssa_share::is_call_program(seed, ssaref::campaign::ssa_share::DEFAULT_CALL_SHARE);
+        let gen = GenConfig { calls, ..GenConfig::default() };
+        assert_eq!(file.program, TestCase::from_seed(seed, &gen).program, "{name}");
         assert!(seeds.insert(seed), "seed {seed} ran twice");
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -190,7 +193,9 @@ fn ir_level_programs_mix_in_and_their_failures_are_ssa_cases_that_replay() {
             .expect("case-SEED.ssa");
         assert!(is_ir_program(seed, 0.5));
         let file = SsaCaseFile::parse(&std::fs::read_to_string(path).expect("on disk")).expect("a valid .ssa case");
-        let case = ssaref::generate::ssa::IrCase::from_seed(seed, &Default::default());
+        let calls = ssaref::campaign::ssa_share::is_call_program(seed, ssaref::campaign::ssa_share::DEFAULT_CALL_SHARE);
+        let gen = ssaref::generate::ssa::IrGenConfig { calls, ..Default::default() };
+        let case = ssaref::generate::ssa::IrCase::from_seed(seed, &gen);
         assert_eq!(file.module, case.module, "the file holds the program of its seed");
         assert_eq!(file.header.regs, Some(vec![2, 4]));
         let regs = file.header.regs.clone().unwrap_or_default();

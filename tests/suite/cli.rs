@@ -402,8 +402,7 @@ fn every_case_runs_and_checks_within_the_default_memory_limit() {
             .map(|a| a.split_whitespace().collect())
             .unwrap_or_default();
         let file = path.to_string_lossy();
-        // A program with calls runs at the stages that handle calls; `run`
-        // at x86 says the back ends do not handle them yet (exit code 10).
+        // A program with calls runs at every stage, x86 included.
         let calls = ssaref::frontend::parser::parse_program(&text).is_ok_and(|p| p.has_calls());
         for command in ["run", "check"] {
             let mut cmd = vec![command, &*file];
@@ -413,18 +412,10 @@ fn every_case_runs_and_checks_within_the_default_memory_limit() {
             // bound has nothing to compare: exit code 4, as out of fuel.
             let deep = text.lines().any(|l| l.trim() == "// call-depth-exceeded");
             let expected = match (calls, command) {
-                (true, "run") => 10,
-                (true, _) if deep => 4,
+                (true, "check") if deep => 4,
                 _ => 0,
             };
             assert_eq!(code, expected, "{command} {file}: {err}");
-            if calls && command == "run" {
-                assert!(err.contains("not supported yet") && !err.contains("internal error"), "{err}");
-                let mut at_ssa = vec!["run", &*file, "--stage", "ssa"];
-                at_ssa.extend(&args);
-                let (code, _, err) = ssaref(&at_ssa);
-                assert_eq!(code, 0, "run --stage ssa {file}: {err}");
-            }
         }
     }
 }
