@@ -69,21 +69,24 @@ pub fn translate_verified(
     }
     let mut report = OutOfSsaReport { original_copies: count_copies(f), ..Default::default() };
     // Step 1.
-    let (split_edges, pins) = steps.rewrite(
+    let (split_edges, pins, call_variables) = steps.rewrite(
         "split-edges",
         &mut g,
         |g| {
             let split = split_duplicate_edges(g);
-            let mut pins = Pins::none();
+            let (mut pins, mut call_variables) = (Pins::none(), 0);
             if opts.renaming_constraints {
                 pins = split_divisions(g);
+                let before = g.value_count;
                 split_calls(g, &mut pins);
+                call_variables = (g.value_count - before) as usize;
             }
-            Ok((split, pins))
+            Ok((split, pins, call_variables))
         },
         |_, _| Ok(()),
     )?;
     report.split_edges = split_edges;
+    report.pinned_call_variables = call_variables;
     report.pinned_divisions =
         g.blocks.values().flat_map(|d| &d.insts).filter(|i| is_constrained_division(i, &pins)).count();
     if opts.variant == CoalescingVariant::SreedharIII {

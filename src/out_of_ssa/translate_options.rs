@@ -128,6 +128,8 @@ pub struct OutOfSsaReport {
     pub graph_edges: usize,
     /// Divisions whose operands were pinned (§III-D).
     pub pinned_divisions: usize,
+    /// Variables made to pin the arguments and results of calls (§III-D).
+    pub pinned_call_variables: usize,
 }
 
 impl OutOfSsaReport {
@@ -145,6 +147,7 @@ impl OutOfSsaReport {
         self.linear_mismatches += other.linear_mismatches;
         self.graph_edges += other.graph_edges;
         self.pinned_divisions += other.pinned_divisions;
+        self.pinned_call_variables += other.pinned_call_variables;
     }
 }
 

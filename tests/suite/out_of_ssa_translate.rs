@@ -416,6 +416,7 @@ fn module_report_is_the_sum_of_the_function_reports() {
         linear_mismatches: base + 10,
         graph_edges: base + 11,
         pinned_divisions: base + 12,
+        pinned_call_variables: base + 13,
     };
     let mut sum = report(0);
     sum.add(&report(100));
@@ -432,6 +433,7 @@ fn module_report_is_the_sum_of_the_function_reports() {
     want.linear_mismatches += 10;
     want.graph_edges += 11;
     want.pinned_divisions += 12;
+    want.pinned_call_variables += 13;
     assert_eq!(sum, want);
     let m = Module { functions: vec![parse_one(BOISSINOT_FIG3_SWAP), parse_one(BOISSINOT_FIG4_LOST_COPY)] };
     for opts in all_options() {

@@ -61,7 +61,7 @@ fn run_f(f: &Function, args: &[i64]) -> Outcome {
 /// §III-D), and every materialized copy left as a move.
 fn check_no_method_i_variable(f: &Function, g: &Function, report: &OutOfSsaReport) -> Result<(), String> {
     let spare = u32::from(report.inserted_copies > 0);
-    let pinned = 2 * report.pinned_divisions as u32;
+    let pinned = 2 * report.pinned_divisions as u32 + report.pinned_call_variables as u32;
     let created = g.value_count - f.value_count;
     if created != report.inserted_copies as u32 + spare + pinned {
         return Err(format!(
