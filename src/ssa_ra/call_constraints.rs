@@ -41,7 +41,6 @@
 //! register for every value at every call.
 
 use crate::analysis::calling_convention::CallingConvention;
-use crate::entity::EntitySet;
 use crate::ir::{BlockData, Function, Inst, Op, Phi, Terminator, Value};
 use crate::ssa_ra::division_splits::fixed_division_clobber;
 
@@ -120,22 +119,7 @@ pub fn split_entry(f: &mut Function, k: usize) -> usize {
         return 0;
     }
     let params = f.params.clone();
-    let mut read: EntitySet<Value> = EntitySet::with_capacity(f.value_count as usize);
-    for data in f.blocks.values() {
-        for phi in &data.phis {
-            phi.args.iter().for_each(|&a| {
-                read.insert(a);
-            });
-        }
-        for inst in &data.insts {
-            inst.op.for_each_arg(|a| {
-                read.insert(a);
-            });
-        }
-        if let Some(a) = data.term.arg() {
-            read.insert(a);
-        }
-    }
+    let read = f.read_values();
     let renamed: Vec<(Value, Value)> =
         params.into_iter().filter(|&p| read.contains(p)).map(|p| (p, f.new_value())).collect();
     if renamed.is_empty() {

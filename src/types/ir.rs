@@ -13,7 +13,7 @@
 //! that order; a block whose conditional branch names the same successor
 //! twice is that successor's predecessor twice, once per edge.
 
-use crate::entity::EntityVec;
+use crate::entity::{EntitySet, EntityVec};
 pub use crate::op::{BinOp, UnOp};
 
 crate::entity!(
@@ -238,6 +238,28 @@ impl Function {
     /// Successors of `b`, one per edge.
     pub fn succs(&self, b: Block) -> Vec<Block> {
         self.blocks[b].term.successors()
+    }
+
+    /// The values read anywhere in the function: as phi arguments, as
+    /// instruction operands or by a terminator.
+    pub fn read_values(&self) -> EntitySet<Value> {
+        let mut read = EntitySet::with_capacity(self.value_count as usize);
+        for data in self.blocks.values() {
+            for phi in &data.phis {
+                for &a in &phi.args {
+                    read.insert(a);
+                }
+            }
+            for inst in &data.insts {
+                inst.op.for_each_arg(|a| {
+                    read.insert(a);
+                });
+            }
+            if let Some(a) = data.term.arg() {
+                read.insert(a);
+            }
+        }
+        read
     }
 
     /// For each value, the block that defines it (`None` for numbers not in

@@ -94,22 +94,7 @@ impl CallShapes {
     fn add_function_shapes(&mut self, f: &crate::ir::Function) {
         let depth = loop_depth(f);
         let live = compute_liveness(f);
-        let mut read = crate::entity::EntitySet::with_capacity(f.value_count as usize);
-        for data in f.blocks.values() {
-            for phi in &data.phis {
-                phi.args.iter().for_each(|&a| {
-                    read.insert(a);
-                });
-            }
-            for inst in &data.insts {
-                inst.op.for_each_arg(|a| {
-                    read.insert(a);
-                });
-            }
-            if let Some(a) = data.term.arg() {
-                read.insert(a);
-            }
-        }
+        let read = f.read_values();
         for (b, data) in f.blocks.iter() {
             let after = live_after_each_inst(f, b, &live);
             for (i, inst) in data.insts.iter().enumerate() {
